@@ -1,0 +1,78 @@
+# The two commands of the README: `make demo` and `make test`. Both set up what is missing first;
+# stamps under build/ keep a second run from redoing finished work.
+SHELL := /bin/bash
+.SHELLFLAGS := -o pipefail -c
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMPS := build/stamps
+CPP_SOURCES := $(shell find cpp fuzz tests/cpp -name '*.cpp' -o -name '*.hpp' -o -name '*.inc' 2>/dev/null) CMakeLists.txt
+PY_SOURCES := $(shell find glassbox -name '*.py') pyproject.toml
+CMAKE := $(VENV)/bin/cmake
+ASAN_DIR := build/cpp-asan
+FUZZ_DIR := build/fuzz
+FUZZ_SECONDS ?= 600
+FUZZ_SMOKE_SECONDS ?= 20
+CLANGXX := clang++-14
+
+.PHONY: demo test test-cpp test-python fuzz fuzz-smoke lint format setup clean
+
+demo: $(STAMPS)/installed
+	$(PY) -m glassbox.demo
+
+test: test-cpp fuzz-smoke test-python
+
+setup: $(STAMPS)/setup
+
+$(STAMPS)/setup: scripts/setup_env.sh requirements/dev.txt requirements/constraints.txt
+	scripts/setup_env.sh
+	@mkdir -p $(STAMPS) && touch $@
+
+# The package, its extension and glassbox-decompile, installed into .venv (editable: the Python
+# sources are used in place, the native parts rebuilt incrementally in build/py-*).
+$(STAMPS)/installed: $(STAMPS)/setup $(CPP_SOURCES) pyproject.toml
+	$(PY) -m pip install --disable-pip-version-check -q --no-build-isolation --no-deps \
+	  -c requirements/constraints.txt -e .
+	@mkdir -p $(STAMPS) && touch $@
+
+# C++ tests: GoogleTest through ctest, built with AddressSanitizer and UBSan.
+$(STAMPS)/cpp-asan: $(STAMPS)/setup $(CPP_SOURCES)
+	$(CMAKE) -S . -B $(ASAN_DIR) -G Ninja -DCMAKE_MAKE_PROGRAM=$(abspath $(VENV)/bin/ninja) \
+	  -DCMAKE_BUILD_TYPE=Debug -DGLASSBOX_BUILD_TESTS=ON -DGLASSBOX_SANITIZE=ON >/dev/null
+	$(CMAKE) --build $(ASAN_DIR) -j2
+	@mkdir -p $(STAMPS) && touch $@
+
+test-cpp: $(STAMPS)/cpp-asan
+	cd $(ASAN_DIR) && ASAN_OPTIONS=detect_leaks=0 $(abspath $(VENV)/bin/ctest) --output-on-failure -j2
+
+test-python: $(STAMPS)/installed
+	$(PY) -m pytest tests/python -q
+
+# libFuzzer targets under ASan and UBSan.
+$(STAMPS)/fuzz: $(STAMPS)/setup $(CPP_SOURCES)
+	CXX=$(CLANGXX) $(CMAKE) -S . -B $(FUZZ_DIR) -G Ninja -DCMAKE_MAKE_PROGRAM=$(abspath $(VENV)/bin/ninja) \
+	  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGLASSBOX_FUZZ=ON >/dev/null
+	$(CMAKE) --build $(FUZZ_DIR) -j2 --target fuzz_marshal
+	@mkdir -p $(STAMPS) && touch $@
+
+build/fuzz-corpus/.stamp: $(STAMPS)/setup scripts/make_fuzz_corpus.py
+	$(PY) scripts/make_fuzz_corpus.py build/fuzz-corpus
+	@touch $@
+
+fuzz: $(STAMPS)/fuzz build/fuzz-corpus/.stamp
+	@mkdir -p build/fuzz-artifacts
+	ASAN_OPTIONS=detect_leaks=0 $(FUZZ_DIR)/fuzz_marshal -max_total_time=$(FUZZ_SECONDS) \
+	  -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 -artifact_prefix=build/fuzz-artifacts/ build/fuzz-corpus
+
+fuzz-smoke:
+	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(FUZZ_SMOKE_SECONDS) 2>&1 | tail -n 12
+
+lint: $(STAMPS)/setup
+	$(VENV)/bin/ruff check glassbox tests scripts bench
+	$(VENV)/bin/ruff format --check glassbox tests scripts bench
+
+format: $(STAMPS)/setup
+	$(VENV)/bin/ruff format glassbox tests scripts bench
+	clang-format-14 -i $(filter %.cpp %.hpp,$(CPP_SOURCES))
+
+clean:
+	rm -rf build

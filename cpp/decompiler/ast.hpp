@@ -1,0 +1,120 @@
+// The statement and expression trees the decompiler builds and the printer turns into source.
+//
+// One generic node per tree (a kind, a little text, children) rather than a class per construct:
+// the passes build them, the printer (printer.hpp) is the only place that knows their syntax.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace glassbox::decompiler {
+
+struct Expr;
+using ExprPtr = std::shared_ptr<Expr>;
+
+enum class ExprKind {
+  Name,         // text = identifier
+  Constant,     // text = the constant's Python repr
+  Attribute,    // args[0].text
+  Subscript,    // args[0][args[1]]
+  Slice,        // args[0]:args[1]:args[2]; a null child is an omitted part; args.size() 2 or 3
+  Call,         // args[0](args[1:]); keyword arguments are Keyword nodes, *x Starred, **x DoubleStarred
+  Keyword,      // text=args[0]
+  Starred,      // *args[0]
+  DoubleStarred,// **args[0]
+  BinOp,        // args[0] text args[1]
+  UnaryOp,      // text args[0]  (text is "-", "+", "~" or "not")
+  BoolOp,       // args joined by text ("and" / "or")
+  Compare,      // args[0] ops[0] args[1] ops[1] args[2] ...
+  IfExp,        // args[0] if args[1] else args[2]
+  Lambda,       // lambda text: args[0]   (text = the parameter list source)
+  Tuple,
+  List,
+  Set,
+  Dict,         // args as key, value pairs; a null key means **value
+  ListComp,     // args[0] = element; comprehension clauses in `clauses`
+  SetComp,
+  DictComp,     // args[0] = key, args[1] = value
+  GeneratorExp,
+  Await,
+  Yield,        // args may be empty
+  YieldFrom,
+  NamedExpr,    // args[0] := args[1]
+  JoinedStr,    // f-string: args are Constant (text = raw literal text) or FormattedValue
+  FormattedValue,  // {args[0]!conversion:args[1]}; conversion in text ("", "r", "s", "a")
+};
+
+// One `for ... in ... if ...` clause of a comprehension.
+struct ComprehensionClause {
+  ExprPtr target;
+  ExprPtr iter;
+  std::vector<ExprPtr> conditions;
+  bool is_async = false;
+};
+
+struct Expr {
+  ExprKind kind = ExprKind::Name;
+  std::string text;
+  std::vector<ExprPtr> args;
+  std::vector<std::string> ops;  // Compare operators
+  std::vector<ComprehensionClause> clauses;
+};
+
+ExprPtr make_name(std::string name);
+ExprPtr make_constant(std::string repr);
+ExprPtr make_expr(ExprKind kind, std::vector<ExprPtr> args, std::string text = {});
+
+struct Stmt;
+using StmtPtr = std::shared_ptr<Stmt>;
+using Body = std::vector<StmtPtr>;
+
+enum class StmtKind {
+  Expr,        // exprs[0]
+  Assign,      // exprs[0..n-2] = ... = exprs[n-1]
+  AugAssign,   // exprs[0] text= exprs[1]   (text is the operator, e.g. "+")
+  AnnAssign,   // exprs[0]: exprs[1] = exprs[2]?
+  Delete,      // del exprs...
+  Pass,
+  Break,
+  Continue,
+  Return,      // exprs may be empty
+  Raise,       // exprs: [exc [, cause]]
+  Assert,      // exprs: test [, msg]
+  Global,      // names
+  Nonlocal,    // names
+  Import,      // text = the whole statement source ("import a.b as c")
+  If,          // exprs[0]; bodies[0] then, bodies[1] else (may be empty). An else holding one If prints as elif.
+  While,       // exprs[0]; bodies[0], bodies[1] else
+  For,         // exprs[0] target, exprs[1] iter; bodies[0], bodies[1] else; is_async
+  Try,         // bodies[0] body; handlers; bodies[1] else; bodies[2] finally
+  With,        // items: exprs in pairs (context, target-or-null); bodies[0]; is_async
+  FunctionDef, // text = name; header = parameter list source; decorators; bodies[0]; returns; is_async
+  ClassDef,    // text = name; exprs = bases and keywords; decorators; bodies[0]
+  Comment,     // text, printed as "# text" lines
+  Fallback,    // text = the disassembly of a region that could not be structured; then a raise
+};
+
+struct ExceptHandler {
+  ExprPtr type;      // null for a bare except
+  std::string name;  // empty when no "as"
+  Body body;
+  bool star = false;  // except*
+};
+
+struct Stmt {
+  StmtKind kind = StmtKind::Pass;
+  std::string text;
+  std::string header;  // FunctionDef parameters
+  std::vector<ExprPtr> exprs;
+  std::vector<Body> bodies;
+  std::vector<ExceptHandler> handlers;
+  std::vector<ExprPtr> decorators;
+  std::vector<std::string> names;
+  ExprPtr returns;  // FunctionDef return annotation
+  bool is_async = false;
+};
+
+StmtPtr make_stmt(StmtKind kind, std::vector<ExprPtr> exprs = {}, std::vector<Body> bodies = {});
+
+}  // namespace glassbox::decompiler

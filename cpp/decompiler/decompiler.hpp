@@ -1,0 +1,32 @@
+// The decompiler: a code object of CPython 3.10-3.13 back to Python source that recompiles to the
+// same bytecode. Passes (one file each): lift (per-version instructions to version-neutral
+// operations) -> cfg (basic blocks, exception regions) -> dominators and loops -> structure
+// (if/while/for/try/with/match regions) -> statement and expression trees (ast.hpp) -> printer.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "bytecode/code.hpp"
+
+namespace glassbox::decompiler {
+
+struct Fallback {
+  std::string code_name;  // qualname of the code object
+  int first_line = 0;
+  std::string reason;
+};
+
+struct DecompileResult {
+  std::string source;
+  std::vector<Fallback> fallbacks;  // regions emitted as marked fallbacks; empty on full success
+};
+
+// A module code object (a .pyc's top level) to its whole source.
+DecompileResult decompile_module(const bytecode::CodeObject& code);
+
+// A function's code object to a `def` whose compiled code equals the original. Free variables
+// are kept by an enclosing function that defines the cells (with a comment saying so).
+DecompileResult decompile_function(const bytecode::CodeObject& code);
+
+}  // namespace glassbox::decompiler

@@ -1,0 +1,430 @@
+#include "decompiler/printer.hpp"
+
+#include <map>
+#include <sstream>
+
+namespace glassbox::decompiler {
+
+namespace {
+
+using P = Precedence;
+
+P next(P p) { return p == P::Atom ? P::Atom : static_cast<P>(static_cast<int>(p) + 1); }
+
+std::string parenthesize(const std::string& text, P own, P context) {
+  return static_cast<int>(own) < static_cast<int>(context) ? "(" + text + ")" : text;
+}
+
+std::string join(const std::vector<ExprPtr>& items, P context, const std::string& sep = ", ") {
+  std::string out;
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i) out += sep;
+    out += print_expr(*items[i], context);
+  }
+  return out;
+}
+
+std::string print_clauses(const std::vector<ComprehensionClause>& clauses) {
+  std::string out;
+  for (const ComprehensionClause& clause : clauses) {
+    out += clause.is_async ? " async for " : " for ";
+    out += print_expr(*clause.target, P::Tuple);
+    out += " in " + print_expr(*clause.iter, next(P::Test));
+    for (const ExprPtr& condition : clause.conditions) {
+      out += " if " + print_expr(*condition, next(P::Test));
+    }
+  }
+  return out;
+}
+
+// Escapes literal text of an f-string for the given quote character.
+std::string escape_fstring_literal(const std::string& text, char quote) {
+  std::string out;
+  for (unsigned char c : text) {
+    switch (c) {
+      case '{': out += "{{"; break;
+      case '}': out += "}}"; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (c == static_cast<unsigned char>(quote)) {
+          out += '\\';
+          out += static_cast<char>(c);
+        } else if (c < 0x20 || c == 0x7f) {
+          static const char* hex = "0123456789abcdef";
+          out += "\\x";
+          out += hex[c >> 4];
+          out += hex[c & 15];
+        } else {
+          out += static_cast<char>(c);
+        }
+    }
+  }
+  return out;
+}
+
+std::string print_fstring_body(const Expr& joined, char quote);
+
+std::string print_formatted_value(const Expr& value, char quote) {
+  std::string inner = print_expr(*value.args[0], next(P::Test));
+  // A leading brace would read as an escaped "{{".
+  if (!inner.empty() && inner[0] == '{') inner = " " + inner;
+  std::string out = "{" + inner;
+  if (!value.text.empty()) out += "!" + value.text;
+  if (value.args.size() > 1 && value.args[1]) {
+    const Expr& spec = *value.args[1];
+    out += ":" + (spec.kind == ExprKind::JoinedStr ? print_fstring_body(spec, quote)
+                                                   : escape_fstring_literal(spec.text, quote));
+  }
+  return out + "}";
+}
+
+std::string print_fstring_body(const Expr& joined, char quote) {
+  std::string out;
+  for (const ExprPtr& part : joined.args) {
+    out += part->kind == ExprKind::FormattedValue ? print_formatted_value(*part, quote)
+                                                  : escape_fstring_literal(part->text, quote);
+  }
+  return out;
+}
+
+// Chooses a quote that no embedded expression uses (needed before 3.12).
+std::string print_joined_str(const Expr& joined) {
+  for (const char* quote : {"'", "\"", "'''", "\"\"\""}) {
+    std::string body = print_fstring_body(joined, quote[0]);
+    bool clash = false;
+    for (const ExprPtr& part : joined.args) {
+      if (part->kind != ExprKind::FormattedValue) continue;
+      std::string inner = print_formatted_value(*part, quote[0]);
+      if (inner.find(quote) != std::string::npos || inner.find('\\') != std::string::npos) {
+        clash = true;
+      }
+    }
+    if (!clash) return std::string("f") + quote + body + quote;
+  }
+  return "f'" + print_fstring_body(joined, '\'') + "'";
+}
+
+std::string print_dict(const Expr& expr) {
+  std::string out = "{";
+  for (size_t i = 0; i + 1 < expr.args.size(); i += 2) {
+    if (i) out += ", ";
+    if (expr.args[i]) {
+      out += print_expr(*expr.args[i], P::Test) + ": " + print_expr(*expr.args[i + 1], P::Test);
+    } else {
+      out += "**" + print_expr(*expr.args[i + 1], P::BitOr);
+    }
+  }
+  return out + "}";
+}
+
+std::string print_slice(const Expr& expr) {
+  auto part = [&](size_t i) {
+    return i < expr.args.size() && expr.args[i] ? print_expr(*expr.args[i], P::Test) : "";
+  };
+  std::string out = part(0) + ":" + part(1);
+  if (expr.args.size() > 2 && expr.args[2]) out += ":" + part(2);
+  return out;
+}
+
+std::string print_subscript_index(const Expr& index) {
+  if (index.kind == ExprKind::Slice) return print_slice(index);
+  if (index.kind == ExprKind::Tuple && !index.args.empty()) {
+    std::string out;
+    for (size_t i = 0; i < index.args.size(); ++i) {
+      if (i) out += ", ";
+      const Expr& item = *index.args[i];
+      out += item.kind == ExprKind::Slice ? print_slice(item) : print_expr(item, P::Test);
+    }
+    return index.args.size() == 1 ? out + "," : out;
+  }
+  return print_expr(index, P::Tuple);
+}
+
+bool is_plain_int_literal(const Expr& expr) {
+  if (expr.kind != ExprKind::Constant || expr.text.empty()) return false;
+  for (char c : expr.text) {
+    if (c < '0' || c > '9') return false;
+  }
+  return true;
+}
+
+// The text of `expr` and the precedence it binds with.
+std::pair<std::string, P> render(const Expr& e) {
+  switch (e.kind) {
+    case ExprKind::Name:
+      return {e.text, P::Atom};
+    case ExprKind::Constant:
+      return {e.text, !e.text.empty() && e.text[0] == '-' ? P::Factor : P::Atom};
+    case ExprKind::Attribute: {
+      const Expr& base = *e.args[0];
+      std::string text = is_plain_int_literal(base) ? "(" + base.text + ")" : print_expr(base, P::Atom);
+      return {text + "." + e.text, P::Atom};
+    }
+    case ExprKind::Subscript:
+      return {print_expr(*e.args[0], P::Atom) + "[" + print_subscript_index(*e.args[1]) + "]", P::Atom};
+    case ExprKind::Slice:
+      return {print_slice(e), P::Atom};
+    case ExprKind::Call: {
+      std::vector<ExprPtr> args(e.args.begin() + 1, e.args.end());
+      return {print_expr(*e.args[0], P::Atom) + "(" + join(args, P::Test) + ")", P::Atom};
+    }
+    case ExprKind::Keyword:
+      return {e.text + "=" + print_expr(*e.args[0], P::Test), P::Atom};
+    case ExprKind::Starred:
+      return {"*" + print_expr(*e.args[0], P::BitOr), P::Atom};
+    case ExprKind::DoubleStarred:
+      return {"**" + print_expr(*e.args[0], P::BitOr), P::Atom};
+    case ExprKind::BinOp: {
+      P own = binary_precedence(e.text);
+      bool right_assoc = own == P::Power;
+      std::string left = print_expr(*e.args[0], right_assoc ? next(own) : own);
+      std::string right = print_expr(*e.args[1], right_assoc ? P::Factor : next(own));
+      return {left + " " + e.text + " " + right, own};
+    }
+    case ExprKind::UnaryOp: {
+      if (e.text == "not") return {"not " + print_expr(*e.args[0], P::Not), P::Not};
+      return {e.text + print_expr(*e.args[0], P::Factor), P::Factor};
+    }
+    case ExprKind::BoolOp: {
+      P own = e.text == "and" ? P::And : P::Or;
+      return {join(e.args, next(own), " " + e.text + " "), own};
+    }
+    case ExprKind::Compare: {
+      std::string out = print_expr(*e.args[0], next(P::Cmp));
+      for (size_t i = 0; i < e.ops.size() && i + 1 < e.args.size(); ++i) {
+        out += " " + e.ops[i] + " " + print_expr(*e.args[i + 1], next(P::Cmp));
+      }
+      return {out, P::Cmp};
+    }
+    case ExprKind::IfExp:
+      return {print_expr(*e.args[0], next(P::Test)) + " if " + print_expr(*e.args[1], next(P::Test)) +
+                  " else " + print_expr(*e.args[2], P::Test),
+              P::Test};
+    case ExprKind::Lambda:
+      return {(e.text.empty() ? "lambda: " : "lambda " + e.text + ": ") + print_expr(*e.args[0], P::Test),
+              P::Test};
+    case ExprKind::Tuple:
+      if (e.args.empty()) return {"()", P::Atom};
+      if (e.args.size() == 1) return {print_expr(*e.args[0], P::Test) + ",", P::Tuple};
+      return {join(e.args, P::Test), P::Tuple};
+    case ExprKind::List:
+      return {"[" + join(e.args, P::Test) + "]", P::Atom};
+    case ExprKind::Set:
+      return {e.args.empty() ? "{*()}" : "{" + join(e.args, P::Test) + "}", P::Atom};
+    case ExprKind::Dict:
+      return {print_dict(e), P::Atom};
+    case ExprKind::ListComp:
+      return {"[" + print_expr(*e.args[0], P::Test) + print_clauses(e.clauses) + "]", P::Atom};
+    case ExprKind::SetComp:
+      return {"{" + print_expr(*e.args[0], P::Test) + print_clauses(e.clauses) + "}", P::Atom};
+    case ExprKind::GeneratorExp:
+      return {"(" + print_expr(*e.args[0], P::Test) + print_clauses(e.clauses) + ")", P::Atom};
+    case ExprKind::DictComp:
+      return {"{" + print_expr(*e.args[0], P::Test) + ": " + print_expr(*e.args[1], P::Test) +
+                  print_clauses(e.clauses) + "}",
+              P::Atom};
+    case ExprKind::Await:
+      return {"await " + print_expr(*e.args[0], P::Atom), P::Await};
+    case ExprKind::Yield:
+      return {e.args.empty() || !e.args[0] ? "yield" : "yield " + print_expr(*e.args[0], P::Tuple),
+              P::Yield};
+    case ExprKind::YieldFrom:
+      return {"yield from " + print_expr(*e.args[0], P::Test), P::Yield};
+    case ExprKind::NamedExpr:
+      return {print_expr(*e.args[0], P::Atom) + " := " + print_expr(*e.args[1], P::Test),
+              P::NamedExpr};
+    case ExprKind::JoinedStr:
+      return {print_joined_str(e), P::Atom};
+    case ExprKind::FormattedValue:
+      return {print_joined_str(*make_expr(ExprKind::JoinedStr, {std::make_shared<Expr>(e)})), P::Atom};
+  }
+  return {"<?>", P::Atom};
+}
+
+class BodyPrinter {
+ public:
+  std::string take() { return out_.str(); }
+
+  void body(const Body& stmts, int indent) {
+    if (stmts.empty()) {
+      line(indent, "pass");
+      return;
+    }
+    for (const StmtPtr& stmt : stmts) statement(*stmt, indent);
+  }
+
+ private:
+  std::ostringstream out_;
+
+  void line(int indent, const std::string& text) {
+    out_ << std::string(static_cast<size_t>(indent) * 4, ' ') << text << "\n";
+  }
+
+  static std::string expr(const ExprPtr& e, P context = P::Tuple) { return print_expr(*e, context); }
+
+  void block(int indent, const std::string& header, const Body& stmts) {
+    line(indent, header + ":");
+    body(stmts, indent + 1);
+  }
+
+  void else_block(int indent, const std::vector<Body>& bodies, size_t index) {
+    if (bodies.size() > index && !bodies[index].empty()) block(indent, "else", bodies[index]);
+  }
+
+  void if_chain(const Stmt& stmt, int indent, const std::string& keyword) {
+    block(indent, keyword + " " + expr(stmt.exprs[0], P::NamedExpr), stmt.bodies[0]);
+    if (stmt.bodies.size() < 2 || stmt.bodies[1].empty()) return;
+    const Body& orelse = stmt.bodies[1];
+    if (orelse.size() == 1 && orelse[0]->kind == StmtKind::If) {
+      if_chain(*orelse[0], indent, "elif");
+    } else {
+      block(indent, "else", orelse);
+    }
+  }
+
+  void decorators(const Stmt& stmt, int indent) {
+    for (const ExprPtr& d : stmt.decorators) line(indent, "@" + expr(d, P::NamedExpr));
+  }
+
+  void try_stmt(const Stmt& stmt, int indent) {
+    block(indent, "try", stmt.bodies[0]);
+    for (const ExceptHandler& handler : stmt.handlers) {
+      std::string header = handler.star ? "except*" : "except";
+      if (handler.type) header += " " + expr(handler.type, P::Test);
+      if (!handler.name.empty()) header += " as " + handler.name;
+      block(indent, header, handler.body);
+    }
+    else_block(indent, stmt.bodies, 1);
+    if (stmt.bodies.size() > 2 && !stmt.bodies[2].empty()) block(indent, "finally", stmt.bodies[2]);
+  }
+
+  void with_stmt(const Stmt& stmt, int indent) {
+    std::string items;
+    for (size_t i = 0; i + 1 < stmt.exprs.size(); i += 2) {
+      if (i) items += ", ";
+      items += expr(stmt.exprs[i], P::Test);
+      if (stmt.exprs[i + 1]) items += " as " + expr(stmt.exprs[i + 1], P::Atom);
+    }
+    block(indent, std::string(stmt.is_async ? "async " : "") + "with " + items, stmt.bodies[0]);
+  }
+
+  void statement(const Stmt& s, int indent) {
+    switch (s.kind) {
+      case StmtKind::Expr: line(indent, expr(s.exprs[0], P::Yield)); break;
+      case StmtKind::Assign: {
+        std::string text;
+        for (size_t i = 0; i + 1 < s.exprs.size(); ++i) text += expr(s.exprs[i], P::Tuple) + " = ";
+        line(indent, text + expr(s.exprs.back(), P::Yield));
+        break;
+      }
+      case StmtKind::AugAssign:
+        line(indent, expr(s.exprs[0], P::Atom) + " " + s.text + "= " + expr(s.exprs[1], P::Yield));
+        break;
+      case StmtKind::AnnAssign: {
+        std::string text = expr(s.exprs[0], P::Atom) + ": " + expr(s.exprs[1], P::Test);
+        if (s.exprs.size() > 2 && s.exprs[2]) text += " = " + expr(s.exprs[2], P::Yield);
+        line(indent, text);
+        break;
+      }
+      case StmtKind::Delete: {
+        std::vector<ExprPtr> targets = s.exprs;
+        line(indent, "del " + join(targets, P::Atom));
+        break;
+      }
+      case StmtKind::Pass: line(indent, "pass"); break;
+      case StmtKind::Break: line(indent, "break"); break;
+      case StmtKind::Continue: line(indent, "continue"); break;
+      case StmtKind::Return:
+        line(indent, s.exprs.empty() || !s.exprs[0] ? "return" : "return " + expr(s.exprs[0], P::Tuple));
+        break;
+      case StmtKind::Raise: {
+        std::string text = "raise";
+        if (!s.exprs.empty()) text += " " + expr(s.exprs[0], P::Test);
+        if (s.exprs.size() > 1) text += " from " + expr(s.exprs[1], P::Test);
+        line(indent, text);
+        break;
+      }
+      case StmtKind::Assert: {
+        std::string text = "assert " + expr(s.exprs[0], P::Test);
+        if (s.exprs.size() > 1) text += ", " + expr(s.exprs[1], P::Test);
+        line(indent, text);
+        break;
+      }
+      case StmtKind::Global:
+      case StmtKind::Nonlocal: {
+        std::string text = s.kind == StmtKind::Global ? "global " : "nonlocal ";
+        for (size_t i = 0; i < s.names.size(); ++i) text += (i ? ", " : "") + s.names[i];
+        line(indent, text);
+        break;
+      }
+      case StmtKind::Import: line(indent, s.text); break;
+      case StmtKind::If: if_chain(s, indent, "if"); break;
+      case StmtKind::While:
+        block(indent, "while " + expr(s.exprs[0], P::NamedExpr), s.bodies[0]);
+        else_block(indent, s.bodies, 1);
+        break;
+      case StmtKind::For:
+        block(indent,
+              std::string(s.is_async ? "async " : "") + "for " + expr(s.exprs[0], P::Tuple) + " in " +
+                  expr(s.exprs[1], P::Tuple),
+              s.bodies[0]);
+        else_block(indent, s.bodies, 1);
+        break;
+      case StmtKind::Try: try_stmt(s, indent); break;
+      case StmtKind::With: with_stmt(s, indent); break;
+      case StmtKind::FunctionDef: {
+        decorators(s, indent);
+        std::string header = std::string(s.is_async ? "async " : "") + "def " + s.text + "(" + s.header + ")";
+        if (s.returns) header += " -> " + expr(s.returns, P::Test);
+        block(indent, header, s.bodies[0]);
+        break;
+      }
+      case StmtKind::ClassDef: {
+        decorators(s, indent);
+        std::string header = "class " + s.text;
+        if (!s.exprs.empty()) header += "(" + join(s.exprs, P::Test) + ")";
+        block(indent, header, s.bodies[0]);
+        break;
+      }
+      case StmtKind::Comment: comment(s.text, indent); break;
+      case StmtKind::Fallback:
+        comment(s.text, indent);
+        line(indent, "raise NotImplementedError('glassbox: this region could not be decompiled')");
+        break;
+    }
+  }
+
+  void comment(const std::string& text, int indent) {
+    std::istringstream lines(text);
+    std::string one;
+    while (std::getline(lines, one)) line(indent, one.empty() ? "#" : "# " + one);
+  }
+};
+
+}  // namespace
+
+Precedence binary_precedence(const std::string& op) {
+  static const std::map<std::string, P> table = {
+      {"|", P::BitOr}, {"^", P::BitXor}, {"&", P::BitAnd}, {"<<", P::Shift}, {">>", P::Shift},
+      {"+", P::Arith}, {"-", P::Arith},  {"*", P::Term},   {"@", P::Term},   {"/", P::Term},
+      {"%", P::Term},  {"//", P::Term},  {"**", P::Power},
+  };
+  auto found = table.find(op);
+  return found == table.end() ? P::Atom : found->second;
+}
+
+std::string print_expr(const Expr& expr, Precedence context) {
+  auto [text, own] = render(expr);
+  return parenthesize(text, own, context);
+}
+
+std::string print_body(const Body& body, int indent) {
+  BodyPrinter printer;
+  printer.body(body, indent);
+  return printer.take();
+}
+
+}  // namespace glassbox::decompiler

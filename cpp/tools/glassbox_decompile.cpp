@@ -1,0 +1,122 @@
+// glassbox-decompile: the command line over the bytecode core.
+//
+//   glassbox-decompile --dis FILE.pyc [FILE.pyc ...]   listing equivalent to that version's dis.dis
+//   glassbox-decompile [--python 3.X] ...               force the version instead of the magic number
+//
+// Exit codes: 0 success, 1 output with marked fallbacks, 2 bad input or usage.
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "bytecode/disassembler.hpp"
+#include "bytecode/marshal.hpp"
+
+namespace {
+
+using glassbox::bytecode::BytecodeError;
+using glassbox::bytecode::PyMinor;
+
+constexpr int kExitOk = 0;
+constexpr int kExitBadInput = 2;
+
+struct Options {
+  bool dis = false;
+  std::optional<PyMinor> minor;
+  std::vector<std::string> files;
+};
+
+void print_usage(std::ostream& out) {
+  out << "usage: glassbox-decompile --dis [--python 3.X] FILE.pyc [FILE.pyc ...]\n"
+         "  --dis          print a listing equivalent to that version's dis.dis\n"
+         "  --python 3.X   read the bytecode as CPython 3.X (10..13) instead of by magic number\n";
+}
+
+std::optional<PyMinor> parse_version(const std::string& text) {
+  for (PyMinor minor = glassbox::bytecode::kMinSupportedMinor;
+       minor <= glassbox::bytecode::kMaxSupportedMinor; ++minor) {
+    if (text == "3." + std::to_string(minor)) return minor;
+  }
+  return std::nullopt;
+}
+
+// Returns the parsed options, or nullopt after printing why the command line is wrong.
+std::optional<Options> parse_args(int argc, char** argv) {
+  Options options;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--dis") {
+      options.dis = true;
+    } else if (arg == "--python" && i + 1 < argc) {
+      options.minor = parse_version(argv[++i]);
+      if (!options.minor) {
+        std::cerr << "glassbox-decompile: unsupported Python version '" << argv[i]
+                  << "' (supported: 3.10 to 3.13)\n";
+        return std::nullopt;
+      }
+    } else if (arg == "-h" || arg == "--help") {
+      print_usage(std::cout);
+      std::exit(kExitOk);
+    } else if (!arg.empty() && arg[0] == '-') {
+      std::cerr << "glassbox-decompile: unknown option '" << arg << "'\n";
+      print_usage(std::cerr);
+      return std::nullopt;
+    } else {
+      options.files.push_back(arg);
+    }
+  }
+  if (options.files.empty()) {
+    print_usage(std::cerr);
+    return std::nullopt;
+  }
+  if (!options.dis) {
+    std::cerr << "glassbox-decompile: decompiling to source is not built yet; use --dis\n";
+    return std::nullopt;
+  }
+  return options;
+}
+
+std::optional<std::string> read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+// Disassembles one file to stdout; returns its exit code.
+int disassemble_file(const std::string& path, const Options& options) {
+  std::optional<std::string> data = read_file(path);
+  if (!data) {
+    std::cerr << "glassbox-decompile: " << path << ": cannot read file\n";
+    return kExitBadInput;
+  }
+  try {
+    auto pyc = glassbox::bytecode::read_pyc(*data, options.minor);
+    std::cout << glassbox::bytecode::disassemble(*pyc.code);
+  } catch (const BytecodeError& error) {
+    std::cout.flush();
+    std::cerr << "glassbox-decompile: " << path << ": " << error.what() << "\n";
+    return kExitBadInput;
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::optional<Options> options = parse_args(argc, argv);
+  if (!options) return kExitBadInput;
+  int status = kExitOk;
+  for (const std::string& path : options->files) {
+    if (options->files.size() > 1) std::cout << "### " << path << "\n";
+    status = std::max(status, disassemble_file(path, *options));
+  }
+  std::cout.flush();
+  return status;
+}
