@@ -1,0 +1,111 @@
+"""What Dynamo, AOTAutograd and Inductor log through PyTorch's structured trace, by compile id.
+
+Structured tracing (``torch._logging.trace_structured``) is switched on by a handler on the
+``torch.__trace`` logger; while capture's handler is attached, every record arrives here with its
+compile id (frame id / frame compile id) and its payload (graph code, output code, metrics).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+
+TRACE_LOGGER = "torch.__trace"
+
+# Structured-trace records kept, and the dump file each becomes.
+GRAPH_FILES = {
+    "dynamo_output_graph": "dynamo_graph.py",
+    "aot_joint_graph": "aot_joint_graph.py",
+    "aot_forward_graph": "aot_forward_graph.py",
+    "aot_backward_graph": "aot_backward_graph.py",
+    "aot_inference_graph": "aot_inference_graph.py",
+    "inductor_post_grad_graph": "inductor_post_grad_graph.py",
+    "inductor_output_code": "inductor_output_code.py",
+}
+ARTIFACT_FILES = {"dynamo_graph_break_reason": None, "recompile_reasons": None}
+
+
+def compile_id_of(record: dict) -> str | None:
+    if "frame_id" not in record:
+        return None
+    return f"{record['frame_id']}/{record.get('frame_compile_id', 0)}"
+
+
+@dataclass
+class CompileRecords:
+    """Everything the trace said about one compile id."""
+
+    attempt: int = 0
+    graphs: dict[str, str] = field(default_factory=dict)  # record name -> payload
+    graph_break_reasons: list[str] = field(default_factory=list)
+    metrics: dict = field(default_factory=dict)
+    inductor_paths: list[str] = field(default_factory=list)
+
+
+class TraceCollector(logging.Handler):
+    """A logging handler that files structured-trace records under their compile id.
+
+    ``on_graph(compile_id, name, payload)`` is called for each graph or output code as it arrives,
+    so the dump grows while the program runs.
+    """
+
+    def __init__(self, on_graph) -> None:
+        super().__init__(level=logging.DEBUG)
+        self.on_graph = on_graph
+        self.compiles: dict[str, CompileRecords] = {}
+        self.errors: list[str] = []
+        self._saved_level: int | None = None
+
+    def _records(self, compile_id: str, attempt: int) -> CompileRecords:
+        records = self.compiles.setdefault(compile_id, CompileRecords(attempt))
+        if attempt > records.attempt:  # Dynamo restarted the analysis: the earlier one is void
+            records.graphs.clear()
+            records.attempt = attempt
+        return records
+
+    def emit(self, record: logging.LogRecord) -> None:  # noqa: D102 - logging API
+        try:
+            self._file(record)
+        except Exception as error:  # never let capture break the compile
+            self.errors.append(repr(error))
+
+    def _file(self, record: logging.LogRecord) -> None:
+        meta = getattr(record, "metadata", None)
+        if not isinstance(meta, dict):
+            return
+        compile_id = compile_id_of(meta)
+        if compile_id is None:
+            return
+        attempt = meta.get("attempt", 0) or 0
+        payload = getattr(record, "payload", None)
+        for name in GRAPH_FILES:
+            if name in meta and payload:
+                self._records(compile_id, attempt).graphs[name] = payload
+                if name == "inductor_output_code":
+                    path = (meta[name] or {}).get("filename")
+                    if path:
+                        self._records(compile_id, attempt).inductor_paths.append(path)
+                self.on_graph(compile_id, name, payload)
+                return
+        if "compilation_metrics" in meta:
+            self.compiles.setdefault(compile_id, CompileRecords(attempt)).metrics = dict(
+                meta["compilation_metrics"]
+            )
+        elif "artifact" in meta and meta["artifact"].get("name") == "dynamo_graph_break_reason":
+            if payload:
+                reasons = self.compiles.setdefault(compile_id, CompileRecords(attempt))
+                reasons.graph_break_reasons.append(payload)
+
+    def attach(self) -> None:
+        logger = logging.getLogger(TRACE_LOGGER)
+        self._saved_level, self._saved_propagate = logger.level, logger.propagate
+        logger.setLevel(logging.DEBUG)
+        logger.propagate = False  # trace records are for capture, not for the program's logs
+        logger.addHandler(self)
+
+    def detach(self) -> None:
+        logger = logging.getLogger(TRACE_LOGGER)
+        logger.removeHandler(self)
+        if self._saved_level is not None:
+            logger.setLevel(self._saved_level)
+            logger.propagate = self._saved_propagate

@@ -1,0 +1,78 @@
+"""The dump directory: atomic writes, the files written so far, and what happens on reuse."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+INDEX_JSON = "index.json"
+MARKER = "glassbox-capture"  # the "tool" field of index.json: says a directory is a capture dump
+
+
+class DumpDirError(FileExistsError):
+    """The dump directory holds files that are not a glassbox dump; nothing was deleted."""
+
+
+def atomic_write(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` so that a reader sees the old file or the new one, never half."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def is_dump(directory: Path) -> bool:
+    """Whether ``directory`` holds an index written by a previous capture."""
+    try:
+        return json.loads((directory / INDEX_JSON).read_text()).get("tool") == MARKER
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
+class DumpWriter:
+    """Owns one dump directory for one capture: prepares it, writes into it, lists what it wrote.
+
+    Reuse: an absent or empty directory is used as is; a directory from an earlier capture (its
+    ``index.json`` says so) is emptied first, so a dump never mixes two runs; any other non-empty
+    directory raises :class:`DumpDirError` and is left untouched.
+    """
+
+    def __init__(self, root: str | os.PathLike) -> None:
+        self.root = Path(root).resolve()
+        self.written: list[str] = []  # paths relative to root, in the order first written
+
+    def prepare(self) -> None:
+        if self.root.exists():
+            if not self.root.is_dir():
+                raise DumpDirError(f"{self.root} exists and is not a directory")
+            if any(self.root.iterdir()):
+                if not is_dump(self.root):
+                    raise DumpDirError(
+                        f"{self.root} is not empty and is not a glassbox dump; "
+                        "choose an empty or new directory"
+                    )
+                for child in self.root.iterdir():
+                    if child.is_dir() and not child.is_symlink():
+                        shutil.rmtree(child)
+                    else:
+                        child.unlink()
+        self.root.mkdir(parents=True, exist_ok=True)
+
+    def path(self, relative: str) -> Path:
+        return self.root / relative
+
+    def write(self, relative: str, text: str) -> Path:
+        target = self.root / relative
+        atomic_write(target, text)
+        if relative not in self.written:
+            self.written.append(relative)
+        return target
