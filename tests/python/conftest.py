@@ -8,22 +8,15 @@ from pathlib import Path
 
 import pytest
 
+from glassbox.verify.pythons import find_version
+
 ROOT = Path(__file__).resolve().parents[2]
-PYENV_VERSIONS = Path.home() / ".pyenv" / "versions"
 
 
 def interpreter_for(minor: int) -> str | None:
-    """A CPython 3.<minor> executable: the running one, one on PATH, or one under pyenv."""
-    if sys.version_info[:2] == (3, minor):
-        return sys.executable
-    found = shutil.which(f"python3.{minor}")
-    if found:
-        return found
-    for candidate in sorted(PYENV_VERSIONS.glob(f"3.{minor}.*"), reverse=True):
-        exe = candidate / "bin" / "python3"
-        if exe.exists():
-            return str(exe)
-    return None
+    """A working CPython 3.<minor> executable (pyenv shims that do not run are skipped)."""
+    found = find_version(minor)
+    return found.executable if found else None
 
 
 @pytest.fixture(scope="session")
