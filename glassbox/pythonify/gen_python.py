@@ -1,0 +1,418 @@
+"""gen_python: the IR Program as one Python file, sections in the order the file runs them.
+
+The file needs torch (and, for Inductor, torch._inductor's runtime to load the generated kernels);
+it never calls torch.compile or Dynamo. Guard helpers (``resolve``, ``module``...) come from
+``glassbox.capture.guard_runtime``; ``module``/``global_value`` fall back to local definitions.
+"""
+
+from __future__ import annotations
+
+from glassbox.pythonify import ir
+
+RULE = "# " + "=" * 98
+
+
+def _section(number: int, title: str, text: str) -> str:
+    return f"\n\n{RULE}\n# {number}. {title}\n{RULE}\n\n{text.rstrip()}\n"
+
+
+def _indent(lines, prefix="    ") -> str:
+    return "".join(prefix + line + "\n" if line else "\n" for line in lines)
+
+
+def _comment(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+PRELUDE = '''\
+import builtins
+import functools
+import importlib
+import math
+import operator
+import sys
+import types
+
+import torch
+import torch.utils._device  # noqa: F401 - read by the guards (current default device)
+{imports}
+
+class GuardError(Exception):
+    """No variant's guards hold for these inputs; names the first failing condition of each.
+
+    args: (frame name, [(compile id, failing condition), ...], whether it is the entry frame).
+    """
+
+    def __str__(self):
+        frame, failures, _ = self.args
+        tried = "; ".join(f"variant {{cid}}: {{condition}}" for cid, condition in failures)
+        return f"no compiled variant of {{frame}} accepts these inputs ({{tried}})"
+
+
+# What the file does when the entry frame's guards all fail: "error" raises GuardError, "eager"
+# runs target(*args, **kwargs) uncompiled. (A resume frame always raises: code already ran.)
+ON_GUARD_FAILURE = "error"
+
+
+def global_value(G, name):
+    """A global the compiled code reads: the frame's module globals, then builtins."""
+    try:
+        return G[name]
+    except KeyError:
+        return getattr(builtins, name)
+'''
+
+MODULE_FALLBACK = '''
+def module(name):
+    """The imported module ``name``."""
+    import importlib
+    import sys
+
+    return sys.modules.get(name) or importlib.import_module(name)
+'''
+
+INDUCTOR_LOADER = '''
+def load_inductor_module(name, source):
+    """Inductor's output code as a module (its C++ kernels compile once, then come from the cache)."""
+    module = types.ModuleType(name)
+    module.__file__ = name + ".py"
+    exec(compile(source, "<" + name + ">", "exec"), module.__dict__)
+    return module
+'''
+
+
+def _constant_source(value) -> str:
+    import torch
+
+    data = value.contiguous().cpu()
+    raw = data.view(torch.uint8).numpy().tobytes().hex() if data.numel() else ""
+    shape = tuple(data.shape)
+    return (
+        f"torch.frombuffer(bytearray.fromhex({raw!r}), dtype=torch.uint8)"
+        f".view({data.dtype}).reshape({shape}).clone()"
+        + (f".to({str(value.device)!r})" if value.device.type != "cpu" else "")
+    )
+
+
+def _raw_string(text: str) -> str:
+    if '"""' not in text and not text.endswith("\\"):
+        return 'r"""' + text + '"""'
+    return repr(text)
+
+
+# -- sections ------------------------------------------------------------------------------
+def arguments_section(program: ir.Program) -> str:
+    a = program.arguments
+    out = [
+        f"# run(target, *args, **kwargs) enters {a.frame_name}({', '.join(a.params)}).",
+        f"# Its globals, by path: {a.globals_path}. Every value the compiled code reads is read",
+        "# from those locals and globals by the paths below (Dynamo's sources), never by id.",
+        "",
+        "",
+        "def frame_globals(target):",
+        f"    return {a.globals_path}",
+        "",
+    ]
+    for region, paths in a.input_paths.items():
+        out.append("")
+        out.append(f"# Inputs of {region}, in order:")
+        out.append(f"INPUTS_{region} = (")
+        out += [f"    {p!r}," for p in paths]
+        out.append(")")
+    return "\n".join(out)
+
+
+def guard_source(check: ir.GuardCheck) -> str:
+    lines = [
+        f"def {check.name}(L, G):",
+        f'    """Compile {check.compile_id} of {check.frame_name}: None when every condition holds,',
+        '    else the first failing condition."""',
+        "    try:",
+    ]
+    for condition in check.conditions:
+        note = _comment(condition.note)
+        if condition.code is None:
+            lines.append(f"        # not checked: {note}")
+            continue
+        lines.append(f"        if not ({condition.code}):  # {note}"[:4000])
+        lines.append(f"            return {condition.code!r}")
+    lines += [
+        "        pass",
+        "    except Exception as error:  # a value a guard reads is missing or of another kind",
+        "        return 'guard raised ' + repr(error)",
+        "    return None",
+    ]
+    return "\n".join(lines)
+
+
+def kernel_source(kernel: ir.KernelLoad) -> str:
+    if kernel.kind == "fx":
+        out = [f"{name} = {_constant_source(value)}" for name, value in kernel.constants.items()]
+        return "\n".join(out + [kernel.source.rstrip()])
+    return (
+        f"# Inductor's output code for {kernel.name}, loaded as a module; call(args) runs it.\n"
+        f"{kernel.name}_SOURCE = {_raw_string(kernel.source)}\n"
+        f"{kernel.name}_module = load_inductor_module({kernel.name!r}, {kernel.name}_SOURCE)\n\n\n"
+        f"def {kernel.name}(*args):\n"
+        f"    return {kernel.name}_module.call(list(args))"
+    )
+
+
+def wrapper_source(region: ir.CompiledRegion) -> str:
+    w = region.wrapper
+    forward, m, o = w.forward.name, len(w.mutated_inputs), w.num_outputs
+    doc = f"Dynamo graph {region.dynamo_name} (compile {region.compile_id})"
+    mutations = [f"    inputs[{idx}].copy_(outs[{i}])" for i, idx in enumerate(w.mutated_inputs)]
+    if w.inference:
+        lines = [
+            f"def {region.name}(*inputs):",
+            f'    """{doc}: the inference graph, then input mutations."""',
+            f"    outs = {forward}(*inputs)",
+            *mutations,
+        ]
+        for idx in w.unsafe_view_outputs:
+            lines.append(
+                f"    outs[{m + idx}] = torch.ops.aten._unsafe_view(outs[{m + idx}], outs[{m + idx}].shape)"
+            )
+        lines.append(f"    return list(outs[{m}:{m + o}])")
+        return "\n".join(lines)
+    cls = f"{region.name}_Function"
+    a, b = w.saved_tensors
+    c, d = w.saved_tensors_no_vc
+    e, f = w.saved_symints
+    lines = [
+        f"class {cls}(torch.autograd.Function):",
+        f'    """{doc}: AOTAutograd forward and backward graphs."""',
+        "",
+        "    @staticmethod",
+        "    def forward(ctx, *inputs):",
+        f"        outs = list({forward}(*inputs))",
+    ]
+    for idx in w.unsafe_view_outputs:
+        k = m + idx
+        lines.append(f"        outs[{k}] = torch.ops.aten._unsafe_view(outs[{k}], outs[{k}].shape)")
+    lines += [
+        f"        ctx.save_for_backward(*[t.detach() if t._is_view() else t for t in outs[{a}:{b}]])",
+        f"        ctx.saved_no_vc = [t.detach() if t._is_view() else t for t in outs[{c}:{d}]]",
+        f"        ctx.symints = outs[{e}:{f}]",
+    ]
+    if w.non_differentiable:
+        picks = ", ".join(f"outs[{i}]" for i in w.non_differentiable)
+        lines.append(
+            f"        ctx.mark_non_differentiable(*[t for t in ({picks},) if isinstance(t, torch.Tensor)])"
+        )
+    lines += [
+        "        ctx._materialize_non_diff_grads = False",
+        f"        return tuple(outs[:{m + o}])",
+        "",
+        "    @staticmethod",
+        "    def backward(ctx, *grads):",
+        f"        tangents = [contiguous(grads[i]) for i in {tuple(w.grad_positions)!r}]",
+        f"        return tuple({w.backward.name}(*ctx.symints, *ctx.saved_tensors, *ctx.saved_no_vc, *tangents))",
+        "",
+        "",
+        f"def {region.name}(*inputs):",
+        f'    """{doc}: forward through {cls}, then input mutations."""',
+        f"    outs = {cls}.apply(*inputs)",
+        *mutations,
+        f"    return list(outs[{m}:{m + o}])",
+    ]
+    return "\n".join(lines)
+
+
+CONTIGUOUS = '''
+def contiguous(grad):
+    """AOTAutograd traced the backward with contiguous tangents; give it contiguous ones."""
+    if isinstance(grad, torch.Tensor) and not grad.is_contiguous():
+        return grad.contiguous()
+    return grad
+'''
+
+
+def cudagraph_source(setup: ir.CUDAGraphSetup) -> str:
+    return f'''\
+class {setup.name}_State:
+    """mode="reduce-overhead": capture {setup.region} into a CUDA graph once, then replay."""
+
+    graph = None
+    static_inputs = None
+    static_outputs = None
+
+
+def {setup.name}(*inputs):
+    state = {setup.name}_State
+    if state.graph is None:
+        state.static_inputs = [x if i in {tuple(setup.static_inputs)!r} or not isinstance(x, torch.Tensor)
+                               else x.clone() for i, x in enumerate(inputs)]
+        stream = torch.cuda.Stream()
+        stream.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(stream):
+            for _ in range({setup.warmup}):
+                {setup.region}_eager(*state.static_inputs)
+        torch.cuda.current_stream().wait_stream(stream)
+        state.graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(state.graph):
+            state.static_outputs = {setup.region}_eager(*state.static_inputs)
+    for i, (static, x) in enumerate(zip(state.static_inputs, inputs)):
+        if i not in {tuple(setup.static_inputs)!r} and isinstance(x, torch.Tensor):
+            static.copy_(x)
+    state.graph.replay()
+    return [o.clone() for o in state.static_outputs]'''
+
+
+def glue_source(glue: ir.CallableInvocation) -> str:
+    head = f"def {glue.name}({', '.join(glue.params)}):"
+    doc = (
+        f'    """Compile {glue.compile_id}: Dynamo\'s transformed code as Python '
+        f'({glue.origin} from its bytecode)."""'
+    )
+    return head + "\n" + doc + "\n" + _indent(glue.lines).rstrip()
+
+
+def _plain(param: str) -> str:
+    return param.split("=", 1)[0]
+
+
+def dispatch_source(dispatch: ir.MultiRegionDispatch) -> str:
+    params = [p for p in dispatch.params if p not in ("*", "/")]
+    names = [_plain(p).lstrip("*") for p in params]
+    passed, keyword = ["G"], False
+    for p in dispatch.params:
+        name = _plain(p)
+        if p == "/":
+            continue
+        if p == "*":
+            keyword = True
+        elif name.startswith("**"):
+            passed.append(name)
+        elif name.startswith("*"):
+            passed.append(name)
+            keyword = True
+        else:
+            passed.append(f"{name}={name}" if keyword else name)
+    call_args = ", ".join(passed)
+    where = f" ({dispatch.code_location})" if dispatch.code_location else ""
+    lines = [
+        f"def {dispatch.name}(G, {', '.join(dispatch.params)}):",
+        f'    """Frame {dispatch.frame_name}{where}: the first variant whose guards hold."""',
+        "    L = {" + ", ".join(f"{n!r}: {n}" for n in names) + "}",
+        "    failures = []",
+    ]
+    for check, glue in dispatch.variants:
+        lines += [
+            f"    failed = {check.name}(L, G)",
+            "    if failed is None:",
+            f"        return {glue.name}({call_args})",
+            f"    failures.append(({check.compile_id!r}, failed))",
+        ]
+    lines.append(f"    raise GuardError({dispatch.frame_name!r}, failures, {dispatch.entry!r})")
+    return "\n".join(lines)
+
+
+def result_source(program: ir.Program) -> str:
+    r = program.result
+    entry_args = (
+        "target, *args, **kwargs"
+        if program.arguments.globals_path.startswith("type(")
+        else "*args, **kwargs"
+    )
+    return f'''\
+def run(target, *args, **kwargs):
+    """What torch.compile(target)(*args, **kwargs) computes, without torch.compile."""
+    try:
+        return {r.entry}(frame_globals(target), {entry_args})
+    except GuardError as error:
+        if ON_GUARD_FAILURE == "eager" and error.args[2]:
+            return {program.arguments.eager_call}
+        raise
+
+
+# exec() convention: with `target` (and optionally `{r.args_name}`, `{r.kwargs_name}`) in the
+# namespace, running this file leaves the result in `{r.result_name}`.
+if "target" in globals():
+    {r.result_name} = run(target, *globals().get({r.args_name!r}, ()), **globals().get({r.kwargs_name!r}, {{}}))'''
+
+
+def header(program: ir.Program) -> str:
+    return (
+        f'"""{program.title}\n\n'
+        "Written by glassbox.pythonify: everything torch.compile does at run time for this program,\n"
+        "as explicit Python. Use: run(target, *args, **kwargs), where target is the module or\n"
+        "function that was compiled, rebuilt in this process; or exec() this file with `target`,\n"
+        "`args` (a tuple) and `kwargs` (a dict) in the namespace: the result is left in `y`.\n"
+        '"""\n'
+    )
+
+
+def imports(program: ir.Program, kernels_as_source: bool = True) -> str:
+    lines = []
+    if kernels_as_source:
+        seen: dict[str, str] = {}
+        for kernel in program.kernels:
+            for name, line in kernel.globals.items():
+                if name in ("torch", "builtins", "operator", "types"):
+                    continue
+                if seen.get(name, line) != line:
+                    raise ValueError(f"graphs disagree on global {name!r}")
+                seen[name] = line
+        lines += sorted(set(seen.values()))
+    return "\n".join(lines)
+
+
+def guard_helpers(program: ir.Program) -> str:
+    """The guard helpers the conditions call, as defined in glassbox.capture.guard_runtime.
+
+    Their source is written into the file (not imported) so that the file does not import
+    glassbox, whose package import registers a Dynamo backend when torch is loaded.
+    """
+    import inspect
+
+    from glassbox.capture import guard_runtime
+
+    names = sorted(program.guard_helpers | {"module"})
+    return "\n\n".join(inspect.getsource(getattr(guard_runtime, n)).rstrip() for n in names)
+
+
+def render(program: ir.Program, kernels_as_source: bool = True) -> str:
+    parts = [header(program), PRELUDE.format(imports=imports(program, kernels_as_source))]
+    parts.append(
+        "\n\n# Guard helpers (from glassbox.capture.guard_runtime).\n"
+        + guard_helpers(program)
+        + "\n"
+    )
+    if kernels_as_source and any(k.kind == "inductor" for k in program.kernels):
+        parts.append(INDUCTOR_LOADER)
+    parts.append(CONTIGUOUS)
+    parts.append(_section(1, "Argument extraction", arguments_section(program)))
+    parts.append(
+        _section(2, "Guard checks", "\n\n\n".join(guard_source(g) for g in program.guards))
+    )
+    if kernels_as_source:
+        kernels = "\n\n\n".join(kernel_source(k) for k in program.kernels)
+    else:
+        kernels = "# (gen_binary: the compiled graphs are the live callables in the namespace)"
+    backend = {"aot_eager": "FX graphs as Python", "inductor": "Inductor output code"}.get(
+        program.backend, program.backend
+    )
+    parts.append(_section(3, f"Compiled graphs ({backend})", kernels))
+    wrappers = []
+    for region in program.regions:
+        text = wrapper_source(region)
+        if region.cudagraph is not None:
+            text = text.replace(f"def {region.name}(", f"def {region.name}_eager(", 1)
+            text += "\n\n\n" + cudagraph_source(region.cudagraph)
+            text += f"\n\n\n{region.name} = {region.cudagraph.name}"
+        wrappers.append(text)
+    parts.append(_section(4, "Autograd wrappers (AOTAutograd's runtime)", "\n\n\n".join(wrappers)))
+    parts.append(
+        _section(5, "Graph-break glue", "\n\n\n".join(glue_source(g) for g in program.glue))
+    )
+    parts.append(
+        _section(
+            6,
+            "Variants and dispatchers",
+            "\n\n\n".join(dispatch_source(d) for d in program.dispatchers),
+        )
+    )
+    parts.append(_section(7, "Invocation and result", result_source(program)))
+    return "".join(parts)
