@@ -4,7 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-APT_PACKAGES=(libgtest-dev clang-14 libclang-rt-14-dev clang-format-14)
+APT_PACKAGES=(libgtest-dev clang-14 libclang-rt-14-dev clang-format-14
+              flatbuffers-compiler libflatbuffers-dev libopenblas-dev)
 
 install_apt_packages() {
   local missing=()

@@ -1,17 +1,27 @@
 // glassbox._core: thin nanobind bindings over the C++ core. The logic lives in plain C++.
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
 
 #include <exception>
 #include <string>
 #include <string_view>
+#include <tuple>
+#include <utility>
+#include <vector>
 
 #include "bytecode/disassembler.hpp"
 #include "bytecode/marshal.hpp"
+#include "decompiler/decompiler.hpp"
 
 namespace nb = nanobind;
 namespace bc = glassbox::bytecode;
+namespace dc = glassbox::decompiler;
+
+void bind_runtime(nb::module_& m);
 
 namespace {
 
@@ -31,10 +41,37 @@ std::string disassemble_pyc(const nb::bytes& data, std::optional<int> minor) {
   return bc::disassemble(*bc::read_pyc(as_view(data), minor).code);
 }
 
+// (source, [(code_name, first_line, reason), ...]): what Python receives from a DecompileResult.
+using FallbackTuple = std::tuple<std::string, int, std::string>;
+using DecompiledPair = std::pair<std::string, std::vector<FallbackTuple>>;
+
+DecompiledPair to_pair(dc::DecompileResult result) {
+  std::vector<FallbackTuple> fallbacks;
+  for (dc::Fallback& fallback : result.fallbacks) {
+    fallbacks.emplace_back(std::move(fallback.code_name), fallback.first_line,
+                           std::move(fallback.reason));
+  }
+  return {std::move(result.source), std::move(fallbacks)};
+}
+
+DecompiledPair decompile_marshal(const nb::bytes& data, int minor, bool as_function) {
+  bc::ObjectRef obj = bc::read_marshal(as_view(data), minor);
+  if (obj->kind != bc::ObjectKind::Code) {
+    throw bc::BytecodeError("marshalled object is not a code object", 0);
+  }
+  return to_pair(as_function ? dc::decompile_function(*obj->code)
+                             : dc::decompile_module(*obj->code));
+}
+
+DecompiledPair decompile_pyc(const nb::bytes& data, std::optional<int> minor) {
+  return to_pair(dc::decompile_module(*bc::read_pyc(as_view(data), minor).code));
+}
+
 }  // namespace
 
 NB_MODULE(_core, m) {
   m.doc() = "glassbox native core";
+  bind_runtime(m);
   // BytecodeError surfaces as glassbox.errors.BytecodeError(reason, offset).
   nb::register_exception_translator([](const std::exception_ptr& error, void*) {
     try {
@@ -50,6 +87,13 @@ NB_MODULE(_core, m) {
         "dis.dis-equivalent listing of marshal.dumps(code) bytes for CPython 3.<minor>.");
   m.def("disassemble_pyc", &disassemble_pyc, nb::arg("data"), nb::arg("minor") = nb::none(),
         "dis.dis-equivalent listing of a whole .pyc file; the version comes from its magic number.");
+  m.def("decompile_marshal", &decompile_marshal, nb::arg("data"), nb::arg("minor"),
+        nb::arg("as_function"),
+        "Source of marshal.dumps(code) bytes for CPython 3.<minor>: a module, or a `def` when "
+        "as_function. Returns (source, [(code_name, first_line, reason), ...fallbacks]).");
+  m.def("decompile_pyc", &decompile_pyc, nb::arg("data"), nb::arg("minor") = nb::none(),
+        "Source of a whole .pyc file's module; the version comes from its magic number. "
+        "Returns (source, [(code_name, first_line, reason), ...fallbacks]).");
   m.def("pyc_minor", [](const nb::bytes& data) {
     auto minor = data.size() >= 2
                      ? bc::minor_from_magic(static_cast<std::uint16_t>(

@@ -1,0 +1,155 @@
+// The C ABI over Program and Executor. Exceptions never cross it: they become a NULL or nonzero
+// return and a per-thread message.
+#include <exception>
+#include <new>
+#include <string>
+
+#include "glassbox/runtime.h"
+#include "runtime/executor.hpp"
+
+using glassbox::runtime::DType;
+using glassbox::runtime::Executor;
+using glassbox::runtime::OutputTensor;
+using glassbox::runtime::Program;
+
+struct gbx_program {
+  Executor executor;
+};
+
+struct gbx_result {
+  std::vector<OutputTensor> outputs;
+};
+
+namespace {
+
+thread_local std::string last_error;
+
+template <typename F>
+auto guarded(F&& f, decltype(f()) on_error) -> decltype(f()) {
+  try {
+    last_error.clear();
+    return f();
+  } catch (const std::bad_alloc&) {
+    last_error = "out of memory";
+  } catch (const std::exception& e) {
+    last_error = e.what();
+  } catch (...) {
+    last_error = "unknown error";
+  }
+  return on_error;
+}
+
+void describe(const glassbox::runtime::ValueDesc& v, gbx_tensor* info) {
+  info->data = nullptr;
+  info->dtype = static_cast<int32_t>(v.dtype);
+  info->ndim = static_cast<int32_t>(v.shape.size());
+  info->shape = v.shape.data();
+  info->strides = nullptr;
+}
+
+}  // namespace
+
+extern "C" {
+
+gbx_program* gbx_load_file(const char* path) {
+  return guarded(
+      [&]() -> gbx_program* {
+        if (!path) throw std::invalid_argument("null path");
+        return new gbx_program{Executor(Program::load_file(path))};
+      },
+      nullptr);
+}
+
+gbx_program* gbx_load_buffer(const void* data, size_t size) {
+  return guarded(
+      [&]() -> gbx_program* { return new gbx_program{Executor(Program::load_buffer(data, size))}; },
+      nullptr);
+}
+
+void gbx_program_free(gbx_program* program) { delete program; }
+
+size_t gbx_num_inputs(const gbx_program* program) {
+  return program ? program->executor.program().inputs().size() : 0;
+}
+
+size_t gbx_num_outputs(const gbx_program* program) {
+  return program ? program->executor.program().outputs().size() : 0;
+}
+
+int gbx_input_info(const gbx_program* program, size_t i, gbx_tensor* info) {
+  return guarded(
+      [&]() -> int {
+        if (!program || !info) throw std::invalid_argument("null argument");
+        const Program& p = program->executor.program();
+        if (i >= p.inputs().size()) throw std::out_of_range("input index out of range");
+        describe(p.values()[p.inputs()[i]], info);
+        return 0;
+      },
+      1);
+}
+
+int gbx_output_info(const gbx_program* program, size_t i, gbx_tensor* info) {
+  return guarded(
+      [&]() -> int {
+        if (!program || !info) throw std::invalid_argument("null argument");
+        const Program& p = program->executor.program();
+        if (i >= p.outputs().size()) throw std::out_of_range("output index out of range");
+        describe(p.values()[p.outputs()[i]], info);
+        return 0;
+      },
+      1);
+}
+
+gbx_result* gbx_run(gbx_program* program, const gbx_tensor* inputs, size_t num_inputs) {
+  return guarded(
+      [&]() -> gbx_result* {
+        if (!program) throw std::invalid_argument("null program");
+        if (num_inputs && !inputs) throw std::invalid_argument("null inputs");
+        std::vector<glassbox::runtime::InputTensor> ins;
+        ins.reserve(num_inputs);
+        for (size_t i = 0; i < num_inputs; ++i) {
+          const gbx_tensor& t = inputs[i];
+          if (!glassbox::runtime::is_valid_dtype(t.dtype)) {
+            throw glassbox::runtime::RunError("input " + std::to_string(i) +
+                                              ": unknown dtype code " + std::to_string(t.dtype));
+          }
+          if (t.ndim < 0 || t.ndim > 16 || (t.ndim > 0 && !t.shape)) {
+            throw glassbox::runtime::RunError("input " + std::to_string(i) + ": bad ndim or shape");
+          }
+          glassbox::runtime::InputTensor in{t.data,
+                                            static_cast<DType>(t.dtype),
+                                            glassbox::runtime::Shape(t.shape, t.shape + t.ndim),
+                                            {}};
+          if (t.strides) in.strides.assign(t.strides, t.strides + t.ndim);
+          ins.push_back(std::move(in));
+        }
+        return new gbx_result{program->executor.run(ins)};
+      },
+      nullptr);
+}
+
+size_t gbx_result_num_outputs(const gbx_result* result) {
+  return result ? result->outputs.size() : 0;
+}
+
+int gbx_result_output(const gbx_result* result, size_t i, gbx_tensor* out) {
+  return guarded(
+      [&]() -> int {
+        if (!result || !out) throw std::invalid_argument("null argument");
+        if (i >= result->outputs.size()) throw std::out_of_range("output index out of range");
+        const OutputTensor& t = result->outputs[i];
+        out->data = t.data();
+        out->dtype = static_cast<int32_t>(t.dtype);
+        out->ndim = static_cast<int32_t>(t.shape.size());
+        out->shape = t.shape.data();
+        out->strides = nullptr;
+        return 0;
+      },
+      1);
+}
+
+void gbx_result_free(gbx_result* result) { delete result; }
+
+const char* gbx_last_error(void) { return last_error.c_str(); }
+
+}  // extern "C"

@@ -1,0 +1,111 @@
+// The kernel interface and registry. Every kernel is a pair of functions: `verify` checks at load
+// time that an instruction's operands and arguments make sense for it (arity, dtypes, shapes), and
+// `run` executes it. Names are resolved to these function pointers once, when a plan is built.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "runtime/tensor.hpp"
+
+namespace glassbox::runtime {
+
+// A value slot bound to memory for one run.
+struct TensorRef {
+  void* data;
+  const ValueDesc* desc;
+  float* f32() const { return static_cast<float*>(data); }
+  std::int64_t* i64() const { return static_cast<std::int64_t*>(data); }
+  bool* b8() const { return static_cast<bool*>(data); }
+  const Shape& shape() const { return desc->shape; }
+  std::int64_t numel() const { return desc->numel; }
+  std::size_t ndim() const { return desc->shape.size(); }
+  std::int64_t dim(std::size_t i) const { return desc->shape[i]; }
+  DType dtype() const { return desc->dtype; }
+};
+
+class KernelContext {
+ public:
+  KernelContext(const InstrDesc& instr, const std::vector<ValueDesc>& values, void* const* slots)
+      : instr_(instr), values_(values), slots_(slots) {}
+  std::size_t num_inputs() const { return instr_.inputs.size(); }
+  std::size_t num_outputs() const { return instr_.outputs.size(); }
+  TensorRef in(std::size_t i) const { return ref(instr_.inputs[i]); }
+  TensorRef out(std::size_t i) const { return ref(instr_.outputs[i]); }
+  const std::vector<std::int64_t>& ints() const { return instr_.ints; }
+  const std::vector<double>& floats() const { return instr_.floats; }
+
+ private:
+  TensorRef ref(std::int32_t slot) const { return TensorRef{slots_[slot], &values_[slot]}; }
+  const InstrDesc& instr_;
+  const std::vector<ValueDesc>& values_;
+  void* const* slots_;
+};
+
+// What a kernel's verify function sees: descriptions only, no memory.
+class VerifyContext {
+ public:
+  VerifyContext(const InstrDesc& instr, const std::vector<ValueDesc>& values)
+      : instr_(instr), values_(values) {}
+  std::size_t num_inputs() const { return instr_.inputs.size(); }
+  std::size_t num_outputs() const { return instr_.outputs.size(); }
+  const ValueDesc& in(std::size_t i) const { return values_[instr_.inputs[i]]; }
+  const ValueDesc& out(std::size_t i) const { return values_[instr_.outputs[i]]; }
+  const std::vector<std::int64_t>& ints() const { return instr_.ints; }
+  const std::vector<double>& floats() const { return instr_.floats; }
+
+  // Throw a LoadError naming the op unless `ok`.
+  void require(bool ok, const std::string& what) const;
+  void arity(std::size_t inputs, std::size_t outputs) const;
+  void arity_range(std::size_t min_in, std::size_t max_in, std::size_t outputs) const;
+  void num_ints(std::size_t n) const;
+  void num_floats(std::size_t n) const;
+  void dtype(const ValueDesc& v, DType dtype, const char* what) const;
+  void shape(const ValueDesc& v, const Shape& expected, const char* what) const;
+
+ private:
+  const InstrDesc& instr_;
+  const std::vector<ValueDesc>& values_;
+};
+
+using KernelFn = void (*)(const KernelContext&);
+using VerifyFn = void (*)(const VerifyContext&);
+
+struct KernelDef {
+  std::string name;
+  VerifyFn verify;
+  KernelFn run;
+};
+
+class KernelRegistry {
+ public:
+  // The registry with every built-in kernel family.
+  static const KernelRegistry& builtin();
+  void add(KernelDef def);
+  const KernelDef* find(std::string_view name) const;
+  std::vector<std::string> names() const;
+
+ private:
+  std::unordered_map<std::string, KernelDef> kernels_;
+};
+
+// One registration function per kernel family (kernels/<family>.cpp).
+void register_gemm_kernels(KernelRegistry& registry);
+void register_elementwise_kernels(KernelRegistry& registry);
+void register_reduction_kernels(KernelRegistry& registry);
+void register_normalization_kernels(KernelRegistry& registry);
+void register_conv_kernels(KernelRegistry& registry);
+void register_indexing_kernels(KernelRegistry& registry);
+void register_view_kernels(KernelRegistry& registry);
+
+// Shared helpers for kernels.
+// NumPy broadcasting of `in` against `out`: element strides of `in` per dim of `out` (0 where
+// broadcast). Returns false if not broadcastable.
+bool broadcast_strides(const Shape& in, const Shape& out, std::vector<std::int64_t>& strides);
+// A dim in [-ndim, ndim) made non-negative, or -1 if out of range.
+std::int64_t normalize_dim(std::int64_t dim, std::size_t ndim);
+
+}  // namespace glassbox::runtime

@@ -1,0 +1,95 @@
+#include <algorithm>
+
+#include "runtime/kernel.hpp"
+
+namespace glassbox::runtime {
+
+void VerifyContext::require(bool ok, const std::string& what) const {
+  if (!ok) throw LoadError("instruction '" + instr_.op + "': " + what);
+}
+
+void VerifyContext::arity(std::size_t inputs, std::size_t outputs) const {
+  require(num_inputs() == inputs && num_outputs() == outputs,
+          "expects " + std::to_string(inputs) + " inputs and " + std::to_string(outputs) +
+              " outputs, got " + std::to_string(num_inputs()) + " and " +
+              std::to_string(num_outputs()));
+}
+
+void VerifyContext::arity_range(std::size_t min_in, std::size_t max_in, std::size_t outputs) const {
+  require(num_inputs() >= min_in && num_inputs() <= max_in && num_outputs() == outputs,
+          "expects " + std::to_string(min_in) + ".." + std::to_string(max_in) + " inputs and " +
+              std::to_string(outputs) + " outputs");
+}
+
+void VerifyContext::num_ints(std::size_t n) const {
+  require(ints().size() == n, "expects " + std::to_string(n) + " integer arguments, got " +
+                                  std::to_string(ints().size()));
+}
+
+void VerifyContext::num_floats(std::size_t n) const {
+  require(floats().size() == n, "expects " + std::to_string(n) + " float arguments, got " +
+                                    std::to_string(floats().size()));
+}
+
+void VerifyContext::dtype(const ValueDesc& v, DType dtype, const char* what) const {
+  require(v.dtype == dtype,
+          std::string(what) + " must be " + dtype_name(dtype) + ", is " + dtype_name(v.dtype));
+}
+
+void VerifyContext::shape(const ValueDesc& v, const Shape& expected, const char* what) const {
+  require(v.shape == expected, std::string(what) + " has shape " + shape_str(v.shape) +
+                                   ", expected " + shape_str(expected));
+}
+
+const KernelRegistry& KernelRegistry::builtin() {
+  static const KernelRegistry registry = [] {
+    KernelRegistry r;
+    register_gemm_kernels(r);
+    register_elementwise_kernels(r);
+    register_reduction_kernels(r);
+    register_normalization_kernels(r);
+    register_conv_kernels(r);
+    register_indexing_kernels(r);
+    register_view_kernels(r);
+    return r;
+  }();
+  return registry;
+}
+
+void KernelRegistry::add(KernelDef def) { kernels_[def.name] = def; }
+
+const KernelDef* KernelRegistry::find(std::string_view name) const {
+  auto it = kernels_.find(std::string(name));
+  return it == kernels_.end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> KernelRegistry::names() const {
+  std::vector<std::string> out;
+  for (const auto& [name, def] : kernels_) out.push_back(name);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+bool broadcast_strides(const Shape& in, const Shape& out, std::vector<std::int64_t>& strides) {
+  if (in.size() > out.size()) return false;
+  strides.assign(out.size(), 0);
+  std::int64_t stride = 1;
+  for (std::size_t k = 0; k < in.size(); ++k) {
+    std::size_t di = in.size() - 1 - k, dout = out.size() - 1 - k;
+    if (in[di] == out[dout]) {
+      strides[dout] = in[di] == 1 ? 0 : stride;
+    } else if (in[di] != 1) {
+      return false;
+    }
+    stride *= in[di];
+  }
+  return true;
+}
+
+std::int64_t normalize_dim(std::int64_t dim, std::size_t ndim) {
+  auto n = static_cast<std::int64_t>(ndim);
+  if (dim < -n || dim >= n) return -1;
+  return dim < 0 ? dim + n : dim;
+}
+
+}  // namespace glassbox::runtime

@@ -1,0 +1,428 @@
+// Elementwise family: one kernel, "elementwise", runs a fused chain of elementwise ops in one pass
+// over memory. The chain is a tiny register program:
+//   ints   = [n_ops, (opcode, a, b, c) x n_ops, n_outputs, register of each output]
+//   floats = scalar constants, read by CONST (a = index into floats)
+// Registers 0..n_inputs-1 hold the inputs (broadcast to the output shape); op k writes register
+// n_inputs + k. All outputs share one shape. Values are computed in float32 (in double when an
+// operand or result is int64) and stored as the output dtype (bool stores x != 0). Work proceeds in
+// blocks so each op is a tight loop.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "runtime/kernel.hpp"
+
+namespace glassbox::runtime {
+namespace {
+
+enum Op : std::int64_t {
+  CONST = 0,
+  ADD,
+  SUB,
+  MUL,
+  DIV,
+  POW,
+  MAX,
+  MIN,
+  EQ,
+  NE,
+  LT,
+  LE,
+  GT,
+  GE,
+  WHERE,
+  NEG,
+  ABS,
+  RELU,
+  SIGMOID,
+  TANH,
+  EXP,
+  LOG,
+  SQRT,
+  RSQRT,
+  RECIP,
+  ERF,
+  GELU,
+  GELU_TANH,
+  SILU,
+  NOT,
+  AND,
+  OR,
+  SIN,
+  COS,
+  LOG1P,
+  EXPM1,
+  FLOOR,
+  CEIL,
+  ROUND,
+  SIGN,
+  ISNAN,
+  NUM_OPS
+};
+
+int arity_of(std::int64_t op) {
+  switch (op) {
+    case CONST:
+      return 0;
+    case ADD:
+    case SUB:
+    case MUL:
+    case DIV:
+    case POW:
+    case MAX:
+    case MIN:
+    case EQ:
+    case NE:
+    case LT:
+    case LE:
+    case GT:
+    case GE:
+    case AND:
+    case OR:
+      return 2;
+    case WHERE:
+      return 3;
+    default:
+      return 1;
+  }
+}
+
+constexpr std::int64_t kBlock = 1024;
+[[maybe_unused]] constexpr std::int64_t kParallelElements = 1 << 16;
+
+template <typename R>
+std::int64_t to_int64(R v) {
+  if (!(v == v)) return 0;
+  if (v >= R(9.2e18)) return std::numeric_limits<std::int64_t>::max();
+  if (v <= R(-9.2e18)) return std::numeric_limits<std::int64_t>::min();
+  return static_cast<std::int64_t>(v);
+}
+
+struct Parsed {
+  std::int64_t n_ops;
+  const std::int64_t* ops;  // 4 per op
+  std::int64_t n_out;
+  const std::int64_t* out_regs;
+};
+
+Parsed parse(const std::vector<std::int64_t>& ints) {
+  Parsed p{};
+  p.n_ops = ints[0];
+  p.ops = ints.data() + 1;
+  p.n_out = ints[1 + 4 * p.n_ops];
+  p.out_regs = ints.data() + 2 + 4 * p.n_ops;
+  return p;
+}
+
+void verify(const VerifyContext& c) {
+  const auto& ints = c.ints();
+  c.require(c.num_outputs() >= 1, "needs at least one output");
+  c.require(!ints.empty() && ints[0] >= 0 && ints[0] < 100000, "bad op count");
+  std::int64_t n_ops = ints[0];
+  c.require(static_cast<std::int64_t>(ints.size()) >= 2 + 4 * n_ops, "truncated op list");
+  std::int64_t n_in = static_cast<std::int64_t>(c.num_inputs());
+  for (std::int64_t k = 0; k < n_ops; ++k) {
+    const std::int64_t* op = ints.data() + 1 + 4 * k;
+    c.require(op[0] >= 0 && op[0] < NUM_OPS, "unknown elementwise opcode " + std::to_string(op[0]));
+    std::int64_t defined = n_in + k;
+    if (op[0] == CONST) {
+      c.require(op[1] >= 0 && op[1] < static_cast<std::int64_t>(c.floats().size()),
+                "bad constant index");
+      continue;
+    }
+    for (int j = 0; j < arity_of(op[0]); ++j) {
+      c.require(op[1 + j] >= 0 && op[1 + j] < defined,
+                "op " + std::to_string(k) + " reads an undefined register");
+    }
+  }
+  std::int64_t n_out = ints[1 + 4 * n_ops];
+  c.require(n_out == static_cast<std::int64_t>(c.num_outputs()) &&
+                static_cast<std::int64_t>(ints.size()) == 2 + 4 * n_ops + n_out,
+            "output register list does not match the outputs");
+  for (std::int64_t j = 0; j < n_out; ++j) {
+    std::int64_t r = ints[2 + 4 * n_ops + j];
+    c.require(r >= 0 && r < n_in + n_ops, "bad output register");
+  }
+  const Shape& shape = c.out(0).shape;
+  for (std::size_t j = 0; j < c.num_outputs(); ++j) {
+    c.shape(c.out(j), shape, "output");
+  }
+  std::vector<std::int64_t> strides;
+  for (std::size_t j = 0; j < c.num_inputs(); ++j) {
+    c.require(broadcast_strides(c.in(j).shape, shape, strides),
+              "input " + std::to_string(j) + " " + shape_str(c.in(j).shape) +
+                  " does not broadcast to " + shape_str(shape));
+  }
+}
+
+template <typename T, typename R>
+void load_block(const T* src, R* dst, std::int64_t start, std::int64_t len, const Shape& shape,
+                const std::vector<std::int64_t>& strides, bool same, bool scalar) {
+  if (same) {
+    for (std::int64_t i = 0; i < len; ++i) dst[i] = static_cast<R>(src[start + i]);
+    return;
+  }
+  if (scalar) {
+    std::fill(dst, dst + len, static_cast<R>(src[0]));
+    return;
+  }
+  std::size_t nd = shape.size();
+  std::int64_t index[16];
+  std::int64_t rem = start, offset = 0;
+  for (std::size_t k = nd; k-- > 0;) {
+    index[k] = rem % shape[k];
+    rem /= shape[k];
+    offset += index[k] * strides[k];
+  }
+  for (std::int64_t i = 0; i < len; ++i) {
+    dst[i] = static_cast<R>(src[offset]);
+    for (std::size_t k = nd; k-- > 0;) {
+      if (++index[k] < shape[k]) {
+        offset += strides[k];
+        break;
+      }
+      offset -= strides[k] * (shape[k] - 1);
+      index[k] = 0;
+    }
+  }
+}
+
+template <typename R>
+inline R gelu_erf(R x) {
+  return R(0.5) * x * (R(1) + std::erf(x * R(0.70710678118654752)));
+}
+template <typename R>
+inline R gelu_tanh(R x) {
+  return R(0.5) * x * (R(1) + std::tanh(R(0.79788456080286536) * (x + R(0.044715) * x * x * x)));
+}
+
+template <typename R>
+void apply(std::int64_t op, R* r, const R* a, const R* b, const R* c, std::int64_t n, R constant) {
+  switch (op) {
+    case CONST:
+      std::fill(r, r + n, constant);
+      break;
+    case ADD:
+      for (std::int64_t i = 0; i < n; ++i) r[i] = a[i] + b[i];
+      break;
+    case SUB:
+      for (std::int64_t i = 0; i < n; ++i) r[i] = a[i] - b[i];
+      break;
+    case MUL:
+      for (std::int64_t i = 0; i < n; ++i) r[i] = a[i] * b[i];
+      break;
+    case DIV:
+      for (std::int64_t i = 0; i < n; ++i) r[i] = a[i] / b[i];
+      break;
+    case POW:
+      for (std::int64_t i = 0; i < n; ++i) r[i] = std::pow(a[i], b[i]);
+      break;
+    case MAX:
+      for (std::int64_t i = 0; i < n; ++i) r[i] = (a[i] != a[i] || a[i] > b[i]) ? a[i] : b[i];
+      break;
+    case MIN:
+      for (std::int64_t i = 0; i < n; ++i) r[i] = (a[i] != a[i] || a[i] < b[i]) ? a[i] : b[i];
+      break;
+    case EQ:
+      for (std::int64_t i = 0; i < n; ++i) r[i] = a[i] == b[i];
+      break;
+    case NE:
+      for (std::int64_t i = 0; i < n; ++i) r[i] = a[i] != b[i];
+      break;
+    case LT:
+      for (std::int64_t i = 0; i < n; ++i) r[i] = a[i] < b[i];
+      break;
+    case LE:
+      for (std::int64_t i = 0; i < n; ++i) r[i] = a[i] <= b[i];
+      break;
+    case GT:
+      for (std::int64_t i = 0; i < n; ++i) r[i] = a[i] > b[i];
+      break;
+    case GE:
+      for (std::int64_t i = 0; i < n; ++i) r[i] = a[i] >= b[i];
+      break;
+    case WHERE:
+      for (std::int64_t i = 0; i < n; ++i) r[i] = a[i] != R(0) ? b[i] : c[i];
+      break;
+    case NEG:
+      for (std::int64_t i = 0; i < n; ++i) r[i] = -a[i];
+      break;
+    case ABS:
+      for (std::int64_t i = 0; i < n; ++i) r[i] = std::fabs(a[i]);
+      break;
+    case RELU:
+      for (std::int64_t i = 0; i < n; ++i) r[i] = a[i] > R(0) ? a[i] : (a[i] != a[i] ? a[i] : R(0));
+      break;
+    case SIGMOID:
+      for (std::int64_t i = 0; i < n; ++i) r[i] = R(1) / (R(1) + std::exp(-a[i]));
+      break;
+    case TANH:
+      for (std::int64_t i = 0; i < n; ++i) r[i] = std::tanh(a[i]);
+      break;
+    case EXP:
+      for (std::int64_t i = 0; i < n; ++i) r[i] = std::exp(a[i]);
+      break;
+    case LOG:
+      for (std::int64_t i = 0; i < n; ++i) r[i] = std::log(a[i]);
+      break;
+    case SQRT:
+      for (std::int64_t i = 0; i < n; ++i) r[i] = std::sqrt(a[i]);
+      break;
+    case RSQRT:
+      for (std::int64_t i = 0; i < n; ++i) r[i] = R(1) / std::sqrt(a[i]);
+      break;
+    case RECIP:
+      for (std::int64_t i = 0; i < n; ++i) r[i] = R(1) / a[i];
+      break;
+    case ERF:
+      for (std::int64_t i = 0; i < n; ++i) r[i] = std::erf(a[i]);
+      break;
+    case GELU:
+      for (std::int64_t i = 0; i < n; ++i) r[i] = gelu_erf(a[i]);
+      break;
+    case GELU_TANH:
+      for (std::int64_t i = 0; i < n; ++i) r[i] = gelu_tanh(a[i]);
+      break;
+    case SILU:
+      for (std::int64_t i = 0; i < n; ++i) r[i] = a[i] / (R(1) + std::exp(-a[i]));
+      break;
+    case NOT:
+      for (std::int64_t i = 0; i < n; ++i) r[i] = a[i] == R(0);
+      break;
+    case AND:
+      for (std::int64_t i = 0; i < n; ++i) r[i] = (a[i] != R(0)) && (b[i] != R(0));
+      break;
+    case OR:
+      for (std::int64_t i = 0; i < n; ++i) r[i] = (a[i] != R(0)) || (b[i] != R(0));
+      break;
+    case SIN:
+      for (std::int64_t i = 0; i < n; ++i) r[i] = std::sin(a[i]);
+      break;
+    case COS:
+      for (std::int64_t i = 0; i < n; ++i) r[i] = std::cos(a[i]);
+      break;
+    case LOG1P:
+      for (std::int64_t i = 0; i < n; ++i) r[i] = std::log1p(a[i]);
+      break;
+    case EXPM1:
+      for (std::int64_t i = 0; i < n; ++i) r[i] = std::expm1(a[i]);
+      break;
+    case FLOOR:
+      for (std::int64_t i = 0; i < n; ++i) r[i] = std::floor(a[i]);
+      break;
+    case CEIL:
+      for (std::int64_t i = 0; i < n; ++i) r[i] = std::ceil(a[i]);
+      break;
+    case ROUND:
+      for (std::int64_t i = 0; i < n; ++i) r[i] = std::nearbyint(a[i]);
+      break;
+    case SIGN:
+      for (std::int64_t i = 0; i < n; ++i) r[i] = static_cast<R>((a[i] > R(0)) - (a[i] < R(0)));
+      break;
+    case ISNAN:
+      for (std::int64_t i = 0; i < n; ++i) r[i] = a[i] != a[i];
+      break;
+    default:
+      break;
+  }
+}
+
+template <typename R>
+void run_as(const KernelContext& c) {
+  Parsed p = parse(c.ints());
+  const Shape& shape = c.out(0).shape();
+  const std::int64_t total = c.out(0).numel();
+  const std::int64_t n_in = static_cast<std::int64_t>(c.num_inputs());
+  const std::int64_t n_regs = n_in + p.n_ops;
+
+  struct InputPlan {
+    TensorRef ref;
+    std::vector<std::int64_t> strides;
+    bool same, scalar;
+  };
+  std::vector<InputPlan> inputs;
+  for (std::int64_t j = 0; j < n_in; ++j) {
+    InputPlan ip{c.in(j), {}, false, false};
+    broadcast_strides(ip.ref.shape(), shape, ip.strides);
+    ip.same = ip.ref.numel() == total;
+    ip.scalar = ip.ref.numel() == 1;
+    inputs.push_back(std::move(ip));
+  }
+  const std::int64_t n_blocks = (total + kBlock - 1) / kBlock;
+  // Blocks are independent: large tensors are split across threads, each with its registers.
+#ifdef _OPENMP
+#pragma omp parallel if (total >= kParallelElements)
+#endif
+  {
+    std::vector<R> regs(static_cast<std::size_t>(n_regs * kBlock));
+#ifdef _OPENMP
+#pragma omp for schedule(static)
+#endif
+    for (std::int64_t blk = 0; blk < n_blocks; ++blk) {
+      const std::int64_t start = blk * kBlock;
+      std::int64_t len = std::min(kBlock, total - start);
+      for (std::int64_t j = 0; j < n_in; ++j) {
+        const InputPlan& ip = inputs[j];
+        R* dst = regs.data() + j * kBlock;
+        switch (ip.ref.dtype()) {
+          case DType::Float32:
+            load_block(ip.ref.f32(), dst, start, len, shape, ip.strides, ip.same, ip.scalar);
+            break;
+          case DType::Int64:
+            load_block(ip.ref.i64(), dst, start, len, shape, ip.strides, ip.same, ip.scalar);
+            break;
+          case DType::Bool:
+            load_block(ip.ref.b8(), dst, start, len, shape, ip.strides, ip.same, ip.scalar);
+            break;
+        }
+      }
+      for (std::int64_t k = 0; k < p.n_ops; ++k) {
+        const std::int64_t* op = p.ops + 4 * k;
+        R* r = regs.data() + (n_in + k) * kBlock;
+        int ar = arity_of(op[0]);
+        const R* a = ar >= 1 ? regs.data() + op[1] * kBlock : nullptr;
+        const R* b = ar >= 2 ? regs.data() + op[2] * kBlock : nullptr;
+        const R* cc = ar >= 3 ? regs.data() + op[3] * kBlock : nullptr;
+        R constant = op[0] == CONST ? static_cast<R>(c.floats()[op[1]]) : R(0);
+        apply(op[0], r, a, b, cc, len, constant);
+      }
+      for (std::int64_t j = 0; j < p.n_out; ++j) {
+        const R* src = regs.data() + p.out_regs[j] * kBlock;
+        TensorRef out = c.out(j);
+        switch (out.dtype()) {
+          case DType::Float32:
+            for (std::int64_t i = 0; i < len; ++i)
+              out.f32()[start + i] = static_cast<float>(src[i]);
+            break;
+          case DType::Int64:
+            for (std::int64_t i = 0; i < len; ++i) out.i64()[start + i] = to_int64(src[i]);
+            break;
+          case DType::Bool:
+            for (std::int64_t i = 0; i < len; ++i) out.b8()[start + i] = src[i] != R(0);
+            break;
+        }
+      }
+    }
+  }
+}
+
+// float32 programs compute in float; any int64 operand or result switches to double, which holds
+// every integer up to 2^53 exactly (index arithmetic, masks).
+void run(const KernelContext& c) {
+  bool wide = false;
+  for (std::size_t j = 0; j < c.num_inputs(); ++j) wide |= c.in(j).dtype() == DType::Int64;
+  for (std::size_t j = 0; j < c.num_outputs(); ++j) wide |= c.out(j).dtype() == DType::Int64;
+  if (wide)
+    run_as<double>(c);
+  else
+    run_as<float>(c);
+}
+
+}  // namespace
+
+void register_elementwise_kernels(KernelRegistry& registry) {
+  registry.add({"elementwise", verify, run});
+}
+
+}  // namespace glassbox::runtime

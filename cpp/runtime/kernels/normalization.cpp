@@ -1,0 +1,177 @@
+// Normalizations: softmax, log_softmax, layer_norm, batch_norm (inference).
+//   softmax / log_softmax (x) -> out                 ints [dim]
+//   layer_norm (x, [weight], [bias]) -> out[, mean, rstd]
+//                                  ints [normalized_ndim, has_weight, has_bias], floats [eps]
+//   batch_norm (x, [weight], [bias], running_mean, running_var) -> out[, empty, empty]
+//                                  ints [has_weight, has_bias], floats [eps]; channels are dim 1
+#include <algorithm>
+#include <cmath>
+
+#include "runtime/kernel.hpp"
+
+namespace glassbox::runtime {
+namespace {
+
+void split_at(const Shape& shape, std::int64_t dim, std::int64_t& outer, std::int64_t& size,
+              std::int64_t& inner) {
+  outer = 1;
+  inner = 1;
+  for (std::int64_t d = 0; d < dim; ++d) outer *= shape[d];
+  size = shape.empty() ? 1 : shape[dim];
+  for (std::size_t d = dim + 1; d < shape.size(); ++d) inner *= shape[d];
+}
+
+void verify_softmax(const VerifyContext& c) {
+  c.arity(1, 1);
+  c.num_ints(1);
+  c.dtype(c.in(0), DType::Float32, "input");
+  c.dtype(c.out(0), DType::Float32, "output");
+  c.shape(c.out(0), c.in(0).shape, "output");
+  std::size_t nd = std::max<std::size_t>(c.in(0).shape.size(), 1);
+  c.require(normalize_dim(c.ints()[0], nd) >= 0, "dim out of range");
+}
+
+template <bool Log>
+void run_softmax(const KernelContext& c) {
+  TensorRef in = c.in(0), out = c.out(0);
+  std::int64_t dim = in.ndim() ? normalize_dim(c.ints()[0], in.ndim()) : 0;
+  std::int64_t outer, size, inner;
+  split_at(in.shape(), dim, outer, size, inner);
+  const float* x = in.f32();
+  float* y = out.f32();
+  for (std::int64_t o = 0; o < outer; ++o) {
+    for (std::int64_t i = 0; i < inner; ++i) {
+      const float* xp = x + o * size * inner + i;
+      float* yp = y + o * size * inner + i;
+      float mx = -INFINITY;
+      for (std::int64_t k = 0; k < size; ++k) mx = std::max(mx, xp[k * inner]);
+      double sum = 0;
+      for (std::int64_t k = 0; k < size; ++k) {
+        float e = std::exp(xp[k * inner] - mx);
+        sum += e;
+        if (!Log) yp[k * inner] = e;
+      }
+      if (Log) {
+        float lse = mx + static_cast<float>(std::log(sum));
+        for (std::int64_t k = 0; k < size; ++k) yp[k * inner] = xp[k * inner] - lse;
+      } else {
+        float inv = static_cast<float>(1.0 / sum);
+        for (std::int64_t k = 0; k < size; ++k) yp[k * inner] *= inv;
+      }
+    }
+  }
+}
+
+void verify_layer_norm(const VerifyContext& c) {
+  c.num_ints(3);
+  c.num_floats(1);
+  std::int64_t nn = c.ints()[0];
+  bool hw = c.ints()[1] != 0, hb = c.ints()[2] != 0;
+  c.require(c.num_inputs() == 1u + hw + hb, "input count does not match has_weight/has_bias");
+  c.require(c.num_outputs() == 1 || c.num_outputs() == 3, "expects 1 or 3 outputs");
+  const ValueDesc& x = c.in(0);
+  c.dtype(x, DType::Float32, "input");
+  c.require(nn >= 1 && nn <= static_cast<std::int64_t>(x.shape.size()), "bad normalized_ndim");
+  Shape norm(x.shape.end() - nn, x.shape.end());
+  for (std::size_t j = 1; j < c.num_inputs(); ++j) {
+    c.dtype(c.in(j), DType::Float32, "weight/bias");
+    c.shape(c.in(j), norm, "weight/bias");
+  }
+  c.shape(c.out(0), x.shape, "output");
+  c.dtype(c.out(0), DType::Float32, "output");
+  if (c.num_outputs() == 3) {
+    Shape stat(x.shape.begin(), x.shape.end() - nn);
+    stat.resize(x.shape.size(), 1);
+    c.shape(c.out(1), stat, "mean");
+    c.shape(c.out(2), stat, "rstd");
+    c.dtype(c.out(1), DType::Float32, "mean");
+    c.dtype(c.out(2), DType::Float32, "rstd");
+  }
+}
+
+void run_layer_norm(const KernelContext& c) {
+  TensorRef x = c.in(0), y = c.out(0);
+  std::int64_t nn = c.ints()[0];
+  bool hw = c.ints()[1] != 0, hb = c.ints()[2] != 0;
+  const float* w = hw ? c.in(1).f32() : nullptr;
+  const float* b = hb ? c.in(1 + hw).f32() : nullptr;
+  double eps = c.floats()[0];
+  std::int64_t size = 1;
+  for (std::size_t d = x.ndim() - nn; d < x.ndim(); ++d) size *= x.dim(d);
+  std::int64_t rows = size ? x.numel() / size : 0;
+  float* mean_out = c.num_outputs() == 3 ? c.out(1).f32() : nullptr;
+  float* rstd_out = c.num_outputs() == 3 ? c.out(2).f32() : nullptr;
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const float* xp = x.f32() + r * size;
+    float* yp = y.f32() + r * size;
+    double sum = 0;
+    for (std::int64_t i = 0; i < size; ++i) sum += xp[i];
+    double mean = sum / static_cast<double>(size);
+    double sq = 0;
+    for (std::int64_t i = 0; i < size; ++i) sq += (xp[i] - mean) * (xp[i] - mean);
+    double rstd = 1.0 / std::sqrt(sq / static_cast<double>(size) + eps);
+    float m = static_cast<float>(mean), rs = static_cast<float>(rstd);
+    for (std::int64_t i = 0; i < size; ++i) {
+      float v = (xp[i] - m) * rs;
+      if (w) v *= w[i];
+      if (b) v += b[i];
+      yp[i] = v;
+    }
+    if (mean_out) {
+      mean_out[r] = m;
+      rstd_out[r] = rs;
+    }
+  }
+}
+
+void verify_batch_norm(const VerifyContext& c) {
+  c.num_ints(2);
+  c.num_floats(1);
+  bool hw = c.ints()[0] != 0, hb = c.ints()[1] != 0;
+  c.require(c.num_inputs() == 3u + hw + hb, "input count does not match has_weight/has_bias");
+  c.require(c.num_outputs() >= 1 && c.num_outputs() <= 3, "expects 1 to 3 outputs");
+  const ValueDesc& x = c.in(0);
+  c.require(x.shape.size() >= 2, "input needs a channel dim");
+  c.dtype(x, DType::Float32, "input");
+  for (std::size_t j = 1; j < c.num_inputs(); ++j) {
+    c.dtype(c.in(j), DType::Float32, "parameter");
+    c.shape(c.in(j), {x.shape[1]}, "parameter");
+  }
+  c.shape(c.out(0), x.shape, "output");
+  c.dtype(c.out(0), DType::Float32, "output");
+  for (std::size_t j = 1; j < c.num_outputs(); ++j)
+    c.require(c.out(j).numel == 0, "extra outputs must be empty");
+}
+
+void run_batch_norm(const KernelContext& c) {
+  TensorRef x = c.in(0), y = c.out(0);
+  bool hw = c.ints()[0] != 0, hb = c.ints()[1] != 0;
+  const float* w = hw ? c.in(1).f32() : nullptr;
+  const float* b = hb ? c.in(1 + hw).f32() : nullptr;
+  const float* mean = c.in(1 + hw + hb).f32();
+  const float* var = c.in(2 + hw + hb).f32();
+  double eps = c.floats()[0];
+  std::int64_t n = x.dim(0), ch = x.dim(1), inner = 1;
+  for (std::size_t d = 2; d < x.ndim(); ++d) inner *= x.dim(d);
+  for (std::int64_t k = 0; k < ch; ++k) {
+    float scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(var[k]) + eps));
+    if (w) scale *= w[k];
+    float shift = (b ? b[k] : 0.0f) - mean[k] * scale;
+    for (std::int64_t i = 0; i < n; ++i) {
+      const float* xp = x.f32() + (i * ch + k) * inner;
+      float* yp = y.f32() + (i * ch + k) * inner;
+      for (std::int64_t j = 0; j < inner; ++j) yp[j] = xp[j] * scale + shift;
+    }
+  }
+}
+
+}  // namespace
+
+void register_normalization_kernels(KernelRegistry& registry) {
+  registry.add({"softmax", verify_softmax, run_softmax<false>});
+  registry.add({"log_softmax", verify_softmax, run_softmax<true>});
+  registry.add({"layer_norm", verify_layer_norm, run_layer_norm});
+  registry.add({"batch_norm", verify_batch_norm, run_batch_norm});
+}
+
+}  // namespace glassbox::runtime

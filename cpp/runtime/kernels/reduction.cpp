@@ -1,0 +1,158 @@
+// Reductions over a set of dims: sum, mean, amax, amin, var. float32 in and out.
+//   ints [keepdim, dim...]   floats [] or, for var, [correction]
+// The output shape is the input shape with the reduced dims set to 1 (keepdim) or removed.
+// Accumulation is in double. When the reduced dims are the trailing ones each output is one
+// contiguous run; otherwise a general pass scatters every input element to its output.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "runtime/kernel.hpp"
+
+namespace glassbox::runtime {
+namespace {
+
+enum class Reduce { Sum, Mean, Amax, Amin, Var };
+
+std::vector<char> reduced_mask(const std::vector<std::int64_t>& ints, std::size_t ndim) {
+  std::vector<char> mask(ndim, 0);
+  for (std::size_t j = 1; j < ints.size(); ++j) mask[normalize_dim(ints[j], ndim)] = 1;
+  return mask;
+}
+
+template <Reduce R>
+void verify(const VerifyContext& c) {
+  c.arity(1, 1);
+  c.require(!c.ints().empty(), "missing keepdim");
+  c.num_floats(R == Reduce::Var ? 1 : 0);
+  const ValueDesc &in = c.in(0), &out = c.out(0);
+  c.dtype(in, DType::Float32, "input");
+  c.dtype(out, DType::Float32, "output");
+  std::size_t nd = in.shape.size();
+  std::vector<char> mask(nd, 0);
+  for (std::size_t j = 1; j < c.ints().size(); ++j) {
+    std::int64_t d = normalize_dim(c.ints()[j], nd);
+    c.require(d >= 0 && !mask[d], "bad or repeated reduction dim");
+    mask[d] = 1;
+  }
+  Shape expected;
+  std::int64_t count = 1;
+  for (std::size_t d = 0; d < nd; ++d) {
+    if (mask[d]) {
+      count *= in.shape[d];
+      if (c.ints()[0]) expected.push_back(1);
+    } else {
+      expected.push_back(in.shape[d]);
+    }
+  }
+  c.shape(out, expected, "output");
+  if (R == Reduce::Amax || R == Reduce::Amin) {
+    c.require(count > 0 || out.numel == 0, "max/min of an empty set");
+  }
+}
+
+template <Reduce R>
+double init() {
+  if (R == Reduce::Amax) return -std::numeric_limits<double>::infinity();
+  if (R == Reduce::Amin) return std::numeric_limits<double>::infinity();
+  return 0.0;
+}
+
+template <Reduce R>
+inline void combine(double& acc, double x) {
+  if (R == Reduce::Amax)
+    acc = (x != x || x > acc) ? x : acc;
+  else if (R == Reduce::Amin)
+    acc = (x != x || x < acc) ? x : acc;
+  else
+    acc += x;
+}
+
+// acc[o] combined over all inputs mapped to o; `center` (per output) subtracted and squared if set.
+template <Reduce R>
+void accumulate(const float* x, const Shape& shape, const std::vector<char>& mask,
+                std::vector<double>& acc, const std::vector<double>* center) {
+  std::size_t nd = shape.size();
+  std::int64_t n = numel_of(shape);
+  if (n == 0) return;
+  // Output strides expressed over input dims (0 on reduced dims).
+  std::vector<std::int64_t> ostride(nd, 0);
+  std::int64_t s = 1;
+  bool trailing = true, seen_kept = false;
+  for (std::size_t k = nd; k-- > 0;) {
+    if (!mask[k]) {
+      ostride[k] = s;
+      s *= shape[k];
+      seen_kept = true;
+    } else if (seen_kept) {
+      trailing = false;
+    }
+  }
+  if (trailing) {
+    std::int64_t outs = static_cast<std::int64_t>(acc.size());
+    std::int64_t run = outs ? n / outs : 0;
+    for (std::int64_t o = 0; o < outs; ++o) {
+      double a = acc[o];
+      const float* row = x + o * run;
+      if (center) {
+        double m = (*center)[o];
+        for (std::int64_t i = 0; i < run; ++i) a += (row[i] - m) * (row[i] - m);
+      } else {
+        for (std::int64_t i = 0; i < run; ++i) combine<R>(a, row[i]);
+      }
+      acc[o] = a;
+    }
+    return;
+  }
+  std::vector<std::int64_t> index(nd, 0);
+  std::int64_t o = 0;
+  for (std::int64_t i = 0; i < n; ++i) {
+    if (center) {
+      double d = x[i] - (*center)[o];
+      acc[o] += d * d;
+    } else {
+      combine<R>(acc[o], x[i]);
+    }
+    for (std::size_t k = nd; k-- > 0;) {
+      if (++index[k] < shape[k]) {
+        o += ostride[k];
+        break;
+      }
+      o -= ostride[k] * (shape[k] - 1);
+      index[k] = 0;
+    }
+  }
+}
+
+template <Reduce R>
+void run(const KernelContext& c) {
+  TensorRef in = c.in(0), out = c.out(0);
+  std::vector<char> mask = reduced_mask(c.ints(), in.ndim());
+  std::int64_t outs = out.numel();
+  std::int64_t count = outs ? in.numel() / outs : 0;
+  constexpr Reduce first = (R == Reduce::Mean || R == Reduce::Var) ? Reduce::Sum : R;
+  std::vector<double> acc(static_cast<std::size_t>(outs), init<first>());
+  accumulate<first>(in.f32(), in.shape(), mask, acc, nullptr);
+  if (R == Reduce::Mean || R == Reduce::Var) {
+    for (double& a : acc) a /= static_cast<double>(count);
+  }
+  if (R == Reduce::Var) {
+    std::vector<double> sq(acc.size(), 0.0);
+    accumulate<Reduce::Sum>(in.f32(), in.shape(), mask, sq, &acc);
+    double denom = static_cast<double>(count) - c.floats()[0];
+    for (std::size_t o = 0; o < sq.size(); ++o) acc[o] = denom > 0 ? sq[o] / denom : NAN;
+  }
+  for (std::int64_t o = 0; o < outs; ++o) out.f32()[o] = static_cast<float>(acc[o]);
+}
+
+}  // namespace
+
+void register_reduction_kernels(KernelRegistry& registry) {
+  registry.add({"sum", verify<Reduce::Sum>, run<Reduce::Sum>});
+  registry.add({"mean", verify<Reduce::Mean>, run<Reduce::Mean>});
+  registry.add({"amax", verify<Reduce::Amax>, run<Reduce::Amax>});
+  registry.add({"amin", verify<Reduce::Amin>, run<Reduce::Amin>});
+  registry.add({"var", verify<Reduce::Var>, run<Reduce::Var>});
+}
+
+}  // namespace glassbox::runtime

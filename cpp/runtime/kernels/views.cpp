@@ -1,0 +1,230 @@
+// Views and copies. Reshapes are not instructions at all: they are Alias slots sharing memory.
+// Everything that changes the order of elements is one gather into a contiguous output.
+//   copy_strided (in) -> out    ints [offset, stride x ndim(out)]: out[i] = in[offset + i . stride]
+//                               (permute, transpose, expand, slice, select, clone, ...)
+//   cat          (in...) -> out ints [dim]
+//   convert      (in) -> out    dtype conversion, same shape
+//   full         () -> out      floats [value]
+//   arange       () -> out      floats [start, step]
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+#include "runtime/kernel.hpp"
+
+namespace glassbox::runtime {
+namespace {
+
+void verify_copy_strided(const VerifyContext& c) {
+  c.arity(1, 1);
+  const ValueDesc &in = c.in(0), &out = c.out(0);
+  c.require(in.dtype == out.dtype, "input and output dtypes differ");
+  c.num_ints(1 + out.shape.size());
+  if (out.numel == 0) return;
+  std::int64_t lo = c.ints()[0], hi = c.ints()[0];
+  for (std::size_t d = 0; d < out.shape.size(); ++d) {
+    std::int64_t s = c.ints()[1 + d];
+    c.require(s >= -(std::int64_t{1} << 40) && s <= (std::int64_t{1} << 40), "stride out of range");
+    if (s >= 0)
+      hi += s * (out.shape[d] - 1);
+    else
+      lo += s * (out.shape[d] - 1);
+  }
+  c.require(lo >= 0 && hi < in.numel, "the view reaches outside its input");
+}
+
+void run_copy_strided(const KernelContext& c) {
+  TensorRef in = c.in(0), out = c.out(0);
+  const Shape& shape = out.shape();
+  std::int64_t n = out.numel();
+  if (n == 0) return;
+  std::size_t nd = shape.size(), elem = element_size(out.dtype());
+  const std::int64_t* strides = c.ints().data() + 1;
+  const auto* src = static_cast<const std::uint8_t*>(in.data);
+  auto* dst = static_cast<std::uint8_t*>(out.data);
+  // Innermost run is contiguous in the input: copy rows at once.
+  std::int64_t inner = nd ? shape[nd - 1] : 1;
+  bool inner_contig = nd == 0 || strides[nd - 1] == 1;
+  std::int64_t rows = n / inner;
+  std::int64_t index[16] = {0};
+  std::int64_t offset = c.ints()[0];
+  for (std::int64_t r = 0; r < rows; ++r) {
+    if (inner_contig) {
+      std::memcpy(dst + r * inner * elem, src + offset * elem, inner * elem);
+    } else {
+      std::int64_t s = strides[nd - 1];
+      if (elem == 4) {
+        const float* sp = reinterpret_cast<const float*>(src) + offset;
+        float* dp = reinterpret_cast<float*>(dst) + r * inner;
+        for (std::int64_t i = 0; i < inner; ++i) dp[i] = sp[i * s];
+      } else {
+        for (std::int64_t i = 0; i < inner; ++i) {
+          std::memcpy(dst + (r * inner + i) * elem, src + (offset + i * s) * elem, elem);
+        }
+      }
+    }
+    for (std::size_t k = nd - (nd ? 1 : 0); k-- > 0;) {
+      if (++index[k] < shape[k]) {
+        offset += strides[k];
+        break;
+      }
+      offset -= strides[k] * (shape[k] - 1);
+      index[k] = 0;
+    }
+  }
+}
+
+void verify_cat(const VerifyContext& c) {
+  c.require(c.num_inputs() >= 1 && c.num_outputs() == 1, "expects inputs and one output");
+  c.num_ints(1);
+  const ValueDesc& out = c.out(0);
+  std::int64_t dim = normalize_dim(c.ints()[0], out.shape.size());
+  c.require(dim >= 0, "dim out of range");
+  std::int64_t total = 0;
+  for (std::size_t j = 0; j < c.num_inputs(); ++j) {
+    const ValueDesc& in = c.in(j);
+    c.require(in.dtype == out.dtype, "dtypes differ");
+    c.require(in.shape.size() == out.shape.size(), "ranks differ");
+    for (std::size_t d = 0; d < in.shape.size(); ++d) {
+      if (static_cast<std::int64_t>(d) != dim)
+        c.require(in.shape[d] == out.shape[d], "shapes differ outside dim");
+    }
+    total += in.shape[dim];
+  }
+  c.require(total == out.shape[dim], "sizes along dim do not add up");
+}
+
+void run_cat(const KernelContext& c) {
+  TensorRef out = c.out(0);
+  std::int64_t dim = normalize_dim(c.ints()[0], out.ndim());
+  std::size_t elem = element_size(out.dtype());
+  std::int64_t outer = 1, inner = 1;
+  for (std::int64_t d = 0; d < dim; ++d) outer *= out.dim(d);
+  for (std::size_t d = dim + 1; d < out.ndim(); ++d) inner *= out.dim(d);
+  std::int64_t out_row = out.dim(dim) * inner;
+  std::int64_t at = 0;
+  auto* dst = static_cast<std::uint8_t*>(out.data);
+  for (std::size_t j = 0; j < c.num_inputs(); ++j) {
+    TensorRef in = c.in(j);
+    std::int64_t row = in.dim(dim) * inner;
+    const auto* src = static_cast<const std::uint8_t*>(in.data);
+    for (std::int64_t o = 0; o < outer && row > 0; ++o) {
+      std::memcpy(dst + (o * out_row + at) * elem, src + o * row * elem, row * elem);
+    }
+    at += row;
+  }
+}
+
+void verify_convert(const VerifyContext& c) {
+  c.arity(1, 1);
+  c.shape(c.out(0), c.in(0).shape, "output");
+}
+
+template <typename From, typename To>
+void convert(const From* src, To* dst, std::int64_t n) {
+  for (std::int64_t i = 0; i < n; ++i) {
+    if constexpr (std::is_same_v<To, bool>) {
+      dst[i] = src[i] != From(0);
+    } else if constexpr (std::is_floating_point_v<From> && std::is_integral_v<To>) {
+      From v = src[i];
+      // Out-of-range float to int is undefined in C++: saturate (NaN becomes 0).
+      if (!(v == v))
+        dst[i] = 0;
+      else if (v >= static_cast<From>(std::numeric_limits<To>::max()))
+        dst[i] = std::numeric_limits<To>::max();
+      else if (v <= static_cast<From>(std::numeric_limits<To>::min()))
+        dst[i] = std::numeric_limits<To>::min();
+      else
+        dst[i] = static_cast<To>(v);
+    } else {
+      dst[i] = static_cast<To>(src[i]);
+    }
+  }
+}
+
+template <typename From>
+void convert_to(const From* src, const TensorRef& out, std::int64_t n) {
+  switch (out.dtype()) {
+    case DType::Float32:
+      convert(src, out.f32(), n);
+      break;
+    case DType::Int64:
+      convert(src, out.i64(), n);
+      break;
+    case DType::Bool:
+      convert(src, out.b8(), n);
+      break;
+  }
+}
+
+void run_convert(const KernelContext& c) {
+  TensorRef in = c.in(0), out = c.out(0);
+  switch (in.dtype()) {
+    case DType::Float32:
+      convert_to(in.f32(), out, in.numel());
+      break;
+    case DType::Int64:
+      convert_to(in.i64(), out, in.numel());
+      break;
+    case DType::Bool:
+      convert_to(in.b8(), out, in.numel());
+      break;
+  }
+}
+
+void verify_full(const VerifyContext& c) {
+  c.arity(0, 1);
+  c.num_floats(1);
+}
+
+void run_full(const KernelContext& c) {
+  TensorRef out = c.out(0);
+  double v = c.floats()[0];
+  std::int64_t n = out.numel();
+  switch (out.dtype()) {
+    case DType::Float32:
+      for (std::int64_t i = 0; i < n; ++i) out.f32()[i] = static_cast<float>(v);
+      break;
+    case DType::Int64: {
+      std::int64_t iv = 0;
+      convert(&v, &iv, 1);
+      for (std::int64_t i = 0; i < n; ++i) out.i64()[i] = iv;
+      break;
+    }
+    case DType::Bool:
+      for (std::int64_t i = 0; i < n; ++i) out.b8()[i] = v != 0.0;
+      break;
+  }
+}
+
+void verify_arange(const VerifyContext& c) {
+  c.arity(0, 1);
+  c.num_floats(2);
+  c.require(c.out(0).shape.size() == 1, "output must be 1-d");
+  c.require(c.out(0).dtype != DType::Bool, "output must be numeric");
+}
+
+void run_arange(const KernelContext& c) {
+  TensorRef out = c.out(0);
+  double start = c.floats()[0], step = c.floats()[1];
+  for (std::int64_t i = 0; i < out.numel(); ++i) {
+    double v = start + step * static_cast<double>(i);
+    if (out.dtype() == DType::Float32)
+      out.f32()[i] = static_cast<float>(v);
+    else
+      convert(&v, out.i64() + i, 1);
+  }
+}
+
+}  // namespace
+
+void register_view_kernels(KernelRegistry& registry) {
+  registry.add({"copy_strided", verify_copy_strided, run_copy_strided});
+  registry.add({"cat", verify_cat, run_cat});
+  registry.add({"convert", verify_convert, run_convert});
+  registry.add({"full", verify_full, run_full});
+  registry.add({"arange", verify_arange, run_arange});
+}
+
+}  // namespace glassbox::runtime

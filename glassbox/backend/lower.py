@@ -1,0 +1,694 @@
+"""Lowering: ATen nodes of an FX graph to the instructions of a native program.
+
+Each supported ATen op has a handler that reads the node's arguments and its ``meta["val"]``
+(shapes and dtypes) and emits instructions over :class:`Slot` values. Views are kept pending and
+only copied when a consumer needs contiguous memory (see :mod:`glassbox.backend.program`).
+"""
+
+from __future__ import annotations
+
+import operator
+
+import torch
+
+from glassbox.backend import elementwise as ew
+from glassbox.backend.program import (
+    ALIAS,
+    BOOL,
+    CONSTANT,
+    FLOAT32,
+    INPUT,
+    INT64,
+    Instr,
+    Slot,
+    View,
+    contiguous_strides,
+    numel,
+)
+
+aten = torch.ops.aten
+
+DTYPES = {torch.float32: FLOAT32, torch.int64: INT64, torch.bool: BOOL}
+
+
+class Unsupported(Exception):
+    """This node cannot run natively; the partitioner sends it to PyTorch."""
+
+
+def dtype_code(dtype) -> int:
+    if dtype not in DTYPES:
+        raise Unsupported(f"dtype {dtype}")
+    return DTYPES[dtype]
+
+
+def meta_val(node):
+    return node.meta.get("val")
+
+
+def static_shape(t) -> tuple[int, ...]:
+    shape = []
+    for d in t.shape:
+        if not isinstance(d, int):
+            try:
+                d = int(d)
+            except Exception as e:
+                raise Unsupported("symbolic shape") from e
+        shape.append(d)
+    return tuple(shape)
+
+
+class Lowerer:
+    """Lowers one segment of nodes. ``env`` maps FX nodes to slots (or tuples of slots)."""
+
+    def __init__(self) -> None:
+        self.instrs: list[Instr] = []
+        self.constants: list[bytes] = []
+        self.env: dict = {}
+
+    # -- slots -------------------------------------------------------------------------------
+    def new_slot(self, val) -> Slot:
+        return Slot(dtype_code(val.dtype), static_shape(val))
+
+    def input_slot(self, val, position: int) -> Slot:
+        return Slot(dtype_code(val.dtype), static_shape(val), kind=INPUT, index=position)
+
+    def constant_slot(self, tensor: torch.Tensor) -> Slot:
+        t = tensor.detach().contiguous().cpu()
+        slot = Slot(dtype_code(t.dtype), tuple(t.shape), kind=CONSTANT, index=len(self.constants))
+        self.constants.append(t.numpy().tobytes() if t.dtype != torch.bool else t.numpy().tobytes())
+        return slot
+
+    def alias(self, slot: Slot, shape) -> Slot:
+        slot = self.contiguous(slot)
+        return Slot(slot.dtype, tuple(shape), kind=ALIAS, alias_of=slot.root())
+
+    def view_of(self, slot: Slot, shape, strides, offset) -> Slot:
+        """A pending strided view (over the contiguous memory of ``slot``'s base)."""
+        if slot.view is not None and slot.materialized is None:
+            base = slot.view.base
+        else:
+            base = self.contiguous(slot)
+        return Slot(base.dtype, tuple(shape), view=View(base, tuple(strides), offset))
+
+    def layout(self, slot: Slot):
+        """(base, strides, offset) of a slot, pending view or not."""
+        if slot.view is not None and slot.materialized is None:
+            return slot.view.base, slot.view.strides, slot.view.offset
+        s = self.contiguous(slot)
+        return s, contiguous_strides(s.shape), 0
+
+    def contiguous(self, slot: Slot) -> Slot:
+        if slot.view is None:
+            return slot
+        if slot.materialized is None:
+            v = slot.view
+            if (
+                v.offset == 0
+                and v.strides == contiguous_strides(slot.shape)
+                and numel(slot.shape) == numel(v.base.shape)
+            ):
+                slot.materialized = Slot(slot.dtype, slot.shape, kind=ALIAS, alias_of=v.base.root())
+            else:
+                out = Slot(slot.dtype, slot.shape)
+                self.emit("copy_strided", [v.base], [out], [v.offset, *v.strides])
+                slot.materialized = out
+        return slot.materialized
+
+    def broadcastable(self, slot: Slot) -> Slot:
+        """For elementwise operands: an expanded view is read through broadcasting, no copy."""
+        if slot.view is None or slot.materialized is not None:
+            return slot
+        v = slot.view
+        reduced = tuple(1 if st == 0 else d for d, st in zip(slot.shape, v.strides, strict=False))
+        expect = contiguous_strides(reduced)
+        if (
+            v.offset == 0
+            and numel(reduced) == numel(v.base.shape)
+            and all(st == e for st, e, d in zip(v.strides, expect, reduced, strict=False) if d != 1)
+        ):
+            return Slot(slot.dtype, reduced, kind=ALIAS, alias_of=v.base.root())
+        return self.contiguous(slot)
+
+    def emit(self, op, inputs, outputs, ints=(), floats=()) -> Instr:
+        ins = Instr(
+            op, list(inputs), list(outputs), [int(i) for i in ints], [float(f) for f in floats]
+        )
+        self.instrs.append(ins)
+        return ins
+
+    # -- nodes -------------------------------------------------------------------------------
+    def arg(self, a):
+        if isinstance(a, torch.fx.Node):
+            return self.env[a]
+        if isinstance(a, (list, tuple)):
+            return type(a)(self.arg(x) for x in a)
+        return a
+
+    def lower_node(self, node) -> None:
+        handler = HANDLERS.get(node.target)
+        if handler is None:
+            raise Unsupported(str(node.target))
+        args = [self.arg(a) for a in node.args]
+        kwargs = {k: self.arg(v) for k, v in node.kwargs.items()}
+        self.env[node] = handler(self, node, *args, **kwargs)
+
+
+def check_supported(node) -> None:
+    """Raise Unsupported unless this node can be lowered (op known, static float/int/bool)."""
+    if node.target not in HANDLERS:
+        raise Unsupported(str(node.target))
+    vals = meta_val(node)
+    vals = vals if isinstance(vals, (list, tuple)) else [vals]
+    for v in vals:
+        if isinstance(v, torch.Tensor):
+            dtype_code(v.dtype)
+            static_shape(v)
+        elif v is not None and node.target is not operator.getitem:
+            raise Unsupported("non-tensor output")
+    for a in node.all_input_nodes:
+        v = meta_val(a)
+        if isinstance(v, torch.Tensor):
+            dtype_code(v.dtype)
+            static_shape(v)
+        elif not isinstance(v, (list, tuple)):
+            raise Unsupported("non-tensor input")
+    check = CHECKS.get(node.target)
+    if check is not None:
+        try:
+            check(node)
+        except Unsupported:
+            raise
+        except Exception as e:  # a check that cannot read the node: do not lower it
+            raise Unsupported(f"{node.target}: {e}") from e
+
+
+# -- handlers ----------------------------------------------------------------------------------
+HANDLERS: dict = {}
+CHECKS: dict = {}
+
+
+def handles(*targets, check=None):
+    def register(fn):
+        for t in targets:
+            HANDLERS[t] = fn
+            if check is not None:
+                CHECKS[t] = check
+        return fn
+
+    return register
+
+
+def out_slot(lw: Lowerer, node) -> Slot:
+    return lw.new_slot(meta_val(node))
+
+
+# Elementwise ------------------------------------------------------------------------------------
+def operand(lw: Lowerer, e: ew.Expr, x):
+    if isinstance(x, Slot):
+        return e.inp(lw.broadcastable(x))
+    if isinstance(x, bool):
+        return e.const(1.0 if x else 0.0)
+    if isinstance(x, (int, float)):
+        return e.const(float(x))
+    raise Unsupported(f"operand {type(x).__name__}")
+
+
+INT_SAFE = {
+    aten.add.Tensor, aten.add.Scalar, aten.sub.Tensor, aten.sub.Scalar, aten.rsub.Scalar,
+    aten.mul.Tensor, aten.mul.Scalar, aten.neg.default, aten.abs.default, aten.maximum.default,
+    aten.minimum.default, aten.where.self, aten.clamp.default, aten.masked_fill.Scalar,
+}  # fmt: skip
+
+
+def ew_check(node):
+    dtype = meta_val(node).dtype
+    if dtype == torch.int64 and node.target not in INT_SAFE:
+        raise Unsupported("int64 result of a non-integer op")
+    if dtype not in (torch.float32, torch.bool, torch.int64):
+        raise Unsupported("elementwise on unsupported dtype")
+    if node.target in (aten.bitwise_and.Tensor, aten.bitwise_or.Tensor, aten.bitwise_not.default):
+        if any(meta_val(a).dtype != torch.bool for a in node.all_input_nodes):
+            raise Unsupported("bitwise op on non-bool")
+
+
+def elementwise(build):
+    """Wrap a builder ``build(e, *operands, **kw) -> ref`` into a node handler."""
+
+    def handler(lw: Lowerer, node, *args, **kwargs):
+        e = ew.Expr()
+        ops = [operand(lw, e, a) if isinstance(a, (Slot, int, float)) else a for a in args]
+        result = build(e, *ops, **kwargs)
+        out = out_slot(lw, node)
+        lw.instrs.append(ew.make_instr(e, result, out))
+        return out
+
+    return handler
+
+
+def binary(name):
+    return elementwise(lambda e, a, b: e.op(name, a, b))
+
+
+def unary(name):
+    return elementwise(lambda e, a: e.op(name, a))
+
+
+def with_alpha(name):
+    def build(e, a, b, alpha=1):
+        if alpha != 1:
+            b = e.op("MUL", b, e.const(alpha))
+        return e.op(name, a, b)
+
+    return elementwise(build)
+
+
+for _t, _n in [
+    (aten.add.Tensor, "ADD"), (aten.add.Scalar, "ADD"), (aten.sub.Tensor, "SUB"),
+    (aten.sub.Scalar, "SUB"), (aten.rsub.Scalar, "RSUB"),
+]:  # fmt: skip
+    if _n != "RSUB":
+        handles(_t, check=ew_check)(with_alpha(_n))
+handles(aten.rsub.Scalar, check=ew_check)(
+    elementwise(lambda e, a, b, alpha=1: e.op("SUB", b, e.op("MUL", a, e.const(alpha))))
+)
+for _t, _n in [
+    (aten.mul.Tensor, "MUL"), (aten.mul.Scalar, "MUL"), (aten.div.Tensor, "DIV"),
+    (aten.div.Scalar, "DIV"), (aten.pow.Tensor_Tensor, "POW"), (aten.maximum.default, "MAX"),
+    (aten.minimum.default, "MIN"), (aten.eq.Tensor, "EQ"), (aten.eq.Scalar, "EQ"),
+    (aten.ne.Tensor, "NE"), (aten.ne.Scalar, "NE"), (aten.lt.Tensor, "LT"), (aten.lt.Scalar, "LT"),
+    (aten.le.Tensor, "LE"), (aten.le.Scalar, "LE"), (aten.gt.Tensor, "GT"), (aten.gt.Scalar, "GT"),
+    (aten.ge.Tensor, "GE"), (aten.ge.Scalar, "GE"), (aten.logical_and.default, "AND"),
+    (aten.logical_or.default, "OR"), (aten.bitwise_and.Tensor, "AND"),
+    (aten.bitwise_or.Tensor, "OR"),
+]:  # fmt: skip
+    handles(_t, check=ew_check)(binary(_n))
+for _t, _n in [
+    (aten.neg.default, "NEG"), (aten.abs.default, "ABS"), (aten.relu.default, "RELU"),
+    (aten.sigmoid.default, "SIGMOID"), (aten.tanh.default, "TANH"), (aten.exp.default, "EXP"),
+    (aten.log.default, "LOG"), (aten.sqrt.default, "SQRT"), (aten.rsqrt.default, "RSQRT"),
+    (aten.reciprocal.default, "RECIP"), (aten.erf.default, "ERF"), (aten.silu.default, "SILU"),
+    (aten.logical_not.default, "NOT"), (aten.sin.default, "SIN"), (aten.cos.default, "COS"),
+    (aten.log1p.default, "LOG1P"), (aten.expm1.default, "EXPM1"), (aten.floor.default, "FLOOR"),
+    (aten.ceil.default, "CEIL"), (aten.round.default, "ROUND"), (aten.sign.default, "SIGN"),
+    (aten.isnan.default, "ISNAN"), (aten.bitwise_not.default, "NOT"),
+]:  # fmt: skip
+    handles(_t, check=ew_check)(unary(_n))
+
+
+@handles(aten.pow.Tensor_Scalar, check=ew_check)
+@elementwise
+def _pow_scalar(e, a, b):
+    if b[0] == "op" and e.ops[b[1]][0] == ew.OP["CONST"]:
+        exponent = e.ops[b[1]][2]
+        if exponent == 2.0:
+            return e.op("MUL", a, a)
+        if exponent == 0.5:
+            return e.op("SQRT", a)
+        if exponent == -1.0:
+            return e.op("RECIP", a)
+    return e.op("POW", a, b)
+
+
+@handles(aten.gelu.default, check=ew_check)
+@elementwise
+def _gelu(e, a, approximate="none"):
+    return e.op("GELU_TANH" if approximate == "tanh" else "GELU", a)
+
+
+@handles(aten.where.self, check=ew_check)
+@elementwise
+def _where(e, c, a, b):
+    return e.op("WHERE", c, a, b)
+
+
+@handles(aten.clamp.default, check=ew_check)
+@elementwise
+def _clamp(e, a, lo=None, hi=None):
+    if lo is not None:
+        a = e.op("MAX", a, e.const(lo) if not isinstance(lo, tuple) else lo)
+    if hi is not None:
+        a = e.op("MIN", a, e.const(hi) if not isinstance(hi, tuple) else hi)
+    return a
+
+
+@handles(aten.masked_fill.Scalar, check=ew_check)
+@elementwise
+def _masked_fill(e, a, mask, value):
+    return e.op("WHERE", mask, value, a)
+
+
+@handles(aten.threshold_backward.default, check=ew_check)
+@elementwise
+def _threshold_backward(e, grad, x, threshold):
+    return e.op("WHERE", e.op("LE", x, threshold), e.const(0.0), grad)
+
+
+@handles(aten.sigmoid_backward.default, check=ew_check)
+@elementwise
+def _sigmoid_backward(e, grad, y):
+    return e.op("MUL", grad, e.op("MUL", y, e.op("SUB", e.const(1.0), y)))
+
+
+@handles(aten.tanh_backward.default, check=ew_check)
+@elementwise
+def _tanh_backward(e, grad, y):
+    return e.op("MUL", grad, e.op("SUB", e.const(1.0), e.op("MUL", y, y)))
+
+
+# GEMM -------------------------------------------------------------------------------------------
+def gemm_operand(lw: Lowerer, slot: Slot):
+    """(slot, transposed): a transpose of the last two dims is folded into the product."""
+    base, strides, offset = lw.layout(slot)
+    nd = len(slot.shape)
+    if offset == 0 and nd >= 2 and numel(base.shape) == numel(slot.shape):
+        want_t = list(contiguous_strides(slot.shape[:-2] + (slot.shape[-1], slot.shape[-2])))
+        want_t[-1], want_t[-2] = want_t[-2], want_t[-1]
+        if tuple(strides) == tuple(want_t) and any(d != 1 for d in slot.shape):
+            t_shape = slot.shape[:-2] + (slot.shape[-1], slot.shape[-2])
+            return Slot(base.dtype, t_shape, kind=ALIAS, alias_of=base.root()), 1
+    return lw.contiguous(slot), 0
+
+
+def gemm_check(node):
+    for a in node.all_input_nodes:
+        if meta_val(a).dtype != torch.float32:
+            raise Unsupported("gemm on non-float32")
+
+
+@handles(aten.mm.default, check=gemm_check)
+def _mm(lw, node, a, b):
+    (a, ta), (b, tb) = gemm_operand(lw, a), gemm_operand(lw, b)
+    out = out_slot(lw, node)
+    lw.emit("mm", [a, b], [out], [ta, tb])
+    return out
+
+
+@handles(aten.bmm.default, check=gemm_check)
+def _bmm(lw, node, a, b):
+    (a, ta), (b, tb) = gemm_operand(lw, a), gemm_operand(lw, b)
+    out = out_slot(lw, node)
+    lw.emit("bmm", [a, b], [out], [ta, tb])
+    return out
+
+
+@handles(aten.addmm.default, check=gemm_check)
+def _addmm(lw, node, bias, a, b, beta=1, alpha=1):
+    (a, ta), (b, tb) = gemm_operand(lw, a), gemm_operand(lw, b)
+    out = out_slot(lw, node)
+    lw.emit("addmm", [lw.broadcastable(bias), a, b], [out], [ta, tb], [beta, alpha])
+    return out
+
+
+# Views ------------------------------------------------------------------------------------------
+def _view_strides(lw, x):
+    base, strides, offset = lw.layout(x)
+    return base, list(strides), offset
+
+
+@handles(aten.view.default, aten._unsafe_view.default, aten.reshape.default)
+def _reshape(lw, node, x, shape):
+    return lw.alias(x, static_shape(meta_val(node)))
+
+
+@handles(aten.squeeze.dim, aten.squeeze.dims, aten.squeeze.default, aten.unsqueeze.default)
+def _squeeze(lw, node, x, *dims):
+    shape = static_shape(meta_val(node))
+    if x.view is None or x.materialized is not None:
+        return lw.alias(x, shape)
+    base, strides, offset = _view_strides(lw, x)
+    keep = [(d, s) for d, s in zip(x.shape, strides, strict=False) if d != 1]
+    it = iter(keep)
+    new_strides = [next(it)[1] if d != 1 else 0 for d in shape]
+    return lw.view_of(x, shape, new_strides, offset)
+
+
+@handles(aten.clone.default, aten.alias.default, aten.lift_fresh_copy.default, aten.detach.default)
+def _clone(lw, node, x, **kwargs):
+    return x
+
+
+@handles(aten.permute.default)
+def _permute(lw, node, x, dims):
+    base, strides, offset = _view_strides(lw, x)
+    nd = len(x.shape)
+    dims = [d % nd for d in dims] if nd else []
+    return lw.view_of(x, [x.shape[d] for d in dims], [strides[d] for d in dims], offset)
+
+
+@handles(aten.t.default, aten.transpose.int)
+def _transpose(lw, node, x, d0=0, d1=1):
+    nd = len(x.shape)
+    if nd < 2:
+        return x
+    dims = list(range(nd))
+    d0, d1 = d0 % nd, d1 % nd
+    dims[d0], dims[d1] = dims[d1], dims[d0]
+    return _permute(lw, node, x, dims)
+
+
+@handles(aten.expand.default)
+def _expand(lw, node, x, sizes, implicit=False):
+    base, strides, offset = _view_strides(lw, x)
+    shape = static_shape(meta_val(node))
+    lead = len(shape) - len(x.shape)
+    new_strides = [0] * lead + [
+        0 if (x.shape[i] == 1 and shape[lead + i] != 1) else strides[i] for i in range(len(x.shape))
+    ]
+    return lw.view_of(x, shape, new_strides, offset)
+
+
+@handles(aten.slice.Tensor)
+def _slice(lw, node, x, dim=0, start=None, end=None, step=1):
+    base, strides, offset = _view_strides(lw, x)
+    dim %= len(x.shape)
+    size = x.shape[dim]
+    start = 0 if start is None else start
+    end = size if end is None else end
+    start = max(0, min(size, start + size if start < 0 else start))
+    end = max(start, min(size, end + size if end < 0 else end))
+    shape = list(x.shape)
+    shape[dim] = (end - start + step - 1) // step
+    offset += start * strides[dim]
+    strides[dim] *= step
+    return lw.view_of(x, shape, strides, offset)
+
+
+@handles(aten.select.int)
+def _select(lw, node, x, dim, index):
+    base, strides, offset = _view_strides(lw, x)
+    dim %= len(x.shape)
+    index = index + x.shape[dim] if index < 0 else index
+    offset += index * strides[dim]
+    shape = list(x.shape)
+    del shape[dim], strides[dim]
+    return lw.view_of(x, shape, strides, offset)
+
+
+@handles(aten.split_with_sizes.default, aten.split.Tensor)
+def _split(lw, node, x, sizes, dim=0):
+    dim %= len(x.shape)
+    if isinstance(sizes, int):
+        n = x.shape[dim]
+        sizes = [min(sizes, n - i) for i in range(0, n, sizes)] or [0]
+    outs, start = [], 0
+    for size in sizes:
+        outs.append(_slice(lw, node, x, dim, start, start + size, 1))
+        start += size
+    return tuple(outs)
+
+
+@handles(aten.cat.default)
+def _cat(lw, node, tensors, dim=0):
+    out = out_slot(lw, node)
+    ins = [
+        lw.contiguous(t) for t in tensors if numel(t.shape) > 0 or len(t.shape) == len(out.shape)
+    ]
+    ins = [t for t in ins if len(t.shape) == len(out.shape)]
+    lw.emit("cat", ins, [out], [dim % len(out.shape)])
+    return out
+
+
+@handles(aten._to_copy.default)
+def _to_copy(lw, node, x, **kwargs):
+    out = out_slot(lw, node)
+    if out.dtype == x.dtype:
+        return x
+    lw.emit("convert", [lw.contiguous(x)], [out])
+    return out
+
+
+@handles(aten.full.default)
+def _full(lw, node, size, value, **kwargs):
+    out = out_slot(lw, node)
+    lw.emit("full", [], [out], [], [float(value)])
+    return out
+
+
+@handles(aten.scalar_tensor.default)
+def _scalar_tensor(lw, node, value, **kwargs):
+    out = out_slot(lw, node)
+    lw.emit("full", [], [out], [], [float(value)])
+    return out
+
+
+@handles(aten.arange.start_step)
+def _arange(lw, node, start, end, step=1, **kwargs):
+    out = out_slot(lw, node)
+    lw.emit("arange", [], [out], [], [float(start), float(step)])
+    return out
+
+
+@handles(operator.getitem)
+def _getitem(lw, node, xs, i):
+    return xs[i]
+
+
+# Reductions -------------------------------------------------------------------------------------
+def red_check(node):
+    out = meta_val(node)
+    out = out[0] if isinstance(out, (list, tuple)) else out
+    if meta_val(node.args[0]).dtype != torch.float32 or out.dtype != torch.float32:
+        raise Unsupported("reduction on non-float32")
+
+
+def _dims(x, dims):
+    nd = len(x.shape)
+    if dims is None or dims == [] or dims == ():
+        return list(range(nd))
+    return sorted(d % nd for d in dims) if nd else []
+
+
+def reduction(kind):
+    def handler(lw, node, x, dims=None, keepdim=False, **kwargs):
+        out = out_slot(lw, node)
+        lw.emit(kind, [lw.contiguous(x)], [out], [int(keepdim), *_dims(x, dims)])
+        return out
+
+    return handler
+
+
+handles(aten.sum.dim_IntList, aten.sum.default, check=red_check)(reduction("sum"))
+handles(aten.mean.dim, aten.mean.default, check=red_check)(reduction("mean"))
+handles(aten.amax.default, check=red_check)(reduction("amax"))
+handles(aten.amin.default, check=red_check)(reduction("amin"))
+
+
+@handles(aten.var.correction, check=red_check)
+def _var(lw, node, x, dims=None, correction=None, keepdim=False):
+    out = out_slot(lw, node)
+    corr = 1.0 if correction is None else float(correction)
+    lw.emit("var", [lw.contiguous(x)], [out], [int(keepdim), *_dims(x, dims)], [corr])
+    return out
+
+
+# Normalization ----------------------------------------------------------------------------------
+@handles(aten._softmax.default, check=red_check)
+def _softmax(lw, node, x, dim, half_to_float=False):
+    out = out_slot(lw, node)
+    lw.emit("softmax", [lw.contiguous(x)], [out], [dim])
+    return out
+
+
+@handles(aten._log_softmax.default, check=red_check)
+def _log_softmax(lw, node, x, dim, half_to_float=False):
+    out = out_slot(lw, node)
+    lw.emit("log_softmax", [lw.contiguous(x)], [out], [dim])
+    return out
+
+
+def _outs(lw, node):
+    return tuple(lw.new_slot(v) for v in meta_val(node))
+
+
+@handles(aten.native_layer_norm.default, check=red_check)
+def _layer_norm(lw, node, x, normalized_shape, weight, bias, eps):
+    outs = _outs(lw, node)
+    ins = [lw.contiguous(x)] + [lw.contiguous(t) for t in (weight, bias) if t is not None]
+    lw.emit(
+        "layer_norm", ins, list(outs),
+        [len(normalized_shape), int(weight is not None), int(bias is not None)], [eps],
+    )  # fmt: skip
+    return outs
+
+
+@handles(aten._native_batch_norm_legit_no_training.default, check=red_check)
+def _batch_norm(lw, node, x, weight, bias, mean, var, momentum, eps):
+    outs = _outs(lw, node)
+    ins = [lw.contiguous(x)] + [
+        lw.contiguous(t) for t in (weight, bias, mean, var) if t is not None
+    ]
+    lw.emit("batch_norm", ins, list(outs), [int(weight is not None), int(bias is not None)], [eps])
+    return outs
+
+
+# Convolution and pooling ------------------------------------------------------------------------
+def conv_check(node):
+    x = meta_val(node.args[0])
+    if x.dim() != 4 or node.args[6] or x.dtype != torch.float32:
+        raise Unsupported("only 2-d, non-transposed float32 convolution")
+
+
+@handles(aten.convolution.default, check=conv_check)
+def _conv(lw, node, x, w, b, stride, padding, dilation, transposed, output_padding, groups):
+    out = out_slot(lw, node)
+    ins = [lw.contiguous(x), lw.contiguous(w)] + ([lw.contiguous(b)] if b is not None else [])
+    ints = [int(b is not None), *stride, *padding, *dilation, groups]
+    lw.emit("conv2d", ins, [out], ints)
+    return out
+
+
+def pool_check(node):
+    x = meta_val(node.args[0])
+    if x.dim() != 4 or x.dtype != torch.float32:
+        raise Unsupported("only 4-d float32 pooling")
+
+
+def _pair(v, default=None):
+    if v is None or v == []:
+        v = default
+    v = list(v) if isinstance(v, (list, tuple)) else [v]
+    return v * 2 if len(v) == 1 else v
+
+
+@handles(aten.max_pool2d_with_indices.default, check=pool_check)
+def _max_pool(lw, node, x, kernel, stride=None, padding=0, dilation=1, ceil_mode=False):
+    outs = _outs(lw, node)
+    k = _pair(kernel)
+    ints = [*k, *_pair(stride, k), *_pair(padding), *_pair(dilation), int(ceil_mode)]
+    lw.emit("max_pool2d", [lw.contiguous(x)], list(outs), ints)
+    return outs
+
+
+@handles(aten.avg_pool2d.default, check=pool_check)
+def _avg_pool(
+    lw, node, x, kernel, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+    divisor_override=None,
+):  # fmt: skip
+    out = out_slot(lw, node)
+    k = _pair(kernel)
+    ints = [*k, *_pair(stride, k), *_pair(padding), int(ceil_mode), int(count_include_pad),
+            divisor_override or 0]  # fmt: skip
+    lw.emit("avg_pool2d", [lw.contiguous(x)], [out], ints)
+    return out
+
+
+@handles(aten._adaptive_avg_pool2d.default, check=pool_check)
+def _adaptive_avg(lw, node, x, output_size):
+    out = out_slot(lw, node)
+    lw.emit("adaptive_avg_pool2d", [lw.contiguous(x)], [out], list(output_size))
+    return out
+
+
+# Indexing ---------------------------------------------------------------------------------------
+@handles(aten.embedding.default)
+def _embedding(lw, node, weight, indices, *rest):
+    out = out_slot(lw, node)
+    lw.emit("embedding", [lw.contiguous(weight), lw.contiguous(indices)], [out])
+    return out
+
+
+@handles(aten.index_select.default)
+def _index_select(lw, node, x, dim, index):
+    out = out_slot(lw, node)
+    lw.emit("index_select", [lw.contiguous(x), lw.contiguous(index)], [out], [dim])
+    return out

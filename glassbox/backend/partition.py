@@ -1,0 +1,117 @@
+"""Partitioning an FX graph into native segments and PyTorch fallback segments.
+
+Nodes are taken in graph order; a run of consecutive supported nodes is a native segment and a run
+of unsupported ones a fallback segment. Before that, unsupported nodes are moved as late as their
+users allow so that they gather together and crossings stay few. The report says how much of the
+graph runs natively and which ops did not.
+"""
+
+from __future__ import annotations
+
+import collections
+import operator
+from dataclasses import dataclass, field
+
+import torch
+
+from glassbox.backend.lower import Unsupported, check_supported
+
+
+@dataclass
+class Report:
+    name: str
+    total_nodes: int = 0
+    native_nodes: int = 0
+    fallback_ops: collections.Counter = field(default_factory=collections.Counter)
+    segments: int = 0
+
+    @property
+    def native_share(self) -> float:
+        return self.native_nodes / self.total_nodes if self.total_nodes else 1.0
+
+    def __str__(self) -> str:
+        fb = ", ".join(f"{op} x{n}" for op, n in self.fallback_ops.most_common()) or "none"
+        return (
+            f"[glassbox] {self.name}: {self.native_nodes}/{self.total_nodes} nodes native "
+            f"({100 * self.native_share:.1f}%), {self.segments} segments; fallback: {fb}"
+        )
+
+
+@dataclass
+class Segment:
+    native: bool
+    nodes: list
+
+
+def classify(graph: torch.fx.Graph) -> dict:
+    """node -> None if supported, else the reason."""
+    reasons = {}
+    for node in graph.nodes:
+        if node.op != "call_function":
+            continue
+        try:
+            check_supported(node)
+            reasons[node] = None
+        except Unsupported as e:
+            reasons[node] = str(e) or str(node.target)
+    # getitem follows its producer.
+    for node in graph.nodes:
+        if node.op == "call_function" and node.target is operator.getitem:
+            src = node.args[0]
+            reasons[node] = reasons.get(src, "getitem of a non-node")
+    return reasons
+
+
+def partition(graph: torch.fx.Graph, name: str = "graph") -> tuple[list[Segment], Report]:
+    reasons = classify(graph)
+    nodes = [n for n in graph.nodes if n.op == "call_function"]
+    report = Report(name, total_nodes=len(nodes))
+    for n in nodes:
+        if reasons[n] is None:
+            report.native_nodes += 1
+        else:
+            report.fallback_ops[str(n.target)] += 1
+    order = _sink_unsupported(nodes, reasons)
+    segments: list[Segment] = []
+    for n in order:
+        native = reasons[n] is None
+        if segments and segments[-1].native == native:
+            segments[-1].nodes.append(n)
+        else:
+            segments.append(Segment(native, [n]))
+    report.segments = len(segments)
+    return segments, report
+
+
+def _sink_unsupported(nodes: list, reasons: dict) -> list:
+    """A valid topological order where fallback nodes run as late as possible."""
+    position = {n: i for i, n in enumerate(nodes)}
+    order: list = []
+    pending_fallback: list = []
+    for n in nodes:
+        if reasons[n] is not None:
+            pending_fallback.append(n)
+            continue
+        # A native node needing a pending fallback node forces those (and their deps) out first.
+        needed = _needed_from(n, pending_fallback, position)
+        if needed:
+            order.extend(needed)
+            pending_fallback = [p for p in pending_fallback if p not in needed]
+        order.append(n)
+    order.extend(pending_fallback)
+    return order
+
+
+def _needed_from(node, pending: list, position: dict) -> list:
+    if not pending:
+        return []
+    pending_set = set(pending)
+    needed = set()
+    stack = [a for a in node.all_input_nodes if a in pending_set]
+    while stack:
+        p = stack.pop()
+        if p in needed:
+            continue
+        needed.add(p)
+        stack.extend(a for a in p.all_input_nodes if a in pending_set)
+    return sorted(needed, key=position.__getitem__)

@@ -1,0 +1,67 @@
+/* glassbox runtime: the C ABI. The only surface of the native runtime other languages see.
+ *
+ * Usage:
+ *   gbx_program* p = gbx_load_file("model.gbx");          // verified before any use
+ *   if (!p) fprintf(stderr, "%s\n", gbx_last_error());
+ *   gbx_tensor in[1] = {{data, GBX_FLOAT32, 2, shape, NULL}};
+ *   gbx_result* r = gbx_run(p, in, 1);                      // NULL on error, see gbx_last_error
+ *   gbx_tensor out; gbx_result_output(r, 0, &out);          // views into r, valid until freed
+ *   gbx_result_free(r); gbx_program_free(p);
+ *
+ * Errors: functions returning a pointer return NULL, functions returning int return nonzero; the
+ * message is kept per thread and read with gbx_last_error(). A program may be run from several
+ * threads at once.
+ */
+#ifndef GLASSBOX_RUNTIME_H
+#define GLASSBOX_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GBX_FORMAT_VERSION 1
+
+typedef enum gbx_dtype { GBX_FLOAT32 = 0, GBX_INT64 = 1, GBX_BOOL = 2 } gbx_dtype;
+
+/* A tensor view: not owning. strides are in elements; NULL means C-contiguous. */
+typedef struct gbx_tensor {
+  void* data;
+  int32_t dtype; /* a gbx_dtype */
+  int32_t ndim;
+  const int64_t* shape;
+  const int64_t* strides;
+} gbx_tensor;
+
+typedef struct gbx_program gbx_program;
+typedef struct gbx_result gbx_result;
+
+/* Load and verify an artifact. The file is mapped, constants are used in place. */
+gbx_program* gbx_load_file(const char* path);
+/* Load and verify an artifact held in memory; the bytes are copied. */
+gbx_program* gbx_load_buffer(const void* data, size_t size);
+void gbx_program_free(gbx_program* program);
+
+size_t gbx_num_inputs(const gbx_program* program);
+size_t gbx_num_outputs(const gbx_program* program);
+/* The declared dtype and shape of input i (data is NULL, shape valid while the program lives). */
+int gbx_input_info(const gbx_program* program, size_t i, gbx_tensor* info);
+int gbx_output_info(const gbx_program* program, size_t i, gbx_tensor* info);
+
+/* Run the program. Inputs must match the declared count, dtypes and shapes; any strides work. */
+gbx_result* gbx_run(gbx_program* program, const gbx_tensor* inputs, size_t num_inputs);
+size_t gbx_result_num_outputs(const gbx_result* result);
+/* A contiguous view of output i, owned by the result. */
+int gbx_result_output(const gbx_result* result, size_t i, gbx_tensor* out);
+void gbx_result_free(gbx_result* result);
+
+/* The message of the last failed call on this thread ("" if none). */
+const char* gbx_last_error(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GLASSBOX_RUNTIME_H */

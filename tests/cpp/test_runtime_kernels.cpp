@@ -1,0 +1,96 @@
+// Kernels through one-instruction programs: results against direct computations.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "runtime/executor.hpp"
+#include "runtime/serializer.hpp"
+
+namespace rt = glassbox::runtime;
+
+namespace {
+
+rt::ValueDesc v(rt::Shape shape, rt::ValueKind kind, std::int64_t index,
+                rt::DType d = rt::DType::Float32) {
+  rt::ValueDesc x;
+  x.dtype = d;
+  x.shape = std::move(shape);
+  x.kind = kind;
+  x.index = index;
+  return x;
+}
+
+std::vector<float> run1(const std::string& op, std::vector<rt::ValueDesc> ins, rt::ValueDesc out,
+                        std::vector<std::vector<float>> data, std::vector<std::int64_t> ints,
+                        std::vector<double> floats = {}) {
+  rt::ProgramSpec s;
+  for (std::size_t i = 0; i < ins.size(); ++i) {
+    s.values.push_back(ins[i]);
+    s.inputs.push_back(static_cast<std::int32_t>(i));
+  }
+  out.kind = rt::ValueKind::Arena;
+  out.index = 0;
+  s.values.push_back(out);
+  std::int32_t o = static_cast<std::int32_t>(ins.size());
+  s.outputs = {o};
+  std::vector<std::int32_t> in_slots(ins.size());
+  for (std::size_t i = 0; i < ins.size(); ++i) in_slots[i] = static_cast<std::int32_t>(i);
+  s.instructions.push_back({op, in_slots, {o}, ints, floats});
+  s.arena_size =
+      (static_cast<std::uint64_t>(rt::numel_of(out.shape)) * rt::element_size(out.dtype) + 63) /
+      64 * 64;
+  std::string bytes = rt::serialize_program(s);
+  rt::Executor ex(rt::Program::load_buffer(bytes.data(), bytes.size()));
+  std::vector<rt::InputTensor> inputs;
+  for (std::size_t i = 0; i < ins.size(); ++i)
+    inputs.push_back({data[i].data(), ins[i].dtype, ins[i].shape, {}});
+  auto outs = ex.run(inputs);
+  const float* p = static_cast<const float*>(outs[0].data());
+  return std::vector<float>(p, p + rt::numel_of(outs[0].shape));
+}
+
+}  // namespace
+
+TEST(RuntimeKernels, SoftmaxRowsSumToOne) {
+  auto y = run1("softmax", {v({2, 3}, rt::ValueKind::Input, 0)}, v({2, 3}, rt::ValueKind::Arena, 0),
+                {{1, 2, 3, 0, 0, 0}}, {1});
+  EXPECT_NEAR(y[0] + y[1] + y[2], 1.0f, 1e-6);
+  EXPECT_NEAR(y[3], 1.0f / 3, 1e-6);
+}
+
+TEST(RuntimeKernels, SumOverMiddleDim) {
+  auto y = run1("sum", {v({2, 3, 2}, rt::ValueKind::Input, 0)}, v({2, 2}, rt::ValueKind::Arena, 0),
+                {{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}}, {0, 1});
+  EXPECT_EQ(y, (std::vector<float>{6, 9, 24, 27}));
+}
+
+TEST(RuntimeKernels, CopyStridedTransposes) {
+  auto y = run1("copy_strided", {v({2, 3}, rt::ValueKind::Input, 0)},
+                v({3, 2}, rt::ValueKind::Arena, 0), {{0, 1, 2, 3, 4, 5}}, {0, 1, 3});
+  EXPECT_EQ(y, (std::vector<float>{0, 3, 1, 4, 2, 5}));
+}
+
+TEST(RuntimeKernels, CopyStridedRejectsOutOfBoundsViews) {
+  EXPECT_THROW(run1("copy_strided", {v({2, 3}, rt::ValueKind::Input, 0)},
+                    v({3, 2}, rt::ValueKind::Arena, 0), {{0, 1, 2, 3, 4, 5}}, {1, 1, 3}),
+               rt::LoadError);
+}
+
+TEST(RuntimeKernels, Conv2dMatchesDirectSum) {
+  // 1 image, 1 channel 3x3, one 2x2 kernel of ones, padding 0: sums of 2x2 windows.
+  auto y =
+      run1("conv2d",
+           {v({1, 1, 3, 3}, rt::ValueKind::Input, 0), v({1, 1, 2, 2}, rt::ValueKind::Input, 1)},
+           v({1, 1, 2, 2}, rt::ValueKind::Arena, 0), {{1, 2, 3, 4, 5, 6, 7, 8, 9}, {1, 1, 1, 1}},
+           {0, 1, 1, 0, 0, 1, 1, 1});
+  EXPECT_EQ(y, (std::vector<float>{12, 16, 24, 28}));
+}
+
+TEST(RuntimeKernels, EmbeddingIndexOutOfRangeIsRunError) {
+  EXPECT_THROW(
+      run1("embedding",
+           {v({3, 2}, rt::ValueKind::Input, 0), v({1}, rt::ValueKind::Input, 1, rt::DType::Int64)},
+           v({1, 2}, rt::ValueKind::Arena, 0), {{0, 1, 2, 3, 4, 5}, {1e30f, 1e30f}}, {}),
+      rt::RunError);
+}

@@ -1,0 +1,164 @@
+// The runtime end to end in C++: build artifacts with the serializer, load them through the C ABI,
+// run them, and check that broken artifacts and wrong inputs fail with clear errors.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "glassbox/runtime.h"
+#include "runtime/serializer.hpp"
+
+namespace rt = glassbox::runtime;
+
+namespace {
+
+rt::ValueDesc value(rt::DType dtype, rt::Shape shape, rt::ValueKind kind, std::int64_t index) {
+  rt::ValueDesc v;
+  v.dtype = dtype;
+  v.shape = std::move(shape);
+  v.kind = kind;
+  v.index = index;
+  return v;
+}
+
+// y = relu(x @ W^T + b) with W [3, 2] a constant used transposed, x an input [4, 2].
+rt::ProgramSpec linear_relu() {
+  rt::ProgramSpec s;
+  s.values.push_back(value(rt::DType::Float32, {4, 2}, rt::ValueKind::Input, 0));
+  s.values.push_back(value(rt::DType::Float32, {3, 2}, rt::ValueKind::Constant, 0));
+  s.values.push_back(value(rt::DType::Float32, {3}, rt::ValueKind::Constant, 1));
+  s.values.push_back(value(rt::DType::Float32, {4, 3}, rt::ValueKind::Arena, 0));
+  s.values.push_back(value(rt::DType::Float32, {4, 3}, rt::ValueKind::Arena, 64));
+  s.inputs = {0};
+  s.outputs = {4};
+  s.instructions.push_back({"addmm", {2, 0, 1}, {3}, {0, 1}, {1.0, 1.0}});
+  // elementwise: one op RELU(r0) -> register 1, one output
+  s.instructions.push_back({"elementwise", {3}, {4}, {1, 17, 0, -1, -1, 1, 1}, {}});
+  std::vector<float> w = {1, 0, 0, 1, 1, -1}, b = {0.5f, -10.0f, 0};
+  s.constants.emplace_back(reinterpret_cast<const char*>(w.data()), w.size() * 4);
+  s.constants.emplace_back(reinterpret_cast<const char*>(b.data()), b.size() * 4);
+  s.arena_size = 128;
+  return s;
+}
+
+struct Program {
+  explicit Program(const std::string& bytes) : p(gbx_load_buffer(bytes.data(), bytes.size())) {}
+  ~Program() { gbx_program_free(p); }
+  gbx_program* p;
+};
+
+}  // namespace
+
+TEST(RuntimeProgram, RunsLinearRelu) {
+  Program prog(rt::serialize_program(linear_relu()));
+  ASSERT_NE(prog.p, nullptr) << gbx_last_error();
+  EXPECT_EQ(gbx_num_inputs(prog.p), 1u);
+  std::vector<float> x = {1, 2, 3, 4, -1, -2, 0, 0};
+  std::int64_t shape[2] = {4, 2};
+  gbx_tensor in{x.data(), GBX_FLOAT32, 2, shape, nullptr};
+  gbx_result* r = gbx_run(prog.p, &in, 1);
+  ASSERT_NE(r, nullptr) << gbx_last_error();
+  gbx_tensor out;
+  ASSERT_EQ(gbx_result_output(r, 0, &out), 0);
+  ASSERT_EQ(out.ndim, 2);
+  const float* y = static_cast<const float*>(out.data);
+  for (int i = 0; i < 4; ++i) {
+    float x0 = x[i * 2], x1 = x[i * 2 + 1];
+    float expect[3] = {x0 + 0.5f, x1 - 10.0f, x0 - x1};
+    for (int j = 0; j < 3; ++j) EXPECT_FLOAT_EQ(y[i * 3 + j], std::max(expect[j], 0.0f));
+  }
+  gbx_result_free(r);
+}
+
+TEST(RuntimeProgram, StridedInputIsCopied) {
+  Program prog(rt::serialize_program(linear_relu()));
+  // A [4, 2] view with column stride 4 out of a [2, 4] buffer (a transpose).
+  std::vector<float> buf = {1, 3, -1, 0, 2, 4, -2, 0};
+  std::int64_t shape[2] = {4, 2}, strides[2] = {1, 4};
+  gbx_tensor in{buf.data(), GBX_FLOAT32, 2, shape, strides};
+  gbx_result* r = gbx_run(prog.p, &in, 1);
+  ASSERT_NE(r, nullptr) << gbx_last_error();
+  gbx_tensor out;
+  gbx_result_output(r, 0, &out);
+  EXPECT_FLOAT_EQ(static_cast<const float*>(out.data)[0], 1.5f);
+  gbx_result_free(r);
+}
+
+TEST(RuntimeProgram, WrongInputsAreClearErrors) {
+  Program prog(rt::serialize_program(linear_relu()));
+  std::vector<float> x(8, 1.0f);
+  std::int64_t good[2] = {4, 2}, bad[2] = {2, 4};
+  gbx_tensor wrong_shape{x.data(), GBX_FLOAT32, 2, bad, nullptr};
+  EXPECT_EQ(gbx_run(prog.p, &wrong_shape, 1), nullptr);
+  EXPECT_NE(std::string(gbx_last_error()).find("expected shape [4, 2], got [2, 4]"),
+            std::string::npos);
+  gbx_tensor wrong_dtype{x.data(), GBX_INT64, 2, good, nullptr};
+  EXPECT_EQ(gbx_run(prog.p, &wrong_dtype, 1), nullptr);
+  EXPECT_NE(std::string(gbx_last_error()).find("dtype"), std::string::npos);
+  EXPECT_EQ(gbx_run(prog.p, nullptr, 0), nullptr);
+  EXPECT_NE(std::string(gbx_last_error()).find("expected 1 inputs, got 0"), std::string::npos);
+}
+
+TEST(RuntimeProgram, TruncationAndCorruptionNeverCrash) {
+  std::string bytes = rt::serialize_program(linear_relu());
+  for (std::size_t n = 0; n < bytes.size(); n += 7) {
+    gbx_program* p = gbx_load_buffer(bytes.data(), n);
+    EXPECT_EQ(p, nullptr) << "accepted a program truncated to " << n << " bytes";
+    EXPECT_STRNE(gbx_last_error(), "");
+  }
+  for (std::size_t i = 0; i < bytes.size(); ++i) {
+    std::string broken = bytes;
+    broken[i] = static_cast<char>(broken[i] ^ 0x5a);
+    gbx_program* p = gbx_load_buffer(broken.data(), broken.size());
+    if (p) {  // a flip in padding or constant data may leave a valid program: it must still run
+      std::vector<float> x(8, 1.0f);
+      std::int64_t shape[2] = {4, 2};
+      gbx_tensor in{x.data(), GBX_FLOAT32, 2, shape, nullptr};
+      gbx_result_free(gbx_run(p, &in, 1));
+      gbx_program_free(p);
+    }
+  }
+}
+
+TEST(RuntimeProgram, MeaningIsVerified) {
+  auto expect_error = [](rt::ProgramSpec s, const char* needle) {
+    std::string bytes = rt::serialize_program(s);
+    gbx_program* p = gbx_load_buffer(bytes.data(), bytes.size());
+    EXPECT_EQ(p, nullptr);
+    EXPECT_NE(std::string(gbx_last_error()).find(needle), std::string::npos) << gbx_last_error();
+    gbx_program_free(p);
+  };
+  rt::ProgramSpec s = linear_relu();
+  s.instructions[0].op = "no_such_kernel";
+  expect_error(s, "unknown kernel");
+  s = linear_relu();
+  s.values[3].shape = {4, 4};
+  expect_error(s, "output has shape [4, 4], expected [4, 3]");
+  s = linear_relu();
+  s.instructions[0].inputs = {2, 0, 9};
+  expect_error(s, "input slot out of range");
+  s = linear_relu();
+  std::swap(s.instructions[0], s.instructions[1]);
+  expect_error(s, "before it is written");
+  s = linear_relu();
+  s.instructions[0].outputs = {1};
+  expect_error(s, "not an arena slot");
+  s = linear_relu();
+  s.values[4].index = 120;
+  expect_error(s, "outside the arena");
+  s = linear_relu();
+  s.values[1].dtype = rt::DType::Int64;
+  expect_error(s, "constant size does not match");
+  s = linear_relu();
+  s.instructions[1].ints = {1, 17, 5, -1, -1, 1, 1};
+  expect_error(s, "undefined register");
+}
+
+TEST(RuntimeProgram, LoadFileErrors) {
+  EXPECT_EQ(gbx_load_file("/nonexistent/model.gbx"), nullptr);
+  EXPECT_NE(std::string(gbx_last_error()).find("cannot open"), std::string::npos);
+  std::string junk = "definitely not a flatbuffer at all";
+  EXPECT_EQ(gbx_load_buffer(junk.data(), junk.size()), nullptr);
+  EXPECT_NE(std::string(gbx_last_error()).find("not a glassbox program"), std::string::npos);
+}

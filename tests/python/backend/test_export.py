@@ -1,0 +1,146 @@
+"""glassbox.export / glassbox.load, glassbox-run on the same artifact, and bad input: corrupted or
+truncated artifacts and wrong input count, shape or dtype all give clear errors."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from conftest import assert_close
+from zoo import GPT2, MLP, GPTConfig
+
+import glassbox
+from glassbox import _core
+
+
+@pytest.fixture(scope="module")
+def run_exe() -> str:
+    for candidate in (
+        os.environ.get("GLASSBOX_RUN"),
+        str(Path(sys.executable).with_name("glassbox-run")),
+        shutil.which("glassbox-run"),
+    ):
+        if candidate and Path(candidate).exists():
+            return candidate
+    pytest.skip("glassbox-run is not installed (set GLASSBOX_RUN to a built one)")
+
+
+@pytest.fixture(scope="module")
+def mlp_artifact(tmp_path_factory):
+    torch.manual_seed(0)
+    model = MLP(8, 16, 3).eval()
+    x = torch.randn(2, 8)
+    path = tmp_path_factory.mktemp("gbx") / "mlp.gbx"
+    report = glassbox.export(model, (x,), path)
+    assert report.native_share == 1.0
+    return model, x, path
+
+
+def test_load_matches_eager(mlp_artifact):
+    model, x, path = mlp_artifact
+    fn = glassbox.load(path)
+    assert_close(fn(x), model(x).detach())
+    assert_close(torch.from_numpy(np.asarray(fn(x.numpy()))), model(x).detach())
+
+
+def test_load_accepts_noncontiguous_inputs(mlp_artifact):
+    model, x, path = mlp_artifact
+    xt = x.t().contiguous().t()
+    assert not xt.is_contiguous()
+    assert_close(glassbox.load(path)(xt), model(x).detach())
+
+
+def test_export_gpt_with_int_inputs(tmp_path):
+    torch.manual_seed(0)
+    model = GPT2(GPTConfig(vocab=50, ctx=8, d=16, heads=2, layers=1)).eval()
+    idx = torch.randint(0, 50, (1, 8))
+    glassbox.export(model, (idx,), tmp_path / "gpt.gbx")
+    assert_close(glassbox.load(tmp_path / "gpt.gbx")(idx), model(idx).detach(), atol=1e-4)
+
+
+def test_glassbox_run_equals_load(mlp_artifact, run_exe, tmp_path):
+    model, x, path = mlp_artifact
+    np.save(tmp_path / "x.npy", x.numpy())
+    out = tmp_path / "out"
+    subprocess.run(
+        [
+            run_exe,
+            str(path),
+            "--inputs",
+            str(tmp_path / "x.npy"),
+            "--outputs",
+            str(out),
+            "--repeat",
+            "3",
+        ],
+        check=True,
+    )
+    np.testing.assert_array_equal(np.load(out / "out0.npy"), glassbox.load(path)(x).numpy())
+
+
+def test_glassbox_run_rejects_bad_npy(mlp_artifact, run_exe, tmp_path):
+    _, x, path = mlp_artifact
+    np.save(tmp_path / "x.npy", x.numpy().astype(np.float64))
+    r = subprocess.run(
+        [run_exe, str(path), "--inputs", str(tmp_path / "x.npy"), "--outputs", str(tmp_path)],
+        capture_output=True,
+        text=True,
+    )
+    assert r.returncode == 1 and "unsupported dtype '<f8'" in r.stderr
+    np.save(tmp_path / "y.npy", x.numpy()[:1])
+    r = subprocess.run(
+        [run_exe, str(path), "--inputs", str(tmp_path / "y.npy"), "--outputs", str(tmp_path)],
+        capture_output=True,
+        text=True,
+    )
+    assert r.returncode == 1 and "expected shape [2, 8], got [1, 8]" in r.stderr
+
+
+def test_truncated_and_corrupted_artifacts(mlp_artifact, tmp_path):
+    _, x, path = mlp_artifact
+    data = Path(path).read_bytes()
+    for n in (0, 4, 16, len(data) // 2, len(data) - 1):
+        (tmp_path / "t.gbx").write_bytes(data[:n])
+        with pytest.raises(_core.ArtifactError):
+            glassbox.load(tmp_path / "t.gbx")
+    bad = bytearray(data)
+    bad[4:8] = b"XXXX"  # file identifier
+    (tmp_path / "c.gbx").write_bytes(bytes(bad))
+    with pytest.raises(_core.ArtifactError, match="file identifier"):
+        glassbox.load(tmp_path / "c.gbx")
+    rng = np.random.default_rng(0)
+    for _ in range(200):  # random byte flips: an error or a valid program, never a crash
+        bad = bytearray(data)
+        bad[rng.integers(len(bad))] ^= int(rng.integers(1, 256))
+        try:
+            _core.RuntimeProgram.from_bytes(bytes(bad)).run([x.numpy()])
+        except ValueError:
+            pass
+
+
+def test_wrong_inputs_are_clear_errors(mlp_artifact):
+    _, x, path = mlp_artifact
+    fn = glassbox.load(path)
+    with pytest.raises(_core.RunError, match="expected 1 inputs, got 2"):
+        fn(x, x)
+    with pytest.raises(_core.RunError, match=r"expected shape \[2, 8\], got \[3, 8\]"):
+        fn(torch.randn(3, 8))
+    with pytest.raises(_core.RunError, match="expected dtype float32, got int64"):
+        fn(torch.ones(2, 8, dtype=torch.int64))
+    with pytest.raises(_core.RunError, match="unsupported dtype"):
+        fn(torch.ones(2, 8, dtype=torch.float64))
+
+
+def test_export_rejects_unsupported_ops(tmp_path):
+    class M(torch.nn.Module):
+        def forward(self, x):
+            return torch.cumsum(x, 0)
+
+    with pytest.raises(glassbox.backend.ExportError, match="cumsum"):
+        glassbox.export(M(), (torch.randn(3),), tmp_path / "m.gbx")
