@@ -131,9 +131,10 @@ def render_rows(dis_module, opcode_module) -> list[str]:
 
 def render_side_table(name: str, entries: list[tuple[str, str]]) -> list[str]:
     lines = [f"inline constexpr std::array<std::string_view, {len(entries)}> {name} = {{{{"]
+    width = max((len(cpp_string(entry)) + 1 for entry, _ in entries), default=0)
     for index, (entry, comment) in enumerate(entries):
         note = f"  // {index}{': ' + comment if comment else ''}"
-        lines.append(f"    {cpp_string(entry) + ',':<12}{note}")
+        lines.append(f"    {cpp_string(entry) + ',':<{width}}{note}")
     lines.append("}};")
     return lines
 

@@ -1,7 +1,9 @@
 // Decoding co_code into instructions with resolved arguments, for one version's opcode table.
 #pragma once
 
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bytecode/code.hpp"
@@ -21,6 +23,9 @@ struct Instruction {
   bool starts_line = false;
   bool is_jump_target = false;
   std::string argrepr;    // as dis shows it in parentheses
+  // Added: 3.13's label number ("L3:") when dis labels this offset, -1 otherwise. On 3.13 a line
+  // start can have no line ("--"): then starts_line is true and line is -1.
+  int label = -1;
 };
 
 // One row of the 3.11+ exception table, in byte offsets.
@@ -40,6 +45,18 @@ std::vector<Instruction> decode_instructions(const CodeObject& code);
 std::vector<ExceptionTableEntry> parse_exception_table(const CodeObject& code);
 
 // (byte offset, line) pairs where a new line starts, as dis.findlinestarts gives them.
+// Added note: on 3.13 a start with no line number has line -1 (dis's None); earlier versions
+// never list those.
 std::vector<std::pair<int, int>> line_starts(const CodeObject& code);
+
+// Added: everything dis derives from one code object, computed once.
+struct DecodedCode {
+  std::vector<Instruction> instructions;
+  std::vector<ExceptionTableEntry> exception_table;  // empty before 3.11
+  std::vector<std::pair<int, int>> line_starts;
+  std::map<int, int> labels;  // 3.13: byte offset -> label number; empty before 3.13
+};
+
+DecodedCode decode_code(const CodeObject& code);
 
 }  // namespace glassbox::bytecode

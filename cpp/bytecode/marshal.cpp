@@ -13,7 +13,7 @@
 namespace glassbox::bytecode {
 namespace {
 
-constexpr int kMaxNestingDepth = 2000;  // CPython's MAX_MARSHAL_STACK_DEPTH
+constexpr int kMaxNestingDepth = kMaxMarshalDepth;
 constexpr std::uint8_t kFlagRef = 0x80;
 constexpr int kLongDigitBits = 15;  // marshal stores ints in base 2**15
 constexpr std::uint32_t kLongDigitBase = 1u << kLongDigitBits;

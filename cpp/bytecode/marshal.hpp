@@ -10,6 +10,12 @@
 
 namespace glassbox::bytecode {
 
+// How deep marshalled objects may nest (containers and code objects, also through shared
+// references). CPython allows 2000; its parser cannot produce more than a few hundred, and a
+// lower bound keeps every recursive consumer (repr, decompiler, destructors) far from the stack
+// limit, sanitizer builds included.
+inline constexpr int kMaxMarshalDepth = 500;
+
 // Reads one marshalled object (normally a code object) from `data`. The layout of code objects
 // depends on `minor`. Throws BytecodeError naming the offset on malformed or truncated input.
 // Nesting is bounded and no allocation exceeds what the remaining input could describe.

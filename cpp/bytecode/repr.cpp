@@ -82,17 +82,37 @@ struct CodePointRange {
   std::uint32_t last;
 };
 
-constexpr CodePointRange kNonPrintable[] = {
-#include "bytecode/unicode_printable.inc"
+// Each version's own Unicode database decides what str.isprintable() says (3.13 knows
+// characters 3.11 does not), so there is one table per version.
+constexpr CodePointRange kNonPrintable310[] = {
+#include "bytecode/unicode_printable_310.inc"
+};
+constexpr CodePointRange kNonPrintable311[] = {
+#include "bytecode/unicode_printable_311.inc"
+};
+constexpr CodePointRange kNonPrintable312[] = {
+#include "bytecode/unicode_printable_312.inc"
+};
+constexpr CodePointRange kNonPrintable313[] = {
+#include "bytecode/unicode_printable_313.inc"
 };
 
-// str.isprintable() for one code point, per Python 3.11's Unicode database.
-bool is_printable(std::uint32_t cp) {
-  const auto* end = std::end(kNonPrintable);
+template <std::size_t N>
+bool is_printable_in(const CodePointRange (&table)[N], std::uint32_t cp) {
   const auto* it = std::upper_bound(
-      std::begin(kNonPrintable), end, cp,
+      std::begin(table), std::end(table), cp,
       [](std::uint32_t value, const CodePointRange& range) { return value < range.first; });
-  return it == std::begin(kNonPrintable) || cp > std::prev(it)->last;
+  return it == std::begin(table) || cp > std::prev(it)->last;
+}
+
+// str.isprintable() for one code point, per the Unicode database of CPython 3.`minor`.
+bool is_printable(std::uint32_t cp, PyMinor minor) {
+  switch (minor) {
+    case 10: return is_printable_in(kNonPrintable310, cp);
+    case 12: return is_printable_in(kNonPrintable312, cp);
+    case 13: return is_printable_in(kNonPrintable313, cp);
+    default: return is_printable_in(kNonPrintable311, cp);
+  }
 }
 
 // One decoded character of a str's UTF-8 text.
@@ -179,13 +199,13 @@ bool append_common_escape(std::string& out, std::uint32_t c, char quote) {
   return true;
 }
 
-void append_str_repr(std::string& out, std::string_view text) {
+void append_str_repr(std::string& out, std::string_view text, PyMinor minor) {
   const char quote = choose_quote(text);
   out += quote;
   for (std::size_t i = 0; i < text.size();) {
     const auto [cp, valid] = next_code_point(text, i);
     if (append_common_escape(out, cp, quote)) continue;
-    if (valid && (cp < 0x7f || is_printable(cp))) {
+    if (valid && (cp < 0x7f || is_printable(cp, minor))) {
       append_utf8(out, cp);
     } else if (cp <= 0xff) {
       out += "\\x";
@@ -220,22 +240,22 @@ void append_bytes_repr(std::string& out, std::string_view raw) {
 
 // --- containers ---------------------------------------------------------------------------
 
-void append_repr(std::string& out, const Object& obj);
+void append_repr(std::string& out, const Object& obj, PyMinor minor);
 
-void append_items(std::string& out, const std::vector<ObjectRef>& items) {
+void append_items(std::string& out, const std::vector<ObjectRef>& items, PyMinor minor) {
   for (std::size_t i = 0; i < items.size(); ++i) {
     if (i != 0) out += ", ";
-    append_repr(out, *items[i]);
+    append_repr(out, *items[i], minor);
   }
 }
 
-void append_dict(std::string& out, const std::vector<ObjectRef>& items) {
+void append_dict(std::string& out, const std::vector<ObjectRef>& items, PyMinor minor) {
   out += '{';
   for (std::size_t i = 0; i + 1 < items.size(); i += 2) {
     if (i != 0) out += ", ";
-    append_repr(out, *items[i]);
+    append_repr(out, *items[i], minor);
     out += ": ";
-    append_repr(out, *items[i + 1]);
+    append_repr(out, *items[i + 1], minor);
   }
   out += '}';
 }
@@ -246,7 +266,7 @@ void append_code(std::string& out, const CodeObject& code) {
          std::to_string(code.firstlineno) + ">";
 }
 
-void append_repr(std::string& out, const Object& obj) {
+void append_repr(std::string& out, const Object& obj, PyMinor minor) {
   switch (obj.kind) {
     case ObjectKind::None:
       out += "None";
@@ -276,21 +296,21 @@ void append_repr(std::string& out, const Object& obj) {
       append_bytes_repr(out, obj.text);
       return;
     case ObjectKind::Str:
-      append_str_repr(out, obj.text);
+      append_str_repr(out, obj.text, minor);
       return;
     case ObjectKind::Tuple:
       out += '(';
-      append_items(out, obj.items);
+      append_items(out, obj.items, minor);
       if (obj.items.size() == 1) out += ',';
       out += ')';
       return;
     case ObjectKind::List:
       out += '[';
-      append_items(out, obj.items);
+      append_items(out, obj.items, minor);
       out += ']';
       return;
     case ObjectKind::Dict:
-      append_dict(out, obj.items);
+      append_dict(out, obj.items, minor);
       return;
     case ObjectKind::Set:
       if (obj.items.empty()) {
@@ -298,7 +318,7 @@ void append_repr(std::string& out, const Object& obj) {
         return;
       }
       out += '{';
-      append_items(out, obj.items);
+      append_items(out, obj.items, minor);
       out += '}';
       return;
     case ObjectKind::FrozenSet:
@@ -307,7 +327,7 @@ void append_repr(std::string& out, const Object& obj) {
         return;
       }
       out += "frozenset({";
-      append_items(out, obj.items);
+      append_items(out, obj.items, minor);
       out += "})";
       return;
     case ObjectKind::Code:
@@ -336,15 +356,15 @@ std::string repr_bytes(const std::string& raw) {
   return out;
 }
 
-std::string repr_str(const std::string& utf8) {
+std::string repr_str(const std::string& utf8, PyMinor minor) {
   std::string out;
-  append_str_repr(out, utf8);
+  append_str_repr(out, utf8, minor);
   return out;
 }
 
-std::string python_repr(const Object& obj) {
+std::string python_repr(const Object& obj, PyMinor minor) {
   std::string out;
-  append_repr(out, obj);
+  append_repr(out, obj, minor);
   return out;
 }
 

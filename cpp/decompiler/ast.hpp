@@ -43,6 +43,7 @@ enum class ExprKind {
   NamedExpr,    // args[0] := args[1]
   JoinedStr,    // f-string: args are Constant (text = raw literal text) or FormattedValue
   FormattedValue,  // {args[0]!conversion:args[1]}; conversion in text ("", "r", "s", "a")
+  Internal,     // a decompiler-internal stack value (text = its tag, ref = a table index); never printed
 };
 
 // One `for ... in ... if ...` clause of a comprehension.
@@ -59,6 +60,7 @@ struct Expr {
   std::vector<ExprPtr> args;
   std::vector<std::string> ops;  // Compare operators
   std::vector<ComprehensionClause> clauses;
+  int ref = -1;  // Internal: index into the decoder's side table
 };
 
 ExprPtr make_name(std::string name);

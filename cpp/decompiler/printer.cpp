@@ -240,6 +240,8 @@ std::pair<std::string, P> render(const Expr& e) {
       return {print_joined_str(e), P::Atom};
     case ExprKind::FormattedValue:
       return {print_joined_str(*make_expr(ExprKind::JoinedStr, {std::make_shared<Expr>(e)})), P::Atom};
+    case ExprKind::Internal:
+      return {"<" + e.text + ">", P::Atom};
   }
   return {"<?>", P::Atom};
 }
@@ -298,7 +300,10 @@ class BodyPrinter {
       block(indent, header, handler.body);
     }
     else_block(indent, stmt.bodies, 1);
-    if (stmt.bodies.size() > 2 && !stmt.bodies[2].empty()) block(indent, "finally", stmt.bodies[2]);
+    // A try needs a handler or a finally, even an empty one (`finally: pass`).
+    if (stmt.bodies.size() > 2 && (!stmt.bodies[2].empty() || stmt.handlers.empty())) {
+      block(indent, "finally", stmt.bodies[2]);
+    }
   }
 
   void with_stmt(const Stmt& stmt, int indent) {
@@ -338,7 +343,12 @@ class BodyPrinter {
       case StmtKind::Break: line(indent, "break"); break;
       case StmtKind::Continue: line(indent, "continue"); break;
       case StmtKind::Return:
-        line(indent, s.exprs.empty() || !s.exprs[0] ? "return" : "return " + expr(s.exprs[0], P::Tuple));
+        // `return yield x` is not Python: a yield needs parentheses there.
+        line(indent, s.exprs.empty() || !s.exprs[0] ? "return"
+                     : "return " + expr(s.exprs[0], s.exprs[0]->kind == ExprKind::Yield ||
+                                                            s.exprs[0]->kind == ExprKind::YieldFrom
+                                                        ? P::Test
+                                                        : P::Tuple));
         break;
       case StmtKind::Raise: {
         std::string text = "raise";

@@ -1,5 +1,6 @@
 // glassbox-decompile: the command line over the bytecode core.
 //
+//   glassbox-decompile FILE.pyc [FILE.pyc ...]         Python source that recompiles to the same bytecode
 //   glassbox-decompile --dis FILE.pyc [FILE.pyc ...]   listing equivalent to that version's dis.dis
 //   glassbox-decompile [--python 3.X] ...               force the version instead of the magic number
 //
@@ -16,6 +17,7 @@
 
 #include "bytecode/disassembler.hpp"
 #include "bytecode/marshal.hpp"
+#include "decompiler/decompiler.hpp"
 
 namespace {
 
@@ -23,6 +25,7 @@ using glassbox::bytecode::BytecodeError;
 using glassbox::bytecode::PyMinor;
 
 constexpr int kExitOk = 0;
+constexpr int kExitFallbacks = 1;
 constexpr int kExitBadInput = 2;
 
 struct Options {
@@ -32,7 +35,8 @@ struct Options {
 };
 
 void print_usage(std::ostream& out) {
-  out << "usage: glassbox-decompile --dis [--python 3.X] FILE.pyc [FILE.pyc ...]\n"
+  out << "usage: glassbox-decompile [--dis] [--python 3.X] FILE.pyc [FILE.pyc ...]\n"
+         "  (default)      print Python source that recompiles to the same bytecode\n"
          "  --dis          print a listing equivalent to that version's dis.dis\n"
          "  --python 3.X   read the bytecode as CPython 3.X (10..13) instead of by magic number\n";
 }
@@ -74,10 +78,6 @@ std::optional<Options> parse_args(int argc, char** argv) {
     print_usage(std::cerr);
     return std::nullopt;
   }
-  if (!options.dis) {
-    std::cerr << "glassbox-decompile: decompiling to source is not built yet; use --dis\n";
-    return std::nullopt;
-  }
   return options;
 }
 
@@ -107,6 +107,30 @@ int disassemble_file(const std::string& path, const Options& options) {
   return kExitOk;
 }
 
+// Decompiles one file to stdout, reporting each fallback on stderr; returns its exit code.
+int decompile_file(const std::string& path, const Options& options) {
+  std::optional<std::string> data = read_file(path);
+  if (!data) {
+    std::cerr << "glassbox-decompile: " << path << ": cannot read file\n";
+    return kExitBadInput;
+  }
+  try {
+    auto pyc = glassbox::bytecode::read_pyc(*data, options.minor);
+    auto result = glassbox::decompiler::decompile_module(*pyc.code);
+    std::cout << result.source;
+    std::cout.flush();
+    for (const auto& fallback : result.fallbacks) {
+      std::cerr << "glassbox-decompile: " << path << ": line " << fallback.first_line << " in "
+                << fallback.code_name << ": could not reconstruct: " << fallback.reason << "\n";
+    }
+    return result.fallbacks.empty() ? kExitOk : kExitFallbacks;
+  } catch (const BytecodeError& error) {
+    std::cout.flush();
+    std::cerr << "glassbox-decompile: " << path << ": " << error.what() << "\n";
+    return kExitBadInput;
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -115,7 +139,8 @@ int main(int argc, char** argv) {
   int status = kExitOk;
   for (const std::string& path : options->files) {
     if (options->files.size() > 1) std::cout << "### " << path << "\n";
-    status = std::max(status, disassemble_file(path, *options));
+    int file_status = options->dis ? disassemble_file(path, *options) : decompile_file(path, *options);
+    status = std::max(status, file_status);
   }
   std::cout.flush();
   return status;

@@ -16,6 +16,8 @@ namespace {
 
 using namespace std::string_literals;
 
+const std::string kTooDeep = "nesting deeper than " + std::to_string(kMaxMarshalDepth) + " levels";
+
 struct ExpectedCode {
   const char* qualname;
   const char* name;
@@ -373,7 +375,7 @@ TEST(MarshalValues, ContainersAndReferences) {
 
 TEST(MarshalValues, NestingUpToTheLimitIsRead) {
   std::string data;
-  for (int i = 0; i < 1999; ++i) data += ")\x01";
+  for (int i = 0; i < kMaxMarshalDepth - 1; ++i) data += ")\x01";
   EXPECT_NO_THROW(read_marshal(data + "N", 11));
 }
 
@@ -465,18 +467,20 @@ TEST(MarshalErrors, Unhashable) {
 
 TEST(MarshalErrors, NestingDepth) {
   std::string data;
-  for (int i = 0; i < 2000; ++i) data += ")\x01";
-  expect_marshal_error(data + "N", 4000, "nesting deeper than 2000 levels");
+  for (int i = 0; i < kMaxMarshalDepth; ++i) data += ")\x01";
+  expect_marshal_error(data + "N", 2 * kMaxMarshalDepth, kTooDeep);
 }
 
 // Shared references make a chain of 1-tuples, each holding the previous one: shallow in the
-// input, but 2001 levels deep once expanded.
+// input, but deeper than the limit once expanded.
 TEST(MarshalErrors, DepthThroughReferences) {
-  std::string data = "[" + i32(2100) + "\xa9\x00"s;
-  for (int k = 1; k < 2100; ++k) data += "\xa9\x01r" + i32(k - 1);
-  const std::size_t item_2000 = 5 + 2 + 7 * 1999;
-  expect_marshal_error(data, item_2000,
-                       "objects nest deeper than 2000 levels through shared references");
+  const int count = kMaxMarshalDepth + 100;
+  std::string data = "[" + i32(count) + "\xa9\x00"s;
+  for (int k = 1; k < count; ++k) data += "\xa9\x01r" + i32(k - 1);
+  const std::size_t item_at_limit = 5 + 2 + 7 * static_cast<std::size_t>(kMaxMarshalDepth - 1);
+  expect_marshal_error(data, item_at_limit,
+                       "objects nest deeper than " + std::to_string(kMaxMarshalDepth) +
+                           " levels through shared references");
 }
 
 // Pairs of references to the previous tuple double the expanded size at each step.
@@ -584,7 +588,8 @@ TEST(MarshalCode, TruncatedCodeObject) {
 // Code objects nested 999 deep (each level is a code object and its co_consts tuple).
 TEST(MarshalCode, DeeplyNestedCodeObjects) {
   std::string data = "N";
-  for (int level = 0; level < 999; ++level) {
+  const int levels = kMaxMarshalDepth / 2 - 1;  // each level is a code object and its consts tuple
+  for (int level = 0; level < levels; ++level) {
     CodeSpec spec;
     spec.consts = ")\x01" + data;
     data = code_311(spec);
@@ -593,10 +598,10 @@ TEST(MarshalCode, DeeplyNestedCodeObjects) {
   const CodeObject* code = top->code.get();
   int depth = 1;
   for (; code->consts[0]->kind == ObjectKind::Code; ++depth) code = code->consts[0]->code.get();
-  EXPECT_EQ(depth, 999);
+  EXPECT_EQ(depth, levels);
   CodeSpec spec;
   spec.consts = ")\x01" + data;
-  EXPECT_EQ(marshal_error(code_311(spec)).reason(), "nesting deeper than 2000 levels");
+  EXPECT_EQ(marshal_error(code_311(spec)).reason(), kTooDeep);
 }
 
 TEST(MarshalCode, SharedCodeObjectThroughReference) {

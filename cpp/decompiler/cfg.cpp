@@ -1,0 +1,106 @@
+#include "decompiler/cfg.hpp"
+
+#include <algorithm>
+#include <map>
+
+namespace glassbox::decompiler {
+
+namespace {
+
+bool falls_through(Op op) {
+  return op != Op::Jump && op != Op::ReturnValue && op != Op::ReturnConst && op != Op::RaiseVarargs &&
+         op != Op::Reraise;
+}
+
+// Operations reachable without an exception: handler code (placed inline in 3.11, after the
+// function's code in 3.12+) is not, and its jumps back into the code are not loops.
+std::vector<bool> normally_reachable(const std::vector<Operation>& ops) {
+  std::vector<bool> seen(ops.size(), false);
+  std::vector<size_t> work{0};
+  while (!work.empty()) {
+    size_t i = work.back();
+    work.pop_back();
+    if (i >= ops.size() || seen[i]) continue;
+    seen[i] = true;
+    const Operation& op = ops[i];
+    if (op.target >= 0) work.push_back(static_cast<size_t>(op.target));
+    if (falls_through(op.op)) work.push_back(i + 1);
+  }
+  return seen;
+}
+
+}  // namespace
+
+FlowInfo analyze_flow(const LiftedCode& code) {
+  FlowInfo flow;
+  const auto& ops = code.ops;
+  flow.last_backward_source.assign(ops.size() + 1, -1);
+  flow.reachable = normally_reachable(ops);
+  for (size_t i = 0; i < ops.size(); ++i) {
+    if (!flow.reachable[i]) continue;
+    int target = ops[i].target;
+    if (target >= 0 && target <= static_cast<int>(i) && (ops[i].op == Op::Jump || ops[i].op == Op::JumpIf)) {
+      flow.last_backward_source[static_cast<size_t>(target)] = static_cast<int>(i);
+    }
+  }
+  std::map<int, HandlerRegion> by_target;
+  for (const Handler& row : code.handlers) {
+    if (row.start >= row.end) continue;
+    auto [it, fresh] = by_target.try_emplace(row.target, HandlerRegion{row.target, row.start, row.end, row.depth});
+    if (!fresh) {
+      it->second.start = std::min(it->second.start, row.start);
+      it->second.end = std::max(it->second.end, row.end);
+    }
+  }
+  for (auto& [target, region] : by_target) flow.regions.push_back(region);
+  // A try statement whose body starts with another try: the outer rows begin after the inner
+  // body, but the outer statement starts where the inner one does, since the inner handler is
+  // inside the outer region.
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (HandlerRegion& outer : flow.regions) {
+      if (ops[static_cast<size_t>(outer.target)].op != Op::PushExcInfo) continue;
+      for (const HandlerRegion& inner : flow.regions) {
+        if (&inner == &outer || inner.start >= outer.start) continue;
+        if (ops[static_cast<size_t>(inner.target)].op != Op::PushExcInfo) continue;
+        bool handler_inside = inner.target >= outer.start && inner.target < outer.end;
+        bool adjacent = inner.end >= outer.start - 1;
+        if (handler_inside && adjacent) {
+          outer.start = inner.start;
+          changed = true;
+        }
+      }
+    }
+  }
+  flow.rows = code.handlers;
+  return flow;
+}
+
+const HandlerRegion* FlowInfo::outermost_region_at(int start, const std::vector<bool>& opened) const {
+  const HandlerRegion* best = nullptr;
+  for (const HandlerRegion& region : regions) {
+    if (region.start != start) continue;
+    if (region.target >= 0 && static_cast<size_t>(region.target) < opened.size() &&
+        opened[static_cast<size_t>(region.target)]) {
+      continue;
+    }
+    if (!best || region.end > best->end) best = &region;
+  }
+  return best;
+}
+
+const HandlerRegion* FlowInfo::region_for_target(int target) const {
+  for (const HandlerRegion& region : regions) {
+    if (region.target == target) return &region;
+  }
+  return nullptr;
+}
+
+int FlowInfo::handler_covering(int index) const {
+  for (const Handler& row : rows) {
+    if (row.start <= index && index < row.end) return row.target;
+  }
+  return -1;
+}
+
+}  // namespace glassbox::decompiler

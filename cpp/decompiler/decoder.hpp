@@ -1,0 +1,164 @@
+// The decoder of one code object: lifted operations to a statement tree.
+//
+// A symbolic value stack turns operations into expression trees (expressions.cpp); structured
+// regions of the operation list become if/while/for/try/with statements (structure.cpp);
+// functions, classes, lambdas, comprehensions and imports are rebuilt from their stack shapes
+// (definitions.cpp). Anything the decoder cannot reconstruct raises DecodeFailure, which the
+// caller (decompiler.cpp) turns into a marked fallback.
+#pragma once
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "bytecode/code.hpp"
+#include "decompiler/ast.hpp"
+#include "decompiler/cfg.hpp"
+#include "decompiler/lift.hpp"
+
+namespace glassbox::decompiler {
+
+struct DecodeFailure : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Shared by the decoders of one compilation unit (a module and everything nested in it).
+struct DecodeSession {
+  long steps_left = 2000000;  // bounds the time of one decompilation
+  struct Failure {
+    std::string code_name;
+    int first_line = 0;
+    std::string reason;
+  };
+  std::vector<Failure> failures;
+};
+
+enum class CodeRole { Module, Function, Class, Lambda, Comprehension };
+
+// One loop being decoded: where `continue` and `break` go.
+struct LoopContext {
+  int continue_target = -1;
+  int break_target = -1;
+};
+
+class CodeDecoder {
+ public:
+  CodeDecoder(const bytecode::CodeObject& code, CodeRole role, DecodeSession& session, std::string class_name);
+
+  // The statements of the whole code object. Throws DecodeFailure.
+  Body decode();
+
+  // The decoded body of a nested code object, or a fallback body when it cannot be decoded.
+  static Body decode_nested(const bytecode::CodeObject& code, CodeRole role, DecodeSession& session,
+                            const std::string& class_name);
+
+ private:
+  const bytecode::CodeObject& code_;
+  CodeRole role_;
+  DecodeSession& session_;
+  std::string class_name_;  // the enclosing class, for private name mangling
+  LiftedCode lifted_;
+  FlowInfo flow_;
+  std::vector<ExprPtr> stack_;
+  Body* out_ = nullptr;
+  std::vector<LoopContext> loops_;
+  std::vector<std::shared_ptr<const bytecode::CodeObject>> functions_;  // Internal "function" refs
+  std::vector<bool> opened_try_;
+  std::vector<bool> consumed_;    // handler code decoded with its statement, or cleanup blocks  // handler targets whose try statement is being decoded
+  std::vector<int> open_loop_entries_;  // loop entry points being decoded (no re-detection)
+  size_t statement_depth_ = 0;    // stack depth between statements (an enclosing for loop's iterator)
+  int stmt_start_ = 0;            // first operation of the statement being decoded
+  int if_expression_end_ = 0;
+  int expression_only_ = 0;       // > 0 while evaluating an expression region: statements are errors
+  ExprPtr captured_target_;       // the target stored into a loop/with/except pseudo value
+  std::string handler_name_;      // the `as` name of the except clause being decoded
+
+  // ---- structure.cpp: regions of operations to statements
+  Body decode_range(int begin, int end, int exit);
+  Body decode_range_extending(int begin, int* end, int limit, int exit);
+  int decode_statement(int i, int end, int exit);
+  int decode_condition(int j, int end, int exit, int stmt_start);
+  int decode_jump(int i, int end, int exit);
+  int decode_for(int i, int end);
+  int decode_while_true(int head, int last_jump, int end);
+  struct WhileShape {
+    bool found = false;
+    int body = 0;  // first operation of the body
+    int tail = 0;  // the test's copy jumps back from here
+    int exit = 0;  // first operation after the loop (or its else)
+  };
+  WhileShape while_head(int head) const;
+  int decode_while(int head, const WhileShape& shape);
+  int decode_try(int i, int end, int exit);
+  int decode_try_except(int i, int body_end, int handler, int end, int exit);
+  int decode_try_finally(int i, int body_end, int handler, int end, int exit);
+  int decode_with(int i, int end, int exit);
+  int skip_with_exit_call(int i);
+  int decode_setup_finally(int i, int end, int exit);  // 3.10 block-stack try statements
+  int decode_setup_except(int i, int handler, int end, int exit);
+  int decode_setup_with(int i, int end, int exit);
+  bool decode_if_expression(int j, int true_start, int false_start, ExprPtr condition);
+  int resolve(int target) const;
+  bool same_target(int a, int b) const;
+  int loop_else_end(int body_begin, int body_end, int exit, int end) const;
+
+  // Condition chains: `expr; jump-if` items that together form one boolean test.
+  struct ConditionItem {
+    ExprPtr expr;
+    int sense = 0;  // jump when the value is: 0 false, 1 true, 2 None, 3 not None
+    int target = 0;
+    int start = 0;  // first operation of the item
+    int jump = 0;   // the jump operation
+    int next = 0;   // where the test continues when it does not jump
+  };
+  std::vector<ConditionItem> collect_conditions_range(int begin, int end);
+  ConditionItem finish_chained_test(ConditionItem item);
+  std::vector<ConditionItem> collect_conditions(int j, int end, int stmt_start);
+  ExprPtr build_condition(const std::vector<ConditionItem>& items, size_t lo, size_t hi, int label, bool cond,
+                          int end_position) const;
+
+  // ---- expressions.cpp: the symbolic stack
+  void execute(int i);
+  int execute_special(int i);
+  int execute_delegation(int i);  // await / yield from  // and/or values, chained comparisons; returns the next index or -1
+  ExprPtr pop();
+  ExprPtr pop_raw();  // without turning a pending chained assignment into a walrus
+  ExprPtr top(int depth = 1) const;
+  void push(ExprPtr value);
+  void emit(StmtPtr stmt);
+  void store(ExprPtr target, ExprPtr value);
+  void pop_top(ExprPtr value);
+  ExprPtr constant(const bytecode::ObjectRef& obj) const;
+  ExprPtr name_expr(const std::string& name) const;
+  std::string source_name(const std::string& name) const;  // unmangled
+  ExprPtr build_call(const Operation& op);
+  ExprPtr build_call_ex(const Operation& op);
+  ExprPtr evaluate(int begin, int end);  // the one value the region [begin, end) pushes
+  bool is_null(const ExprPtr& e) const;
+  void check_fstring(const ExprPtr& joined) const;
+  static bool is_internal(const ExprPtr& e, const char* tag);
+
+  // ---- definitions.cpp
+  ExprPtr make_function(const Operation& op);
+  ExprPtr call_special(ExprPtr callable, std::vector<ExprPtr>& args);  // comprehensions, classes; null if none
+  bool store_definition(const ExprPtr& target, const ExprPtr& value);
+  bool store_import(const ExprPtr& target, const ExprPtr& value);
+  void emit_import_from(const ExprPtr& module);
+  StmtPtr function_def(const std::string& name, const ExprPtr& function, std::vector<ExprPtr> decorators);
+  StmtPtr class_def(const std::string& name, const ExprPtr& cls, std::vector<ExprPtr> decorators);
+  ExprPtr lambda_expr(const ExprPtr& function);
+  ExprPtr comprehension(const ExprPtr& function, const ExprPtr& iter);
+  ExprPtr comprehension_from_body(const std::string& code_name, const Body& body, const ExprPtr& iter) const;
+  int decode_inline_comprehension(int i);  // 3.12+: LOAD_FAST_AND_CLEAR ... FOR_ITER ... inline
+  void mark_consumed(int begin, int end);
+  std::string parameters(const bytecode::CodeObject& code, const ExprPtr& function, ExprPtr* returns);
+  Body finish_body(Body body) const;  // docstring, declarations, implicit returns
+  void add_declarations(Body& body) const;
+};
+
+std::string import_statement_module(const ExprPtr& import);
+std::string function_parameters_without_defaults(const bytecode::CodeObject& code);
+ExprPtr negate(const ExprPtr& e);
+
+}  // namespace glassbox::decompiler

@@ -1,0 +1,160 @@
+#include "decompiler/decompiler.hpp"
+
+#include <algorithm>
+#include <sstream>
+
+#include "bytecode/disassembler.hpp"
+#include "bytecode/error.hpp"
+#include "decompiler/decoder.hpp"
+#include "decompiler/printer.hpp"
+
+namespace glassbox::decompiler {
+
+namespace {
+
+constexpr size_t kMaxFallbackLines = 400;
+
+// The marked fallback for a code object: its disassembly as a comment, then a raise.
+StmtPtr fallback_statement(const bytecode::CodeObject& code, const std::string& reason) {
+  std::string listing;
+  try {
+    listing = bytecode::disassemble(code);
+  } catch (const bytecode::BytecodeError& error) {
+    listing = std::string("(no disassembly: ") + error.what() + ")\n";
+  }
+  std::istringstream lines(listing);
+  std::string text = "glassbox: could not reconstruct " + code.qualname + ": " + reason + "\n";
+  std::string line;
+  size_t count = 0;
+  while (std::getline(lines, line)) {
+    if (++count > kMaxFallbackLines) {
+      text += "...\n";
+      break;
+    }
+    text += line + "\n";
+  }
+  auto stmt = make_stmt(StmtKind::Fallback);
+  stmt->text = text;
+  return stmt;
+}
+
+}  // namespace
+
+CodeDecoder::CodeDecoder(const bytecode::CodeObject& code, CodeRole role, DecodeSession& session,
+                         std::string class_name)
+    : code_(code), role_(role), session_(session), class_name_(std::move(class_name)) {}
+
+Body CodeDecoder::decode() {
+  lifted_ = lift(code_);
+  flow_ = analyze_flow(lifted_);
+  int count = static_cast<int>(lifted_.ops.size());
+  opened_try_.assign(lifted_.ops.size() + 1, false);
+  consumed_.assign(lifted_.ops.size() + 1, false);
+  // Handler blocks that are not a try statement's (cleanups: `except ... as` names, inlined
+  // comprehensions, generators) are never statements of their own.
+  for (const HandlerRegion& region : flow_.regions) {
+    if (lifted_.ops[static_cast<size_t>(region.target)].op == Op::PushExcInfo) continue;
+    for (int k = region.target; k < count && k < region.target + 16; ++k) {
+      consumed_[static_cast<size_t>(k)] = true;
+      Op op = lifted_.ops[static_cast<size_t>(k)].op;
+      if (op == Op::Reraise || op == Op::Jump || op == Op::ReturnValue || op == Op::ReturnConst) break;
+    }
+  }
+  Body body = decode_range(0, count, count);
+  return finish_body(std::move(body));
+}
+
+void CodeDecoder::mark_consumed(int begin, int end) {
+  for (int k = std::max(begin, 0); k < end && static_cast<size_t>(k) < consumed_.size(); ++k) {
+    consumed_[static_cast<size_t>(k)] = true;
+  }
+}
+
+Body CodeDecoder::decode_nested(const bytecode::CodeObject& code, CodeRole role, DecodeSession& session,
+                                const std::string& class_name) {
+  try {
+    CodeDecoder decoder(code, role, session, class_name);
+    return decoder.decode();
+  } catch (const DecodeFailure& failure) {
+    if (role == CodeRole::Lambda || role == CodeRole::Comprehension) throw;
+    session.failures.push_back({code.qualname, code.firstlineno, failure.what()});
+    return {fallback_statement(code, failure.what())};
+  } catch (const bytecode::BytecodeError& error) {
+    if (role == CodeRole::Lambda || role == CodeRole::Comprehension) throw DecodeFailure(error.what());
+    session.failures.push_back({code.qualname, code.firstlineno, error.what()});
+    return {fallback_statement(code, error.what())};
+  }
+}
+
+namespace {
+
+DecompileResult finish(const Body& body, const DecodeSession& session) {
+  DecompileResult result;
+  result.source = print_body(body);
+  for (const auto& failure : session.failures) {
+    result.fallbacks.push_back({failure.code_name, failure.first_line, failure.reason});
+  }
+  return result;
+}
+
+}  // namespace
+
+DecompileResult decompile_module(const bytecode::CodeObject& code) {
+  DecodeSession session;
+  Body body = CodeDecoder::decode_nested(code, CodeRole::Module, session, "");
+  return finish(body, session);
+}
+
+DecompileResult decompile_function(const bytecode::CodeObject& code) {
+  DecodeSession session;
+  auto stmt = make_stmt(StmtKind::FunctionDef);
+  stmt->text = code.name;
+  stmt->bodies.push_back(CodeDecoder::decode_nested(code, CodeRole::Function, session, ""));
+  // Parameters without defaults: the code object alone does not carry them.
+  stmt->header = function_parameters_without_defaults(code);
+  stmt->is_async = code.flags & (0x80 | 0x200);
+  Body body;
+  if (!code.freevars.empty()) {
+    // The free variables need an enclosing function that defines the cells.
+    auto outer = make_stmt(StmtKind::FunctionDef);
+    outer->text = "__glassbox_enclosing";
+    Body outer_body;
+    auto comment = make_stmt(StmtKind::Comment);
+    comment->text = "defines the cells of the free variables of " + code.name;
+    outer_body.push_back(comment);
+    for (const std::string& name : code.freevars) {
+      outer_body.push_back(make_stmt(StmtKind::Assign, {make_name(name), make_constant("None")}));
+    }
+    outer_body.push_back(stmt);
+    outer_body.push_back(make_stmt(StmtKind::Return, {make_name(code.name)}));
+    outer->bodies.push_back(std::move(outer_body));
+    body.push_back(outer);
+  } else {
+    body.push_back(stmt);
+  }
+  return finish(body, session);
+}
+
+std::string function_parameters_without_defaults(const bytecode::CodeObject& code) {
+  const auto& names = code.varnames;
+  int positional = code.argcount;
+  int kwonly = code.kwonlyargcount;
+  bool varargs = code.flags & 0x04;
+  bool varkeywords = code.flags & 0x08;
+  std::vector<std::string> parts;
+  auto name_at = [&](int k) { return static_cast<size_t>(k) < names.size() ? names[static_cast<size_t>(k)] : "_" + std::to_string(k); };
+  for (int k = 0; k < positional; ++k) {
+    parts.push_back(name_at(k));
+    if (k + 1 == code.posonlyargcount) parts.push_back("/");
+  }
+  int next = positional + kwonly;
+  if (varargs) parts.push_back("*" + name_at(next++));
+  else if (kwonly > 0) parts.push_back("*");
+  for (int k = 0; k < kwonly; ++k) parts.push_back(name_at(positional + k));
+  if (varkeywords) parts.push_back("**" + name_at(next));
+  std::string out;
+  for (size_t k = 0; k < parts.size(); ++k) out += (k ? ", " : "") + parts[k];
+  return out;
+}
+
+}  // namespace glassbox::decompiler

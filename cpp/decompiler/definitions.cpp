@@ -1,0 +1,443 @@
+// Definitions: functions, lambdas, classes, comprehensions and imports, rebuilt from the stack
+// shapes that create them, and the finishing touches of a body (docstring, declarations,
+// implicit returns).
+#include <algorithm>
+#include <set>
+
+#include "bytecode/disassembler.hpp"
+#include "bytecode/error.hpp"
+#include "decompiler/decoder.hpp"
+#include "decompiler/printer.hpp"
+
+namespace glassbox::decompiler {
+
+namespace {
+
+constexpr int kFlagVarargs = 0x04;
+constexpr int kFlagVarkeywords = 0x08;
+constexpr int kFlagCoroutine = 0x80;
+constexpr int kFlagAsyncGenerator = 0x200;
+
+bool is_str_constant(const ExprPtr& e) {
+  return e && e->kind == ExprKind::Constant && !e->text.empty() && (e->text[0] == '\'' || e->text[0] == '"');
+}
+
+// The identifier a constant string key names ('x' -> x).
+std::string key_name(const ExprPtr& e) {
+  if (!e || !e->ops.empty()) return e && !e->ops.empty() ? e->ops[0] : std::string();
+  return is_str_constant(e) ? e->text.substr(1, e->text.size() - 2) : std::string();
+}
+
+bool is_none(const ExprPtr& e) { return e && e->kind == ExprKind::Constant && e->text == "None"; }
+
+// A docstring with line breaks reads best triple-quoted, when that spells the same value.
+ExprPtr docstring(const ExprPtr& constant) {
+  if (constant->ops.empty()) return constant;
+  const std::string& text = constant->ops[0];
+  const std::string triple(3, '\'');
+  if (text.find('\n') == std::string::npos || text.find(triple) != std::string::npos || text.back() == '\'') {
+    return constant;
+  }
+  for (unsigned char c : text) {
+    if (c == '\\' || (c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) return constant;
+  }
+  return make_constant(triple + text + triple);
+}
+
+bool is_return_none(const StmtPtr& s) {
+  return s->kind == StmtKind::Return && (s->exprs.empty() || !s->exprs[0] || is_none(s->exprs[0]));
+}
+
+// Module code ends in `return None`, which the compiler copies into the branches that end the
+// module; in tail position they are the end of the module, not statements.
+void strip_tail_returns(Body& body) {
+  while (!body.empty() && is_return_none(body.back())) body.pop_back();
+  if (body.empty()) return;
+  StmtPtr& last = body.back();
+  if (last->kind == StmtKind::If || last->kind == StmtKind::Try || last->kind == StmtKind::With) {
+    for (Body& inner : last->bodies) strip_tail_returns(inner);
+    for (ExceptHandler& handler : last->handlers) strip_tail_returns(handler.body);
+  }
+}
+
+bool contains_return(const Body& body) {
+  for (const StmtPtr& s : body) {
+    if (s->kind == StmtKind::Return) return true;
+    if (s->kind == StmtKind::FunctionDef || s->kind == StmtKind::ClassDef) continue;
+    for (const Body& inner : s->bodies) {
+      if (contains_return(inner)) return true;
+    }
+    for (const ExceptHandler& handler : s->handlers) {
+      if (contains_return(handler.body)) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string import_statement_module(const ExprPtr& import) {
+  ExprPtr root = import;
+  while (root->text == "import_from") root = root->args[0];
+  int level = 0;
+  if (root->args[0] && root->args[0]->kind == ExprKind::Constant) level = std::atoi(root->args[0]->text.c_str());
+  return std::string(static_cast<size_t>(std::max(level, 0)), '.') + (root->ops.empty() ? "" : root->ops[0]);
+}
+
+ExprPtr CodeDecoder::make_function(const Operation& op) {
+  if (code_.minor == 10) pop();  // the qualified name
+  ExprPtr code = pop();
+  if (!is_internal(code, "code")) throw DecodeFailure("MAKE_FUNCTION without a code object");
+  ExprPtr closure = (op.arg & 0x08) ? pop() : nullptr;
+  ExprPtr annotations = (op.arg & 0x04) ? pop() : nullptr;
+  ExprPtr kwdefaults = (op.arg & 0x02) ? pop() : nullptr;
+  ExprPtr defaults = (op.arg & 0x01) ? pop() : nullptr;
+  auto function = make_expr(ExprKind::Internal, {defaults, kwdefaults, annotations}, "function");
+  function->ref = code->ref;
+  const auto& nested = *functions_[static_cast<size_t>(code->ref)];
+  if (nested.name == "<lambda>") return lambda_expr(function);
+  return function;
+}
+
+std::string CodeDecoder::parameters(const bytecode::CodeObject& code, const ExprPtr& function, ExprPtr* returns) {
+  const std::vector<std::string>& names = code.varnames;
+  int positional = code.argcount;
+  int kwonly = code.kwonlyargcount;
+  bool varargs = code.flags & kFlagVarargs;
+  bool varkeywords = code.flags & kFlagVarkeywords;
+  size_t needed = static_cast<size_t>(positional + kwonly + (varargs ? 1 : 0) + (varkeywords ? 1 : 0));
+  if (names.size() < needed) throw DecodeFailure("too few variable names for the parameters");
+  ExprPtr defaults = function->args[0];
+  ExprPtr kwdefaults = function->args[1];
+  ExprPtr annotation_list = function->args[2];
+  std::vector<std::pair<std::string, ExprPtr>> annotations;
+  if (annotation_list) {
+    if (annotation_list->kind != ExprKind::Tuple) throw DecodeFailure("annotations are not a tuple");
+    for (size_t k = 0; k + 1 < annotation_list->args.size(); k += 2) {
+      annotations.push_back({key_name(annotation_list->args[k]), annotation_list->args[k + 1]});
+    }
+  }
+  auto annotation_of = [&](const std::string& name) -> ExprPtr {
+    for (auto& [key, value] : annotations) {
+      if (key == name) return value;
+    }
+    return nullptr;
+  };
+  if (returns) *returns = annotation_of("return");
+  std::vector<ExprPtr> default_values;
+  if (defaults) {
+    if (defaults->kind != ExprKind::Tuple) throw DecodeFailure("defaults are not a tuple");
+    default_values = defaults->args;
+  }
+  auto one = [&](const std::string& raw, ExprPtr value) {
+    std::string name = source_name(raw);
+    ExprPtr annotation = annotation_of(raw);
+    std::string text = name;
+    if (annotation) text += ": " + print_expr(*annotation, Precedence::Test);
+    if (value) text += (annotation ? " = " : "=") + print_expr(*value, Precedence::Test);
+    return text;
+  };
+  std::vector<std::string> parts;
+  size_t first_default = static_cast<size_t>(positional) - std::min(default_values.size(), static_cast<size_t>(positional));
+  for (int k = 0; k < positional; ++k) {
+    ExprPtr value = static_cast<size_t>(k) >= first_default ? default_values[static_cast<size_t>(k) - first_default] : nullptr;
+    parts.push_back(one(names[static_cast<size_t>(k)], value));
+    if (k + 1 == code.posonlyargcount) parts.push_back("/");
+  }
+  size_t next = static_cast<size_t>(positional + kwonly);
+  if (varargs) {
+    parts.push_back("*" + one(names[next], nullptr));
+    ++next;
+  } else if (kwonly > 0) {
+    parts.push_back("*");
+  }
+  for (int k = 0; k < kwonly; ++k) {
+    const std::string& raw = names[static_cast<size_t>(positional + k)];
+    ExprPtr value;
+    if (kwdefaults && kwdefaults->kind == ExprKind::Dict) {
+      for (size_t m = 0; m + 1 < kwdefaults->args.size(); m += 2) {
+        if (key_name(kwdefaults->args[m]) == raw) value = kwdefaults->args[m + 1];
+      }
+    }
+    parts.push_back(one(raw, value));
+  }
+  if (varkeywords) parts.push_back("**" + one(names[next], nullptr));
+  std::string out;
+  for (size_t k = 0; k < parts.size(); ++k) out += (k ? ", " : "") + parts[k];
+  return out;
+}
+
+ExprPtr CodeDecoder::lambda_expr(const ExprPtr& function) {
+  const auto& code = *functions_[static_cast<size_t>(function->ref)];
+  CodeDecoder nested(code, CodeRole::Lambda, session_, class_name_);
+  Body body = nested.decode();
+  if (body.size() != 1 || body[0]->kind != StmtKind::Return || body[0]->exprs.empty()) {
+    throw DecodeFailure("lambda body is not one expression");
+  }
+  std::string params = parameters(code, function, nullptr);
+  return make_expr(ExprKind::Lambda, {body[0]->exprs[0]}, params);
+}
+
+ExprPtr CodeDecoder::comprehension(const ExprPtr& function, const ExprPtr& iter) {
+  const auto& code = *functions_[static_cast<size_t>(function->ref)];
+  CodeDecoder nested(code, CodeRole::Comprehension, session_, class_name_);
+  return comprehension_from_body(code.name, nested.decode(), iter);
+}
+
+// The comprehension whose loop nest is `body`: for statements become clauses, the tests around
+// the innermost statement (or `if not test: continue` before it) become conditions, and the
+// appended (or yielded) value is the element.
+ExprPtr CodeDecoder::comprehension_from_body(const std::string& code_name, const Body& body,
+                                             const ExprPtr& iter) const {
+  ExprKind kind = code_name == "<listcomp>"  ? ExprKind::ListComp
+                  : code_name == "<setcomp>" ? ExprKind::SetComp
+                  : code_name == "<dictcomp>" ? ExprKind::DictComp
+                                              : ExprKind::GeneratorExp;
+  auto result = make_expr(kind, {});
+  const Body* level = &body;
+  size_t at = 0;
+  while (at < level->size()) {
+    const StmtPtr& stmt = (*level)[at];
+    bool no_else = stmt->bodies.size() < 2 || stmt->bodies[1].empty();
+    if (stmt->kind == StmtKind::For && stmt->bodies[1].empty()) {
+      result->clauses.push_back({stmt->exprs[0], stmt->exprs[1], {}, false});
+      level = &stmt->bodies[0];
+      at = 0;
+      continue;
+    }
+    if (stmt->kind == StmtKind::If && !result->clauses.empty() && no_else && stmt->bodies[0].size() == 1 &&
+        stmt->bodies[0][0]->kind == StmtKind::Continue) {
+      result->clauses.back().conditions.push_back(negate(stmt->exprs[0]));
+      ++at;
+      continue;
+    }
+    if (stmt->kind == StmtKind::If && !result->clauses.empty() && no_else && at + 1 == level->size()) {
+      result->clauses.back().conditions.push_back(stmt->exprs[0]);
+      level = &stmt->bodies[0];
+      at = 0;
+      continue;
+    }
+    if (stmt->kind == StmtKind::Expr && is_internal(stmt->exprs[0], "append")) {
+      result->args = stmt->exprs[0]->args;
+      break;
+    }
+    if (stmt->kind == StmtKind::Expr && stmt->exprs[0]->kind == ExprKind::Yield && !stmt->exprs[0]->args.empty()) {
+      result->args = {stmt->exprs[0]->args[0] ? stmt->exprs[0]->args[0] : make_constant("None")};
+      break;
+    }
+    throw DecodeFailure("unrecognized comprehension body");
+  }
+  if (result->clauses.empty() || result->args.empty()) throw DecodeFailure("empty comprehension");
+  if ((kind == ExprKind::DictComp) != (result->args.size() == 2)) throw DecodeFailure("comprehension element");
+  result->clauses[0].iter = iter;
+  return result;
+}
+
+int CodeDecoder::decode_inline_comprehension(int i) {
+  const auto& ops = lifted_.ops;
+  int count = static_cast<int>(ops.size());
+  ExprPtr iter = pop();
+  int k = i;
+  std::vector<std::string> saved;
+  while (k < count && ops[static_cast<size_t>(k)].op == Op::LoadFastAndClear) saved.push_back(ops[static_cast<size_t>(k++)].text);
+  int n = static_cast<int>(saved.size());
+  if (k + 3 >= count || ops[static_cast<size_t>(k)].op != Op::Swap || ops[static_cast<size_t>(k + 2)].op != Op::Swap ||
+      ops[static_cast<size_t>(k + 3)].op != Op::ForIter || !is_internal(iter, "iter")) {
+    throw DecodeFailure("inlined comprehension shape");
+  }
+  Op build = ops[static_cast<size_t>(k + 1)].op;
+  const char* name = build == Op::BuildList ? "<listcomp>" : build == Op::BuildSet ? "<setcomp>"
+                     : build == Op::BuildMap ? "<dictcomp>" : nullptr;
+  if (!name) throw DecodeFailure("inlined comprehension display");
+  Body scratch;
+  Body* saved_out = out_;
+  out_ = &scratch;
+  // The saved variables stay below the result; the stores that restore them leave no source.
+  for (int m = 0; m < n; ++m) push(make_expr(ExprKind::Internal, {}, "saved_local"));
+  push(make_expr(ExprKind::Internal, {}, "comprehension_result"));
+  push(iter);
+  size_t saved_depth = statement_depth_;
+  statement_depth_ = stack_.size() - 1;
+  int after = decode_for(k + 3, count);
+  statement_depth_ = saved_depth;
+  out_ = saved_out;
+  pop();  // the result placeholder
+  push(comprehension_from_body(name, scratch, iter->args[0]));
+  return after;
+}
+
+ExprPtr CodeDecoder::call_special(ExprPtr callable, std::vector<ExprPtr>& args) {
+  if (is_internal(callable, "function")) {
+    const auto& code = *functions_[static_cast<size_t>(callable->ref)];
+    bool is_comprehension = code.name == "<listcomp>" || code.name == "<setcomp>" || code.name == "<dictcomp>" ||
+                            code.name == "<genexpr>";
+    if (is_comprehension && args.size() == 1 && is_internal(args[0], "iter")) {
+      return comprehension(callable, args[0]->args[0]);
+    }
+    throw DecodeFailure("call of a function object");
+  }
+  if (is_internal(callable, "build_class")) {
+    if (args.size() < 2 || !is_internal(args[0], "function")) throw DecodeFailure("class without a body");
+    auto cls = make_expr(ExprKind::Internal, args, "class");
+    return cls;
+  }
+  return nullptr;
+}
+
+bool CodeDecoder::store_definition(const ExprPtr& target, const ExprPtr& value) {
+  std::vector<ExprPtr> decorators;
+  ExprPtr inner = value;
+  while (inner->kind == ExprKind::Call && inner->args.size() == 2 &&
+         (inner->args[1]->kind == ExprKind::Call || is_internal(inner->args[1], "function") ||
+          is_internal(inner->args[1], "class"))) {
+    decorators.push_back(inner->args[0]);
+    inner = inner->args[1];
+  }
+  bool is_function = is_internal(inner, "function");
+  if (!is_function && !is_internal(inner, "class")) return false;
+  if (target->kind != ExprKind::Name) throw DecodeFailure("definition stored to a non-name");
+  emit(is_function ? function_def(target->text, inner, decorators) : class_def(target->text, inner, decorators));
+  return true;
+}
+
+StmtPtr CodeDecoder::function_def(const std::string& name, const ExprPtr& function, std::vector<ExprPtr> decorators) {
+  const auto& code = *functions_[static_cast<size_t>(function->ref)];
+  auto stmt = make_stmt(StmtKind::FunctionDef);
+  stmt->text = name;
+  stmt->header = parameters(code, function, &stmt->returns);
+  stmt->decorators = std::move(decorators);
+  stmt->is_async = code.flags & (kFlagCoroutine | kFlagAsyncGenerator);
+  stmt->bodies.push_back(decode_nested(code, CodeRole::Function, session_, class_name_));
+  return stmt;
+}
+
+StmtPtr CodeDecoder::class_def(const std::string& name, const ExprPtr& cls, std::vector<ExprPtr> decorators) {
+  const auto& code = *functions_[static_cast<size_t>(cls->args[0]->ref)];
+  auto stmt = make_stmt(StmtKind::ClassDef);
+  stmt->text = name;
+  stmt->exprs.assign(cls->args.begin() + 2, cls->args.end());
+  stmt->decorators = std::move(decorators);
+  stmt->bodies.push_back(decode_nested(code, CodeRole::Class, session_, code.name));
+  return stmt;
+}
+
+bool CodeDecoder::store_import(const ExprPtr& target, const ExprPtr& value) {
+  if (target->kind != ExprKind::Name) return false;
+  if (is_internal(value, "import")) {
+    const std::string module = value->ops.empty() ? "" : value->ops[0];
+    if (!is_none(value->args[1]) || (value->args[0] && value->args[0]->text != "0")) {
+      throw DecodeFailure("import stored directly");
+    }
+    std::string first = module.substr(0, module.find('.'));
+    auto stmt = make_stmt(StmtKind::Import);
+    if (target->text == first) {
+      stmt->text = "import " + module;
+    } else if (module.find('.') == std::string::npos) {
+      stmt->text = "import " + module + " as " + target->text;
+    } else {
+      throw DecodeFailure("dotted import stored under another name");
+    }
+    emit(stmt);
+    return true;
+  }
+  if (is_internal(value, "import_from")) {
+    ExprPtr root = value->args[0];
+    while (root->text == "import_from") root = root->args[0];
+    std::string name = value->ops[0];
+    if (is_none(root->args[1])) {  // import a.b.c as d
+      auto stmt = make_stmt(StmtKind::Import);
+      stmt->text = "import " + (root->ops.empty() ? "" : root->ops[0]) + " as " + target->text;
+      emit(stmt);
+      return true;
+    }
+    root->args.push_back(make_name(name == target->text ? name : name + " as " + target->text));
+    return true;
+  }
+  return false;
+}
+
+void CodeDecoder::emit_import_from(const ExprPtr& module) {
+  if (module->args.size() <= 2) return;  // the intermediate module of `import a.b as c`
+  auto stmt = make_stmt(StmtKind::Import);
+  stmt->text = "from " + import_statement_module(module) + " import ";
+  for (size_t k = 2; k < module->args.size(); ++k) stmt->text += (k > 2 ? ", " : "") + module->args[k]->text;
+  emit(stmt);
+}
+
+void CodeDecoder::add_declarations(Body& body) const {
+  std::set<std::string> globals_seen;
+  std::set<std::string> nonlocals_seen;
+  std::vector<std::string> globals;
+  std::vector<std::string> nonlocals;
+  for (const Operation& op : lifted_.ops) {
+    bool writes = op.op == Op::StoreName || op.op == Op::DeleteName;
+    if (op.scope == Scope::Global && (writes || role_ == CodeRole::Class) &&
+        (op.op == Op::StoreName || op.op == Op::DeleteName || op.op == Op::LoadName)) {
+      if (globals_seen.insert(op.text).second) globals.push_back(source_name(op.text));
+    }
+    if (op.scope == Scope::Deref && writes && role_ == CodeRole::Function &&
+        std::find(code_.freevars.begin(), code_.freevars.end(), op.text) != code_.freevars.end()) {
+      if (nonlocals_seen.insert(op.text).second) nonlocals.push_back(source_name(op.text));
+    }
+  }
+  size_t at = (!body.empty() && body[0]->kind == StmtKind::Expr && is_str_constant(body[0]->exprs[0])) ? 1 : 0;
+  // `from __future__` imports must stay first.
+  while (at < body.size() && body[at]->kind == StmtKind::Import && body[at]->text.rfind("from __future__ ", 0) == 0) ++at;
+  if (!nonlocals.empty()) {
+    auto stmt = make_stmt(StmtKind::Nonlocal);
+    stmt->names = nonlocals;
+    body.insert(body.begin() + static_cast<long>(at), stmt);
+  }
+  if (!globals.empty()) {
+    auto stmt = make_stmt(StmtKind::Global);
+    stmt->names = globals;
+    body.insert(body.begin() + static_cast<long>(at), stmt);
+  }
+}
+
+Body CodeDecoder::finish_body(Body body) const {
+  auto is_name_store = [](const StmtPtr& s, const char* name) {
+    return s->kind == StmtKind::Assign && s->exprs.size() == 2 && s->exprs[0]->kind == ExprKind::Name &&
+           s->exprs[0]->text == name;
+  };
+
+  switch (role_) {
+    case CodeRole::Module:
+    case CodeRole::Class: {
+      Body kept;
+      for (size_t k = 0; k < body.size(); ++k) {
+        const StmtPtr& s = body[k];
+        if (role_ == CodeRole::Class && (is_name_store(s, "__module__") || is_name_store(s, "__qualname__") ||
+                                         is_name_store(s, "__firstlineno__") ||
+                                         is_name_store(s, "__static_attributes__"))) {
+          continue;
+        }
+        if (is_name_store(s, "__doc__") && is_str_constant(s->exprs[1]) && kept.empty()) {
+          kept.push_back(make_stmt(StmtKind::Expr, {docstring(s->exprs[1])}));
+          continue;
+        }
+        kept.push_back(s);
+      }
+      body = std::move(kept);
+      if (role_ == CodeRole::Class && !body.empty() && body.back()->kind == StmtKind::Return) body.pop_back();
+      strip_tail_returns(body);
+      if (contains_return(body)) throw DecodeFailure("return outside a function");
+      break;
+    }
+    case CodeRole::Function: {
+      strip_tail_returns(body);
+      // 3.10-3.13 put the docstring, or None, first among a function's constants.
+      if (!code_.consts.empty() && code_.consts[0]->kind == bytecode::ObjectKind::Str) {
+        body.insert(body.begin(), make_stmt(StmtKind::Expr, {docstring(constant(code_.consts[0]))}));
+      }
+      break;
+    }
+    case CodeRole::Lambda:
+    case CodeRole::Comprehension:
+      return body;
+  }
+  add_declarations(body);
+  return body;
+}
+
+}  // namespace glassbox::decompiler

@@ -1,0 +1,385 @@
+// Structuring of exception-table regions (3.11+): try/except/else/finally and with.
+//
+// A handler that starts with PUSH_EXC_INFO owns the operations its table rows cover: that is
+// the try body. What follows the body up to the handler is the `else` (or, for a finally, the
+// finally body's normal-path copy) and a jump past the handlers.
+#include "decompiler/decoder.hpp"
+
+namespace glassbox::decompiler {
+
+namespace {
+
+bool is_cleanup_block(const std::vector<Operation>& ops, int at) {
+  return at >= 0 && static_cast<size_t>(at) + 2 < ops.size() && ops[static_cast<size_t>(at)].op == Op::Copy &&
+         ops[static_cast<size_t>(at)].arg == 3 && ops[static_cast<size_t>(at) + 1].op == Op::PopExcept &&
+         ops[static_cast<size_t>(at) + 2].op == Op::Reraise;
+}
+
+}  // namespace
+
+int CodeDecoder::decode_try(int i, int end, int exit) {
+  const auto& ops = lifted_.ops;
+  const HandlerRegion* region = flow_.outermost_region_at(i, opened_try_);
+  int handler = region->target;
+  int body_end = region->end;
+  if (handler <= i || body_end > handler) throw DecodeFailure("try handler before its body");
+  opened_try_[static_cast<size_t>(handler)] = true;
+  // Classify the handler: except clauses start with POP_TOP or a type test; finally does not.
+  bool is_except = ops[static_cast<size_t>(handler) + 1].op == Op::PopTop;
+  for (int k = handler + 1; !is_except && k < static_cast<int>(ops.size()); ++k) {
+    Op op = ops[static_cast<size_t>(k)].op;
+    if (op == Op::CheckExcMatch) is_except = true;
+    if (op == Op::CheckExcMatch || op == Op::JumpIf || op == Op::PopTop || op == Op::StoreName ||
+        op == Op::ReturnValue || op == Op::Jump || op == Op::Reraise) {
+      break;
+    }
+  }
+  int next = is_except ? decode_try_except(i, body_end, handler, end, exit)
+                       : decode_try_finally(i, body_end, handler, end, exit);
+  opened_try_[static_cast<size_t>(handler)] = false;
+  return next;
+}
+
+int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, int exit) {
+  const auto& ops = lifted_.ops;
+  int cleanup = flow_.handler_covering(handler);
+  if (!is_cleanup_block(ops, cleanup)) throw DecodeFailure("except handler without its cleanup");
+  const Operation& before_handler = ops[static_cast<size_t>(handler) - 1];
+  bool jumps_over = before_handler.op == Op::Jump && before_handler.target > handler;
+  bool jumps_back = before_handler.op == Op::Jump && before_handler.target < i && !loops_.empty() &&
+                    resolve(before_handler.target) == resolve(loops_.back().continue_target);
+  int else_end = jumps_over || jumps_back ? handler - 1 : handler;
+  int try_end = jumps_over ? before_handler.target : -1;
+  int back_join = -1;  // 3.12+ places handlers after the function's code; they jump back
+  auto is_loop_exit = [&](int target) {
+    return !loops_.empty() && (same_target(target, loops_.back().break_target) ||
+                               same_target(target, loops_.back().continue_target));
+  };
+  for (int k = handler; k < cleanup; ++k) {
+    const Operation& op = ops[static_cast<size_t>(k)];
+    if (op.op != Op::Jump || is_loop_exit(op.target)) continue;
+    if (op.target > cleanup && op.target > try_end) try_end = op.target;
+    if (op.op == Op::Jump && op.target > i && op.target < handler && op.target >= body_end) back_join = op.target;
+  }
+  if (back_join >= 0 && !jumps_over) {
+    else_end = back_join;
+    try_end = back_join;
+  } else if (try_end < 0 && handler >= end) {
+    else_end = end;  // the handlers never rejoin: what follows the body is its else
+    try_end = end;
+  }
+  if (try_end < 0) try_end = cleanup + 3;
+  if (try_end > end && resolve(try_end) != resolve(exit)) throw DecodeFailure("try statement leaves its region");
+  int join = try_end;
+  if (try_end > end) try_end = end;
+
+  Body body = decode_range_extending(i, &body_end, else_end, body_end);
+  Body orelse = body_end < else_end ? decode_range(body_end, else_end, join) : Body{};
+
+  auto stmt = make_stmt(StmtKind::Try, {}, {std::move(body), std::move(orelse), {}});
+  std::vector<ExprPtr> saved_stack = stack_;
+  size_t saved_depth = statement_depth_;
+  std::string saved_name = handler_name_;
+  push(make_expr(ExprKind::Internal, {}, "prev_exc"));
+  std::vector<ExprPtr> clause_stack = stack_;
+  clause_stack.push_back(make_expr(ExprKind::Internal, {}, "exc"));
+  int k = handler + 1;
+  while (k < cleanup) {
+    stack_ = clause_stack;
+    statement_depth_ = clause_stack.size() - 1;
+    ExceptHandler clause;
+    const Operation& first = ops[static_cast<size_t>(k)];
+    if (first.op == Op::Reraise) {  // no clause matched
+      ++k;
+      continue;
+    }
+    int clause_end = cleanup;
+    int body_begin = k + 1;
+    if (first.op != Op::PopTop) {
+      int check = k;
+      while (check < cleanup && ops[static_cast<size_t>(check)].op != Op::CheckExcMatch) ++check;
+      if (check + 2 >= cleanup || ops[static_cast<size_t>(check) + 1].op != Op::JumpIf) {
+        throw DecodeFailure("except clause without a type test");
+      }
+      clause.type = evaluate(k, check);
+      clause_end = ops[static_cast<size_t>(check) + 1].target;
+      const Operation& bind = ops[static_cast<size_t>(check) + 2];
+      body_begin = check + 3;
+      if (bind.op == Op::StoreName) {
+        clause.name = source_name(bind.text);
+        // The body is protected by `name = None; del name; raise` just before the next clause.
+        if (clause_end - 4 > body_begin && ops[static_cast<size_t>(clause_end) - 1].op == Op::Reraise) {
+          clause_end -= 4;
+        }
+      } else if (bind.op != Op::PopTop) {
+        throw DecodeFailure("except clause binds in an unexpected way");
+      }
+      pop();  // the exception value
+    } else {
+      pop();
+    }
+    handler_name_ = clause.name;
+    clause.body = decode_range(body_begin, clause_end, join);
+    handler_name_ = saved_name;
+    stmt->handlers.push_back(std::move(clause));
+    k = ops[static_cast<size_t>(clause_end)].op == Op::LoadConst && !stmt->handlers.back().name.empty()
+            ? clause_end + 4
+            : clause_end;
+    if (stmt->handlers.back().type == nullptr) break;  // a bare except is the last clause
+  }
+  stack_ = saved_stack;
+  statement_depth_ = saved_depth;
+  mark_consumed(handler, cleanup + 3);
+  emit(stmt);
+  return try_end;
+}
+
+int CodeDecoder::decode_try_finally(int i, int body_end, int handler, int end, int exit) {
+  const auto& ops = lifted_.ops;
+  int cleanup = flow_.handler_covering(handler);
+  if (!is_cleanup_block(ops, cleanup) || ops[static_cast<size_t>(cleanup) - 1].op != Op::Reraise) {
+    throw DecodeFailure("finally handler without its cleanup");
+  }
+  Body body = decode_range_extending(i, &body_end, handler, body_end);
+  int final_begin = handler + 1;
+  int final_end = cleanup - 1;
+  int copy_length = final_end - final_begin;
+  int normal_end = body_end + copy_length;
+  int try_end = cleanup + 3;
+  if (normal_end < handler && ops[static_cast<size_t>(normal_end)].op == Op::Jump &&
+      ops[static_cast<size_t>(normal_end)].target > handler) {
+    try_end = ops[static_cast<size_t>(normal_end)].target;
+  } else if (normal_end < handler) {
+    try_end = normal_end;  // the handler is placed after the function's code (3.12+)
+  }
+  if (try_end > end && resolve(try_end) != resolve(exit)) throw DecodeFailure("try statement leaves its region");
+  std::vector<ExprPtr> saved_stack = stack_;
+  size_t saved_depth = statement_depth_;
+  push(make_expr(ExprKind::Internal, {}, "prev_exc"));
+  push(make_expr(ExprKind::Internal, {}, "exc"));
+  statement_depth_ = stack_.size();
+  Body final_body = decode_range(final_begin, final_end, final_end);
+  mark_consumed(handler, cleanup + 3);
+  stack_ = saved_stack;
+  statement_depth_ = saved_depth;
+  // try/except/finally: the body is the try/except statement.
+  if (body.size() == 1 && body[0]->kind == StmtKind::Try && body[0]->bodies[2].empty() &&
+      !body[0]->handlers.empty()) {
+    StmtPtr merged = body[0];
+    merged->bodies[2] = std::move(final_body);
+    emit(merged);
+  } else {
+    emit(make_stmt(StmtKind::Try, {}, {std::move(body), {}, std::move(final_body)}));
+  }
+  return try_end > end ? end : try_end;
+}
+
+int CodeDecoder::decode_with(int i, int end, int exit) {
+  const auto& ops = lifted_.ops;
+  ExprPtr context = pop();
+  int handler = flow_.handler_covering(i + 1);
+  const HandlerRegion* region = handler < 0 ? nullptr : flow_.region_for_target(handler);
+  if (!region || static_cast<size_t>(handler) + 2 >= ops.size() ||
+      ops[static_cast<size_t>(handler)].op != Op::PushExcInfo ||
+      ops[static_cast<size_t>(handler) + 1].op != Op::WithExceptStart ||
+      ops[static_cast<size_t>(handler) + 2].op != Op::JumpIf) {
+    throw DecodeFailure("with statement without its exit handler");
+  }
+  const Operation& before_handler = ops[static_cast<size_t>(handler) - 1];
+  bool jumps_over = before_handler.op == Op::Jump && before_handler.target > handler;
+  int body_end = jumps_over ? handler - 1 : handler;
+  int reraise_target = ops[static_cast<size_t>(handler) + 2].target;
+  int with_end = jumps_over ? before_handler.target : reraise_target + 4;
+  int cleanup = flow_.handler_covering(handler);
+  // 3.12+: the handler sits after the function's code and jumps back to the join.
+  if (!jumps_over && static_cast<size_t>(reraise_target) + 4 < ops.size()) {
+    const Operation& back = ops[static_cast<size_t>(reraise_target) + 4];
+    if (back.op == Op::Jump && back.target > i && back.target < handler) {
+      body_end = back.target;
+      with_end = back.target;
+      mark_consumed(reraise_target, reraise_target + 5);
+    }
+  }
+  mark_consumed(handler, reraise_target + 4);
+  if (cleanup >= 0) mark_consumed(cleanup, cleanup + 3);
+  if (with_end > end && resolve(with_end) != resolve(exit)) throw DecodeFailure("with statement leaves its region");
+  push(make_expr(ExprKind::Internal, {}, "with_exit"));
+  push(make_expr(ExprKind::Internal, {}, "with_value"));
+  size_t saved_depth = statement_depth_;
+  statement_depth_ = stack_.size() - 1;
+  ExprPtr saved_target = captured_target_;
+  captured_target_ = nullptr;
+  opened_try_[static_cast<size_t>(handler)] = true;
+  Body body = decode_range(i + 1, body_end, with_end);
+  opened_try_[static_cast<size_t>(handler)] = false;
+  ExprPtr target = captured_target_;
+  captured_target_ = saved_target;
+  statement_depth_ = saved_depth;
+  pop();  // the entered value
+  if (!is_internal(pop(), "with_exit")) throw DecodeFailure("with statement stack");
+  auto stmt = make_stmt(StmtKind::With, {context, target}, {std::move(body)});
+  emit(stmt);
+  return with_end > end ? end : with_end;
+}
+
+}  // namespace glassbox::decompiler
+
+// ---- 3.10: SETUP_FINALLY / SETUP_WITH and POP_BLOCK delimit the protected code.
+
+namespace glassbox::decompiler {
+
+namespace {
+
+bool is_pop_tops(const std::vector<Operation>& ops, int at, int count) {
+  for (int k = 0; k < count; ++k) {
+    if (static_cast<size_t>(at + k) >= ops.size() || ops[static_cast<size_t>(at + k)].op != Op::PopTop) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+int CodeDecoder::decode_setup_finally(int i, int end, int exit) {
+  const auto& ops = lifted_.ops;
+  int handler = ops[static_cast<size_t>(i)].target;
+  if (handler <= i || static_cast<size_t>(handler) + 3 > ops.size()) throw DecodeFailure("SETUP_FINALLY target");
+  bool is_except = (ops[static_cast<size_t>(handler)].op == Op::Copy && ops[static_cast<size_t>(handler)].arg == 1) ||
+                   is_pop_tops(ops, handler, 3);
+  if (is_except) return decode_setup_except(i, handler, end, exit);
+  // try/finally: the finally body is at the handler up to RERAISE, and copied after POP_BLOCK.
+  int reraise = handler;
+  while (reraise < static_cast<int>(ops.size()) && ops[static_cast<size_t>(reraise)].op != Op::Reraise) ++reraise;
+  int copy_length = reraise - handler;
+  int pop_block = -1;
+  for (int q = handler - 1; q > i; --q) {
+    if (ops[static_cast<size_t>(q)].op == Op::PopBlock && q + 1 + copy_length <= handler) {
+      pop_block = q;
+      break;
+    }
+  }
+  if (pop_block < 0) throw DecodeFailure("try/finally without its normal path");
+  int try_end = pop_block + 1 + copy_length;
+  Body body = decode_range(i + 1, pop_block, pop_block);
+  std::vector<ExprPtr> saved_stack = stack_;
+  size_t saved_depth = statement_depth_;
+  for (int k = 0; k < 3; ++k) push(make_expr(ExprKind::Internal, {}, "exc"));
+  statement_depth_ = stack_.size();
+  Body final_body = decode_range(handler, reraise, reraise);
+  stack_ = saved_stack;
+  statement_depth_ = saved_depth;
+  mark_consumed(handler, reraise + 1);
+  if (body.size() == 1 && body[0]->kind == StmtKind::Try && body[0]->bodies[2].empty() && !body[0]->handlers.empty()) {
+    StmtPtr merged = body[0];
+    merged->bodies[2] = std::move(final_body);
+    emit(merged);
+  } else {
+    emit(make_stmt(StmtKind::Try, {}, {std::move(body), {}, std::move(final_body)}));
+  }
+  if (try_end > end && !same_target(try_end, exit)) throw DecodeFailure("try statement leaves its region");
+  return std::min(try_end, end);
+}
+
+int CodeDecoder::decode_setup_except(int i, int handler, int end, int exit) {
+  const auto& ops = lifted_.ops;
+  const Operation& before = ops[static_cast<size_t>(handler) - 1];
+  int else_begin = before.op == Op::Jump && before.target > handler ? before.target : -1;
+  int body_end = else_begin >= 0 ? handler - 1 : handler;
+  // Where the clauses go when done: past the else, if there is one.
+  int join = -1;
+  auto is_loop_exit = [&](int target) {
+    return !loops_.empty() && (same_target(target, loops_.back().break_target) ||
+                               same_target(target, loops_.back().continue_target));
+  };
+  int scan_end = else_begin >= 0 ? else_begin : end;
+  for (int k = handler; k < scan_end; ++k) {
+    const Operation& op = ops[static_cast<size_t>(k)];
+    if (op.op == Op::Jump && op.target > handler && !is_loop_exit(op.target) && op.target > join) join = op.target;
+  }
+  if (join < 0) join = else_begin >= 0 ? else_begin : scan_end;
+  int handlers_end = else_begin >= 0 ? else_begin : join;
+  Body body = decode_range(i + 1, body_end, body_end);
+  Body orelse = else_begin >= 0 && join > else_begin ? decode_range(else_begin, std::min(join, end), join) : Body{};
+  auto stmt = make_stmt(StmtKind::Try, {}, {std::move(body), std::move(orelse), {}});
+  std::vector<ExprPtr> saved_stack = stack_;
+  size_t saved_depth = statement_depth_;
+  std::string saved_name = handler_name_;
+  for (int m = 0; m < 3; ++m) push(make_expr(ExprKind::Internal, {}, "prev_exc"));
+  std::vector<ExprPtr> clause_stack = stack_;
+  int k = handler;
+  while (k < handlers_end) {
+    stack_ = clause_stack;
+    statement_depth_ = clause_stack.size();
+    ExceptHandler clause;
+    if (ops[static_cast<size_t>(k)].op == Op::Reraise) break;
+    int body_begin;
+    int clause_end;
+    if (is_pop_tops(ops, k, 3)) {
+      body_begin = k + 3;
+      clause_end = handlers_end;
+    } else {
+      int check = k + 1;
+      while (check < handlers_end && ops[static_cast<size_t>(check)].op != Op::CheckExcMatch) ++check;
+      if (check + 4 >= handlers_end) throw DecodeFailure("except clause without a type test");
+      push(make_expr(ExprKind::Internal, {}, "exc"));
+      clause.type = evaluate(k + 1, check);
+      pop();
+      clause_end = ops[static_cast<size_t>(check) + 1].target;
+      const Operation& bind = ops[static_cast<size_t>(check) + 3];
+      body_begin = check + 5;
+      if (bind.op == Op::StoreName) {
+        clause.name = source_name(bind.text);
+        if (ops[static_cast<size_t>(body_begin)].op == Op::SetupFinally) ++body_begin;
+        if (clause_end - 4 > body_begin && ops[static_cast<size_t>(clause_end) - 1].op == Op::Reraise) clause_end -= 4;
+      } else if (bind.op != Op::PopTop) {
+        throw DecodeFailure("except clause binds in an unexpected way");
+      }
+    }
+    handler_name_ = clause.name;
+    clause.body = decode_range(body_begin, clause_end, join);
+    handler_name_ = saved_name;
+    bool bare = clause.type == nullptr;
+    stmt->handlers.push_back(std::move(clause));
+    if (bare) break;
+    k = ops[static_cast<size_t>(clause_end)].op == Op::LoadConst && !stmt->handlers.back().name.empty() ? clause_end + 4
+                                                                                                     : clause_end;
+  }
+  stack_ = saved_stack;
+  statement_depth_ = saved_depth;
+  mark_consumed(handler, handlers_end);
+  emit(stmt);
+  if (join > end && !same_target(join, exit)) throw DecodeFailure("try statement leaves its region");
+  return std::min(join, end);
+}
+
+int CodeDecoder::decode_setup_with(int i, int end, int exit) {
+  const auto& ops = lifted_.ops;
+  int handler = ops[static_cast<size_t>(i)].target;
+  if (handler <= i || static_cast<size_t>(handler) + 3 > ops.size() ||
+      ops[static_cast<size_t>(handler)].op != Op::WithExceptStart ||
+      ops[static_cast<size_t>(handler) + 1].op != Op::JumpIf) {
+    throw DecodeFailure("with statement without its exit handler");
+  }
+  ExprPtr context = pop();
+  const Operation& before = ops[static_cast<size_t>(handler) - 1];
+  bool jumps_over = before.op == Op::Jump && before.target > handler;
+  int body_end = jumps_over ? handler - 1 : handler;
+  int with_end = jumps_over ? before.target : ops[static_cast<size_t>(handler) + 1].target + 5;
+  push(make_expr(ExprKind::Internal, {}, "with_exit"));
+  push(make_expr(ExprKind::Internal, {}, "with_value"));
+  size_t saved_depth = statement_depth_;
+  statement_depth_ = stack_.size() - 1;
+  ExprPtr saved_target = captured_target_;
+  captured_target_ = nullptr;
+  Body body = decode_range(i + 1, body_end, with_end);
+  ExprPtr target = captured_target_;
+  captured_target_ = saved_target;
+  statement_depth_ = saved_depth;
+  pop();
+  pop();
+  mark_consumed(handler, ops[static_cast<size_t>(handler) + 1].target + 5);
+  emit(make_stmt(StmtKind::With, {context, target}, {std::move(body)}));
+  if (with_end > end && !same_target(with_end, exit)) throw DecodeFailure("with statement leaves its region");
+  return std::min(with_end, end);
+}
+
+}  // namespace glassbox::decompiler

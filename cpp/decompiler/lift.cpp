@@ -1,0 +1,397 @@
+#include "decompiler/lift.hpp"
+
+#include <string_view>
+#include <unordered_map>
+
+#include "bytecode/error.hpp"
+#include "bytecode/instructions.hpp"
+
+namespace glassbox::decompiler {
+
+namespace {
+
+using bytecode::CodeObject;
+using bytecode::Instruction;
+
+// Opnames whose meaning is the same in every version that has them (argument passed through).
+const std::unordered_map<std::string_view, Op>& plain_ops() {
+  static const std::unordered_map<std::string_view, Op> table = {
+      {"POP_TOP", Op::PopTop}, {"PUSH_NULL", Op::PushNull}, {"COPY", Op::Copy}, {"SWAP", Op::Swap},
+      {"LOAD_BUILD_CLASS", Op::LoadBuildClass}, {"LOAD_ASSERTION_ERROR", Op::LoadAssertionError},
+      {"LOAD_LOCALS", Op::LoadLocals}, {"STORE_SUBSCR", Op::StoreSubscr}, {"STORE_SLICE", Op::StoreSlice},
+      {"DELETE_SUBSCR", Op::DeleteSubscr}, {"TO_BOOL", Op::ToBool}, {"IS_OP", Op::IsOp},
+      {"CONTAINS_OP", Op::ContainsOp}, {"BINARY_SUBSCR", Op::BinarySubscr}, {"BINARY_SLICE", Op::BinarySlice},
+      {"BUILD_SLICE", Op::BuildSlice}, {"BUILD_TUPLE", Op::BuildTuple}, {"BUILD_LIST", Op::BuildList},
+      {"BUILD_SET", Op::BuildSet}, {"BUILD_MAP", Op::BuildMap}, {"BUILD_CONST_KEY_MAP", Op::BuildConstKeyMap},
+      {"BUILD_STRING", Op::BuildString}, {"LIST_APPEND", Op::ListAppend}, {"SET_ADD", Op::SetAdd},
+      {"MAP_ADD", Op::MapAdd}, {"LIST_EXTEND", Op::ListExtend}, {"SET_UPDATE", Op::SetUpdate},
+      {"DICT_UPDATE", Op::DictUpdate}, {"DICT_MERGE", Op::DictMerge}, {"LIST_TO_TUPLE", Op::ListToTuple},
+      {"CALL_FUNCTION_EX", Op::CallEx}, {"CALL_INTRINSIC_2", Op::CallIntrinsic2},
+      {"MAKE_FUNCTION", Op::MakeFunction}, {"SET_FUNCTION_ATTRIBUTE", Op::SetFunctionAttribute},
+      {"FORMAT_VALUE", Op::FormatValue}, {"CONVERT_VALUE", Op::ConvertValue},
+      {"FORMAT_SIMPLE", Op::FormatSimple}, {"FORMAT_WITH_SPEC", Op::FormatWithSpec},
+      {"RETURN_VALUE", Op::ReturnValue}, {"RAISE_VARARGS", Op::RaiseVarargs}, {"RERAISE", Op::Reraise},
+      {"END_FOR", Op::EndFor}, {"GET_ITER", Op::GetIter}, {"GET_YIELD_FROM_ITER", Op::GetYieldFromIter},
+      {"GET_AITER", Op::GetAiter}, {"GET_ANEXT", Op::GetAnext}, {"END_ASYNC_FOR", Op::EndAsyncFor},
+      {"GET_AWAITABLE", Op::GetAwaitable}, {"SEND", Op::Send}, {"YIELD_VALUE", Op::YieldValue},
+      {"RETURN_GENERATOR", Op::ReturnGenerator}, {"IMPORT_STAR", Op::ImportStar},
+      {"UNPACK_SEQUENCE", Op::UnpackSequence}, {"UNPACK_EX", Op::UnpackEx}, {"BEFORE_WITH", Op::BeforeWith},
+      {"BEFORE_ASYNC_WITH", Op::BeforeAsyncWith}, {"WITH_EXCEPT_START", Op::WithExceptStart},
+      {"PUSH_EXC_INFO", Op::PushExcInfo}, {"POP_EXCEPT", Op::PopExcept}, {"CHECK_EXC_MATCH", Op::CheckExcMatch},
+      {"CHECK_EG_MATCH", Op::CheckEgMatch}, {"POP_BLOCK", Op::PopBlock}, {"SETUP_FINALLY", Op::SetupFinally},
+      {"SETUP_WITH", Op::SetupWith}, {"SETUP_ASYNC_WITH", Op::SetupAsyncWith},
+      {"SETUP_ANNOTATIONS", Op::SetupAnnotations}, {"GET_LEN", Op::GetLen}, {"MATCH_CLASS", Op::MatchClass},
+      {"MATCH_MAPPING", Op::MatchMapping}, {"MATCH_SEQUENCE", Op::MatchSequence}, {"MATCH_KEYS", Op::MatchKeys},
+      {"PRINT_EXPR", Op::PrintExpr}, {"CLEANUP_THROW", Op::CleanupThrow}, {"END_SEND", Op::EndSend},
+      {"DUP_TOP", Op::Copy}, {"ROT_TWO", Op::Swap}, {"UNARY_POSITIVE", Op::UnaryOp},
+      {"UNARY_NEGATIVE", Op::UnaryOp}, {"UNARY_NOT", Op::UnaryOp}, {"UNARY_INVERT", Op::UnaryOp},
+      {"JUMP_FORWARD", Op::Jump}, {"JUMP_BACKWARD", Op::Jump}, {"JUMP_ABSOLUTE", Op::Jump},
+      {"JUMP_BACKWARD_NO_INTERRUPT", Op::Jump}, {"JUMP", Op::Jump}, {"JUMP_NO_INTERRUPT", Op::Jump},
+      {"FOR_ITER", Op::ForIter}, {"JUMP_IF_FALSE_OR_POP", Op::JumpIfOrPop}, {"JUMP_IF_TRUE_OR_POP", Op::JumpIfOrPop},
+      {"RETURN_CONST", Op::ReturnConst}, {"LOAD_CONST", Op::LoadConst}, {"IMPORT_NAME", Op::ImportName},
+      {"IMPORT_FROM", Op::ImportFrom}, {"LOAD_CLOSURE", Op::LoadClosure}, {"STORE_ATTR", Op::StoreAttr},
+      {"DELETE_ATTR", Op::DeleteAttr}, {"LOAD_METHOD", Op::LoadMethod}, {"COMPARE_OP", Op::Compare},
+      {"BINARY_OP", Op::BinaryOp}, {"CALL_INTRINSIC_1", Op::CallIntrinsic1}, {"LOAD_SUPER_ATTR", Op::LoadSuperAttr},
+      {"LOAD_ATTR", Op::LoadAttr}, {"CALL", Op::Call}, {"CALL_KW", Op::Call}, {"CALL_FUNCTION", Op::Call},
+      {"CALL_METHOD", Op::Call}, {"CALL_FUNCTION_KW", Op::Call},
+  };
+  return table;
+}
+
+// Name loads and stores: the op and the scope their opname means.
+struct NameOp {
+  Op op;
+  Scope scope;
+};
+const std::unordered_map<std::string_view, NameOp>& name_ops() {
+  static const std::unordered_map<std::string_view, NameOp> table = {
+      {"LOAD_NAME", {Op::LoadName, Scope::Name}}, {"LOAD_FAST", {Op::LoadName, Scope::Fast}},
+      {"LOAD_FAST_CHECK", {Op::LoadName, Scope::Fast}}, {"LOAD_FAST_AND_CLEAR", {Op::LoadFastAndClear, Scope::Fast}},
+      {"LOAD_GLOBAL", {Op::LoadName, Scope::Global}}, {"LOAD_DEREF", {Op::LoadName, Scope::Deref}},
+      {"LOAD_CLASSDEREF", {Op::LoadName, Scope::ClassDeref}},
+      {"LOAD_FROM_DICT_OR_DEREF", {Op::LoadName, Scope::ClassDeref}},
+      {"LOAD_FROM_DICT_OR_GLOBALS", {Op::LoadName, Scope::Name}},
+      {"STORE_NAME", {Op::StoreName, Scope::Name}}, {"STORE_FAST", {Op::StoreName, Scope::Fast}},
+      {"STORE_GLOBAL", {Op::StoreName, Scope::Global}}, {"STORE_DEREF", {Op::StoreName, Scope::Deref}},
+      {"DELETE_NAME", {Op::DeleteName, Scope::Name}}, {"DELETE_FAST", {Op::DeleteName, Scope::Fast}},
+      {"DELETE_GLOBAL", {Op::DeleteName, Scope::Global}}, {"DELETE_DEREF", {Op::DeleteName, Scope::Deref}},
+  };
+  return table;
+}
+
+// 3.10's one-operator opcodes.
+const std::unordered_map<std::string_view, std::string_view>& operator_ops_310() {
+  static const std::unordered_map<std::string_view, std::string_view> table = {
+      {"BINARY_POWER", "**"}, {"BINARY_MULTIPLY", "*"}, {"BINARY_MATRIX_MULTIPLY", "@"},
+      {"BINARY_FLOOR_DIVIDE", "//"}, {"BINARY_TRUE_DIVIDE", "/"}, {"BINARY_MODULO", "%"},
+      {"BINARY_ADD", "+"}, {"BINARY_SUBTRACT", "-"}, {"BINARY_LSHIFT", "<<"}, {"BINARY_RSHIFT", ">>"},
+      {"BINARY_AND", "&"}, {"BINARY_XOR", "^"}, {"BINARY_OR", "|"},
+      {"INPLACE_POWER", "**="}, {"INPLACE_MULTIPLY", "*="}, {"INPLACE_MATRIX_MULTIPLY", "@="},
+      {"INPLACE_FLOOR_DIVIDE", "//="}, {"INPLACE_TRUE_DIVIDE", "/="}, {"INPLACE_MODULO", "%="},
+      {"INPLACE_ADD", "+="}, {"INPLACE_SUBTRACT", "-="}, {"INPLACE_LSHIFT", "<<="}, {"INPLACE_RSHIFT", ">>="},
+      {"INPLACE_AND", "&="}, {"INPLACE_XOR", "^="}, {"INPLACE_OR", "|="},
+  };
+  return table;
+}
+
+// The conditional jumps: what the popped value must be for the jump to happen.
+const std::unordered_map<std::string_view, int>& conditional_jumps() {
+  static const std::unordered_map<std::string_view, int> table = {
+      {"POP_JUMP_IF_FALSE", 0}, {"POP_JUMP_IF_TRUE", 1}, {"POP_JUMP_IF_NONE", 2}, {"POP_JUMP_IF_NOT_NONE", 3},
+      {"POP_JUMP_FORWARD_IF_FALSE", 0}, {"POP_JUMP_FORWARD_IF_TRUE", 1}, {"POP_JUMP_FORWARD_IF_NONE", 2},
+      {"POP_JUMP_FORWARD_IF_NOT_NONE", 3}, {"POP_JUMP_BACKWARD_IF_FALSE", 0}, {"POP_JUMP_BACKWARD_IF_TRUE", 1},
+      {"POP_JUMP_BACKWARD_IF_NONE", 2}, {"POP_JUMP_BACKWARD_IF_NOT_NONE", 3},
+  };
+  return table;
+}
+
+// Instructions that leave no trace in the source.
+bool is_dropped(std::string_view name) {
+  return name == "NOP" || name == "CACHE" || name == "RESUME" || name == "EXTENDED_ARG" || name == "PRECALL" ||
+         name == "MAKE_CELL" || name == "COPY_FREE_VARS" || name == "GEN_START" || name == "KW_NAMES" ||
+         name == "RESUME_CHECK" || name == "ENTER_EXECUTOR" || name == "TO_BOOL";
+}
+
+const char* const kBinaryOperators[] = {"+", "&", "//", "<<", "@", "*", "%", "|", "**", ">>", "-", "/", "^"};
+const char* const kCompareOperators[] = {"<", "<=", "==", "!=", ">", ">="};
+
+class Lifter {
+ public:
+  explicit Lifter(const CodeObject& code) : code_(code), minor_(code.minor) {}
+
+  LiftedCode run() {
+    std::vector<Instruction> instructions = bytecode::decode_instructions(code_);
+    int max_offset = static_cast<int>(code_.code.size());
+    std::vector<int> offset_index(static_cast<size_t>(max_offset) + 2, -1);
+    for (size_t i = 0; i < instructions.size(); ++i) {
+      const Instruction& ins = instructions[i];
+      if (ins.offset >= 0 && ins.offset <= max_offset) {
+        offset_index[static_cast<size_t>(ins.offset)] = static_cast<int>(out_.ops.size());
+      }
+      lift_one(instructions, i);
+    }
+    // Offsets without a surviving operation (dropped or folded instructions) map to the next one.
+    int next = static_cast<int>(out_.ops.size());
+    for (size_t k = offset_index.size(); k-- > 0;) {
+      if (offset_index[k] < 0 || offset_index[k] > next) offset_index[k] = next; else next = offset_index[k];
+    }
+    auto index_of = [&](int offset) {
+      if (offset < 0 || offset > max_offset) throw bytecode::BytecodeError("jump target out of range");
+      return offset_index[static_cast<size_t>(offset)];
+    };
+    for (Operation& op : out_.ops) {
+      if (op.target >= 0) op.target = index_of(op.target);
+    }
+    if (minor_ >= 11) {
+      for (const auto& entry : bytecode::parse_exception_table(code_)) {
+        out_.handlers.push_back(
+            {index_of(entry.start), index_of(entry.end), index_of(entry.target), entry.depth, entry.lasti});
+      }
+    }
+    return std::move(out_);
+  }
+
+ private:
+  const CodeObject& code_;
+  int minor_;
+  LiftedCode out_;
+  std::vector<std::string> pending_kwnames_;
+
+  Operation& emit(Op op, const Instruction& ins) {
+    Operation operation;
+    operation.op = op;
+    operation.arg = ins.arg;
+    operation.offset = ins.offset;
+    operation.line = ins.line;
+    operation.target = ins.jump_target;  // a byte offset until run() converts it
+    out_.ops.push_back(std::move(operation));
+    return out_.ops.back();
+  }
+
+  const std::string& name_at(int index) const {
+    if (index < 0 || static_cast<size_t>(index) >= code_.names.size()) throw bytecode::BytecodeError("bad name index");
+    return code_.names[static_cast<size_t>(index)];
+  }
+  const std::string& local_at(int index) const {
+    if (index < 0 || static_cast<size_t>(index) >= code_.localsplusnames.size()) {
+      throw bytecode::BytecodeError("bad local index");
+    }
+    return code_.localsplusnames[static_cast<size_t>(index)];
+  }
+  bytecode::ObjectRef const_at(int index) const {
+    if (index < 0 || static_cast<size_t>(index) >= code_.consts.size()) throw bytecode::BytecodeError("bad const index");
+    return code_.consts[static_cast<size_t>(index)];
+  }
+
+  std::vector<std::string> tuple_strings(const bytecode::ObjectRef& obj) const {
+    std::vector<std::string> names;
+    if (obj && obj->kind == bytecode::ObjectKind::Tuple) {
+      for (const auto& item : obj->items) names.push_back(item->text);
+    }
+    return names;
+  }
+
+  // The name an instruction with a name/local/free argument refers to.
+  std::string name_of(const Instruction& ins, Scope scope) const {
+    switch (scope) {
+      case Scope::Fast:
+        return local_at(ins.arg);
+      case Scope::Deref:
+      case Scope::ClassDeref:
+        return minor_ == 10 ? local_at(ins.arg + static_cast<int>(code_.varnames.size())) : local_at(ins.arg);
+      case Scope::Global:
+        return name_at(minor_ >= 11 && ins.opname == "LOAD_GLOBAL" ? ins.arg >> 1 : ins.arg);
+      case Scope::Name:
+        return name_at(ins.arg);
+    }
+    return {};
+  }
+
+  void lift_one(const std::vector<Instruction>& instructions, size_t i) {
+    const Instruction& ins = instructions[i];
+    std::string_view name = ins.opname;
+    if (name == "KW_NAMES") pending_kwnames_ = tuple_strings(const_at(ins.arg));
+    if (is_dropped(name)) return;
+    if (auto found = name_ops().find(name); found != name_ops().end()) {
+      Operation& op = emit(found->second.op, ins);
+      op.scope = found->second.scope;
+      op.text = name_of(ins, op.scope);
+      op.null_slot = minor_ >= 11 && name == "LOAD_GLOBAL" && (ins.arg & 1);
+      return;
+    }
+    if (name == "LOAD_FAST_LOAD_FAST" || name == "STORE_FAST_STORE_FAST" || name == "STORE_FAST_LOAD_FAST") {
+      Op first = name == "LOAD_FAST_LOAD_FAST" ? Op::LoadName : Op::StoreName;
+      Op second = name == "STORE_FAST_STORE_FAST" ? Op::StoreName : first == Op::StoreName && name == "STORE_FAST_LOAD_FAST" ? Op::LoadName : first;
+      Operation& a = emit(first, ins);
+      a.scope = Scope::Fast;
+      a.text = local_at(ins.arg >> 4);
+      Operation& b = emit(second, ins);
+      b.scope = Scope::Fast;
+      b.text = local_at(ins.arg & 15);
+      return;
+    }
+    if (auto found = conditional_jumps().find(name); found != conditional_jumps().end()) {
+      emit(Op::JumpIf, ins).arg = found->second;
+      return;
+    }
+    if (auto found = operator_ops_310().find(name); found != operator_ops_310().end()) {
+      emit(Op::BinaryOp, ins).text = std::string(found->second);
+      return;
+    }
+    if (name == "JUMP_IF_NOT_EXC_MATCH") {  // 3.10
+      emit(Op::CheckExcMatch, ins).target = -1;
+      emit(Op::JumpIf, ins).arg = 0;
+      return;
+    }
+    if (name == "ROT_THREE" || name == "ROT_FOUR" || name == "ROT_N") {
+      emit(Op::Rotate, ins).arg = name == "ROT_THREE" ? 3 : name == "ROT_FOUR" ? 4 : ins.arg;
+      return;
+    }
+    if (name == "DUP_TOP_TWO") {
+      emit(Op::Copy, ins).arg = 2;
+      emit(Op::Copy, ins).arg = 2;
+      return;
+    }
+    auto found = plain_ops().find(name);
+    if (found == plain_ops().end()) {
+      emit(Op::Unknown, ins).text = std::string(name);
+      return;
+    }
+    Operation& op = emit(found->second, ins);
+    refine(op, ins, name, instructions, i);
+  }
+
+  // Per-opcode argument decoding on top of the plain mapping.
+  void refine(Operation& op, const Instruction& ins, std::string_view name, const std::vector<Instruction>& all,
+              size_t i) {
+    switch (op.op) {
+      case Op::Copy:
+        if (name == "DUP_TOP") op.arg = 1;
+        break;
+      case Op::Swap:
+        if (name == "ROT_TWO") op.arg = 2;
+        break;
+      case Op::UnaryOp:
+        op.text = name == "UNARY_NEGATIVE" ? "-" : name == "UNARY_NOT" ? "not" : name == "UNARY_INVERT" ? "~" : "+";
+        break;
+      case Op::LoadConst:
+      case Op::ReturnConst:
+        op.constant = const_at(ins.arg);
+        break;
+      case Op::ImportName:
+      case Op::ImportFrom:
+      case Op::StoreAttr:
+      case Op::DeleteAttr:
+      case Op::LoadMethod:
+        op.text = name_at(ins.arg);
+        break;
+      case Op::LoadClosure:
+        op.text = minor_ == 10 ? local_at(ins.arg + static_cast<int>(code_.varnames.size())) : local_at(ins.arg);
+        break;
+      case Op::LoadAttr:
+        if (minor_ >= 12) {
+          op.text = name_at(ins.arg >> 1);
+          if (ins.arg & 1) op.op = Op::LoadMethod;
+        } else {
+          op.text = name_at(ins.arg);
+        }
+        break;
+      case Op::LoadSuperAttr:
+        op.text = name_at(ins.arg >> 2);
+        break;
+      case Op::Compare: {
+        int index = minor_ >= 13 ? ins.arg >> 5 : minor_ == 12 ? ins.arg >> 4 : ins.arg;
+        if (index < 0 || index > 5) throw bytecode::BytecodeError("bad comparison operator");
+        op.text = kCompareOperators[index];
+        break;
+      }
+      case Op::BinaryOp: {
+        int index = ins.arg % 13;
+        if (ins.arg < 0 || ins.arg >= 26) throw bytecode::BytecodeError("bad binary operator");
+        op.text = std::string(kBinaryOperators[index]) + (ins.arg >= 13 ? "=" : "");
+        break;
+      }
+      case Op::Call:
+        op.null_slot = minor_ >= 11 || name == "CALL_METHOD";
+        if (name == "CALL_KW" || name == "CALL_FUNCTION_KW") {
+          // The keyword names are a constant tuple loaded just before.
+          if (out_.ops.size() >= 2 && out_.ops[out_.ops.size() - 2].op == Op::LoadConst) {
+            op.kwnames = tuple_strings(out_.ops[out_.ops.size() - 2].constant);
+            Operation call = op;
+            out_.ops.pop_back();
+            out_.ops.back() = call;
+          }
+        } else if (minor_ >= 11) {
+          op.kwnames = std::move(pending_kwnames_);
+          pending_kwnames_.clear();
+        }
+        break;
+      case Op::CallEx:
+        op.null_slot = minor_ >= 11;
+        break;
+      case Op::CallIntrinsic1:
+        switch (ins.arg) {
+          case 1: op.op = Op::PrintExpr; break;
+          case 2: op.op = Op::ImportStar; break;
+          case 5: op.op = Op::UnaryOp; op.text = "+"; break;
+          case 6: op.op = Op::ListToTuple; break;
+          case 4: op.op = Op::Nop; break;  // async generator wrap
+          default: break;
+        }
+        break;
+      case Op::JumpIfOrPop:
+        op.arg = name == "JUMP_IF_TRUE_OR_POP" ? 1 : 0;
+        break;
+      case Op::EndFor:
+        // 3.13 splits the loop exit into END_FOR + POP_TOP.
+        if (minor_ >= 13 && i + 1 < all.size() && all[i + 1].opname == "POP_TOP") skip_next_pop_ = true;
+        break;
+      case Op::PopTop:
+        if (skip_next_pop_) {
+          skip_next_pop_ = false;
+          out_.ops.pop_back();
+        }
+        break;
+      default:
+        break;
+    }
+    if (op.op != Op::EndFor && op.op != Op::PopTop) skip_next_pop_ = false;
+    fold_312_value_jump();
+    fold_313_function_attributes();
+  }
+
+  bool skip_next_pop_ = false;
+
+  // 3.12+ compiles `a and b` as a value to COPY 1; POP_JUMP_IF_FALSE; POP_TOP: the 3.11 JUMP_IF_FALSE_OR_POP.
+  void fold_312_value_jump() {
+    auto& ops = out_.ops;
+    size_t n = ops.size();
+    if (minor_ < 12 || n < 3) return;
+    Operation& copy = ops[n - 3];
+    Operation& jump = ops[n - 2];
+    if (copy.op != Op::Copy || copy.arg != 1 || jump.op != Op::JumpIf || jump.arg > 1 || ops[n - 1].op != Op::PopTop) {
+      return;
+    }
+    Operation folded = jump;
+    folded.op = Op::JumpIfOrPop;
+    folded.offset = copy.offset;
+    folded.line = copy.line;
+    ops.resize(n - 3);
+    ops.push_back(folded);
+  }
+
+  // 3.13: MAKE_FUNCTION then SET_FUNCTION_ATTRIBUTE flag... is one MakeFunction with the flags.
+  void fold_313_function_attributes() {
+    auto& ops = out_.ops;
+    size_t n = ops.size();
+    if (n < 2 || ops[n - 1].op != Op::SetFunctionAttribute || ops[n - 2].op != Op::MakeFunction) return;
+    ops[n - 2].arg |= ops[n - 1].arg;
+    ops.pop_back();
+  }
+};
+
+}  // namespace
+
+LiftedCode lift(const bytecode::CodeObject& code) { return Lifter(code).run(); }
+
+}  // namespace glassbox::decompiler

@@ -1,0 +1,658 @@
+// Structuring: regions of the operation list become if/while/for/try/with statements.
+//
+// A region [begin, end) is decoded statement by statement; `exit` is where control goes when it
+// falls off the end (a jump there at the end of the region is implicit). Conditional jumps are
+// grouped into condition chains (one boolean test each), whose true and false targets delimit
+// the branches. Loops are found from their shapes: FOR_ITER, a rotated `while` test (the test is
+// compiled again at the bottom, jumping back), or a backward jump (`while True`).
+#include <algorithm>
+
+#include "decompiler/decoder.hpp"
+
+namespace glassbox::decompiler {
+
+ExprPtr negate(const ExprPtr& e);
+
+namespace {
+
+// `not` of a test in jump position: De Morgan keeps the reading natural (`a is not None and not
+// b` rather than `not (a is None or b)`) and compiles to the same jumps.
+ExprPtr negate_test(const ExprPtr& e) {
+  if (e->kind == ExprKind::BoolOp) {
+    std::vector<ExprPtr> parts;
+    for (const ExprPtr& part : e->args) parts.push_back(negate_test(part));
+    return make_expr(ExprKind::BoolOp, std::move(parts), e->text == "and" ? "or" : "and");
+  }
+  return negate(e);
+}
+
+bool is_pure(Op op) {
+  switch (op) {
+    case Op::PopTop: case Op::StoreName: case Op::StoreAttr: case Op::StoreSubscr: case Op::StoreSlice:
+    case Op::DeleteName: case Op::DeleteAttr: case Op::DeleteSubscr: case Op::ReturnValue: case Op::ReturnConst:
+    case Op::RaiseVarargs: case Op::Reraise: case Op::Jump: case Op::ForIter: case Op::EndFor:
+    case Op::ImportName: case Op::ImportFrom: case Op::ImportStar: case Op::UnpackSequence: case Op::UnpackEx:
+    case Op::BeforeWith: case Op::BeforeAsyncWith: case Op::PushExcInfo: case Op::PopExcept: case Op::ListAppend:
+    case Op::SetAdd: case Op::MapAdd: case Op::YieldValue: case Op::Unknown: case Op::MakeFunction:
+    case Op::LoadBuildClass: case Op::GetIter: case Op::Send: case Op::WithExceptStart: case Op::CheckExcMatch:
+    case Op::SetupFinally: case Op::SetupWith: case Op::PopBlock: case Op::ReturnGenerator:
+      return false;
+    default:
+      return true;
+  }
+}
+
+bool is_none_constant(const Operation& op) {
+  return (op.op == Op::ReturnConst || op.op == Op::LoadConst) && op.constant &&
+         op.constant->kind == bytecode::ObjectKind::None;
+}
+
+// Whether the operations ending just before `end` return None.
+bool ends_in_return_none(const std::vector<Operation>& ops, int end) {
+  if (end < 1) return false;
+  const Operation& last = ops[static_cast<size_t>(end - 1)];
+  if (last.op == Op::ReturnConst) return is_none_constant(last);
+  return last.op == Op::ReturnValue && end >= 2 && is_none_constant(ops[static_cast<size_t>(end - 2)]);
+}
+
+}  // namespace
+
+int CodeDecoder::resolve(int target) const {
+  for (int hops = 0; hops < 16 && target >= 0 && static_cast<size_t>(target) < lifted_.ops.size(); ++hops) {
+    const Operation& op = lifted_.ops[static_cast<size_t>(target)];
+    if (op.op != Op::Jump) break;
+    target = op.target;
+  }
+  return target;
+}
+
+// Whether jumps to `a` and to `b` go to the same place: the same operation after jump chains,
+// or two copies of one short exit block (the compiler duplicates `return` blocks).
+bool CodeDecoder::same_target(int a, int b) const {
+  a = resolve(a);
+  b = resolve(b);
+  if (a == b) return true;
+  const auto& ops = lifted_.ops;
+  int size = static_cast<int>(ops.size());
+  for (int k = 0; k < 4 && a + k < size && b + k < size; ++k) {
+    const Operation& x = ops[static_cast<size_t>(a + k)];
+    const Operation& y = ops[static_cast<size_t>(b + k)];
+    if (x.op != y.op || x.arg != y.arg || x.text != y.text) return false;
+    if (x.op == Op::LoadConst || x.op == Op::ReturnConst) {
+      if (!x.constant || !y.constant || x.constant->kind != y.constant->kind ||
+          (x.constant->kind != bytecode::ObjectKind::None && x.constant->kind != bytecode::ObjectKind::True &&
+           x.constant->kind != bytecode::ObjectKind::False)) {
+        return false;
+      }
+    } else if (x.op != Op::ReturnValue && x.op != Op::LoadName) {
+      return false;
+    }
+    if (x.op == Op::ReturnValue || x.op == Op::ReturnConst) return true;
+  }
+  return false;
+}
+
+Body CodeDecoder::decode_range(int begin, int end, int exit) { return decode_range_extending(begin, &end, end, exit); }
+
+// Like decode_range, but a statement left unfinished at `*end` (its value still on the stack, as
+// a `return` whose last operation lies outside an exception-table region) is finished, up to
+// `limit`; `*end` becomes where the region really ends.
+Body CodeDecoder::decode_range_extending(int begin, int* end, int limit, int exit) {
+  // A region is a sequence of statements: whatever one path does to the stack (a return popping
+  // loop iterators) is undone for the paths decoded after it.
+  Body body;
+  Body* saved = out_;
+  std::vector<ExprPtr> saved_stack = stack_;
+  out_ = &body;
+  int i = begin;
+  while (i < *end) i = decode_statement(i, *end, exit);
+  auto pending_value = [&] {
+    if (stack_.empty() || stack_.back()->kind == ExprKind::Internal) return false;
+    return stack_.size() > saved_stack.size() || stack_.back() != saved_stack[stack_.size() - 1];
+  };
+  while (i < limit && pending_value()) i = decode_statement(i, limit, exit);
+  *end = i;
+  out_ = saved;
+  stack_ = std::move(saved_stack);
+  return body;
+}
+
+int CodeDecoder::decode_statement(int i, int end, int exit) {
+  const auto& ops = lifted_.ops;
+  const Operation& op = ops[static_cast<size_t>(i)];
+  if (consumed_[static_cast<size_t>(i)]) return i + 1;
+  if (op.op == Op::LoadFastAndClear) return decode_inline_comprehension(i);
+  if (op.op == Op::Jump) return decode_jump(i, end, exit);
+  if (op.op == Op::ForIter) return decode_for(i, end);
+  if (op.op == Op::BeforeWith) return decode_with(i, end, exit);
+  if (op.op == Op::SetupFinally) return decode_setup_finally(i, end, exit);
+  if (op.op == Op::SetupWith) return decode_setup_with(i, end, exit);
+  if (op.op == Op::JumpIf) return decode_condition(i, end, exit, stmt_start_);
+  if (int skipped = skip_with_exit_call(i); skipped > i) return skipped;
+  if (stack_.size() <= statement_depth_) {
+    stmt_start_ = i;
+    bool open = std::find(open_loop_entries_.begin(), open_loop_entries_.end(), i) != open_loop_entries_.end();
+    int source = flow_.last_backward_source[static_cast<size_t>(i)];
+    // A try whose body holds a loop starting at the same operation is the outer statement.
+    const HandlerRegion* region = flow_.outermost_region_at(i, opened_try_);
+    if (region && ops[static_cast<size_t>(region->target)].op == Op::PushExcInfo && region->end > source &&
+        region->end > i + 1) {
+      return decode_try(i, end, exit);
+    }
+    if (!open) {
+      WhileShape shape = while_head(i);
+      if (shape.found && shape.exit <= end) return decode_while(i, shape);
+      if (!shape.found && source > i && source < end) return decode_while_true(i, source, end);
+    }
+    if (const HandlerRegion* region = flow_.outermost_region_at(i, opened_try_)) {
+      if (ops[static_cast<size_t>(region->target)].op == Op::PushExcInfo) return decode_try(i, end, exit);
+    }
+  }
+  int next = execute_special(i);
+  if (next >= 0) return next;
+  execute(i);
+  return i + 1;
+}
+
+// A rotated `while test:` at `head`: the test [head, body) ends in a jump to `exit` and is
+// compiled again at the bottom, jumping back to `body` when true.
+CodeDecoder::WhileShape CodeDecoder::while_head(int head) const {
+  const auto& ops = lifted_.ops;
+  WhileShape shape;
+  for (int k = head; k < static_cast<int>(ops.size()) && k < head + 200; ++k) {
+    const Operation& op = ops[static_cast<size_t>(k)];
+    if (!is_pure(op.op) && op.op != Op::JumpIf) return shape;
+    if (op.op != Op::JumpIf) continue;
+    int body = k + 1;
+    int tail = flow_.last_backward_source[static_cast<size_t>(body)];
+    if (tail <= k) continue;
+    // 3.12+ has no backward conditional jump: the bottom test is `jump-if exit; JUMP_BACKWARD`.
+    bool split_tail = ops[static_cast<size_t>(tail)].op == Op::Jump && ops[static_cast<size_t>(tail - 1)].op == Op::JumpIf &&
+                      same_target(ops[static_cast<size_t>(tail - 1)].target, op.target);
+    if (ops[static_cast<size_t>(tail)].op != Op::JumpIf && !split_tail) continue;
+    if (op.target < tail + 1) continue;
+    // Between the bottom test and the exit there may be a copy of the code after the loop
+    // (a short block ending in return), placed there by the compiler.
+    if (op.target != tail + 1) {
+      int gap = op.target - (tail + 1);
+      Op last = ops[static_cast<size_t>(op.target - 1)].op;
+      if (gap > 4 || (last != Op::ReturnValue && last != Op::ReturnConst)) continue;
+    }
+    shape.found = true;
+    shape.body = body;
+    shape.tail = tail;
+    shape.exit = op.target;
+    return shape;
+  }
+  return shape;
+}
+
+int CodeDecoder::decode_while(int head, const WhileShape& shape) {
+  std::vector<ConditionItem> items = collect_conditions_range(head, shape.body);
+  ExprPtr test = build_condition(items, 0, items.size(), shape.exit, false, shape.body);
+  int copy_length = shape.body - head;
+  int body_end = shape.tail + 1 - copy_length;
+  if (lifted_.ops[static_cast<size_t>(shape.tail)].op == Op::Jump) --body_end;
+  if (body_end < shape.body) throw DecodeFailure("while test copy");
+  int loop_exit = loop_else_end(shape.body, body_end, shape.exit, static_cast<int>(lifted_.ops.size()));
+  loops_.push_back({head, loop_exit});
+  open_loop_entries_.push_back(shape.body);
+  Body body = decode_range(shape.body, body_end, head);
+  open_loop_entries_.pop_back();
+  loops_.pop_back();
+  Body orelse = loop_exit > shape.exit ? decode_range(shape.exit, loop_exit, loop_exit) : Body{};
+  emit(make_stmt(StmtKind::While, {test}, {std::move(body), std::move(orelse)}));
+  return loop_exit;
+}
+
+// The call of a with statement's __exit__(None, None, None) on a normal, return, break or
+// continue path. It leaves no source; the exit stays on the symbolic stack for the other paths.
+int CodeDecoder::skip_with_exit_call(int i) {
+  const auto& ops = lifted_.ops;
+  auto is_exit_call = [&](int at) {
+    if (static_cast<size_t>(at) + 5 > ops.size()) return false;
+    for (int k = 0; k < 3; ++k) {
+      const Operation& load = ops[static_cast<size_t>(at + k)];
+      if (load.op != Op::LoadConst || load.constant->kind != bytecode::ObjectKind::None) return false;
+    }
+    return ops[static_cast<size_t>(at) + 3].op == Op::Call && ops[static_cast<size_t>(at) + 3].arg == 2 &&
+           ops[static_cast<size_t>(at) + 4].op == Op::PopTop;
+  };
+  auto is_exit_call_310 = [&](int at) {
+    if (static_cast<size_t>(at) + 5 > ops.size()) return false;
+    const Operation& load = ops[static_cast<size_t>(at)];
+    return load.op == Op::LoadConst && load.constant->kind == bytecode::ObjectKind::None &&
+           ops[static_cast<size_t>(at) + 1].op == Op::Copy && ops[static_cast<size_t>(at) + 2].op == Op::Copy &&
+           ops[static_cast<size_t>(at) + 3].op == Op::Call && ops[static_cast<size_t>(at) + 3].arg == 3 &&
+           ops[static_cast<size_t>(at) + 4].op == Op::PopTop;
+  };
+  if (code_.minor == 10) {
+    if (stack_.size() >= 1 && is_internal(top(), "with_exit") && is_exit_call_310(i)) return i + 5;
+    if (stack_.size() >= 2 && is_internal(top(2), "with_exit") && ops[static_cast<size_t>(i)].op == Op::Swap &&
+        is_exit_call_310(i + 1)) {
+      return i + 6;
+    }
+    return i;
+  }
+  if (stack_.size() >= 1 && is_internal(top(), "with_exit") && is_exit_call(i)) return i + 5;
+  if (stack_.size() >= 2 && is_internal(top(2), "with_exit") && ops[static_cast<size_t>(i)].op == Op::Swap &&
+      ops[static_cast<size_t>(i)].arg == 2 && is_exit_call(i + 1)) {
+    return i + 6;
+  }
+  return i;
+}
+
+int CodeDecoder::decode_while_true(int head, int last_jump, int end) {
+  int loop_exit = last_jump + 1;
+  loops_.push_back({head, loop_exit});
+  open_loop_entries_.push_back(head);
+  Body body = decode_range(head, last_jump + 1, head);
+  open_loop_entries_.pop_back();
+  loops_.pop_back();
+  emit(make_stmt(StmtKind::While, {make_constant("True")}, {std::move(body), {}}));
+  return loop_exit;
+}
+
+// Where a loop's `else` ends: the farthest forward jump out of the body (a `break`), if beyond
+// the natural exit.
+int CodeDecoder::loop_else_end(int body_begin, int body_end, int exit, int end) const {
+  int farthest = exit;
+  int outer_continue = loops_.empty() ? -1 : loops_.back().continue_target;
+  for (int k = body_begin; k < body_end; ++k) {
+    const Operation& op = lifted_.ops[static_cast<size_t>(k)];
+    if (op.op != Op::Jump) continue;
+    if (op.target > farthest && op.target <= end) farthest = op.target;
+    // A break whose jump was threaded to the enclosing loop's next iteration: the loop (with
+    // its else) runs to the end of the enclosing body.
+    if (outer_continue >= 0 && op.target < body_begin && same_target(op.target, outer_continue) && end > farthest) {
+      farthest = end;
+    }
+  }
+  return farthest;
+}
+
+int CodeDecoder::decode_for(int i, int end) {
+  const auto& ops = lifted_.ops;
+  ExprPtr iter = pop();
+  if (!is_internal(iter, "iter") && !(iter->kind == ExprKind::Name && iter->text == ".0")) {
+    throw DecodeFailure("for loop over a non-iterator");
+  }
+  int exit = ops[static_cast<size_t>(i)].target;
+  int after = exit;
+  if (after < static_cast<int>(ops.size()) && ops[static_cast<size_t>(after)].op == Op::EndFor) ++after;
+  int loop_exit = loop_else_end(i + 1, exit, after, end);
+  push(iter);
+  push(make_expr(ExprKind::Internal, {}, "loop_target"));
+  size_t depth = statement_depth_;
+  statement_depth_ = stack_.size() - 1;
+  ExprPtr saved_target = captured_target_;
+  captured_target_ = nullptr;
+  loops_.push_back({i, loop_exit});
+  Body body = decode_range(i + 1, exit, i);
+  loops_.pop_back();
+  ExprPtr target = captured_target_;
+  captured_target_ = saved_target;
+  statement_depth_ = depth;
+  pop();  // the target placeholder
+  pop();  // the iterator
+  if (!target) throw DecodeFailure("for loop without a target");
+  Body orelse = loop_exit > after ? decode_range(after, loop_exit, loop_exit) : Body{};
+  ExprPtr source = is_internal(iter, "iter") ? iter->args[0] : iter;
+  auto stmt = make_stmt(StmtKind::For, {target, source}, {std::move(body), std::move(orelse)});
+  emit(stmt);
+  return loop_exit;
+}
+
+int CodeDecoder::decode_jump(int i, int end, int exit) {
+  int target = lifted_.ops[static_cast<size_t>(i)].target;
+  bool last = i + 1 == end;
+  if (last && same_target(target, exit)) return i + 1;
+  if (!loops_.empty()) {
+    const LoopContext& loop = loops_.back();
+    if (target == loop.continue_target || resolve(target) == resolve(loop.continue_target)) {
+      emit(make_stmt(StmtKind::Continue));
+      return i + 1;
+    }
+    if (resolve(target) == resolve(loop.break_target)) {
+      emit(make_stmt(StmtKind::Break));
+      return i + 1;
+    }
+    // A break threaded to the enclosing loop's next iteration (Python has no `continue outer`).
+    if (loops_.size() >= 2 && target < i && same_target(target, loops_[loops_.size() - 2].continue_target)) {
+      emit(make_stmt(StmtKind::Break));
+      return i + 1;
+    }
+  }
+  throw DecodeFailure("unstructured jump at offset " + std::to_string(lifted_.ops[static_cast<size_t>(i)].offset));
+}
+
+std::vector<CodeDecoder::ConditionItem> CodeDecoder::collect_conditions_range(int begin, int end) {
+  std::vector<ConditionItem> items;
+  int start = begin;
+  int k = begin;
+  ++expression_only_;
+  while (k < end) {
+    const Operation& op = lifted_.ops[static_cast<size_t>(k)];
+    if (op.op == Op::JumpIf) {
+      items.push_back({pop(), op.arg, op.target, start, k, k + 1});
+      start = ++k;
+      continue;
+    }
+    int next = execute_special(k);
+    if (next >= 0) {
+      k = next;
+      continue;
+    }
+    execute(k);
+    ++k;
+  }
+  --expression_only_;
+  return items;
+}
+
+// Gathers `expr; jump-if` items starting with the jump at `j` (its value is on the stack), as
+// long as what follows is another pure test, and keeps the longest prefix whose targets are
+// only its own true and false exits.
+// A chained comparison as a test: `a < b < c` keeps a copy of b on the stack below the first
+// comparison, whose false exit goes through a cleanup block (POP_TOP; JUMP) placed after the
+// last comparison's jump and a jump over it.
+CodeDecoder::ConditionItem CodeDecoder::finish_chained_test(ConditionItem item) {
+  const auto& ops = lifted_.ops;
+  ExprPtr first = item.expr;
+  if (first->kind != ExprKind::Compare || stack_.empty() || top() != first->args.back()) return item;
+  int cleanup = item.target;
+  int k = item.jump + 1;
+  ++expression_only_;
+  while (k < static_cast<int>(ops.size()) && ops[static_cast<size_t>(k)].op != Op::JumpIf) {
+    if (!is_pure(ops[static_cast<size_t>(k)].op)) throw DecodeFailure("chained comparison test");
+    int next = execute_special(k);
+    if (next >= 0) {
+      k = next;
+      continue;
+    }
+    execute(k);
+    ++k;
+  }
+  --expression_only_;
+  if (k + 1 >= static_cast<int>(ops.size())) throw DecodeFailure("chained comparison test");
+  ExprPtr second = pop();
+  if (second->kind != ExprKind::Compare || second->args[0] != first->args.back()) {
+    throw DecodeFailure("chained comparison test");
+  }
+  auto merged = std::make_shared<Expr>(*first);
+  merged->args.insert(merged->args.end(), second->args.begin() + 1, second->args.end());
+  merged->ops.insert(merged->ops.end(), second->ops.begin(), second->ops.end());
+  const Operation& last_jump = ops[static_cast<size_t>(k)];
+  ConditionItem result{merged, last_jump.arg, last_jump.target, item.start, k, k + 1};
+  if (!stack_.empty() && top() == second->args.back()) {
+    // A longer chain: the same cleanup block serves every link.
+    result = finish_chained_test(result);
+    return result;
+  }
+  const Operation& over = ops[static_cast<size_t>(k) + 1];
+  if (over.op != Op::Jump || cleanup != k + 2 || ops[static_cast<size_t>(cleanup)].op != Op::PopTop) {
+    throw DecodeFailure("chained comparison cleanup");
+  }
+  result.next = over.target;
+  return result;
+}
+
+// Gathers `expr; jump-if` items starting with the jump at `j` (its value is on the stack), as
+// long as what follows is another pure test, and keeps the longest prefix whose targets are
+// only its own true and false exits.
+std::vector<CodeDecoder::ConditionItem> CodeDecoder::collect_conditions(int j, int end, int stmt_start) {
+  const auto& ops = lifted_.ops;
+  std::vector<ConditionItem> items;
+  items.push_back(finish_chained_test(
+      {pop(), ops[static_cast<size_t>(j)].arg, ops[static_cast<size_t>(j)].target, stmt_start, j, j + 1}));
+  auto complete = [&](size_t count) {
+    const ConditionItem& last = items[count - 1];
+    for (size_t k = 0; k < count; ++k) {
+      int t = items[k].target;
+      if (t == last.next || same_target(t, last.target)) continue;
+      bool internal = false;
+      for (size_t m = k + 1; m < count; ++m) internal |= items[m].start == t;
+      if (!internal) return false;
+    }
+    return true;
+  };
+  size_t best = complete(1) ? 1 : 0;
+  std::vector<ExprPtr> best_stack = stack_;
+  int k = items.back().next;
+  while (k < end && items.size() < 64) {
+    int start = k;
+    size_t depth = stack_.size();
+    bool ok = true;
+    ++expression_only_;
+    try {
+      while (k < end && ops[static_cast<size_t>(k)].op != Op::JumpIf) {
+        if (!is_pure(ops[static_cast<size_t>(k)].op) || flow_.last_backward_source[static_cast<size_t>(k)] > k) {
+          ok = false;
+          break;
+        }
+        int next = execute_special(k);
+        if (next >= 0) {
+          k = next;
+          continue;
+        }
+        execute(k);
+        ++k;
+      }
+    } catch (const DecodeFailure&) {
+      ok = false;
+    }
+    --expression_only_;
+    if (!ok || k >= end || stack_.size() != depth + 1 || start == k) break;
+    try {
+      items.push_back(finish_chained_test(
+          {pop(), ops[static_cast<size_t>(k)].arg, ops[static_cast<size_t>(k)].target, start, k, k + 1}));
+    } catch (const DecodeFailure&) {
+      break;
+    }
+    k = items.back().next;
+    if (complete(items.size())) {
+      best = items.size();
+      best_stack = stack_;
+    }
+  }
+  if (best == 0) throw DecodeFailure("incomplete condition");
+  items.resize(best);
+  stack_ = best_stack;
+  return items;
+}
+
+// The test that items [lo, hi) compute: they jump to `label` when it equals `cond`, and
+// otherwise fall through to `end_position`.
+ExprPtr CodeDecoder::build_condition(const std::vector<ConditionItem>& items, size_t lo, size_t hi, int label,
+                                     bool cond, int end_position) const {
+  if (hi - lo == 1) {
+    const ConditionItem& item = items[lo];
+    ExprPtr atom = item.expr;
+    bool sense = item.sense == 1;
+    if (item.sense >= 2) {
+      atom = make_expr(ExprKind::Compare, {atom, make_constant("None")});
+      atom->ops = {item.sense == 2 ? "is" : "is not"};
+      sense = true;
+    }
+    return sense == cond ? atom : negate_test(atom);
+  }
+  // The first item leaving the range says whether this is a chain to `label` or to the end.
+  size_t first = lo;
+  auto is_label = [&](int t) { return t == label || (t != end_position && same_target(t, label)); };
+  while (first < hi && !is_label(items[first].target) && items[first].target != end_position) ++first;
+  if (first >= hi) throw DecodeFailure("malformed condition");
+  bool to_label = is_label(items[first].target);
+  int split_target = to_label ? label : end_position;
+  std::vector<std::pair<size_t, size_t>> groups;
+  size_t group_start = lo;
+  for (size_t k = lo; k < hi; ++k) {
+    bool last = k + 1 == hi;
+    if (last || items[k].target == split_target || (to_label && is_label(items[k].target))) {
+      groups.push_back({group_start, k + 1});
+      group_start = k + 1;
+    }
+  }
+  if (groups.size() < 2) throw DecodeFailure("condition without structure");
+  // For a chain to the label: every group jumps to the label on `inner`; and-chains jump on false.
+  // For a chain to the end: groups jump to the end on `inner`; and-chains jump on false.
+  const ConditionItem& last_item = items[hi - 1];
+  bool inner_sense = to_label ? (last_item.sense == 1 || last_item.sense == 2)
+                              : (items[groups[0].second - 1].sense == 1 || items[groups[0].second - 1].sense == 2);
+  bool is_and = !inner_sense;
+  bool own_cond = to_label ? inner_sense : !inner_sense;  // what the whole chain jumps to `label` on
+  std::vector<ExprPtr> values;
+  for (size_t g = 0; g < groups.size(); ++g) {
+    auto [a, b] = groups[g];
+    int next_position = b < items.size() ? items[b].start : end_position;
+    if (b == hi) next_position = end_position;
+    ExprPtr value;
+    if (g + 1 < groups.size() && !to_label) {
+      value = build_condition(items, a, b, end_position, inner_sense, next_position);
+    } else if (to_label) {
+      value = build_condition(items, a, b, label, inner_sense, next_position);
+    } else {
+      value = build_condition(items, a, b, label, own_cond, next_position);
+    }
+    const char* word = is_and ? "and" : "or";
+    if (value->kind == ExprKind::BoolOp && value->text == word) {
+      values.insert(values.end(), value->args.begin(), value->args.end());
+    } else {
+      values.push_back(value);
+    }
+  }
+  ExprPtr combined = make_expr(ExprKind::BoolOp, std::move(values), is_and ? "and" : "or");
+  return own_cond == cond ? combined : negate_test(combined);
+}
+
+bool CodeDecoder::decode_if_expression(int j, int true_start, int false_start, ExprPtr condition) {
+  const auto& ops = lifted_.ops;
+  const Operation& jump = ops[static_cast<size_t>(false_start - 1)];
+  if (jump.op != Op::Jump || jump.target <= false_start) return false;
+  std::vector<ExprPtr> saved = stack_;
+  size_t body_size = out_->size();
+  try {
+    ExprPtr yes = evaluate(true_start, false_start - 1);
+    ExprPtr no = evaluate(false_start, jump.target);
+    push(make_expr(ExprKind::IfExp, {yes, condition, no}));
+    if_expression_end_ = jump.target;
+    return true;
+  } catch (const DecodeFailure&) {
+    stack_ = saved;
+    out_->resize(body_size);
+    expression_only_ = 0;
+    return false;
+  }
+}
+
+int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
+  const auto& ops = lifted_.ops;
+  std::vector<ConditionItem> items = collect_conditions(j, end, stmt_start);
+  const ConditionItem& last = items.back();
+  int then_begin = last.next;
+  int label = last.target;
+  ExprPtr test = build_condition(items, 0, items.size(), label, false, then_begin);
+  // `a if test else b` as a value.
+  if (stack_.size() > statement_depth_ || (label > then_begin && ops[static_cast<size_t>(label - 1)].op == Op::Jump &&
+                                           ops[static_cast<size_t>(label - 1)].target > label)) {
+    if (label > then_begin && decode_if_expression(j, then_begin, label, test)) return if_expression_end_;
+  }
+  const LoopContext* loop = loops_.empty() ? nullptr : &loops_.back();
+  auto make_if_test = [&](ExprPtr condition, Body then_body) {
+    emit(make_stmt(StmtKind::If, {std::move(condition)}, {std::move(then_body), {}}));
+  };
+  auto make_if = [&](Body then_body, Body else_body) {
+    // `if not test: raise AssertionError(msg)` is an assert.
+    if (then_body.size() == 1 && else_body.empty() && then_body[0]->kind == StmtKind::Raise &&
+        then_body[0]->exprs.size() == 1) {
+      ExprPtr raised = then_body[0]->exprs[0];
+      if (raised->kind == ExprKind::Name && raised->ref == 7) {
+        emit(make_stmt(StmtKind::Assert, {negate(test)}));
+        return;
+      }
+      if (raised->kind == ExprKind::Call && raised->args.size() == 2 && raised->args[0]->ref == 7) {
+        emit(make_stmt(StmtKind::Assert, {negate(test), raised->args[1]}));
+        return;
+      }
+    }
+    emit(make_stmt(StmtKind::If, {test}, {std::move(then_body), std::move(else_body)}));
+  };
+  // 3.12+ has no backward conditional jump: `if test: <rest of the loop body>` becomes a jump
+  // over a JUMP_BACKWARD to the loop head when the test fails.
+  // Only a membership or identity test needs it: `not (a in b)` is compiled as `a not in b`.
+  auto is_identity_or_membership = [](const ExprPtr& e) {
+    return e->kind == ExprKind::Compare && e->ops.size() == 1 &&
+           (e->ops[0] == "in" || e->ops[0] == "not in" || e->ops[0] == "is" || e->ops[0] == "is not");
+  };
+  if (code_.minor >= 12 && loop && items.size() == 1 && is_identity_or_membership(items[0].expr) &&
+      label == then_begin + 1 && label <= end &&
+      ops[static_cast<size_t>(then_begin)].op == Op::Jump &&
+      same_target(ops[static_cast<size_t>(then_begin)].target, loop->continue_target)) {
+    make_if_test(negate_test(test), decode_range(label, end, exit));
+    return end;
+  }
+  // A test that jumps back to the loop head: `if test: <rest of the loop body>`.
+  if (label <= j) {
+    if (!loop || resolve(label) != resolve(loop->continue_target)) throw DecodeFailure("backward condition");
+    Body then_body;
+    if (then_begin >= end && loop->break_target == then_begin) {
+      then_body.push_back(make_stmt(StmtKind::Break));
+    } else {
+      then_body = decode_range(then_begin, end, exit);
+    }
+    make_if(std::move(then_body), {});
+    return std::max(end, then_begin);
+  }
+  if (label > end) {
+    if (loop && resolve(label) == resolve(loop->break_target)) {
+      test = negate(test);
+      make_if({make_stmt(StmtKind::Break)}, {});
+      return then_begin;
+    }
+    if (same_target(label, exit)) {
+      make_if(decode_range(then_begin, end, exit), {});
+      return end;
+    }
+    throw DecodeFailure("condition jumps out of its region at offset " + std::to_string(ops[static_cast<size_t>(j)].offset));
+  }
+  const Operation& before_label = ops[static_cast<size_t>(label - 1)];
+  if (before_label.op == Op::Jump && before_label.target > label && label - 1 >= then_begin) {
+    int join = before_label.target;
+    bool is_loop_jump = loop && (resolve(join) == resolve(loop->break_target) ||
+                                 resolve(join) == resolve(loop->continue_target));
+    if (!is_loop_jump) {
+      int else_end = join <= end ? join : end;
+      if (join > end && resolve(join) != resolve(exit)) throw DecodeFailure("if/else join outside its region");
+      Body then_body = decode_range(then_begin, label - 1, join);
+      Body else_body = decode_range(label, else_end, join <= end ? join : exit);
+      make_if(std::move(then_body), std::move(else_body));
+      return else_end;
+    }
+  }
+  // A then-branch ending in a try/with statement jumps over the else from inside that statement.
+  for (int k = then_begin; k < label; ++k) {
+    const Operation& inner = ops[static_cast<size_t>(k)];
+    if (inner.op != Op::Jump || inner.target <= label || inner.target > end) continue;
+    int join = inner.target;
+    for (int m = k + 1; m < label; ++m) {
+      const Operation& other = ops[static_cast<size_t>(m)];
+      if (other.op == Op::Jump && other.target > join && other.target <= end) join = other.target;
+    }
+    if (loop && (resolve(join) == resolve(loop->break_target) || resolve(join) == resolve(loop->continue_target))) break;
+    Body then_body = decode_range(then_begin, label, join);
+    Body else_body = decode_range(label, join, join);
+    make_if(std::move(then_body), std::move(else_body));
+    return join;
+  }
+  Body then_body = decode_range(then_begin, label, label);
+  // At module level the final `return None` is duplicated into branches: the rest is an else.
+  if (role_ == CodeRole::Module && ends_in_return_none(ops, label)) {
+    if (!then_body.empty() && then_body.back()->kind == StmtKind::Return) then_body.pop_back();
+    Body else_body = label < end ? decode_range(label, end, exit) : Body{};
+    make_if(std::move(then_body), std::move(else_body));
+    return end;
+  }
+  make_if(std::move(then_body), {});
+  return label;
+}
+
+}  // namespace glassbox::decompiler
