@@ -47,24 +47,35 @@ test-cpp: $(STAMPS)/cpp-asan
 test-python: $(STAMPS)/installed
 	$(PY) -m pytest tests/python -q
 
-# libFuzzer targets under ASan and UBSan.
+# libFuzzer targets under ASan and UBSan: the marshal reader and the artifact loader.
+FUZZ_ARGS = -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 -artifact_prefix=build/fuzz-artifacts/
+
 $(STAMPS)/fuzz: $(STAMPS)/setup $(CPP_SOURCES)
 	CXX=$(CLANGXX) $(CMAKE) -S . -B $(FUZZ_DIR) -G Ninja -DCMAKE_MAKE_PROGRAM=$(abspath $(VENV)/bin/ninja) \
 	  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGLASSBOX_FUZZ=ON >/dev/null
-	$(CMAKE) --build $(FUZZ_DIR) -j2 --target fuzz_marshal
+	$(CMAKE) --build $(FUZZ_DIR) -j2 --target fuzz_marshal fuzz_loader
 	@mkdir -p $(STAMPS) && touch $@
 
-build/fuzz-corpus/.stamp: $(STAMPS)/setup scripts/make_fuzz_corpus.py
-	$(PY) scripts/make_fuzz_corpus.py build/fuzz-corpus
+build/fuzz-corpus/marshal/.stamp: $(STAMPS)/setup scripts/make_fuzz_corpus.py
+	$(PY) scripts/make_fuzz_corpus.py build/fuzz-corpus/marshal
 	@touch $@
 
-fuzz: $(STAMPS)/fuzz build/fuzz-corpus/.stamp
+build/fuzz-corpus/loader/.stamp: $(STAMPS)/installed scripts/make_loader_corpus.py
+	$(PY) scripts/make_loader_corpus.py build/fuzz-corpus/loader
+	@touch $@
+
+fuzz: $(STAMPS)/fuzz build/fuzz-corpus/marshal/.stamp build/fuzz-corpus/loader/.stamp
 	@mkdir -p build/fuzz-artifacts
-	ASAN_OPTIONS=detect_leaks=0 $(FUZZ_DIR)/fuzz_marshal -max_total_time=$(FUZZ_SECONDS) \
-	  -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 -artifact_prefix=build/fuzz-artifacts/ build/fuzz-corpus
+	ASAN_OPTIONS=detect_leaks=0 $(FUZZ_DIR)/fuzz_marshal -max_total_time=$(FUZZ_SECONDS) $(FUZZ_ARGS) \
+	  build/fuzz-corpus/marshal
+	ASAN_OPTIONS=detect_leaks=0 $(FUZZ_DIR)/fuzz_loader -max_total_time=$(FUZZ_SECONDS) $(FUZZ_ARGS) \
+	  build/fuzz-corpus/loader
 
 fuzz-smoke:
-	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(FUZZ_SMOKE_SECONDS) 2>&1 | tail -n 12
+	@mkdir -p build
+	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(FUZZ_SMOKE_SECONDS) >build/fuzz-smoke.log 2>&1 \
+	  || { tail -n 40 build/fuzz-smoke.log; echo "fuzz-smoke: failed (log: build/fuzz-smoke.log)"; exit 1; }
+	@grep -E "^(Done|stat::number_of_executed_units)" build/fuzz-smoke.log
 
 lint: $(STAMPS)/setup
 	$(VENV)/bin/ruff check glassbox tests scripts bench

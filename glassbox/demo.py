@@ -90,8 +90,53 @@ def pythonify_demo(path: str = "build/demo-pythonify.py") -> None:
     namespace = {"__name__": "pythonified", "target": model, "args": (x,)}
     exec(compile(Path(path).read_text(), path, "exec"), namespace)
     namespace["y"].backward()
-    print(f"wrote {path}; y = {namespace['y'].item():.6f}, "
-          f"|grad W| = {model.linear.weight.grad.norm().item():.6f}")
+    print(
+        f"wrote {path}; y = {namespace['y'].item():.6f}, "
+        f"|grad W| = {model.linear.weight.grad.norm().item():.6f}"
+    )
+
+
+def backend_demo(out_dir: str = "build/demo-backend") -> int:
+    """Compile a small model with backend="glassbox", export it, and run it with glassbox-run."""
+    try:
+        import numpy as np
+        import torch
+    except ImportError:
+        print("\n== native backend: skipped (torch or numpy is not installed)")
+        return 0
+
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(
+        torch.nn.Linear(16, 32), torch.nn.GELU(), torch.nn.LayerNorm(32), torch.nn.Linear(32, 4)
+    ).eval()
+    x = torch.randn(3, 16)
+    with torch.no_grad():
+        expected = model(x)
+        compiled = torch.compile(model, backend="glassbox")(x)
+    print("\n== torch.compile(model, backend='glassbox')")
+    print(f"max |compiled - eager| = {(compiled - expected).abs().max().item():.2e}")
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    artifact = out / "model.gbx"
+    glassbox.export(model, (x,), str(artifact))
+    np.save(out / "x.npy", x.numpy())
+    run_exe = Path(sys.executable).with_name("glassbox-run")
+    print(f"== glassbox.export -> {artifact}; {run_exe.name} {artifact} --inputs x.npy")
+    result = subprocess.run(
+        [str(run_exe), str(artifact), "--inputs", str(out / "x.npy"), "--outputs", str(out)],
+        check=False,
+    )
+    if result.returncode != 0:
+        return result.returncode
+    from_runner = np.load(out / "out0.npy")
+    from_load = glassbox.load(str(artifact))(x)
+    from_load = from_load[0] if isinstance(from_load, (tuple, list)) else from_load
+    print(
+        f"max |glassbox-run - eager| = {abs(from_runner - expected.numpy()).max():.2e}, "
+        f"max |glassbox-run - glassbox.load| = {abs(from_runner - np.asarray(from_load)).max():.2e}"
+    )
+    return 0
 
 
 def main() -> int:
@@ -108,7 +153,8 @@ def main() -> int:
         result = subprocess.run([decompile_executable(), "--dis", pyc], check=False)
     capture_demo()
     pythonify_demo()
-    return result.returncode
+    backend_status = backend_demo()
+    return result.returncode or backend_status
 
 
 if __name__ == "__main__":
