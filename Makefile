@@ -11,7 +11,7 @@ CMAKE := $(VENV)/bin/cmake
 ASAN_DIR := build/cpp-asan
 FUZZ_DIR := build/fuzz
 FUZZ_SECONDS ?= 600
-FUZZ_SMOKE_SECONDS ?= 20
+FUZZ_SMOKE_SECONDS ?= 15
 CLANGXX := clang++-14
 
 .PHONY: demo test test-cpp test-python fuzz fuzz-smoke lint format setup clean
@@ -47,13 +47,14 @@ test-cpp: $(STAMPS)/cpp-asan
 test-python: $(STAMPS)/installed
 	$(PY) -m pytest tests/python -q
 
-# libFuzzer targets under ASan and UBSan: the marshal reader and the artifact loader.
+# libFuzzer targets under ASan and UBSan: the marshal reader, the disassembler and decompiler,
+# and the artifact loader. FUZZ_SECONDS is per target.
 FUZZ_ARGS = -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 -artifact_prefix=build/fuzz-artifacts/
 
 $(STAMPS)/fuzz: $(STAMPS)/setup $(CPP_SOURCES)
 	CXX=$(CLANGXX) $(CMAKE) -S . -B $(FUZZ_DIR) -G Ninja -DCMAKE_MAKE_PROGRAM=$(abspath $(VENV)/bin/ninja) \
 	  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGLASSBOX_FUZZ=ON >/dev/null
-	$(CMAKE) --build $(FUZZ_DIR) -j2 --target fuzz_marshal fuzz_loader
+	$(CMAKE) --build $(FUZZ_DIR) -j2 --target fuzz_marshal fuzz_decompile fuzz_loader
 	@mkdir -p $(STAMPS) && touch $@
 
 build/fuzz-corpus/marshal/.stamp: $(STAMPS)/setup scripts/make_fuzz_corpus.py
@@ -67,6 +68,8 @@ build/fuzz-corpus/loader/.stamp: $(STAMPS)/installed scripts/make_loader_corpus.
 fuzz: $(STAMPS)/fuzz build/fuzz-corpus/marshal/.stamp build/fuzz-corpus/loader/.stamp
 	@mkdir -p build/fuzz-artifacts
 	ASAN_OPTIONS=detect_leaks=0 $(FUZZ_DIR)/fuzz_marshal -max_total_time=$(FUZZ_SECONDS) $(FUZZ_ARGS) \
+	  build/fuzz-corpus/marshal
+	ASAN_OPTIONS=detect_leaks=0 $(FUZZ_DIR)/fuzz_decompile -max_total_time=$(FUZZ_SECONDS) $(FUZZ_ARGS) \
 	  build/fuzz-corpus/marshal
 	ASAN_OPTIONS=detect_leaks=0 $(FUZZ_DIR)/fuzz_loader -max_total_time=$(FUZZ_SECONDS) $(FUZZ_ARGS) \
 	  build/fuzz-corpus/loader
