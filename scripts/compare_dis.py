@@ -136,23 +136,31 @@ def normalize(text: str, strict_whitespace: bool) -> list[str]:
 def stdlib_sources(python: str, include_tests: bool) -> list[Path]:
     lib = subprocess.run(
         [python, "-c", "import sysconfig; print(sysconfig.get_paths()['stdlib'])"],
-        capture_output=True, text=True, check=True,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout.strip()
     sources = []
     for root, dirs, files in os.walk(lib):
-        dirs[:] = sorted(d for d in dirs if d != "site-packages" and d != "__pycache__"
-                         and (include_tests or d not in TEST_DIRS))
+        dirs[:] = sorted(
+            d
+            for d in dirs
+            if d != "site-packages" and d != "__pycache__" and (include_tests or d not in TEST_DIRS)
+        )
         sources += [Path(root) / f for f in sorted(files) if f.endswith(".py")]
     return sources
 
 
-def compile_all(python: str, sources: list[Path], out_dir: Path) -> tuple[dict[str, Path], list[str]]:
+def compile_all(
+    python: str, sources: list[Path], out_dir: Path
+) -> tuple[dict[str, Path], list[str]]:
     """Compiles each source to out_dir/N.pyc; returns {pyc: source} and the sources that failed."""
     pairs = {str(out_dir / f"{n:05d}.pyc"): src for n, src in enumerate(sources)}
     by_source = {str(src): pyc for pyc, src in pairs.items()}
     stdin = "".join(f"{src}\t{pyc}\n" for pyc, src in pairs.items())
-    result = subprocess.run([python, "-W", "ignore", "-c", COMPILE_SNIPPET], input=stdin,
-                            capture_output=True, text=True)
+    result = subprocess.run(
+        [python, "-W", "ignore", "-c", COMPILE_SNIPPET], input=stdin, capture_output=True, text=True
+    )
     compiled, failed = {}, []
     for line in result.stdout.splitlines():
         status, src, *_ = line.split("\t")
@@ -180,14 +188,19 @@ def split_listings(stdout: str, pycs: list[str]) -> dict[str, str]:
 
 
 def run_batch(command: list[str], pycs: list[str]) -> tuple[dict[str, str], str]:
-    result = subprocess.run(command + pycs, capture_output=True,
-                            env={**os.environ, "PYTHONIOENCODING": "utf-8", "PYTHONHASHSEED": "0"})
+    result = subprocess.run(
+        command + pycs,
+        capture_output=True,
+        env={**os.environ, "PYTHONIOENCODING": "utf-8", "PYTHONHASHSEED": "0"},
+    )
     stdout = result.stdout.decode("utf-8", errors="backslashreplace")
     stderr = result.stderr.decode("utf-8", errors="backslashreplace")
     return split_listings(stdout, pycs), stderr
 
 
-def run_batches(command: list[str], pycs: list[str], batch: int, jobs: int) -> tuple[dict[str, str], str]:
+def run_batches(
+    command: list[str], pycs: list[str], batch: int, jobs: int
+) -> tuple[dict[str, str], str]:
     chunks = [pycs[i : i + batch] for i in range(0, len(pycs), batch)]
     listings: dict[str, str] = {}
     errors = []
@@ -218,8 +231,12 @@ def first_difference(expected: list[str], actual: list[str]) -> tuple[int, str, 
 
 
 def find_tool(explicit: str | None) -> str:
-    candidates = [explicit, os.environ.get("GLASSBOX_DECOMPILE"), shutil.which("glassbox-decompile"),
-                  str(REPO / "build" / "glassbox-decompile")]
+    candidates = [
+        explicit,
+        os.environ.get("GLASSBOX_DECOMPILE"),
+        shutil.which("glassbox-decompile"),
+        str(REPO / "build" / "glassbox-decompile"),
+    ]
     for candidate in candidates:
         if candidate and Path(candidate).exists():
             return candidate
@@ -230,28 +247,46 @@ def find_tool(explicit: str | None) -> str:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("python", help="the interpreter of the version under test")
-    parser.add_argument("files", nargs="*", type=Path, help="sources to compare (default: its whole Lib/)")
-    parser.add_argument("--tool", help="glassbox-decompile executable (default: $GLASSBOX_DECOMPILE, PATH, build/)")
-    parser.add_argument("--no-tests", action="store_true", help="skip test/, tests/ and idle_test/ directories")
+    parser.add_argument(
+        "files", nargs="*", type=Path, help="sources to compare (default: its whole Lib/)"
+    )
+    parser.add_argument(
+        "--tool", help="glassbox-decompile executable (default: $GLASSBOX_DECOMPILE, PATH, build/)"
+    )
+    parser.add_argument(
+        "--no-tests", action="store_true", help="skip test/, tests/ and idle_test/ directories"
+    )
     parser.add_argument("--jobs", type=int, default=2, help="processes at a time (default 2)")
     parser.add_argument("--batch", type=int, default=150, help="files per process (default 150)")
-    parser.add_argument("--strict-whitespace", action="store_true", help="compare whitespace exactly too")
+    parser.add_argument(
+        "--strict-whitespace", action="store_true", help="compare whitespace exactly too"
+    )
     parser.add_argument("--show", type=int, default=30, help="mismatches to print (default 30)")
     args = parser.parse_args()
 
     tool = find_tool(args.tool)
-    version = subprocess.run([args.python, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
-                             capture_output=True, text=True, check=True).stdout.strip()
+    version = subprocess.run(
+        [args.python, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     sources = [f.resolve() for f in args.files] or stdlib_sources(args.python, not args.no_tests)
 
     with tempfile.TemporaryDirectory(prefix="compare_dis_") as tmp:
         compiled, failed_to_compile = compile_all(args.python, sources, Path(tmp))
         pycs = sorted(compiled)
         with ThreadPoolExecutor(max_workers=2) as pool:
-            reference_job = pool.submit(run_batches, [args.python, str(REFERENCE)], pycs, args.batch, max(1, args.jobs // 2))
-            tool_job = pool.submit(run_batches, [tool, "--dis"], pycs, args.batch, max(1, args.jobs - args.jobs // 2))
+            reference_job = pool.submit(
+                run_batches, [args.python, str(REFERENCE)], pycs, args.batch, max(1, args.jobs // 2)
+            )
+            tool_job = pool.submit(
+                run_batches, [tool, "--dis"], pycs, args.batch, max(1, args.jobs - args.jobs // 2)
+            )
             expected, reference_stderr = reference_job.result()
             actual, tool_stderr = tool_job.result()
 
@@ -265,8 +300,10 @@ def main() -> int:
         elif pyc in tool_errors:
             problem = f"tool failed: {tool_errors[pyc]}"
         else:
-            diff = first_difference(normalize(expected.get(pyc, ""), args.strict_whitespace),
-                                    normalize(actual.get(pyc, ""), args.strict_whitespace))
+            diff = first_difference(
+                normalize(expected.get(pyc, ""), args.strict_whitespace),
+                normalize(actual.get(pyc, ""), args.strict_whitespace),
+            )
             if diff is None:
                 matched += 1
                 continue
@@ -275,8 +312,10 @@ def main() -> int:
         if shown < args.show:
             print(f"MISMATCH {source}: {problem}")
             shown += 1
-    print(f"Python {version}: matched {matched} / {len(pycs)} files"
-          f" ({len(failed_to_compile)} sources not compilable, skipped)")
+    print(
+        f"Python {version}: matched {matched} / {len(pycs)} files"
+        f" ({len(failed_to_compile)} sources not compilable, skipped)"
+    )
     return 0 if matched == len(pycs) else 1
 
 

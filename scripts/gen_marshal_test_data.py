@@ -9,6 +9,7 @@ It runs the pyenv interpreters 3.10, 3.11, 3.12 and 3.13 (~/.pyenv/versions/3.X.
 For each it compiles SAMPLE_SOURCE to a .pyc image and records every code object's fields as
 that interpreter reports them. With 3.11 it also marshals REPR_VALUES and records their repr().
 """
+
 import glob
 import json
 import os
@@ -21,11 +22,13 @@ SAMPLES_OUTPUT = ROOT / "tests" / "cpp" / "marshal_samples.inc"
 REPR_OUTPUT = ROOT / "tests" / "cpp" / "repr_cases.inc"
 VERSIONS = ["3.10", "3.11", "3.12", "3.13"]
 
+# Not raw: a backslash at a line's end joins it to the next (its line numbers are part of the data).
 SAMPLE_SOURCE = '''\
 """Sample module for the marshal reader tests."""
 import os
 
-CONSTANTS = (1.5, -0.0, 1e100, 2j, (1+2j), 10**30, -2**70, b"\\x00'\\"", "caf\\xe9 \\u2028 \\U0001F600", None, ...)
+CONSTANTS = (1.5, -0.0, 1e100, 2j, (1+2j), 10**30, -2**70, \
+b"\\x00'\\"", "caf\\xe9 \\u2028 \\U0001F600", None, ...)
 
 def simple(a, b=2, *args, c, d=4, **kwargs):
     total = a + b
@@ -64,26 +67,33 @@ def gen():
 '''
 
 # Evaluated by the 3.11 interpreter; each is marshalled and its repr() recorded.
-REPR_VALUES = r'''[
-    0, 1, -1, 2**31 - 1, -2**31, 2**31, 2**63, -2**63 - 1, 2**100, -(2**1000), 10**4299, -(10**4300 - 1), 10**4300,
-    0.0, -0.0, 1.0, -1.5, 0.1, 1/3, 1e-05, 0.0001, 1e16, 1234567890123456.0, 1.5e20, 1e100, 1e-300, 5e-324,
+REPR_VALUES = r"""[
+    0, 1, -1, 2**31 - 1, -2**31, 2**31, 2**63, -2**63 - 1, 2**100, -(2**1000), 10**4299,
+    -(10**4300 - 1), 10**4300,
+    0.0, -0.0, 1.0, -1.5, 0.1, 1/3, 1e-05, 0.0001, 1e16, 1234567890123456.0, 1.5e20, 1e100,
+    1e-300, 5e-324,
     1.7976931348623157e308, 123456.789, float("inf"), float("-inf"), float("nan"), -float("nan"),
-    0j, 1j, -1j, -0j, complex(-0.0, -0.0), complex(-0.0, 1), complex(0.0, -1), 1 + 2j, -1.5 - 2.5j, complex(1e16, 1e-5),
-    complex(0, float("inf")), complex(float("nan"), float("nan")), complex(float("inf"), -float("inf")),
+    0j, 1j, -1j, -0j, complex(-0.0, -0.0), complex(-0.0, 1), complex(0.0, -1), 1 + 2j,
+    -1.5 - 2.5j, complex(1e16, 1e-5),
+    complex(0, float("inf")), complex(float("nan"), float("nan")),
+    complex(float("inf"), -float("inf")),
     complex(1, float("nan")), complex(1234567890123456.0, 0),
     b"", b"abc", b"'", b'"', b"'\"", b"\\", b"\t\n\r\x00\x1f\x7f\x80\xff", bytes(range(256)),
-    "", "abc", "'", '"', "'\"", "\\", "\t\n\r\x00\x1f\x7f", "\x80\x9f\xa0\xa1\xad\xe9\xff", "\u0100\u0378\u200b\u2028\u3000\uffff",
-    "\ud800", "\udfff", "a\ud83d\ude00b", "\U0001F600\U000E0001\U0010FFFF\U000F0000", "caf\xe9", "\u4e2d\u6587",
-    (), (1,), (1, 2), ((),), (None, True, False, ...), [1, "a"], [], {}, {1: "a", "b": (2,)}, frozenset(), frozenset({5}),
+    "", "abc", "'", '"', "'\"", "\\", "\t\n\r\x00\x1f\x7f", "\x80\x9f\xa0\xa1\xad\xe9\xff",
+    "\u0100\u0378\u200b\u2028\u3000\uffff",
+    "\ud800", "\udfff", "a\ud83d\ude00b", "\U0001F600\U000E0001\U0010FFFF\U000F0000", "caf\xe9",
+    "\u4e2d\u6587",
+    (), (1,), (1, 2), ((),), (None, True, False, ...), [1, "a"], [], {}, {1: "a", "b": (2,)},
+    frozenset(), frozenset({5}),
     {7}, StopIteration,
-]'''
-
-CHILD = r'''
+]"""
+CHILD = r"""
 import importlib._bootstrap_external as bootstrap
 import json, marshal, sys, types
 
 def code_repr(code):
-    return '<code object %s at 0x0, file "%s", line %d>' % (code.co_name, code.co_filename, code.co_firstlineno)
+    return '<code object %s at 0x0, file "%s", line %d>' % (
+        code.co_name, code.co_filename, code.co_firstlineno)
 
 def describe(code, out):
     out.append({
@@ -92,8 +102,10 @@ def describe(code, out):
                  code.co_stacksize, code.co_flags, code.co_firstlineno],
         "varnames": code.co_varnames, "cellvars": code.co_cellvars, "freevars": code.co_freevars,
         "names": code.co_names,
-        "consts": [code_repr(k) if isinstance(k, types.CodeType) else repr(k) for k in code.co_consts],
-        "sizes": [len(code.co_code), len(code.co_linetable), len(getattr(code, "co_exceptiontable", b""))],
+        "consts": [code_repr(k) if isinstance(k, types.CodeType) else repr(k)
+                   for k in code.co_consts],
+        "sizes": [len(code.co_code), len(code.co_linetable),
+                  len(getattr(code, "co_exceptiontable", b""))],
     })
     for k in code.co_consts:
         if isinstance(k, types.CodeType):
@@ -104,7 +116,8 @@ code = compile(source, "sample.py", "exec")
 pyc = bytes(bootstrap._code_to_timestamp_pyc(code, 0, 0))
 codes = []
 describe(code, codes)
-result = {"minor": sys.version_info[1], "magic": int.from_bytes(pyc[:2], "little"), "pyc": pyc.hex(), "codes": codes}
+result = {"minor": sys.version_info[1], "magic": int.from_bytes(pyc[:2], "little"),
+          "pyc": pyc.hex(), "codes": codes}
 if repr_values:
     cases = []
     for value in eval(repr_values):
@@ -115,11 +128,13 @@ if repr_values:
         cases.append([marshal.dumps(value).hex(), text])
     result["repr_cases"] = cases
 print(json.dumps(result))
-'''
+"""
 
 
 def interpreter(version):
-    found = sorted(glob.glob(os.path.expanduser(f"~/.pyenv/versions/{version}.*/bin/python{version}")))
+    found = sorted(
+        glob.glob(os.path.expanduser(f"~/.pyenv/versions/{version}.*/bin/python{version}"))
+    )
     if not found:
         sys.exit(f"no Python {version} under ~/.pyenv/versions")
     return found[-1]
@@ -127,7 +142,13 @@ def interpreter(version):
 
 def run_child(version):
     payload = json.dumps([SAMPLE_SOURCE, REPR_VALUES if version == "3.11" else None])
-    out = subprocess.run([interpreter(version), "-c", CHILD], input=payload, capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [interpreter(version), "-c", CHILD],
+        input=payload,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return json.loads(out.stdout)
 
 
@@ -140,13 +161,13 @@ def c_string(text):
         elif 0x20 <= byte < 0x7F and chr(byte) != "?":  # '?' avoided: no trigraph surprises
             out.append(chr(byte))
         else:
-            out.append("\\%03o" % byte)
+            out.append(f"\\{byte:03o}")
     return '"' + "".join(out) + '"'
 
 
 def c_hex(hex_text, indent):
-    chunks = [hex_text[i:i + 90] for i in range(0, len(hex_text), 90)] or [""]
-    return ("\n" + indent).join('"%s"' % chunk for chunk in chunks)
+    chunks = [hex_text[i : i + 90] for i in range(0, len(hex_text), 90)] or [""]
+    return ("\n" + indent).join(f'"{chunk}"' for chunk in chunks)
 
 
 def c_strings(items):
@@ -158,7 +179,8 @@ def code_entry(code):
     sizes = ", ".join(str(n) for n in code["sizes"])
     lines = [
         f"      {{{c_string(code['qualname'])}, {c_string(code['name'])}, {{{ints}}}, {{{sizes}}},",
-        f"       {c_strings(code['varnames'])}, {c_strings(code['cellvars'])}, {c_strings(code['freevars'])},",
+        f"       {c_strings(code['varnames'])}, {c_strings(code['cellvars'])}, "
+        f"{c_strings(code['freevars'])},",
         f"       {c_strings(code['names'])},",
         f"       {c_strings(code['consts'])}}},",
     ]
@@ -169,7 +191,8 @@ def main():
     results = [run_child(version) for version in VERSIONS]
     lines = [
         "// Generated by scripts/gen_marshal_test_data.py; do not edit.",
-        "// Real .pyc images of one sample module and each code object's fields as CPython reports them.",
+        "// Real .pyc images of one sample module "
+        "and each code object's fields as CPython reports them.",
         "const SampleModule kSampleModules[] = {",
     ]
     for result in results:
@@ -182,7 +205,8 @@ def main():
     SAMPLES_OUTPUT.write_text("\n".join(lines) + "\n")
     lines = [
         "// Generated by scripts/gen_marshal_test_data.py; do not edit.",
-        "// marshal.dumps(value) under Python 3.11 and repr(value) (\"<int of N bits>\" where repr refuses).",
+        "// marshal.dumps(value) under Python 3.11 "
+        'and repr(value) ("<int of N bits>" where repr refuses).',
         "const ReprCase kReprCases[] = {",
     ]
     for marshalled, text in next(r for r in results if r["minor"] == 11)["repr_cases"]:

@@ -8,6 +8,7 @@ marshalled constants are added as well.
 
     python3 scripts/make_fuzz_corpus.py /tmp/fuzz-corpus
 """
+
 import glob
 import os
 import pathlib
@@ -18,7 +19,7 @@ VERSIONS = ["3.10", "3.11", "3.12", "3.13"]
 # Small modules with a spread of constructs: classes, closures, comprehensions, try/with, match.
 MODULES = ["keyword", "bisect", "colorsys", "this", "fnmatch", "shlex", "textwrap", "reprlib"]
 
-CHILD = r'''
+CHILD = r"""
 import importlib._bootstrap_external as bootstrap
 import importlib.util, marshal, pathlib, sys
 out = pathlib.Path(sys.argv[1])
@@ -27,12 +28,16 @@ for name in sys.argv[2:]:
     spec = importlib.util.find_spec(name)
     source = pathlib.Path(spec.origin).read_bytes()
     code = compile(source, spec.origin, "exec")
-    (out / f"{name}.{tag}.pyc").write_bytes(bytes(bootstrap._code_to_timestamp_pyc(code, 0, len(source))))
+    pyc = bootstrap._code_to_timestamp_pyc(code, 0, len(source))
+    (out / f"{name}.{tag}.pyc").write_bytes(bytes(pyc))
     (out / f"{name}.{tag}.marshal").write_bytes(marshal.dumps(code))
-constants = [(1, 2.5, 3j, b"x", "\u00e9\ud800", None, ...), frozenset({1, "a"}), {1: [2]}, 2**200, -(2**40)]
+constants = [
+    (1, 2.5, 3j, b"x", "\u00e9\ud800", None, ...),
+    frozenset({1, "a"}), {1: [2]}, 2**200, -(2**40),
+]
 for i, value in enumerate(constants):
     (out / f"const{i}.{tag}.marshal").write_bytes(marshal.dumps(value))
-'''
+"""
 
 
 def main():
@@ -42,7 +47,9 @@ def main():
     out.mkdir(parents=True, exist_ok=True)
     found = 0
     for version in VERSIONS:
-        pythons = sorted(glob.glob(os.path.expanduser(f"~/.pyenv/versions/{version}.*/bin/python{version}")))
+        pythons = sorted(
+            glob.glob(os.path.expanduser(f"~/.pyenv/versions/{version}.*/bin/python{version}"))
+        )
         if not pythons:
             print(f"skipping {version}: not installed under ~/.pyenv/versions", file=sys.stderr)
             continue

@@ -73,7 +73,8 @@ def module(name):
 
 INDUCTOR_LOADER = '''
 def load_inductor_module(name, source):
-    """Inductor's output code as a module (its C++ kernels compile once, then come from the cache)."""
+    """Inductor's output code as a module (its C++ kernels compile once, then come from the \
+cache)."""
     module = types.ModuleType(name)
     module.__file__ = name + ".py"
     exec(compile(source, "<" + name + ">", "exec"), module.__dict__)
@@ -125,7 +126,8 @@ def arguments_section(program: ir.Program) -> str:
 def guard_source(check: ir.GuardCheck) -> str:
     lines = [
         f"def {check.name}(L, G):",
-        f'    """Compile {check.compile_id} of {check.frame_name}: None when every condition holds,',
+        f'    """Compile {check.compile_id} of {check.frame_name}: '
+        "None when every condition holds,",
         '    else the first failing condition."""',
         "    try:",
     ]
@@ -172,7 +174,8 @@ def wrapper_source(region: ir.CompiledRegion) -> str:
         ]
         for idx in w.unsafe_view_outputs:
             lines.append(
-                f"    outs[{m + idx}] = torch.ops.aten._unsafe_view(outs[{m + idx}], outs[{m + idx}].shape)"
+                f"    outs[{m + idx}] = "
+                f"torch.ops.aten._unsafe_view(outs[{m + idx}], outs[{m + idx}].shape)"
             )
         lines.append(f"    return list(outs[{m}:{m + o}])")
         return "\n".join(lines)
@@ -192,14 +195,16 @@ def wrapper_source(region: ir.CompiledRegion) -> str:
         k = m + idx
         lines.append(f"        outs[{k}] = torch.ops.aten._unsafe_view(outs[{k}], outs[{k}].shape)")
     lines += [
-        f"        ctx.save_for_backward(*[t.detach() if t._is_view() else t for t in outs[{a}:{b}]])",
+        "        ctx.save_for_backward("
+        f"*[t.detach() if t._is_view() else t for t in outs[{a}:{b}]])",
         f"        ctx.saved_no_vc = [t.detach() if t._is_view() else t for t in outs[{c}:{d}]]",
         f"        ctx.symints = outs[{e}:{f}]",
     ]
     if w.non_differentiable:
         picks = ", ".join(f"outs[{i}]" for i in w.non_differentiable)
         lines.append(
-            f"        ctx.mark_non_differentiable(*[t for t in ({picks},) if isinstance(t, torch.Tensor)])"
+            "        ctx.mark_non_differentiable("
+            f"*[t for t in ({picks},) if isinstance(t, torch.Tensor)])"
         )
     lines += [
         "        ctx._materialize_non_diff_grads = False",
@@ -208,7 +213,8 @@ def wrapper_source(region: ir.CompiledRegion) -> str:
         "    @staticmethod",
         "    def backward(ctx, *grads):",
         f"        tangents = [contiguous(grads[i]) for i in {tuple(w.grad_positions)!r}]",
-        f"        return tuple({w.backward.name}(*ctx.symints, *ctx.saved_tensors, *ctx.saved_no_vc, *tangents))",
+        f"        return tuple({w.backward.name}("
+        "*ctx.symints, *ctx.saved_tensors, *ctx.saved_no_vc, *tangents))",
         "",
         "",
         f"def {region.name}(*inputs):",
@@ -242,7 +248,8 @@ class {setup.name}_State:
 def {setup.name}(*inputs):
     state = {setup.name}_State
     if state.graph is None:
-        state.static_inputs = [x if i in {tuple(setup.static_inputs)!r} or not isinstance(x, torch.Tensor)
+        state.static_inputs = [x if i in {tuple(setup.static_inputs)!r} \
+or not isinstance(x, torch.Tensor)
                                else x.clone() for i, x in enumerate(inputs)]
         stream = torch.cuda.Stream()
         stream.wait_stream(torch.cuda.current_stream())
@@ -330,13 +337,15 @@ def run(target, *args, **kwargs):
 # exec() convention: with `target` (and optionally `{r.args_name}`, `{r.kwargs_name}`) in the
 # namespace, running this file leaves the result in `{r.result_name}`.
 if "target" in globals():
-    {r.result_name} = run(target, *globals().get({r.args_name!r}, ()), **globals().get({r.kwargs_name!r}, {{}}))'''
+    {r.result_name} = run(target, *globals().get({r.args_name!r}, ()), \
+**globals().get({r.kwargs_name!r}, {{}}))'''
 
 
 def header(program: ir.Program) -> str:
     return (
         f'"""{program.title}\n\n'
-        "Written by glassbox.pythonify: everything torch.compile does at run time for this program,\n"
+        "Written by glassbox.pythonify: "
+        "everything torch.compile does at run time for this program,\n"
         "as explicit Python. Use: run(target, *args, **kwargs), where target is the module or\n"
         "function that was compiled, rebuilt in this process; or exec() this file with `target`,\n"
         "`args` (a tuple) and `kwargs` (a dict) in the namespace: the result is left in `y`.\n"

@@ -174,7 +174,9 @@ class _Translator:
             return
         parts = ["G"] if func.text in self.takes_globals else []
         parts += [a.text for a in bound + args[: nargs - len(kw_names)]]
-        parts += [f"{k}={a.text}" for k, a in zip(kw_names, args[nargs - len(kw_names) :])]
+        parts += [
+            f"{k}={a.text}" for k, a in zip(kw_names, args[nargs - len(kw_names) :], strict=True)
+        ]
         self.effect_result(f"{func.text}({', '.join(parts)})")
 
     def effect_result(self, expression: str) -> None:
@@ -340,14 +342,18 @@ class _Translator:
 
     def op_BUILD_MAP(self, ins):  # noqa: N802
         items = [self.pop() for _ in range(2 * ins.arg)][::-1]
-        pairs = ", ".join(f"{k.text}: {v.text}" for k, v in zip(items[::2], items[1::2]))
+        pairs = ", ".join(
+            f"{k.text}: {v.text}" for k, v in zip(items[::2], items[1::2], strict=True)
+        )
         self.push("{" + pairs + "}", names=_union(items))
 
     def op_BUILD_CONST_KEY_MAP(self, ins):  # noqa: N802
         keys = self.pop()
         values = [self.pop() for _ in range(ins.arg)][::-1]
         key_values = eval(keys.text)  # a literal tuple
-        pairs = ", ".join(f"{literal(k)}: {v.text}" for k, v in zip(key_values, values))
+        pairs = ", ".join(
+            f"{literal(k)}: {v.text}" for k, v in zip(key_values, values, strict=True)
+        )
         self.push("{" + pairs + "}", names=_union(values))
 
     def _extend(self, ins, method: str) -> None:

@@ -168,7 +168,7 @@ def test_gen_python_and_gen_binary_agree(name, tmp_path):
         results.append((y.detach(), x.grad, [p.grad for p in model.parameters()]))
     (y1, g1, p1), (y2, g2, p2) = results
     assert torch.equal(y1, y2) and torch.equal(g1, g2)
-    assert all(torch.equal(a, b) for a, b in zip(p1, p2))
+    assert all(torch.equal(a, b) for a, b in zip(p1, p2, strict=True))
 
 
 def test_inductor_cpu_fresh_process_bitwise(tmp_path):
