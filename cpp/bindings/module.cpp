@@ -6,6 +6,8 @@
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
+#include <chrono>
 #include <exception>
 #include <string>
 #include <string_view>
@@ -67,6 +69,38 @@ DecompiledPair decompile_pyc(const nb::bytes& data, std::optional<int> minor) {
   return to_pair(dc::decompile_module(*bc::read_pyc(as_view(data), minor).code));
 }
 
+// In-process timing of the decompiler, for bench/bench_decompile.py. `data` is marshal.dumps of a
+// code object or of a tuple of code objects; each is decompiled as a function `repeat` times and
+// its median wall time is returned. Only decompile_function is inside the clock: reading the
+// marshal bytes (once, before timing) and converting the result to Python are not.
+using Timing = std::pair<std::string, double>;
+
+double median_seconds_to_decompile(const bc::CodeObject& code, int repeat) {
+  std::vector<double> seconds;
+  for (int k = 0; k < std::max(repeat, 1); ++k) {
+    const auto start = std::chrono::steady_clock::now();
+    dc::DecompileResult result = dc::decompile_function(code);
+    const auto stop = std::chrono::steady_clock::now();
+    seconds.push_back(std::chrono::duration<double>(stop - start).count());
+  }
+  std::nth_element(seconds.begin(), seconds.begin() + seconds.size() / 2, seconds.end());
+  return seconds[seconds.size() / 2];
+}
+
+std::vector<Timing> decompile_timings(const nb::bytes& data, int minor, int repeat) {
+  bc::ObjectRef obj = bc::read_marshal(as_view(data), minor);
+  std::vector<bc::ObjectRef> codes =
+      obj->kind == bc::ObjectKind::Tuple ? obj->items : std::vector<bc::ObjectRef>{obj};
+  std::vector<Timing> timings;
+  for (const bc::ObjectRef& item : codes) {
+    if (!item || item->kind != bc::ObjectKind::Code) {
+      throw bc::BytecodeError("marshalled object is not a code object or a tuple of them", 0);
+    }
+    timings.emplace_back(item->code->qualname, median_seconds_to_decompile(*item->code, repeat));
+  }
+  return timings;
+}
+
 }  // namespace
 
 NB_MODULE(_core, m) {
@@ -94,6 +128,11 @@ NB_MODULE(_core, m) {
   m.def("decompile_pyc", &decompile_pyc, nb::arg("data"), nb::arg("minor") = nb::none(),
         "Source of a whole .pyc file's module; the version comes from its magic number. "
         "Returns (source, [(code_name, first_line, reason), ...fallbacks]).");
+  m.def("decompile_timings", &decompile_timings, nb::arg("data"), nb::arg("minor"),
+        nb::arg("repeat") = 5,
+        "Benchmark aid: marshal.dumps of a code object or a tuple of them for CPython 3.<minor>; "
+        "decompiles each as a function `repeat` times, timed in C++ around decompile_function "
+        "only. Returns [(qualname, median seconds), ...] in input order.");
   m.def("pyc_minor", [](const nb::bytes& data) {
     auto minor = data.size() >= 2
                      ? bc::minor_from_magic(static_cast<std::uint16_t>(

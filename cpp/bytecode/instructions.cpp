@@ -2,6 +2,7 @@
 // labels, line starts, and each argument spelled as that version's dis spells it.
 #include "bytecode/instructions.hpp"
 
+#include <array>
 #include <cstdint>
 #include <limits>
 #include <set>
@@ -86,6 +87,35 @@ void resolve_jump(Instruction& instruction, const OpcodeInfo& info, const Opcode
   instruction.jump_target = static_cast<int>(target);
 }
 
+// EXTENDED_ARG's opcode per version, looked up once (opcode_of scans the table by name).
+int extended_arg_opcode(PyMinor minor) {
+  static const std::array<int, kMaxSupportedMinor - kMinSupportedMinor + 1> kOpcodes = [] {
+    std::array<int, kMaxSupportedMinor - kMinSupportedMinor + 1> opcodes{};
+    for (PyMinor m = kMinSupportedMinor; m <= kMaxSupportedMinor; ++m) {
+      opcodes[static_cast<std::size_t>(m - kMinSupportedMinor)] =
+          opcode_table(m).opcode_of("EXTENDED_ARG");
+    }
+    return opcodes;
+  }();
+  return kOpcodes[static_cast<std::size_t>(minor - kMinSupportedMinor)];
+}
+
+// opcode_display_name of every opcode per version, computed once.
+const std::array<std::string_view, 256>& display_names(PyMinor minor) {
+  using Names = std::array<std::string_view, 256>;
+  static const std::array<Names, kMaxSupportedMinor - kMinSupportedMinor + 1> kNames = [] {
+    std::array<Names, kMaxSupportedMinor - kMinSupportedMinor + 1> all{};
+    for (PyMinor m = kMinSupportedMinor; m <= kMaxSupportedMinor; ++m) {
+      Names& names = all[static_cast<std::size_t>(m - kMinSupportedMinor)];
+      for (int op = 0; op < 256; ++op) {
+        names[static_cast<std::size_t>(op)] = opcode_display_name(opcode_table(m), op);
+      }
+    }
+    return all;
+  }();
+  return kNames[static_cast<std::size_t>(minor - kMinSupportedMinor)];
+}
+
 std::vector<Instruction> unpack(const CodeObject& code, const OpcodeTable& table,
                                 const DecodeRules& rules) {
   const std::string& units = code.code;
@@ -95,16 +125,18 @@ std::vector<Instruction> unpack(const CodeObject& code, const OpcodeTable& table
   if (units.size() % 2 != 0) {
     throw BytecodeError("co_code has an odd length: truncated code unit", units.size() - 1);
   }
-  const int extended_arg = table.opcode_of("EXTENDED_ARG");
+  const int extended_arg = extended_arg_opcode(rules.minor);
+  const std::array<std::string_view, 256>& names = display_names(rules.minor);
   ArgumentFolder folder(rules.wrap_extended_arg);
   std::vector<Instruction> instructions;
+  instructions.reserve(units.size() / 2);
   for (std::size_t offset = 0; offset < units.size(); offset += 2) {
     const auto opcode = static_cast<std::uint8_t>(units[offset]);
     const OpcodeInfo& info = table.ops[opcode];
-    Instruction instruction;
+    Instruction& instruction = instructions.emplace_back();
     instruction.offset = static_cast<int>(offset);
     instruction.opcode = opcode;
-    instruction.opname = opcode_display_name(table, opcode);
+    instruction.opname = names[opcode];
     instruction.cache_entries = info.cache_entries;
     if (info.has_arg) {
       const long long arg = folder.fold(static_cast<std::uint8_t>(units[offset + 1]),
@@ -118,7 +150,6 @@ std::vector<Instruction> unpack(const CodeObject& code, const OpcodeTable& table
     } else {
       folder.reset();
     }
-    instructions.push_back(std::move(instruction));
     offset += 2 * static_cast<std::size_t>(info.cache_entries);
   }
   return instructions;
@@ -337,6 +368,13 @@ DecodedCode decode_code(const CodeObject& code) {
 
 std::vector<Instruction> decode_instructions(const CodeObject& code) {
   return decode_code(code).instructions;
+}
+
+std::vector<Instruction> decode_bare_instructions(const CodeObject& code) {
+  std::vector<Instruction> instructions =
+      unpack(code, opcode_table(code.minor), decode_rules(code.minor));
+  mark_line_starts(instructions, line_starts(code));
+  return instructions;
 }
 
 }  // namespace glassbox::bytecode

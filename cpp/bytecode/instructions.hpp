@@ -42,6 +42,12 @@ struct ExceptionTableEntry {
 // Throws BytecodeError on an argument that points outside its table, a truncated code unit, etc.
 std::vector<Instruction> decode_instructions(const CodeObject& code);
 
+// Added: the same instructions as the decompiler needs them, without what only a listing shows:
+// arguments, jump targets and line starts (`line`, `starts_line`) are filled; `argrepr`, `label`
+// and `is_jump_target` are left empty, and argument indices are not checked against their tables
+// (the caller checks what it reads). Several times cheaper than decode_instructions.
+std::vector<Instruction> decode_bare_instructions(const CodeObject& code);
+
 std::vector<ExceptionTableEntry> parse_exception_table(const CodeObject& code);
 
 // (byte offset, line) pairs where a new line starts, as dis.findlinestarts gives them.

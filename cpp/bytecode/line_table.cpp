@@ -123,6 +123,7 @@ int location_line_delta(const std::string& table, std::size_t pos) {
 std::vector<LineRange> ranges_from_location_table(const CodeObject& code) {
   const std::string& table = code.linetable;
   std::vector<LineRange> ranges;
+  ranges.reserve(table.size() / 2);  // entries are 1 to ~8 bytes, most 1 to 3
   std::size_t pos = 0;
   int end = 0;
   int computed_line = code.firstlineno;
@@ -142,16 +143,19 @@ std::vector<LineRange> ranges_from_location_table(const CodeObject& code) {
 
 // co_lines() of `code`, with None as kNoLine.
 std::vector<LineRange> co_lines(const CodeObject& code, const LineRules& rules) {
-  std::vector<LineRange> raw =
+  std::vector<LineRange> ranges =
       rules.location_table ? ranges_from_location_table(code) : ranges_from_line_table(code);
-  std::vector<LineRange> ranges;
-  for (LineRange range : raw) {
-    if (rules.merge_equal_lines && !ranges.empty() && ranges.back().line == range.line) {
-      ranges.back().end = range.end;
+  // Merged in place: `kept` never passes the range being read.
+  std::size_t kept = 0;
+  for (std::size_t k = 0; k < ranges.size(); ++k) {
+    const LineRange range = ranges[k];
+    if (rules.merge_equal_lines && kept > 0 && ranges[kept - 1].line == range.line) {
+      ranges[kept - 1].end = range.end;
       continue;
     }
-    ranges.push_back(range);
+    ranges[kept++] = range;
   }
+  ranges.resize(kept);
   for (LineRange& range : ranges) {
     if (rules.negative_is_none && range.line < 0) range.line = kNoLine;
   }

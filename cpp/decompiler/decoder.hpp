@@ -93,6 +93,7 @@ class CodeDecoder {
   int decode_try(int i, int end, int exit);
   int decode_try_except(int i, int body_end, int handler, int end, int exit);
   int decode_try_finally(int i, int body_end, int handler, int end, int exit);
+  void hoist_common_tail(Body& body) const;
   int decode_with(int i, int end, int exit);
   int skip_with_exit_call(int i);
   int decode_setup_finally(int i, int end, int exit);  // 3.10 block-stack try statements
@@ -121,12 +122,21 @@ class CodeDecoder {
   // ---- expressions.cpp: the symbolic stack
   void execute(int i);
   int execute_special(int i);
+  int value_boolop_end(int j) const;  // where the value `and`/`or` starting at j ends, or -1
+  int execute_value_boolop(int j);  // `a and b or c` as a value, from its first popping jump; -1 if not one
   int execute_delegation(int i);  // await / yield from  // and/or values, chained comparisons; returns the next index or -1
   ExprPtr pop();
   ExprPtr pop_raw();  // without turning a pending chained assignment into a walrus
   ExprPtr top(int depth = 1) const;
   void push(ExprPtr value);
   void emit(StmtPtr stmt);
+  void spill_pending(Stmt& stmt);
+  bool mutates_deeper(int depth) const;
+  void mutate_in_place(int depth, const char* method, std::vector<ExprPtr> args);  // values computed before a statement, to temporaries
+  int spilled_ = 0;
+  bool mid_expression_try_ = false;  // the try being decoded starts with values on the stack
+  bool keep_region_stack_ = false;   // the next region keeps what it leaves on the stack
+  int region_limit_ = -1;            // how far the region being decoded may grow
   void store(ExprPtr target, ExprPtr value);
   void pop_top(ExprPtr value);
   ExprPtr constant(const bytecode::ObjectRef& obj) const;
@@ -155,6 +165,8 @@ class CodeDecoder {
   std::string parameters(const bytecode::CodeObject& code, const ExprPtr& function, ExprPtr* returns);
   Body finish_body(Body body) const;  // docstring, declarations, implicit returns
   void add_declarations(Body& body) const;
+  void add_name_order(Body& body) const;
+  int source_order_matches(const Body& body, const std::vector<std::string>& locals) const;  // name_order.cpp: a dead block fixing co_names/co_varnames order
 };
 
 std::string import_statement_module(const ExprPtr& import);

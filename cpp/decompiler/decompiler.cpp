@@ -38,6 +38,42 @@ StmtPtr fallback_statement(const bytecode::CodeObject& code, const std::string& 
   return stmt;
 }
 
+bool contains_internal(const ExprPtr& e, int depth = 0) {
+  if (!e) return false;
+  if (e->kind == ExprKind::Internal || depth > 500) return true;
+  for (const ExprPtr& arg : e->args) {
+    if (contains_internal(arg, depth + 1)) return true;
+  }
+  for (const ComprehensionClause& clause : e->clauses) {
+    if (contains_internal(clause.target, depth + 1) || contains_internal(clause.iter, depth + 1)) return true;
+    for (const ExprPtr& c : clause.conditions) {
+      if (contains_internal(c, depth + 1)) return true;
+    }
+  }
+  return false;
+}
+
+// Whether a statement tree still holds a stack value the decoder never turned into source (the
+// printer could only write it as `<tag>`, which does not compile).
+bool contains_internal(const Body& body) {
+  for (const StmtPtr& s : body) {
+    for (const ExprPtr& e : s->exprs) {
+      if (contains_internal(e)) return true;
+    }
+    for (const ExprPtr& e : s->decorators) {
+      if (contains_internal(e)) return true;
+    }
+    if (contains_internal(s->returns)) return true;
+    for (const ExceptHandler& h : s->handlers) {
+      if (contains_internal(h.type) || contains_internal(h.body)) return true;
+    }
+    for (const Body& b : s->bodies) {
+      if (contains_internal(b)) return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 CodeDecoder::CodeDecoder(const bytecode::CodeObject& code, CodeRole role, DecodeSession& session,
@@ -74,7 +110,11 @@ Body CodeDecoder::decode_nested(const bytecode::CodeObject& code, CodeRole role,
                                 const std::string& class_name) {
   try {
     CodeDecoder decoder(code, role, session, class_name);
-    return decoder.decode();
+    Body body = decoder.decode();
+    if (role != CodeRole::Comprehension && contains_internal(body)) {
+      throw DecodeFailure("a decompiler-internal value has no source form");
+    }
+    return body;
   } catch (const DecodeFailure& failure) {
     if (role == CodeRole::Lambda || role == CodeRole::Comprehension) throw;
     session.failures.push_back({code.qualname, code.firstlineno, failure.what()});

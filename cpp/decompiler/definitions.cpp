@@ -437,6 +437,7 @@ Body CodeDecoder::finish_body(Body body) const {
       return body;
   }
   add_declarations(body);
+  if (role_ == CodeRole::Function) add_name_order(body);
   return body;
 }
 

@@ -4,6 +4,7 @@
 // the try body. What follows the body up to the handler is the `else` (or, for a finally, the
 // finally body's normal-path copy) and a jump past the handlers.
 #include "decompiler/decoder.hpp"
+#include "decompiler/printer.hpp"
 
 namespace glassbox::decompiler {
 
@@ -15,10 +16,55 @@ bool is_cleanup_block(const std::vector<Operation>& ops, int at) {
          ops[static_cast<size_t>(at) + 2].op == Op::Reraise;
 }
 
+bool is_spill_of(const StmtPtr& assign, const ExprPtr& name) {
+  return name && name->kind == ExprKind::Name && name->text.compare(0, 7, "_gb_tmp") == 0 &&
+         assign->kind == StmtKind::Assign && assign->exprs.size() == 2 &&
+         assign->exprs[0]->kind == ExprKind::Name && assign->exprs[0]->text == name->text;
+}
+
+// The compiler copies the finally body before every exit that leaves the try: each return, and
+// each break/continue not inside a loop of the try body itself. The decoded body holds those
+// copies (after the return value, spilled to a temporary, was computed): they go, and the value
+// comes back into the return. False when an exit lacks its copy: the statement cannot be trusted.
+bool strip_finally_copies(Body& body, const std::string& copy_text, size_t copy_size, bool in_loop, int depth) {
+  if (depth > 100) return false;
+  for (size_t k = 0; k < body.size(); ++k) {
+    Stmt& stmt = *body[k];
+    bool leaves = stmt.kind == StmtKind::Return ||
+                  (!in_loop && (stmt.kind == StmtKind::Break || stmt.kind == StmtKind::Continue));
+    if (leaves) {
+      if (k < copy_size) return false;
+      Body before(body.begin() + static_cast<std::ptrdiff_t>(k - copy_size), body.begin() + static_cast<std::ptrdiff_t>(k));
+      if (copy_size > 0 && print_body(before) != copy_text) return false;
+      body.erase(body.begin() + static_cast<std::ptrdiff_t>(k - copy_size), body.begin() + static_cast<std::ptrdiff_t>(k));
+      k -= copy_size;
+      if (stmt.kind == StmtKind::Return && stmt.exprs.size() == 1 && k > 0 && is_spill_of(body[k - 1], stmt.exprs[0])) {
+        stmt.exprs[0] = body[k - 1]->exprs[1];
+        body.erase(body.begin() + static_cast<std::ptrdiff_t>(k - 1));
+        --k;
+      }
+      continue;
+    }
+    if (stmt.kind == StmtKind::FunctionDef || stmt.kind == StmtKind::ClassDef) continue;
+    bool loop = stmt.kind == StmtKind::For || stmt.kind == StmtKind::While;
+    for (size_t b = 0; b < stmt.bodies.size(); ++b) {
+      if (!strip_finally_copies(stmt.bodies[b], copy_text, copy_size, in_loop || (loop && b == 0), depth + 1)) {
+        return false;
+      }
+    }
+    for (ExceptHandler& handler : stmt.handlers) {
+      if (!strip_finally_copies(handler.body, copy_text, copy_size, in_loop, depth + 1)) return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 int CodeDecoder::decode_try(int i, int end, int exit) {
   const auto& ops = lifted_.ops;
+  bool mid_expression = mid_expression_try_;
+  mid_expression_try_ = false;
   const HandlerRegion* region = flow_.outermost_region_at(i, opened_try_);
   int handler = region->target;
   int body_end = region->end;
@@ -34,6 +80,7 @@ int CodeDecoder::decode_try(int i, int end, int exit) {
       break;
     }
   }
+  mid_expression_try_ = mid_expression && !is_except;
   int next = is_except ? decode_try_except(i, body_end, handler, end, exit)
                        : decode_try_finally(i, body_end, handler, end, exit);
   opened_try_[static_cast<size_t>(handler)] = false;
@@ -134,13 +181,39 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
   return try_end;
 }
 
+namespace {
+
+bool same_statement(const StmtPtr& a, const StmtPtr& b) { return print_body({a}) == print_body({b}); }
+
+}  // namespace
+
+// `if t: a; c else: b; c` back to `if t: a else: b` then `c`: the compiler copies what follows an
+// if/else into both branches when each ends by re-raising (the handler copy of a finally body).
+void CodeDecoder::hoist_common_tail(Body& body) const {
+  if (body.empty() || body.back()->kind != StmtKind::If || body.back()->bodies.size() < 2) return;
+  StmtPtr stmt = body.back();
+  Body& then_body = stmt->bodies[0];
+  Body& else_body = stmt->bodies[1];
+  Body tail;
+  while (then_body.size() > 1 && else_body.size() > 1 && same_statement(then_body.back(), else_body.back())) {
+    tail.insert(tail.begin(), then_body.back());
+    then_body.pop_back();
+    else_body.pop_back();
+  }
+  // An else holding a single if prints as elif: keep it, the else is still there.
+  body.insert(body.end(), tail.begin(), tail.end());
+}
+
 int CodeDecoder::decode_try_finally(int i, int body_end, int handler, int end, int exit) {
   const auto& ops = lifted_.ops;
   int cleanup = flow_.handler_covering(handler);
   if (!is_cleanup_block(ops, cleanup) || ops[static_cast<size_t>(cleanup) - 1].op != Op::Reraise) {
     throw DecodeFailure("finally handler without its cleanup");
   }
-  Body body = decode_range_extending(i, &body_end, handler, body_end);
+  bool mid_expression = mid_expression_try_;
+  mid_expression_try_ = false;
+  keep_region_stack_ = mid_expression;
+  Body body = mid_expression ? decode_range(i, body_end, body_end) : decode_range_extending(i, &body_end, handler, body_end);
   int final_begin = handler + 1;
   int final_end = cleanup - 1;
   int copy_length = final_end - final_begin;
@@ -158,10 +231,35 @@ int CodeDecoder::decode_try_finally(int i, int body_end, int handler, int end, i
   push(make_expr(ExprKind::Internal, {}, "prev_exc"));
   push(make_expr(ExprKind::Internal, {}, "exc"));
   statement_depth_ = stack_.size();
-  Body final_body = decode_range(final_begin, final_end, final_end);
+  // 3.12+ copies the closing RERAISE into each branch that ends the finally body: there it means
+  // "to the end of the body", a jump, while the body is decoded.
+  std::vector<std::pair<int, Operation>> rewritten;
+  for (int k = final_begin; k < final_end; ++k) {
+    Operation& op = lifted_.ops[static_cast<size_t>(k)];
+    if (op.op != Op::Reraise || op.arg != 0 || consumed_[static_cast<size_t>(k)]) continue;
+    rewritten.emplace_back(k, op);
+    op.op = Op::Jump;
+    op.target = final_end;
+  }
+  Body final_body;
+  try {
+    final_body = decode_range(final_begin, final_end, final_end);
+  } catch (...) {
+    for (auto& [k, op] : rewritten) lifted_.ops[static_cast<size_t>(k)] = op;
+    throw;
+  }
+  for (auto& [k, op] : rewritten) lifted_.ops[static_cast<size_t>(k)] = op;
+  if (!rewritten.empty()) hoist_common_tail(final_body);
   mark_consumed(handler, cleanup + 3);
   stack_ = saved_stack;
   statement_depth_ = saved_depth;
+  // A body that decoded to nothing although it computes something lost its operations.
+  for (int k = i; body.empty() && !mid_expression && k < body_end; ++k) {
+    if (ops[static_cast<size_t>(k)].op != Op::Nop) throw DecodeFailure("try/finally body lost");
+  }
+  if (!strip_finally_copies(body, print_body(final_body), final_body.size(), false, 0)) {
+    throw DecodeFailure("finally copy on an exit path");
+  }
   // try/except/finally: the body is the try/except statement.
   if (body.size() == 1 && body[0]->kind == StmtKind::Try && body[0]->bodies[2].empty() &&
       !body[0]->handlers.empty()) {
@@ -268,6 +366,9 @@ int CodeDecoder::decode_setup_finally(int i, int end, int exit) {
   stack_ = saved_stack;
   statement_depth_ = saved_depth;
   mark_consumed(handler, reraise + 1);
+  if (!strip_finally_copies(body, print_body(final_body), final_body.size(), false, 0)) {
+    throw DecodeFailure("finally copy on an exit path");
+  }
   if (body.size() == 1 && body[0]->kind == StmtKind::Try && body[0]->bodies[2].empty() && !body[0]->handlers.empty()) {
     StmtPtr merged = body[0];
     merged->bodies[2] = std::move(final_body);

@@ -1,10 +1,12 @@
 #include "decompiler/lift.hpp"
 
+#include <array>
 #include <string_view>
 #include <unordered_map>
 
 #include "bytecode/error.hpp"
 #include "bytecode/instructions.hpp"
+#include "bytecode/opcodes.hpp"
 
 namespace glassbox::decompiler {
 
@@ -112,6 +114,43 @@ bool is_dropped(std::string_view name) {
          name == "RESUME_CHECK" || name == "ENTER_EXECUTOR" || name == "TO_BOOL";
 }
 
+// What the tables above say about one opname, looked up once per (version, opcode): lift_one runs
+// for every instruction, and hashing its name into each table showed in profiles.
+struct OpnameLookups {
+  bool dropped = false;
+  const NameOp* name_op = nullptr;
+  const int* condition = nullptr;
+  const std::string_view* operator_310 = nullptr;
+  const Op* plain = nullptr;
+};
+
+template <typename Table>
+const typename Table::mapped_type* find_in(const Table& table, std::string_view name) {
+  auto found = table.find(name);
+  return found == table.end() ? nullptr : &found->second;
+}
+
+const OpnameLookups& opname_lookups(int minor, int opcode) {
+  constexpr int kVersions = bytecode::kMaxSupportedMinor - bytecode::kMinSupportedMinor + 1;
+  using VersionLookups = std::array<OpnameLookups, 256>;
+  static const std::array<VersionLookups, kVersions> kLookups = [] {
+    std::array<VersionLookups, kVersions> all{};
+    for (int m = bytecode::kMinSupportedMinor; m <= bytecode::kMaxSupportedMinor; ++m) {
+      for (int op = 0; op < 256; ++op) {
+        std::string_view name = bytecode::opcode_display_name(bytecode::opcode_table(m), op);
+        OpnameLookups& lookups = all[static_cast<size_t>(m - bytecode::kMinSupportedMinor)][static_cast<size_t>(op)];
+        lookups.dropped = is_dropped(name);
+        lookups.name_op = find_in(name_ops(), name);
+        lookups.condition = find_in(conditional_jumps(), name);
+        lookups.operator_310 = find_in(operator_ops_310(), name);
+        lookups.plain = find_in(plain_ops(), name);
+      }
+    }
+    return all;
+  }();
+  return kLookups[static_cast<size_t>(minor - bytecode::kMinSupportedMinor)][static_cast<size_t>(opcode & 255)];
+}
+
 const char* const kBinaryOperators[] = {"+", "&", "//", "<<", "@", "*", "%", "|", "**", ">>", "-", "/", "^"};
 const char* const kCompareOperators[] = {"<", "<=", "==", "!=", ">", ">="};
 
@@ -120,7 +159,9 @@ class Lifter {
   explicit Lifter(const CodeObject& code) : code_(code), minor_(code.minor) {}
 
   LiftedCode run() {
-    std::vector<Instruction> instructions = bytecode::decode_instructions(code_);
+    // Bare: the lifter needs no argrepr (a listing's text) and checks the indices it reads.
+    std::vector<Instruction> instructions = bytecode::decode_bare_instructions(code_);
+    out_.ops.reserve(instructions.size());
     int max_offset = static_cast<int>(code_.code.size());
     std::vector<int> offset_index(static_cast<size_t>(max_offset) + 2, -1);
     for (size_t i = 0; i < instructions.size(); ++i) {
@@ -211,10 +252,11 @@ class Lifter {
     const Instruction& ins = instructions[i];
     std::string_view name = ins.opname;
     if (name == "KW_NAMES") pending_kwnames_ = tuple_strings(const_at(ins.arg));
-    if (is_dropped(name)) return;
-    if (auto found = name_ops().find(name); found != name_ops().end()) {
-      Operation& op = emit(found->second.op, ins);
-      op.scope = found->second.scope;
+    const OpnameLookups& lookups = opname_lookups(minor_, ins.opcode);
+    if (lookups.dropped) return;
+    if (const NameOp* found = lookups.name_op) {
+      Operation& op = emit(found->op, ins);
+      op.scope = found->scope;
       op.text = name_of(ins, op.scope);
       op.null_slot = minor_ >= 11 && name == "LOAD_GLOBAL" && (ins.arg & 1);
       return;
@@ -230,12 +272,12 @@ class Lifter {
       b.text = local_at(ins.arg & 15);
       return;
     }
-    if (auto found = conditional_jumps().find(name); found != conditional_jumps().end()) {
-      emit(Op::JumpIf, ins).arg = found->second;
+    if (const int* found = lookups.condition) {
+      emit(Op::JumpIf, ins).arg = *found;
       return;
     }
-    if (auto found = operator_ops_310().find(name); found != operator_ops_310().end()) {
-      emit(Op::BinaryOp, ins).text = std::string(found->second);
+    if (const std::string_view* found = lookups.operator_310) {
+      emit(Op::BinaryOp, ins).text = std::string(*found);
       return;
     }
     if (name == "JUMP_IF_NOT_EXC_MATCH") {  // 3.10
@@ -252,12 +294,12 @@ class Lifter {
       emit(Op::Copy, ins).arg = 2;
       return;
     }
-    auto found = plain_ops().find(name);
-    if (found == plain_ops().end()) {
+    const Op* found = lookups.plain;
+    if (!found) {
       emit(Op::Unknown, ins).text = std::string(name);
       return;
     }
-    Operation& op = emit(found->second, ins);
+    Operation& op = emit(*found, ins);
     refine(op, ins, name, instructions, i);
   }
 
@@ -332,7 +374,7 @@ class Lifter {
       case Op::CallIntrinsic1:
         switch (ins.arg) {
           case 1: op.op = Op::PrintExpr; break;
-          case 2: op.op = Op::ImportStar; break;
+          case 2: op.op = Op::ImportStar; op.arg = 1; break;  // pushes a result (None), unlike IMPORT_STAR
           case 5: op.op = Op::UnaryOp; op.text = "+"; break;
           case 6: op.op = Op::ListToTuple; break;
           case 4: op.op = Op::Nop; break;  // async generator wrap

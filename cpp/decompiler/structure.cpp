@@ -104,12 +104,29 @@ Body CodeDecoder::decode_range_extending(int begin, int* end, int limit, int exi
   Body* saved = out_;
   std::vector<ExprPtr> saved_stack = stack_;
   out_ = &body;
+  struct LimitGuard {
+    int& slot;
+    int saved;
+    ~LimitGuard() { slot = saved; }
+  } limit_guard{region_limit_, region_limit_};
+  region_limit_ = limit;
+  bool keep_region_stack = keep_region_stack_;
+  keep_region_stack_ = false;
   int i = begin;
   while (i < *end) i = decode_statement(i, *end, exit);
   auto pending_value = [&] {
     if (stack_.empty() || stack_.back()->kind == ExprKind::Internal) return false;
     return stack_.size() > saved_stack.size() || stack_.back() != saved_stack[stack_.size() - 1];
   };
+  if (keep_region_stack) {
+    // A try body that began with values on the stack (generated code): what it leaves on the
+    // stack lives on after the statement, so it moves to temporaries inside the body.
+    keep_region_stack = false;
+    auto marker = make_stmt(StmtKind::Pass);
+    spill_pending(*marker);
+    out_ = saved;
+    return body;
+  }
   while (i < limit && pending_value()) i = decode_statement(i, limit, exit);
   *end = i;
   out_ = saved;
@@ -146,6 +163,18 @@ int CodeDecoder::decode_statement(int i, int end, int exit) {
     }
     if (const HandlerRegion* region = flow_.outermost_region_at(i, opened_try_)) {
       if (ops[static_cast<size_t>(region->target)].op == Op::PushExcInfo) return decode_try(i, end, exit);
+    }
+  }
+  if (stack_.size() > statement_depth_ && role_ != CodeRole::Comprehension) {
+    // Generated code (Dynamo's) opens a try region in the middle of an expression; the values
+    // computed so far move to temporaries and the try statement starts here.
+    const HandlerRegion* region = flow_.outermost_region_at(i, opened_try_);
+    if (region && ops[static_cast<size_t>(region->target)].op == Op::PushExcInfo && region->end > i &&
+        !consumed_[static_cast<size_t>(region->target)]) {
+      auto marker = make_stmt(StmtKind::Pass);
+      spill_pending(*marker);
+      mid_expression_try_ = true;
+      return decode_try(i, end, exit);
     }
   }
   int next = execute_special(i);
@@ -323,6 +352,12 @@ int CodeDecoder::decode_jump(int i, int end, int exit) {
       return i + 1;
     }
   }
+  // Generated code jumping over a handler block already decoded with its try statement.
+  if (target > i && stack_.size() > statement_depth_) {
+    bool skipped_all = true;
+    for (int k = i + 1; k < target && skipped_all; ++k) skipped_all = consumed_[static_cast<size_t>(k)];
+    if (skipped_all) return i + 1;
+  }
   throw DecodeFailure("unstructured jump at offset " + std::to_string(lifted_.ops[static_cast<size_t>(i)].offset));
 }
 
@@ -333,7 +368,7 @@ std::vector<CodeDecoder::ConditionItem> CodeDecoder::collect_conditions_range(in
   ++expression_only_;
   while (k < end) {
     const Operation& op = lifted_.ops[static_cast<size_t>(k)];
-    if (op.op == Op::JumpIf) {
+    if (op.op == Op::JumpIf && value_boolop_end(k) < 0) {
       items.push_back({pop(), op.arg, op.target, start, k, k + 1});
       start = ++k;
       continue;
@@ -425,7 +460,7 @@ std::vector<CodeDecoder::ConditionItem> CodeDecoder::collect_conditions(int j, i
     bool ok = true;
     ++expression_only_;
     try {
-      while (k < end && ops[static_cast<size_t>(k)].op != Op::JumpIf) {
+      while (k < end && (ops[static_cast<size_t>(k)].op != Op::JumpIf || value_boolop_end(k) >= 0)) {
         if (!is_pure(ops[static_cast<size_t>(k)].op) || flow_.last_backward_source[static_cast<size_t>(k)] > k) {
           ok = false;
           break;
@@ -546,6 +581,7 @@ bool CodeDecoder::decode_if_expression(int j, int true_start, int false_start, E
 
 int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
   const auto& ops = lifted_.ops;
+  if (int next = execute_value_boolop(j); next >= 0) return next;
   std::vector<ConditionItem> items = collect_conditions(j, end, stmt_start);
   const ConditionItem& last = items.back();
   int then_begin = last.next;
@@ -611,6 +647,16 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
     if (same_target(label, exit)) {
       make_if(decode_range(then_begin, end, exit), {});
       return end;
+    }
+    // 3.12+: a try body's last statement `if test: return ...` ends past the covered range (a
+    // return cannot raise); the region may grow up to its limit over operations no handler covers.
+    if (label <= region_limit_ && then_begin >= end) {
+      bool uncovered = true;
+      for (int k = end; k < label && uncovered; ++k) uncovered = flow_.handler_covering(k) < 0;
+      if (uncovered) {
+        make_if(decode_range(then_begin, label, label), {});
+        return label;
+      }
     }
     throw DecodeFailure("condition jumps out of its region at offset " + std::to_string(ops[static_cast<size_t>(j)].offset));
   }

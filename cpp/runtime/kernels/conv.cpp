@@ -118,8 +118,9 @@ void verify_max_pool(const VerifyContext& c) {
   const auto& a = c.ints();
   c.require(c.num_inputs() == 1 && (c.num_outputs() == 1 || c.num_outputs() == 2),
             "expects 1 input, 1 or 2 outputs");
-  c.require(positive(a, 0, 4) && positive(a, 6, 8) && a[4] >= 0 && a[5] >= 0 && a[4] * 2 <= a[0] &&
-                a[5] * 2 <= a[1],
+  // Padding is at most half the kernel (as torch requires), compared without overflow.
+  c.require(positive(a, 0, 4) && positive(a, 6, 8) && a[4] >= 0 && a[5] >= 0 && a[4] <= a[0] / 2 &&
+                a[5] <= a[1] / 2,
             "bad kernel, stride, padding or dilation");
   const ValueDesc& x = c.in(0);
   c.dtype(x, DType::Float32, "input");
@@ -174,7 +175,7 @@ void verify_avg_pool(const VerifyContext& c) {
   c.arity(1, 1);
   c.num_ints(9);
   const auto& a = c.ints();
-  c.require(positive(a, 0, 4) && a[4] >= 0 && a[5] >= 0 && a[4] * 2 <= a[0] && a[5] * 2 <= a[1] &&
+  c.require(positive(a, 0, 4) && a[4] >= 0 && a[5] >= 0 && a[4] <= a[0] / 2 && a[5] <= a[1] / 2 &&
                 a[8] >= 0,
             "bad kernel, stride or padding");
   const ValueDesc& x = c.in(0);

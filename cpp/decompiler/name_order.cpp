@@ -1,0 +1,269 @@
+// The order of a function's names and local variables.
+//
+// CPython numbers `co_names` and `co_varnames` in the order the compiler first meets each name.
+// Code that was not compiled from source (Dynamo's transformed functions and resume functions)
+// keeps names the instructions never use, or lists them in another order; instructions refer to
+// names by index, so the recompiled code differs. A dead `if 0:` block at the top of the body
+// mentions every name in the wanted order: the compiler registers the names while it compiles the
+// block, then drops the block's code (only a NOP is left, which carries a line number).
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <set>
+
+#include "decompiler/decoder.hpp"
+
+namespace glassbox::decompiler {
+
+namespace {
+
+// Whether `op` names an entry of co_names (rather than a local, cell or constant).
+bool uses_co_names(const Operation& op) {
+  switch (op.op) {
+    case Op::LoadName:
+    case Op::StoreName:
+    case Op::DeleteName:
+      return op.scope == Scope::Name || op.scope == Scope::Global;
+    case Op::LoadAttr:
+    case Op::LoadMethod:
+    case Op::LoadSuperAttr:
+    case Op::StoreAttr:
+    case Op::DeleteAttr:
+    case Op::ImportName:
+    case Op::ImportFrom:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool uses_fast(const Operation& op) {
+  return (op.op == Op::LoadName || op.op == Op::StoreName || op.op == Op::DeleteName ||
+          op.op == Op::LoadFastAndClear) &&
+         (op.scope == Scope::Fast || op.op == Op::LoadFastAndClear);
+}
+
+// Whether the first uses of `wanted`'s entries, in operation order, list exactly `wanted`.
+bool first_uses_match(const std::vector<std::string>& first_uses, const std::vector<std::string>& wanted) {
+  return first_uses == wanted;
+}
+
+bool is_identifier(const std::string& name) {
+  if (name.empty() || (name[0] >= '0' && name[0] <= '9')) return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           static_cast<unsigned char>(c) >= 0x80;
+  });
+}
+
+// The order in which the compiler meets names when it compiles `body`: roughly the printed order,
+// with the compiler's exceptions (an assignment's value before its targets, a for loop's iterable
+// before its target, ...). `complete` turns false where the tree does not say (text-only parts:
+// imports, parameter defaults and annotations).
+class SourceOrder {
+ public:
+  SourceOrder(int minor, std::function<void(const std::string&, bool)> meet) : minor_(minor), meet_(std::move(meet)) {}
+  bool complete = true;
+
+  void body(const Body& b) {
+    for (const StmtPtr& s : b) stmt(*s);
+  }
+
+ private:
+  int minor_;
+  std::function<void(const std::string&, bool)> meet_;  // (name, is_attribute)
+
+  void name(const std::string& n) { meet_(n, false); }
+  void attribute(const std::string& n) { meet_(n, true); }
+
+  void expr(const ExprPtr& e) {
+    if (!e) return;
+    switch (e->kind) {
+      case ExprKind::Name: return name(e->text);
+      case ExprKind::Constant: return;
+      case ExprKind::Attribute:
+        expr(e->args[0]);
+        return attribute(e->text);
+      case ExprKind::IfExp:
+        expr(e->args[1]);
+        expr(e->args[0]);
+        return expr(e->args[2]);
+      case ExprKind::NamedExpr:
+        expr(e->args[1]);
+        return expr(e->args[0]);
+      case ExprKind::Lambda:
+        if (e->text.find('=') != std::string::npos) complete = false;  // defaults in the header text
+        return;
+      case ExprKind::ListComp:
+      case ExprKind::SetComp:
+      case ExprKind::DictComp:
+      case ExprKind::GeneratorExp: {
+        if (e->clauses.empty()) return;
+        expr(e->clauses[0].iter);
+        if (minor_ < 12 || e->kind == ExprKind::GeneratorExp) return;  // a code object of its own
+        for (size_t k = 0; k < e->clauses.size(); ++k) {
+          if (k > 0) expr(e->clauses[k].iter);
+          expr(e->clauses[k].target);
+          for (const ExprPtr& c : e->clauses[k].conditions) expr(c);
+        }
+        for (const ExprPtr& a : e->args) expr(a);
+        return;
+      }
+      case ExprKind::Internal:
+        complete = false;
+        return;
+      default:
+        for (const ExprPtr& a : e->args) expr(a);
+        return;
+    }
+  }
+
+  void stmt(const Stmt& s) {
+    switch (s.kind) {
+      case StmtKind::Assign:
+        expr(s.exprs.back());
+        for (size_t k = 0; k + 1 < s.exprs.size(); ++k) expr(s.exprs[k]);
+        return;
+      case StmtKind::AnnAssign:
+      case StmtKind::Import:
+      case StmtKind::Fallback:
+        complete = false;
+        return;
+      case StmtKind::For:
+        expr(s.exprs[1]);
+        expr(s.exprs[0]);
+        for (const Body& b : s.bodies) body(b);
+        return;
+      case StmtKind::Try:
+        body(s.bodies[0]);
+        if (minor_ >= 11) body(s.bodies[1]);  // 3.11+ compiles the else before the handlers
+        for (const ExceptHandler& h : s.handlers) {
+          expr(h.type);
+          if (!h.name.empty()) name(h.name);
+          body(h.body);
+        }
+        if (minor_ < 11) body(s.bodies[1]);
+        body(s.bodies[2]);
+        return;
+      case StmtKind::With:
+        for (const ExprPtr& e : s.exprs) expr(e);  // context, target pairs
+        body(s.bodies[0]);
+        return;
+      case StmtKind::FunctionDef:
+        for (const ExprPtr& d : s.decorators) expr(d);
+        if (s.header.find('=') != std::string::npos || s.header.find(':') != std::string::npos || s.returns) {
+          complete = false;
+        }
+        return name(s.text);
+      case StmtKind::ClassDef:
+        for (const ExprPtr& d : s.decorators) expr(d);
+        for (const ExprPtr& e : s.exprs) expr(e);
+        return name(s.text);
+      default:
+        for (const ExprPtr& e : s.exprs) expr(e);
+        for (const Body& b : s.bodies) body(b);
+        return;
+    }
+  }
+};
+
+}  // namespace
+
+// Whether compiling `body` registers exactly code_.names and the non-parameter locals, in order:
+// 1 yes, 0 no, -1 the tree cannot tell.
+int CodeDecoder::source_order_matches(const Body& body, const std::vector<std::string>& locals) const {
+  std::map<std::string, std::string> raw;  // source spelling -> mangled name
+  for (const std::string& n : code_.names) raw.emplace(source_name(n), n);
+  std::set<std::string> variables;
+  for (const std::string& n : code_.varnames) variables.insert(source_name(n));
+  for (const std::string& n : code_.cellvars) variables.insert(source_name(n));
+  for (const std::string& n : code_.freevars) variables.insert(source_name(n));
+  std::vector<std::string> names;
+  std::vector<std::string> fast;
+  auto add = [](std::vector<std::string>& list, const std::string& n) {
+    if (std::find(list.begin(), list.end(), n) == list.end()) list.push_back(n);
+  };
+  SourceOrder order(code_.minor, [&](const std::string& n, bool is_attribute) {
+    if (!is_attribute && variables.count(n)) {
+      add(fast, n);
+      return;
+    }
+    auto found = raw.find(n);
+    add(names, found == raw.end() ? n : found->second);
+  });
+  order.body(body);
+  if (!order.complete) return -1;
+  if (names != code_.names) return 0;
+  std::vector<std::string> wanted_locals;
+  for (const std::string& n : locals) wanted_locals.push_back(source_name(n));
+  std::vector<std::string> met_locals;
+  for (const std::string& n : fast) {
+    if (std::find(wanted_locals.begin(), wanted_locals.end(), n) != wanted_locals.end()) met_locals.push_back(n);
+  }
+  return met_locals == wanted_locals ? 1 : 0;
+}
+
+void CodeDecoder::add_name_order(Body& body) const {
+  std::vector<std::string> name_uses;
+  std::vector<std::string> fast_uses;
+  std::set<std::string> seen_names;
+  std::set<std::string> seen_fast;
+  for (const Operation& op : lifted_.ops) {
+    if (uses_co_names(op)) {
+      // `import a.b` stores `a`; the module text holds the dotted name, whose parts are not names.
+      if (seen_names.insert(op.text).second) name_uses.push_back(op.text);
+    } else if (uses_fast(op)) {
+      if (seen_fast.insert(op.text).second) fast_uses.push_back(op.text);
+    }
+  }
+  int parameters = code_.argcount + code_.kwonlyargcount + ((code_.flags & 0x04) ? 1 : 0) + ((code_.flags & 0x08) ? 1 : 0);
+  std::vector<std::string> locals;
+  for (size_t k = static_cast<size_t>(std::max(parameters, 0)); k < code_.varnames.size(); ++k) {
+    locals.push_back(code_.varnames[k]);
+  }
+  std::vector<std::string> used_locals;
+  for (const std::string& name : fast_uses) {
+    if (std::find(locals.begin(), locals.end(), name) != locals.end()) used_locals.push_back(name);
+  }
+  // Only names the instructions never use call for the block: a name used somewhere is registered
+  // by the decompiled source itself, and in source order, which is the compiler's (the bytecode
+  // order differs where 3.12+ moves exception handlers to the end). When the block is written, it
+  // lists every name, which fixes the order of the used ones too.
+  bool names_ok = name_uses.size() >= code_.names.size() || first_uses_match(name_uses, code_.names);
+  bool locals_ok = used_locals.size() >= locals.size() || used_locals == locals;
+  if (names_ok && locals_ok) {
+    // Every name is used; the source registers them, but perhaps in another order than the
+    // original's (an else clause placed differently, a reordered branch).
+    int matches = source_order_matches(body, locals);
+    if (matches == 1) return;
+    // Where the tree cannot tell, the order of first use in the bytecode is the best guess.
+    if (matches < 0 && first_uses_match(name_uses, code_.names) && used_locals == locals) return;
+    names_ok = locals_ok = false;
+  }
+
+  Body block;
+  if (!locals_ok && !locals.empty()) {
+    std::vector<ExprPtr> targets;
+    for (const std::string& name : locals) targets.push_back(name_expr(name));
+    block.push_back(make_stmt(StmtKind::Delete, targets));
+  }
+  if (!names_ok) {
+    // `None.name`: the attribute puts `name` in co_names without making it a variable (a bare
+    // name could become a free variable of an enclosing function). None is always a constant of
+    // a function.
+    for (const std::string& name : code_.names) {
+      if (!is_identifier(name)) continue;  // a dotted module name of an import
+      block.push_back(make_stmt(StmtKind::Expr, {make_expr(ExprKind::Attribute, {make_constant("None")}, source_name(name))}));
+    }
+  }
+  if (block.empty()) return;
+  auto dead = make_stmt(StmtKind::If, {make_constant("0")}, {block, {}});
+  size_t at = (!body.empty() && body[0]->kind == StmtKind::Expr && body[0]->exprs[0]->kind == ExprKind::Constant) ? 1 : 0;
+  while (at < body.size() && (body[at]->kind == StmtKind::Global || body[at]->kind == StmtKind::Nonlocal)) ++at;
+  auto comment = make_stmt(StmtKind::Comment);
+  comment->text = "glassbox: never runs; lists the names in the order of the original code object";
+  body.insert(body.begin() + static_cast<long>(at), dead);
+  body.insert(body.begin() + static_cast<long>(at), comment);
+}
+
+}  // namespace glassbox::decompiler
