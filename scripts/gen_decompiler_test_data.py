@@ -28,6 +28,11 @@ CASES = [
                         "    def __m(self):\n        return self.__y\n"),
     ('expressions', 11, "x = a if b else c\ny = a < b < c\nz = f(*a, k=1, **kw)\nw = f'{a!r:>{n}} {b}'\n"
                         "v = lambda q, r=2: q + r\nu = {k: v for k, v in items}\nt = a[1:2, ::3]\n"),
+    ('import_star', 10, "from os import *\nfrom . import x\n"),
+    ('try_if_return', 11, "def f(fp):\n    try:\n        if g(fp):\n            return True\n    except OSError:\n"
+                          "        return False\n    else:\n        return False\n"),
+    ('finally_if', 12, "def f(self):\n    try:\n        a()\n    finally:\n        if b:\n            c()\n        else:\n"
+                       "            d()\n        e()\n"),
 ]
 
 
