@@ -1,7 +1,8 @@
 """`make demo`: the main job on a built-in example.
 
-For now the main job is the bytecode layer: disassemble a built-in example function with the C++
-core, through the Python API and through `glassbox-decompile --dis` on a compiled .pyc.
+The bytecode layer (disassemble and decompile a built-in example with the C++ core, through the
+Python API and `glassbox-decompile`), then capture, pythonify and the native backend on small
+built-in models.
 """
 
 from __future__ import annotations
@@ -151,6 +152,11 @@ def main() -> int:
         pyc = py_compile.compile(str(source), cfile=str(Path(tmp) / "example.pyc"), doraise=True)
         print(f"\n== glassbox-decompile --dis {Path(pyc).name}")
         result = subprocess.run([decompile_executable(), "--dis", pyc], check=False)
+        if result.returncode == 0:
+            print(f"\n== glassbox-decompile {Path(pyc).name}  (the module's source, from bytecode)")
+            result = subprocess.run([decompile_executable(), pyc], check=False)
+    print("\n== glassbox.decompile(scaled_relu)")
+    print(glassbox.decompile(namespace["scaled_relu"]))
     capture_demo()
     pythonify_demo()
     backend_status = backend_demo()

@@ -318,7 +318,7 @@ class BodyPrinter {
 
   void statement(const Stmt& s, int indent) {
     switch (s.kind) {
-      case StmtKind::Expr: line(indent, expr(s.exprs[0], P::Yield)); break;
+      case StmtKind::Expr: expression_statement(*s.exprs[0], indent); break;
       case StmtKind::Assign: {
         std::string text;
         for (size_t i = 0; i + 1 < s.exprs.size(); ++i) text += expr(s.exprs[i], P::Tuple) + " = ";
@@ -405,6 +405,46 @@ class BodyPrinter {
         line(indent, "raise NotImplementedError('glassbox: this region could not be decompiled')");
         break;
     }
+  }
+
+  // A string statement (a docstring) reads best triple-quoted. The repr's body becomes the
+  // string's text when its only escapes are newlines and the quote, and no triple quote appears.
+  static bool triple_quoted(const std::string& repr, std::string& out) {
+    if (repr.size() < 2 || (repr[0] != '\'' && repr[0] != '"') || repr.back() != repr[0]) {
+      return false;
+    }
+    if (repr.size() >= 6 && repr[1] == repr[0] && repr[2] == repr[0]) return false;  // done already
+    std::string text;
+    for (size_t i = 1; i + 1 < repr.size(); ++i) {
+      char c = repr[i];
+      if (c != '\\') {
+        text += c;
+        continue;
+      }
+      char next = repr[++i];
+      if (next == 'n') {
+        text += '\n';
+      } else if (next == '\'' || next == '"') {
+        text += next;
+      } else {
+        return false;
+      }
+    }
+    if (text.find("\"\"\"") != std::string::npos || (!text.empty() && text.back() == '"')) {
+      return false;
+    }
+    out = "\"\"\"" + text + "\"\"\"";
+    return true;
+  }
+
+  void expression_statement(const Expr& e, int indent) {
+    std::string docstring;
+    if (e.kind == ExprKind::Constant && triple_quoted(e.text, docstring)) {
+      // Continuation lines keep their own indentation: it is part of the string.
+      out_ << std::string(static_cast<size_t>(indent) * 4, ' ') << docstring << "\n";
+      return;
+    }
+    line(indent, print_expr(e, P::Yield));
   }
 
   void comment(const std::string& text, int indent) {
