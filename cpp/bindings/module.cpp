@@ -112,7 +112,8 @@ NB_MODULE(_core, m) {
       std::rethrow_exception(error);
     } catch (const bc::BytecodeError& e) {
       nb::object cls = nb::module_::import_("glassbox.errors").attr("BytecodeError");
-      nb::object offset = e.offset() == bc::BytecodeError::npos ? nb::none() : nb::int_(e.offset());
+      nb::object offset = nb::none();
+      if (e.offset() != bc::BytecodeError::npos) offset = nb::int_(e.offset());
       PyErr_SetObject(cls.ptr(), nb::make_tuple(e.reason(), offset).ptr());
     }
   });
