@@ -35,13 +35,9 @@ def decompile_executable() -> str:
     return str(beside) if beside.exists() else shutil.which("glassbox-decompile") or str(beside)
 
 
-def capture_demo(dump_dir: str = "build/demo-capture") -> None:
-    """Capture torch.compile (aot_eager, CPU) of a small model with a graph break into dump_dir."""
-    try:
-        import torch
-    except ImportError:
-        print("\n== capture: skipped (torch is not installed)")
-        return
+def tiny_model_class() -> type:
+    """The built-in model of the demos: a Linear and a print, so Dynamo breaks the graph."""
+    import torch
 
     class TinyModel(torch.nn.Module):
         def __init__(self) -> None:
@@ -53,6 +49,18 @@ def capture_demo(dump_dir: str = "build/demo-capture") -> None:
             print("   (TinyModel: a print, so Dynamo breaks the graph here)")
             return (y * 2).sum()
 
+    return TinyModel
+
+
+def capture_demo(dump_dir: str = "build/demo-capture") -> None:
+    """Capture torch.compile (aot_eager, CPU) of a small model with a graph break into dump_dir."""
+    try:
+        import torch
+    except ImportError:
+        print("\n== capture: skipped (torch is not installed)")
+        return
+
+    TinyModel = tiny_model_class()
     print(f"\n== glassbox.capture({dump_dir!r}): torch.compile(TinyModel(), backend='aot_eager')")
     model = torch.compile(TinyModel(), backend="aot_eager")
     with glassbox.capture(dump_dir) as capture:
@@ -71,23 +79,14 @@ def pythonify_demo(path: str = "build/demo-pythonify.py") -> None:
         print("\n== pythonify: skipped (torch is not installed)")
         return
 
-    class TinyBreak(torch.nn.Module):
-        def __init__(self) -> None:
-            super().__init__()
-            self.linear = torch.nn.Linear(4, 4)
-
-        def forward(self, x):
-            y = self.linear(x).relu()
-            print("   (TinyBreak: a print, so Dynamo breaks the graph here)")
-            return (y * 2).sum()
-
-    print(f"\n== glassbox.pythonify(TinyBreak(), (x,), {path!r}, backend='aot_eager')")
+    TinyModel = tiny_model_class()
+    print(f"\n== glassbox.pythonify(TinyModel(), (x,), {path!r}, backend='aot_eager')")
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     torch.manual_seed(0)
     x = torch.randn(2, 4)
-    glassbox.pythonify(TinyBreak(), (x,), path, backend="aot_eager")
+    glassbox.pythonify(TinyModel(), (x,), path, backend="aot_eager")
     torch.manual_seed(0)
-    model = TinyBreak()  # rebuilt from the same seed: the file reads its weights by path
+    model = TinyModel()  # rebuilt from the same seed: the file reads its weights by path
     namespace = {"__name__": "pythonified", "target": model, "args": (x,)}
     exec(compile(Path(path).read_text(), path, "exec"), namespace)
     namespace["y"].backward()

@@ -89,41 +89,34 @@ std::optional<std::string> read_file(const std::string& path) {
   return buffer.str();
 }
 
-// Disassembles one file to stdout; returns its exit code.
-int disassemble_file(const std::string& path, const Options& options) {
-  std::optional<std::string> data = read_file(path);
-  if (!data) {
-    std::cerr << "glassbox-decompile: " << path << ": cannot read file\n";
-    return kExitBadInput;
-  }
-  try {
-    auto pyc = glassbox::bytecode::read_pyc(*data, options.minor);
-    std::cout << glassbox::bytecode::disassemble(*pyc.code);
-  } catch (const BytecodeError& error) {
-    std::cout.flush();
-    std::cerr << "glassbox-decompile: " << path << ": " << error.what() << "\n";
-    return kExitBadInput;
-  }
+// The listing of one .pyc on stdout; returns its exit code.
+int print_listing(const glassbox::bytecode::PycFile& pyc, const std::string&) {
+  std::cout << glassbox::bytecode::disassemble(*pyc.code);
   return kExitOk;
 }
 
-// Decompiles one file to stdout, reporting each fallback on stderr; returns its exit code.
-int decompile_file(const std::string& path, const Options& options) {
+// The source of one .pyc on stdout, each fallback reported on stderr; returns its exit code.
+int print_source(const glassbox::bytecode::PycFile& pyc, const std::string& path) {
+  auto result = glassbox::decompiler::decompile_module(*pyc.code);
+  std::cout << result.source;
+  std::cout.flush();
+  for (const auto& fallback : result.fallbacks) {
+    std::cerr << "glassbox-decompile: " << path << ": line " << fallback.first_line << " in "
+              << fallback.code_name << ": could not reconstruct: " << fallback.reason << "\n";
+  }
+  return result.fallbacks.empty() ? kExitOk : kExitFallbacks;
+}
+
+// Reads one file and hands its parsed .pyc to `print`; bad input is reported here.
+int process_file(const std::string& path, const Options& options,
+                 int (*print)(const glassbox::bytecode::PycFile&, const std::string&)) {
   std::optional<std::string> data = read_file(path);
   if (!data) {
     std::cerr << "glassbox-decompile: " << path << ": cannot read file\n";
     return kExitBadInput;
   }
   try {
-    auto pyc = glassbox::bytecode::read_pyc(*data, options.minor);
-    auto result = glassbox::decompiler::decompile_module(*pyc.code);
-    std::cout << result.source;
-    std::cout.flush();
-    for (const auto& fallback : result.fallbacks) {
-      std::cerr << "glassbox-decompile: " << path << ": line " << fallback.first_line << " in "
-                << fallback.code_name << ": could not reconstruct: " << fallback.reason << "\n";
-    }
-    return result.fallbacks.empty() ? kExitOk : kExitFallbacks;
+    return print(glassbox::bytecode::read_pyc(*data, options.minor), path);
   } catch (const BytecodeError& error) {
     std::cout.flush();
     std::cerr << "glassbox-decompile: " << path << ": " << error.what() << "\n";
@@ -139,7 +132,7 @@ int main(int argc, char** argv) {
   int status = kExitOk;
   for (const std::string& path : options->files) {
     if (options->files.size() > 1) std::cout << "### " << path << "\n";
-    int file_status = options->dis ? disassemble_file(path, *options) : decompile_file(path, *options);
+    int file_status = process_file(path, *options, options->dis ? print_listing : print_source);
     status = std::max(status, file_status);
   }
   std::cout.flush();
