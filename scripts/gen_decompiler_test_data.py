@@ -23,7 +23,7 @@ CASES = [
                        "        pass\n    else:\n        h()\n"),
     ('with_stmt', 11, "def f(a):\n    with open(a) as fh:\n        return fh.read()\n"),
     ('definitions', 11, "import os.path as p\nfrom . import x, y as z\n\n"[:-1] +
-                        "def f(a, /, b=1, *args, c, d=2, **kw) -> int:\n    'doc'\n    global g\n    g = a\n"
+                        "def f(a, /, b=1, *args, c, d=2, **kw) -> int:\n    \"\"\"doc\"\"\"\n    global g\n    g = a\n"
                         "    return [i * 2 for i in args if i]\nclass C(Base, metaclass=M):\n    x = 1\n"
                         "    def __m(self):\n        return self.__y\n"),
     ('expressions', 11, "x = a if b else c\ny = a < b < c\nz = f(*a, k=1, **kw)\nw = f'{a!r:>{n}} {b}'\n"
