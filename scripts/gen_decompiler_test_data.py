@@ -33,10 +33,19 @@ CASES = [
                           "        return False\n    else:\n        return False\n"),
     ('finally_if', 12, "def f(self):\n    try:\n        a()\n    finally:\n        if b:\n            c()\n        else:\n"
                        "            d()\n        e()\n"),
+    ('if_nested_return', 12, "def f(url):\n    if '/' in url:\n        i = url.find(';')\n        if i < 0:\n"
+                             "            return url\n    else:\n        i = g(url)\n    return url[:i]\n"),
+    ('with_return', 11, "def f(self):\n    with suppress(OSError):\n        return g(self)\n    h()\n"),
+    ('chained_return', 12, "def f(self, index):\n    if 0 <= index < len(self):\n        return self[index]\n"),
+    ('module_try_else', 10, "try:\n    from _io import W\nexcept ImportError:\n    pass\nelse:\n    register(W)\n"),
+    ('return_in_finally_try', 10, "def f(s):\n    try:\n        return g(s)\n    finally:\n        m.clear()\n"),
+    ('loop_starts_with_try', 10, "def f(self):\n    while True:\n        try:\n            b = self.pop()\n"
+                                 "        except IndexError:\n            return None\n        self.add(b)\n"),
 ]
 
 
 PENDING = {
+    (12, 'loop_starts_with_try'), (13, 'loop_starts_with_try'),  # prints an equivalent else: ... continue
     (10, 'while_for'), (10, 'try_except'), (10, 'with_stmt'), (10, 'definitions'), (10, 'expressions'),
 }
 

@@ -137,6 +137,8 @@ class CodeDecoder {
   bool mid_expression_try_ = false;  // the try being decoded starts with values on the stack
   bool keep_region_stack_ = false;   // the next region keeps what it leaves on the stack
   int region_limit_ = -1;            // how far the region being decoded may grow
+  bool take_region_value_ = false;   // the next region may leave one value: keep it in region_value_
+  ExprPtr region_value_;
   void store(ExprPtr target, ExprPtr value);
   void pop_top(ExprPtr value);
   ExprPtr constant(const bytecode::ObjectRef& obj) const;

@@ -60,6 +60,29 @@ void strip_tail_returns(Body& body) {
   }
 }
 
+// Module and class code end in `return None`, which the compiler copies into branches that reach
+// the end (3.10: an except clause of a final try statement). Such a branch followed by more
+// statements is an if/else or try/else whose else holds the rest.
+void fold_end_returns(Body& body) {
+  for (size_t k = 0; k + 1 < body.size(); ++k) {
+    StmtPtr& s = body[k];
+    bool ends = false;
+    if (s->kind == StmtKind::If && s->bodies.size() >= 2 && s->bodies[1].empty()) {
+      ends = !s->bodies[0].empty() && is_return_none(s->bodies[0].back());
+    } else if (s->kind == StmtKind::Try && s->bodies.size() >= 3 && s->bodies[1].empty() && s->bodies[2].empty() &&
+               !s->handlers.empty()) {
+      ends = true;
+      for (const ExceptHandler& h : s->handlers) ends = ends && !h.body.empty() && is_return_none(h.body.back());
+    }
+    if (!ends) continue;
+    Body rest(body.begin() + static_cast<long>(k) + 1, body.end());
+    body.resize(k + 1);
+    fold_end_returns(rest);
+    s->bodies[1] = std::move(rest);
+    return;
+  }
+}
+
 bool contains_return(const Body& body) {
   for (const StmtPtr& s : body) {
     if (s->kind == StmtKind::Return) return true;
@@ -78,7 +101,11 @@ bool contains_return(const Body& body) {
 
 std::string import_statement_module(const ExprPtr& import) {
   ExprPtr root = import;
-  while (root->text == "import_from") root = root->args[0];
+  while (root && root->kind == ExprKind::Internal && root->text == "import_from" && !root->args.empty()) root = root->args[0];
+  // Only what IMPORT_NAME pushed names a module; anything else has no import statement form.
+  if (!root || root->kind != ExprKind::Internal || root->text != "import" || root->args.empty()) {
+    throw DecodeFailure("import from a value that is not a module");
+  }
   int level = 0;
   if (root->args[0] && root->args[0]->kind == ExprKind::Constant) level = std::atoi(root->args[0]->text.c_str());
   return std::string(static_cast<size_t>(std::max(level, 0)), '.') + (root->ops.empty() ? "" : root->ops[0]);
@@ -420,6 +447,7 @@ Body CodeDecoder::finish_body(Body body) const {
       }
       body = std::move(kept);
       if (role_ == CodeRole::Class && !body.empty() && body.back()->kind == StmtKind::Return) body.pop_back();
+      if (contains_return(body)) fold_end_returns(body);
       strip_tail_returns(body);
       if (contains_return(body)) throw DecodeFailure("return outside a function");
       break;

@@ -296,6 +296,11 @@ int CodeDecoder::decode_with(int i, int end, int exit) {
       body_end = back.target;
       with_end = back.target;
       mark_consumed(reraise_target, reraise_target + 5);
+    } else if (back.op == Op::Jump && back.target > reraise_target + 4) {
+      // The body never falls through (it returns): only a suppressed exception reaches the code
+      // after the statement, jumping over the cleanup.
+      with_end = back.target;
+      mark_consumed(reraise_target, reraise_target + 5);
     }
   }
   mark_consumed(handler, reraise_target + 4);
@@ -357,7 +362,15 @@ int CodeDecoder::decode_setup_finally(int i, int end, int exit) {
   }
   if (pop_block < 0) throw DecodeFailure("try/finally without its normal path");
   int try_end = pop_block + 1 + copy_length;
+  // `try: return value finally: ...`: the value waits on the stack while the finally copy runs.
+  bool returns_value = static_cast<size_t>(try_end) < ops.size() && ops[static_cast<size_t>(try_end)].op == Op::ReturnValue;
+  take_region_value_ = returns_value;
+  region_value_ = nullptr;
   Body body = decode_range(i + 1, pop_block, pop_block);
+  take_region_value_ = false;
+  ExprPtr returned = returns_value ? region_value_ : nullptr;
+  region_value_ = nullptr;
+  if (returned) ++try_end;
   std::vector<ExprPtr> saved_stack = stack_;
   size_t saved_depth = statement_depth_;
   for (int k = 0; k < 3; ++k) push(make_expr(ExprKind::Internal, {}, "exc"));
@@ -369,6 +382,8 @@ int CodeDecoder::decode_setup_finally(int i, int end, int exit) {
   if (!strip_finally_copies(body, print_body(final_body), final_body.size(), false, 0)) {
     throw DecodeFailure("finally copy on an exit path");
   }
+  // The returned value's finally copy lies outside the body, after POP_BLOCK.
+  if (returned) body.push_back(make_stmt(StmtKind::Return, {returned}));
   if (body.size() == 1 && body[0]->kind == StmtKind::Try && body[0]->bodies[2].empty() && !body[0]->handlers.empty()) {
     StmtPtr merged = body[0];
     merged->bodies[2] = std::move(final_body);

@@ -118,6 +118,12 @@ Body CodeDecoder::decode_range_extending(int begin, int* end, int limit, int exi
     if (stack_.empty() || stack_.back()->kind == ExprKind::Internal) return false;
     return stack_.size() > saved_stack.size() || stack_.back() != saved_stack[stack_.size() - 1];
   };
+  if (take_region_value_) {
+    take_region_value_ = false;
+    if (stack_.size() == saved_stack.size() + 1 && stack_.back() && stack_.back()->kind != ExprKind::Internal) {
+      region_value_ = stack_.back();
+    }
+  }
   if (keep_region_stack) {
     // A try body that began with values on the stack (generated code): what it leaves on the
     // stack lives on after the statement, so it moves to temporaries inside the body.
@@ -142,8 +148,11 @@ int CodeDecoder::decode_statement(int i, int end, int exit) {
   if (op.op == Op::Jump) return decode_jump(i, end, exit);
   if (op.op == Op::ForIter) return decode_for(i, end);
   if (op.op == Op::BeforeWith) return decode_with(i, end, exit);
-  if (op.op == Op::SetupFinally) return decode_setup_finally(i, end, exit);
-  if (op.op == Op::SetupWith) return decode_setup_with(i, end, exit);
+  // 3.10: a loop whose body starts with a try/with has its head on the SETUP_*: the loop first.
+  bool loop_head = stack_.size() <= statement_depth_ && flow_.last_backward_source[static_cast<size_t>(i)] > i &&
+                   std::find(open_loop_entries_.begin(), open_loop_entries_.end(), i) == open_loop_entries_.end();
+  if (op.op == Op::SetupFinally && !loop_head) return decode_setup_finally(i, end, exit);
+  if (op.op == Op::SetupWith && !loop_head) return decode_setup_with(i, end, exit);
   if (op.op == Op::JumpIf) return decode_condition(i, end, exit, stmt_start_);
   if (int skipped = skip_with_exit_call(i); skipped > i) return skipped;
   if (stack_.size() <= statement_depth_) {
@@ -426,6 +435,21 @@ CodeDecoder::ConditionItem CodeDecoder::finish_chained_test(ConditionItem item) 
   }
   const Operation& over = ops[static_cast<size_t>(k) + 1];
   if (over.op != Op::Jump || cleanup != k + 2 || ops[static_cast<size_t>(cleanup)].op != Op::PopTop) {
+    // 3.12+ places the cleanup elsewhere and may copy the code at the false exit into it
+    // (`POP_TOP; RETURN_CONST None`) instead of jumping there.
+    size_t size = ops.size();
+    if (code_.minor >= 12 && cleanup > k && static_cast<size_t>(cleanup) + 1 < size &&
+        static_cast<size_t>(last_jump.target) < size && ops[static_cast<size_t>(cleanup)].op == Op::PopTop) {
+      const Operation& after = ops[static_cast<size_t>(cleanup) + 1];
+      const Operation& exit_op = ops[static_cast<size_t>(last_jump.target)];
+      bool same_exit = (after.op == Op::Jump && same_target(after.target, last_jump.target)) ||
+                       (after.op == Op::ReturnConst && exit_op.op == Op::ReturnConst &&
+                        constant(after.constant)->text == constant(exit_op.constant)->text);
+      if (same_exit) {
+        mark_consumed(cleanup, cleanup + 2);
+        return result;
+      }
+    }
     throw DecodeFailure("chained comparison cleanup");
   }
   result.next = over.target;
@@ -674,14 +698,19 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
       return else_end;
     }
   }
-  // A then-branch ending in a try/with statement jumps over the else from inside that statement.
+  // A then-branch ending in a try/with statement jumps over the else from inside that statement;
+  // 3.12+ also threads a nested if's test straight to the join when the then-branch has no jump
+  // of its own at its end (it returns).
+  auto jumps_forward = [&](const Operation& o) {
+    return o.op == Op::Jump || (code_.minor >= 12 && o.op == Op::JumpIf);
+  };
   for (int k = then_begin; k < label; ++k) {
     const Operation& inner = ops[static_cast<size_t>(k)];
-    if (inner.op != Op::Jump || inner.target <= label || inner.target > end) continue;
+    if (!jumps_forward(inner) || inner.target <= label || inner.target > end) continue;
     int join = inner.target;
     for (int m = k + 1; m < label; ++m) {
       const Operation& other = ops[static_cast<size_t>(m)];
-      if (other.op == Op::Jump && other.target > join && other.target <= end) join = other.target;
+      if (jumps_forward(other) && other.target > join && other.target <= end) join = other.target;
     }
     if (loop && (resolve(join) == resolve(loop->break_target) || resolve(join) == resolve(loop->continue_target))) break;
     Body then_body = decode_range(then_begin, label, join);
