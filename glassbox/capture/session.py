@@ -45,10 +45,16 @@ def last_dump_dir() -> str | None:
     return _last_dump_dir
 
 
+RUN_DUMPED_POLICIES = ("verified", "decompiled", "never")
+
+
 class Capture:
     """The context manager behind :func:`glassbox.capture`; one per ``with`` block."""
 
-    def __init__(self, dump_dir: str | os.PathLike) -> None:
+    def __init__(self, dump_dir: str | os.PathLike, run_dumped: str = "verified") -> None:
+        if run_dumped not in RUN_DUMPED_POLICIES:
+            raise ValueError(f"run_dumped must be one of {RUN_DUMPED_POLICIES}, not {run_dumped!r}")
+        self.run_dumped = run_dumped
         self.writer = DumpWriter(dump_dir)
         self.frames: dict[types.CodeType, FrameRecord] = {}
         self.errors: list[str] = []
@@ -117,7 +123,7 @@ class Capture:
         title = (
             f"Dynamo's transformed code of {original.co_name} ({frame.where}), compile {compile_id}"
         )
-        rendered = render(transformed, str(self.writer.path(relative)), title)
+        rendered = render(transformed, str(self.writer.path(relative)), title, self.run_dumped)
         self.writer.write(relative, rendered.source)
         entry = EntryRecord(
             compile_id, transformed, relative, rendered.code is not None, rendered.reason
@@ -185,11 +191,17 @@ def _resume_names(code: types.CodeType) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def capture(dump_dir: str | os.PathLike) -> Capture:
-    """Record everything torch.compile does inside the ``with`` block into ``dump_dir``."""
-    return Capture(dump_dir)
+def capture(dump_dir: str | os.PathLike, *, run_dumped: str = "verified") -> Capture:
+    """Record everything torch.compile does inside the ``with`` block into ``dump_dir``.
+
+    ``run_dumped`` says when the dumped transformed code runs instead of Dynamo's bytecode:
+    ``"verified"`` (default) only when it recompiles to the same bytecode; ``"decompiled"``
+    whenever it was fully reconstructed (no fallback) with the same arguments and free
+    variables, so breakpoints in it are hit; ``"never"``."""
+    return Capture(dump_dir, run_dumped)
 
 
-def prepare_debug(dump_src_dir: str | os.PathLike) -> Capture:
-    """depyf's name for :func:`capture`."""
-    return Capture(dump_src_dir)
+def prepare_debug(dump_src_dir: str | os.PathLike, *, run_dumped: str = "decompiled") -> Capture:
+    """depyf's name for :func:`capture`, made for stepping through: by default the dumped code
+    runs whenever it was fully decompiled (``run_dumped="decompiled"``)."""
+    return Capture(dump_src_dir, run_dumped)

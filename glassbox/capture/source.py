@@ -114,9 +114,13 @@ def _candidates(module_code: types.CodeType, name: str):
 
 
 def recompile(
-    code: types.CodeType, source: str, filename: str
+    code: types.CodeType, source: str, filename: str, require_equal: bool = True
 ) -> tuple[types.CodeType | None, str | None]:
-    """``source`` compiled under ``filename``, the function equal to ``code``, or a reason."""
+    """``source`` compiled under ``filename``: the function equal to ``code``, or a reason.
+
+    With ``require_equal=False`` a function that differs from ``code`` only in its bytecode
+    (same name, arguments and free variables) is accepted too; the reason then says how it
+    differs, and the caller decides."""
     try:
         module_code = compile(source, filename, "exec", dont_inherit=True)
     except SyntaxError as error:
@@ -127,13 +131,37 @@ def recompile(
         if why is None:
             return candidate.replace(co_name=code.co_name, co_qualname=code.co_qualname), None
         first = first or why
+        if not require_equal and _same_interface(code, candidate):
+            accepted = candidate.replace(co_name=code.co_name, co_qualname=code.co_qualname)
+            return accepted, f"recompiled bytecode differs: {why}"
     return None, f"recompiled bytecode differs: {first or 'no function named ' + code.co_name}"
 
 
-def render(code: types.CodeType, filename: str, title: str) -> Rendered:
-    """The dump file's text for ``code``, and the code compiled from it when it is equivalent."""
+def _same_interface(code: types.CodeType, candidate: types.CodeType) -> bool:
+    """Whether ``candidate`` can stand in for ``code`` in Dynamo's frame: same arguments and the
+    same free variables (Dynamo binds them by position)."""
+    return (
+        code.co_argcount == candidate.co_argcount
+        and code.co_posonlyargcount == candidate.co_posonlyargcount
+        and code.co_kwonlyargcount == candidate.co_kwonlyargcount
+        and code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
+        == candidate.co_varnames[: candidate.co_argcount + candidate.co_kwonlyargcount]
+        and code.co_freevars == candidate.co_freevars
+        and (code.co_flags & 0x0F) == (candidate.co_flags & 0x0F)
+    )
+
+
+def render(
+    code: types.CodeType, filename: str, title: str, run_dumped: str = "verified"
+) -> Rendered:
+    """The dump file's text for ``code``, and the code compiled from it when it may run instead.
+
+    ``run_dumped`` is the policy: ``"verified"``, only when the recompiled bytecode equals
+    Dynamo's; ``"decompiled"``, also when it differs in layout but the decompiler reconstructed
+    everything (no fallback) and the function has the same arguments and free variables;
+    ``"never"``, the original bytecode always runs."""
     source, reason = _decompile(code)
-    if source is not None and reason is None:
+    if source is not None and reason is None and run_dumped != "never":
         header = (
             f"# {title}\n# Decompiled by glassbox and verified: this file is the code that runs.\n"
         )
@@ -141,6 +169,17 @@ def render(code: types.CodeType, filename: str, title: str) -> Rendered:
         compiled, reason = recompile(code, text, filename)
         if compiled is not None:
             return Rendered(text, compiled, None)
+        if run_dumped == "decompiled":
+            header = (
+                f"# {title}\n# Decompiled by glassbox: this file is the code that runs.\n"
+                "# Its bytecode is laid out differently from Dynamo's (run_dumped='decompiled'):\n"
+                f"# {reason}\n"
+            )
+            text = header + source
+            compiled, why = recompile(code, text, filename, require_equal=False)
+            if compiled is not None:
+                return Rendered(text, compiled, None)
+            reason = why or reason
     listing = "".join(f"#   {line}\n" for line in disassembly(code).splitlines())
     parts = [
         f"# {title}\n",

@@ -171,7 +171,7 @@ def test_dumped_code_is_what_runs(tmp_path, monkeypatch):
     """
     from glassbox.capture import source as source_mod
 
-    def stand_in(code, filename, title):
+    def stand_in(code, filename, title, run_dumped="verified"):
         return source_mod.Rendered(f"# {title}\n", code.replace(co_filename=filename), None)
 
     monkeypatch.setattr(capture_session, "render", stand_in)
@@ -212,3 +212,33 @@ def test_prepare_debug_is_capture(tmp_path):
     with glassbox.prepare_debug(tmp_path):
         torch.compile(model, backend="eager")(x)
     assert (tmp_path / "index.json").exists()
+
+
+@pytest.mark.parametrize("name", ["break_print", "break_item"])
+def test_prepare_debug_runs_the_dumped_files(tmp_path, name):
+    """prepare_debug (run_dumped="decompiled"): the real decompiler's output of Dynamo's
+    transformed code and resume functions is what runs, and the results are unchanged."""
+    model, x = make(name)
+    expected = model(x)
+    files_run: set[str] = set()
+
+    def profile(frame, event, arg):
+        if frame.f_code.co_filename.startswith(str(tmp_path)):
+            files_run.add(frame.f_code.co_filename)
+
+    with glassbox.prepare_debug(tmp_path / "dump"):
+        compiled = torch.compile(model, backend="eager")
+        sys.setprofile(profile)
+        try:
+            got = compiled(x)
+        finally:
+            sys.setprofile(None)
+    torch.testing.assert_close(got, expected, rtol=0, atol=0)
+    ran = {f.rsplit("/", 1)[-1] for f in files_run}
+    assert any(f.startswith("transformed_") for f in ran), ran
+    assert any("resume" in f for f in ran), ran
+
+
+def test_run_dumped_policy_is_checked(tmp_path):
+    with pytest.raises(ValueError, match="run_dumped"):
+        glassbox.capture(tmp_path, run_dumped="sometimes")

@@ -80,8 +80,12 @@ def test_inductor_output_code(tmp_path):
 
 def test_readme_capture_example(tmp_path, monkeypatch):
     readme = (ROOT / "README.md").read_text()
-    section = readme.split("## Capture", 1)[1]
-    example = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    section = readme.split("## Capture", 1)[1].split("\n## ", 1)[0]
+    examples = re.findall(r"```python\n(.*?)```", section, re.S)
+    assert len(examples) >= 2
     monkeypatch.chdir(tmp_path)
-    exec(compile(example, "README.md", "exec"), {"__name__": "readme_example"})
-    assert (tmp_path / "dump" / "index.md").exists()
+    namespace = {"__name__": "readme_example"}
+    for example in examples:  # in order, in one namespace, as a reader would run them
+        exec(compile(example, "README.md", "exec"), namespace)
+    index = json.loads((tmp_path / "dump" / "index.json").read_text())
+    assert any(c["runs_from_dump"] for f in index["functions"] for c in f["compiles"])
