@@ -99,13 +99,21 @@ bool contains_return(const Body& body) {
 
 }  // namespace
 
-std::string import_statement_module(const ExprPtr& import) {
-  ExprPtr root = import;
-  while (root && root->kind == ExprKind::Internal && root->text == "import_from" && !root->args.empty()) root = root->args[0];
-  // Only what IMPORT_NAME pushed names a module; anything else has no import statement form.
-  if (!root || root->kind != ExprKind::Internal || root->text != "import" || root->args.empty()) {
+// The IMPORT_NAME value under a chain of IMPORT_FROMs. Only what IMPORT_NAME pushed names a
+// module; anything else (possible in crafted bytecode) has no import statement form.
+static ExprPtr import_root(const ExprPtr& value) {
+  ExprPtr root = value;
+  while (root && root->kind == ExprKind::Internal && root->text == "import_from" && !root->args.empty()) {
+    root = root->args[0];
+  }
+  if (!root || root->kind != ExprKind::Internal || root->text != "import" || root->args.size() < 2) {
     throw DecodeFailure("import from a value that is not a module");
   }
+  return root;
+}
+
+std::string import_statement_module(const ExprPtr& import) {
+  ExprPtr root = import_root(import);
   int level = 0;
   if (root->args[0] && root->args[0]->kind == ExprKind::Constant) level = std::atoi(root->args[0]->text.c_str());
   return std::string(static_cast<size_t>(std::max(level, 0)), '.') + (root->ops.empty() ? "" : root->ops[0]);
@@ -368,8 +376,8 @@ bool CodeDecoder::store_import(const ExprPtr& target, const ExprPtr& value) {
     return true;
   }
   if (is_internal(value, "import_from")) {
-    ExprPtr root = value->args[0];
-    while (root->text == "import_from") root = root->args[0];
+    ExprPtr root = import_root(value);
+    if (value->ops.empty()) throw DecodeFailure("import of an unnamed attribute");
     std::string name = value->ops[0];
     if (is_none(root->args[1])) {  // import a.b.c as d
       auto stmt = make_stmt(StmtKind::Import);
