@@ -62,7 +62,7 @@ def timeit(fn, args, seconds):
 
 def bench(name, seconds):
     row = {}
-    for batch in (1, 32):
+    for batch in ARGS.batches:
         model, args = make(name, batch)
         model.eval()
         runners = {"eager": model}
@@ -122,8 +122,10 @@ def main():
     p.add_argument("--seconds", type=float, default=1.0)
     p.add_argument("--gpt-layers", default="2")
     p.add_argument("--threads", type=int, default=0, help="0: library defaults")
+    p.add_argument("--quick", action="store_true", help="batch 1 only, no GEMM rows")
     global ARGS
     ARGS = p.parse_args()
+    ARGS.batches = (1,) if ARGS.quick else (1, 32)
     if ARGS.threads:
         torch.set_num_threads(ARGS.threads)
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads")
@@ -131,13 +133,21 @@ def main():
         f"{'model':10} {'native':>7} {'b1 eager ms':>12} {'b1 gbx ms':>10} {'vs eager':>9} "
         f"{'vs ind':>7} {'b32 gbx/s':>10} {'vs eager':>9} {'vs ind':>7}"
     )
-    for n in (256, 1024):
+    for n in () if ARGS.quick else (256, 1024):
         g, r = bench_gemm(n, ARGS.seconds)
         print(f"gemm {n}^3: glassbox {g:.1f} GFLOP/s, OpenBLAS {r:.1f} GFLOP/s ({g / r:.2f}x)")
-    print(header)
+    print(header[: header.index(" b32")] if ARGS.quick else header)
     for name in ARGS.models.split(","):
         r = bench(name, ARGS.seconds)
-        g1, g32 = r[("glassbox", 1)], r[("glassbox", 32)]
+        g1 = r[("glassbox", 1)]
+        if ARGS.quick:
+            print(
+                f"{name:10} {100 * r['share']:6.1f}% {1e3 * r[('eager', 1)]:12.3f} "
+                f"{1e3 * g1:10.3f} {r[('eager', 1)] / g1:8.2f}x {r[('inductor', 1)] / g1:6.2f}x",
+                flush=True,
+            )
+            continue
+        g32 = r[("glassbox", 32)]
         print(
             f"{name:10} {100 * r['share']:6.1f}% {1e3 * r[('eager', 1)]:12.3f} {1e3 * g1:10.3f} "
             f"{r[('eager', 1)] / g1:8.2f}x {r[('inductor', 1)] / g1:6.2f}x {32 / g32:10.1f} "

@@ -1,6 +1,6 @@
 """Seed corpus for fuzz_loader: a few small real .gbx artifacts exported with glassbox.export.
 
-    python scripts/make_loader_corpus.py OUT_DIR
+python scripts/make_loader_corpus.py OUT_DIR
 """
 
 from __future__ import annotations

@@ -9,6 +9,7 @@
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
+#include <cstdint>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -45,6 +46,15 @@ class RuntimeProgram {
  public:
   explicit RuntimeProgram(gbx_program* p) : program_(p, gbx_program_free) {
     if (!p) throw ArtifactError(gbx_last_error());
+    std::size_t n = gbx_num_inputs(p);
+    in_shapes_.resize(n);
+    in_specs_.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      gbx_tensor t;
+      gbx_input_info(p, i, &t);
+      in_shapes_[i].assign(t.shape, t.shape + t.ndim);
+      in_specs_[i] = gbx_tensor{nullptr, t.dtype, t.ndim, nullptr, nullptr};
+    }
   }
   static RuntimeProgram from_file(const std::string& path) {
     return RuntimeProgram(gbx_load_file(path.c_str()));
@@ -72,12 +82,37 @@ class RuntimeProgram {
       tensors[i] = gbx_tensor{a.data(), dtype_code(a, i), static_cast<int32_t>(a.ndim()),
                               shapes[i].data(), strides[i].data()};
     }
+    return wrap(run_raw(tensors.data(), tensors.size()));
+  }
+
+  // Fast path for callers that already checked the inputs against input_info() (the compiled
+  // callable of torch.compile, whose inputs Dynamo guards): C-contiguous buffers given by address,
+  // shapes and dtypes taken from the program itself.
+  nb::list run_ptrs(const std::vector<std::uintptr_t>& ptrs) const {
+    if (ptrs.size() != in_specs_.size()) {
+      throw InputError("expected " + std::to_string(in_specs_.size()) + " inputs, got " +
+                       std::to_string(ptrs.size()));
+    }
+    std::vector<gbx_tensor> tensors(in_specs_);
+    for (std::size_t i = 0; i < ptrs.size(); ++i) {
+      tensors[i].data = reinterpret_cast<void*>(ptrs[i]);
+      tensors[i].shape = in_shapes_[i].data();  // set here: stays right if the object is copied
+    }
+    return wrap(run_raw(tensors.data(), tensors.size()));
+  }
+
+ private:
+  gbx_result* run_raw(const gbx_tensor* tensors, std::size_t n) const {
     gbx_result* raw;
     {
       nb::gil_scoped_release release;
-      raw = gbx_run(program_.get(), tensors.data(), tensors.size());
+      raw = gbx_run(program_.get(), tensors, n);
     }
     if (!raw) throw InputError(gbx_last_error());
+    return raw;
+  }
+
+  static nb::list wrap(gbx_result* raw) {
     auto* result = new std::shared_ptr<gbx_result>(raw, gbx_result_free);
     nb::capsule owner_all(
         result, [](void* p) noexcept { delete static_cast<std::shared_ptr<gbx_result>*>(p); });
@@ -113,6 +148,8 @@ class RuntimeProgram {
     return out;
   }
   std::shared_ptr<gbx_program> program_;
+  std::vector<std::vector<std::int64_t>> in_shapes_;
+  std::vector<gbx_tensor> in_specs_;
 };
 
 using ValueTuple = std::tuple<int, std::vector<std::int64_t>, int, std::int64_t>;
@@ -157,7 +194,10 @@ void bind_runtime(nb::module_& m) {
       .def("input_info", &RuntimeProgram::input_info, "(dtype code, shape) of each input")
       .def("output_info", &RuntimeProgram::output_info, "(dtype code, shape) of each output")
       .def("run", &RuntimeProgram::run, nb::arg("inputs"),
-           "Run on arrays (NumPy or DLPack, any strides); returns NumPy arrays.");
+           "Run on arrays (NumPy or DLPack, any strides); returns NumPy arrays.")
+      .def("run_ptrs", &RuntimeProgram::run_ptrs, nb::arg("ptrs"),
+           "Run on C-contiguous buffers given by address, already checked against input_info(); "
+           "returns NumPy arrays.");
   m.def("serialize_program", &serialize, nb::arg("values"), nb::arg("inputs"), nb::arg("outputs"),
         nb::arg("instructions"), nb::arg("constants"), nb::arg("arena_size"),
         "Build the bytes of a .gbx artifact from a lowered program.");

@@ -321,6 +321,7 @@ int CodeDecoder::decode_with(int i, int end, int exit) {
   pop();  // the entered value
   if (!is_internal(pop(), "with_exit")) throw DecodeFailure("with statement stack");
   auto stmt = make_stmt(StmtKind::With, {context, target}, {std::move(body)});
+  stmt->is_async = ops[static_cast<size_t>(i)].arg == 1;  // BEFORE_ASYNC_WITH on 3.11 (see lift)
   emit(stmt);
   return with_end > end ? end : with_end;
 }
@@ -493,7 +494,9 @@ int CodeDecoder::decode_setup_with(int i, int end, int exit) {
   pop();
   pop();
   mark_consumed(handler, ops[static_cast<size_t>(handler) + 1].target + 5);
-  emit(make_stmt(StmtKind::With, {context, target}, {std::move(body)}));
+  auto stmt = make_stmt(StmtKind::With, {context, target}, {std::move(body)});
+  stmt->is_async = ops[static_cast<size_t>(i)].text == "async";  // SETUP_ASYNC_WITH (see lift)
+  emit(stmt);
   if (with_end > end && !same_target(with_end, exit)) throw DecodeFailure("with statement leaves its region");
   return std::min(with_end, end);
 }

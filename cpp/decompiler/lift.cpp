@@ -3,6 +3,7 @@
 #include <array>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "bytecode/error.hpp"
 #include "bytecode/instructions.hpp"
@@ -56,6 +57,7 @@ const std::unordered_map<std::string_view, Op>& plain_ops() {
       {"BINARY_OP", Op::BinaryOp}, {"CALL_INTRINSIC_1", Op::CallIntrinsic1}, {"LOAD_SUPER_ATTR", Op::LoadSuperAttr},
       {"LOAD_ATTR", Op::LoadAttr}, {"CALL", Op::Call}, {"CALL_KW", Op::Call}, {"CALL_FUNCTION", Op::Call},
       {"CALL_METHOD", Op::Call}, {"CALL_FUNCTION_KW", Op::Call},
+      {"ASYNC_GEN_WRAP", Op::Nop},  // 3.11: `yield` in an async generator; 3.12 makes it intrinsic 4
   };
   return table;
 }
@@ -166,6 +168,10 @@ class Lifter {
     std::vector<int> offset_index(static_cast<size_t>(max_offset) + 2, -1);
     for (size_t i = 0; i < instructions.size(); ++i) {
       const Instruction& ins = instructions[i];
+      if (size_t loop = async_with_await_loop(instructions, i); loop > 0) {
+        i += loop - 1;  // the skipped offsets map to the next surviving operation
+        continue;
+      }
       if (ins.offset >= 0 && ins.offset <= max_offset) {
         offset_index[static_cast<size_t>(ins.offset)] = static_cast<int>(out_.ops.size());
       }
@@ -185,6 +191,8 @@ class Lifter {
     }
     if (minor_ >= 11) {
       for (const auto& entry : bytecode::parse_exception_table(code_)) {
+        // The range of a dropped `async with` SEND loop (3.12+) is empty once lifted.
+        if (dropped_send_loop_ && index_of(entry.start) == index_of(entry.end)) continue;
         out_.handlers.push_back(
             {index_of(entry.start), index_of(entry.end), index_of(entry.target), entry.depth, entry.lasti});
       }
@@ -248,9 +256,74 @@ class Lifter {
     return {};
   }
 
+  // `async with` (3.11+): the awaits of __aenter__ (GET_AWAITABLE 1) and __aexit__ (GET_AWAITABLE 2)
+  // are part of the statement, not expressions; their SEND loop (3.12+: with its END_SEND and its
+  // CLEANUP_THROW) is dropped so that the statement reads like a plain `with` (BEFORE_ASYNC_WITH
+  // lifts to BeforeWith with arg 1). Returns the number of instructions dropped, 0 where `i` does
+  // not start such a loop.
+  size_t async_with_await_loop(const std::vector<Instruction>& all, size_t i) const {
+    const Instruction& ins = all[i];
+    if (minor_ == 10) return async_with_await_310(all, i);
+    // 3.12+: the out-of-line `CLEANUP_THROW; JUMP_BACKWARD` back to a dropped loop's END_SEND.
+    if (minor_ >= 12 && ins.opname == "CLEANUP_THROW" && i + 1 < all.size() &&
+        (all[i + 1].opname == "JUMP_BACKWARD" || all[i + 1].opname == "JUMP_BACKWARD_NO_INTERRUPT") &&
+        dropped_end_sends_.count(all[i + 1].jump_target)) {
+      return 2;
+    }
+    if (minor_ < 11 || ins.opname != "GET_AWAITABLE" || (ins.arg != 1 && ins.arg != 2)) return 0;
+    if (i + 6 >= all.size()) return 0;
+    const Instruction& send = all[i + 2];
+    const Instruction& back = all[i + 5];
+    bool shape = all[i + 1].opname == "LOAD_CONST" && send.opname == "SEND" && all[i + 3].opname == "YIELD_VALUE" &&
+                 all[i + 4].opname == "RESUME" && back.opname == "JUMP_BACKWARD_NO_INTERRUPT" &&
+                 back.jump_target == send.offset;
+    if (!shape) return 0;
+    bytecode::ObjectRef none = const_at(all[i + 1].arg);
+    if (!none || none->kind != bytecode::ObjectKind::None) return 0;
+    size_t end = i + 6;  // 3.12+: an inline CLEANUP_THROW (in the exit handler), then END_SEND
+    if (minor_ >= 12 && end < all.size() && all[end].opname == "CLEANUP_THROW") ++end;
+    if (end >= all.size() || send.jump_target != all[end].offset) return 0;
+    if (minor_ >= 12) {
+      if (all[end].opname != "END_SEND") return 0;
+      dropped_end_sends_.insert(all[end].offset);
+      ++end;
+      dropped_send_loop_ = true;
+    }
+    return end - i;
+  }
+  mutable bool dropped_send_loop_ = false;
+  mutable std::unordered_set<int> dropped_end_sends_;
+
+  // 3.10 `async with`: BEFORE_ASYNC_WITH, the await of __aenter__ and SETUP_ASYNC_WITH together do
+  // what SETUP_WITH does; the awaits after WITH_EXCEPT_START and after the exit call
+  // (LOAD_CONST None, DUP_TOP, DUP_TOP, CALL_FUNCTION 3: compiler-made) are dropped likewise.
+  size_t async_with_await_310(const std::vector<Instruction>& all, size_t i) const {
+    if (all[i].opname == "BEFORE_ASYNC_WITH") return 1;  // SETUP_ASYNC_WITH then stands for it
+    if (all[i].opname != "GET_AWAITABLE" || i == 0 || i + 2 >= all.size()) return 0;
+    if (all[i + 1].opname != "LOAD_CONST" || all[i + 2].opname != "YIELD_FROM") return 0;
+    bytecode::ObjectRef none = const_at(all[i + 1].arg);
+    if (!none || none->kind != bytecode::ObjectKind::None) return 0;
+    const std::string_view before = all[i - 1].opname;
+    bool statement_await = before == "BEFORE_ASYNC_WITH" || before == "WITH_EXCEPT_START";
+    if (before == "CALL_FUNCTION" && all[i - 1].arg == 3 && i >= 4 && all[i - 2].opname == "DUP_TOP" &&
+        all[i - 3].opname == "DUP_TOP" && all[i - 4].opname == "LOAD_CONST") {
+      bytecode::ObjectRef first = const_at(all[i - 4].arg);
+      statement_await = first && first->kind == bytecode::ObjectKind::None;
+    }
+    return statement_await ? 3 : 0;
+  }
+
   void lift_one(const std::vector<Instruction>& instructions, size_t i) {
     const Instruction& ins = instructions[i];
     std::string_view name = ins.opname;
+    if (minor_ >= 11 && name == "BEFORE_ASYNC_WITH") {
+      emit(Op::BeforeWith, ins).arg = 1;
+      return;
+    }
+    if (minor_ == 10 && name == "SETUP_ASYNC_WITH") {
+      emit(Op::SetupWith, ins).text = "async";  // BEFORE_ASYNC_WITH and its await were dropped
+      return;
+    }
     if (name == "KW_NAMES") pending_kwnames_ = tuple_strings(const_at(ins.arg));
     const OpnameLookups& lookups = opname_lookups(minor_, ins.opcode);
     if (lookups.dropped) return;

@@ -24,12 +24,41 @@ def _map_args(a, env, ids):
     return a
 
 
+_DTYPES = {0: torch.float32, 1: torch.int64, 2: torch.bool}
+
+
+def _address_check(program):
+    """A predicate on a program's input tensors: True when they can go to ``run_ptrs`` by address
+    alone (the declared dtype and shape, C-contiguous, on the CPU, no lazy negation), which skips
+    a DLPack export per tensor; otherwise they go through ``run``."""
+    specs = [(_DTYPES[d], torch.Size(shape)) for d, shape in program.input_info()]
+
+    def checked(ts):
+        for t, (dtype, shape) in zip(ts, specs, strict=False):
+            if (
+                t.dtype is not dtype
+                or t.shape != shape
+                or not t.is_contiguous()
+                or not t.is_cpu
+                or t.is_neg()
+            ):
+                return False
+        return True
+
+    return checked
+
+
 class NativeStep:
     def __init__(self, program, in_ids, out_ids, nbytes):
         self.program, self.in_ids, self.out_ids, self.nbytes = program, in_ids, out_ids, nbytes
+        self.checked = _address_check(program)
 
     def __call__(self, env):
-        outs = self.program.run([_plain(env[i]) for i in self.in_ids])
+        ts = [env[i] for i in self.in_ids]
+        if self.checked(ts):
+            outs = self.program.run_ptrs([t.data_ptr() for t in ts])
+        else:
+            outs = self.program.run([_plain(t) for t in ts])
         from_numpy = torch.from_numpy
         for i, o in zip(self.out_ids, outs, strict=False):
             env[i] = from_numpy(o)
@@ -146,10 +175,18 @@ class CompiledGraph:
                 plan.append((2, None))
             else:
                 return None
-        run, from_numpy = step.program.run, torch.from_numpy
+        program = step.program
+        run, run_ptrs, from_numpy = program.run, program.run_ptrs, torch.from_numpy
+        checked = _address_check(program)
 
         def fast(*args):
-            outs = run([_plain(args[k]) for k in arg_pos])
+            ts = [args[k] for k in arg_pos]
+            if checked(ts):
+                # Plain contiguous CPU tensors of the declared dtypes and shapes: hand the
+                # runtime their addresses, skipping a DLPack export per tensor.
+                outs = run_ptrs([t.data_ptr() for t in ts])
+            else:
+                outs = run([_plain(t) for t in ts])
             return [
                 from_numpy(outs[k]) if kind == 0 else args[k] if kind == 1 else None
                 for kind, k in plan

@@ -5,8 +5,8 @@ function, and of each resume function after a graph break) is decompiled; the so
 without marked fallbacks, and the function compiled from it replaces Dynamo's code (the hook
 returns it), so the model's results check that the source does what the bytecode does. Dynamo's
 code often cannot be written in Python exactly (it deletes locals while values are on the stack,
-pushes NULL after the callable, ...); the recorder counts the code objects whose recompiled bytecode is
-equal all the same.
+pushes NULL after the callable, ...); the recorder counts the code objects whose recompiled
+bytecode is equal all the same.
 """
 
 from __future__ import annotations
@@ -20,9 +20,10 @@ import warnings
 import pytest
 
 torch = pytest.importorskip("torch")
-pytestmark = pytest.mark.skipif(sys.version_info[:2] != (3, 11), reason="Dynamo zoo is checked on 3.11")
+pytestmark = pytest.mark.skipif(
+    sys.version_info[:2] != (3, 11), reason="Dynamo zoo is checked on 3.11"
+)
 
-import glassbox  # noqa: E402
 from glassbox.decompiler import decompile_detailed  # noqa: E402
 from glassbox.verify import normalize  # noqa: E402
 
@@ -246,7 +247,9 @@ class Recorder:
             self.problems.append(f"{new.co_name}: fallback {result.fallbacks[0]}\n{result.source}")
             return None
         try:
-            module = compile(result.source, f"<decompiled {new.co_name}>", "exec", dont_inherit=True)
+            module = compile(
+                result.source, f"<decompiled {new.co_name}>", "exec", dont_inherit=True
+            )
         except SyntaxError as error:
             self.problems.append(f"{new.co_name}: does not compile: {error}\n{result.source}")
             return None
@@ -256,14 +259,18 @@ class Recorder:
             return None
         if normalize.compare(new, code, frozenset({"co_qualname"})).equal:
             self.exact += 1
-        return code.replace(co_name=new.co_name, co_qualname=new.co_qualname, co_filename=new.co_filename)
+        return code.replace(
+            co_name=new.co_name, co_qualname=new.co_qualname, co_filename=new.co_filename
+        )
 
 
 def same(a, b) -> bool:
     if isinstance(a, torch.Tensor):
         return isinstance(b, torch.Tensor) and a.shape == b.shape and torch.allclose(a, b)
     if isinstance(a, (list, tuple)):
-        return type(a) is type(b) and len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+        if type(a) is not type(b) or len(a) != len(b):
+            return False
+        return all(same(x, y) for x, y in zip(a, b, strict=True))
     if isinstance(a, dict):
         return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
     return a == b
@@ -271,8 +278,8 @@ def same(a, b) -> bool:
 
 # Zoo entries whose Dynamo code the decompiler does not reconstruct yet, and why.
 NOT_YET = {
-    "f_decorated": "the wrapper Dynamo compiles for @torch.no_grad() keeps a closure cell in a list; "
-    "source has no expression for a cell (marked fallback)",
+    "f_decorated": "the wrapper Dynamo compiles for @torch.no_grad() keeps a closure cell in a "
+    "list; source has no expression for a cell (marked fallback)",
 }
 
 

@@ -1207,9 +1207,6 @@ _NOT_YET: dict = {
     "chained_comparison_of_three_as_condition": {
         ALL: FALLBACK + "'chained comparison test' (three links as an if test)"
     },
-    "async_generator": {
-        ALL: FALLBACK + "'unsupported operation ASYNC_GEN_WRAP' (yield in async def)"
-    },
     "return_in_try_finally": {
         10: FALLBACK + "'stack underflow' (`return X` inside try/finally)",
         13: FALLBACK + "'try/finally body lost' (the return value computed in the try)",
@@ -1219,9 +1216,6 @@ _NOT_YET: dict = {
         13: FALLBACK + "'unstructured jump at offset 162'",
     },
     "except_star": {ALL: FALLBACK + "'unsupported operation' (except* is not structured yet)"},
-    "async_with_several_items": {
-        ALL: FALLBACK + "'unsupported operation' (async with is not structured yet)"
-    },
     "async_for": {ALL: FALLBACK + "'async/yield from is not supported yet' (async for)"},
     "match_literal": {ALL: FALLBACK + "'unstructured jump' (match with literal patterns)"},
     "match_sequence": {ALL: FALLBACK + "'unsupported operation' MATCH_SEQUENCE"},
