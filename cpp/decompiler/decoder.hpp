@@ -121,10 +121,11 @@ class CodeDecoder {
 
   // ---- expressions.cpp: the symbolic stack
   void execute(int i);
-  int execute_special(int i);
+  int execute_special(int i);  // and/or values, chained comparisons, await; next index or -1
+  int execute_step(int i);  // execute_special or execute at i; returns the next index
   int value_boolop_end(int j) const;  // where the value `and`/`or` starting at j ends, or -1
   int execute_value_boolop(int j);  // `a and b or c` as a value, from its first popping jump; -1 if not one
-  int execute_delegation(int i);  // await / yield from  // and/or values, chained comparisons; returns the next index or -1
+  int execute_delegation(int i);  // await / yield from
   ExprPtr pop();
   ExprPtr pop_raw();  // without turning a pending chained assignment into a walrus
   ExprPtr top(int depth = 1) const;

@@ -318,13 +318,7 @@ ExprPtr CodeDecoder::evaluate(int begin, int end) {
   ++expression_only_;
   int i = begin;
   while (i < end) {
-    int next = execute_special(i);
-    if (next >= 0) {
-      i = next;
-      continue;
-    }
-    execute(i);
-    ++i;
+    i = execute_step(i);
   }
   --expression_only_;
   if (stack_.size() != depth + 1) throw DecodeFailure("expression region has unbalanced stack");
@@ -401,13 +395,7 @@ int CodeDecoder::execute_value_boolop(int j) {
       continue;
     }
     if (op.op == Op::JumpIf || op.op == Op::Jump) throw DecodeFailure("and/or value");
-    int next = execute_special(k);
-    if (next >= 0) {
-      k = next;
-      continue;
-    }
-    execute(k);
-    ++k;
+    k = execute_step(k);
   }
   --expression_only_;
   if (k != end || stack_.size() != depth + 1) throw DecodeFailure("and/or value");
@@ -473,6 +461,15 @@ int CodeDecoder::execute_value_boolop(int j) {
   return end;
 }
 
+// One step of the symbolic stack at i: a special form (and/or value, chained comparison, await)
+// as a whole, or one operation. Returns the index to go on from.
+int CodeDecoder::execute_step(int i) {
+  int next = execute_special(i);
+  if (next >= 0) return next;
+  execute(i);
+  return i + 1;
+}
+
 // Value-producing `and`/`or` and chained comparisons: the jumps that stay inside one expression.
 int CodeDecoder::execute_special(int i) {
   const Operation& op = lifted_.ops[static_cast<size_t>(i)];
@@ -489,13 +486,7 @@ int CodeDecoder::execute_special(int i) {
     int k = i + 1;
     ++expression_only_;
     while (k < target && lifted_.ops[static_cast<size_t>(k)].op != Op::Jump) {
-      int next = execute_special(k);
-      if (next >= 0) {
-        k = next;
-        continue;
-      }
-      execute(k);
-      ++k;
+      k = execute_step(k);
     }
     --expression_only_;
     ExprPtr right = pop();

@@ -186,10 +186,7 @@ int CodeDecoder::decode_statement(int i, int end, int exit) {
       return decode_try(i, end, exit);
     }
   }
-  int next = execute_special(i);
-  if (next >= 0) return next;
-  execute(i);
-  return i + 1;
+  return execute_step(i);
 }
 
 // A rotated `while test:` at `head`: the test [head, body) ends in a jump to `exit` and is
@@ -382,13 +379,7 @@ std::vector<CodeDecoder::ConditionItem> CodeDecoder::collect_conditions_range(in
       start = ++k;
       continue;
     }
-    int next = execute_special(k);
-    if (next >= 0) {
-      k = next;
-      continue;
-    }
-    execute(k);
-    ++k;
+    k = execute_step(k);
   }
   --expression_only_;
   return items;
@@ -409,13 +400,7 @@ CodeDecoder::ConditionItem CodeDecoder::finish_chained_test(ConditionItem item) 
   ++expression_only_;
   while (k < static_cast<int>(ops.size()) && ops[static_cast<size_t>(k)].op != Op::JumpIf) {
     if (!is_pure(ops[static_cast<size_t>(k)].op)) throw DecodeFailure("chained comparison test");
-    int next = execute_special(k);
-    if (next >= 0) {
-      k = next;
-      continue;
-    }
-    execute(k);
-    ++k;
+    k = execute_step(k);
   }
   --expression_only_;
   if (k + 1 >= static_cast<int>(ops.size())) throw DecodeFailure("chained comparison test");
@@ -489,13 +474,7 @@ std::vector<CodeDecoder::ConditionItem> CodeDecoder::collect_conditions(int j, i
           ok = false;
           break;
         }
-        int next = execute_special(k);
-        if (next >= 0) {
-          k = next;
-          continue;
-        }
-        execute(k);
-        ++k;
+        k = execute_step(k);
       }
     } catch (const DecodeFailure&) {
       ok = false;
