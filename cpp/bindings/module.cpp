@@ -120,8 +120,9 @@ NB_MODULE(_core, m) {
 
   m.def("disassemble_marshal", &disassemble_marshal, nb::arg("data"), nb::arg("minor"),
         "dis.dis-equivalent listing of marshal.dumps(code) bytes for CPython 3.<minor>.");
-  m.def("disassemble_pyc", &disassemble_pyc, nb::arg("data"), nb::arg("minor") = nb::none(),
-        "dis.dis-equivalent listing of a whole .pyc file; the version comes from its magic number.");
+  m.def(
+      "disassemble_pyc", &disassemble_pyc, nb::arg("data"), nb::arg("minor") = nb::none(),
+      "dis.dis-equivalent listing of a whole .pyc file; the version comes from its magic number.");
   m.def("decompile_marshal", &decompile_marshal, nb::arg("data"), nb::arg("minor"),
         nb::arg("as_function"),
         "Source of marshal.dumps(code) bytes for CPython 3.<minor>: a module, or a `def` when "
@@ -135,11 +136,10 @@ NB_MODULE(_core, m) {
         "decompiles each as a function `repeat` times, timed in C++ around decompile_function "
         "only. Returns [(qualname, median seconds), ...] in input order.");
   m.def("pyc_minor", [](const nb::bytes& data) {
-    auto minor = data.size() >= 2
-                     ? bc::minor_from_magic(static_cast<std::uint16_t>(
-                           static_cast<unsigned char>(as_view(data)[0]) |
-                           (static_cast<unsigned char>(as_view(data)[1]) << 8)))
-                     : std::nullopt;
+    auto minor = data.size() >= 2 ? bc::minor_from_magic(static_cast<std::uint16_t>(
+                                        static_cast<unsigned char>(as_view(data)[0]) |
+                                        (static_cast<unsigned char>(as_view(data)[1]) << 8)))
+                                  : std::nullopt;
     if (!minor) throw bc::BytecodeError("unknown or missing .pyc magic number", 0);
     return *minor;
   });

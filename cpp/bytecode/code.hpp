@@ -54,7 +54,8 @@ struct Object {
   std::shared_ptr<const CodeObject> code;  // Code
 };
 
-// Kinds of the entries of co_localsplusnames (3.11+), as in CPython's Include/internal/pycore_code.h.
+// Kinds of the entries of co_localsplusnames (3.11+), as in CPython's
+// Include/internal/pycore_code.h.
 inline constexpr std::uint8_t kLocalKindArgVar = 0x08;  // CO_FAST_ARG_VAR (3.13); harmless earlier
 inline constexpr std::uint8_t kLocalKindHidden = 0x10;  // CO_FAST_HIDDEN (3.12+)
 inline constexpr std::uint8_t kLocalKindLocal = 0x20;   // CO_FAST_LOCAL

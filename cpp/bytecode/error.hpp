@@ -14,7 +14,8 @@ class BytecodeError : public std::runtime_error {
   static constexpr std::size_t npos = static_cast<std::size_t>(-1);
 
   BytecodeError(const std::string& reason, std::size_t offset = npos)
-      : std::runtime_error(offset == npos ? reason : "at offset " + std::to_string(offset) + ": " + reason),
+      : std::runtime_error(offset == npos ? reason
+                                          : "at offset " + std::to_string(offset) + ": " + reason),
         reason_(reason),
         offset_(offset) {}
 

@@ -12,17 +12,17 @@
 namespace glassbox::bytecode {
 
 struct Instruction {
-  int offset = 0;         // byte offset of this code unit in co_code
+  int offset = 0;  // byte offset of this code unit in co_code
   int opcode = 0;
   std::string_view opname;
-  int arg = 0;            // full argument, EXTENDED_ARG prefixes folded in
+  int arg = 0;  // full argument, EXTENDED_ARG prefixes folded in
   bool has_arg = false;
   int jump_target = -1;   // byte offset of the jump target, or -1
   int cache_entries = 0;  // CACHE code units after this one (skipped, not listed)
   int line = -1;          // line number where this instruction starts a line; -1 otherwise
   bool starts_line = false;
   bool is_jump_target = false;
-  std::string argrepr;    // as dis shows it in parentheses
+  std::string argrepr;  // as dis shows it in parentheses
   // Added: 3.13's label number ("L3:") when dis labels this offset, -1 otherwise. On 3.13 a line
   // start can have no line ("--"): then starts_line is true and line is -1.
   int label = -1;

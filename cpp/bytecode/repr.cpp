@@ -108,10 +108,14 @@ bool is_printable_in(const CodePointRange (&table)[N], std::uint32_t cp) {
 // str.isprintable() for one code point, per the Unicode database of CPython 3.`minor`.
 bool is_printable(std::uint32_t cp, PyMinor minor) {
   switch (minor) {
-    case 10: return is_printable_in(kNonPrintable310, cp);
-    case 12: return is_printable_in(kNonPrintable312, cp);
-    case 13: return is_printable_in(kNonPrintable313, cp);
-    default: return is_printable_in(kNonPrintable311, cp);
+    case 10:
+      return is_printable_in(kNonPrintable310, cp);
+    case 12:
+      return is_printable_in(kNonPrintable312, cp);
+    case 13:
+      return is_printable_in(kNonPrintable313, cp);
+    default:
+      return is_printable_in(kNonPrintable311, cp);
   }
 }
 

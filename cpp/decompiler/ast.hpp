@@ -14,36 +14,37 @@ struct Expr;
 using ExprPtr = std::shared_ptr<Expr>;
 
 enum class ExprKind {
-  Name,         // text = identifier
-  Constant,     // text = the constant's Python repr
-  Attribute,    // args[0].text
-  Subscript,    // args[0][args[1]]
-  Slice,        // args[0]:args[1]:args[2]; a null child is an omitted part; args.size() 2 or 3
-  Call,         // args[0](args[1:]); keyword arguments are Keyword nodes, *x Starred, **x DoubleStarred
-  Keyword,      // text=args[0]
-  Starred,      // *args[0]
-  DoubleStarred,// **args[0]
-  BinOp,        // args[0] text args[1]
-  UnaryOp,      // text args[0]  (text is "-", "+", "~" or "not")
-  BoolOp,       // args joined by text ("and" / "or")
-  Compare,      // args[0] ops[0] args[1] ops[1] args[2] ...
-  IfExp,        // args[0] if args[1] else args[2]
-  Lambda,       // lambda text: args[0]   (text = the parameter list source)
+  Name,       // text = identifier
+  Constant,   // text = the constant's Python repr
+  Attribute,  // args[0].text
+  Subscript,  // args[0][args[1]]
+  Slice,      // args[0]:args[1]:args[2]; a null child is an omitted part; args.size() 2 or 3
+  Call,     // args[0](args[1:]); keyword arguments are Keyword nodes, *x Starred, **x DoubleStarred
+  Keyword,  // text=args[0]
+  Starred,  // *args[0]
+  DoubleStarred,  // **args[0]
+  BinOp,          // args[0] text args[1]
+  UnaryOp,        // text args[0]  (text is "-", "+", "~" or "not")
+  BoolOp,         // args joined by text ("and" / "or")
+  Compare,        // args[0] ops[0] args[1] ops[1] args[2] ...
+  IfExp,          // args[0] if args[1] else args[2]
+  Lambda,         // lambda text: args[0]   (text = the parameter list source)
   Tuple,
   List,
   Set,
-  Dict,         // args as key, value pairs; a null key means **value
-  ListComp,     // args[0] = element; comprehension clauses in `clauses`
+  Dict,      // args as key, value pairs; a null key means **value
+  ListComp,  // args[0] = element; comprehension clauses in `clauses`
   SetComp,
-  DictComp,     // args[0] = key, args[1] = value
+  DictComp,  // args[0] = key, args[1] = value
   GeneratorExp,
   Await,
-  Yield,        // args may be empty
+  Yield,  // args may be empty
   YieldFrom,
-  NamedExpr,    // args[0] := args[1]
-  JoinedStr,    // f-string: args are Constant (text = raw literal text) or FormattedValue
+  NamedExpr,       // args[0] := args[1]
+  JoinedStr,       // f-string: args are Constant (text = raw literal text) or FormattedValue
   FormattedValue,  // {args[0]!conversion:args[1]}; conversion in text ("", "r", "s", "a")
-  Internal,     // a decompiler-internal stack value (text = its tag, ref = a table index); never printed
+  Internal,        // a decompiler-internal stack value (text = its tag, ref = a table index); never
+                   // printed
 };
 
 // One `for ... in ... if ...` clause of a comprehension.
@@ -72,29 +73,31 @@ using StmtPtr = std::shared_ptr<Stmt>;
 using Body = std::vector<StmtPtr>;
 
 enum class StmtKind {
-  Expr,        // exprs[0]
-  Assign,      // exprs[0..n-2] = ... = exprs[n-1]
-  AugAssign,   // exprs[0] text= exprs[1]   (text is the operator, e.g. "+")
-  AnnAssign,   // exprs[0]: exprs[1] = exprs[2]?
-  Delete,      // del exprs...
+  Expr,       // exprs[0]
+  Assign,     // exprs[0..n-2] = ... = exprs[n-1]
+  AugAssign,  // exprs[0] text= exprs[1]   (text is the operator, e.g. "+")
+  AnnAssign,  // exprs[0]: exprs[1] = exprs[2]?
+  Delete,     // del exprs...
   Pass,
   Break,
   Continue,
-  Return,      // exprs may be empty
-  Raise,       // exprs: [exc [, cause]]
-  Assert,      // exprs: test [, msg]
-  Global,      // names
-  Nonlocal,    // names
-  Import,      // text = the whole statement source ("import a.b as c")
-  If,          // exprs[0]; bodies[0] then, bodies[1] else (may be empty). An else holding one If prints as elif.
-  While,       // exprs[0]; bodies[0], bodies[1] else
-  For,         // exprs[0] target, exprs[1] iter; bodies[0], bodies[1] else; is_async
-  Try,         // bodies[0] body; handlers; bodies[1] else; bodies[2] finally
-  With,        // items: exprs in pairs (context, target-or-null); bodies[0]; is_async
-  FunctionDef, // text = name; header = parameter list source; decorators; bodies[0]; returns; is_async
-  ClassDef,    // text = name; exprs = bases and keywords; decorators; bodies[0]
-  Comment,     // text, printed as "# text" lines
-  Fallback,    // text = the disassembly of a region that could not be structured; then a raise
+  Return,    // exprs may be empty
+  Raise,     // exprs: [exc [, cause]]
+  Assert,    // exprs: test [, msg]
+  Global,    // names
+  Nonlocal,  // names
+  Import,    // text = the whole statement source ("import a.b as c")
+  If,  // exprs[0]; bodies[0] then, bodies[1] else (may be empty). An else holding one If prints as
+       // elif.
+  While,        // exprs[0]; bodies[0], bodies[1] else
+  For,          // exprs[0] target, exprs[1] iter; bodies[0], bodies[1] else; is_async
+  Try,          // bodies[0] body; handlers; bodies[1] else; bodies[2] finally
+  With,         // items: exprs in pairs (context, target-or-null); bodies[0]; is_async
+  FunctionDef,  // text = name; header = parameter list source; decorators; bodies[0]; returns;
+                // is_async
+  ClassDef,     // text = name; exprs = bases and keywords; decorators; bodies[0]
+  Comment,      // text, printed as "# text" lines
+  Fallback,     // text = the disassembly of a region that could not be structured; then a raise
 };
 
 struct ExceptHandler {

@@ -8,8 +8,8 @@ namespace glassbox::decompiler {
 namespace {
 
 bool falls_through(Op op) {
-  return op != Op::Jump && op != Op::ReturnValue && op != Op::ReturnConst && op != Op::RaiseVarargs &&
-         op != Op::Reraise;
+  return op != Op::Jump && op != Op::ReturnValue && op != Op::ReturnConst &&
+         op != Op::RaiseVarargs && op != Op::Reraise;
 }
 
 // Operations reachable without an exception: handler code (placed inline in 3.11, after the
@@ -39,14 +39,16 @@ FlowInfo analyze_flow(const LiftedCode& code) {
   for (size_t i = 0; i < ops.size(); ++i) {
     if (!flow.reachable[i]) continue;
     int target = ops[i].target;
-    if (target >= 0 && target <= static_cast<int>(i) && (ops[i].op == Op::Jump || ops[i].op == Op::JumpIf)) {
+    if (target >= 0 && target <= static_cast<int>(i) &&
+        (ops[i].op == Op::Jump || ops[i].op == Op::JumpIf)) {
       flow.last_backward_source[static_cast<size_t>(target)] = static_cast<int>(i);
     }
   }
   std::map<int, HandlerRegion> by_target;
   for (const Handler& row : code.handlers) {
     if (row.start >= row.end) continue;
-    auto [it, fresh] = by_target.try_emplace(row.target, HandlerRegion{row.target, row.start, row.end, row.depth});
+    auto [it, fresh] =
+        by_target.try_emplace(row.target, HandlerRegion{row.target, row.start, row.end, row.depth});
     if (!fresh) {
       it->second.start = std::min(it->second.start, row.start);
       it->second.end = std::max(it->second.end, row.end);
@@ -76,7 +78,8 @@ FlowInfo analyze_flow(const LiftedCode& code) {
   return flow;
 }
 
-const HandlerRegion* FlowInfo::outermost_region_at(int start, const std::vector<bool>& opened) const {
+const HandlerRegion* FlowInfo::outermost_region_at(int start,
+                                                   const std::vector<bool>& opened) const {
   const HandlerRegion* best = nullptr;
   for (const HandlerRegion& region : regions) {
     if (region.start != start) continue;

@@ -44,7 +44,8 @@ struct LoopContext {
 
 class CodeDecoder {
  public:
-  CodeDecoder(const bytecode::CodeObject& code, CodeRole role, DecodeSession& session, std::string class_name);
+  CodeDecoder(const bytecode::CodeObject& code, CodeRole role, DecodeSession& session,
+              std::string class_name);
 
   // The statements of the whole code object. Throws DecodeFailure.
   Body decode();
@@ -65,14 +66,15 @@ class CodeDecoder {
   std::vector<LoopContext> loops_;
   std::vector<std::shared_ptr<const bytecode::CodeObject>> functions_;  // Internal "function" refs
   std::vector<bool> opened_try_;
-  std::vector<bool> consumed_;    // handler code decoded with its statement, or cleanup blocks  // handler targets whose try statement is being decoded
+  std::vector<bool> consumed_;  // handler code decoded with its statement, or cleanup blocks  //
+                                // handler targets whose try statement is being decoded
   std::vector<int> open_loop_entries_;  // loop entry points being decoded (no re-detection)
-  size_t statement_depth_ = 0;    // stack depth between statements (an enclosing for loop's iterator)
-  int stmt_start_ = 0;            // first operation of the statement being decoded
+  size_t statement_depth_ = 0;  // stack depth between statements (an enclosing for loop's iterator)
+  int stmt_start_ = 0;          // first operation of the statement being decoded
   int if_expression_end_ = 0;
-  int expression_only_ = 0;       // > 0 while evaluating an expression region: statements are errors
-  ExprPtr captured_target_;       // the target stored into a loop/with/except pseudo value
-  std::string handler_name_;      // the `as` name of the except clause being decoded
+  int expression_only_ = 0;   // > 0 while evaluating an expression region: statements are errors
+  ExprPtr captured_target_;   // the target stored into a loop/with/except pseudo value
+  std::string handler_name_;  // the `as` name of the except clause being decoded
 
   // ---- structure.cpp: regions of operations to statements
   Body decode_range(int begin, int end, int exit);
@@ -116,15 +118,16 @@ class CodeDecoder {
   std::vector<ConditionItem> collect_conditions_range(int begin, int end);
   ConditionItem finish_chained_test(ConditionItem item);
   std::vector<ConditionItem> collect_conditions(int j, int end, int stmt_start);
-  ExprPtr build_condition(const std::vector<ConditionItem>& items, size_t lo, size_t hi, int label, bool cond,
-                          int end_position) const;
+  ExprPtr build_condition(const std::vector<ConditionItem>& items, size_t lo, size_t hi, int label,
+                          bool cond, int end_position) const;
 
   // ---- expressions.cpp: the symbolic stack
   void execute(int i);
-  int execute_special(int i);  // and/or values, chained comparisons, await; next index or -1
-  int execute_step(int i);  // execute_special or execute at i; returns the next index
+  int execute_special(int i);         // and/or values, chained comparisons, await; next index or -1
+  int execute_step(int i);            // execute_special or execute at i; returns the next index
   int value_boolop_end(int j) const;  // where the value `and`/`or` starting at j ends, or -1
-  int execute_value_boolop(int j);  // `a and b or c` as a value, from its first popping jump; -1 if not one
+  int execute_value_boolop(
+      int j);  // `a and b or c` as a value, from its first popping jump; -1 if not one
   int execute_delegation(int i);  // await / yield from
   ExprPtr pop();
   ExprPtr pop_raw();  // without turning a pending chained assignment into a walrus
@@ -133,12 +136,14 @@ class CodeDecoder {
   void emit(StmtPtr stmt);
   void spill_pending(Stmt& stmt);
   bool mutates_deeper(int depth) const;
-  void mutate_in_place(int depth, const char* method, std::vector<ExprPtr> args);  // values computed before a statement, to temporaries
+  void mutate_in_place(
+      int depth, const char* method,
+      std::vector<ExprPtr> args);  // values computed before a statement, to temporaries
   int spilled_ = 0;
   bool mid_expression_try_ = false;  // the try being decoded starts with values on the stack
   bool keep_region_stack_ = false;   // the next region keeps what it leaves on the stack
   int region_limit_ = -1;            // how far the region being decoded may grow
-  bool take_region_value_ = false;   // the next region may leave one value: keep it in region_value_
+  bool take_region_value_ = false;  // the next region may leave one value: keep it in region_value_
   ExprPtr region_value_;
   void store(ExprPtr target, ExprPtr value);
   void pop_top(ExprPtr value);
@@ -154,22 +159,27 @@ class CodeDecoder {
 
   // ---- definitions.cpp
   ExprPtr make_function(const Operation& op);
-  ExprPtr call_special(ExprPtr callable, std::vector<ExprPtr>& args);  // comprehensions, classes; null if none
+  ExprPtr call_special(ExprPtr callable,
+                       std::vector<ExprPtr>& args);  // comprehensions, classes; null if none
   bool store_definition(const ExprPtr& target, const ExprPtr& value);
   bool store_import(const ExprPtr& target, const ExprPtr& value);
   void emit_import_from(const ExprPtr& module);
-  StmtPtr function_def(const std::string& name, const ExprPtr& function, std::vector<ExprPtr> decorators);
+  StmtPtr function_def(const std::string& name, const ExprPtr& function,
+                       std::vector<ExprPtr> decorators);
   StmtPtr class_def(const std::string& name, const ExprPtr& cls, std::vector<ExprPtr> decorators);
   ExprPtr lambda_expr(const ExprPtr& function);
   ExprPtr comprehension(const ExprPtr& function, const ExprPtr& iter);
-  ExprPtr comprehension_from_body(const std::string& code_name, const Body& body, const ExprPtr& iter) const;
+  ExprPtr comprehension_from_body(const std::string& code_name, const Body& body,
+                                  const ExprPtr& iter) const;
   int decode_inline_comprehension(int i);  // 3.12+: LOAD_FAST_AND_CLEAR ... FOR_ITER ... inline
   void mark_consumed(int begin, int end);
-  std::string parameters(const bytecode::CodeObject& code, const ExprPtr& function, ExprPtr* returns);
+  std::string parameters(const bytecode::CodeObject& code, const ExprPtr& function,
+                         ExprPtr* returns);
   Body finish_body(Body body) const;  // docstring, declarations, implicit returns
   void add_declarations(Body& body) const;
   void add_name_order(Body& body) const;
-  int source_order_matches(const Body& body, const std::vector<std::string>& locals) const;  // name_order.cpp: a dead block fixing co_names/co_varnames order
+  int source_order_matches(const Body& body, const std::vector<std::string>& locals)
+      const;  // name_order.cpp: a dead block fixing co_names/co_varnames order
 };
 
 std::string import_statement_module(const ExprPtr& import);

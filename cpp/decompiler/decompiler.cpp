@@ -45,7 +45,8 @@ bool contains_internal(const ExprPtr& e, int depth = 0) {
     if (contains_internal(arg, depth + 1)) return true;
   }
   for (const ComprehensionClause& clause : e->clauses) {
-    if (contains_internal(clause.target, depth + 1) || contains_internal(clause.iter, depth + 1)) return true;
+    if (contains_internal(clause.target, depth + 1) || contains_internal(clause.iter, depth + 1))
+      return true;
     for (const ExprPtr& c : clause.conditions) {
       if (contains_internal(c, depth + 1)) return true;
     }
@@ -93,7 +94,8 @@ Body CodeDecoder::decode() {
     for (int k = region.target; k < count && k < region.target + 16; ++k) {
       consumed_[static_cast<size_t>(k)] = true;
       Op op = lifted_.ops[static_cast<size_t>(k)].op;
-      if (op == Op::Reraise || op == Op::Jump || op == Op::ReturnValue || op == Op::ReturnConst) break;
+      if (op == Op::Reraise || op == Op::Jump || op == Op::ReturnValue || op == Op::ReturnConst)
+        break;
     }
   }
   Body body = decode_range(0, count, count);
@@ -106,8 +108,8 @@ void CodeDecoder::mark_consumed(int begin, int end) {
   }
 }
 
-Body CodeDecoder::decode_nested(const bytecode::CodeObject& code, CodeRole role, DecodeSession& session,
-                                const std::string& class_name) {
+Body CodeDecoder::decode_nested(const bytecode::CodeObject& code, CodeRole role,
+                                DecodeSession& session, const std::string& class_name) {
   try {
     CodeDecoder decoder(code, role, session, class_name);
     Body body = decoder.decode();
@@ -120,7 +122,8 @@ Body CodeDecoder::decode_nested(const bytecode::CodeObject& code, CodeRole role,
     session.failures.push_back({code.qualname, code.firstlineno, failure.what()});
     return {fallback_statement(code, failure.what())};
   } catch (const bytecode::BytecodeError& error) {
-    if (role == CodeRole::Lambda || role == CodeRole::Comprehension) throw DecodeFailure(error.what());
+    if (role == CodeRole::Lambda || role == CodeRole::Comprehension)
+      throw DecodeFailure(error.what());
     session.failures.push_back({code.qualname, code.firstlineno, error.what()});
     return {fallback_statement(code, error.what())};
   }
@@ -182,14 +185,19 @@ std::string function_parameters_without_defaults(const bytecode::CodeObject& cod
   bool varargs = code.flags & 0x04;
   bool varkeywords = code.flags & 0x08;
   std::vector<std::string> parts;
-  auto name_at = [&](int k) { return static_cast<size_t>(k) < names.size() ? names[static_cast<size_t>(k)] : "_" + std::to_string(k); };
+  auto name_at = [&](int k) {
+    return static_cast<size_t>(k) < names.size() ? names[static_cast<size_t>(k)]
+                                                 : "_" + std::to_string(k);
+  };
   for (int k = 0; k < positional; ++k) {
     parts.push_back(name_at(k));
     if (k + 1 == code.posonlyargcount) parts.push_back("/");
   }
   int next = positional + kwonly;
-  if (varargs) parts.push_back("*" + name_at(next++));
-  else if (kwonly > 0) parts.push_back("*");
+  if (varargs)
+    parts.push_back("*" + name_at(next++));
+  else if (kwonly > 0)
+    parts.push_back("*");
   for (int k = 0; k < kwonly; ++k) parts.push_back(name_at(positional + k));
   if (varkeywords) parts.push_back("**" + name_at(next));
   std::string out;

@@ -19,7 +19,8 @@ constexpr int kFlagCoroutine = 0x80;
 constexpr int kFlagAsyncGenerator = 0x200;
 
 bool is_str_constant(const ExprPtr& e) {
-  return e && e->kind == ExprKind::Constant && !e->text.empty() && (e->text[0] == '\'' || e->text[0] == '"');
+  return e && e->kind == ExprKind::Constant && !e->text.empty() &&
+         (e->text[0] == '\'' || e->text[0] == '"');
 }
 
 // The identifier a constant string key names ('x' -> x).
@@ -35,7 +36,8 @@ ExprPtr docstring(const ExprPtr& constant) {
   if (constant->ops.empty()) return constant;
   const std::string& text = constant->ops[0];
   const std::string triple(3, '\'');
-  if (text.find('\n') == std::string::npos || text.find(triple) != std::string::npos || text.back() == '\'') {
+  if (text.find('\n') == std::string::npos || text.find(triple) != std::string::npos ||
+      text.back() == '\'') {
     return constant;
   }
   for (unsigned char c : text) {
@@ -69,10 +71,11 @@ void fold_end_returns(Body& body) {
     bool ends = false;
     if (s->kind == StmtKind::If && s->bodies.size() >= 2 && s->bodies[1].empty()) {
       ends = !s->bodies[0].empty() && is_return_none(s->bodies[0].back());
-    } else if (s->kind == StmtKind::Try && s->bodies.size() >= 3 && s->bodies[1].empty() && s->bodies[2].empty() &&
-               !s->handlers.empty()) {
+    } else if (s->kind == StmtKind::Try && s->bodies.size() >= 3 && s->bodies[1].empty() &&
+               s->bodies[2].empty() && !s->handlers.empty()) {
       ends = true;
-      for (const ExceptHandler& h : s->handlers) ends = ends && !h.body.empty() && is_return_none(h.body.back());
+      for (const ExceptHandler& h : s->handlers)
+        ends = ends && !h.body.empty() && is_return_none(h.body.back());
     }
     if (!ends) continue;
     Body rest(body.begin() + static_cast<long>(k) + 1, body.end());
@@ -103,10 +106,12 @@ bool contains_return(const Body& body) {
 // module; anything else (possible in crafted bytecode) has no import statement form.
 static ExprPtr import_root(const ExprPtr& value) {
   ExprPtr root = value;
-  while (root && root->kind == ExprKind::Internal && root->text == "import_from" && !root->args.empty()) {
+  while (root && root->kind == ExprKind::Internal && root->text == "import_from" &&
+         !root->args.empty()) {
     root = root->args[0];
   }
-  if (!root || root->kind != ExprKind::Internal || root->text != "import" || root->args.size() < 2) {
+  if (!root || root->kind != ExprKind::Internal || root->text != "import" ||
+      root->args.size() < 2) {
     throw DecodeFailure("import from a value that is not a module");
   }
   return root;
@@ -115,8 +120,10 @@ static ExprPtr import_root(const ExprPtr& value) {
 std::string import_statement_module(const ExprPtr& import) {
   ExprPtr root = import_root(import);
   int level = 0;
-  if (root->args[0] && root->args[0]->kind == ExprKind::Constant) level = std::atoi(root->args[0]->text.c_str());
-  return std::string(static_cast<size_t>(std::max(level, 0)), '.') + (root->ops.empty() ? "" : root->ops[0]);
+  if (root->args[0] && root->args[0]->kind == ExprKind::Constant)
+    level = std::atoi(root->args[0]->text.c_str());
+  return std::string(static_cast<size_t>(std::max(level, 0)), '.') +
+         (root->ops.empty() ? "" : root->ops[0]);
 }
 
 ExprPtr CodeDecoder::make_function(const Operation& op) {
@@ -134,20 +141,23 @@ ExprPtr CodeDecoder::make_function(const Operation& op) {
   return function;
 }
 
-std::string CodeDecoder::parameters(const bytecode::CodeObject& code, const ExprPtr& function, ExprPtr* returns) {
+std::string CodeDecoder::parameters(const bytecode::CodeObject& code, const ExprPtr& function,
+                                    ExprPtr* returns) {
   const std::vector<std::string>& names = code.varnames;
   int positional = code.argcount;
   int kwonly = code.kwonlyargcount;
   bool varargs = code.flags & kFlagVarargs;
   bool varkeywords = code.flags & kFlagVarkeywords;
-  size_t needed = static_cast<size_t>(positional + kwonly + (varargs ? 1 : 0) + (varkeywords ? 1 : 0));
+  size_t needed =
+      static_cast<size_t>(positional + kwonly + (varargs ? 1 : 0) + (varkeywords ? 1 : 0));
   if (names.size() < needed) throw DecodeFailure("too few variable names for the parameters");
   ExprPtr defaults = function->args[0];
   ExprPtr kwdefaults = function->args[1];
   ExprPtr annotation_list = function->args[2];
   std::vector<std::pair<std::string, ExprPtr>> annotations;
   if (annotation_list) {
-    if (annotation_list->kind != ExprKind::Tuple) throw DecodeFailure("annotations are not a tuple");
+    if (annotation_list->kind != ExprKind::Tuple)
+      throw DecodeFailure("annotations are not a tuple");
     for (size_t k = 0; k + 1 < annotation_list->args.size(); k += 2) {
       annotations.push_back({key_name(annotation_list->args[k]), annotation_list->args[k + 1]});
     }
@@ -173,9 +183,12 @@ std::string CodeDecoder::parameters(const bytecode::CodeObject& code, const Expr
     return text;
   };
   std::vector<std::string> parts;
-  size_t first_default = static_cast<size_t>(positional) - std::min(default_values.size(), static_cast<size_t>(positional));
+  size_t first_default = static_cast<size_t>(positional) -
+                         std::min(default_values.size(), static_cast<size_t>(positional));
   for (int k = 0; k < positional; ++k) {
-    ExprPtr value = static_cast<size_t>(k) >= first_default ? default_values[static_cast<size_t>(k) - first_default] : nullptr;
+    ExprPtr value = static_cast<size_t>(k) >= first_default
+                        ? default_values[static_cast<size_t>(k) - first_default]
+                        : nullptr;
     parts.push_back(one(names[static_cast<size_t>(k)], value));
     if (k + 1 == code.posonlyargcount) parts.push_back("/");
   }
@@ -224,8 +237,8 @@ ExprPtr CodeDecoder::comprehension(const ExprPtr& function, const ExprPtr& iter)
 // appended (or yielded) value is the element.
 ExprPtr CodeDecoder::comprehension_from_body(const std::string& code_name, const Body& body,
                                              const ExprPtr& iter) const {
-  ExprKind kind = code_name == "<listcomp>"  ? ExprKind::ListComp
-                  : code_name == "<setcomp>" ? ExprKind::SetComp
+  ExprKind kind = code_name == "<listcomp>"   ? ExprKind::ListComp
+                  : code_name == "<setcomp>"  ? ExprKind::SetComp
                   : code_name == "<dictcomp>" ? ExprKind::DictComp
                                               : ExprKind::GeneratorExp;
   auto result = make_expr(kind, {});
@@ -240,13 +253,14 @@ ExprPtr CodeDecoder::comprehension_from_body(const std::string& code_name, const
       at = 0;
       continue;
     }
-    if (stmt->kind == StmtKind::If && !result->clauses.empty() && no_else && stmt->bodies[0].size() == 1 &&
-        stmt->bodies[0][0]->kind == StmtKind::Continue) {
+    if (stmt->kind == StmtKind::If && !result->clauses.empty() && no_else &&
+        stmt->bodies[0].size() == 1 && stmt->bodies[0][0]->kind == StmtKind::Continue) {
       result->clauses.back().conditions.push_back(negate(stmt->exprs[0]));
       ++at;
       continue;
     }
-    if (stmt->kind == StmtKind::If && !result->clauses.empty() && no_else && at + 1 == level->size()) {
+    if (stmt->kind == StmtKind::If && !result->clauses.empty() && no_else &&
+        at + 1 == level->size()) {
       result->clauses.back().conditions.push_back(stmt->exprs[0]);
       level = &stmt->bodies[0];
       at = 0;
@@ -256,14 +270,16 @@ ExprPtr CodeDecoder::comprehension_from_body(const std::string& code_name, const
       result->args = stmt->exprs[0]->args;
       break;
     }
-    if (stmt->kind == StmtKind::Expr && stmt->exprs[0]->kind == ExprKind::Yield && !stmt->exprs[0]->args.empty()) {
+    if (stmt->kind == StmtKind::Expr && stmt->exprs[0]->kind == ExprKind::Yield &&
+        !stmt->exprs[0]->args.empty()) {
       result->args = {stmt->exprs[0]->args[0] ? stmt->exprs[0]->args[0] : make_constant("None")};
       break;
     }
     throw DecodeFailure("unrecognized comprehension body");
   }
   if (result->clauses.empty() || result->args.empty()) throw DecodeFailure("empty comprehension");
-  if ((kind == ExprKind::DictComp) != (result->args.size() == 2)) throw DecodeFailure("comprehension element");
+  if ((kind == ExprKind::DictComp) != (result->args.size() == 2))
+    throw DecodeFailure("comprehension element");
   result->clauses[0].iter = iter;
   return result;
 }
@@ -274,15 +290,19 @@ int CodeDecoder::decode_inline_comprehension(int i) {
   ExprPtr iter = pop();
   int k = i;
   std::vector<std::string> saved;
-  while (k < count && ops[static_cast<size_t>(k)].op == Op::LoadFastAndClear) saved.push_back(ops[static_cast<size_t>(k++)].text);
+  while (k < count && ops[static_cast<size_t>(k)].op == Op::LoadFastAndClear)
+    saved.push_back(ops[static_cast<size_t>(k++)].text);
   int n = static_cast<int>(saved.size());
-  if (k + 3 >= count || ops[static_cast<size_t>(k)].op != Op::Swap || ops[static_cast<size_t>(k + 2)].op != Op::Swap ||
+  if (k + 3 >= count || ops[static_cast<size_t>(k)].op != Op::Swap ||
+      ops[static_cast<size_t>(k + 2)].op != Op::Swap ||
       ops[static_cast<size_t>(k + 3)].op != Op::ForIter || !is_internal(iter, "iter")) {
     throw DecodeFailure("inlined comprehension shape");
   }
   Op build = ops[static_cast<size_t>(k + 1)].op;
-  const char* name = build == Op::BuildList ? "<listcomp>" : build == Op::BuildSet ? "<setcomp>"
-                     : build == Op::BuildMap ? "<dictcomp>" : nullptr;
+  const char* name = build == Op::BuildList  ? "<listcomp>"
+                     : build == Op::BuildSet ? "<setcomp>"
+                     : build == Op::BuildMap ? "<dictcomp>"
+                                             : nullptr;
   if (!name) throw DecodeFailure("inlined comprehension display");
   Body scratch;
   Body* saved_out = out_;
@@ -304,15 +324,16 @@ int CodeDecoder::decode_inline_comprehension(int i) {
 ExprPtr CodeDecoder::call_special(ExprPtr callable, std::vector<ExprPtr>& args) {
   if (is_internal(callable, "function")) {
     const auto& code = *functions_[static_cast<size_t>(callable->ref)];
-    bool is_comprehension = code.name == "<listcomp>" || code.name == "<setcomp>" || code.name == "<dictcomp>" ||
-                            code.name == "<genexpr>";
+    bool is_comprehension = code.name == "<listcomp>" || code.name == "<setcomp>" ||
+                            code.name == "<dictcomp>" || code.name == "<genexpr>";
     if (is_comprehension && args.size() == 1 && is_internal(args[0], "iter")) {
       return comprehension(callable, args[0]->args[0]);
     }
     throw DecodeFailure("call of a function object");
   }
   if (is_internal(callable, "build_class")) {
-    if (args.size() < 2 || !is_internal(args[0], "function")) throw DecodeFailure("class without a body");
+    if (args.size() < 2 || !is_internal(args[0], "function"))
+      throw DecodeFailure("class without a body");
     auto cls = make_expr(ExprKind::Internal, args, "class");
     return cls;
   }
@@ -331,11 +352,13 @@ bool CodeDecoder::store_definition(const ExprPtr& target, const ExprPtr& value) 
   bool is_function = is_internal(inner, "function");
   if (!is_function && !is_internal(inner, "class")) return false;
   if (target->kind != ExprKind::Name) throw DecodeFailure("definition stored to a non-name");
-  emit(is_function ? function_def(target->text, inner, decorators) : class_def(target->text, inner, decorators));
+  emit(is_function ? function_def(target->text, inner, decorators)
+                   : class_def(target->text, inner, decorators));
   return true;
 }
 
-StmtPtr CodeDecoder::function_def(const std::string& name, const ExprPtr& function, std::vector<ExprPtr> decorators) {
+StmtPtr CodeDecoder::function_def(const std::string& name, const ExprPtr& function,
+                                  std::vector<ExprPtr> decorators) {
   const auto& code = *functions_[static_cast<size_t>(function->ref)];
   auto stmt = make_stmt(StmtKind::FunctionDef);
   stmt->text = name;
@@ -346,7 +369,8 @@ StmtPtr CodeDecoder::function_def(const std::string& name, const ExprPtr& functi
   return stmt;
 }
 
-StmtPtr CodeDecoder::class_def(const std::string& name, const ExprPtr& cls, std::vector<ExprPtr> decorators) {
+StmtPtr CodeDecoder::class_def(const std::string& name, const ExprPtr& cls,
+                               std::vector<ExprPtr> decorators) {
   const auto& code = *functions_[static_cast<size_t>(cls->args[0]->ref)];
   auto stmt = make_stmt(StmtKind::ClassDef);
   stmt->text = name;
@@ -395,7 +419,8 @@ void CodeDecoder::emit_import_from(const ExprPtr& module) {
   if (module->args.size() <= 2) return;  // the intermediate module of `import a.b as c`
   auto stmt = make_stmt(StmtKind::Import);
   stmt->text = "from " + import_statement_module(module) + " import ";
-  for (size_t k = 2; k < module->args.size(); ++k) stmt->text += (k > 2 ? ", " : "") + module->args[k]->text;
+  for (size_t k = 2; k < module->args.size(); ++k)
+    stmt->text += (k > 2 ? ", " : "") + module->args[k]->text;
   emit(stmt);
 }
 
@@ -415,9 +440,13 @@ void CodeDecoder::add_declarations(Body& body) const {
       if (nonlocals_seen.insert(op.text).second) nonlocals.push_back(source_name(op.text));
     }
   }
-  size_t at = (!body.empty() && body[0]->kind == StmtKind::Expr && is_str_constant(body[0]->exprs[0])) ? 1 : 0;
+  size_t at =
+      (!body.empty() && body[0]->kind == StmtKind::Expr && is_str_constant(body[0]->exprs[0])) ? 1
+                                                                                               : 0;
   // `from __future__` imports must stay first.
-  while (at < body.size() && body[at]->kind == StmtKind::Import && body[at]->text.rfind("from __future__ ", 0) == 0) ++at;
+  while (at < body.size() && body[at]->kind == StmtKind::Import &&
+         body[at]->text.rfind("from __future__ ", 0) == 0)
+    ++at;
   if (!nonlocals.empty()) {
     auto stmt = make_stmt(StmtKind::Nonlocal);
     stmt->names = nonlocals;
@@ -432,8 +461,8 @@ void CodeDecoder::add_declarations(Body& body) const {
 
 Body CodeDecoder::finish_body(Body body) const {
   auto is_name_store = [](const StmtPtr& s, const char* name) {
-    return s->kind == StmtKind::Assign && s->exprs.size() == 2 && s->exprs[0]->kind == ExprKind::Name &&
-           s->exprs[0]->text == name;
+    return s->kind == StmtKind::Assign && s->exprs.size() == 2 &&
+           s->exprs[0]->kind == ExprKind::Name && s->exprs[0]->text == name;
   };
 
   switch (role_) {
@@ -442,9 +471,9 @@ Body CodeDecoder::finish_body(Body body) const {
       Body kept;
       for (size_t k = 0; k < body.size(); ++k) {
         const StmtPtr& s = body[k];
-        if (role_ == CodeRole::Class && (is_name_store(s, "__module__") || is_name_store(s, "__qualname__") ||
-                                         is_name_store(s, "__firstlineno__") ||
-                                         is_name_store(s, "__static_attributes__"))) {
+        if (role_ == CodeRole::Class &&
+            (is_name_store(s, "__module__") || is_name_store(s, "__qualname__") ||
+             is_name_store(s, "__firstlineno__") || is_name_store(s, "__static_attributes__"))) {
           continue;
         }
         if (is_name_store(s, "__doc__") && is_str_constant(s->exprs[1]) && kept.empty()) {
@@ -454,7 +483,8 @@ Body CodeDecoder::finish_body(Body body) const {
         kept.push_back(s);
       }
       body = std::move(kept);
-      if (role_ == CodeRole::Class && !body.empty() && body.back()->kind == StmtKind::Return) body.pop_back();
+      if (role_ == CodeRole::Class && !body.empty() && body.back()->kind == StmtKind::Return)
+        body.pop_back();
       if (contains_return(body)) fold_end_returns(body);
       strip_tail_returns(body);
       if (contains_return(body)) throw DecodeFailure("return outside a function");
@@ -464,7 +494,8 @@ Body CodeDecoder::finish_body(Body body) const {
       strip_tail_returns(body);
       // 3.10-3.13 put the docstring, or None, first among a function's constants.
       if (!code_.consts.empty() && code_.consts[0]->kind == bytecode::ObjectKind::Str) {
-        body.insert(body.begin(), make_stmt(StmtKind::Expr, {docstring(constant(code_.consts[0]))}));
+        body.insert(body.begin(),
+                    make_stmt(StmtKind::Expr, {docstring(constant(code_.consts[0]))}));
       }
       break;
     }

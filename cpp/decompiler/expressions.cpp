@@ -22,7 +22,8 @@ bool is_none(const ExprPtr& e) { return e && e->kind == ExprKind::Constant && e-
 
 // A format spec as the printer wants it: literal text, or an f-string of its own.
 ExprPtr raw_spec(const ExprPtr& spec) {
-  if (spec && spec->kind == ExprKind::Constant && !spec->ops.empty()) return make_constant(spec->ops[0]);
+  if (spec && spec->kind == ExprKind::Constant && !spec->ops.empty())
+    return make_constant(spec->ops[0]);
   return spec;
 }
 
@@ -76,7 +77,8 @@ ExprPtr CodeDecoder::pop() {
 }
 
 ExprPtr CodeDecoder::top(int depth) const {
-  if (depth < 1 || static_cast<size_t>(depth) > stack_.size()) throw DecodeFailure("stack underflow");
+  if (depth < 1 || static_cast<size_t>(depth) > stack_.size())
+    throw DecodeFailure("stack underflow");
   return stack_[stack_.size() - static_cast<size_t>(depth)];
 }
 
@@ -88,7 +90,8 @@ namespace {
 void collect_names(const ExprPtr& e, std::vector<std::string>& names) {
   if (!e) return;
   if (e->kind == ExprKind::Name) names.push_back(e->text);
-  if (e->kind != ExprKind::Tuple && e->kind != ExprKind::List && e->kind != ExprKind::Starred) return;
+  if (e->kind != ExprKind::Tuple && e->kind != ExprKind::List && e->kind != ExprKind::Starred)
+    return;
   for (const ExprPtr& arg : e->args) collect_names(arg, names);
 }
 
@@ -113,9 +116,13 @@ bool contains_value(const ExprPtr& tree, const ExprPtr& value, int depth = 0) {
 std::vector<std::string> written_names(const Stmt& stmt) {
   std::vector<std::string> names;
   size_t targets = 0;
-  if (stmt.kind == StmtKind::Delete) targets = stmt.exprs.size();
-  else if (stmt.kind == StmtKind::Assign && !stmt.exprs.empty()) targets = stmt.exprs.size() - 1;
-  else if ((stmt.kind == StmtKind::AugAssign || stmt.kind == StmtKind::AnnAssign) && !stmt.exprs.empty()) targets = 1;
+  if (stmt.kind == StmtKind::Delete)
+    targets = stmt.exprs.size();
+  else if (stmt.kind == StmtKind::Assign && !stmt.exprs.empty())
+    targets = stmt.exprs.size() - 1;
+  else if ((stmt.kind == StmtKind::AugAssign || stmt.kind == StmtKind::AnnAssign) &&
+           !stmt.exprs.empty())
+    targets = 1;
   for (size_t k = 0; k < targets; ++k) collect_names(stmt.exprs[k], names);
   return names;
 }
@@ -137,21 +144,26 @@ void CodeDecoder::spill_pending(Stmt& stmt) {
   }
   std::vector<std::string> written = written_names(stmt);
   auto needs_spill = [&](const ExprPtr& value) {
-    if (!value || value->kind == ExprKind::Internal || value->kind == ExprKind::Constant) return false;
-    return value->kind != ExprKind::Name || std::find(written.begin(), written.end(), value->text) != written.end();
+    if (!value || value->kind == ExprKind::Internal || value->kind == ExprKind::Constant)
+      return false;
+    return value->kind != ExprKind::Name ||
+           std::find(written.begin(), written.end(), value->text) != written.end();
   };
   std::function<void(size_t, int)> spill = [&](size_t k, int depth) {
     ExprPtr value = stack_[k];
     if (!needs_spill(value)) return;
     // A value another slot is built from (a COPY kept while it was built) was computed first.
     for (size_t j = first; depth < 16 && j < stack_.size(); ++j) {
-      if (j != k && stack_[j] != value && needs_spill(stack_[j]) && contains_value(value, stack_[j])) spill(j, depth + 1);
+      if (j != k && stack_[j] != value && needs_spill(stack_[j]) &&
+          contains_value(value, stack_[j]))
+        spill(j, depth + 1);
     }
     value = stack_[k];
     std::string temp;
     do {
       temp = "_gb_tmp" + std::to_string(spilled_++);
-    } while (std::find(code_.varnames.begin(), code_.varnames.end(), temp) != code_.varnames.end() ||
+    } while (std::find(code_.varnames.begin(), code_.varnames.end(), temp) !=
+                 code_.varnames.end() ||
              std::find(code_.names.begin(), code_.names.end(), temp) != code_.names.end());
     ExprPtr name = make_name(temp);
     out_->push_back(make_stmt(StmtKind::Assign, {name, value}));
@@ -167,7 +179,9 @@ void CodeDecoder::spill_pending(Stmt& stmt) {
 // is also used elsewhere. Compiled source only does that in comprehensions.
 bool CodeDecoder::mutates_deeper(int depth) const {
   // Called before the argument is popped: the object is at depth + 1.
-  if (depth <= 1 || role_ == CodeRole::Comprehension || static_cast<size_t>(depth) + 1 > stack_.size()) return false;
+  if (depth <= 1 || role_ == CodeRole::Comprehension ||
+      static_cast<size_t>(depth) + 1 > stack_.size())
+    return false;
   for (int k = 1; k <= depth + 1; ++k) {
     const ExprPtr& value = stack_[stack_.size() - static_cast<size_t>(k)];
     if (!value || value->kind == ExprKind::Internal) return false;
@@ -182,7 +196,8 @@ void CodeDecoder::mutate_in_place(int depth, const char* method, std::vector<Exp
   args.insert(args.begin(), make_expr(ExprKind::Attribute, {target}, method));
   // emit() spills the pending values, the object among them, and renames it in the statement.
   emit(make_stmt(StmtKind::Expr, {make_expr(ExprKind::Call, std::move(args))}));
-  if (top(depth)->kind != ExprKind::Name) throw DecodeFailure("in-place change of an unnamed value");
+  if (top(depth)->kind != ExprKind::Name)
+    throw DecodeFailure("in-place change of an unnamed value");
 }
 
 void CodeDecoder::emit(StmtPtr stmt) {
@@ -201,7 +216,9 @@ std::string CodeDecoder::source_name(const std::string& name) const {
   return "__" + name.substr(prefix.size());
 }
 
-ExprPtr CodeDecoder::name_expr(const std::string& name) const { return make_name(source_name(name)); }
+ExprPtr CodeDecoder::name_expr(const std::string& name) const {
+  return make_name(source_name(name));
+}
 
 ExprPtr CodeDecoder::constant(const bytecode::ObjectRef& obj) const {
   switch (obj->kind) {
@@ -229,7 +246,8 @@ ExprPtr CodeDecoder::constant(const bytecode::ObjectRef& obj) const {
       return text;
     }
     case ObjectKind::Complex:
-      if (!std::isfinite(obj->real) || !std::isfinite(obj->imag)) throw DecodeFailure("non-finite complex");
+      if (!std::isfinite(obj->real) || !std::isfinite(obj->imag))
+        throw DecodeFailure("non-finite complex");
       break;
     default:
       break;
@@ -288,8 +306,10 @@ ExprPtr CodeDecoder::build_call_ex(const Operation& op) {
         const ExprPtr& key = kwargs->args[k];
         if (!key) {
           args.push_back(make_expr(ExprKind::DoubleStarred, {kwargs->args[k + 1]}));
-        } else if (key->kind == ExprKind::Constant && key->text.size() >= 2 && key->text[0] == '\'') {
-          args.push_back(make_expr(ExprKind::Keyword, {kwargs->args[k + 1]}, key->text.substr(1, key->text.size() - 2)));
+        } else if (key->kind == ExprKind::Constant && key->text.size() >= 2 &&
+                   key->text[0] == '\'') {
+          args.push_back(make_expr(ExprKind::Keyword, {kwargs->args[k + 1]},
+                                   key->text.substr(1, key->text.size() - 2)));
         } else {
           throw DecodeFailure("unexpected keyword key");
         }
@@ -309,7 +329,8 @@ void CodeDecoder::check_fstring(const ExprPtr& joined) const {
     if (print_expr(*part->args[0]).find('\\') != std::string::npos) {
       throw DecodeFailure("f-string expression needs a backslash");
     }
-    if (part->args.size() > 1 && part->args[1] && part->args[1]->kind == ExprKind::JoinedStr) check_fstring(part->args[1]);
+    if (part->args.size() > 1 && part->args[1] && part->args[1]->kind == ExprKind::JoinedStr)
+      check_fstring(part->args[1]);
   }
 }
 
@@ -330,15 +351,18 @@ ExprPtr CodeDecoder::evaluate(int begin, int end) {
 int CodeDecoder::execute_delegation(int i) {
   const auto& ops = lifted_.ops;
   const Operation& op = ops[static_cast<size_t>(i)];
-  if (op.op == Op::GetAwaitable && op.arg != 0 && code_.minor >= 11) throw DecodeFailure("async with is not supported yet");
+  if (op.op == Op::GetAwaitable && op.arg != 0 && code_.minor >= 11)
+    throw DecodeFailure("async with is not supported yet");
   size_t k = static_cast<size_t>(i) + 1;
-  if (k + 1 >= ops.size() || ops[k].op != Op::LoadConst || ops[k].constant->kind != ObjectKind::None) {
+  if (k + 1 >= ops.size() || ops[k].op != Op::LoadConst ||
+      ops[k].constant->kind != ObjectKind::None) {
     throw DecodeFailure("await without its send loop");
   }
   int next;
   if (ops[k + 1].op == Op::Send) {
     next = ops[k + 1].target;
-    if (next < static_cast<int>(ops.size()) && ops[static_cast<size_t>(next)].op == Op::EndSend) ++next;
+    if (next < static_cast<int>(ops.size()) && ops[static_cast<size_t>(next)].op == Op::EndSend)
+      ++next;
   } else if (ops[k + 1].op == Op::Unknown && ops[k + 1].text == "YIELD_FROM") {
     next = static_cast<int>(k) + 2;
   } else {
@@ -349,10 +373,10 @@ int CodeDecoder::execute_delegation(int i) {
   return next;
 }
 
-// A popping jump that starts a value-producing `and`/`or` whose operands are mixed (`a and b or c`):
-// the compiler threads `a`'s JUMP_IF_FALSE_OR_POP through the JUMP_IF_TRUE_OR_POP after `b` into a
-// popping jump to `c`. The operation before its target is then a jump keeping its value (or a
-// popping one, itself threaded, whose target is preceded by one, and so on).
+// A popping jump that starts a value-producing `and`/`or` whose operands are mixed (`a and b or
+// c`): the compiler threads `a`'s JUMP_IF_FALSE_OR_POP through the JUMP_IF_TRUE_OR_POP after `b`
+// into a popping jump to `c`. The operation before its target is then a jump keeping its value (or
+// a popping one, itself threaded, whose target is preceded by one, and so on).
 int CodeDecoder::value_boolop_end(int j) const {
   const auto& ops = lifted_.ops;
   int at = j;
@@ -381,7 +405,8 @@ int CodeDecoder::execute_value_boolop(int j) {
     bool keeps;
   };
   std::vector<ExprPtr> operands{pop()};
-  std::vector<Part> parts{{ops[static_cast<size_t>(j)].arg, ops[static_cast<size_t>(j)].target, j, false}};
+  std::vector<Part> parts{
+      {ops[static_cast<size_t>(j)].arg, ops[static_cast<size_t>(j)].target, j, false}};
   size_t depth = stack_.size();
   int k = j + 1;
   ++expression_only_;
@@ -412,9 +437,12 @@ int CodeDecoder::execute_value_boolop(int j) {
     can_end(i, n) = part.keeps && part.target == end;
     for (size_t m = i + 1; m < n; ++m) {
       const Part& via = parts[m];
-      bool same_place = via.sense == part.sense && via.keeps == part.keeps && via.target == part.target;
-      if (part.keeps) can_end(i, m) = via.jump == part.target || same_place;
-      else can_end(i, m) = (via.jump + 1 == part.target && via.sense != part.sense) || same_place;
+      bool same_place =
+          via.sense == part.sense && via.keeps == part.keeps && via.target == part.target;
+      if (part.keeps)
+        can_end(i, m) = via.jump == part.target || same_place;
+      else
+        can_end(i, m) = (via.jump + 1 == part.target && via.sense != part.sense) || same_place;
     }
   }
   // Operands [lo, hi] ending after hi: one `and` or `or` split at jumps that may end after hi, each
@@ -480,7 +508,8 @@ int CodeDecoder::execute_special(int i) {
   int target = op.target;
   if (target <= i) throw DecodeFailure("backward and/or");
   // Chained comparison: `a < b < c` keeps b (a copy) below the first comparison's result.
-  if (left->kind == ExprKind::Compare && stack_.size() >= 2 && top(2) == left->args.back() && op.arg == 0) {
+  if (left->kind == ExprKind::Compare && stack_.size() >= 2 && top(2) == left->args.back() &&
+      op.arg == 0) {
     pop();
     // Run the rest of the chain up to its jump over the cleanup at `target`.
     int k = i + 1;
@@ -490,7 +519,8 @@ int CodeDecoder::execute_special(int i) {
     }
     --expression_only_;
     ExprPtr right = pop();
-    if (right->kind != ExprKind::Compare || right->args.empty() || right->args[0] != left->args.back()) {
+    if (right->kind != ExprKind::Compare || right->args.empty() ||
+        right->args[0] != left->args.back()) {
       throw DecodeFailure("unrecognized chained comparison");
     }
     auto merged = std::make_shared<Expr>(*left);
@@ -534,12 +564,14 @@ void CodeDecoder::execute(int i) {
     case Op::Copy:
       return push(top(op.arg));
     case Op::Swap: {
-      if (op.arg < 2 || static_cast<size_t>(op.arg) > stack_.size()) throw DecodeFailure("bad swap");
+      if (op.arg < 2 || static_cast<size_t>(op.arg) > stack_.size())
+        throw DecodeFailure("bad swap");
       std::swap(stack_.back(), stack_[stack_.size() - static_cast<size_t>(op.arg)]);
       return;
     }
     case Op::Rotate: {
-      if (op.arg < 2 || static_cast<size_t>(op.arg) > stack_.size()) throw DecodeFailure("bad rotate");
+      if (op.arg < 2 || static_cast<size_t>(op.arg) > stack_.size())
+        throw DecodeFailure("bad rotate");
       ExprPtr moved = pop();
       stack_.insert(stack_.end() - (op.arg - 1), moved);
       return;
@@ -574,7 +606,8 @@ void CodeDecoder::execute(int i) {
       ExprPtr self = pop();
       ExprPtr cls = pop();
       ExprPtr super_fn = pop();
-      ExprPtr call = (op.arg & 2) ? make_expr(ExprKind::Call, {super_fn, cls, self}) : make_expr(ExprKind::Call, {super_fn});
+      ExprPtr call = (op.arg & 2) ? make_expr(ExprKind::Call, {super_fn, cls, self})
+                                  : make_expr(ExprKind::Call, {super_fn});
       if (op.arg & 1) push(internal("null"));
       return push(make_expr(ExprKind::Attribute, {call}, source_name(op.text)));
     }
@@ -603,14 +636,17 @@ void CodeDecoder::execute(int i) {
       ExprPtr start = pop();
       ExprPtr base = pop();
       ExprPtr value = pop();
-      ExprPtr slice = make_expr(ExprKind::Slice, {is_none(start) ? nullptr : start, is_none(stop) ? nullptr : stop});
+      ExprPtr slice = make_expr(ExprKind::Slice,
+                                {is_none(start) ? nullptr : start, is_none(stop) ? nullptr : stop});
       return store(make_expr(ExprKind::Subscript, {base, slice}), value);
     }
     case Op::DeleteName:
-      if (!handler_name_.empty() && op.text == handler_name_) return;  // the `except ... as` cleanup
+      if (!handler_name_.empty() && op.text == handler_name_)
+        return;  // the `except ... as` cleanup
       return emit(make_stmt(StmtKind::Delete, {name_expr(op.text)}));
     case Op::DeleteAttr:
-      return emit(make_stmt(StmtKind::Delete, {make_expr(ExprKind::Attribute, {pop()}, source_name(op.text))}));
+      return emit(make_stmt(StmtKind::Delete,
+                            {make_expr(ExprKind::Attribute, {pop()}, source_name(op.text))}));
     case Op::DeleteSubscr: {
       ExprPtr index = pop();
       ExprPtr base = pop();
@@ -630,9 +666,12 @@ void CodeDecoder::execute(int i) {
       ExprPtr right = pop();
       ExprPtr left = pop();
       ExprPtr cmp = make_expr(ExprKind::Compare, {left, right});
-      if (op.op == Op::Compare) cmp->ops = {op.text};
-      else if (op.op == Op::IsOp) cmp->ops = {op.arg ? "is not" : "is"};
-      else cmp->ops = {op.arg ? "not in" : "in"};
+      if (op.op == Op::Compare)
+        cmp->ops = {op.text};
+      else if (op.op == Op::IsOp)
+        cmp->ops = {op.arg ? "is not" : "is"};
+      else
+        cmp->ops = {op.arg ? "not in" : "in"};
       return push(cmp);
     }
     case Op::BinarySubscr: {
@@ -644,7 +683,8 @@ void CodeDecoder::execute(int i) {
       ExprPtr stop = pop();
       ExprPtr start = pop();
       ExprPtr base = pop();
-      ExprPtr slice = make_expr(ExprKind::Slice, {is_none(start) ? nullptr : start, is_none(stop) ? nullptr : stop});
+      ExprPtr slice = make_expr(ExprKind::Slice,
+                                {is_none(start) ? nullptr : start, is_none(stop) ? nullptr : stop});
       return push(make_expr(ExprKind::Subscript, {base, slice}));
     }
     case Op::BuildSlice: {
@@ -664,10 +704,10 @@ void CodeDecoder::execute(int i) {
       if (op.op == Op::BuildTuple && !items.empty() && is_internal(items[0], "closure")) {
         return push(internal("closure"));
       }
-      ExprKind kind = op.op == Op::BuildTuple ? ExprKind::Tuple
+      ExprKind kind = op.op == Op::BuildTuple  ? ExprKind::Tuple
                       : op.op == Op::BuildList ? ExprKind::List
-                      : op.op == Op::BuildSet ? ExprKind::Set
-                                              : ExprKind::JoinedStr;
+                      : op.op == Op::BuildSet  ? ExprKind::Set
+                                               : ExprKind::JoinedStr;
       if (kind == ExprKind::JoinedStr) {
         std::vector<ExprPtr> parts;
         for (ExprPtr& item : items) {
@@ -694,7 +734,8 @@ void CodeDecoder::execute(int i) {
       ExprPtr keys = pop();
       std::vector<ExprPtr> values(static_cast<size_t>(op.arg));
       for (size_t k = values.size(); k-- > 0;) values[k] = pop();
-      if (keys->kind != ExprKind::Tuple || keys->args.size() != values.size()) throw DecodeFailure("const key map");
+      if (keys->kind != ExprKind::Tuple || keys->args.size() != values.size())
+        throw DecodeFailure("const key map");
       std::vector<ExprPtr> items;
       for (size_t k = 0; k < values.size(); ++k) {
         items.push_back(keys->args[k]);
@@ -704,7 +745,8 @@ void CodeDecoder::execute(int i) {
     }
     case Op::ListExtend:
     case Op::SetUpdate: {
-      if (mutates_deeper(op.arg)) return mutate_in_place(op.arg, op.op == Op::ListExtend ? "extend" : "update", {pop()});
+      if (mutates_deeper(op.arg))
+        return mutate_in_place(op.arg, op.op == Op::ListExtend ? "extend" : "update", {pop()});
       ExprPtr iterable = pop();
       ExprPtr display = top(op.arg);
       auto grown = std::make_shared<Expr>(*display);
@@ -734,7 +776,8 @@ void CodeDecoder::execute(int i) {
     }
     case Op::ListAppend:
     case Op::SetAdd: {
-      if (mutates_deeper(op.arg)) return mutate_in_place(op.arg, op.op == Op::ListAppend ? "append" : "add", {pop()});
+      if (mutates_deeper(op.arg))
+        return mutate_in_place(op.arg, op.op == Op::ListAppend ? "append" : "add", {pop()});
       ExprPtr value = pop();
       if (op.arg == 1) {  // a display being built: [*a, b]
         auto grown = std::make_shared<Expr>(*top());
@@ -770,7 +813,8 @@ void CodeDecoder::execute(int i) {
       ExprPtr spec = (op.arg & 4) ? pop() : nullptr;
       ExprPtr value = pop();
       static const char* const conversions[] = {"", "s", "r", "a"};
-      ExprPtr formatted = make_expr(ExprKind::FormattedValue, {value, raw_spec(spec)}, conversions[op.arg & 3]);
+      ExprPtr formatted =
+          make_expr(ExprKind::FormattedValue, {value, raw_spec(spec)}, conversions[op.arg & 3]);
       check_fstring(make_expr(ExprKind::JoinedStr, {formatted}));
       return push(formatted);
     }
@@ -866,7 +910,8 @@ void CodeDecoder::execute(int i) {
     case Op::GetYieldFromIter:
       throw DecodeFailure("async/yield from is not supported yet");
     default:
-      throw DecodeFailure("unsupported operation " + (op.text.empty() ? std::to_string(static_cast<int>(op.op)) : op.text));
+      throw DecodeFailure("unsupported operation " +
+                          (op.text.empty() ? std::to_string(static_cast<int>(op.op)) : op.text));
   }
 }
 
@@ -888,7 +933,8 @@ void CodeDecoder::pop_top(ExprPtr value) {
 void CodeDecoder::store(ExprPtr target, ExprPtr value) {
   if (target->kind == ExprKind::Name && target->text == "__classcell__") return;
   // The `except ... as name` cleanup: name = None; del name.
-  if (!handler_name_.empty() && target->kind == ExprKind::Name && target->text == handler_name_ && is_none(value)) {
+  if (!handler_name_.empty() && target->kind == ExprKind::Name && target->text == handler_name_ &&
+      is_none(value)) {
     return;
   }
   // `a = b = v`: the value is still on the stack (a COPY) for the next target.
@@ -945,8 +991,9 @@ void CodeDecoder::store(ExprPtr target, ExprPtr value) {
       target->args[0]->text == "__annotations__" && target->args[1]->kind == ExprKind::Constant &&
       target->args[1]->text.size() >= 2 && target->args[1]->text[0] == '\'') {
     std::string name = target->args[1]->text.substr(1, target->args[1]->text.size() - 2);
-    if (!out_->empty() && out_->back()->kind == StmtKind::Assign && out_->back()->exprs.size() == 2 &&
-        out_->back()->exprs[0]->kind == ExprKind::Name && out_->back()->exprs[0]->text == name) {
+    if (!out_->empty() && out_->back()->kind == StmtKind::Assign &&
+        out_->back()->exprs.size() == 2 && out_->back()->exprs[0]->kind == ExprKind::Name &&
+        out_->back()->exprs[0]->text == name) {
       StmtPtr assign = out_->back();
       out_->back() = make_stmt(StmtKind::AnnAssign, {assign->exprs[0], value, assign->exprs[1]});
       return;

@@ -11,8 +11,9 @@ namespace glassbox::decompiler {
 namespace {
 
 bool is_cleanup_block(const std::vector<Operation>& ops, int at) {
-  return at >= 0 && static_cast<size_t>(at) + 2 < ops.size() && ops[static_cast<size_t>(at)].op == Op::Copy &&
-         ops[static_cast<size_t>(at)].arg == 3 && ops[static_cast<size_t>(at) + 1].op == Op::PopExcept &&
+  return at >= 0 && static_cast<size_t>(at) + 2 < ops.size() &&
+         ops[static_cast<size_t>(at)].op == Op::Copy && ops[static_cast<size_t>(at)].arg == 3 &&
+         ops[static_cast<size_t>(at) + 1].op == Op::PopExcept &&
          ops[static_cast<size_t>(at) + 2].op == Op::Reraise;
 }
 
@@ -26,7 +27,8 @@ bool is_spill_of(const StmtPtr& assign, const ExprPtr& name) {
 // each break/continue not inside a loop of the try body itself. The decoded body holds those
 // copies (after the return value, spilled to a temporary, was computed): they go, and the value
 // comes back into the return. False when an exit lacks its copy: the statement cannot be trusted.
-bool strip_finally_copies(Body& body, const std::string& copy_text, size_t copy_size, bool in_loop, int depth) {
+bool strip_finally_copies(Body& body, const std::string& copy_text, size_t copy_size, bool in_loop,
+                          int depth) {
   if (depth > 100) return false;
   for (size_t k = 0; k < body.size(); ++k) {
     Stmt& stmt = *body[k];
@@ -34,11 +36,14 @@ bool strip_finally_copies(Body& body, const std::string& copy_text, size_t copy_
                   (!in_loop && (stmt.kind == StmtKind::Break || stmt.kind == StmtKind::Continue));
     if (leaves) {
       if (k < copy_size) return false;
-      Body before(body.begin() + static_cast<std::ptrdiff_t>(k - copy_size), body.begin() + static_cast<std::ptrdiff_t>(k));
+      Body before(body.begin() + static_cast<std::ptrdiff_t>(k - copy_size),
+                  body.begin() + static_cast<std::ptrdiff_t>(k));
       if (copy_size > 0 && print_body(before) != copy_text) return false;
-      body.erase(body.begin() + static_cast<std::ptrdiff_t>(k - copy_size), body.begin() + static_cast<std::ptrdiff_t>(k));
+      body.erase(body.begin() + static_cast<std::ptrdiff_t>(k - copy_size),
+                 body.begin() + static_cast<std::ptrdiff_t>(k));
       k -= copy_size;
-      if (stmt.kind == StmtKind::Return && stmt.exprs.size() == 1 && k > 0 && is_spill_of(body[k - 1], stmt.exprs[0])) {
+      if (stmt.kind == StmtKind::Return && stmt.exprs.size() == 1 && k > 0 &&
+          is_spill_of(body[k - 1], stmt.exprs[0])) {
         stmt.exprs[0] = body[k - 1]->exprs[1];
         body.erase(body.begin() + static_cast<std::ptrdiff_t>(k - 1));
         --k;
@@ -48,12 +53,14 @@ bool strip_finally_copies(Body& body, const std::string& copy_text, size_t copy_
     if (stmt.kind == StmtKind::FunctionDef || stmt.kind == StmtKind::ClassDef) continue;
     bool loop = stmt.kind == StmtKind::For || stmt.kind == StmtKind::While;
     for (size_t b = 0; b < stmt.bodies.size(); ++b) {
-      if (!strip_finally_copies(stmt.bodies[b], copy_text, copy_size, in_loop || (loop && b == 0), depth + 1)) {
+      if (!strip_finally_copies(stmt.bodies[b], copy_text, copy_size, in_loop || (loop && b == 0),
+                                depth + 1)) {
         return false;
       }
     }
     for (ExceptHandler& handler : stmt.handlers) {
-      if (!strip_finally_copies(handler.body, copy_text, copy_size, in_loop, depth + 1)) return false;
+      if (!strip_finally_copies(handler.body, copy_text, copy_size, in_loop, depth + 1))
+        return false;
     }
   }
   return true;
@@ -106,7 +113,8 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
     const Operation& op = ops[static_cast<size_t>(k)];
     if (op.op != Op::Jump || is_loop_exit(op.target)) continue;
     if (op.target > cleanup && op.target > try_end) try_end = op.target;
-    if (op.op == Op::Jump && op.target > i && op.target < handler && op.target >= body_end) back_join = op.target;
+    if (op.op == Op::Jump && op.target > i && op.target < handler && op.target >= body_end)
+      back_join = op.target;
   }
   if (back_join >= 0 && !jumps_over) {
     else_end = back_join;
@@ -116,7 +124,8 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
     try_end = end;
   }
   if (try_end < 0) try_end = cleanup + 3;
-  if (try_end > end && resolve(try_end) != resolve(exit)) throw DecodeFailure("try statement leaves its region");
+  if (try_end > end && resolve(try_end) != resolve(exit))
+    throw DecodeFailure("try statement leaves its region");
   int join = try_end;
   if (try_end > end) try_end = end;
 
@@ -155,7 +164,8 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
       if (bind.op == Op::StoreName) {
         clause.name = source_name(bind.text);
         // The body is protected by `name = None; del name; raise` just before the next clause.
-        if (clause_end - 4 > body_begin && ops[static_cast<size_t>(clause_end) - 1].op == Op::Reraise) {
+        if (clause_end - 4 > body_begin &&
+            ops[static_cast<size_t>(clause_end) - 1].op == Op::Reraise) {
           clause_end -= 4;
         }
       } else if (bind.op != Op::PopTop) {
@@ -169,7 +179,8 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
     clause.body = decode_range(body_begin, clause_end, join);
     handler_name_ = saved_name;
     stmt->handlers.push_back(std::move(clause));
-    k = ops[static_cast<size_t>(clause_end)].op == Op::LoadConst && !stmt->handlers.back().name.empty()
+    k = ops[static_cast<size_t>(clause_end)].op == Op::LoadConst &&
+                !stmt->handlers.back().name.empty()
             ? clause_end + 4
             : clause_end;
     if (stmt->handlers.back().type == nullptr) break;  // a bare except is the last clause
@@ -183,7 +194,9 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
 
 namespace {
 
-bool same_statement(const StmtPtr& a, const StmtPtr& b) { return print_body({a}) == print_body({b}); }
+bool same_statement(const StmtPtr& a, const StmtPtr& b) {
+  return print_body({a}) == print_body({b});
+}
 
 }  // namespace
 
@@ -195,7 +208,8 @@ void CodeDecoder::hoist_common_tail(Body& body) const {
   Body& then_body = stmt->bodies[0];
   Body& else_body = stmt->bodies[1];
   Body tail;
-  while (then_body.size() > 1 && else_body.size() > 1 && same_statement(then_body.back(), else_body.back())) {
+  while (then_body.size() > 1 && else_body.size() > 1 &&
+         same_statement(then_body.back(), else_body.back())) {
     tail.insert(tail.begin(), then_body.back());
     then_body.pop_back();
     else_body.pop_back();
@@ -213,7 +227,8 @@ int CodeDecoder::decode_try_finally(int i, int body_end, int handler, int end, i
   bool mid_expression = mid_expression_try_;
   mid_expression_try_ = false;
   keep_region_stack_ = mid_expression;
-  Body body = mid_expression ? decode_range(i, body_end, body_end) : decode_range_extending(i, &body_end, handler, body_end);
+  Body body = mid_expression ? decode_range(i, body_end, body_end)
+                             : decode_range_extending(i, &body_end, handler, body_end);
   int final_begin = handler + 1;
   int final_end = cleanup - 1;
   int copy_length = final_end - final_begin;
@@ -225,7 +240,8 @@ int CodeDecoder::decode_try_finally(int i, int body_end, int handler, int end, i
   } else if (normal_end < handler) {
     try_end = normal_end;  // the handler is placed after the function's code (3.12+)
   }
-  if (try_end > end && resolve(try_end) != resolve(exit)) throw DecodeFailure("try statement leaves its region");
+  if (try_end > end && resolve(try_end) != resolve(exit))
+    throw DecodeFailure("try statement leaves its region");
   std::vector<ExprPtr> saved_stack = stack_;
   size_t saved_depth = statement_depth_;
   push(make_expr(ExprKind::Internal, {}, "prev_exc"));
@@ -305,7 +321,8 @@ int CodeDecoder::decode_with(int i, int end, int exit) {
   }
   mark_consumed(handler, reraise_target + 4);
   if (cleanup >= 0) mark_consumed(cleanup, cleanup + 3);
-  if (with_end > end && resolve(with_end) != resolve(exit)) throw DecodeFailure("with statement leaves its region");
+  if (with_end > end && resolve(with_end) != resolve(exit))
+    throw DecodeFailure("with statement leaves its region");
   push(make_expr(ExprKind::Internal, {}, "with_exit"));
   push(make_expr(ExprKind::Internal, {}, "with_value"));
   size_t saved_depth = statement_depth_;
@@ -336,7 +353,9 @@ namespace {
 
 bool is_pop_tops(const std::vector<Operation>& ops, int at, int count) {
   for (int k = 0; k < count; ++k) {
-    if (static_cast<size_t>(at + k) >= ops.size() || ops[static_cast<size_t>(at + k)].op != Op::PopTop) return false;
+    if (static_cast<size_t>(at + k) >= ops.size() ||
+        ops[static_cast<size_t>(at + k)].op != Op::PopTop)
+      return false;
   }
   return true;
 }
@@ -346,13 +365,17 @@ bool is_pop_tops(const std::vector<Operation>& ops, int at, int count) {
 int CodeDecoder::decode_setup_finally(int i, int end, int exit) {
   const auto& ops = lifted_.ops;
   int handler = ops[static_cast<size_t>(i)].target;
-  if (handler <= i || static_cast<size_t>(handler) + 3 > ops.size()) throw DecodeFailure("SETUP_FINALLY target");
-  bool is_except = (ops[static_cast<size_t>(handler)].op == Op::Copy && ops[static_cast<size_t>(handler)].arg == 1) ||
+  if (handler <= i || static_cast<size_t>(handler) + 3 > ops.size())
+    throw DecodeFailure("SETUP_FINALLY target");
+  bool is_except = (ops[static_cast<size_t>(handler)].op == Op::Copy &&
+                    ops[static_cast<size_t>(handler)].arg == 1) ||
                    is_pop_tops(ops, handler, 3);
   if (is_except) return decode_setup_except(i, handler, end, exit);
   // try/finally: the finally body is at the handler up to RERAISE, and copied after POP_BLOCK.
   int reraise = handler;
-  while (reraise < static_cast<int>(ops.size()) && ops[static_cast<size_t>(reraise)].op != Op::Reraise) ++reraise;
+  while (reraise < static_cast<int>(ops.size()) &&
+         ops[static_cast<size_t>(reraise)].op != Op::Reraise)
+    ++reraise;
   int copy_length = reraise - handler;
   int pop_block = -1;
   for (int q = handler - 1; q > i; --q) {
@@ -364,7 +387,8 @@ int CodeDecoder::decode_setup_finally(int i, int end, int exit) {
   if (pop_block < 0) throw DecodeFailure("try/finally without its normal path");
   int try_end = pop_block + 1 + copy_length;
   // `try: return value finally: ...`: the value waits on the stack while the finally copy runs.
-  bool returns_value = static_cast<size_t>(try_end) < ops.size() && ops[static_cast<size_t>(try_end)].op == Op::ReturnValue;
+  bool returns_value = static_cast<size_t>(try_end) < ops.size() &&
+                       ops[static_cast<size_t>(try_end)].op == Op::ReturnValue;
   take_region_value_ = returns_value;
   region_value_ = nullptr;
   Body body = decode_range(i + 1, pop_block, pop_block);
@@ -385,14 +409,16 @@ int CodeDecoder::decode_setup_finally(int i, int end, int exit) {
   }
   // The returned value's finally copy lies outside the body, after POP_BLOCK.
   if (returned) body.push_back(make_stmt(StmtKind::Return, {returned}));
-  if (body.size() == 1 && body[0]->kind == StmtKind::Try && body[0]->bodies[2].empty() && !body[0]->handlers.empty()) {
+  if (body.size() == 1 && body[0]->kind == StmtKind::Try && body[0]->bodies[2].empty() &&
+      !body[0]->handlers.empty()) {
     StmtPtr merged = body[0];
     merged->bodies[2] = std::move(final_body);
     emit(merged);
   } else {
     emit(make_stmt(StmtKind::Try, {}, {std::move(body), {}, std::move(final_body)}));
   }
-  if (try_end > end && !same_target(try_end, exit)) throw DecodeFailure("try statement leaves its region");
+  if (try_end > end && !same_target(try_end, exit))
+    throw DecodeFailure("try statement leaves its region");
   return std::min(try_end, end);
 }
 
@@ -410,12 +436,15 @@ int CodeDecoder::decode_setup_except(int i, int handler, int end, int exit) {
   int scan_end = else_begin >= 0 ? else_begin : end;
   for (int k = handler; k < scan_end; ++k) {
     const Operation& op = ops[static_cast<size_t>(k)];
-    if (op.op == Op::Jump && op.target > handler && !is_loop_exit(op.target) && op.target > join) join = op.target;
+    if (op.op == Op::Jump && op.target > handler && !is_loop_exit(op.target) && op.target > join)
+      join = op.target;
   }
   if (join < 0) join = else_begin >= 0 ? else_begin : scan_end;
   int handlers_end = else_begin >= 0 ? else_begin : join;
   Body body = decode_range(i + 1, body_end, body_end);
-  Body orelse = else_begin >= 0 && join > else_begin ? decode_range(else_begin, std::min(join, end), join) : Body{};
+  Body orelse = else_begin >= 0 && join > else_begin
+                    ? decode_range(else_begin, std::min(join, end), join)
+                    : Body{};
   auto stmt = make_stmt(StmtKind::Try, {}, {std::move(body), std::move(orelse), {}});
   std::vector<ExprPtr> saved_stack = stack_;
   size_t saved_depth = statement_depth_;
@@ -435,7 +464,8 @@ int CodeDecoder::decode_setup_except(int i, int handler, int end, int exit) {
       clause_end = handlers_end;
     } else {
       int check = k + 1;
-      while (check < handlers_end && ops[static_cast<size_t>(check)].op != Op::CheckExcMatch) ++check;
+      while (check < handlers_end && ops[static_cast<size_t>(check)].op != Op::CheckExcMatch)
+        ++check;
       if (check + 4 >= handlers_end) throw DecodeFailure("except clause without a type test");
       push(make_expr(ExprKind::Internal, {}, "exc"));
       clause.type = evaluate(k + 1, check);
@@ -446,7 +476,9 @@ int CodeDecoder::decode_setup_except(int i, int handler, int end, int exit) {
       if (bind.op == Op::StoreName) {
         clause.name = source_name(bind.text);
         if (ops[static_cast<size_t>(body_begin)].op == Op::SetupFinally) ++body_begin;
-        if (clause_end - 4 > body_begin && ops[static_cast<size_t>(clause_end) - 1].op == Op::Reraise) clause_end -= 4;
+        if (clause_end - 4 > body_begin &&
+            ops[static_cast<size_t>(clause_end) - 1].op == Op::Reraise)
+          clause_end -= 4;
       } else if (bind.op != Op::PopTop) {
         throw DecodeFailure("except clause binds in an unexpected way");
       }
@@ -457,14 +489,17 @@ int CodeDecoder::decode_setup_except(int i, int handler, int end, int exit) {
     bool bare = clause.type == nullptr;
     stmt->handlers.push_back(std::move(clause));
     if (bare) break;
-    k = ops[static_cast<size_t>(clause_end)].op == Op::LoadConst && !stmt->handlers.back().name.empty() ? clause_end + 4
-                                                                                                     : clause_end;
+    k = ops[static_cast<size_t>(clause_end)].op == Op::LoadConst &&
+                !stmt->handlers.back().name.empty()
+            ? clause_end + 4
+            : clause_end;
   }
   stack_ = saved_stack;
   statement_depth_ = saved_depth;
   mark_consumed(handler, handlers_end);
   emit(stmt);
-  if (join > end && !same_target(join, exit)) throw DecodeFailure("try statement leaves its region");
+  if (join > end && !same_target(join, exit))
+    throw DecodeFailure("try statement leaves its region");
   return std::min(join, end);
 }
 
@@ -497,7 +532,8 @@ int CodeDecoder::decode_setup_with(int i, int end, int exit) {
   auto stmt = make_stmt(StmtKind::With, {context, target}, {std::move(body)});
   stmt->is_async = ops[static_cast<size_t>(i)].text == "async";  // SETUP_ASYNC_WITH (see lift)
   emit(stmt);
-  if (with_end > end && !same_target(with_end, exit)) throw DecodeFailure("with statement leaves its region");
+  if (with_end > end && !same_target(with_end, exit))
+    throw DecodeFailure("with statement leaves its region");
   return std::min(with_end, end);
 }
 

@@ -19,45 +19,115 @@ using bytecode::Instruction;
 // Opnames whose meaning is the same in every version that has them (argument passed through).
 const std::unordered_map<std::string_view, Op>& plain_ops() {
   static const std::unordered_map<std::string_view, Op> table = {
-      {"POP_TOP", Op::PopTop}, {"PUSH_NULL", Op::PushNull}, {"COPY", Op::Copy}, {"SWAP", Op::Swap},
-      {"LOAD_BUILD_CLASS", Op::LoadBuildClass}, {"LOAD_ASSERTION_ERROR", Op::LoadAssertionError},
-      {"LOAD_LOCALS", Op::LoadLocals}, {"STORE_SUBSCR", Op::StoreSubscr}, {"STORE_SLICE", Op::StoreSlice},
-      {"DELETE_SUBSCR", Op::DeleteSubscr}, {"TO_BOOL", Op::ToBool}, {"IS_OP", Op::IsOp},
-      {"CONTAINS_OP", Op::ContainsOp}, {"BINARY_SUBSCR", Op::BinarySubscr}, {"BINARY_SLICE", Op::BinarySlice},
-      {"BUILD_SLICE", Op::BuildSlice}, {"BUILD_TUPLE", Op::BuildTuple}, {"BUILD_LIST", Op::BuildList},
-      {"BUILD_SET", Op::BuildSet}, {"BUILD_MAP", Op::BuildMap}, {"BUILD_CONST_KEY_MAP", Op::BuildConstKeyMap},
-      {"BUILD_STRING", Op::BuildString}, {"LIST_APPEND", Op::ListAppend}, {"SET_ADD", Op::SetAdd},
-      {"MAP_ADD", Op::MapAdd}, {"LIST_EXTEND", Op::ListExtend}, {"SET_UPDATE", Op::SetUpdate},
-      {"DICT_UPDATE", Op::DictUpdate}, {"DICT_MERGE", Op::DictMerge}, {"LIST_TO_TUPLE", Op::ListToTuple},
-      {"CALL_FUNCTION_EX", Op::CallEx}, {"CALL_INTRINSIC_2", Op::CallIntrinsic2},
-      {"MAKE_FUNCTION", Op::MakeFunction}, {"SET_FUNCTION_ATTRIBUTE", Op::SetFunctionAttribute},
-      {"FORMAT_VALUE", Op::FormatValue}, {"CONVERT_VALUE", Op::ConvertValue},
-      {"FORMAT_SIMPLE", Op::FormatSimple}, {"FORMAT_WITH_SPEC", Op::FormatWithSpec},
-      {"RETURN_VALUE", Op::ReturnValue}, {"RAISE_VARARGS", Op::RaiseVarargs}, {"RERAISE", Op::Reraise},
-      {"END_FOR", Op::EndFor}, {"GET_ITER", Op::GetIter}, {"GET_YIELD_FROM_ITER", Op::GetYieldFromIter},
-      {"GET_AITER", Op::GetAiter}, {"GET_ANEXT", Op::GetAnext}, {"END_ASYNC_FOR", Op::EndAsyncFor},
-      {"GET_AWAITABLE", Op::GetAwaitable}, {"SEND", Op::Send}, {"YIELD_VALUE", Op::YieldValue},
-      {"RETURN_GENERATOR", Op::ReturnGenerator}, {"IMPORT_STAR", Op::ImportStar},
-      {"UNPACK_SEQUENCE", Op::UnpackSequence}, {"UNPACK_EX", Op::UnpackEx}, {"BEFORE_WITH", Op::BeforeWith},
-      {"BEFORE_ASYNC_WITH", Op::BeforeAsyncWith}, {"WITH_EXCEPT_START", Op::WithExceptStart},
-      {"PUSH_EXC_INFO", Op::PushExcInfo}, {"POP_EXCEPT", Op::PopExcept}, {"CHECK_EXC_MATCH", Op::CheckExcMatch},
-      {"CHECK_EG_MATCH", Op::CheckEgMatch}, {"POP_BLOCK", Op::PopBlock}, {"SETUP_FINALLY", Op::SetupFinally},
-      {"SETUP_WITH", Op::SetupWith}, {"SETUP_ASYNC_WITH", Op::SetupAsyncWith},
-      {"SETUP_ANNOTATIONS", Op::SetupAnnotations}, {"GET_LEN", Op::GetLen}, {"MATCH_CLASS", Op::MatchClass},
-      {"MATCH_MAPPING", Op::MatchMapping}, {"MATCH_SEQUENCE", Op::MatchSequence}, {"MATCH_KEYS", Op::MatchKeys},
-      {"PRINT_EXPR", Op::PrintExpr}, {"CLEANUP_THROW", Op::CleanupThrow}, {"END_SEND", Op::EndSend},
-      {"DUP_TOP", Op::Copy}, {"ROT_TWO", Op::Swap}, {"UNARY_POSITIVE", Op::UnaryOp},
-      {"UNARY_NEGATIVE", Op::UnaryOp}, {"UNARY_NOT", Op::UnaryOp}, {"UNARY_INVERT", Op::UnaryOp},
-      {"JUMP_FORWARD", Op::Jump}, {"JUMP_BACKWARD", Op::Jump}, {"JUMP_ABSOLUTE", Op::Jump},
-      {"JUMP_BACKWARD_NO_INTERRUPT", Op::Jump}, {"JUMP", Op::Jump}, {"JUMP_NO_INTERRUPT", Op::Jump},
-      {"FOR_ITER", Op::ForIter}, {"JUMP_IF_FALSE_OR_POP", Op::JumpIfOrPop}, {"JUMP_IF_TRUE_OR_POP", Op::JumpIfOrPop},
-      {"RETURN_CONST", Op::ReturnConst}, {"LOAD_CONST", Op::LoadConst}, {"IMPORT_NAME", Op::ImportName},
-      {"IMPORT_FROM", Op::ImportFrom}, {"LOAD_CLOSURE", Op::LoadClosure}, {"STORE_ATTR", Op::StoreAttr},
-      {"DELETE_ATTR", Op::DeleteAttr}, {"LOAD_METHOD", Op::LoadMethod}, {"COMPARE_OP", Op::Compare},
-      {"BINARY_OP", Op::BinaryOp}, {"CALL_INTRINSIC_1", Op::CallIntrinsic1}, {"LOAD_SUPER_ATTR", Op::LoadSuperAttr},
-      {"LOAD_ATTR", Op::LoadAttr}, {"CALL", Op::Call}, {"CALL_KW", Op::Call}, {"CALL_FUNCTION", Op::Call},
-      {"CALL_METHOD", Op::Call}, {"CALL_FUNCTION_KW", Op::Call},
-      {"ASYNC_GEN_WRAP", Op::Nop},  // 3.11: `yield` in an async generator; 3.12 makes it intrinsic 4
+      {"POP_TOP", Op::PopTop},
+      {"PUSH_NULL", Op::PushNull},
+      {"COPY", Op::Copy},
+      {"SWAP", Op::Swap},
+      {"LOAD_BUILD_CLASS", Op::LoadBuildClass},
+      {"LOAD_ASSERTION_ERROR", Op::LoadAssertionError},
+      {"LOAD_LOCALS", Op::LoadLocals},
+      {"STORE_SUBSCR", Op::StoreSubscr},
+      {"STORE_SLICE", Op::StoreSlice},
+      {"DELETE_SUBSCR", Op::DeleteSubscr},
+      {"TO_BOOL", Op::ToBool},
+      {"IS_OP", Op::IsOp},
+      {"CONTAINS_OP", Op::ContainsOp},
+      {"BINARY_SUBSCR", Op::BinarySubscr},
+      {"BINARY_SLICE", Op::BinarySlice},
+      {"BUILD_SLICE", Op::BuildSlice},
+      {"BUILD_TUPLE", Op::BuildTuple},
+      {"BUILD_LIST", Op::BuildList},
+      {"BUILD_SET", Op::BuildSet},
+      {"BUILD_MAP", Op::BuildMap},
+      {"BUILD_CONST_KEY_MAP", Op::BuildConstKeyMap},
+      {"BUILD_STRING", Op::BuildString},
+      {"LIST_APPEND", Op::ListAppend},
+      {"SET_ADD", Op::SetAdd},
+      {"MAP_ADD", Op::MapAdd},
+      {"LIST_EXTEND", Op::ListExtend},
+      {"SET_UPDATE", Op::SetUpdate},
+      {"DICT_UPDATE", Op::DictUpdate},
+      {"DICT_MERGE", Op::DictMerge},
+      {"LIST_TO_TUPLE", Op::ListToTuple},
+      {"CALL_FUNCTION_EX", Op::CallEx},
+      {"CALL_INTRINSIC_2", Op::CallIntrinsic2},
+      {"MAKE_FUNCTION", Op::MakeFunction},
+      {"SET_FUNCTION_ATTRIBUTE", Op::SetFunctionAttribute},
+      {"FORMAT_VALUE", Op::FormatValue},
+      {"CONVERT_VALUE", Op::ConvertValue},
+      {"FORMAT_SIMPLE", Op::FormatSimple},
+      {"FORMAT_WITH_SPEC", Op::FormatWithSpec},
+      {"RETURN_VALUE", Op::ReturnValue},
+      {"RAISE_VARARGS", Op::RaiseVarargs},
+      {"RERAISE", Op::Reraise},
+      {"END_FOR", Op::EndFor},
+      {"GET_ITER", Op::GetIter},
+      {"GET_YIELD_FROM_ITER", Op::GetYieldFromIter},
+      {"GET_AITER", Op::GetAiter},
+      {"GET_ANEXT", Op::GetAnext},
+      {"END_ASYNC_FOR", Op::EndAsyncFor},
+      {"GET_AWAITABLE", Op::GetAwaitable},
+      {"SEND", Op::Send},
+      {"YIELD_VALUE", Op::YieldValue},
+      {"RETURN_GENERATOR", Op::ReturnGenerator},
+      {"IMPORT_STAR", Op::ImportStar},
+      {"UNPACK_SEQUENCE", Op::UnpackSequence},
+      {"UNPACK_EX", Op::UnpackEx},
+      {"BEFORE_WITH", Op::BeforeWith},
+      {"BEFORE_ASYNC_WITH", Op::BeforeAsyncWith},
+      {"WITH_EXCEPT_START", Op::WithExceptStart},
+      {"PUSH_EXC_INFO", Op::PushExcInfo},
+      {"POP_EXCEPT", Op::PopExcept},
+      {"CHECK_EXC_MATCH", Op::CheckExcMatch},
+      {"CHECK_EG_MATCH", Op::CheckEgMatch},
+      {"POP_BLOCK", Op::PopBlock},
+      {"SETUP_FINALLY", Op::SetupFinally},
+      {"SETUP_WITH", Op::SetupWith},
+      {"SETUP_ASYNC_WITH", Op::SetupAsyncWith},
+      {"SETUP_ANNOTATIONS", Op::SetupAnnotations},
+      {"GET_LEN", Op::GetLen},
+      {"MATCH_CLASS", Op::MatchClass},
+      {"MATCH_MAPPING", Op::MatchMapping},
+      {"MATCH_SEQUENCE", Op::MatchSequence},
+      {"MATCH_KEYS", Op::MatchKeys},
+      {"PRINT_EXPR", Op::PrintExpr},
+      {"CLEANUP_THROW", Op::CleanupThrow},
+      {"END_SEND", Op::EndSend},
+      {"DUP_TOP", Op::Copy},
+      {"ROT_TWO", Op::Swap},
+      {"UNARY_POSITIVE", Op::UnaryOp},
+      {"UNARY_NEGATIVE", Op::UnaryOp},
+      {"UNARY_NOT", Op::UnaryOp},
+      {"UNARY_INVERT", Op::UnaryOp},
+      {"JUMP_FORWARD", Op::Jump},
+      {"JUMP_BACKWARD", Op::Jump},
+      {"JUMP_ABSOLUTE", Op::Jump},
+      {"JUMP_BACKWARD_NO_INTERRUPT", Op::Jump},
+      {"JUMP", Op::Jump},
+      {"JUMP_NO_INTERRUPT", Op::Jump},
+      {"FOR_ITER", Op::ForIter},
+      {"JUMP_IF_FALSE_OR_POP", Op::JumpIfOrPop},
+      {"JUMP_IF_TRUE_OR_POP", Op::JumpIfOrPop},
+      {"RETURN_CONST", Op::ReturnConst},
+      {"LOAD_CONST", Op::LoadConst},
+      {"IMPORT_NAME", Op::ImportName},
+      {"IMPORT_FROM", Op::ImportFrom},
+      {"LOAD_CLOSURE", Op::LoadClosure},
+      {"STORE_ATTR", Op::StoreAttr},
+      {"DELETE_ATTR", Op::DeleteAttr},
+      {"LOAD_METHOD", Op::LoadMethod},
+      {"COMPARE_OP", Op::Compare},
+      {"BINARY_OP", Op::BinaryOp},
+      {"CALL_INTRINSIC_1", Op::CallIntrinsic1},
+      {"LOAD_SUPER_ATTR", Op::LoadSuperAttr},
+      {"LOAD_ATTR", Op::LoadAttr},
+      {"CALL", Op::Call},
+      {"CALL_KW", Op::Call},
+      {"CALL_FUNCTION", Op::Call},
+      {"CALL_METHOD", Op::Call},
+      {"CALL_FUNCTION_KW", Op::Call},
+      {"ASYNC_GEN_WRAP",
+       Op::Nop},  // 3.11: `yield` in an async generator; 3.12 makes it intrinsic 4
   };
   return table;
 }
@@ -69,16 +139,23 @@ struct NameOp {
 };
 const std::unordered_map<std::string_view, NameOp>& name_ops() {
   static const std::unordered_map<std::string_view, NameOp> table = {
-      {"LOAD_NAME", {Op::LoadName, Scope::Name}}, {"LOAD_FAST", {Op::LoadName, Scope::Fast}},
-      {"LOAD_FAST_CHECK", {Op::LoadName, Scope::Fast}}, {"LOAD_FAST_AND_CLEAR", {Op::LoadFastAndClear, Scope::Fast}},
-      {"LOAD_GLOBAL", {Op::LoadName, Scope::Global}}, {"LOAD_DEREF", {Op::LoadName, Scope::Deref}},
+      {"LOAD_NAME", {Op::LoadName, Scope::Name}},
+      {"LOAD_FAST", {Op::LoadName, Scope::Fast}},
+      {"LOAD_FAST_CHECK", {Op::LoadName, Scope::Fast}},
+      {"LOAD_FAST_AND_CLEAR", {Op::LoadFastAndClear, Scope::Fast}},
+      {"LOAD_GLOBAL", {Op::LoadName, Scope::Global}},
+      {"LOAD_DEREF", {Op::LoadName, Scope::Deref}},
       {"LOAD_CLASSDEREF", {Op::LoadName, Scope::ClassDeref}},
       {"LOAD_FROM_DICT_OR_DEREF", {Op::LoadName, Scope::ClassDeref}},
       {"LOAD_FROM_DICT_OR_GLOBALS", {Op::LoadName, Scope::Name}},
-      {"STORE_NAME", {Op::StoreName, Scope::Name}}, {"STORE_FAST", {Op::StoreName, Scope::Fast}},
-      {"STORE_GLOBAL", {Op::StoreName, Scope::Global}}, {"STORE_DEREF", {Op::StoreName, Scope::Deref}},
-      {"DELETE_NAME", {Op::DeleteName, Scope::Name}}, {"DELETE_FAST", {Op::DeleteName, Scope::Fast}},
-      {"DELETE_GLOBAL", {Op::DeleteName, Scope::Global}}, {"DELETE_DEREF", {Op::DeleteName, Scope::Deref}},
+      {"STORE_NAME", {Op::StoreName, Scope::Name}},
+      {"STORE_FAST", {Op::StoreName, Scope::Fast}},
+      {"STORE_GLOBAL", {Op::StoreName, Scope::Global}},
+      {"STORE_DEREF", {Op::StoreName, Scope::Deref}},
+      {"DELETE_NAME", {Op::DeleteName, Scope::Name}},
+      {"DELETE_FAST", {Op::DeleteName, Scope::Fast}},
+      {"DELETE_GLOBAL", {Op::DeleteName, Scope::Global}},
+      {"DELETE_DEREF", {Op::DeleteName, Scope::Deref}},
   };
   return table;
 }
@@ -86,14 +163,32 @@ const std::unordered_map<std::string_view, NameOp>& name_ops() {
 // 3.10's one-operator opcodes.
 const std::unordered_map<std::string_view, std::string_view>& operator_ops_310() {
   static const std::unordered_map<std::string_view, std::string_view> table = {
-      {"BINARY_POWER", "**"}, {"BINARY_MULTIPLY", "*"}, {"BINARY_MATRIX_MULTIPLY", "@"},
-      {"BINARY_FLOOR_DIVIDE", "//"}, {"BINARY_TRUE_DIVIDE", "/"}, {"BINARY_MODULO", "%"},
-      {"BINARY_ADD", "+"}, {"BINARY_SUBTRACT", "-"}, {"BINARY_LSHIFT", "<<"}, {"BINARY_RSHIFT", ">>"},
-      {"BINARY_AND", "&"}, {"BINARY_XOR", "^"}, {"BINARY_OR", "|"},
-      {"INPLACE_POWER", "**="}, {"INPLACE_MULTIPLY", "*="}, {"INPLACE_MATRIX_MULTIPLY", "@="},
-      {"INPLACE_FLOOR_DIVIDE", "//="}, {"INPLACE_TRUE_DIVIDE", "/="}, {"INPLACE_MODULO", "%="},
-      {"INPLACE_ADD", "+="}, {"INPLACE_SUBTRACT", "-="}, {"INPLACE_LSHIFT", "<<="}, {"INPLACE_RSHIFT", ">>="},
-      {"INPLACE_AND", "&="}, {"INPLACE_XOR", "^="}, {"INPLACE_OR", "|="},
+      {"BINARY_POWER", "**"},
+      {"BINARY_MULTIPLY", "*"},
+      {"BINARY_MATRIX_MULTIPLY", "@"},
+      {"BINARY_FLOOR_DIVIDE", "//"},
+      {"BINARY_TRUE_DIVIDE", "/"},
+      {"BINARY_MODULO", "%"},
+      {"BINARY_ADD", "+"},
+      {"BINARY_SUBTRACT", "-"},
+      {"BINARY_LSHIFT", "<<"},
+      {"BINARY_RSHIFT", ">>"},
+      {"BINARY_AND", "&"},
+      {"BINARY_XOR", "^"},
+      {"BINARY_OR", "|"},
+      {"INPLACE_POWER", "**="},
+      {"INPLACE_MULTIPLY", "*="},
+      {"INPLACE_MATRIX_MULTIPLY", "@="},
+      {"INPLACE_FLOOR_DIVIDE", "//="},
+      {"INPLACE_TRUE_DIVIDE", "/="},
+      {"INPLACE_MODULO", "%="},
+      {"INPLACE_ADD", "+="},
+      {"INPLACE_SUBTRACT", "-="},
+      {"INPLACE_LSHIFT", "<<="},
+      {"INPLACE_RSHIFT", ">>="},
+      {"INPLACE_AND", "&="},
+      {"INPLACE_XOR", "^="},
+      {"INPLACE_OR", "|="},
   };
   return table;
 }
@@ -101,19 +196,22 @@ const std::unordered_map<std::string_view, std::string_view>& operator_ops_310()
 // The conditional jumps: what the popped value must be for the jump to happen.
 const std::unordered_map<std::string_view, int>& conditional_jumps() {
   static const std::unordered_map<std::string_view, int> table = {
-      {"POP_JUMP_IF_FALSE", 0}, {"POP_JUMP_IF_TRUE", 1}, {"POP_JUMP_IF_NONE", 2}, {"POP_JUMP_IF_NOT_NONE", 3},
-      {"POP_JUMP_FORWARD_IF_FALSE", 0}, {"POP_JUMP_FORWARD_IF_TRUE", 1}, {"POP_JUMP_FORWARD_IF_NONE", 2},
-      {"POP_JUMP_FORWARD_IF_NOT_NONE", 3}, {"POP_JUMP_BACKWARD_IF_FALSE", 0}, {"POP_JUMP_BACKWARD_IF_TRUE", 1},
-      {"POP_JUMP_BACKWARD_IF_NONE", 2}, {"POP_JUMP_BACKWARD_IF_NOT_NONE", 3},
+      {"POP_JUMP_IF_FALSE", 0},          {"POP_JUMP_IF_TRUE", 1},
+      {"POP_JUMP_IF_NONE", 2},           {"POP_JUMP_IF_NOT_NONE", 3},
+      {"POP_JUMP_FORWARD_IF_FALSE", 0},  {"POP_JUMP_FORWARD_IF_TRUE", 1},
+      {"POP_JUMP_FORWARD_IF_NONE", 2},   {"POP_JUMP_FORWARD_IF_NOT_NONE", 3},
+      {"POP_JUMP_BACKWARD_IF_FALSE", 0}, {"POP_JUMP_BACKWARD_IF_TRUE", 1},
+      {"POP_JUMP_BACKWARD_IF_NONE", 2},  {"POP_JUMP_BACKWARD_IF_NOT_NONE", 3},
   };
   return table;
 }
 
 // Instructions that leave no trace in the source.
 bool is_dropped(std::string_view name) {
-  return name == "NOP" || name == "CACHE" || name == "RESUME" || name == "EXTENDED_ARG" || name == "PRECALL" ||
-         name == "MAKE_CELL" || name == "COPY_FREE_VARS" || name == "GEN_START" || name == "KW_NAMES" ||
-         name == "RESUME_CHECK" || name == "ENTER_EXECUTOR" || name == "TO_BOOL";
+  return name == "NOP" || name == "CACHE" || name == "RESUME" || name == "EXTENDED_ARG" ||
+         name == "PRECALL" || name == "MAKE_CELL" || name == "COPY_FREE_VARS" ||
+         name == "GEN_START" || name == "KW_NAMES" || name == "RESUME_CHECK" ||
+         name == "ENTER_EXECUTOR" || name == "TO_BOOL";
 }
 
 // What the tables above say about one opname, looked up once per (version, opcode): lift_one runs
@@ -140,7 +238,8 @@ const OpnameLookups& opname_lookups(int minor, int opcode) {
     for (int m = bytecode::kMinSupportedMinor; m <= bytecode::kMaxSupportedMinor; ++m) {
       for (int op = 0; op < 256; ++op) {
         std::string_view name = bytecode::opcode_display_name(bytecode::opcode_table(m), op);
-        OpnameLookups& lookups = all[static_cast<size_t>(m - bytecode::kMinSupportedMinor)][static_cast<size_t>(op)];
+        OpnameLookups& lookups =
+            all[static_cast<size_t>(m - bytecode::kMinSupportedMinor)][static_cast<size_t>(op)];
         lookups.dropped = is_dropped(name);
         lookups.name_op = find_in(name_ops(), name);
         lookups.condition = find_in(conditional_jumps(), name);
@@ -150,10 +249,12 @@ const OpnameLookups& opname_lookups(int minor, int opcode) {
     }
     return all;
   }();
-  return kLookups[static_cast<size_t>(minor - bytecode::kMinSupportedMinor)][static_cast<size_t>(opcode & 255)];
+  return kLookups[static_cast<size_t>(minor - bytecode::kMinSupportedMinor)]
+                 [static_cast<size_t>(opcode & 255)];
 }
 
-const char* const kBinaryOperators[] = {"+", "&", "//", "<<", "@", "*", "%", "|", "**", ">>", "-", "/", "^"};
+const char* const kBinaryOperators[] = {"+", "&",  "//", "<<", "@", "*", "%",
+                                        "|", "**", ">>", "-",  "/", "^"};
 const char* const kCompareOperators[] = {"<", "<=", "==", "!=", ">", ">="};
 
 class Lifter {
@@ -180,10 +281,14 @@ class Lifter {
     // Offsets without a surviving operation (dropped or folded instructions) map to the next one.
     int next = static_cast<int>(out_.ops.size());
     for (size_t k = offset_index.size(); k-- > 0;) {
-      if (offset_index[k] < 0 || offset_index[k] > next) offset_index[k] = next; else next = offset_index[k];
+      if (offset_index[k] < 0 || offset_index[k] > next)
+        offset_index[k] = next;
+      else
+        next = offset_index[k];
     }
     auto index_of = [&](int offset) {
-      if (offset < 0 || offset > max_offset) throw bytecode::BytecodeError("jump target out of range");
+      if (offset < 0 || offset > max_offset)
+        throw bytecode::BytecodeError("jump target out of range");
       return offset_index[static_cast<size_t>(offset)];
     };
     for (Operation& op : out_.ops) {
@@ -193,8 +298,8 @@ class Lifter {
       for (const auto& entry : bytecode::parse_exception_table(code_)) {
         // The range of a dropped `async with` SEND loop (3.12+) is empty once lifted.
         if (dropped_send_loop_ && index_of(entry.start) == index_of(entry.end)) continue;
-        out_.handlers.push_back(
-            {index_of(entry.start), index_of(entry.end), index_of(entry.target), entry.depth, entry.lasti});
+        out_.handlers.push_back({index_of(entry.start), index_of(entry.end), index_of(entry.target),
+                                 entry.depth, entry.lasti});
       }
     }
     return std::move(out_);
@@ -218,7 +323,8 @@ class Lifter {
   }
 
   const std::string& name_at(int index) const {
-    if (index < 0 || static_cast<size_t>(index) >= code_.names.size()) throw bytecode::BytecodeError("bad name index");
+    if (index < 0 || static_cast<size_t>(index) >= code_.names.size())
+      throw bytecode::BytecodeError("bad name index");
     return code_.names[static_cast<size_t>(index)];
   }
   const std::string& local_at(int index) const {
@@ -228,7 +334,8 @@ class Lifter {
     return code_.localsplusnames[static_cast<size_t>(index)];
   }
   bytecode::ObjectRef const_at(int index) const {
-    if (index < 0 || static_cast<size_t>(index) >= code_.consts.size()) throw bytecode::BytecodeError("bad const index");
+    if (index < 0 || static_cast<size_t>(index) >= code_.consts.size())
+      throw bytecode::BytecodeError("bad const index");
     return code_.consts[static_cast<size_t>(index)];
   }
 
@@ -247,7 +354,8 @@ class Lifter {
         return local_at(ins.arg);
       case Scope::Deref:
       case Scope::ClassDeref:
-        return minor_ == 10 ? local_at(ins.arg + static_cast<int>(code_.varnames.size())) : local_at(ins.arg);
+        return minor_ == 10 ? local_at(ins.arg + static_cast<int>(code_.varnames.size()))
+                            : local_at(ins.arg);
       case Scope::Global:
         return name_at(minor_ >= 11 && ins.opname == "LOAD_GLOBAL" ? ins.arg >> 1 : ins.arg);
       case Scope::Name:
@@ -256,17 +364,18 @@ class Lifter {
     return {};
   }
 
-  // `async with` (3.11+): the awaits of __aenter__ (GET_AWAITABLE 1) and __aexit__ (GET_AWAITABLE 2)
-  // are part of the statement, not expressions; their SEND loop (3.12+: with its END_SEND and its
-  // CLEANUP_THROW) is dropped so that the statement reads like a plain `with` (BEFORE_ASYNC_WITH
-  // lifts to BeforeWith with arg 1). Returns the number of instructions dropped, 0 where `i` does
-  // not start such a loop.
+  // `async with` (3.11+): the awaits of __aenter__ (GET_AWAITABLE 1) and __aexit__ (GET_AWAITABLE
+  // 2) are part of the statement, not expressions; their SEND loop (3.12+: with its END_SEND and
+  // its CLEANUP_THROW) is dropped so that the statement reads like a plain `with`
+  // (BEFORE_ASYNC_WITH lifts to BeforeWith with arg 1). Returns the number of instructions dropped,
+  // 0 where `i` does not start such a loop.
   size_t async_with_await_loop(const std::vector<Instruction>& all, size_t i) const {
     const Instruction& ins = all[i];
     if (minor_ == 10) return async_with_await_310(all, i);
     // 3.12+: the out-of-line `CLEANUP_THROW; JUMP_BACKWARD` back to a dropped loop's END_SEND.
     if (minor_ >= 12 && ins.opname == "CLEANUP_THROW" && i + 1 < all.size() &&
-        (all[i + 1].opname == "JUMP_BACKWARD" || all[i + 1].opname == "JUMP_BACKWARD_NO_INTERRUPT") &&
+        (all[i + 1].opname == "JUMP_BACKWARD" ||
+         all[i + 1].opname == "JUMP_BACKWARD_NO_INTERRUPT") &&
         dropped_end_sends_.count(all[i + 1].jump_target)) {
       return 2;
     }
@@ -274,9 +383,9 @@ class Lifter {
     if (i + 6 >= all.size()) return 0;
     const Instruction& send = all[i + 2];
     const Instruction& back = all[i + 5];
-    bool shape = all[i + 1].opname == "LOAD_CONST" && send.opname == "SEND" && all[i + 3].opname == "YIELD_VALUE" &&
-                 all[i + 4].opname == "RESUME" && back.opname == "JUMP_BACKWARD_NO_INTERRUPT" &&
-                 back.jump_target == send.offset;
+    bool shape = all[i + 1].opname == "LOAD_CONST" && send.opname == "SEND" &&
+                 all[i + 3].opname == "YIELD_VALUE" && all[i + 4].opname == "RESUME" &&
+                 back.opname == "JUMP_BACKWARD_NO_INTERRUPT" && back.jump_target == send.offset;
     if (!shape) return 0;
     bytecode::ObjectRef none = const_at(all[i + 1].arg);
     if (!none || none->kind != bytecode::ObjectKind::None) return 0;
@@ -305,8 +414,9 @@ class Lifter {
     if (!none || none->kind != bytecode::ObjectKind::None) return 0;
     const std::string_view before = all[i - 1].opname;
     bool statement_await = before == "BEFORE_ASYNC_WITH" || before == "WITH_EXCEPT_START";
-    if (before == "CALL_FUNCTION" && all[i - 1].arg == 3 && i >= 4 && all[i - 2].opname == "DUP_TOP" &&
-        all[i - 3].opname == "DUP_TOP" && all[i - 4].opname == "LOAD_CONST") {
+    if (before == "CALL_FUNCTION" && all[i - 1].arg == 3 && i >= 4 &&
+        all[i - 2].opname == "DUP_TOP" && all[i - 3].opname == "DUP_TOP" &&
+        all[i - 4].opname == "LOAD_CONST") {
       bytecode::ObjectRef first = const_at(all[i - 4].arg);
       statement_await = first && first->kind == bytecode::ObjectKind::None;
     }
@@ -334,9 +444,12 @@ class Lifter {
       op.null_slot = minor_ >= 11 && name == "LOAD_GLOBAL" && (ins.arg & 1);
       return;
     }
-    if (name == "LOAD_FAST_LOAD_FAST" || name == "STORE_FAST_STORE_FAST" || name == "STORE_FAST_LOAD_FAST") {
+    if (name == "LOAD_FAST_LOAD_FAST" || name == "STORE_FAST_STORE_FAST" ||
+        name == "STORE_FAST_LOAD_FAST") {
       Op first = name == "LOAD_FAST_LOAD_FAST" ? Op::LoadName : Op::StoreName;
-      Op second = name == "STORE_FAST_STORE_FAST" ? Op::StoreName : first == Op::StoreName && name == "STORE_FAST_LOAD_FAST" ? Op::LoadName : first;
+      Op second = name == "STORE_FAST_STORE_FAST"                            ? Op::StoreName
+                  : first == Op::StoreName && name == "STORE_FAST_LOAD_FAST" ? Op::LoadName
+                                                                             : first;
       Operation& a = emit(first, ins);
       a.scope = Scope::Fast;
       a.text = local_at(ins.arg >> 4);
@@ -377,8 +490,8 @@ class Lifter {
   }
 
   // Per-opcode argument decoding on top of the plain mapping.
-  void refine(Operation& op, const Instruction& ins, std::string_view name, const std::vector<Instruction>& all,
-              size_t i) {
+  void refine(Operation& op, const Instruction& ins, std::string_view name,
+              const std::vector<Instruction>& all, size_t i) {
     switch (op.op) {
       case Op::Copy:
         if (name == "DUP_TOP") op.arg = 1;
@@ -387,7 +500,10 @@ class Lifter {
         if (name == "ROT_TWO") op.arg = 2;
         break;
       case Op::UnaryOp:
-        op.text = name == "UNARY_NEGATIVE" ? "-" : name == "UNARY_NOT" ? "not" : name == "UNARY_INVERT" ? "~" : "+";
+        op.text = name == "UNARY_NEGATIVE" ? "-"
+                  : name == "UNARY_NOT"    ? "not"
+                  : name == "UNARY_INVERT" ? "~"
+                                           : "+";
         break;
       case Op::LoadConst:
       case Op::ReturnConst:
@@ -401,7 +517,8 @@ class Lifter {
         op.text = name_at(ins.arg);
         break;
       case Op::LoadClosure:
-        op.text = minor_ == 10 ? local_at(ins.arg + static_cast<int>(code_.varnames.size())) : local_at(ins.arg);
+        op.text = minor_ == 10 ? local_at(ins.arg + static_cast<int>(code_.varnames.size()))
+                               : local_at(ins.arg);
         break;
       case Op::LoadAttr:
         if (minor_ >= 12) {
@@ -446,12 +563,25 @@ class Lifter {
         break;
       case Op::CallIntrinsic1:
         switch (ins.arg) {
-          case 1: op.op = Op::PrintExpr; break;
-          case 2: op.op = Op::ImportStar; op.arg = 1; break;  // pushes a result (None), unlike IMPORT_STAR
-          case 5: op.op = Op::UnaryOp; op.text = "+"; break;
-          case 6: op.op = Op::ListToTuple; break;
-          case 4: op.op = Op::Nop; break;  // async generator wrap
-          default: break;
+          case 1:
+            op.op = Op::PrintExpr;
+            break;
+          case 2:
+            op.op = Op::ImportStar;
+            op.arg = 1;
+            break;  // pushes a result (None), unlike IMPORT_STAR
+          case 5:
+            op.op = Op::UnaryOp;
+            op.text = "+";
+            break;
+          case 6:
+            op.op = Op::ListToTuple;
+            break;
+          case 4:
+            op.op = Op::Nop;
+            break;  // async generator wrap
+          default:
+            break;
         }
         break;
       case Op::JumpIfOrPop:
@@ -459,7 +589,8 @@ class Lifter {
         break;
       case Op::EndFor:
         // 3.13 splits the loop exit into END_FOR + POP_TOP.
-        if (minor_ >= 13 && i + 1 < all.size() && all[i + 1].opname == "POP_TOP") skip_next_pop_ = true;
+        if (minor_ >= 13 && i + 1 < all.size() && all[i + 1].opname == "POP_TOP")
+          skip_next_pop_ = true;
         break;
       case Op::PopTop:
         if (skip_next_pop_) {
@@ -477,14 +608,16 @@ class Lifter {
 
   bool skip_next_pop_ = false;
 
-  // 3.12+ compiles `a and b` as a value to COPY 1; POP_JUMP_IF_FALSE; POP_TOP: the 3.11 JUMP_IF_FALSE_OR_POP.
+  // 3.12+ compiles `a and b` as a value to COPY 1; POP_JUMP_IF_FALSE; POP_TOP: the 3.11
+  // JUMP_IF_FALSE_OR_POP.
   void fold_312_value_jump() {
     auto& ops = out_.ops;
     size_t n = ops.size();
     if (minor_ < 12 || n < 3) return;
     Operation& copy = ops[n - 3];
     Operation& jump = ops[n - 2];
-    if (copy.op != Op::Copy || copy.arg != 1 || jump.op != Op::JumpIf || jump.arg > 1 || ops[n - 1].op != Op::PopTop) {
+    if (copy.op != Op::Copy || copy.arg != 1 || jump.op != Op::JumpIf || jump.arg > 1 ||
+        ops[n - 1].op != Op::PopTop) {
       return;
     }
     Operation folded = jump;
@@ -499,7 +632,8 @@ class Lifter {
   void fold_313_function_attributes() {
     auto& ops = out_.ops;
     size_t n = ops.size();
-    if (n < 2 || ops[n - 1].op != Op::SetFunctionAttribute || ops[n - 2].op != Op::MakeFunction) return;
+    if (n < 2 || ops[n - 1].op != Op::SetFunctionAttribute || ops[n - 2].op != Op::MakeFunction)
+      return;
     ops[n - 2].arg |= ops[n - 1].arg;
     ops.pop_back();
   }

@@ -15,45 +15,45 @@
 namespace glassbox::decompiler {
 
 enum class Op {
-  Unknown,       // text = the opname
+  Unknown,  // text = the opname
   PopTop,
   PushNull,
-  Copy,          // arg = depth (1 = top)
-  Swap,          // arg = depth
-  Rotate,        // arg = depth: the top value moves down to that depth (3.10 ROT_THREE/ROT_FOUR/ROT_N)
-  LoadConst,     // constant
-  LoadName,      // text = name; scope
+  Copy,       // arg = depth (1 = top)
+  Swap,       // arg = depth
+  Rotate,     // arg = depth: the top value moves down to that depth (3.10 ROT_THREE/ROT_FOUR/ROT_N)
+  LoadConst,  // constant
+  LoadName,   // text = name; scope
   LoadFastAndClear,  // text = name (3.12+ inlined comprehensions save the variable)
-  LoadAttr,      // text
-  LoadMethod,    // text; pushes NULL-slot + attribute
-  LoadSuperAttr, // text; arg bit 1 = method form (3.12+)
-  LoadClosure,   // text
+  LoadAttr,          // text
+  LoadMethod,        // text; pushes NULL-slot + attribute
+  LoadSuperAttr,     // text; arg bit 1 = method form (3.12+)
+  LoadClosure,       // text
   LoadBuildClass,
   LoadAssertionError,
   LoadLocals,
-  StoreName,     // text; scope
-  StoreAttr,     // text
+  StoreName,  // text; scope
+  StoreAttr,  // text
   StoreSubscr,
   StoreSlice,
-  DeleteName,    // text; scope
-  DeleteAttr,    // text
+  DeleteName,  // text; scope
+  DeleteAttr,  // text
   DeleteSubscr,
-  BinaryOp,      // text = operator ("+", "+=" for in-place)
-  UnaryOp,       // text ("-", "+", "~", "not")
-  ToBool,        // no effect on the source
-  Compare,       // text
-  IsOp,          // arg 1 = "is not"
-  ContainsOp,    // arg 1 = "not in"
+  BinaryOp,    // text = operator ("+", "+=" for in-place)
+  UnaryOp,     // text ("-", "+", "~", "not")
+  ToBool,      // no effect on the source
+  Compare,     // text
+  IsOp,        // arg 1 = "is not"
+  ContainsOp,  // arg 1 = "not in"
   BinarySubscr,
   BinarySlice,
-  BuildSlice,    // arg
-  BuildTuple,    // arg
+  BuildSlice,  // arg
+  BuildTuple,  // arg
   BuildList,
   BuildSet,
   BuildMap,
   BuildConstKeyMap,
   BuildString,
-  ListAppend,    // arg
+  ListAppend,  // arg
   SetAdd,
   MapAdd,
   ListExtend,
@@ -61,24 +61,25 @@ enum class Op {
   DictUpdate,
   DictMerge,
   ListToTuple,
-  Call,          // arg = positional+keyword count; kwnames; null_slot
-  CallEx,        // arg & 1: has **kwargs
-  CallIntrinsic1,// arg = function index (3.12+)
+  Call,            // arg = positional+keyword count; kwnames; null_slot
+  CallEx,          // arg & 1: has **kwargs
+  CallIntrinsic1,  // arg = function index (3.12+)
   CallIntrinsic2,
-  MakeFunction,  // arg = flags (3.13: folded from SET_FUNCTION_ATTRIBUTE)
+  MakeFunction,          // arg = flags (3.13: folded from SET_FUNCTION_ATTRIBUTE)
   SetFunctionAttribute,  // arg = flag (3.13)
-  FormatValue,   // arg = conversion (0..3) | 4 when a spec is on the stack
-  ConvertValue,  // arg = conversion (3.13)
+  FormatValue,           // arg = conversion (0..3) | 4 when a spec is on the stack
+  ConvertValue,          // arg = conversion (3.13)
   FormatSimple,
   FormatWithSpec,
   ReturnValue,
   ReturnConst,   // constant
   RaiseVarargs,  // arg
   Reraise,
-  Jump,          // target
-  JumpIf,        // target; arg = what the popped value must be to jump: 0 false, 1 true, 2 None, 3 not None
-  JumpIfOrPop,   // target; arg 0 false / 1 true: jumps keeping the value, else pops it
-  ForIter,       // target = first operation after the loop
+  Jump,    // target
+  JumpIf,  // target; arg = what the popped value must be to jump: 0 false, 1 true, 2 None, 3 not
+           // None
+  JumpIfOrPop,  // target; arg 0 false / 1 true: jumps keeping the value, else pops it
+  ForIter,      // target = first operation after the loop
   EndFor,
   GetIter,
   GetYieldFromIter,
@@ -89,11 +90,11 @@ enum class Op {
   Send,
   YieldValue,
   ReturnGenerator,
-  ImportName,    // text = module; the level and fromlist are the two values below
-  ImportFrom,    // text
+  ImportName,  // text = module; the level and fromlist are the two values below
+  ImportFrom,  // text
   ImportStar,
-  UnpackSequence,// arg
-  UnpackEx,      // arg = before | after << 8
+  UnpackSequence,  // arg
+  UnpackEx,        // arg = before | after << 8
   BeforeWith,
   BeforeAsyncWith,
   WithExceptStart,
@@ -123,13 +124,13 @@ enum class Scope { Name, Fast, Global, Deref, ClassDeref };
 struct Operation {
   Op op = Op::Unknown;
   int arg = 0;
-  int target = -1;  // operation index of a jump target
+  int target = -1;         // operation index of a jump target
   bool null_slot = false;  // LoadName(Global)/LoadAttr also push NULL; Call pops a NULL/self slot
   Scope scope = Scope::Name;
   std::string text;
   std::vector<std::string> kwnames;  // Call
   bytecode::ObjectRef constant;      // LoadConst, ReturnConst
-  int offset = 0;  // byte offset of the instruction
+  int offset = 0;                    // byte offset of the instruction
   int line = -1;
 };
 

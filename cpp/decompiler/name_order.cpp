@@ -44,7 +44,8 @@ bool uses_fast(const Operation& op) {
 }
 
 // Whether the first uses of `wanted`'s entries, in operation order, list exactly `wanted`.
-bool first_uses_match(const std::vector<std::string>& first_uses, const std::vector<std::string>& wanted) {
+bool first_uses_match(const std::vector<std::string>& first_uses,
+                      const std::vector<std::string>& wanted) {
   return first_uses == wanted;
 }
 
@@ -62,7 +63,8 @@ bool is_identifier(const std::string& name) {
 // imports, parameter defaults and annotations).
 class SourceOrder {
  public:
-  SourceOrder(int minor, std::function<void(const std::string&, bool)> meet) : minor_(minor), meet_(std::move(meet)) {}
+  SourceOrder(int minor, std::function<void(const std::string&, bool)> meet)
+      : minor_(minor), meet_(std::move(meet)) {}
   bool complete = true;
 
   void body(const Body& b) {
@@ -79,8 +81,10 @@ class SourceOrder {
   void expr(const ExprPtr& e) {
     if (!e) return;
     switch (e->kind) {
-      case ExprKind::Name: return name(e->text);
-      case ExprKind::Constant: return;
+      case ExprKind::Name:
+        return name(e->text);
+      case ExprKind::Constant:
+        return;
       case ExprKind::Attribute:
         expr(e->args[0]);
         return attribute(e->text);
@@ -92,7 +96,8 @@ class SourceOrder {
         expr(e->args[1]);
         return expr(e->args[0]);
       case ExprKind::Lambda:
-        if (e->text.find('=') != std::string::npos) complete = false;  // defaults in the header text
+        if (e->text.find('=') != std::string::npos)
+          complete = false;  // defaults in the header text
         return;
       case ExprKind::ListComp:
       case ExprKind::SetComp:
@@ -151,7 +156,8 @@ class SourceOrder {
         return;
       case StmtKind::FunctionDef:
         for (const ExprPtr& d : s.decorators) expr(d);
-        if (s.header.find('=') != std::string::npos || s.header.find(':') != std::string::npos || s.returns) {
+        if (s.header.find('=') != std::string::npos || s.header.find(':') != std::string::npos ||
+            s.returns) {
           complete = false;
         }
         return name(s.text);
@@ -171,7 +177,8 @@ class SourceOrder {
 
 // Whether compiling `body` registers exactly code_.names and the non-parameter locals, in order:
 // 1 yes, 0 no, -1 the tree cannot tell.
-int CodeDecoder::source_order_matches(const Body& body, const std::vector<std::string>& locals) const {
+int CodeDecoder::source_order_matches(const Body& body,
+                                      const std::vector<std::string>& locals) const {
   std::map<std::string, std::string> raw;  // source spelling -> mangled name
   for (const std::string& n : code_.names) raw.emplace(source_name(n), n);
   std::set<std::string> variables;
@@ -198,7 +205,8 @@ int CodeDecoder::source_order_matches(const Body& body, const std::vector<std::s
   for (const std::string& n : locals) wanted_locals.push_back(source_name(n));
   std::vector<std::string> met_locals;
   for (const std::string& n : fast) {
-    if (std::find(wanted_locals.begin(), wanted_locals.end(), n) != wanted_locals.end()) met_locals.push_back(n);
+    if (std::find(wanted_locals.begin(), wanted_locals.end(), n) != wanted_locals.end())
+      met_locals.push_back(n);
   }
   return met_locals == wanted_locals ? 1 : 0;
 }
@@ -216,7 +224,8 @@ void CodeDecoder::add_name_order(Body& body) const {
       if (seen_fast.insert(op.text).second) fast_uses.push_back(op.text);
     }
   }
-  int parameters = code_.argcount + code_.kwonlyargcount + ((code_.flags & 0x04) ? 1 : 0) + ((code_.flags & 0x08) ? 1 : 0);
+  int parameters = code_.argcount + code_.kwonlyargcount + ((code_.flags & 0x04) ? 1 : 0) +
+                   ((code_.flags & 0x08) ? 1 : 0);
   std::vector<std::string> locals;
   for (size_t k = static_cast<size_t>(std::max(parameters, 0)); k < code_.varnames.size(); ++k) {
     locals.push_back(code_.varnames[k]);
@@ -229,7 +238,8 @@ void CodeDecoder::add_name_order(Body& body) const {
   // by the decompiled source itself, and in source order, which is the compiler's (the bytecode
   // order differs where 3.12+ moves exception handlers to the end). When the block is written, it
   // lists every name, which fixes the order of the used ones too.
-  bool names_ok = name_uses.size() >= code_.names.size() || first_uses_match(name_uses, code_.names);
+  bool names_ok =
+      name_uses.size() >= code_.names.size() || first_uses_match(name_uses, code_.names);
   bool locals_ok = used_locals.size() >= locals.size() || used_locals == locals;
   if (names_ok && locals_ok) {
     // Every name is used; the source registers them, but perhaps in another order than the
@@ -253,13 +263,20 @@ void CodeDecoder::add_name_order(Body& body) const {
     // a function.
     for (const std::string& name : code_.names) {
       if (!is_identifier(name)) continue;  // a dotted module name of an import
-      block.push_back(make_stmt(StmtKind::Expr, {make_expr(ExprKind::Attribute, {make_constant("None")}, source_name(name))}));
+      block.push_back(
+          make_stmt(StmtKind::Expr,
+                    {make_expr(ExprKind::Attribute, {make_constant("None")}, source_name(name))}));
     }
   }
   if (block.empty()) return;
   auto dead = make_stmt(StmtKind::If, {make_constant("0")}, {block, {}});
-  size_t at = (!body.empty() && body[0]->kind == StmtKind::Expr && body[0]->exprs[0]->kind == ExprKind::Constant) ? 1 : 0;
-  while (at < body.size() && (body[at]->kind == StmtKind::Global || body[at]->kind == StmtKind::Nonlocal)) ++at;
+  size_t at = (!body.empty() && body[0]->kind == StmtKind::Expr &&
+               body[0]->exprs[0]->kind == ExprKind::Constant)
+                  ? 1
+                  : 0;
+  while (at < body.size() &&
+         (body[at]->kind == StmtKind::Global || body[at]->kind == StmtKind::Nonlocal))
+    ++at;
   auto comment = make_stmt(StmtKind::Comment);
   comment->text = "glassbox: never runs; lists the names in the order of the original code object";
   body.insert(body.begin() + static_cast<long>(at), dead);

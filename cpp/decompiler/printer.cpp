@@ -42,12 +42,24 @@ std::string escape_fstring_literal(const std::string& text, char quote) {
   std::string out;
   for (unsigned char c : text) {
     switch (c) {
-      case '{': out += "{{"; break;
-      case '}': out += "}}"; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
+      case '{':
+        out += "{{";
+        break;
+      case '}':
+        out += "}}";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
       default:
         if (c == static_cast<unsigned char>(quote)) {
           out += '\\';
@@ -160,11 +172,13 @@ std::pair<std::string, P> render(const Expr& e) {
       return {e.text, !e.text.empty() && e.text[0] == '-' ? P::Factor : P::Atom};
     case ExprKind::Attribute: {
       const Expr& base = *e.args[0];
-      std::string text = is_plain_int_literal(base) ? "(" + base.text + ")" : print_expr(base, P::Atom);
+      std::string text =
+          is_plain_int_literal(base) ? "(" + base.text + ")" : print_expr(base, P::Atom);
       return {text + "." + e.text, P::Atom};
     }
     case ExprKind::Subscript:
-      return {print_expr(*e.args[0], P::Atom) + "[" + print_subscript_index(*e.args[1]) + "]", P::Atom};
+      return {print_expr(*e.args[0], P::Atom) + "[" + print_subscript_index(*e.args[1]) + "]",
+              P::Atom};
     case ExprKind::Slice:
       return {print_slice(e), P::Atom};
     case ExprKind::Call: {
@@ -200,11 +214,13 @@ std::pair<std::string, P> render(const Expr& e) {
       return {out, P::Cmp};
     }
     case ExprKind::IfExp:
-      return {print_expr(*e.args[0], next(P::Test)) + " if " + print_expr(*e.args[1], next(P::Test)) +
-                  " else " + print_expr(*e.args[2], P::Test),
+      return {print_expr(*e.args[0], next(P::Test)) + " if " +
+                  print_expr(*e.args[1], next(P::Test)) + " else " +
+                  print_expr(*e.args[2], P::Test),
               P::Test};
     case ExprKind::Lambda:
-      return {(e.text.empty() ? "lambda: " : "lambda " + e.text + ": ") + print_expr(*e.args[0], P::Test),
+      return {(e.text.empty() ? "lambda: " : "lambda " + e.text + ": ") +
+                  print_expr(*e.args[0], P::Test),
               P::Test};
     case ExprKind::Tuple:
       if (e.args.empty()) return {"()", P::Atom};
@@ -239,7 +255,8 @@ std::pair<std::string, P> render(const Expr& e) {
     case ExprKind::JoinedStr:
       return {print_joined_str(e), P::Atom};
     case ExprKind::FormattedValue:
-      return {print_joined_str(*make_expr(ExprKind::JoinedStr, {std::make_shared<Expr>(e)})), P::Atom};
+      return {print_joined_str(*make_expr(ExprKind::JoinedStr, {std::make_shared<Expr>(e)})),
+              P::Atom};
     case ExprKind::Internal:
       return {"<" + e.text + ">", P::Atom};
   }
@@ -265,7 +282,9 @@ class BodyPrinter {
     out_ << std::string(static_cast<size_t>(indent) * 4, ' ') << text << "\n";
   }
 
-  static std::string expr(const ExprPtr& e, P context = P::Tuple) { return print_expr(*e, context); }
+  static std::string expr(const ExprPtr& e, P context = P::Tuple) {
+    return print_expr(*e, context);
+  }
 
   void block(int indent, const std::string& header, const Body& stmts) {
     line(indent, header + ":");
@@ -318,7 +337,9 @@ class BodyPrinter {
 
   void statement(const Stmt& s, int indent) {
     switch (s.kind) {
-      case StmtKind::Expr: expression_statement(*s.exprs[0], indent); break;
+      case StmtKind::Expr:
+        expression_statement(*s.exprs[0], indent);
+        break;
       case StmtKind::Assign: {
         std::string text;
         for (size_t i = 0; i + 1 < s.exprs.size(); ++i) text += expr(s.exprs[i], P::Tuple) + " = ";
@@ -339,16 +360,24 @@ class BodyPrinter {
         line(indent, "del " + join(targets, P::Atom));
         break;
       }
-      case StmtKind::Pass: line(indent, "pass"); break;
-      case StmtKind::Break: line(indent, "break"); break;
-      case StmtKind::Continue: line(indent, "continue"); break;
+      case StmtKind::Pass:
+        line(indent, "pass");
+        break;
+      case StmtKind::Break:
+        line(indent, "break");
+        break;
+      case StmtKind::Continue:
+        line(indent, "continue");
+        break;
       case StmtKind::Return:
         // `return yield x` is not Python: a yield needs parentheses there.
-        line(indent, s.exprs.empty() || !s.exprs[0] ? "return"
-                     : "return " + expr(s.exprs[0], s.exprs[0]->kind == ExprKind::Yield ||
-                                                            s.exprs[0]->kind == ExprKind::YieldFrom
-                                                        ? P::Test
-                                                        : P::Tuple));
+        line(indent,
+             s.exprs.empty() || !s.exprs[0]
+                 ? "return"
+                 : "return " + expr(s.exprs[0], s.exprs[0]->kind == ExprKind::Yield ||
+                                                        s.exprs[0]->kind == ExprKind::YieldFrom
+                                                    ? P::Test
+                                                    : P::Tuple));
         break;
       case StmtKind::Raise: {
         std::string text = "raise";
@@ -370,24 +399,33 @@ class BodyPrinter {
         line(indent, text);
         break;
       }
-      case StmtKind::Import: line(indent, s.text); break;
-      case StmtKind::If: if_chain(s, indent, "if"); break;
+      case StmtKind::Import:
+        line(indent, s.text);
+        break;
+      case StmtKind::If:
+        if_chain(s, indent, "if");
+        break;
       case StmtKind::While:
         block(indent, "while " + expr(s.exprs[0], P::NamedExpr), s.bodies[0]);
         else_block(indent, s.bodies, 1);
         break;
       case StmtKind::For:
         block(indent,
-              std::string(s.is_async ? "async " : "") + "for " + expr(s.exprs[0], P::Tuple) + " in " +
-                  expr(s.exprs[1], P::Tuple),
+              std::string(s.is_async ? "async " : "") + "for " + expr(s.exprs[0], P::Tuple) +
+                  " in " + expr(s.exprs[1], P::Tuple),
               s.bodies[0]);
         else_block(indent, s.bodies, 1);
         break;
-      case StmtKind::Try: try_stmt(s, indent); break;
-      case StmtKind::With: with_stmt(s, indent); break;
+      case StmtKind::Try:
+        try_stmt(s, indent);
+        break;
+      case StmtKind::With:
+        with_stmt(s, indent);
+        break;
       case StmtKind::FunctionDef: {
         decorators(s, indent);
-        std::string header = std::string(s.is_async ? "async " : "") + "def " + s.text + "(" + s.header + ")";
+        std::string header =
+            std::string(s.is_async ? "async " : "") + "def " + s.text + "(" + s.header + ")";
         if (s.returns) header += " -> " + expr(s.returns, P::Test);
         block(indent, header, s.bodies[0]);
         break;
@@ -399,7 +437,9 @@ class BodyPrinter {
         block(indent, header, s.bodies[0]);
         break;
       }
-      case StmtKind::Comment: comment(s.text, indent); break;
+      case StmtKind::Comment:
+        comment(s.text, indent);
+        break;
       case StmtKind::Fallback:
         comment(s.text, indent);
         line(indent, "raise NotImplementedError('glassbox: this region could not be decompiled')");

@@ -28,14 +28,45 @@ ExprPtr negate_test(const ExprPtr& e) {
 
 bool is_pure(Op op) {
   switch (op) {
-    case Op::PopTop: case Op::StoreName: case Op::StoreAttr: case Op::StoreSubscr: case Op::StoreSlice:
-    case Op::DeleteName: case Op::DeleteAttr: case Op::DeleteSubscr: case Op::ReturnValue: case Op::ReturnConst:
-    case Op::RaiseVarargs: case Op::Reraise: case Op::Jump: case Op::ForIter: case Op::EndFor:
-    case Op::ImportName: case Op::ImportFrom: case Op::ImportStar: case Op::UnpackSequence: case Op::UnpackEx:
-    case Op::BeforeWith: case Op::BeforeAsyncWith: case Op::PushExcInfo: case Op::PopExcept: case Op::ListAppend:
-    case Op::SetAdd: case Op::MapAdd: case Op::YieldValue: case Op::Unknown: case Op::MakeFunction:
-    case Op::LoadBuildClass: case Op::GetIter: case Op::Send: case Op::WithExceptStart: case Op::CheckExcMatch:
-    case Op::SetupFinally: case Op::SetupWith: case Op::PopBlock: case Op::ReturnGenerator:
+    case Op::PopTop:
+    case Op::StoreName:
+    case Op::StoreAttr:
+    case Op::StoreSubscr:
+    case Op::StoreSlice:
+    case Op::DeleteName:
+    case Op::DeleteAttr:
+    case Op::DeleteSubscr:
+    case Op::ReturnValue:
+    case Op::ReturnConst:
+    case Op::RaiseVarargs:
+    case Op::Reraise:
+    case Op::Jump:
+    case Op::ForIter:
+    case Op::EndFor:
+    case Op::ImportName:
+    case Op::ImportFrom:
+    case Op::ImportStar:
+    case Op::UnpackSequence:
+    case Op::UnpackEx:
+    case Op::BeforeWith:
+    case Op::BeforeAsyncWith:
+    case Op::PushExcInfo:
+    case Op::PopExcept:
+    case Op::ListAppend:
+    case Op::SetAdd:
+    case Op::MapAdd:
+    case Op::YieldValue:
+    case Op::Unknown:
+    case Op::MakeFunction:
+    case Op::LoadBuildClass:
+    case Op::GetIter:
+    case Op::Send:
+    case Op::WithExceptStart:
+    case Op::CheckExcMatch:
+    case Op::SetupFinally:
+    case Op::SetupWith:
+    case Op::PopBlock:
+    case Op::ReturnGenerator:
       return false;
     default:
       return true;
@@ -52,13 +83,15 @@ bool ends_in_return_none(const std::vector<Operation>& ops, int end) {
   if (end < 1) return false;
   const Operation& last = ops[static_cast<size_t>(end - 1)];
   if (last.op == Op::ReturnConst) return is_none_constant(last);
-  return last.op == Op::ReturnValue && end >= 2 && is_none_constant(ops[static_cast<size_t>(end - 2)]);
+  return last.op == Op::ReturnValue && end >= 2 &&
+         is_none_constant(ops[static_cast<size_t>(end - 2)]);
 }
 
 }  // namespace
 
 int CodeDecoder::resolve(int target) const {
-  for (int hops = 0; hops < 16 && target >= 0 && static_cast<size_t>(target) < lifted_.ops.size(); ++hops) {
+  for (int hops = 0; hops < 16 && target >= 0 && static_cast<size_t>(target) < lifted_.ops.size();
+       ++hops) {
     const Operation& op = lifted_.ops[static_cast<size_t>(target)];
     if (op.op != Op::Jump) break;
     target = op.target;
@@ -80,7 +113,8 @@ bool CodeDecoder::same_target(int a, int b) const {
     if (x.op != y.op || x.arg != y.arg || x.text != y.text) return false;
     if (x.op == Op::LoadConst || x.op == Op::ReturnConst) {
       if (!x.constant || !y.constant || x.constant->kind != y.constant->kind ||
-          (x.constant->kind != bytecode::ObjectKind::None && x.constant->kind != bytecode::ObjectKind::True &&
+          (x.constant->kind != bytecode::ObjectKind::None &&
+           x.constant->kind != bytecode::ObjectKind::True &&
            x.constant->kind != bytecode::ObjectKind::False)) {
         return false;
       }
@@ -92,7 +126,9 @@ bool CodeDecoder::same_target(int a, int b) const {
   return false;
 }
 
-Body CodeDecoder::decode_range(int begin, int end, int exit) { return decode_range_extending(begin, &end, end, exit); }
+Body CodeDecoder::decode_range(int begin, int end, int exit) {
+  return decode_range_extending(begin, &end, end, exit);
+}
 
 // Like decode_range, but a statement left unfinished at `*end` (its value still on the stack, as
 // a `return` whose last operation lies outside an exception-table region) is finished, up to
@@ -120,7 +156,8 @@ Body CodeDecoder::decode_range_extending(int begin, int* end, int limit, int exi
   };
   if (take_region_value_) {
     take_region_value_ = false;
-    if (stack_.size() == saved_stack.size() + 1 && stack_.back() && stack_.back()->kind != ExprKind::Internal) {
+    if (stack_.size() == saved_stack.size() + 1 && stack_.back() &&
+        stack_.back()->kind != ExprKind::Internal) {
       region_value_ = stack_.back();
     }
   }
@@ -149,20 +186,23 @@ int CodeDecoder::decode_statement(int i, int end, int exit) {
   if (op.op == Op::ForIter) return decode_for(i, end);
   if (op.op == Op::BeforeWith) return decode_with(i, end, exit);
   // 3.10: a loop whose body starts with a try/with has its head on the SETUP_*: the loop first.
-  bool loop_head = stack_.size() <= statement_depth_ && flow_.last_backward_source[static_cast<size_t>(i)] > i &&
-                   std::find(open_loop_entries_.begin(), open_loop_entries_.end(), i) == open_loop_entries_.end();
+  bool loop_head = stack_.size() <= statement_depth_ &&
+                   flow_.last_backward_source[static_cast<size_t>(i)] > i &&
+                   std::find(open_loop_entries_.begin(), open_loop_entries_.end(), i) ==
+                       open_loop_entries_.end();
   if (op.op == Op::SetupFinally && !loop_head) return decode_setup_finally(i, end, exit);
   if (op.op == Op::SetupWith && !loop_head) return decode_setup_with(i, end, exit);
   if (op.op == Op::JumpIf) return decode_condition(i, end, exit, stmt_start_);
   if (int skipped = skip_with_exit_call(i); skipped > i) return skipped;
   if (stack_.size() <= statement_depth_) {
     stmt_start_ = i;
-    bool open = std::find(open_loop_entries_.begin(), open_loop_entries_.end(), i) != open_loop_entries_.end();
+    bool open = std::find(open_loop_entries_.begin(), open_loop_entries_.end(), i) !=
+                open_loop_entries_.end();
     int source = flow_.last_backward_source[static_cast<size_t>(i)];
     // A try whose body holds a loop starting at the same operation is the outer statement.
     const HandlerRegion* region = flow_.outermost_region_at(i, opened_try_);
-    if (region && ops[static_cast<size_t>(region->target)].op == Op::PushExcInfo && region->end > source &&
-        region->end > i + 1) {
+    if (region && ops[static_cast<size_t>(region->target)].op == Op::PushExcInfo &&
+        region->end > source && region->end > i + 1) {
       return decode_try(i, end, exit);
     }
     if (!open) {
@@ -171,15 +211,16 @@ int CodeDecoder::decode_statement(int i, int end, int exit) {
       if (!shape.found && source > i && source < end) return decode_while_true(i, source, end);
     }
     if (const HandlerRegion* region = flow_.outermost_region_at(i, opened_try_)) {
-      if (ops[static_cast<size_t>(region->target)].op == Op::PushExcInfo) return decode_try(i, end, exit);
+      if (ops[static_cast<size_t>(region->target)].op == Op::PushExcInfo)
+        return decode_try(i, end, exit);
     }
   }
   if (stack_.size() > statement_depth_ && role_ != CodeRole::Comprehension) {
     // Generated code (Dynamo's) opens a try region in the middle of an expression; the values
     // computed so far move to temporaries and the try statement starts here.
     const HandlerRegion* region = flow_.outermost_region_at(i, opened_try_);
-    if (region && ops[static_cast<size_t>(region->target)].op == Op::PushExcInfo && region->end > i &&
-        !consumed_[static_cast<size_t>(region->target)]) {
+    if (region && ops[static_cast<size_t>(region->target)].op == Op::PushExcInfo &&
+        region->end > i && !consumed_[static_cast<size_t>(region->target)]) {
       auto marker = make_stmt(StmtKind::Pass);
       spill_pending(*marker);
       mid_expression_try_ = true;
@@ -202,7 +243,8 @@ CodeDecoder::WhileShape CodeDecoder::while_head(int head) const {
     int tail = flow_.last_backward_source[static_cast<size_t>(body)];
     if (tail <= k) continue;
     // 3.12+ has no backward conditional jump: the bottom test is `jump-if exit; JUMP_BACKWARD`.
-    bool split_tail = ops[static_cast<size_t>(tail)].op == Op::Jump && ops[static_cast<size_t>(tail - 1)].op == Op::JumpIf &&
+    bool split_tail = ops[static_cast<size_t>(tail)].op == Op::Jump &&
+                      ops[static_cast<size_t>(tail - 1)].op == Op::JumpIf &&
                       same_target(ops[static_cast<size_t>(tail - 1)].target, op.target);
     if (ops[static_cast<size_t>(tail)].op != Op::JumpIf && !split_tail) continue;
     if (op.target < tail + 1) continue;
@@ -229,7 +271,8 @@ int CodeDecoder::decode_while(int head, const WhileShape& shape) {
   int body_end = shape.tail + 1 - copy_length;
   if (lifted_.ops[static_cast<size_t>(shape.tail)].op == Op::Jump) --body_end;
   if (body_end < shape.body) throw DecodeFailure("while test copy");
-  int loop_exit = loop_else_end(shape.body, body_end, shape.exit, static_cast<int>(lifted_.ops.size()));
+  int loop_exit =
+      loop_else_end(shape.body, body_end, shape.exit, static_cast<int>(lifted_.ops.size()));
   loops_.push_back({head, loop_exit});
   open_loop_entries_.push_back(shape.body);
   Body body = decode_range(shape.body, body_end, head);
@@ -248,30 +291,35 @@ int CodeDecoder::skip_with_exit_call(int i) {
     if (static_cast<size_t>(at) + 5 > ops.size()) return false;
     for (int k = 0; k < 3; ++k) {
       const Operation& load = ops[static_cast<size_t>(at + k)];
-      if (load.op != Op::LoadConst || load.constant->kind != bytecode::ObjectKind::None) return false;
+      if (load.op != Op::LoadConst || load.constant->kind != bytecode::ObjectKind::None)
+        return false;
     }
-    return ops[static_cast<size_t>(at) + 3].op == Op::Call && ops[static_cast<size_t>(at) + 3].arg == 2 &&
+    return ops[static_cast<size_t>(at) + 3].op == Op::Call &&
+           ops[static_cast<size_t>(at) + 3].arg == 2 &&
            ops[static_cast<size_t>(at) + 4].op == Op::PopTop;
   };
   auto is_exit_call_310 = [&](int at) {
     if (static_cast<size_t>(at) + 5 > ops.size()) return false;
     const Operation& load = ops[static_cast<size_t>(at)];
     return load.op == Op::LoadConst && load.constant->kind == bytecode::ObjectKind::None &&
-           ops[static_cast<size_t>(at) + 1].op == Op::Copy && ops[static_cast<size_t>(at) + 2].op == Op::Copy &&
-           ops[static_cast<size_t>(at) + 3].op == Op::Call && ops[static_cast<size_t>(at) + 3].arg == 3 &&
+           ops[static_cast<size_t>(at) + 1].op == Op::Copy &&
+           ops[static_cast<size_t>(at) + 2].op == Op::Copy &&
+           ops[static_cast<size_t>(at) + 3].op == Op::Call &&
+           ops[static_cast<size_t>(at) + 3].arg == 3 &&
            ops[static_cast<size_t>(at) + 4].op == Op::PopTop;
   };
   if (code_.minor == 10) {
     if (stack_.size() >= 1 && is_internal(top(), "with_exit") && is_exit_call_310(i)) return i + 5;
-    if (stack_.size() >= 2 && is_internal(top(2), "with_exit") && ops[static_cast<size_t>(i)].op == Op::Swap &&
-        is_exit_call_310(i + 1)) {
+    if (stack_.size() >= 2 && is_internal(top(2), "with_exit") &&
+        ops[static_cast<size_t>(i)].op == Op::Swap && is_exit_call_310(i + 1)) {
       return i + 6;
     }
     return i;
   }
   if (stack_.size() >= 1 && is_internal(top(), "with_exit") && is_exit_call(i)) return i + 5;
-  if (stack_.size() >= 2 && is_internal(top(2), "with_exit") && ops[static_cast<size_t>(i)].op == Op::Swap &&
-      ops[static_cast<size_t>(i)].arg == 2 && is_exit_call(i + 1)) {
+  if (stack_.size() >= 2 && is_internal(top(2), "with_exit") &&
+      ops[static_cast<size_t>(i)].op == Op::Swap && ops[static_cast<size_t>(i)].arg == 2 &&
+      is_exit_call(i + 1)) {
     return i + 6;
   }
   return i;
@@ -299,7 +347,8 @@ int CodeDecoder::loop_else_end(int body_begin, int body_end, int exit, int end) 
     if (op.target > farthest && op.target <= end) farthest = op.target;
     // A break whose jump was threaded to the enclosing loop's next iteration: the loop (with
     // its else) runs to the end of the enclosing body.
-    if (outer_continue >= 0 && op.target < body_begin && same_target(op.target, outer_continue) && end > farthest) {
+    if (outer_continue >= 0 && op.target < body_begin && same_target(op.target, outer_continue) &&
+        end > farthest) {
       farthest = end;
     }
   }
@@ -314,7 +363,8 @@ int CodeDecoder::decode_for(int i, int end) {
   }
   int exit = ops[static_cast<size_t>(i)].target;
   int after = exit;
-  if (after < static_cast<int>(ops.size()) && ops[static_cast<size_t>(after)].op == Op::EndFor) ++after;
+  if (after < static_cast<int>(ops.size()) && ops[static_cast<size_t>(after)].op == Op::EndFor)
+    ++after;
   int loop_exit = loop_else_end(i + 1, exit, after, end);
   push(iter);
   push(make_expr(ExprKind::Internal, {}, "loop_target"));
@@ -353,7 +403,8 @@ int CodeDecoder::decode_jump(int i, int end, int exit) {
       return i + 1;
     }
     // A break threaded to the enclosing loop's next iteration (Python has no `continue outer`).
-    if (loops_.size() >= 2 && target < i && same_target(target, loops_[loops_.size() - 2].continue_target)) {
+    if (loops_.size() >= 2 && target < i &&
+        same_target(target, loops_[loops_.size() - 2].continue_target)) {
       emit(make_stmt(StmtKind::Break));
       return i + 1;
     }
@@ -361,10 +412,12 @@ int CodeDecoder::decode_jump(int i, int end, int exit) {
   // Generated code jumping over a handler block already decoded with its try statement.
   if (target > i && stack_.size() > statement_depth_) {
     bool skipped_all = true;
-    for (int k = i + 1; k < target && skipped_all; ++k) skipped_all = consumed_[static_cast<size_t>(k)];
+    for (int k = i + 1; k < target && skipped_all; ++k)
+      skipped_all = consumed_[static_cast<size_t>(k)];
     if (skipped_all) return i + 1;
   }
-  throw DecodeFailure("unstructured jump at offset " + std::to_string(lifted_.ops[static_cast<size_t>(i)].offset));
+  throw DecodeFailure("unstructured jump at offset " +
+                      std::to_string(lifted_.ops[static_cast<size_t>(i)].offset));
 }
 
 std::vector<CodeDecoder::ConditionItem> CodeDecoder::collect_conditions_range(int begin, int end) {
@@ -394,7 +447,8 @@ std::vector<CodeDecoder::ConditionItem> CodeDecoder::collect_conditions_range(in
 CodeDecoder::ConditionItem CodeDecoder::finish_chained_test(ConditionItem item) {
   const auto& ops = lifted_.ops;
   ExprPtr first = item.expr;
-  if (first->kind != ExprKind::Compare || stack_.empty() || top() != first->args.back()) return item;
+  if (first->kind != ExprKind::Compare || stack_.empty() || top() != first->args.back())
+    return item;
   int cleanup = item.target;
   int k = item.jump + 1;
   ++expression_only_;
@@ -419,12 +473,14 @@ CodeDecoder::ConditionItem CodeDecoder::finish_chained_test(ConditionItem item) 
     return result;
   }
   const Operation& over = ops[static_cast<size_t>(k) + 1];
-  if (over.op != Op::Jump || cleanup != k + 2 || ops[static_cast<size_t>(cleanup)].op != Op::PopTop) {
+  if (over.op != Op::Jump || cleanup != k + 2 ||
+      ops[static_cast<size_t>(cleanup)].op != Op::PopTop) {
     // 3.12+ places the cleanup elsewhere and may copy the code at the false exit into it
     // (`POP_TOP; RETURN_CONST None`) instead of jumping there.
     size_t size = ops.size();
     if (code_.minor >= 12 && cleanup > k && static_cast<size_t>(cleanup) + 1 < size &&
-        static_cast<size_t>(last_jump.target) < size && ops[static_cast<size_t>(cleanup)].op == Op::PopTop) {
+        static_cast<size_t>(last_jump.target) < size &&
+        ops[static_cast<size_t>(cleanup)].op == Op::PopTop) {
       const Operation& after = ops[static_cast<size_t>(cleanup) + 1];
       const Operation& exit_op = ops[static_cast<size_t>(last_jump.target)];
       bool same_exit = (after.op == Op::Jump && same_target(after.target, last_jump.target)) ||
@@ -444,11 +500,12 @@ CodeDecoder::ConditionItem CodeDecoder::finish_chained_test(ConditionItem item) 
 // Gathers `expr; jump-if` items starting with the jump at `j` (its value is on the stack), as
 // long as what follows is another pure test, and keeps the longest prefix whose targets are
 // only its own true and false exits.
-std::vector<CodeDecoder::ConditionItem> CodeDecoder::collect_conditions(int j, int end, int stmt_start) {
+std::vector<CodeDecoder::ConditionItem> CodeDecoder::collect_conditions(int j, int end,
+                                                                        int stmt_start) {
   const auto& ops = lifted_.ops;
   std::vector<ConditionItem> items;
-  items.push_back(finish_chained_test(
-      {pop(), ops[static_cast<size_t>(j)].arg, ops[static_cast<size_t>(j)].target, stmt_start, j, j + 1}));
+  items.push_back(finish_chained_test({pop(), ops[static_cast<size_t>(j)].arg,
+                                       ops[static_cast<size_t>(j)].target, stmt_start, j, j + 1}));
   auto complete = [&](size_t count) {
     const ConditionItem& last = items[count - 1];
     for (size_t k = 0; k < count; ++k) {
@@ -469,8 +526,10 @@ std::vector<CodeDecoder::ConditionItem> CodeDecoder::collect_conditions(int j, i
     bool ok = true;
     ++expression_only_;
     try {
-      while (k < end && (ops[static_cast<size_t>(k)].op != Op::JumpIf || value_boolop_end(k) >= 0)) {
-        if (!is_pure(ops[static_cast<size_t>(k)].op) || flow_.last_backward_source[static_cast<size_t>(k)] > k) {
+      while (k < end &&
+             (ops[static_cast<size_t>(k)].op != Op::JumpIf || value_boolop_end(k) >= 0)) {
+        if (!is_pure(ops[static_cast<size_t>(k)].op) ||
+            flow_.last_backward_source[static_cast<size_t>(k)] > k) {
           ok = false;
           break;
         }
@@ -482,8 +541,8 @@ std::vector<CodeDecoder::ConditionItem> CodeDecoder::collect_conditions(int j, i
     --expression_only_;
     if (!ok || k >= end || stack_.size() != depth + 1 || start == k) break;
     try {
-      items.push_back(finish_chained_test(
-          {pop(), ops[static_cast<size_t>(k)].arg, ops[static_cast<size_t>(k)].target, start, k, k + 1}));
+      items.push_back(finish_chained_test({pop(), ops[static_cast<size_t>(k)].arg,
+                                           ops[static_cast<size_t>(k)].target, start, k, k + 1}));
     } catch (const DecodeFailure&) {
       break;
     }
@@ -501,8 +560,8 @@ std::vector<CodeDecoder::ConditionItem> CodeDecoder::collect_conditions(int j, i
 
 // The test that items [lo, hi) compute: they jump to `label` when it equals `cond`, and
 // otherwise fall through to `end_position`.
-ExprPtr CodeDecoder::build_condition(const std::vector<ConditionItem>& items, size_t lo, size_t hi, int label,
-                                     bool cond, int end_position) const {
+ExprPtr CodeDecoder::build_condition(const std::vector<ConditionItem>& items, size_t lo, size_t hi,
+                                     int label, bool cond, int end_position) const {
   if (hi - lo == 1) {
     const ConditionItem& item = items[lo];
     ExprPtr atom = item.expr;
@@ -517,7 +576,8 @@ ExprPtr CodeDecoder::build_condition(const std::vector<ConditionItem>& items, si
   // The first item leaving the range says whether this is a chain to `label` or to the end.
   size_t first = lo;
   auto is_label = [&](int t) { return t == label || (t != end_position && same_target(t, label)); };
-  while (first < hi && !is_label(items[first].target) && items[first].target != end_position) ++first;
+  while (first < hi && !is_label(items[first].target) && items[first].target != end_position)
+    ++first;
   if (first >= hi) throw DecodeFailure("malformed condition");
   bool to_label = is_label(items[first].target);
   int split_target = to_label ? label : end_position;
@@ -534,10 +594,12 @@ ExprPtr CodeDecoder::build_condition(const std::vector<ConditionItem>& items, si
   // For a chain to the label: every group jumps to the label on `inner`; and-chains jump on false.
   // For a chain to the end: groups jump to the end on `inner`; and-chains jump on false.
   const ConditionItem& last_item = items[hi - 1];
-  bool inner_sense = to_label ? (last_item.sense == 1 || last_item.sense == 2)
-                              : (items[groups[0].second - 1].sense == 1 || items[groups[0].second - 1].sense == 2);
+  bool inner_sense =
+      to_label ? (last_item.sense == 1 || last_item.sense == 2)
+               : (items[groups[0].second - 1].sense == 1 || items[groups[0].second - 1].sense == 2);
   bool is_and = !inner_sense;
-  bool own_cond = to_label ? inner_sense : !inner_sense;  // what the whole chain jumps to `label` on
+  bool own_cond =
+      to_label ? inner_sense : !inner_sense;  // what the whole chain jumps to `label` on
   std::vector<ExprPtr> values;
   for (size_t g = 0; g < groups.size(); ++g) {
     auto [a, b] = groups[g];
@@ -591,9 +653,11 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
   int label = last.target;
   ExprPtr test = build_condition(items, 0, items.size(), label, false, then_begin);
   // `a if test else b` as a value.
-  if (stack_.size() > statement_depth_ || (label > then_begin && ops[static_cast<size_t>(label - 1)].op == Op::Jump &&
-                                           ops[static_cast<size_t>(label - 1)].target > label)) {
-    if (label > then_begin && decode_if_expression(j, then_begin, label, test)) return if_expression_end_;
+  if (stack_.size() > statement_depth_ ||
+      (label > then_begin && ops[static_cast<size_t>(label - 1)].op == Op::Jump &&
+       ops[static_cast<size_t>(label - 1)].target > label)) {
+    if (label > then_begin && decode_if_expression(j, then_begin, label, test))
+      return if_expression_end_;
   }
   const LoopContext* loop = loops_.empty() ? nullptr : &loops_.back();
   auto make_if_test = [&](ExprPtr condition, Body then_body) {
@@ -620,7 +684,8 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
   // Only a membership or identity test needs it: `not (a in b)` is compiled as `a not in b`.
   auto is_identity_or_membership = [](const ExprPtr& e) {
     return e->kind == ExprKind::Compare && e->ops.size() == 1 &&
-           (e->ops[0] == "in" || e->ops[0] == "not in" || e->ops[0] == "is" || e->ops[0] == "is not");
+           (e->ops[0] == "in" || e->ops[0] == "not in" || e->ops[0] == "is" ||
+            e->ops[0] == "is not");
   };
   if (code_.minor >= 12 && loop && items.size() == 1 && is_identity_or_membership(items[0].expr) &&
       label == then_begin + 1 && label <= end &&
@@ -631,7 +696,8 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
   }
   // A test that jumps back to the loop head: `if test: <rest of the loop body>`.
   if (label <= j) {
-    if (!loop || resolve(label) != resolve(loop->continue_target)) throw DecodeFailure("backward condition");
+    if (!loop || resolve(label) != resolve(loop->continue_target))
+      throw DecodeFailure("backward condition");
     Body then_body;
     if (then_begin >= end && loop->break_target == then_begin) {
       then_body.push_back(make_stmt(StmtKind::Break));
@@ -661,7 +727,8 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
         return label;
       }
     }
-    throw DecodeFailure("condition jumps out of its region at offset " + std::to_string(ops[static_cast<size_t>(j)].offset));
+    throw DecodeFailure("condition jumps out of its region at offset " +
+                        std::to_string(ops[static_cast<size_t>(j)].offset));
   }
   const Operation& before_label = ops[static_cast<size_t>(label - 1)];
   if (before_label.op == Op::Jump && before_label.target > label && label - 1 >= then_begin) {
@@ -670,7 +737,8 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
                                  resolve(join) == resolve(loop->continue_target));
     if (!is_loop_jump) {
       int else_end = join <= end ? join : end;
-      if (join > end && resolve(join) != resolve(exit)) throw DecodeFailure("if/else join outside its region");
+      if (join > end && resolve(join) != resolve(exit))
+        throw DecodeFailure("if/else join outside its region");
       Body then_body = decode_range(then_begin, label - 1, join);
       Body else_body = decode_range(label, else_end, join <= end ? join : exit);
       make_if(std::move(then_body), std::move(else_body));
@@ -691,7 +759,9 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
       const Operation& other = ops[static_cast<size_t>(m)];
       if (jumps_forward(other) && other.target > join && other.target <= end) join = other.target;
     }
-    if (loop && (resolve(join) == resolve(loop->break_target) || resolve(join) == resolve(loop->continue_target))) break;
+    if (loop && (resolve(join) == resolve(loop->break_target) ||
+                 resolve(join) == resolve(loop->continue_target)))
+      break;
     Body then_body = decode_range(then_begin, label, join);
     Body else_body = decode_range(label, join, join);
     make_if(std::move(then_body), std::move(else_body));

@@ -1,8 +1,9 @@
 // glassbox-decompile: the command line over the bytecode core.
 //
-//   glassbox-decompile FILE.pyc [FILE.pyc ...]         Python source that recompiles to the same bytecode
-//   glassbox-decompile --dis FILE.pyc [FILE.pyc ...]   listing equivalent to that version's dis.dis
-//   glassbox-decompile [--python 3.X] ...               force the version instead of the magic number
+//   glassbox-decompile FILE.pyc [FILE.pyc ...]         Python source that recompiles to the same
+//   bytecode glassbox-decompile --dis FILE.pyc [FILE.pyc ...]   listing equivalent to that
+//   version's dis.dis glassbox-decompile [--python 3.X] ...               force the version instead
+//   of the magic number
 //
 // Exit codes: 0 success, 1 output with marked fallbacks, 2 bad input or usage.
 #include <algorithm>
