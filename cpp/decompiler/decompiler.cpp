@@ -91,6 +91,13 @@ Body CodeDecoder::decode() {
   // comprehensions, generators) are never statements of their own.
   for (const HandlerRegion& region : flow_.regions) {
     if (lifted_.ops[static_cast<size_t>(region.target)].op == Op::PushExcInfo) continue;
+    if (lifted_.ops[static_cast<size_t>(region.target)].op == Op::CleanupThrow) {
+      // An await's throw path (3.12+); placed inline, the END_SEND after it is the await's own.
+      consumed_[static_cast<size_t>(region.target)] = true;
+      size_t next = static_cast<size_t>(region.target) + 1;
+      if (next < lifted_.ops.size() && lifted_.ops[next].op == Op::Jump) consumed_[next] = true;
+      continue;
+    }
     for (int k = region.target; k < count && k < region.target + 16; ++k) {
       consumed_[static_cast<size_t>(k)] = true;
       Op op = lifted_.ops[static_cast<size_t>(k)].op;

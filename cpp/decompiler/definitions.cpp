@@ -248,7 +248,7 @@ ExprPtr CodeDecoder::comprehension_from_body(const std::string& code_name, const
     const StmtPtr& stmt = (*level)[at];
     bool no_else = stmt->bodies.size() < 2 || stmt->bodies[1].empty();
     if (stmt->kind == StmtKind::For && stmt->bodies[1].empty()) {
-      result->clauses.push_back({stmt->exprs[0], stmt->exprs[1], {}, false});
+      result->clauses.push_back({stmt->exprs[0], stmt->exprs[1], {}, stmt->is_async});
       level = &stmt->bodies[0];
       at = 0;
       continue;
@@ -314,6 +314,15 @@ int CodeDecoder::decode_inline_comprehension(int i) {
   size_t saved_depth = statement_depth_;
   statement_depth_ = stack_.size() - 1;
   int after = decode_for(k + 3, count);
+  // The jump over the comprehension's cleanup handler, placed inline (after an async for's end).
+  if (after + 1 < count && ops[static_cast<size_t>(after)].op == Op::Jump) {
+    int over = ops[static_cast<size_t>(after)].target;
+    if (over > after + 1 && over <= count && flow_.region_for_target(after + 1) &&
+        ops[static_cast<size_t>(over - 1)].op == Op::Reraise) {
+      mark_consumed(after, over);
+      after = over;
+    }
+  }
   statement_depth_ = saved_depth;
   out_ = saved_out;
   pop();  // the result placeholder

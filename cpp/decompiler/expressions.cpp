@@ -369,6 +369,14 @@ int CodeDecoder::execute_delegation(int i) {
     throw DecodeFailure("await without its send loop");
   }
   ExprPtr value = pop();
+  // An async comprehension (or one that awaits) is a coroutine function the compiler calls and
+  // awaits: in the source, the await is implicit (a list, set or dict is never awaitable).
+  if (op.op == Op::GetAwaitable &&
+      (value->kind == ExprKind::ListComp || value->kind == ExprKind::SetComp ||
+       value->kind == ExprKind::DictComp)) {
+    push(value);
+    return next;
+  }
   push(make_expr(op.op == Op::GetAwaitable ? ExprKind::Await : ExprKind::YieldFrom, {value}));
   return next;
 }
@@ -903,8 +911,12 @@ void CodeDecoder::execute(int i) {
       }
       return;
     }
+    case Op::GetAiter: {
+      ExprPtr iter = internal("iter", {pop()});
+      iter->ops = {"async"};
+      return push(iter);
+    }
     case Op::GetAwaitable:
-    case Op::GetAiter:
     case Op::GetAnext:
     case Op::Send:
     case Op::GetYieldFromIter:

@@ -66,6 +66,37 @@ bool strip_finally_copies(Body& body, const std::string& copy_text, size_t copy_
   return true;
 }
 
+// The start of an except* handler: PUSH_EXC_INFO, then the list that collects what the clauses
+// raise (3.11: COPY 1; BUILD_LIST 0; SWAP 2; 3.12+: BUILD_LIST 0; COPY 2).
+bool is_except_star_prologue(const std::vector<Operation>& ops, int handler, int minor) {
+  auto is = [&](int k, Op op, int arg) {
+    return k >= 0 && static_cast<size_t>(k) < ops.size() && ops[static_cast<size_t>(k)].op == op &&
+           ops[static_cast<size_t>(k)].arg == arg;
+  };
+  if (minor == 11) {
+    return is(handler + 1, Op::Copy, 1) && is(handler + 2, Op::BuildList, 0) &&
+           is(handler + 3, Op::Swap, 2);
+  }
+  return minor >= 12 && is(handler + 1, Op::BuildList, 0) && is(handler + 2, Op::Copy, 2);
+}
+
+// Whether operations [a, a + n) and [b, b + n) are the same instructions (a copied tail).
+bool same_operations(const std::vector<Operation>& ops, int a, int b, int n) {
+  if (a < 0 || b < 0 || n < 0 || static_cast<size_t>(a + n) > ops.size() ||
+      static_cast<size_t>(b + n) > ops.size()) {
+    return false;
+  }
+  for (int k = 0; k < n; ++k) {
+    const Operation& x = ops[static_cast<size_t>(a + k)];
+    const Operation& y = ops[static_cast<size_t>(b + k)];
+    if (x.op != y.op || x.arg != y.arg || x.text != y.text || x.op == Op::Jump ||
+        x.op == Op::JumpIf || x.constant != y.constant) {
+      return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 int CodeDecoder::decode_try(int i, int end, int exit) {
@@ -88,6 +119,11 @@ int CodeDecoder::decode_try(int i, int end, int exit) {
     }
   }
   mid_expression_try_ = mid_expression && !is_except;
+  if (is_except_star_prologue(ops, handler, code_.minor)) {
+    int next = decode_try_star(i, body_end, handler, end, exit);
+    opened_try_[static_cast<size_t>(handler)] = false;
+    return next;
+  }
   int next = is_except ? decode_try_except(i, body_end, handler, end, exit)
                        : decode_try_finally(i, body_end, handler, end, exit);
   opened_try_[static_cast<size_t>(handler)] = false;
@@ -190,6 +226,174 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
   mark_consumed(handler, cleanup + 3);
   emit(stmt);
   return try_end;
+}
+
+// try/except*: each clause tests with CHECK_EG_MATCH, binds or pops the matched group, runs its
+// body under a handler that appends what it raises to the list; the end re-raises what is left.
+//   clause: <type> CHECK_EG_MATCH; COPY 1; POP_JUMP_IF_NONE no_match; STORE name | POP_TOP;
+//           <body>; [name = None; del name]; JUMP j_next
+//           [name = None; del name]; LIST_APPEND 3; POP_TOP; JUMP (the body's handler)
+//           j_next: JUMP next;  no_match: POP_TOP;  next: ...
+//   end:    LIST_APPEND 1; PREP_RERAISE_STAR; COPY 1; POP_JUMP_IF_NOT_NONE reraise; POP_TOP;
+//           POP_EXCEPT; JUMP join (3.12+: a copy of the code after the statement);
+//           reraise: SWAP 2; POP_EXCEPT; RERAISE 0;  cleanup: COPY 3; POP_EXCEPT; RERAISE 1
+int CodeDecoder::decode_try_star(int i, int body_end, int handler, int end, int exit) {
+  const auto& ops = lifted_.ops;
+  int size = static_cast<int>(ops.size());
+  auto at = [&](int k) -> const Operation& {
+    if (k < 0 || k >= size) throw DecodeFailure("except* handler shape");
+    return ops[static_cast<size_t>(k)];
+  };
+  auto is = [&](int k, Op op) {
+    return k >= 0 && k < size && ops[static_cast<size_t>(k)].op == op;
+  };
+  int cleanup = flow_.handler_covering(handler);
+  if (!is_cleanup_block(ops, cleanup)) throw DecodeFailure("except* handler without its cleanup");
+  std::vector<ExprPtr> saved_stack = stack_;
+  size_t saved_depth = statement_depth_;
+  std::string saved_name = handler_name_;
+  auto stmt = make_stmt(StmtKind::Try, {}, {{}, {}, {}});
+  struct Restore {
+    CodeDecoder& d;
+    std::vector<ExprPtr> stack;
+    size_t depth;
+    std::string name;
+    ~Restore() {
+      d.stack_ = stack;
+      d.statement_depth_ = depth;
+      d.handler_name_ = name;
+    }
+  } restore{*this, saved_stack, saved_depth, saved_name};
+  int k = handler + (code_.minor == 11 ? 4 : 3);
+  while (k < cleanup && !is(k, Op::ListAppend)) {
+    int check = k;
+    while (check < cleanup && !is(check, Op::CheckEgMatch)) ++check;
+    if (check + 3 >= cleanup || at(check + 1).op != Op::Copy || at(check + 1).arg != 1 ||
+        at(check + 2).op != Op::JumpIf || at(check + 2).arg != 2) {
+      throw DecodeFailure("except* clause without a type test");
+    }
+    ExceptHandler clause;
+    clause.star = true;
+    stack_ = saved_stack;
+    statement_depth_ = stack_.size();
+    clause.type = evaluate(k, check);
+    int no_match = at(check + 2).target;
+    if (no_match <= check + 3 || no_match >= cleanup || at(no_match).op != Op::PopTop)
+      throw DecodeFailure("except* clause shape");
+    const Operation& bind = at(check + 3);
+    bool named = bind.op == Op::StoreName;
+    if (named) {
+      clause.name = source_name(bind.text);
+    } else if (bind.op != Op::PopTop) {
+      throw DecodeFailure("except* clause binds in an unexpected way");
+    }
+    int body_begin = check + 4;
+    int named_ops = named ? 3 : 0;
+    // The body's handler is the last LIST_APPEND 3 of the clause, after its `name = None; del`.
+    int append = no_match - 1;
+    while (append > body_begin && !(is(append, Op::ListAppend) && at(append).arg == 3)) --append;
+    int handler_start = append - named_ops;
+    int body_jump = handler_start - 1;
+    // 3.13 threads the last clause's exit jump to the end, with a copy of its LIST_APPEND 1.
+    if (is(body_jump, Op::Jump) && is(body_jump - 1, Op::ListAppend) && at(body_jump - 1).arg == 1)
+      --body_jump;
+    int body_stop = body_jump - named_ops;
+    bool raises = is(body_jump, Op::RaiseVarargs) || is(body_jump, Op::Reraise);
+    if (raises) body_stop = body_jump = handler_start;  // a body ending in raise has no exit
+    auto is_name_reset = [&](int m) {
+      return !named || (is(m, Op::LoadConst) && is(m + 1, Op::StoreName) &&
+                        is(m + 2, Op::DeleteName) && at(m + 1).text == bind.text);
+    };
+    if (body_stop < body_begin || append <= body_begin || !is(append + 1, Op::PopTop) ||
+        !(raises || is(body_jump, Op::Jump) || is(body_jump, Op::ListAppend)) ||
+        !is_name_reset(handler_start) || (!raises && !is_name_reset(body_stop))) {
+      throw DecodeFailure("except* clause cleanup");
+    }
+    handler_name_ = clause.name;
+    clause.body = decode_range(body_begin, body_stop, body_stop);
+    handler_name_ = saved_name;
+    stmt->handlers.push_back(std::move(clause));
+    k = no_match + 1;
+  }
+  if (stmt->handlers.empty()) throw DecodeFailure("except* without clauses");
+  // The end: what no clause handled is raised again.
+  int e = k;
+  int reraise = -1;
+  for (int m = e; m < cleanup; ++m) {
+    if (is(m, Op::JumpIf) && at(m).arg == 3) {
+      reraise = at(m).target;
+      break;
+    }
+  }
+  if (!is(e, Op::ListAppend) || reraise < 0 || reraise + 3 != cleanup || !is(reraise, Op::Swap) ||
+      !is(reraise + 1, Op::PopExcept) || !is(reraise + 2, Op::Reraise)) {
+    throw DecodeFailure("except* without its re-raise");
+  }
+  int pop_except = -1;
+  for (int m = e; m < reraise; ++m) {
+    if (is(m, Op::PopExcept)) {
+      pop_except = m;
+      break;
+    }
+  }
+  if (pop_except < 0) throw DecodeFailure("except* without its re-raise");
+  const Operation& before_handler = at(handler - 1);
+  int after = pop_except + 1;
+  int else_end = handler;
+  int try_end;
+  int else_begin = body_end;
+  int tail_begin = -1;
+  if (after + 1 == reraise && is(after, Op::Jump) && at(after).target > cleanup) {
+    try_end = at(after).target;
+    if (before_handler.op == Op::Jump && same_target(before_handler.target, try_end)) {
+      else_end = handler - 1;
+    } else if (before_handler.op == Op::Jump && before_handler.target == cleanup + 3 &&
+               try_end > cleanup + 3) {
+      // 3.11: the else follows the handler; the body jumps to it, the handler past it.
+      else_end = handler - 1;
+      else_begin = cleanup + 3;
+    }
+  } else if (after + 1 == reraise && is(after, Op::Jump) && at(after).target >= body_end &&
+             at(after).target < handler) {
+    // 3.12+: the handler follows the function's code and jumps back to the join.
+    try_end = at(after).target;
+    else_end = try_end;
+  } else if (after + (handler - body_end) == reraise &&
+             same_operations(ops, after, body_end, handler - body_end)) {
+    // 3.12+: the code after the statement, copied to the handler's end; it follows the statement.
+    try_end = body_end;
+    else_end = body_end;
+    mark_consumed(after, reraise);
+  } else if (body_end == handler && after < reraise &&
+             (is(reraise - 1, Op::ReturnValue) || is(reraise - 1, Op::ReturnConst))) {
+    // 3.12+: the body never falls through; the code after the statement exists only at the
+    // handler's end.
+    tail_begin = after;
+    try_end = cleanup + 3;
+    else_end = handler;
+  } else {
+    throw DecodeFailure("except* join");
+  }
+  if (try_end > end && resolve(try_end) != resolve(exit))
+    throw DecodeFailure("try statement leaves its region");
+  int join = try_end;
+  if (try_end > end) try_end = end;
+  stack_ = saved_stack;
+  statement_depth_ = saved_depth;
+  stmt->bodies[0] = decode_range_extending(i, &body_end, std::max(else_end, body_end), body_end);
+  if (else_begin != body_end) {
+    if (body_end != else_end) throw DecodeFailure("except* body before its handler");
+    stmt->bodies[1] = decode_range(else_begin, try_end, join);
+  } else if (body_end < else_end) {
+    stmt->bodies[1] = decode_range(body_end, else_end, join);
+  }
+  emit(stmt);
+  if (tail_begin >= 0) {
+    Body tail = decode_range(tail_begin, reraise, reraise);
+    for (StmtPtr& s : tail) emit(s);
+  }
+  mark_consumed(handler, cleanup + 3);
+  return else_end == body_end && try_end == body_end ? body_end : try_end;
 }
 
 namespace {

@@ -269,6 +269,20 @@ class Lifter {
     std::vector<int> offset_index(static_cast<size_t>(max_offset) + 2, -1);
     for (size_t i = 0; i < instructions.size(); ++i) {
       const Instruction& ins = instructions[i];
+      if (size_t head = async_for_head(instructions, i); head > 0) {
+        if (ins.offset >= 0 && ins.offset <= max_offset)
+          offset_index[static_cast<size_t>(ins.offset)] = static_cast<int>(out_.ops.size());
+        emit(Op::ForIter, ins).text = "async";
+        out_.ops.back().target = async_for_exit_;
+        i += head - 1;
+        continue;
+      }
+      if (minor_ >= 10 && ins.opname == "END_ASYNC_FOR" && async_for_ends_.count(ins.offset)) {
+        if (ins.offset >= 0 && ins.offset <= max_offset)
+          offset_index[static_cast<size_t>(ins.offset)] = static_cast<int>(out_.ops.size());
+        emit(Op::EndFor, ins);
+        continue;
+      }
       if (size_t loop = async_with_await_loop(instructions, i); loop > 0) {
         i += loop - 1;  // the skipped offsets map to the next surviving operation
         continue;
@@ -298,6 +312,7 @@ class Lifter {
       for (const auto& entry : bytecode::parse_exception_table(code_)) {
         // The range of a dropped `async with` SEND loop (3.12+) is empty once lifted.
         if (dropped_send_loop_ && index_of(entry.start) == index_of(entry.end)) continue;
+        if (async_for_ends_.count(entry.target)) continue;  // an `async for` loop's own handler
         out_.handlers.push_back({index_of(entry.start), index_of(entry.end), index_of(entry.target),
                                  entry.depth, entry.lasti});
       }
@@ -400,6 +415,76 @@ class Lifter {
     }
     return end - i;
   }
+  // `async for`: the head that awaits __anext__ (3.10: SETUP_FINALLY, GET_ANEXT, LOAD_CONST None,
+  // YIELD_FROM, POP_BLOCK; 3.11+: GET_ANEXT, LOAD_CONST None and the SEND loop, 3.12+ with its
+  // END_SEND) is one ForIter whose exit is the END_ASYNC_FOR that ends the loop (found through
+  // the handler covering the head), which becomes an EndFor. Returns the instructions used, 0
+  // where `i` starts no such head.
+  size_t async_for_head(const std::vector<Instruction>& all, size_t i) const {
+    auto name_is = [&](size_t k, std::string_view name) {
+      return k < all.size() && all[k].opname == name;
+    };
+    auto is_none = [&](size_t k) {
+      if (!name_is(k, "LOAD_CONST")) return false;
+      bytecode::ObjectRef value = const_at(all[k].arg);
+      return value && value->kind == bytecode::ObjectKind::None;
+    };
+    auto ends_loop = [&](int offset) {
+      for (const Instruction& other : all) {
+        if (other.offset == offset) return other.opname == "END_ASYNC_FOR";
+      }
+      return false;
+    };
+    if (minor_ == 10) {
+      if (!name_is(i, "SETUP_FINALLY") || !name_is(i + 1, "GET_ANEXT") || !is_none(i + 2) ||
+          !name_is(i + 3, "YIELD_FROM") || !name_is(i + 4, "POP_BLOCK") ||
+          !ends_loop(all[i].jump_target)) {
+        return 0;
+      }
+      async_for_exit_ = all[i].jump_target;
+      async_for_ends_.insert(async_for_exit_);
+      return 5;
+    }
+    if (!name_is(i, "GET_ANEXT") || !is_none(i + 1) || !name_is(i + 2, "SEND") ||
+        !name_is(i + 3, "YIELD_VALUE") || !name_is(i + 4, "RESUME") ||
+        !name_is(i + 5, "JUMP_BACKWARD_NO_INTERRUPT") ||
+        all[i + 5].jump_target != all[i + 2].offset) {
+      return 0;
+    }
+    size_t used = 6;
+    if (minor_ >= 12) {
+      if (name_is(i + 6, "CLEANUP_THROW")) ++used;  // placed inline when nothing precedes it
+      if (!name_is(i + used, "END_SEND") || all[i + 2].jump_target != all[i + used].offset)
+        return 0;
+      dropped_end_sends_.insert(all[i + used].offset);
+      ++used;
+    } else if (i + 6 >= all.size() || all[i + 2].jump_target != all[i + 6].offset) {
+      return 0;
+    }
+    int exit = -1;
+    for (const auto& entry : exception_table()) {
+      if (entry.start <= all[i].offset && all[i].offset < entry.end) {
+        exit = entry.target;
+        break;
+      }
+    }
+    if (exit < 0 || !ends_loop(exit)) return 0;
+    async_for_exit_ = exit;
+    async_for_ends_.insert(exit);
+    dropped_send_loop_ = true;
+    return used;
+  }
+  const std::vector<bytecode::ExceptionTableEntry>& exception_table() const {
+    if (!table_parsed_) {
+      table_ = bytecode::parse_exception_table(code_);
+      table_parsed_ = true;
+    }
+    return table_;
+  }
+  mutable int async_for_exit_ = -1;
+  mutable std::unordered_set<int> async_for_ends_;
+  mutable bool table_parsed_ = false;
+  mutable std::vector<bytecode::ExceptionTableEntry> table_;
   mutable bool dropped_send_loop_ = false;
   mutable std::unordered_set<int> dropped_end_sends_;
 

@@ -366,6 +366,45 @@ int CodeDecoder::decode_for(int i, int end) {
   if (after < static_cast<int>(ops.size()) && ops[static_cast<size_t>(after)].op == Op::EndFor)
     ++after;
   int loop_exit = loop_else_end(i + 1, exit, after, end);
+  // 3.12+ `async for` whose exit (END_ASYNC_FOR, a handler) was placed out of line, after the
+  // code that follows the loop: there the else runs and jumps back to that code.
+  int tail = flow_.last_backward_source[static_cast<size_t>(i)];
+  int else_begin = after;  // out of line, where the else begins
+  int else_end = loop_exit;
+  bool out_of_line = false;
+  int live = tail + 1;  // the first operation after the body not decoded elsewhere
+  while (tail > i && live < exit && consumed_[static_cast<size_t>(live)]) ++live;
+  if (ops[static_cast<size_t>(i)].text == "async" && tail > i && exit > live) {
+    int back = after;
+    while (back < static_cast<int>(ops.size()) &&
+           !(ops[static_cast<size_t>(back)].op == Op::Jump &&
+             resolve(ops[static_cast<size_t>(back)].target) == resolve(tail + 1))) {
+      if (ops[static_cast<size_t>(back)].op == Op::ReturnValue ||
+          ops[static_cast<size_t>(back)].op == Op::ReturnConst ||
+          ops[static_cast<size_t>(back)].op == Op::Reraise)
+        throw DecodeFailure("async for exit without its jump back");
+      ++back;
+    }
+    if (back >= static_cast<int>(ops.size()))
+      throw DecodeFailure("async for exit without its jump back");
+    mark_consumed(exit, back + 1);
+    // The else's jump back to the code after the loop does not make that code a loop.
+    int& source = flow_.last_backward_source[static_cast<size_t>(tail + 1)];
+    if (source == back) {
+      source = -1;
+      for (int k = tail + 1; k < static_cast<int>(ops.size()); ++k) {
+        const Operation& o = ops[static_cast<size_t>(k)];
+        if (k != back && flow_.reachable[static_cast<size_t>(k)] && o.target == tail + 1 &&
+            (o.op == Op::Jump || o.op == Op::JumpIf)) {
+          source = k;
+        }
+      }
+    }
+    out_of_line = true;
+    else_end = back;
+    exit = tail + 1;
+    loop_exit = tail + 1;
+  }
   push(iter);
   push(make_expr(ExprKind::Internal, {}, "loop_target"));
   size_t depth = statement_depth_;
@@ -381,9 +420,17 @@ int CodeDecoder::decode_for(int i, int end) {
   pop();  // the target placeholder
   pop();  // the iterator
   if (!target) throw DecodeFailure("for loop without a target");
-  Body orelse = loop_exit > after ? decode_range(after, loop_exit, loop_exit) : Body{};
+  Body orelse;
+  if (out_of_line) {
+    for (int k = else_begin; k < else_end; ++k) consumed_[static_cast<size_t>(k)] = false;
+    orelse = decode_range(else_begin, else_end, loop_exit);
+    mark_consumed(else_begin, else_end);
+  } else if (loop_exit > after) {
+    orelse = decode_range(after, loop_exit, loop_exit);
+  }
   ExprPtr source = is_internal(iter, "iter") ? iter->args[0] : iter;
   auto stmt = make_stmt(StmtKind::For, {target, source}, {std::move(body), std::move(orelse)});
+  stmt->is_async = ops[static_cast<size_t>(i)].text == "async";  // see lift: async_for_head
   emit(stmt);
   return loop_exit;
 }

@@ -1215,8 +1215,6 @@ _NOT_YET: dict = {
         12: FALLBACK + "'unstructured jump at offset 150'",
         13: FALLBACK + "'unstructured jump at offset 162'",
     },
-    "except_star": {ALL: FALLBACK + "'unsupported operation' (except* is not structured yet)"},
-    "async_for": {ALL: FALLBACK + "'async/yield from is not supported yet' (async for)"},
     "match_literal": {ALL: FALLBACK + "'unstructured jump' (match with literal patterns)"},
     "match_sequence": {ALL: FALLBACK + "'unsupported operation' MATCH_SEQUENCE"},
     "match_mapping": {ALL: FALLBACK + "'unsupported operation' MATCH_MAPPING/MATCH_KEYS"},
