@@ -237,7 +237,11 @@ CodeDecoder::WhileShape CodeDecoder::while_head(int head) const {
   WhileShape shape;
   for (int k = head; k < static_cast<int>(ops.size()) && k < head + 200; ++k) {
     const Operation& op = ops[static_cast<size_t>(k)];
-    if (!is_pure(op.op) && op.op != Op::JumpIf) return shape;
+    // A named expression in the test: COPY 1 then the store.
+    bool walrus = op.op == Op::StoreName && k > head &&
+                  ops[static_cast<size_t>(k - 1)].op == Op::Copy &&
+                  ops[static_cast<size_t>(k - 1)].arg == 1;
+    if (!is_pure(op.op) && op.op != Op::JumpIf && !walrus) return shape;
     if (op.op != Op::JumpIf) continue;
     int body = k + 1;
     int tail = flow_.last_backward_source[static_cast<size_t>(body)];
@@ -813,6 +817,19 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
     Body else_body = decode_range(label, join, join);
     make_if(std::move(then_body), std::move(else_body));
     return join;
+  }
+  // The last test of a loop body whose false exit leaves the loop (a `while True` whose body ends
+  // in `if test: continue`): falling off the end there is a break, not the next iteration.
+  if (label == end && loop && !same_target(label, exit) &&
+      resolve(label) == resolve(loop->break_target) && label > then_begin) {
+    Body then_body = decode_range(then_begin, label, exit);
+    if (then_body.empty()) {  // `if test: continue` then `break`, as written
+      make_if({make_stmt(StmtKind::Continue)}, {});
+      emit(make_stmt(StmtKind::Break));
+    } else {
+      make_if(std::move(then_body), {make_stmt(StmtKind::Break)});
+    }
+    return label;
   }
   Body then_body = decode_range(then_begin, label, label);
   // At module level the final `return None` is duplicated into branches: the rest is an else.
