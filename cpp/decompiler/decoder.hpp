@@ -61,6 +61,7 @@ class CodeDecoder {
   std::string class_name_;  // the enclosing class, for private name mangling
   LiftedCode lifted_;
   FlowInfo flow_;
+  bool returns_after_ = false;  // decode_with: the statement's code-after is a copied return
   std::vector<ExprPtr> stack_;
   Body* out_ = nullptr;
   std::vector<LoopContext> loops_;

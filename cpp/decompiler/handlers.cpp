@@ -521,6 +521,13 @@ int CodeDecoder::decode_with(int i, int end, int exit) {
       // after the statement, jumping over the cleanup.
       with_end = back.target;
       mark_consumed(reraise_target, reraise_target + 5);
+    } else if (back.op == Op::ReturnConst && reraise_target + 4 >= end) {
+      // The code after the statement is a return, copied to the end of the suppressed path
+      // (and of the body's normal path): the statement ends with its region.
+      body_end = std::min(body_end, end);
+      with_end = body_end;
+      returns_after_ = true;
+      mark_consumed(reraise_target, reraise_target + 5);
     }
   }
   mark_consumed(handler, reraise_target + 4);
@@ -534,8 +541,15 @@ int CodeDecoder::decode_with(int i, int end, int exit) {
   ExprPtr saved_target = captured_target_;
   captured_target_ = nullptr;
   opened_try_[static_cast<size_t>(handler)] = true;
+  bool returns_after = returns_after_;
+  returns_after_ = false;
   Body body = decode_range(i + 1, body_end, with_end);
   opened_try_[static_cast<size_t>(handler)] = false;
+  // At module level that return is the implicit `return None` at the end of the code.
+  if (returns_after && role_ == CodeRole::Module && !body.empty() &&
+      body.back()->kind == StmtKind::Return) {
+    body.pop_back();
+  }
   ExprPtr target = captured_target_;
   captured_target_ = saved_target;
   statement_depth_ = saved_depth;
