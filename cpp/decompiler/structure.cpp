@@ -366,6 +366,24 @@ int CodeDecoder::decode_for(int i, int end) {
     throw DecodeFailure("for loop over a non-iterator");
   }
   int exit = ops[static_cast<size_t>(i)].target;
+  {
+    // The loop ends its region and its exit is a copy of the `return` after it, placed out of
+    // line: the loop ends where its region does.
+    int last = flow_.last_backward_source[static_cast<size_t>(i)];
+    int size = static_cast<int>(ops.size());
+    if (exit > end && last > i && last + 1 == end && exit < size) {
+      const Operation& first = ops[static_cast<size_t>(exit)];
+      int length = first.op == Op::ReturnConst ? 1
+                   : first.op == Op::LoadConst && exit + 1 < size &&
+                           ops[static_cast<size_t>(exit) + 1].op == Op::ReturnValue
+                       ? 2
+                       : 0;
+      if (length > 0) {
+        mark_consumed(exit, exit + length);
+        exit = end;
+      }
+    }
+  }
   int after = exit;
   if (after < static_cast<int>(ops.size()) && ops[static_cast<size_t>(after)].op == Op::EndFor)
     ++after;
