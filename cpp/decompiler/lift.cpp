@@ -519,6 +519,13 @@ class Lifter {
       emit(Op::SetupWith, ins).text = "async";  // BEFORE_ASYNC_WITH and its await were dropped
       return;
     }
+    // 3.12+: LOAD_LOCALS pushes the mapping that LOAD_FROM_DICT_OR_DEREF/GLOBALS looks in
+    // first: together they are one name load (a class body's free variable).
+    if (name == "LOAD_LOCALS" && i + 1 < instructions.size() &&
+        (instructions[i + 1].opname == "LOAD_FROM_DICT_OR_DEREF" ||
+         instructions[i + 1].opname == "LOAD_FROM_DICT_OR_GLOBALS")) {
+      return;
+    }
     if (name == "KW_NAMES") pending_kwnames_ = tuple_strings(const_at(ins.arg));
     const OpnameLookups& lookups = opname_lookups(minor_, ins.opcode);
     if (lookups.dropped) return;
