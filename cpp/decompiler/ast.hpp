@@ -97,6 +97,7 @@ enum class StmtKind {
                 // is_async
   ClassDef,     // text = name; exprs = bases and keywords; decorators; bodies[0]
   Comment,      // text, printed as "# text" lines
+  TypeAlias,    // type text[names] = exprs[0]   (3.12+)
   Fallback,     // text = the disassembly of a region that could not be structured; then a raise
 };
 
@@ -115,8 +116,8 @@ struct Stmt {
   std::vector<Body> bodies;
   std::vector<ExceptHandler> handlers;
   std::vector<ExprPtr> decorators;
-  std::vector<std::string> names;
-  ExprPtr returns;  // FunctionDef return annotation
+  std::vector<std::string> names;  // Global/Nonlocal; FunctionDef/ClassDef/TypeAlias: type params
+  ExprPtr returns;                 // FunctionDef return annotation
   bool is_async = false;
 };
 

@@ -170,6 +170,13 @@ class CodeDecoder {
                        std::vector<ExprPtr> decorators);
   StmtPtr class_def(const std::string& name, const ExprPtr& cls, std::vector<ExprPtr> decorators);
   ExprPtr lambda_expr(const ExprPtr& function);
+  // 3.12+ type parameters (PEP 695): CALL_INTRINSIC_1/2 and the `<generic parameters of X>`
+  // function that wraps a generic def, class or type alias.
+  void call_intrinsic1(const Operation& op);
+  void call_intrinsic2(const Operation& op);
+  ExprPtr lazy_value(const ExprPtr& function);
+  ExprPtr generic_definition(const ExprPtr& callable, const std::vector<ExprPtr>& args);
+  std::vector<std::string> type_params_;  // the type parameters this code defined, in order
   ExprPtr comprehension(const ExprPtr& function, const ExprPtr& iter);
   ExprPtr comprehension_from_body(const std::string& code_name, const Body& body,
                                   const ExprPtr& iter) const;

@@ -338,6 +338,8 @@ ExprPtr CodeDecoder::call_special(ExprPtr callable, std::vector<ExprPtr>& args) 
     if (is_comprehension && args.size() == 1 && is_internal(args[0], "iter")) {
       return comprehension(callable, args[0]->args[0]);
     }
+    if (code.name.rfind("<generic parameters of ", 0) == 0)
+      return generic_definition(callable, args);
     throw DecodeFailure("call of a function object");
   }
   if (is_internal(callable, "build_class")) {
@@ -350,6 +352,15 @@ ExprPtr CodeDecoder::call_special(ExprPtr callable, std::vector<ExprPtr>& args) 
 }
 
 bool CodeDecoder::store_definition(const ExprPtr& target, const ExprPtr& value) {
+  if (is_internal(value, "type_alias")) {
+    if (target->kind != ExprKind::Name || value->ops.empty() || value->ops[0] != target->text)
+      throw DecodeFailure("type alias stored under another name");
+    auto stmt = make_stmt(StmtKind::TypeAlias, {value->args[0]});
+    stmt->text = target->text;
+    stmt->names.assign(value->ops.begin() + 1, value->ops.end());
+    emit(stmt);
+    return true;
+  }
   std::vector<ExprPtr> decorators;
   ExprPtr inner = value;
   while (inner->kind == ExprKind::Call && inner->args.size() == 2 &&
@@ -372,6 +383,7 @@ StmtPtr CodeDecoder::function_def(const std::string& name, const ExprPtr& functi
   auto stmt = make_stmt(StmtKind::FunctionDef);
   stmt->text = name;
   stmt->header = parameters(code, function, &stmt->returns);
+  stmt->names = function->ops;  // type parameters (see generic_definition)
   stmt->decorators = std::move(decorators);
   stmt->is_async = code.flags & (kFlagCoroutine | kFlagAsyncGenerator);
   stmt->bodies.push_back(decode_nested(code, CodeRole::Function, session_, class_name_));
@@ -384,9 +396,142 @@ StmtPtr CodeDecoder::class_def(const std::string& name, const ExprPtr& cls,
   auto stmt = make_stmt(StmtKind::ClassDef);
   stmt->text = name;
   stmt->exprs.assign(cls->args.begin() + 2, cls->args.end());
+  stmt->names = cls->ops;  // type parameters (see generic_definition)
   stmt->decorators = std::move(decorators);
   stmt->bodies.push_back(decode_nested(code, CodeRole::Class, session_, code.name));
   return stmt;
+}
+
+// ---- 3.12+ type parameters (PEP 695).
+
+// CALL_INTRINSIC_1: 7 TYPEVAR, 8 PARAMSPEC, 9 TYPEVARTUPLE define a type parameter from its
+// name; 10 SUBSCRIPT_GENERIC makes a generic class's Generic[...] base; 11 TYPEALIAS makes a
+// `type` statement's value from (name, type parameters, lazily evaluated value).
+void CodeDecoder::call_intrinsic1(const Operation& op) {
+  switch (op.arg) {
+    case 7:
+    case 8:
+    case 9: {
+      std::string name = key_name(pop());
+      if (name.empty()) throw DecodeFailure("type parameter without a name");
+      type_params_.push_back((op.arg == 8 ? "**" : op.arg == 9 ? "*" : "") + name);
+      return push(make_expr(ExprKind::Internal, {}, "type_param"));
+    }
+    case 10:
+      pop();
+      return push(make_expr(ExprKind::Internal, {}, "generic_base"));
+    case 11: {
+      ExprPtr tuple = pop();
+      if (tuple->kind != ExprKind::Tuple || tuple->args.size() != 3 ||
+          !is_internal(tuple->args[2], "function")) {
+        throw DecodeFailure("type alias shape");
+      }
+      std::string name = key_name(tuple->args[0]);
+      if (name.empty()) throw DecodeFailure("type alias without a name");
+      auto alias = make_expr(ExprKind::Internal, {lazy_value(tuple->args[2])}, "type_alias");
+      alias->ops.push_back(name);
+      if (!is_none(tuple->args[1]))
+        alias->ops.insert(alias->ops.end(), type_params_.begin(), type_params_.end());
+      return push(alias);
+    }
+    default:
+      throw DecodeFailure("unsupported intrinsic function " + std::to_string(op.arg));
+  }
+}
+
+// CALL_INTRINSIC_2: 2 TYPEVAR_WITH_BOUND and 3 TYPEVAR_WITH_CONSTRAINTS (name, lazily evaluated
+// bound); 4 SET_FUNCTION_TYPE_PARAMS (function, type parameters), which generic_definition reads
+// from the parameters recorded here.
+void CodeDecoder::call_intrinsic2(const Operation& op) {
+  ExprPtr second = pop();
+  ExprPtr first = pop();
+  switch (op.arg) {
+    case 2:
+    case 3: {
+      std::string name = key_name(first);
+      if (name.empty() || !is_internal(second, "function"))
+        throw DecodeFailure("type parameter bound shape");
+      ExprPtr bound = lazy_value(second);
+      if ((op.arg == 3) != (bound->kind == ExprKind::Tuple))
+        throw DecodeFailure("type parameter constraints shape");
+      type_params_.push_back(name + ": " + print_expr(*bound, Precedence::Test));
+      return push(make_expr(ExprKind::Internal, {}, "type_param"));
+    }
+    case 4:
+      if (!is_internal(first, "function")) throw DecodeFailure("type parameters of a non-function");
+      return push(first);
+    default:
+      throw DecodeFailure("unsupported intrinsic function " + std::to_string(op.arg));
+  }
+}
+
+// The value of a lazily evaluated function (a type alias's value, a type parameter's bound): the
+// one expression it returns.
+ExprPtr CodeDecoder::lazy_value(const ExprPtr& function) {
+  const auto& code = *functions_[static_cast<size_t>(function->ref)];
+  CodeDecoder nested(code, CodeRole::Lambda, session_, class_name_);
+  Body body = nested.decode();
+  if (body.size() != 1 || body[0]->kind != StmtKind::Return || body[0]->exprs.empty() ||
+      !body[0]->exprs[0]) {
+    throw DecodeFailure("lazily evaluated value is not one expression");
+  }
+  return body[0]->exprs[0];
+}
+
+// `def f[T](...)`, `class C[T](...)` and `type A[T] = ...`: the compiler wraps the definition in a
+// `<generic parameters of X>` function that defines the type parameters and returns it, called
+// at once (with the defaults as its arguments).
+ExprPtr CodeDecoder::generic_definition(const ExprPtr& callable, const std::vector<ExprPtr>& args) {
+  const auto& code = *functions_[static_cast<size_t>(callable->ref)];
+  if (args.size() > static_cast<size_t>(code.argcount))
+    throw DecodeFailure("generic parameters called with extra arguments");
+  CodeDecoder nested(code, CodeRole::Function, session_, class_name_);
+  Body body = nested.decode();
+  if (body.empty() || body.back()->kind != StmtKind::Return || body.back()->exprs.empty() ||
+      !body.back()->exprs[0] || nested.type_params_.empty()) {
+    throw DecodeFailure("generic parameters without a definition");
+  }
+  ExprPtr result = body.back()->exprs[0];
+  // `.defaults` and `.kwdefaults` are the call's arguments.
+  auto argument = [&](const ExprPtr& e) {
+    for (size_t k = 0; e && e->kind == ExprKind::Name && k < args.size(); ++k) {
+      if (k < code.varnames.size() && code.varnames[k] == e->text) return args[k];
+    }
+    return e;
+  };
+  auto adopt = [&](const ExprPtr& function) {
+    if (!is_internal(function, "function") || function->ref < 0 ||
+        static_cast<size_t>(function->ref) >= nested.functions_.size()) {
+      throw DecodeFailure("generic definition without its function");
+    }
+    auto copy = std::make_shared<Expr>(*function);
+    copy->ref = static_cast<int>(functions_.size());
+    functions_.push_back(nested.functions_[static_cast<size_t>(function->ref)]);
+    for (ExprPtr& arg : copy->args) arg = argument(arg);
+    return copy;
+  };
+  if (is_internal(result, "function")) {
+    ExprPtr function = adopt(result);
+    function->ops = nested.type_params_;
+    return function;
+  }
+  if (is_internal(result, "class") && !result->args.empty()) {
+    auto cls = std::make_shared<Expr>(*result);
+    cls->args.clear();
+    for (size_t k = 0; k < result->args.size(); ++k) {
+      const ExprPtr& arg = result->args[k];
+      if (k == 0) {
+        cls->args.push_back(adopt(arg));
+      } else if (!(arg->kind == ExprKind::Name && arg->text == ".generic_base") &&
+                 !is_internal(arg, "generic_base")) {
+        cls->args.push_back(arg);
+      }
+    }
+    cls->ops = nested.type_params_;
+    return cls;
+  }
+  if (is_internal(result, "type_alias")) return result;
+  throw DecodeFailure("generic parameters of an unknown definition");
 }
 
 bool CodeDecoder::store_import(const ExprPtr& target, const ExprPtr& value) {
@@ -482,7 +627,8 @@ Body CodeDecoder::finish_body(Body body) const {
         const StmtPtr& s = body[k];
         if (role_ == CodeRole::Class &&
             (is_name_store(s, "__module__") || is_name_store(s, "__qualname__") ||
-             is_name_store(s, "__firstlineno__") || is_name_store(s, "__static_attributes__"))) {
+             is_name_store(s, "__firstlineno__") || is_name_store(s, "__static_attributes__") ||
+             is_name_store(s, "__type_params__") || is_name_store(s, "__classdictcell__"))) {
           continue;
         }
         if (is_name_store(s, "__doc__") && is_str_constant(s->exprs[1]) && kept.empty()) {

@@ -817,6 +817,10 @@ void CodeDecoder::execute(int i) {
       return push(build_call_ex(op));
     case Op::MakeFunction:
       return push(make_function(op));
+    case Op::CallIntrinsic1:
+      return call_intrinsic1(op);
+    case Op::CallIntrinsic2:
+      return call_intrinsic2(op);
     case Op::FormatValue: {
       ExprPtr spec = (op.arg & 4) ? pop() : nullptr;
       ExprPtr value = pop();
@@ -984,6 +988,11 @@ void CodeDecoder::store(ExprPtr target, ExprPtr value) {
       return;
     }
     if (tag == "saved_local") return;  // an inlined comprehension restoring its variable
+    // The stores of a generic definition's scope: the type parameters, Generic[...].
+    if (tag == "type_param" || tag == "generic_base") return;
+    // 3.12: a class body with annotation scopes keeps its namespace cell.
+    if (tag == "closure" && target->kind == ExprKind::Name && target->text == "__classdictcell__")
+      return;
     if (tag == "loop_target" || tag == "with_value" || tag == "exc") {
       captured_target_ = target;
       return;

@@ -521,9 +521,18 @@ class Lifter {
     }
     // 3.12+: LOAD_LOCALS pushes the mapping that LOAD_FROM_DICT_OR_DEREF/GLOBALS looks in
     // first: together they are one name load (a class body's free variable).
-    if (name == "LOAD_LOCALS" && i + 1 < instructions.size() &&
+    // An annotation scope inside a class reads the class namespace through the __classdict__
+    // cell the same way; the class body stores that cell with LOAD_LOCALS; STORE_DEREF.
+    bool classdict = minor_ >= 12 && (name == "LOAD_DEREF" || name == "LOAD_LOCALS") &&
+                     (name == "LOAD_LOCALS" || local_at(ins.arg) == "__classdict__");
+    if (classdict && i + 1 < instructions.size() &&
         (instructions[i + 1].opname == "LOAD_FROM_DICT_OR_DEREF" ||
          instructions[i + 1].opname == "LOAD_FROM_DICT_OR_GLOBALS")) {
+      return;
+    }
+    if (minor_ >= 12 && name == "STORE_DEREF" && local_at(ins.arg) == "__classdict__" && i > 0 &&
+        instructions[i - 1].opname == "LOAD_LOCALS") {
+      out_.ops.pop_back();  // the LOAD_LOCALS
       return;
     }
     if (name == "KW_NAMES") pending_kwnames_ = tuple_strings(const_at(ins.arg));

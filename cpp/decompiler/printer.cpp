@@ -278,6 +278,14 @@ class BodyPrinter {
  private:
   std::ostringstream out_;
 
+  // `[T, *Ts, **P]` after a generic definition's name (3.12+).
+  static std::string type_params(const Stmt& s) {
+    if (s.names.empty()) return {};
+    std::string out = "[";
+    for (size_t k = 0; k < s.names.size(); ++k) out += (k ? ", " : "") + s.names[k];
+    return out + "]";
+  }
+
   void line(int indent, const std::string& text) {
     out_ << std::string(static_cast<size_t>(indent) * 4, ' ') << text << "\n";
   }
@@ -424,19 +432,22 @@ class BodyPrinter {
         break;
       case StmtKind::FunctionDef: {
         decorators(s, indent);
-        std::string header =
-            std::string(s.is_async ? "async " : "") + "def " + s.text + "(" + s.header + ")";
+        std::string header = std::string(s.is_async ? "async " : "") + "def " + s.text +
+                             type_params(s) + "(" + s.header + ")";
         if (s.returns) header += " -> " + expr(s.returns, P::Test);
         block(indent, header, s.bodies[0]);
         break;
       }
       case StmtKind::ClassDef: {
         decorators(s, indent);
-        std::string header = "class " + s.text;
+        std::string header = "class " + s.text + type_params(s);
         if (!s.exprs.empty()) header += "(" + join(s.exprs, P::Test) + ")";
         block(indent, header, s.bodies[0]);
         break;
       }
+      case StmtKind::TypeAlias:
+        line(indent, "type " + s.text + type_params(s) + " = " + expr(s.exprs[0], P::Test));
+        break;
       case StmtKind::Comment:
         comment(s.text, indent);
         break;

@@ -1223,9 +1223,6 @@ _NOT_YET: dict = {
 }
 SAME_BEHAVIOUR_OTHER_CODE = "behaves the same, but the recompiled code differs: "
 _CODE_NOT_YET: dict = {
-    "walrus_in_while_condition_with_and": {
-        ALL: SAME_BEHAVIOUR_OTHER_CODE + "the while loop comes back as `if` + `while True`"
-    },
     "loop_try_except_finally": {
         ALL: SAME_BEHAVIOUR_OTHER_CODE + "try/except/finally in a for loop: jump layout differs"
     },
@@ -1253,33 +1250,9 @@ _PYC_NOT_YET = {
         12: WRONG + "the 3.12 .pyc decompiles to code that behaves differently",
         13: FALLBACK + "'unstructured jump at offset 446'",
     },
-    "walrus_in_while_condition_with_and": {
-        12: WRONG + "the 3.12 .pyc decompiles to code that behaves differently",
-        13: WRONG + "the 3.13 .pyc decompiles to code that behaves differently",
-    },
     "loop_try_except_finally": {
         12: FALLBACK + "'unstructured jump at offset 116'",
         13: FALLBACK + "'unstructured jump at offset 122'",
-    },
-    "imports_module": {
-        12: FALLBACK + "'stack underflow'",
-        13: FALLBACK + "'stack underflow'",
-    },
-    "class_in_function": {
-        12: FALLBACK + "'unsupported operation 15'",
-        13: FALLBACK + "'unsupported operation 15'",
-    },
-    "private_name_mangling": {
-        12: FALLBACK + "'unsupported operation 15'",
-        13: FALLBACK + "'unsupported operation 15'",
-    },
-    "type_parameters": {
-        12: FALLBACK + "'call of a function object'",
-        13: FALLBACK + "'call of a function object'",
-    },
-    "type_alias_module": {
-        12: FALLBACK + "'unsupported operation 48'",
-        13: FALLBACK + "'unsupported operation 48'",
     },
 }
 _PYC_CODE_NOT_YET = {
@@ -1308,26 +1281,6 @@ _PYC_CODE_NOT_YET = {
         + "f: instruction #5: expected FOR_ITER -> #27, got FOR_ITER -> #28",
         13: SAME_BEHAVIOUR_OTHER_CODE
         + "f: instruction #5: expected FOR_ITER -> #27, got FOR_ITER -> #28",
-    },
-    "imports_module": {
-        12: FALLBACK + "'stack underflow'",
-        13: FALLBACK + "'stack underflow'",
-    },
-    "class_in_function": {
-        12: FALLBACK + "'unsupported operation 15'",
-        13: FALLBACK + "'unsupported operation 15'",
-    },
-    "private_name_mangling": {
-        12: FALLBACK + "'unsupported operation 15'",
-        13: FALLBACK + "'unsupported operation 15'",
-    },
-    "type_parameters": {
-        12: FALLBACK + "'call of a function object'",
-        13: FALLBACK + "'call of a function object'",
-    },
-    "type_alias_module": {
-        12: FALLBACK + "'unsupported operation 48'",
-        13: FALLBACK + "'unsupported operation 48'",
     },
 }
 
