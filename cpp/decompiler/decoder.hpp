@@ -105,6 +105,7 @@ class CodeDecoder {
   int decode_setup_with(int i, int end, int exit);
   bool decode_if_expression(int j, int true_start, int false_start, ExprPtr condition);
   int resolve(int target) const;
+  int copied_block_length(int copy, int original) const;
   bool same_target(int a, int b) const;
   int loop_else_end(int body_begin, int body_end, int exit, int end) const;
 

@@ -507,6 +507,33 @@ std::vector<CodeDecoder::ConditionItem> CodeDecoder::collect_conditions_range(in
   return items;
 }
 
+// The length of the block at `copy` when it repeats the one at `original` up to and including its
+// end (a return, a raise, or a jump to the same place); 0 when it does not.
+int CodeDecoder::copied_block_length(int copy, int original) const {
+  const auto& ops = lifted_.ops;
+  int size = static_cast<int>(ops.size());
+  if (copy == original) return 0;
+  for (int n = 0; n < 64 && copy + n < size && original + n < size; ++n) {
+    const Operation& x = ops[static_cast<size_t>(copy + n)];
+    const Operation& y = ops[static_cast<size_t>(original + n)];
+    if (x.op != y.op || x.arg != y.arg || x.text != y.text || x.scope != y.scope ||
+        x.null_slot != y.null_slot || x.kwnames != y.kwnames || x.op == Op::JumpIf ||
+        x.op == Op::ForIter) {
+      return 0;
+    }
+    if (x.constant || y.constant) {
+      if (!x.constant || !y.constant || constant(x.constant)->text != constant(y.constant)->text)
+        return 0;
+    }
+    if (x.op == Op::Jump) return same_target(x.target, y.target) ? n + 1 : 0;
+    if (x.op == Op::ReturnValue || x.op == Op::ReturnConst || x.op == Op::RaiseVarargs ||
+        x.op == Op::Reraise) {
+      return n + 1;
+    }
+  }
+  return 0;
+}
+
 // Gathers `expr; jump-if` items starting with the jump at `j` (its value is on the stack), as
 // long as what follows is another pure test, and keeps the longest prefix whose targets are
 // only its own true and false exits.
@@ -544,19 +571,16 @@ CodeDecoder::ConditionItem CodeDecoder::finish_chained_test(ConditionItem item) 
   const Operation& over = ops[static_cast<size_t>(k) + 1];
   if (over.op != Op::Jump || cleanup != k + 2 ||
       ops[static_cast<size_t>(cleanup)].op != Op::PopTop) {
-    // 3.12+ places the cleanup elsewhere and may copy the code at the false exit into it
-    // (`POP_TOP; RETURN_CONST None`) instead of jumping there.
-    size_t size = ops.size();
-    if (code_.minor >= 12 && cleanup > k && static_cast<size_t>(cleanup) + 1 < size &&
-        static_cast<size_t>(last_jump.target) < size &&
-        ops[static_cast<size_t>(cleanup)].op == Op::PopTop) {
+    // The cleanup may sit elsewhere (3.12+) and hold a copy of the code where the chain goes
+    // when false (`POP_TOP; RETURN_CONST None`, an assert's raise) instead of jumping there.
+    int size = static_cast<int>(ops.size());
+    int false_exit = last_jump.arg == 0 ? last_jump.target : k + 1;
+    if (cleanup > k && cleanup + 1 < size && ops[static_cast<size_t>(cleanup)].op == Op::PopTop) {
       const Operation& after = ops[static_cast<size_t>(cleanup) + 1];
-      const Operation& exit_op = ops[static_cast<size_t>(last_jump.target)];
-      bool same_exit = (after.op == Op::Jump && same_target(after.target, last_jump.target)) ||
-                       (after.op == Op::ReturnConst && exit_op.op == Op::ReturnConst &&
-                        constant(after.constant)->text == constant(exit_op.constant)->text);
-      if (same_exit) {
-        mark_consumed(cleanup, cleanup + 2);
+      int copied = copied_block_length(cleanup + 1, false_exit);
+      if (after.op == Op::Jump && same_target(after.target, false_exit)) copied = 1;
+      if (copied > 0) {
+        mark_consumed(cleanup, cleanup + 1 + copied);
         return result;
       }
     }
