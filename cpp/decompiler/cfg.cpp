@@ -29,6 +29,14 @@ std::vector<bool> normally_reachable(const std::vector<Operation>& ops) {
   return seen;
 }
 
+// The handler of the table row covering `index`, or -1.
+int covering(const std::vector<Handler>& rows, int index) {
+  for (const Handler& row : rows) {
+    if (row.start <= index && index < row.end) return row.target;
+  }
+  return -1;
+}
+
 }  // namespace
 
 FlowInfo analyze_flow(const LiftedCode& code) {
@@ -67,7 +75,12 @@ FlowInfo analyze_flow(const LiftedCode& code) {
         if (ops[static_cast<size_t>(inner.target)].op != Op::PushExcInfo) continue;
         bool handler_inside = inner.target >= outer.start && inner.target < outer.end;
         bool adjacent = inner.end >= outer.start - 1;
-        if (handler_inside && adjacent) {
+        // 3.12+: the table names only the innermost handler, so an outer finally covers the
+        // inner try's handlers (from its first clause on) and their cleanup, not its body.
+        int cleanup = covering(code.handlers, inner.target);
+        bool cleanup_inside = cleanup >= 0 && covering(code.handlers, cleanup) == outer.target &&
+                              inner.target < outer.start;
+        if ((handler_inside && adjacent) || cleanup_inside) {
           outer.start = inner.start;
           changed = true;
         }
