@@ -225,6 +225,35 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
   statement_depth_ = saved_depth;
   mark_consumed(handler, cleanup + 3);
   emit(stmt);
+  // 3.12+ copies a short tail after the statement (ending in return or raise) into each path
+  // that reaches it: an `else` ending so, repeated at the end of every clause that falls through,
+  // is the code after the statement.
+  Body& orelse_body = stmt->bodies[1];
+  if (code_.minor >= 12 && !orelse_body.empty() &&
+      (orelse_body.back()->kind == StmtKind::Return ||
+       orelse_body.back()->kind == StmtKind::Raise)) {
+    std::string tail = print_body(orelse_body);
+    size_t n = orelse_body.size();
+    bool all = true;
+    for (ExceptHandler& clause : stmt->handlers) {
+      Body& b = clause.body;
+      if (b.size() >= n && print_body(Body(b.end() - static_cast<long>(n), b.end())) == tail)
+        continue;
+      StmtKind last = b.empty() ? StmtKind::Pass : b.back()->kind;
+      all = all && (last == StmtKind::Raise || last == StmtKind::Return);
+    }
+    if (all) {  // (a clause that cannot fall through needs no copy)
+      for (ExceptHandler& clause : stmt->handlers) {
+        Body& b = clause.body;
+        if (b.size() >= n && print_body(Body(b.end() - static_cast<long>(n), b.end())) == tail)
+          b.resize(b.size() - n);
+        if (b.empty()) b.push_back(make_stmt(StmtKind::Pass));
+      }
+      Body after = std::move(orelse_body);
+      orelse_body.clear();
+      for (StmtPtr& s : after) emit(s);
+    }
+  }
   return try_end;
 }
 
