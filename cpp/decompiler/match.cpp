@@ -192,8 +192,8 @@ class MatchReader {
   int landing(int target, size_t pops) const {
     for (int hops = 0; hops < 256; ++hops) {
       if (target < 0 || static_cast<size_t>(target) >= ops_.size()) return -1;
-      if (pops == 0) return target;
       const Operation& op = ops_[static_cast<size_t>(target)];
+      if (pops == 0 && op.op != Op::Jump) return target;
       if (op.op == Op::PopTop) {
         --pops;
         ++target;
@@ -311,6 +311,7 @@ class MatchReader {
       if (!alternative && state.stack.size() == stop_depth) return pos;
       if (++steps_ > 20000) throw DecodeFailure("pattern too long");
       const Operation& op = op_at(pos);
+      if (alternative && below_floor(op, state)) return pos;
       switch (op.op) {
         case Op::Nop:
           break;
@@ -589,6 +590,7 @@ class MatchReader {
     std::vector<PatternValuePtr> alternatives;
     std::vector<std::vector<SlotPtr>> captures;
     int end = -1;
+    std::vector<int> inlined;  // where each alternative's copy of the success path starts
     int at = pos;
     bool last_irrefutable = false;
     try {
@@ -602,11 +604,17 @@ class MatchReader {
         alternative.stack.push_back(value_slot(alias));
         int jump = run(alternative, at + 1, 0, true);
         const Operation& op = op_at(jump);
-        if (op.target <= jump) return -1;
-        if (end < 0)
-          end = op.target;
-        else if (!decoder_.same_target(end, op.target))
-          return -1;
+        if (op.op == Op::Jump) {
+          if (op.target <= jump || !inlined.empty()) return -1;
+          if (end < 0)
+            end = op.target;
+          else if (!decoder_.same_target(end, op.target))
+            return -1;
+        } else {
+          // 3.12+ copies a short success path that returns into each alternative.
+          if (end >= 0) return -1;
+          inlined.push_back(jump);
+        }
         if (alternative.stack.size() < base) return -1;
         std::vector<SlotPtr> left(alternative.stack.begin() + static_cast<std::ptrdiff_t>(base),
                                   alternative.stack.end());
@@ -633,10 +641,16 @@ class MatchReader {
         at = next;
       }
       if (alternatives.size() < 2) return -1;
+      if (!inlined.empty()) {
+        end = inlined.back();
+        for (int copy : inlined) {
+          if (!same_exit_code(copy, end)) return -1;
+        }
+      }
       if (!last_irrefutable) {
-        // No alternative matched: pop the value and fail.
-        if (op_at(at).op != Op::PopTop || op_at(at + 1).op != Op::Jump) return -1;
-        state.fails.push_back({op_at(at + 1).target, base - 1});
+        // No alternative matched: POP_TOP the value, then fail (a jump, or the next case).
+        if (op_at(at).op != Op::PopTop) return -1;
+        state.fails.push_back({at, base});
       }
     } catch (const DecodeFailure&) {
       return -1;
@@ -650,6 +664,44 @@ class MatchReader {
       state.stack.push_back(merged);
     }
     return end;
+  }
+
+  // Whether the code at `a` and at `b` is the same up to the return or raise that ends both.
+  bool same_exit_code(int a, int b) const {
+    if (a == b) return true;
+    for (int k = 0; k < 16; ++k) {
+      const Operation& x = op_at(a + k);
+      const Operation& y = op_at(b + k);
+      if (x.op != y.op || x.arg != y.arg || x.text != y.text || x.kwnames != y.kwnames ||
+          (x.target >= 0) != (y.target >= 0) || (x.target >= 0 && x.target - a != y.target - b))
+        return false;
+      if (x.op == Op::LoadConst || x.op == Op::ReturnConst) {
+        if (!x.constant || !y.constant ||
+            decoder_.constant(x.constant)->text != decoder_.constant(y.constant)->text)
+          return false;
+      }
+      if (x.op == Op::ReturnValue || x.op == Op::ReturnConst || x.op == Op::RaiseVarargs ||
+          x.op == Op::Reraise)
+        return true;
+    }
+    return false;
+  }
+
+  // Whether `op` reaches below the floor: an or-pattern's alternative has ended and its copy of
+  // the common success path (3.12+) begins.
+  static bool below_floor(const Operation& op, const RunState& state) {
+    size_t above = state.stack.size() - state.floor;
+    switch (op.op) {
+      case Op::PopTop:
+      case Op::StoreName:
+        return above == 0;
+      case Op::Swap:
+      case Op::Rotate:
+      case Op::Copy:
+        return op.arg > 0 && static_cast<size_t>(op.arg) > above;
+      default:
+        return false;
+    }
   }
 
   // ---- building the pattern from what the code checked
@@ -919,33 +971,44 @@ int CodeDecoder::decode_match(int i, int end, int exit) {
     CaseShape shape;
     int guard = -1;
     bool read = false;
+    // A copied case: its pattern, then a guard ending in the POP_TOP of the subject, or that
+    // POP_TOP.
+    auto read_copied = [&](CaseShape& copied) {
+      int after = copied.pattern_end;
+      if (static_cast<size_t>(after) >= ops.size()) return false;
+      if (ops[static_cast<size_t>(after)].op == Op::PopTop) return copied.fail_label > pos;
+      if (copied.fail_label < 0) {
+        // An irrefutable pattern with a guard: the guard says where the case fails.
+        for (int k = after; k < end && k < after + 400; ++k) {
+          const Operation& op = ops[static_cast<size_t>(k)];
+          if (op.op == Op::JumpIf && static_cast<size_t>(k) + 1 < ops.size() &&
+              ops[static_cast<size_t>(k) + 1].op == Op::PopTop) {
+            copied.fail_label = op.target;
+            break;
+          }
+          if (ends_guard(op.op)) break;
+        }
+      }
+      guard = guard_end(copied, after, true);
+      return guard >= 0 && ops[static_cast<size_t>(guard)].op == Op::PopTop &&
+             copied.fail_label > pos;
+    };
     if (ops[static_cast<size_t>(pos)].op == Op::Copy && ops[static_cast<size_t>(pos)].arg == 1) {
       try {
         shape = reader.read_case(pos, true);
-        int after = shape.pattern_end;
-        if (static_cast<size_t>(after) < ops.size() &&
-            ops[static_cast<size_t>(after)].op != Op::PopTop) {
-          if (shape.fail_label < 0) {
-            // An irrefutable pattern with a guard: the guard says where the case fails.
-            for (int k = after; k < end && k < after + 400; ++k) {
-              const Operation& op = ops[static_cast<size_t>(k)];
-              if (op.op == Op::JumpIf && static_cast<size_t>(k) + 1 < ops.size() &&
-                  ops[static_cast<size_t>(k) + 1].op == Op::PopTop) {
-                shape.fail_label = op.target;
-                break;
-              }
-              if (ends_guard(op.op)) break;
-            }
-          }
-          guard = guard_end(shape, after, true);
-          read = guard >= 0 && ops[static_cast<size_t>(guard)].op == Op::PopTop;
-        } else {
-          read = static_cast<size_t>(after) < ops.size();
-        }
-        read = read && shape.fail_label > pos;
+        read = read_copied(shape);
       } catch (const DecodeFailure&) {
         read = false;
       }
+    }
+    if (!read && !cases.empty()) {
+      // `case _ if guard:` before the last case: 3.11+ drops its COPY 1; POP_TOP.
+      shape = CaseShape();
+      shape.pattern = make_name("_");
+      shape.copied = true;
+      shape.pattern_end = pos;
+      guard = -1;
+      read = read_copied(shape) && guard > pos;
     }
     if (!read) {
       try {
@@ -1004,9 +1067,22 @@ int CodeDecoder::decode_match(int i, int end, int exit) {
     layout[k].body_begin = begin;
     int fail_label = normalize(shape.fail_label);
     if (fail_label >= 0) {
+      // The failure chains (POP_TOPs, reached directly or by a jump) lie between body and label.
       int first = fail_label;
       for (const Fail& fail : shape.fails) {
-        if (fail.target >= begin && fail.target < first) first = fail.target;
+        int at = fail.target;
+        size_t pops = fail.depth;
+        for (int hops = 0; hops < 256 && at >= 0 && static_cast<size_t>(at) < ops.size(); ++hops) {
+          const Operation& op = ops[static_cast<size_t>(at)];
+          if (op.op == Op::Jump) {
+            at = op.target;
+            continue;
+          }
+          if (at >= begin && at < first) first = at;
+          if (pops == 0 || op.op != Op::PopTop) break;
+          --pops;
+          ++at;
+        }
       }
       for (int m = first; m < fail_label; ++m) {
         if (ops[static_cast<size_t>(m)].op != Op::PopTop)
