@@ -66,6 +66,7 @@ struct Slot {
     Expr,         // a loaded constant or dotted name (a value pattern, keys, a class)
     Parts,        // the values of a mapping's keys / the attributes of a class pattern
     Merged,       // an or-pattern's capture: one slot per alternative
+    Capture,      // the value an as-pattern binds: only moved, then stored
   };
   enum TestKind { IsSequence, IsMapping, LengthEquals, LengthAtLeast, Equals, Is, Matched };
   Kind kind = Value;
@@ -245,7 +246,7 @@ class MatchReader {
 
   static void name_slot(const SlotPtr& slot, const std::string& name, int depth = 0) {
     if (depth > 50) throw DecodeFailure("pattern nesting");
-    if (slot->kind == Slot::Value) {
+    if (slot->kind == Slot::Value || slot->kind == Slot::Capture) {
       slot->value->names.push_back(name);
     } else if (slot->kind == Slot::Merged) {
       for (const SlotPtr& part : slot->merged) name_slot(part, name, depth + 1);
@@ -324,6 +325,14 @@ class MatchReader {
               pos = next;
               continue;
             }
+            // An as-pattern: the copy is matched, the value itself is only bound.
+            SlotPtr original = top(state);
+            auto capture = std::make_shared<Slot>();
+            capture->kind = Slot::Capture;
+            capture->value = original->value;
+            state.stack.back() = capture;
+            state.stack.push_back(original);
+            break;
           }
           state.stack.push_back(top(state, op.arg));
           break;
@@ -619,7 +628,9 @@ class MatchReader {
         std::vector<SlotPtr> left(alternative.stack.begin() + static_cast<std::ptrdiff_t>(base),
                                   alternative.stack.end());
         for (const SlotPtr& slot : left) {
-          if (slot->kind != Slot::Value && slot->kind != Slot::Merged) return -1;
+          if (slot->kind != Slot::Value && slot->kind != Slot::Merged &&
+              slot->kind != Slot::Capture)
+            return -1;
         }
         if (!captures.empty() && left.size() != captures[0].size()) return -1;
         alternatives.push_back(alias);
@@ -1038,7 +1049,10 @@ int CodeDecoder::decode_match(int i, int end, int exit) {
   }
   bool refutable = false;
   for (size_t k = 0; k < cases.size(); ++k) refutable |= cases[k].fail_label >= 0;
-  if (!refutable || (cases.size() == 1 && !cases[0].needs_match && plain_pattern(cases[0].pattern)))
+  // One case whose pattern cannot fail, or is a plain test, reads as well as an assignment or if.
+  if (!refutable ||
+      (cases.size() == 1 &&
+       (cases[0].fails.empty() || (!cases[0].needs_match && plain_pattern(cases[0].pattern)))))
     return -1;
 
   // ---- from here on this is a match statement
