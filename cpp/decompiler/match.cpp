@@ -320,7 +320,11 @@ class MatchReader {
           if (alternative) return pos;
           throw DecodeFailure("jump inside a pattern");
         case Op::Copy: {
-          if (op.arg == 1 && top(state)->kind == Slot::Value) {
+          // A sequence pattern with `*_` reads its items by index from a copy.
+          bool index_copy =
+              op_at(pos + 1).op == Op::GetLen ||
+              (op_at(pos + 1).op == Op::LoadConst && op_at(pos + 2).op == Op::BinarySubscr);
+          if (op.arg == 1 && top(state)->kind == Slot::Value && !index_copy) {
             if (int next = read_or(state, pos); next >= 0) {
               pos = next;
               continue;
@@ -493,18 +497,32 @@ class MatchReader {
           break;
         }
         case Op::JumpIf: {
+          // `jump-if-not X over; JUMP fail; over:` is `jump-if X fail` (3.12+ when the failure
+          // path is a backward jump, to the head of an enclosing loop).
           SlotPtr tested = pop(state);
-          if (op.arg == 0 && tested->kind == Slot::Test) {
-            apply_test(*tested);
-          } else if (op.arg == 3 && tested->kind == Slot::Value) {
-            if (tested->value->singleton) throw DecodeFailure("second identity test");
-            tested->value->singleton = make_constant("None");
-          } else if (!(op.arg == 2 && tested->kind == Slot::Parts && minor_ >= 11)) {
+          int failing = tested->kind == Slot::Test    ? 0  // POP_JUMP_IF_FALSE
+                        : tested->kind == Slot::Value ? 3  // POP_JUMP_IF_NOT_NONE: `case None`
+                        : tested->kind == Slot::Parts ? 2  // POP_JUMP_IF_NONE: no match
+                                                      : -1;
+          if (failing < 0 || (failing == 2 && minor_ < 11))
+            throw DecodeFailure("conditional jump inside a pattern");
+          int target = op.target;
+          int next = pos + 1;
+          if (op.arg == (failing ^ 1) && op.target == pos + 2 && op_at(pos + 1).op == Op::Jump) {
+            target = op_at(pos + 1).target;
+            next = pos + 2;
+          } else if (op.arg != failing || op.target <= pos) {
             throw DecodeFailure("conditional jump inside a pattern");
           }
-          if (op.target <= pos) throw DecodeFailure("backward jump inside a pattern");
-          state.fails.push_back({op.target, state.stack.size()});
-          break;
+          if (tested->kind == Slot::Test) {
+            apply_test(*tested);
+          } else if (tested->kind == Slot::Value) {
+            if (tested->value->singleton) throw DecodeFailure("second identity test");
+            tested->value->singleton = make_constant("None");
+          }
+          state.fails.push_back({target, state.stack.size()});
+          pos = next;
+          continue;
         }
         case Op::UnpackSequence:
         case Op::UnpackEx: {
@@ -1099,8 +1117,8 @@ int CodeDecoder::decode_match(int i, int end, int exit) {
         }
       }
       for (int m = first; m < fail_label; ++m) {
-        if (ops[static_cast<size_t>(m)].op != Op::PopTop)
-          throw DecodeFailure("match case failure path");
+        Op kind = ops[static_cast<size_t>(m)].op;
+        if (kind != Op::PopTop && kind != Op::Jump) throw DecodeFailure("match case failure path");
       }
       if (first < begin) throw DecodeFailure("match case body");
       layout[k].body_end = first;
