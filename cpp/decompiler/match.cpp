@@ -1123,7 +1123,12 @@ int CodeDecoder::decode_match(int i, int end, int exit) {
       if (first < begin) throw DecodeFailure("match case body");
       layout[k].body_end = first;
       const Operation& last = ops[static_cast<size_t>(std::max(first - 1, 0))];
-      if (first > begin && last.op == Op::Jump && (last.target > first || outside(last.target))) {
+      // A body ending in `break` (or `continue` of an enclosing loop) says nothing of the end.
+      bool loop_jump = !loops_.empty() && outside(last.target) && !same_target(last.target, exit) &&
+                       (same_target(last.target, loops_.back().break_target) ||
+                        same_target(last.target, loops_.back().continue_target));
+      if (first > begin && last.op == Op::Jump && !loop_jump &&
+          (last.target > first || outside(last.target))) {
         int target = normalize(last.target);
         if (match_end < 0) {
           match_end = target;
@@ -1135,11 +1140,36 @@ int CodeDecoder::decode_match(int i, int end, int exit) {
   }
   const CaseShape& last_case = cases.back();
   int last_fail = normalize(last_case.fail_label);
+  auto returns_none = [&](int at) {
+    if (at < 1 || static_cast<size_t>(at) > ops.size()) return false;
+    const Operation& ret = ops[static_cast<size_t>(at) - 1];
+    const Operation* value = &ret;
+    if (ret.op == Op::ReturnValue && at >= 2) value = &ops[static_cast<size_t>(at) - 2];
+    return (ret.op == Op::ReturnConst ||
+            (ret.op == Op::ReturnValue && value->op == Op::LoadConst)) &&
+           value->constant && value->constant->kind == ObjectKind::None;
+  };
+  if (match_end < 0 && role_ == CodeRole::Module) {
+    // The module's final `return None` copied into the bodies: the statement runs to the end.
+    for (const Layout& place : layout) {
+      if (place.body_end > place.body_begin && returns_none(place.body_end)) match_end = end;
+    }
+  }
   if (match_end < 0) match_end = last_fail >= 0 ? last_fail : end;
   bool leaves = match_end == end && ends_outside;
   if (match_end > end || (last_fail >= 0 && last_fail > match_end))
     throw DecodeFailure("match statement layout");
   int body_exit = leaves ? exit : match_end;
+
+  // At module level the final `return None` is copied into each body that falls off the end.
+  auto drop_module_return = [&](Body& body) {
+    if (role_ != CodeRole::Module || match_end < end || body.empty()) return;
+    const Stmt& last = *body.back();
+    if (last.kind == StmtKind::Return && last.exprs.size() == 1 && last.exprs[0] &&
+        last.exprs[0]->kind == ExprKind::Constant && last.exprs[0]->text == "None") {
+      body.pop_back();
+    }
+  };
 
   auto stmt = make_stmt(StmtKind::Match, {subject});
   for (size_t k = 0; k < cases.size(); ++k) {
@@ -1154,13 +1184,25 @@ int CodeDecoder::decode_match(int i, int end, int exit) {
     if (body_end < layout[k].body_begin) throw DecodeFailure("match case body");
     stmt->exprs.push_back(shape.pattern);
     stmt->exprs.push_back(guard);
-    stmt->bodies.push_back(decode_range(layout[k].body_begin, body_end, body_exit));
+    // 3.10 compiles `continue` as a jump back, falling off the statement as a jump forward to the
+    // loop's own jump back: a body ending in a jump back is a `continue`.
+    int exit_k = body_exit;
+    if (code_.minor == 10 && !loops_.empty() && body_end < match_end && body_end > 0) {
+      const Operation& last = ops[static_cast<size_t>(body_end) - 1];
+      if (last.op == Op::Jump && last.target < body_end &&
+          resolve(last.target) == resolve(loops_.back().continue_target)) {
+        exit_k = match_end;
+      }
+    }
+    stmt->bodies.push_back(decode_range(layout[k].body_begin, body_end, exit_k));
+    drop_module_return(stmt->bodies.back());
   }
   // A trailing `case _:` is compiled as the code its last case fails to.
   if (last_fail >= 0 && last_fail < match_end) {
     stmt->exprs.push_back(make_name("_"));
     stmt->exprs.push_back(nullptr);
     stmt->bodies.push_back(decode_range(last_fail, match_end, body_exit));
+    drop_module_return(stmt->bodies.back());
   }
   emit(stmt);
   return match_end;
