@@ -212,6 +212,7 @@ class MatchReader {
   const std::vector<Operation>& ops_;
   int minor_;
   int steps_ = 0;
+  int or_depth_ = 0;
 
   const Operation& op_at(int pos) const {
     if (pos < 0 || static_cast<size_t>(pos) >= ops_.size())
@@ -310,7 +311,8 @@ class MatchReader {
   int run(RunState& state, int pos, size_t stop_depth, bool alternative) {
     while (true) {
       if (!alternative && state.stack.size() == stop_depth) return pos;
-      if (++steps_ > 20000) throw DecodeFailure("pattern too long");
+      if (++steps_ > 20000 || --decoder_.session_.steps_left < 0)
+        throw DecodeFailure("pattern too long");
       const Operation& op = op_at(pos);
       if (alternative && below_floor(op, state)) return pos;
       switch (op.op) {
@@ -613,6 +615,11 @@ class MatchReader {
   // popped and the whole pattern fails. Returns where the code goes on (the end), or -1 (the state
   // unchanged) when `pos` does not start one.
   int read_or(RunState& state, int pos) {
+    struct Nesting {
+      int& depth;
+      ~Nesting() { --depth; }
+    } nesting{++or_depth_};
+    if (or_depth_ > 32) return -1;
     size_t base = state.stack.size();
     std::vector<PatternValuePtr> alternatives;
     std::vector<std::vector<SlotPtr>> captures;
