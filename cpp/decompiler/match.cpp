@@ -1087,7 +1087,7 @@ int CodeDecoder::decode_match(int i, int end, int exit) {
     int body_end = -1;  // -1: up to the end of the statement
   };
   std::vector<Layout> layout(cases.size());
-  int match_end = -1;
+  int inside_target = -1;
   auto outside = [&](int at) { return at <= i || at > end; };
   bool ends_outside = false;
   auto normalize = [&](int at) {
@@ -1098,6 +1098,10 @@ int CodeDecoder::decode_match(int i, int end, int exit) {
     }
     return at;
   };
+  bool copied_exit = false;
+  int exit_copy_begin = -1;
+  int exit_copy_end = -1;
+  std::vector<int> leaving;  // jumps at the end of bodies that leave the region
   for (size_t k = 0; k < cases.size(); ++k) {
     const CaseShape& shape = cases[k];
     int guard = guard_ends[k];
@@ -1105,6 +1109,29 @@ int CodeDecoder::decode_match(int i, int end, int exit) {
     if (shape.copied) ++begin;  // the POP_TOP of the subject
     layout[k].body_begin = begin;
     int fail_label = normalize(shape.fail_label);
+    if (k + 1 == cases.size() && fail_label >= 0 && fail_label < begin) {
+      // The last case fails to a copy of the short block that returns after the statement
+      // (compilers copy small exit blocks), placed before the body, which runs to the end of the
+      // code; the block is decoded again after the statement.
+      int at = fail_label;
+      while (static_cast<size_t>(at) < ops.size() && at < fail_label + 6) {
+        Op kind = ops[static_cast<size_t>(at)].op;
+        if (kind != Op::LoadConst && kind != Op::LoadName && kind != Op::LoadAttr &&
+            kind != Op::BuildTuple)
+          break;
+        ++at;
+      }
+      bool exit_block = static_cast<size_t>(at) < ops.size() &&
+                        (ops[static_cast<size_t>(at)].op == Op::ReturnValue ||
+                         ops[static_cast<size_t>(at)].op == Op::ReturnConst);
+      if (!exit_block || at >= begin || static_cast<size_t>(end) != ops.size() ||
+          role_ == CodeRole::Module)
+        throw DecodeFailure("match case fails before its body");
+      exit_copy_begin = fail_label;
+      exit_copy_end = at + 1;
+      copied_exit = true;
+      fail_label = -1;
+    }
     if (fail_label >= 0) {
       // The failure chains (POP_TOPs, reached directly or by a jump) lie between body and label.
       int first = fail_label;
@@ -1130,23 +1157,23 @@ int CodeDecoder::decode_match(int i, int end, int exit) {
       if (first < begin) throw DecodeFailure("match case body");
       layout[k].body_end = first;
       const Operation& last = ops[static_cast<size_t>(std::max(first - 1, 0))];
-      // A body ending in `break` (or `continue` of an enclosing loop) says nothing of the end.
-      bool loop_jump = !loops_.empty() && outside(last.target) && !same_target(last.target, exit) &&
-                       (same_target(last.target, loops_.back().break_target) ||
-                        same_target(last.target, loops_.back().continue_target));
-      if (first > begin && last.op == Op::Jump && !loop_jump &&
-          (last.target > first || outside(last.target))) {
-        int target = normalize(last.target);
-        if (match_end < 0) {
-          match_end = target;
-        } else if (!same_target(target, match_end)) {
+      // A body ending in a jump forward inside the region says where the statement ends; one
+      // leaving the region may be the end too (the statement ends its region) or a break or
+      // continue of an enclosing loop.
+      if (first > begin && last.op == Op::Jump && (last.target > first || outside(last.target))) {
+        if (outside(last.target)) {
+          leaving.push_back(last.target);
+        } else if (inside_target < 0) {
+          inside_target = last.target;
+        } else if (!same_target(last.target, inside_target)) {
           throw DecodeFailure("match bodies end in different places");
         }
       }
     }
   }
   const CaseShape& last_case = cases.back();
-  int last_fail = normalize(last_case.fail_label);
+  int last_fail = copied_exit ? -1 : normalize(last_case.fail_label);
+  int inside_end = inside_target;
   auto returns_none = [&](int at) {
     if (at < 1 || static_cast<size_t>(at) > ops.size()) return false;
     const Operation& ret = ops[static_cast<size_t>(at) - 1];
@@ -1156,62 +1183,137 @@ int CodeDecoder::decode_match(int i, int end, int exit) {
             (ret.op == Op::ReturnValue && value->op == Op::LoadConst)) &&
            value->constant && value->constant->kind == ObjectKind::None;
   };
-  if (match_end < 0 && role_ == CodeRole::Module) {
-    // The module's final `return None` copied into the bodies: the statement runs to the end.
-    for (const Layout& place : layout) {
-      if (place.body_end > place.body_begin && returns_none(place.body_end)) match_end = end;
-    }
-  }
-  if (match_end < 0) match_end = last_fail >= 0 ? last_fail : end;
-  bool leaves = match_end == end && ends_outside;
-  if (match_end > end || (last_fail >= 0 && last_fail > match_end))
-    throw DecodeFailure("match statement layout");
-  int body_exit = leaves ? exit : match_end;
-
-  // At module level the final `return None` is copied into each body that falls off the end.
-  auto drop_module_return = [&](Body& body) {
-    if (role_ != CodeRole::Module || match_end < end || body.empty()) return;
-    const Stmt& last = *body.back();
-    if (last.kind == StmtKind::Return && last.exprs.size() == 1 && last.exprs[0] &&
-        last.exprs[0]->kind == ExprKind::Constant && last.exprs[0]->text == "None") {
-      body.pop_back();
-    }
-  };
-
-  auto stmt = make_stmt(StmtKind::Match, {subject});
-  for (size_t k = 0; k < cases.size(); ++k) {
-    const CaseShape& shape = cases[k];
-    ExprPtr guard;
-    if (guard_ends[k] >= 0) {
-      std::vector<ConditionItem> items = collect_conditions_range(shape.pattern_end, guard_ends[k]);
-      if (items.empty() || stack_.size() != statement_depth_) throw DecodeFailure("match guard");
-      guard = build_condition(items, 0, items.size(), shape.fail_label, false, guard_ends[k]);
-    }
-    int body_end = layout[k].body_end >= 0 ? layout[k].body_end : match_end;
-    if (body_end < layout[k].body_begin) throw DecodeFailure("match case body");
-    stmt->exprs.push_back(shape.pattern);
-    stmt->exprs.push_back(guard);
-    // 3.10 compiles `continue` as a jump back, falling off the statement as a jump forward to the
-    // loop's own jump back: a body ending in a jump back is a `continue`.
-    int exit_k = body_exit;
-    if (code_.minor == 10 && !loops_.empty() && body_end < match_end && body_end > 0) {
-      const Operation& last = ops[static_cast<size_t>(body_end) - 1];
-      if (last.op == Op::Jump && last.target < body_end &&
-          resolve(last.target) == resolve(loops_.back().continue_target)) {
-        exit_k = match_end;
+  // Where the statement ends. Bodies jumping forward inside the region say so; otherwise a body
+  // leaving the region (to the enclosing loop's head, say) is either at the end of the region or
+  // a continue/break, the last case then failing to the end: both readings are tried.
+  auto choose_end = [&](bool prefer_failure) {
+    int chosen = inside_end;
+    ends_outside = false;
+    if (chosen < 0 && prefer_failure && last_fail >= 0) chosen = last_fail;
+    for (int target : leaving) {
+      if ((chosen < 0 || chosen == end) && same_target(target, exit)) {
+        chosen = normalize(target);  // the statement ends its region
+        continue;
+      }
+      bool loop_jump = !loops_.empty() && (same_target(target, loops_.back().break_target) ||
+                                           same_target(target, loops_.back().continue_target));
+      if (chosen >= 0 && loop_jump) continue;
+      target = normalize(target);
+      if (chosen < 0) {
+        chosen = target;
+      } else if (!same_target(target, chosen)) {
+        throw DecodeFailure("match bodies end in different places");
       }
     }
-    stmt->bodies.push_back(decode_range(layout[k].body_begin, body_end, exit_k));
-    drop_module_return(stmt->bodies.back());
-  }
-  // A trailing `case _:` is compiled as the code its last case fails to.
-  if (last_fail >= 0 && last_fail < match_end) {
-    stmt->exprs.push_back(make_name("_"));
-    stmt->exprs.push_back(nullptr);
-    stmt->bodies.push_back(decode_range(last_fail, match_end, body_exit));
-    drop_module_return(stmt->bodies.back());
+    if (chosen < 0 && role_ == CodeRole::Module) {
+      // The module's final `return None` copied into the bodies: the statement runs to the end.
+      for (const Layout& place : layout) {
+        if (place.body_end > place.body_begin && returns_none(place.body_end)) chosen = end;
+      }
+    }
+    if (chosen < 0) chosen = last_fail >= 0 ? last_fail : end;
+    if (chosen > end || (last_fail >= 0 && last_fail > chosen))
+      throw DecodeFailure("match statement layout");
+    return chosen;
+  };
+
+  auto build_statement = [&](int match_end) {
+    bool leaves = match_end == end && ends_outside;
+    int body_exit = leaves ? exit : match_end;
+    // At module level the final `return None` is copied into each body that falls off the end.
+    auto drop_module_return = [&](Body& body) {
+      if (role_ != CodeRole::Module || match_end < end || body.empty()) return;
+      const Stmt& last = *body.back();
+      if (last.kind == StmtKind::Return && last.exprs.size() == 1 && last.exprs[0] &&
+          last.exprs[0]->kind == ExprKind::Constant && last.exprs[0]->text == "None") {
+        body.pop_back();
+      }
+    };
+    auto stmt = make_stmt(StmtKind::Match, {subject});
+    for (size_t k = 0; k < cases.size(); ++k) {
+      const CaseShape& shape = cases[k];
+      ExprPtr guard;
+      if (guard_ends[k] >= 0) {
+        std::vector<ConditionItem> items =
+            collect_conditions_range(shape.pattern_end, guard_ends[k]);
+        if (items.empty() || stack_.size() != statement_depth_) throw DecodeFailure("match guard");
+        guard = build_condition(items, 0, items.size(), shape.fail_label, false, guard_ends[k]);
+      }
+      int body_end = layout[k].body_end >= 0 ? layout[k].body_end : match_end;
+      if (body_end < layout[k].body_begin) throw DecodeFailure("match case body");
+      stmt->exprs.push_back(shape.pattern);
+      stmt->exprs.push_back(guard);
+      // 3.10 compiles `continue` as a jump back, falling off the statement as a jump forward to
+      // the loop's own jump back: a body ending in a jump back is a `continue`.
+      int exit_k = body_exit;
+      if (code_.minor == 10 && !loops_.empty() && body_end < match_end && body_end > 0) {
+        const Operation& last = ops[static_cast<size_t>(body_end) - 1];
+        if (last.op == Op::Jump && last.target < body_end &&
+            resolve(last.target) == resolve(loops_.back().continue_target)) {
+          exit_k = match_end;
+        }
+      }
+      stmt->bodies.push_back(decode_range(layout[k].body_begin, body_end, exit_k));
+      drop_module_return(stmt->bodies.back());
+    }
+    // A trailing `case _:` is compiled as the code its last case fails to.
+    if (last_fail >= 0 && last_fail < match_end) {
+      stmt->exprs.push_back(make_name("_"));
+      stmt->exprs.push_back(nullptr);
+      stmt->bodies.push_back(decode_range(last_fail, match_end, body_exit));
+      drop_module_return(stmt->bodies.back());
+    }
+    return stmt;
+  };
+
+  int other_end = inside_end < 0 && last_fail >= 0 ? choose_end(true) : -1;
+  int match_end = choose_end(false);  // last: ends_outside is this reading's
+  if (other_end < 0) other_end = match_end;
+  StmtPtr stmt;
+  if (other_end == match_end) {
+    stmt = build_statement(match_end);
+  } else {
+    // A failed reading leaves the decoder mid-region: everything it may change is restored.
+    Body* saved_out = out_;
+    std::vector<ExprPtr> saved_stack = stack_;
+    size_t saved_depth = statement_depth_;
+    int saved_expression_only = expression_only_;
+    std::vector<LoopContext> saved_loops = loops_;
+    std::vector<int> saved_entries = open_loop_entries_;
+    std::vector<bool> saved_opened = opened_try_;
+    std::vector<bool> saved_consumed = consumed_;
+    ExprPtr saved_target = captured_target_;
+    std::string saved_handler = handler_name_;
+    bool saved_take = take_region_value_;
+    bool saved_keep = keep_region_stack_;
+    bool saved_mid = mid_expression_try_;
+    int saved_limit = region_limit_;
+    try {
+      stmt = build_statement(match_end);
+    } catch (const DecodeFailure&) {
+      out_ = saved_out;
+      stack_ = saved_stack;
+      statement_depth_ = saved_depth;
+      expression_only_ = saved_expression_only;
+      loops_ = saved_loops;
+      open_loop_entries_ = saved_entries;
+      opened_try_ = saved_opened;
+      consumed_ = saved_consumed;
+      captured_target_ = saved_target;
+      handler_name_ = saved_handler;
+      take_region_value_ = saved_take;
+      keep_region_stack_ = saved_keep;
+      mid_expression_try_ = saved_mid;
+      region_limit_ = saved_limit;
+      match_end = other_end;
+      choose_end(true);  // its side effect on ends_outside
+      stmt = build_statement(match_end);
+    }
   }
   emit(stmt);
+  if (copied_exit) {
+    for (StmtPtr& after : decode_range(exit_copy_begin, exit_copy_end, exit)) emit(after);
+  }
   return match_end;
 }
 
