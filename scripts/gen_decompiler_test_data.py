@@ -94,6 +94,15 @@ CASES = [
         "def f(self):\n    while True:\n        try:\n            b = self.pop()\n"
         "        except IndexError:\n            return None\n        self.add(b)\n",
     ),
+    (
+        "match_statement",
+        10,
+        "def f(x):\n    match x:\n        case [1, *rest] if rest:\n            return rest\n"
+        "        case {'k': v, **kw}:\n            return v, kw\n"
+        "        case Point(x=0, y=[a, _]) | Point(a, 0):\n            return a\n"
+        "        case 1 | 2 as n:\n            return n\n        case None:\n            return 0\n"
+        "    return -1\n",
+    ),
 ]
 
 

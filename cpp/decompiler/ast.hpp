@@ -43,6 +43,8 @@ enum class ExprKind {
   NamedExpr,       // args[0] := args[1]
   JoinedStr,       // f-string: args are Constant (text = raw literal text) or FormattedValue
   FormattedValue,  // {args[0]!conversion:args[1]}; conversion in text ("", "r", "s", "a")
+  MatchAs,         // pattern: args[0] as text
+  MatchOr,         // pattern: args joined by " | "
   Internal,        // a decompiler-internal stack value (text = its tag, ref = a table index); never
                    // printed
 };
@@ -96,9 +98,13 @@ enum class StmtKind {
   FunctionDef,  // text = name; header = parameter list source; decorators; bodies[0]; returns;
                 // is_async
   ClassDef,     // text = name; exprs = bases and keywords; decorators; bodies[0]
-  Comment,      // text, printed as "# text" lines
-  TypeAlias,    // type text[names] = exprs[0]   (3.12+)
-  Fallback,     // text = the disassembly of a region that could not be structured; then a raise
+  Match,  // exprs[0] subject, then per case its pattern and guard (null if none); bodies[k] case k.
+          // Patterns reuse expressions: Name (capture, "_" wildcard), Constant/Attribute (value),
+          // List with Starred (sequence), Dict with a null key for **rest (mapping), Call with
+          // Keyword (class), MatchAs, MatchOr.
+  Comment,    // text, printed as "# text" lines
+  TypeAlias,  // type text[names] = exprs[0]   (3.12+)
+  Fallback,   // text = the disassembly of a region that could not be structured; then a raise
 };
 
 struct ExceptHandler {

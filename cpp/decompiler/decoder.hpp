@@ -124,6 +124,10 @@ class CodeDecoder {
   ExprPtr build_condition(const std::vector<ConditionItem>& items, size_t lo, size_t hi, int label,
                           bool cond, int end_position) const;
 
+  // ---- match.cpp: match statements (the reading of patterns lives in MatchReader)
+  int decode_match(int i, int end, int exit);  // -1 when no match statement starts at i
+  friend class MatchReader;
+
   // ---- expressions.cpp: the symbolic stack
   void execute(int i);
   int execute_special(int i);         // and/or values, chained comparisons, await; next index or -1

@@ -123,6 +123,37 @@ class SourceOrder {
     }
   }
 
+  // A match pattern: names are captures (`_` is none), keys and classes are loads; a mapping's
+  // keys are compiled before its values.
+  void pattern(const ExprPtr& p, int depth) {
+    if (!p || depth > 100) return;
+    switch (p->kind) {
+      case ExprKind::Name:
+        if (p->text != "_") name(p->text);
+        return;
+      case ExprKind::MatchAs:
+        pattern(p->args[0], depth + 1);
+        return name(p->text);
+      case ExprKind::Starred:
+      case ExprKind::Keyword:
+        return pattern(p->args[0], depth + 1);
+      case ExprKind::Dict:
+        for (size_t k = 0; k + 1 < p->args.size(); k += 2) expr(p->args[k]);
+        for (size_t k = 0; k + 1 < p->args.size(); k += 2) pattern(p->args[k + 1], depth + 1);
+        return;
+      case ExprKind::Call:
+        expr(p->args[0]);
+        for (size_t k = 1; k < p->args.size(); ++k) pattern(p->args[k], depth + 1);
+        return;
+      case ExprKind::List:
+      case ExprKind::MatchOr:
+        for (const ExprPtr& a : p->args) pattern(a, depth + 1);
+        return;
+      default:
+        return expr(p);
+    }
+  }
+
   void stmt(const Stmt& s) {
     switch (s.kind) {
       case StmtKind::Assign:
@@ -161,6 +192,14 @@ class SourceOrder {
           complete = false;
         }
         return name(s.text);
+      case StmtKind::Match:
+        expr(s.exprs[0]);
+        for (size_t k = 0; k < s.bodies.size() && 2 * k + 2 < s.exprs.size(); ++k) {
+          pattern(s.exprs[2 * k + 1], 0);
+          expr(s.exprs[2 * k + 2]);
+          body(s.bodies[k]);
+        }
+        return;
       case StmtKind::ClassDef:
         for (const ExprPtr& d : s.decorators) expr(d);
         for (const ExprPtr& e : s.exprs) expr(e);

@@ -257,6 +257,10 @@ std::pair<std::string, P> render(const Expr& e) {
     case ExprKind::FormattedValue:
       return {print_joined_str(*make_expr(ExprKind::JoinedStr, {std::make_shared<Expr>(e)})),
               P::Atom};
+    case ExprKind::MatchAs:
+      return {print_expr(*e.args[0], P::BitOr) + " as " + e.text, P::Test};
+    case ExprKind::MatchOr:
+      return {join(e.args, P::BitXor, " | "), P::BitOr};
     case ExprKind::Internal:
       return {"<" + e.text + ">", P::Atom};
   }
@@ -341,6 +345,16 @@ class BodyPrinter {
       if (stmt.exprs[i + 1]) items += " as " + expr(stmt.exprs[i + 1], P::Atom);
     }
     block(indent, std::string(stmt.is_async ? "async " : "") + "with " + items, stmt.bodies[0]);
+  }
+
+  void match_stmt(const Stmt& stmt, int indent) {
+    line(indent, "match " + expr(stmt.exprs[0], P::Test) + ":");
+    for (size_t k = 0; k < stmt.bodies.size() && 2 * k + 2 < stmt.exprs.size(); ++k) {
+      std::string header = "case " + expr(stmt.exprs[2 * k + 1], P::Tuple);
+      if (const ExprPtr& guard = stmt.exprs[2 * k + 2])
+        header += " if " + expr(guard, P::NamedExpr);
+      block(indent + 1, header, stmt.bodies[k]);
+    }
   }
 
   void statement(const Stmt& s, int indent) {
@@ -447,6 +461,9 @@ class BodyPrinter {
       }
       case StmtKind::TypeAlias:
         line(indent, "type " + s.text + type_params(s) + " = " + expr(s.exprs[0], P::Test));
+        break;
+      case StmtKind::Match:
+        match_stmt(s, indent);
         break;
       case StmtKind::Comment:
         comment(s.text, indent);

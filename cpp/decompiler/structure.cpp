@@ -215,6 +215,7 @@ int CodeDecoder::decode_statement(int i, int end, int exit) {
         return decode_try(i, end, exit);
     }
   }
+  if (int next = decode_match(i, end, exit); next >= 0) return next;
   if (stack_.size() > statement_depth_ && role_ != CodeRole::Comprehension) {
     // Generated code (Dynamo's) opens a try region in the middle of an expression; the values
     // computed so far move to temporaries and the try statement starts here.

@@ -1151,6 +1151,96 @@ CASES: list[Case] = [
         ({"k": 1},),
         (99,),
     ),
+    _case(
+        "match_nested_and_star",
+        """
+        def f(x):
+            match x:
+                case [1, [2, inner]]:
+                    return "nested", inner
+                case (first, *middle, last) if len(middle) > 1:
+                    return "star", first, middle, last
+                case [_, *_, [*tail]]:
+                    return "tail", tail
+                case {"k": {"deep": [d, *_]}, **rest}:
+                    return "deep", d, rest
+                case [[a, b], {"c": c}]:
+                    return "mixed", a, b, c
+            return "no"
+        """,
+        ([1, [2, 3]],),
+        ([1, 2, 3, 4],),
+        ([0, 5, [6, 7]],),
+        ({"k": {"deep": [8, 9]}, "z": 1},),
+        ([[1, 2], {"c": 3}],),
+        ([1],),
+        ("abc",),
+    ),
+    _case(
+        "match_in_loop",
+        """
+        def f(items):
+            out = []
+            for item in items:
+                match item:
+                    case None:
+                        continue
+                    case "stop":
+                        break
+                    case int(n) if n < 0:
+                        out.append(-n)
+                    case [x, y]:
+                        out.append(x + y)
+                    case _:
+                        out.append(item)
+            out.append("done")
+            return out
+        """,
+        ([1, None, -2, [3, 4], "s"],),
+        ([5, "stop", 6],),
+        ([],),
+    ),
+    _case(
+        "match_last_statement_returns",
+        """
+        def f(x):
+            if isinstance(x, tuple):
+                x = Point(*x)
+            match x:
+                case {"kind": kind, **rest} if rest:
+                    return kind, sorted(rest)
+                case Point(x=px, y=py) if px == py:
+                    return "diagonal", px
+                case Point(x=px):
+                    return "point", px
+                case str() | bytes() as text:
+                    return "text", text
+                case (1 | 2 | 3) as small:
+                    return small * 10
+        """,
+        ({"kind": "a", "b": 1},),
+        ({"kind": "a"},),
+        ((2, 2),),
+        ((1, 2),),
+        ("s",),
+        (b"b",),
+        (2,),
+        (9,),
+    ),
+    _case(
+        "match_module_level",
+        """
+        command = ("go", "north")
+        match command:
+            case ("go", direction):
+                RESULT = "going " + direction
+            case ("look",):
+                RESULT = "looking"
+            case _:
+                RESULT = "unknown"
+        """,
+        module=True,
+    ),
     # ---- 3.12 type parameters and aliases ----------------------------------------------------
     _case(
         "type_parameters",
@@ -1215,11 +1305,6 @@ _NOT_YET: dict = {
         12: FALLBACK + "'unstructured jump at offset 150'",
         13: FALLBACK + "'unstructured jump at offset 162'",
     },
-    "match_literal": {ALL: FALLBACK + "'unstructured jump' (match with literal patterns)"},
-    "match_sequence": {ALL: FALLBACK + "'unsupported operation' MATCH_SEQUENCE"},
-    "match_mapping": {ALL: FALLBACK + "'unsupported operation' MATCH_MAPPING/MATCH_KEYS"},
-    "match_class": {ALL: FALLBACK + "'unsupported operation' MATCH_CLASS"},
-    "match_or_as_guard": {ALL: FALLBACK + "'unstructured jump' (or-, as- patterns and guards)"},
 }
 SAME_BEHAVIOUR_OTHER_CODE = "behaves the same, but the recompiled code differs: "
 _CODE_NOT_YET: dict = {
@@ -1229,12 +1314,6 @@ _CODE_NOT_YET: dict = {
     "loop_continue_in_try_finally": {
         10: SAME_BEHAVIOUR_OTHER_CODE + "a redundant `continue` follows the try statement",
         11: SAME_BEHAVIOUR_OTHER_CODE + "a redundant `continue` follows the try statement",
-    },
-    "match_capture_and_wildcard": {
-        ALL: SAME_BEHAVIOUR_OTHER_CODE + "match with capture/wildcard comes back as if/elif"
-    },
-    "match_value": {
-        ALL: SAME_BEHAVIOUR_OTHER_CODE + "match with value patterns comes back as if/elif"
     },
 }
 
