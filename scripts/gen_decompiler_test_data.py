@@ -54,7 +54,7 @@ CASES = [
         "try_if_return",
         11,
         "def f(fp):\n    try:\n        if g(fp):\n            return True\n    except OSError:\n"
-        "        return False\n    else:\n        return False\n",
+        "        pass\n    return False\n",
     ),
     (
         "finally_if",

@@ -240,7 +240,11 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
       if (b.size() >= n && print_body(Body(b.end() - static_cast<long>(n), b.end())) == tail)
         continue;
       StmtKind last = b.empty() ? StmtKind::Pass : b.back()->kind;
-      all = all && (last == StmtKind::Raise || last == StmtKind::Return);
+      // A clause that cannot fall through needs no copy; a return that repeats the tail's last
+      // statement may be that copy's end (then the else is a real one).
+      all = all && (last == StmtKind::Raise ||
+                    (last == StmtKind::Return &&
+                     print_body({b.back()}) != print_body({orelse_body.back()})));
     }
     if (all) {  // (a clause that cannot fall through needs no copy)
       for (ExceptHandler& clause : stmt->handlers) {
