@@ -29,6 +29,14 @@ CASES = {
         (r(2, 8),),
     ),
     "gelu_tanh": (lambda a: F.gelu(a, approximate="tanh"), (r(16),)),
+    # A wide range (tails included) through every branch-free float32 approximation.
+    "transcendental_range": (
+        lambda a: (
+            (F.gelu(a), F.gelu(a, approximate="tanh"), torch.erf(a), torch.sigmoid(a))
+            + (F.silu(a), torch.exp(a.clamp(max=80)))
+        ),
+        (torch.linspace(-12, 12, 2401),),
+    ),
     "exp_log": (lambda a: torch.log(torch.exp(a) + 1), (r(4, 4),)),
     "where_compare": (lambda a, b: torch.where(a > b, a, b * 2), (r(3, 4), r(3, 4))),
     "comparisons": (lambda a: (a >= 0) & (a < 0.5), (r(10),)),
