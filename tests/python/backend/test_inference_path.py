@@ -86,3 +86,28 @@ def test_direct_road_gives_fresh_outputs_each_call():
     assert a.data_ptr() != b.data_ptr()
     assert_close(a, f(x))
     assert_close(b, f(x + 1))
+
+
+def test_address_fast_path_rechecks_every_call():
+    """After a call by address has been recorded, inputs that differ in strides, dtype or the
+    negation bit must still take the checked road and give the right answer."""
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    from glassbox.backend.compiled import compile_graph
+
+    def f(a, b):
+        return (torch.tanh(a) * b,)
+
+    a, b = torch.randn(6, 5), torch.randn(6, 5)
+    gm = make_fx(f)(a, b)
+    compiled = compile_graph(gm, [a, b])
+    assert_close(compiled(a, b)[0], f(a, b)[0])
+    assert_close(compiled(a, b)[0], f(a, b)[0])  # now recorded
+    strided = torch.randn(5, 6).t()
+    assert_close(compiled(strided, b)[0], f(strided, b)[0])
+    negated = torch._neg_view(torch.randn(6, 5))
+    assert negated.is_neg()
+    assert_close(compiled(negated, b)[0], f(negated, b)[0])
+    offset = torch.randn(7, 5)[1:]
+    assert_close(compiled(offset, b)[0], f(offset, b)[0])
+    assert_close(compiled(a, b)[0], f(a, b)[0])
