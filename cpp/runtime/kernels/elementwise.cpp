@@ -12,6 +12,7 @@
 #include <limits>
 
 #include "runtime/kernel.hpp"
+#include "runtime/kernels/vector_math.hpp"
 
 namespace glassbox::runtime {
 namespace {
@@ -188,17 +189,22 @@ void load_block(const T* src, R* dst, std::int64_t start, std::int64_t len, cons
   }
 }
 
-template <typename R>
-inline R gelu_erf(R x) {
-  return R(0.5) * x * (R(1) + std::erf(x * R(0.70710678118654752)));
-}
-template <typename R>
-inline R gelu_tanh(R x) {
-  return R(0.5) * x * (R(1) + std::tanh(R(0.79788456080286536) * (x + R(0.044715) * x * x * x)));
+// Transcendental ops: float32 through the branch-free approximations of vector_math.hpp (they
+// vectorise; std::erf and std::exp do not), double through libm.
+GBX_VMATH float erf_of(float x) { return vmath::erf_f32(x); }
+inline double erf_of(double x) { return std::erf(x); }
+GBX_VMATH float exp_of(float x) { return vmath::exp_f32(x); }
+inline double exp_of(double x) { return std::exp(x); }
+GBX_VMATH float gelu_erf(float x) { return vmath::gelu_erf_f32(x); }
+inline double gelu_erf(double x) { return 0.5 * x * std::erfc(-x * 0.70710678118654752); }
+GBX_VMATH float gelu_tanh(float x) { return vmath::gelu_tanh_f32(x); }
+inline double gelu_tanh(double x) {
+  return x / (1.0 + std::exp(-2.0 * 0.79788456080286536 * (x + 0.044715 * x * x * x)));
 }
 
 template <typename R>
-void apply(std::int64_t op, R* r, const R* a, const R* b, const R* c, std::int64_t n, R constant) {
+inline __attribute__((always_inline)) void apply(std::int64_t op, R* r, const R* a, const R* b,
+                                                 const R* c, std::int64_t n, R constant) {
   switch (op) {
     case CONST:
       std::fill(r, r + n, constant);
@@ -255,13 +261,13 @@ void apply(std::int64_t op, R* r, const R* a, const R* b, const R* c, std::int64
       for (std::int64_t i = 0; i < n; ++i) r[i] = a[i] > R(0) ? a[i] : (a[i] != a[i] ? a[i] : R(0));
       break;
     case SIGMOID:
-      for (std::int64_t i = 0; i < n; ++i) r[i] = R(1) / (R(1) + std::exp(-a[i]));
+      for (std::int64_t i = 0; i < n; ++i) r[i] = R(1) / (R(1) + exp_of(-a[i]));
       break;
     case TANH:
       for (std::int64_t i = 0; i < n; ++i) r[i] = std::tanh(a[i]);
       break;
     case EXP:
-      for (std::int64_t i = 0; i < n; ++i) r[i] = std::exp(a[i]);
+      for (std::int64_t i = 0; i < n; ++i) r[i] = exp_of(a[i]);
       break;
     case LOG:
       for (std::int64_t i = 0; i < n; ++i) r[i] = std::log(a[i]);
@@ -276,7 +282,7 @@ void apply(std::int64_t op, R* r, const R* a, const R* b, const R* c, std::int64
       for (std::int64_t i = 0; i < n; ++i) r[i] = R(1) / a[i];
       break;
     case ERF:
-      for (std::int64_t i = 0; i < n; ++i) r[i] = std::erf(a[i]);
+      for (std::int64_t i = 0; i < n; ++i) r[i] = erf_of(a[i]);
       break;
     case GELU:
       for (std::int64_t i = 0; i < n; ++i) r[i] = gelu_erf(a[i]);
@@ -285,7 +291,7 @@ void apply(std::int64_t op, R* r, const R* a, const R* b, const R* c, std::int64
       for (std::int64_t i = 0; i < n; ++i) r[i] = gelu_tanh(a[i]);
       break;
     case SILU:
-      for (std::int64_t i = 0; i < n; ++i) r[i] = a[i] / (R(1) + std::exp(-a[i]));
+      for (std::int64_t i = 0; i < n; ++i) r[i] = a[i] / (R(1) + exp_of(-a[i]));
       break;
     case NOT:
       for (std::int64_t i = 0; i < n; ++i) r[i] = a[i] == R(0);
@@ -326,6 +332,24 @@ void apply(std::int64_t op, R* r, const R* a, const R* b, const R* c, std::int64
     default:
       break;
   }
+}
+
+// The float32 ops, compiled once per x86-64 level (AVX-512, AVX2, baseline) and picked at load
+// time by the dynamic linker, so their loops use the widest vectors the machine has.
+#if defined(__x86_64__) && defined(__GNUC__) && defined(__linux__)
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#endif
+void apply_f32(std::int64_t op, float* r, const float* a, const float* b, const float* c,
+               std::int64_t n, float constant) {
+  apply<float>(op, r, a, b, c, n, constant);
+}
+inline void apply_as(std::int64_t op, float* r, const float* a, const float* b, const float* c,
+                     std::int64_t n, float constant) {
+  apply_f32(op, r, a, b, c, n, constant);
+}
+inline void apply_as(std::int64_t op, double* r, const double* a, const double* b, const double* c,
+                     std::int64_t n, double constant) {
+  apply<double>(op, r, a, b, c, n, constant);
 }
 
 template <typename R>
@@ -385,7 +409,7 @@ void run_as(const KernelContext& c) {
         const R* b = ar >= 2 ? regs.data() + op[2] * kBlock : nullptr;
         const R* cc = ar >= 3 ? regs.data() + op[3] * kBlock : nullptr;
         R constant = op[0] == CONST ? static_cast<R>(c.floats()[op[1]]) : R(0);
-        apply(op[0], r, a, b, cc, len, constant);
+        apply_as(op[0], r, a, b, cc, len, constant);
       }
       for (std::int64_t j = 0; j < p.n_out; ++j) {
         const R* src = regs.data() + p.out_regs[j] * kBlock;

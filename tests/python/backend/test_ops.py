@@ -29,6 +29,14 @@ CASES = {
         (r(2, 8),),
     ),
     "gelu_tanh": (lambda a: F.gelu(a, approximate="tanh"), (r(16),)),
+    # A wide range (tails included) through every branch-free float32 approximation.
+    "transcendental_range": (
+        lambda a: (
+            (F.gelu(a), F.gelu(a, approximate="tanh"), torch.erf(a), torch.sigmoid(a))
+            + (F.silu(a), torch.exp(a.clamp(max=80)))
+        ),
+        (torch.linspace(-12, 12, 2401),),
+    ),
     "exp_log": (lambda a: torch.log(torch.exp(a) + 1), (r(4, 4),)),
     "where_compare": (lambda a, b: torch.where(a > b, a, b * 2), (r(3, 4), r(3, 4))),
     "comparisons": (lambda a: (a >= 0) & (a < 0.5), (r(10),)),
@@ -37,6 +45,10 @@ CASES = {
     "mm_transposed": (lambda a, b: a @ b.t(), (r(5, 3), r(7, 3))),
     "addmm_linear": (lambda x, w, b: F.linear(x, w, b), (r(4, 6), r(3, 6), r(3))),
     "linear_3d": (lambda x, w, b: F.linear(x, w, b), (r(2, 4, 6), r(3, 6), r(3))),
+    # Short, wide products: split by columns over threads (edges off the 16-column grid).
+    "linear_wide": (lambda x, w, b: F.linear(x, w, b), (r(8, 256), r(300, 256), r(300))),
+    "mm_wide": (lambda a, b: a @ b, (r(3, 200), r(200, 500))),
+    "mm_wide_transposed_a": (lambda a, b: a.t() @ b, (r(200, 1), r(200, 700))),
     "bmm": (lambda a, b: torch.bmm(a, b), (r(2, 3, 4), r(2, 4, 5))),
     "matmul_4d": (lambda a, b: a @ b.transpose(-1, -2), (r(2, 3, 4, 5), r(2, 3, 6, 5))),
     "noncontiguous_input": (lambda a, b: a @ b + 1, (nt(r(4, 3)), nt(r(3, 2)))),

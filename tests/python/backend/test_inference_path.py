@@ -1,0 +1,113 @@
+"""Inference without AOTAutograd's runtime wrapper: which calls take the direct road, and that the
+ones which cannot (state updates, aliasing outputs, gradients) still go through AOTAutograd and
+stay right."""
+
+from __future__ import annotations
+
+import torch
+from conftest import assert_close, compile_native
+from zoo import MLP
+
+from glassbox.backend import REPORTS
+
+
+def _names(fn, *args, ctx=torch.no_grad):
+    start = len(REPORTS)
+    with ctx():
+        out = fn(*args)
+    return out, [r.name for r in REPORTS[start:]]
+
+
+def test_no_grad_and_inference_mode_take_the_direct_road():
+    torch.manual_seed(0)
+    model, x = MLP(16, 32, 4).eval(), torch.randn(3, 16)
+    for ctx in (torch.no_grad, torch.inference_mode):
+        out, names = _names(compile_native(model), x, ctx=ctx)
+        assert names == ["inference (direct)"]
+        with torch.no_grad():
+            assert_close(out, model(x))
+        assert not out.requires_grad
+
+
+def test_inputs_without_grad_take_the_direct_road_with_grad_enabled():
+    def f(a, b):
+        return torch.relu(a @ b) + 1
+
+    a, b = torch.randn(4, 8), torch.randn(8, 5)
+    out, names = _names(compile_native(f), a, b, ctx=torch.enable_grad)
+    assert names == ["inference (direct)"]
+    assert_close(out, f(a, b))
+
+
+def test_gradients_take_the_aot_road():
+    torch.manual_seed(0)
+    model, x = MLP(16, 32, 4), torch.randn(3, 16)
+    out, names = _names(compile_native(model), x, ctx=torch.enable_grad)
+    assert names and all(not n.startswith("inference") for n in names)
+    assert out.requires_grad
+
+
+def test_state_updates_take_the_aot_road():
+    """Batch norm in training mode updates its running statistics even under no_grad."""
+    torch.manual_seed(0)
+    bn = torch.nn.BatchNorm1d(6).train()
+    ref = torch.nn.BatchNorm1d(6).train()
+    ref.load_state_dict(bn.state_dict())
+    x = torch.randn(5, 6)
+    out, names = _names(compile_native(bn), x)
+    assert "inference (direct)" not in names
+    with torch.no_grad():
+        assert_close(out, ref(x))
+    assert_close(bn.running_mean, ref.running_mean)
+    assert_close(bn.running_var, ref.running_var)
+
+
+def test_outputs_aliasing_inputs_take_the_aot_road():
+    def f(x):
+        return x, x.view(-1), torch.sin(x)
+
+    x = torch.randn(3, 4)
+    out, names = _names(compile_native(f), x)
+    assert "inference (direct)" not in names
+    assert out[0] is x or out[0].data_ptr() == x.data_ptr()
+    assert out[1].data_ptr() == x.data_ptr()
+    assert_close(out[2], torch.sin(x))
+
+
+def test_direct_road_gives_fresh_outputs_each_call():
+    def f(x):
+        return torch.tanh(x) * 2
+
+    fn = compile_native(f)
+    x = torch.randn(8)
+    with torch.no_grad():
+        a = fn(x)
+        b = fn(x + 1)
+    assert a.data_ptr() != b.data_ptr()
+    assert_close(a, f(x))
+    assert_close(b, f(x + 1))
+
+
+def test_address_fast_path_rechecks_every_call():
+    """After a call by address has been recorded, inputs that differ in strides, dtype or the
+    negation bit must still take the checked road and give the right answer."""
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    from glassbox.backend.compiled import compile_graph
+
+    def f(a, b):
+        return (torch.tanh(a) * b,)
+
+    a, b = torch.randn(6, 5), torch.randn(6, 5)
+    gm = make_fx(f)(a, b)
+    compiled = compile_graph(gm, [a, b])
+    assert_close(compiled(a, b)[0], f(a, b)[0])
+    assert_close(compiled(a, b)[0], f(a, b)[0])  # now recorded
+    strided = torch.randn(5, 6).t()
+    assert_close(compiled(strided, b)[0], f(strided, b)[0])
+    negated = torch._neg_view(torch.randn(6, 5))
+    assert negated.is_neg()
+    assert_close(compiled(negated, b)[0], f(negated, b)[0])
+    offset = torch.randn(7, 5)[1:]
+    assert_close(compiled(offset, b)[0], f(offset, b)[0])
+    assert_close(compiled(a, b)[0], f(a, b)[0])
