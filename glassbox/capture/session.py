@@ -1,8 +1,9 @@
 """``glassbox.capture(dump_dir)``: hooks into Dynamo while the block runs, writes the dump.
 
 Two hooks, both removed on exit: Dynamo's bytecode hook (each transformed code object is
-decompiled into the dump and, when verified, the dumped code is what Dynamo runs) and a handler on
-PyTorch's structured trace (graphs, output code, metrics and graph-break reasons by compile id).
+decompiled into the dump and, when fully decompiled, the dumped code is what Dynamo runs) and a
+handler on PyTorch's structured trace (graphs, output code, metrics and graph-break reasons by
+compile id).
 Guards, the full_code files and the index are written on exit, from Dynamo's cache entries.
 """
 
@@ -51,7 +52,7 @@ RUN_DUMPED_POLICIES = ("verified", "decompiled", "never")
 class Capture:
     """The context manager behind :func:`glassbox.capture`; one per ``with`` block."""
 
-    def __init__(self, dump_dir: str | os.PathLike, run_dumped: str = "verified") -> None:
+    def __init__(self, dump_dir: str | os.PathLike, run_dumped: str = "decompiled") -> None:
         if run_dumped not in RUN_DUMPED_POLICIES:
             raise ValueError(f"run_dumped must be one of {RUN_DUMPED_POLICIES}, not {run_dumped!r}")
         self.run_dumped = run_dumped
@@ -105,7 +106,8 @@ class Capture:
         return frame
 
     def _on_bytecode(self, original: types.CodeType, transformed: types.CodeType):
-        """Dynamo's bytecode hook: dump ``transformed``; return the dumped code when verified."""
+        """Dynamo's bytecode hook: dump ``transformed``; return the dumped code when the policy
+        lets it run."""
         try:
             return self._dump_transformed(original, transformed)
         except Exception as error:  # capture never breaks compilation
@@ -191,13 +193,13 @@ def _resume_names(code: types.CodeType) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def capture(dump_dir: str | os.PathLike, *, run_dumped: str = "verified") -> Capture:
+def capture(dump_dir: str | os.PathLike, *, run_dumped: str = "decompiled") -> Capture:
     """Record everything torch.compile does inside the ``with`` block into ``dump_dir``.
 
     ``run_dumped`` says when the dumped transformed code runs instead of Dynamo's bytecode:
-    ``"verified"`` (default) only when it recompiles to the same bytecode; ``"decompiled"``
-    whenever it was fully reconstructed (no fallback) with the same arguments and free
-    variables, so breakpoints in it are hit; ``"never"``."""
+    ``"decompiled"`` (default) whenever it was fully reconstructed (no fallback) with the same
+    arguments and free variables, so breakpoints in it are hit; ``"verified"`` only when it
+    recompiles to the same bytecode; ``"never"``."""
     return Capture(dump_dir, run_dumped)
 
 
