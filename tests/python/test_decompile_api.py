@@ -93,9 +93,7 @@ FUNCTIONS = {
 }
 
 # The cases the core cannot reconstruct yet: xfail(strict=False), so they pass when it can.
-NOT_YET: dict[str, str] = {
-    "async_def": "async with / async for are not structured yet (marked fallback)",
-}
+NOT_YET: dict[str, str] = {}
 
 MODULE = """
 import os
