@@ -335,10 +335,35 @@ void CodeDecoder::check_fstring(const ExprPtr& joined) const {
 }
 
 ExprPtr CodeDecoder::evaluate(int begin, int end) {
+  // Nested conditional expressions recurse through here: bound the depth (crafted code).
+  struct Nesting {
+    int& level;
+    explicit Nesting(int& l) : level(l) {
+      if (++level > 100) {
+        --level;
+        throw DecodeFailure("expressions nested too deeply");
+      }
+    }
+    ~Nesting() { --level; }
+  } nesting(evaluate_depth_);
   size_t depth = stack_.size();
   ++expression_only_;
   int i = begin;
   while (i < end) {
+    const Operation& op = lifted_.ops[static_cast<size_t>(i)];
+    // A conditional expression nested in this one (`a if x else b if y else c`, 3.11): one test
+    // jumping to the else, whose then-part jumps to where this region ends.
+    if (op.op == Op::JumpIf && op.arg == 0 && op.target > i + 1 && op.target < end &&
+        value_boolop_end(i) < 0) {
+      const Operation& over = lifted_.ops[static_cast<size_t>(op.target) - 1];
+      if (over.op == Op::Jump && over.target == end && !stack_.empty()) {
+        ExprPtr condition = pop();
+        if (!decode_if_expression(i, i + 1, op.target, condition))
+          throw DecodeFailure("nested conditional expression");
+        i = if_expression_end_;
+        continue;
+      }
+    }
     i = execute_step(i);
   }
   --expression_only_;

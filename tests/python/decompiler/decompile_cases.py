@@ -1288,11 +1288,10 @@ CASES: list[Case] = [
 FALLBACK = "marked fallback region: "
 WRONG = "decompiles without a fallback to code that behaves differently: "
 _NOT_YET: dict = {
-    "conditional_expression_nested": {
-        11: FALLBACK + "'stack underflow' (a if x else b if y else c)",
-    },
     "conditional_expression_inside_and": {
-        ALL: FALLBACK + "'unsupported operation' (a conditional expression as the right of and)"
+        10: FALLBACK + "'unsupported operation' (a conditional expression as the right of and)",
+        12: FALLBACK + "'unsupported operation' (a conditional expression as the right of and)",
+        13: FALLBACK + "'unsupported operation' (a conditional expression as the right of and)",
     },
     "chained_comparison_of_three_as_condition": {
         11: FALLBACK + "'chained comparison test' (three links as an if test)",
