@@ -643,7 +643,38 @@ int CodeDecoder::decode_setup_finally(int i, int end, int exit) {
   while (reraise < static_cast<int>(ops.size()) &&
          ops[static_cast<size_t>(reraise)].op != Op::Reraise)
     ++reraise;
+  // The compiler copies the closing RERAISE into each branch that ends the finally body: the
+  // body ends at the last of them that a jump inside it reaches.
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (int k = handler; k < reraise; ++k) {
+      const Operation& op = ops[static_cast<size_t>(k)];
+      if ((op.op == Op::Jump || op.op == Op::JumpIf) && op.target > reraise &&
+          static_cast<size_t>(op.target) < ops.size() &&
+          ops[static_cast<size_t>(op.target)].op == Op::Reraise) {
+        reraise = op.target;
+        grew = true;
+      }
+    }
+  }
+  std::vector<std::pair<int, Operation>> rewritten;
+  for (int k = handler; k < reraise; ++k) {
+    Operation& op = lifted_.ops[static_cast<size_t>(k)];
+    if (op.op != Op::Reraise || op.arg != 0) continue;
+    rewritten.emplace_back(k, op);
+    op.op = Op::Jump;
+    op.target = reraise;
+  }
+  struct RestoreOps {
+    std::vector<Operation>& ops;
+    std::vector<std::pair<int, Operation>>& saved;
+    ~RestoreOps() {
+      for (auto& [k, op] : saved) ops[static_cast<size_t>(k)] = op;
+    }
+  } restore_ops{lifted_.ops, rewritten};
   int copy_length = reraise - handler;
+  // A branch's RERAISE is, on the normal path, falling through (or the copied code after).
+  if (!rewritten.empty() && rewritten.back().first == reraise - 1) --copy_length;
   int pop_block = -1;
   for (int q = handler - 1; q > i; --q) {
     if (ops[static_cast<size_t>(q)].op == Op::PopBlock && q + 1 + copy_length <= handler) {
@@ -668,6 +699,7 @@ int CodeDecoder::decode_setup_finally(int i, int end, int exit) {
   for (int k = 0; k < 3; ++k) push(make_expr(ExprKind::Internal, {}, "exc"));
   statement_depth_ = stack_.size();
   Body final_body = decode_range(handler, reraise, reraise);
+  if (!rewritten.empty()) hoist_common_tail(final_body);
   stack_ = saved_stack;
   statement_depth_ = saved_depth;
   mark_consumed(handler, reraise + 1);
