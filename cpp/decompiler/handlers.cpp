@@ -107,6 +107,12 @@ int CodeDecoder::decode_try(int i, int end, int exit) {
   int handler = region->target;
   int body_end = region->end;
   if (handler <= i || body_end > handler) throw DecodeFailure("try handler before its body");
+  // A jump cannot raise: a loop ending the body closes with a jump back the table leaves out.
+  while (body_end < handler && ops[static_cast<size_t>(body_end)].op == Op::Jump &&
+         ops[static_cast<size_t>(body_end)].target >= i &&
+         ops[static_cast<size_t>(body_end)].target < body_end) {
+    ++body_end;
+  }
   opened_try_[static_cast<size_t>(handler)] = true;
   // Classify the handler: except clauses start with POP_TOP or a type test; finally does not.
   bool is_except = ops[static_cast<size_t>(handler) + 1].op == Op::PopTop;
