@@ -52,6 +52,31 @@ FlowInfo analyze_flow(const LiftedCode& code) {
       flow.last_backward_source[static_cast<size_t>(target)] = static_cast<int>(i);
     }
   }
+  // A jump back from handler code to (or before) the start of the body it protects closes a
+  // loop around the try statement (`while True: try: ... break ... except: ...`, where the
+  // normal path left through a copied return); jumps back to a join after the body do not.
+  for (size_t i = 0; i < ops.size(); ++i) {
+    int target = ops[i].target;
+    if (flow.reachable[i] || ops[i].op != Op::Jump || target < 0 || target > static_cast<int>(i))
+      continue;
+    const Handler* owner = nullptr;  // the row whose handler block holds i: the nearest target
+    for (const Handler& row : code.handlers) {
+      if (row.target <= static_cast<int>(i) && (!owner || row.target > owner->target) &&
+          static_cast<size_t>(row.target) < ops.size() &&
+          ops[static_cast<size_t>(row.target)].op == Op::PushExcInfo) {
+        owner = &row;
+      }
+    }
+    if (!owner) continue;
+    int body_start = owner->start;
+    for (const Handler& row : code.handlers) {
+      if (row.target == owner->target) body_start = std::min(body_start, row.start);
+    }
+    if (target <= body_start &&
+        flow.last_backward_source[static_cast<size_t>(target)] < static_cast<int>(i)) {
+      flow.last_backward_source[static_cast<size_t>(target)] = static_cast<int>(i);
+    }
+  }
   std::map<int, HandlerRegion> by_target;
   for (const Handler& row : code.handlers) {
     if (row.start >= row.end) continue;

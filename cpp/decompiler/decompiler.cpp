@@ -38,11 +38,26 @@ StmtPtr fallback_statement(const bytecode::CodeObject& code, const std::string& 
   return stmt;
 }
 
+// Kinds whose every child must be present (a Slice, a Dict's ** key, a bare yield may omit one).
+bool needs_all_children(ExprKind kind) {
+  switch (kind) {
+    case ExprKind::Slice:
+    case ExprKind::Dict:
+    case ExprKind::Yield:
+    case ExprKind::FormattedValue:
+    case ExprKind::JoinedStr:
+      return false;
+    default:
+      return true;
+  }
+}
+
 bool contains_internal(const ExprPtr& e, int depth = 0) {
   if (!e) return false;
   if (e->kind == ExprKind::Internal || depth > 500) return true;
+  bool all = needs_all_children(e->kind);
   for (const ExprPtr& arg : e->args) {
-    if (contains_internal(arg, depth + 1)) return true;
+    if ((all && !arg) || contains_internal(arg, depth + 1)) return true;
   }
   for (const ComprehensionClause& clause : e->clauses) {
     if (contains_internal(clause.target, depth + 1) || contains_internal(clause.iter, depth + 1))
@@ -58,8 +73,11 @@ bool contains_internal(const ExprPtr& e, int depth = 0) {
 // printer could only write it as `<tag>`, which does not compile).
 bool contains_internal(const Body& body) {
   for (const StmtPtr& s : body) {
+    bool all = s->kind == StmtKind::Assign || s->kind == StmtKind::AugAssign ||
+               s->kind == StmtKind::Expr || s->kind == StmtKind::Delete ||
+               s->kind == StmtKind::For || s->kind == StmtKind::While || s->kind == StmtKind::If;
     for (const ExprPtr& e : s->exprs) {
-      if (contains_internal(e)) return true;
+      if ((all && !e) || contains_internal(e)) return true;
     }
     for (const ExprPtr& e : s->decorators) {
       if (contains_internal(e)) return true;

@@ -1015,10 +1015,14 @@ void CodeDecoder::store(ExprPtr target, ExprPtr value) {
     if (tag == "unpack_slot" || tag == "unpack_star") {
       ExprPtr group = value->args[0];
       auto& slot = group->clauses[static_cast<size_t>(value->ref)];
+      if (slot.target) throw DecodeFailure("unpacked value stored twice");
       slot.target = tag == "unpack_star" ? make_expr(ExprKind::Starred, {target}) : target;
       if (++group->ref == static_cast<int>(group->clauses.size())) {
         std::vector<ExprPtr> targets;
-        for (auto& clause : group->clauses) targets.push_back(clause.target);
+        for (auto& clause : group->clauses) {
+          if (!clause.target) throw DecodeFailure("unpacked value never stored");
+          targets.push_back(clause.target);
+        }
         return store(make_expr(ExprKind::Tuple, std::move(targets)), group->args[0]);
       }
       return;
