@@ -107,6 +107,7 @@ class CodeDecoder {
   bool decode_if_expression(int j, int true_start, int false_start, ExprPtr condition);
   int resolve(int target) const;
   int copied_block_length(int copy, int original) const;
+  void fold_return_if_expression(Body& body) const;
   bool same_target(int a, int b) const;
   int loop_else_end(int body_begin, int body_end, int exit, int end) const;
 

@@ -884,7 +884,15 @@ void CodeDecoder::execute(int i) {
     }
     case Op::ReturnValue: {
       ExprPtr value = pop();
-      return emit(make_stmt(StmtKind::Return, {value}));
+      auto stmt = make_stmt(StmtKind::Return, {value});
+      // 3.12+ folds `return CONST` into RETURN_CONST: a constant returned by LOAD_CONST +
+      // RETURN_VALUE is a branch of `return a if c else b` whose return the compiler copied.
+      if (code_.minor >= 12 && i > 0 &&
+          lifted_.ops[static_cast<size_t>(i) - 1].op == Op::LoadConst &&
+          value->kind == ExprKind::Constant) {
+        stmt->text = "unfolded";
+      }
+      return emit(stmt);
     }
     case Op::ReturnConst:
       return emit(make_stmt(StmtKind::Return, {constant(op.constant)}));

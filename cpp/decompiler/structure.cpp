@@ -174,7 +174,34 @@ Body CodeDecoder::decode_range_extending(int begin, int* end, int limit, int exi
   *end = i;
   out_ = saved;
   stack_ = std::move(saved_stack);
+  if (code_.minor >= 12) fold_return_if_expression(body);
   return body;
+}
+
+// 3.12+: `if c: return K` (K a constant returned by LOAD_CONST + RETURN_VALUE, not the
+// RETURN_CONST a plain `return K` compiles to) ending a body with another return is
+// `return K if c else <other>`, whose return the compiler copied into both branches.
+void CodeDecoder::fold_return_if_expression(Body& body) const {
+  while (body.size() >= 2) {
+    const StmtPtr& last = body.back();
+    const StmtPtr& test = body[body.size() - 2];
+    if (last->kind != StmtKind::Return || last->exprs.size() != 1 || !last->exprs[0] ||
+        test->kind != StmtKind::If || test->exprs.size() != 1 || test->bodies.size() < 2 ||
+        !test->bodies[1].empty() || test->bodies[0].size() != 1) {
+      return;
+    }
+    const StmtPtr& then = test->bodies[0][0];
+    if (then->kind != StmtKind::Return || then->text != "unfolded" || then->exprs.size() != 1 ||
+        !then->exprs[0]) {
+      return;
+    }
+    auto folded =
+        make_stmt(StmtKind::Return,
+                  {make_expr(ExprKind::IfExp, {then->exprs[0], test->exprs[0], last->exprs[0]})});
+    folded->text = "unfolded";
+    body.resize(body.size() - 2);
+    body.push_back(folded);
+  }
 }
 
 int CodeDecoder::decode_statement(int i, int end, int exit) {
