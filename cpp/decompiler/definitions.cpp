@@ -120,8 +120,13 @@ static ExprPtr import_root(const ExprPtr& value) {
 std::string import_statement_module(const ExprPtr& import) {
   ExprPtr root = import_root(import);
   int level = 0;
-  if (root->args[0] && root->args[0]->kind == ExprKind::Constant)
-    level = std::atoi(root->args[0]->text.c_str());
+  if (root->args[0] && root->args[0]->kind == ExprKind::Constant) {
+    const std::string& text = root->args[0]->text;
+    // A relative import's level is a small count of dots (crafted code may hold any integer).
+    if (text.size() > 4 || text.find_first_not_of("0123456789") != std::string::npos)
+      throw DecodeFailure("import level out of range");
+    level = std::atoi(text.c_str());
+  }
   return std::string(static_cast<size_t>(std::max(level, 0)), '.') +
          (root->ops.empty() ? "" : root->ops[0]);
 }
