@@ -26,4 +26,10 @@ StmtPtr make_stmt(StmtKind kind, std::vector<ExprPtr> exprs, std::vector<Body> b
   return stmt;
 }
 
+bool is_none(const ExprPtr& e) { return e && e->kind == ExprKind::Constant && e->text == "None"; }
+
+bool is_return_none(const StmtPtr& s) {
+  return s->kind == StmtKind::Return && (s->exprs.empty() || !s->exprs[0] || is_none(s->exprs[0]));
+}
+
 }  // namespace glassbox::decompiler

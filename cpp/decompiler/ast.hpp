@@ -129,4 +129,9 @@ struct Stmt {
 
 StmtPtr make_stmt(StmtKind kind, std::vector<ExprPtr> exprs = {}, std::vector<Body> bodies = {});
 
+// Whether `e` is the constant None.
+bool is_none(const ExprPtr& e);
+// Whether `s` is `return` or `return None`.
+bool is_return_none(const StmtPtr& s);
+
 }  // namespace glassbox::decompiler

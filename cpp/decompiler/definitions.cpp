@@ -29,8 +29,6 @@ std::string key_name(const ExprPtr& e) {
   return is_str_constant(e) ? e->text.substr(1, e->text.size() - 2) : std::string();
 }
 
-bool is_none(const ExprPtr& e) { return e && e->kind == ExprKind::Constant && e->text == "None"; }
-
 // A docstring with line breaks reads best triple-quoted, when that spells the same value.
 ExprPtr docstring(const ExprPtr& constant) {
   if (constant->ops.empty()) return constant;
@@ -44,10 +42,6 @@ ExprPtr docstring(const ExprPtr& constant) {
     if (c == '\\' || (c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) return constant;
   }
   return make_constant(triple + text + triple);
-}
-
-bool is_return_none(const StmtPtr& s) {
-  return s->kind == StmtKind::Return && (s->exprs.empty() || !s->exprs[0] || is_none(s->exprs[0]));
 }
 
 // Module code ends in `return None`, which the compiler copies into the branches that end the

@@ -18,8 +18,6 @@ ExprPtr internal(const char* tag, std::vector<ExprPtr> args = {}) {
   return make_expr(ExprKind::Internal, std::move(args), tag);
 }
 
-bool is_none(const ExprPtr& e) { return e && e->kind == ExprKind::Constant && e->text == "None"; }
-
 // A format spec as the printer wants it: literal text, or an f-string of its own.
 ExprPtr raw_spec(const ExprPtr& spec) {
   if (spec && spec->kind == ExprKind::Constant && !spec->ops.empty())
@@ -977,8 +975,8 @@ void CodeDecoder::execute(int i) {
 
 void CodeDecoder::pop_top(ExprPtr value) {
   // Generated code discards temporaries and constants it juggled: no statement to show.
-  if (spilled_ > 0 && ((value->kind == ExprKind::Name && value->text.rfind("_gb_tmp", 0) == 0) ||
-                       (value->kind == ExprKind::Constant && value->text == "None"))) {
+  if (spilled_ > 0 &&
+      ((value->kind == ExprKind::Name && value->text.rfind("_gb_tmp", 0) == 0) || is_none(value))) {
     return;
   }
   if (is_internal(value, "chain")) return emit(make_stmt(StmtKind::Expr, {walrus(value)}));

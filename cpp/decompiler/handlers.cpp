@@ -528,13 +528,8 @@ int CodeDecoder::decode_try_finally(int i, int body_end, int handler, int end, i
   }
   // Nothing follows the statement: a `return None` ending the body is the code's own final return,
   // copied there (3.12+).
-  if (try_end >= static_cast<int>(ops.size()) && body.size() == 2 &&
-      body[1]->kind == StmtKind::Return &&
-      (body[1]->exprs.empty() ||
-       (body[1]->exprs[0] && body[1]->exprs[0]->kind == ExprKind::Constant &&
-        body[1]->exprs[0]->text == "None"))) {
+  if (try_end >= static_cast<int>(ops.size()) && body.size() == 2 && is_return_none(body[1]))
     body.pop_back();
-  }
   // try/except/finally: the body is the try/except statement.
   if (body.size() == 1 && body[0]->kind == StmtKind::Try && body[0]->bodies[2].empty() &&
       !body[0]->handlers.empty()) {
