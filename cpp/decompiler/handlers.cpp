@@ -497,25 +497,7 @@ int CodeDecoder::decode_try_finally(int i, int body_end, int handler, int end, i
   push(make_expr(ExprKind::Internal, {}, "prev_exc"));
   push(make_expr(ExprKind::Internal, {}, "exc"));
   statement_depth_ = stack_.size();
-  // 3.12+ copies the closing RERAISE into each branch that ends the finally body: there it means
-  // "to the end of the body", a jump, while the body is decoded.
-  std::vector<std::pair<int, Operation>> rewritten;
-  for (int k = final_begin; k < final_end; ++k) {
-    Operation& op = lifted_.ops[static_cast<size_t>(k)];
-    if (op.op != Op::Reraise || op.arg != 0 || consumed_[static_cast<size_t>(k)]) continue;
-    rewritten.emplace_back(k, op);
-    op.op = Op::Jump;
-    op.target = final_end;
-  }
-  Body final_body;
-  try {
-    final_body = decode_range(final_begin, final_end, final_end);
-  } catch (...) {
-    for (auto& [k, op] : rewritten) lifted_.ops[static_cast<size_t>(k)] = op;
-    throw;
-  }
-  for (auto& [k, op] : rewritten) lifted_.ops[static_cast<size_t>(k)] = op;
-  if (!rewritten.empty()) hoist_common_tail(final_body);
+  Body final_body = decode_finally_body(final_begin, final_end);
   mark_consumed(handler, cleanup + 3);
   stack_ = saved_stack;
   statement_depth_ = saved_depth;
@@ -530,7 +512,36 @@ int CodeDecoder::decode_try_finally(int i, int body_end, int handler, int end, i
   // copied there (3.12+).
   if (try_end >= static_cast<int>(ops.size()) && body.size() == 2 && is_return_none(body[1]))
     body.pop_back();
-  // try/except/finally: the body is the try/except statement.
+  emit_try_finally(std::move(body), std::move(final_body));
+  return try_end > end ? end : try_end;
+}
+
+// A finally body [begin, end) whose branches end in copies of its closing RERAISE: while it is
+// decoded, each such RERAISE (not already part of a decoded statement) means "to the end of the
+// body", a jump there.
+Body CodeDecoder::decode_finally_body(int begin, int end) {
+  std::vector<std::pair<int, Operation>> rewritten;
+  for (int k = begin; k < end; ++k) {
+    Operation& op = lifted_.ops[static_cast<size_t>(k)];
+    if (op.op != Op::Reraise || op.arg != 0 || consumed_[static_cast<size_t>(k)]) continue;
+    rewritten.emplace_back(k, op);
+    op.op = Op::Jump;
+    op.target = end;
+  }
+  struct RestoreOps {
+    std::vector<Operation>& ops;
+    const std::vector<std::pair<int, Operation>>& saved;
+    ~RestoreOps() {
+      for (const auto& [k, op] : saved) ops[static_cast<size_t>(k)] = op;
+    }
+  } restore_ops{lifted_.ops, rewritten};
+  Body body = decode_range(begin, end, end);
+  if (!rewritten.empty()) hoist_common_tail(body);
+  return body;
+}
+
+// try/finally; try/except/finally when the body is a try/except statement alone.
+void CodeDecoder::emit_try_finally(Body body, Body final_body) {
   if (body.size() == 1 && body[0]->kind == StmtKind::Try && body[0]->bodies[2].empty() &&
       !body[0]->handlers.empty()) {
     StmtPtr merged = body[0];
@@ -539,7 +550,6 @@ int CodeDecoder::decode_try_finally(int i, int body_end, int handler, int end, i
   } else {
     emit(make_stmt(StmtKind::Try, {}, {std::move(body), {}, std::move(final_body)}));
   }
-  return try_end > end ? end : try_end;
 }
 
 int CodeDecoder::decode_with(int i, int end, int exit) {
@@ -658,24 +668,12 @@ int CodeDecoder::decode_setup_finally(int i, int end, int exit) {
       }
     }
   }
-  std::vector<std::pair<int, Operation>> rewritten;
-  for (int k = handler; k < reraise; ++k) {
-    Operation& op = lifted_.ops[static_cast<size_t>(k)];
-    if (op.op != Op::Reraise || op.arg != 0) continue;
-    rewritten.emplace_back(k, op);
-    op.op = Op::Jump;
-    op.target = reraise;
-  }
-  struct RestoreOps {
-    std::vector<Operation>& ops;
-    std::vector<std::pair<int, Operation>>& saved;
-    ~RestoreOps() {
-      for (auto& [k, op] : saved) ops[static_cast<size_t>(k)] = op;
-    }
-  } restore_ops{lifted_.ops, rewritten};
   int copy_length = reraise - handler;
   // A branch's RERAISE is, on the normal path, falling through (or the copied code after).
-  if (!rewritten.empty() && rewritten.back().first == reraise - 1) --copy_length;
+  if (reraise > handler && ops[static_cast<size_t>(reraise) - 1].op == Op::Reraise &&
+      ops[static_cast<size_t>(reraise) - 1].arg == 0) {
+    --copy_length;
+  }
   int pop_block = -1;
   for (int q = handler - 1; q > i; --q) {
     if (ops[static_cast<size_t>(q)].op == Op::PopBlock && q + 1 + copy_length <= handler) {
@@ -699,8 +697,7 @@ int CodeDecoder::decode_setup_finally(int i, int end, int exit) {
   size_t saved_depth = statement_depth_;
   for (int k = 0; k < 3; ++k) push(make_expr(ExprKind::Internal, {}, "exc"));
   statement_depth_ = stack_.size();
-  Body final_body = decode_range(handler, reraise, reraise);
-  if (!rewritten.empty()) hoist_common_tail(final_body);
+  Body final_body = decode_finally_body(handler, reraise);
   stack_ = saved_stack;
   statement_depth_ = saved_depth;
   mark_consumed(handler, reraise + 1);
@@ -709,14 +706,7 @@ int CodeDecoder::decode_setup_finally(int i, int end, int exit) {
   }
   // The returned value's finally copy lies outside the body, after POP_BLOCK.
   if (returned) body.push_back(make_stmt(StmtKind::Return, {returned}));
-  if (body.size() == 1 && body[0]->kind == StmtKind::Try && body[0]->bodies[2].empty() &&
-      !body[0]->handlers.empty()) {
-    StmtPtr merged = body[0];
-    merged->bodies[2] = std::move(final_body);
-    emit(merged);
-  } else {
-    emit(make_stmt(StmtKind::Try, {}, {std::move(body), {}, std::move(final_body)}));
-  }
+  emit_try_finally(std::move(body), std::move(final_body));
   if (try_end > end && !same_target(try_end, exit))
     throw DecodeFailure("try statement leaves its region");
   return std::min(try_end, end);
