@@ -23,6 +23,18 @@ struct DecodeFailure : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Puts a decoder member back to the value it had at construction when the scope ends, however
+// it ends (a DecodeFailure included).
+template <class T>
+struct Restore {
+  explicit Restore(T& member) : slot(member), saved(member) {}
+  Restore(const Restore&) = delete;
+  Restore& operator=(const Restore&) = delete;
+  ~Restore() { slot = saved; }
+  T& slot;
+  T saved;
+};
+
 // Shared by the decoders of one compilation unit (a module and everything nested in it).
 struct DecodeSession {
   long steps_left = 2000000;  // bounds the time of one decompilation

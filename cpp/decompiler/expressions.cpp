@@ -535,13 +535,8 @@ int CodeDecoder::execute_special(int i) {
   if (op.op == Op::GetAwaitable || op.op == Op::GetYieldFromIter) return execute_delegation(i);
   // 3.12+: an inlined comprehension inside an expression (a conditional expression's branch).
   if (op.op == Op::LoadFastAndClear && expression_only_ > 0) {
-    int saved = expression_only_;
+    Restore<int> restore(expression_only_);
     expression_only_ = 0;
-    struct Restore {
-      int& slot;
-      int value;
-      ~Restore() { slot = value; }
-    } restore{expression_only_, saved};
     return decode_inline_comprehension(i);
   }
   if (op.op == Op::JumpIf) return execute_value_boolop(i);

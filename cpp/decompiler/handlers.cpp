@@ -288,21 +288,13 @@ int CodeDecoder::decode_try_star(int i, int body_end, int handler, int end, int 
   };
   int cleanup = flow_.handler_covering(handler);
   if (!is_cleanup_block(ops, cleanup)) throw DecodeFailure("except* handler without its cleanup");
-  std::vector<ExprPtr> saved_stack = stack_;
-  size_t saved_depth = statement_depth_;
-  std::string saved_name = handler_name_;
+  Restore<std::vector<ExprPtr>> keep_stack(stack_);
+  Restore<size_t> keep_depth(statement_depth_);
+  Restore<std::string> keep_name(handler_name_);
+  const std::vector<ExprPtr>& saved_stack = keep_stack.saved;
+  const size_t saved_depth = keep_depth.saved;
+  const std::string& saved_name = keep_name.saved;
   auto stmt = make_stmt(StmtKind::Try, {}, {{}, {}, {}});
-  struct Restore {
-    CodeDecoder& d;
-    std::vector<ExprPtr> stack;
-    size_t depth;
-    std::string name;
-    ~Restore() {
-      d.stack_ = stack;
-      d.statement_depth_ = depth;
-      d.handler_name_ = name;
-    }
-  } restore{*this, saved_stack, saved_depth, saved_name};
   int k = handler + (code_.minor == 11 ? 4 : 3);
   while (k < cleanup && !is(k, Op::ListAppend)) {
     int check = k;

@@ -140,11 +140,7 @@ Body CodeDecoder::decode_range_extending(int begin, int* end, int limit, int exi
   Body* saved = out_;
   std::vector<ExprPtr> saved_stack = stack_;
   out_ = &body;
-  struct LimitGuard {
-    int& slot;
-    int saved;
-    ~LimitGuard() { slot = saved; }
-  } limit_guard{region_limit_, region_limit_};
+  Restore<int> limit_guard(region_limit_);
   region_limit_ = limit;
   bool keep_region_stack = keep_region_stack_;
   keep_region_stack_ = false;
