@@ -107,6 +107,7 @@ class CodeDecoder {
   WhileShape while_head(int head) const;
   int decode_while(int head, const WhileShape& shape);
   int decode_try(int i, int end, int exit);
+  bool strip_copied_tail(Stmt& stmt, const Body& tail) const;
   int decode_try_except(int i, int body_end, int handler, int end, int exit);
   int decode_try_finally(int i, int body_end, int handler, int end, int exit);
   Body decode_finally_body(int begin, int end);
@@ -172,6 +173,13 @@ class CodeDecoder {
   void pop_top(ExprPtr value);
   ExprPtr constant(const bytecode::ObjectRef& obj) const;
   ExprPtr name_expr(const std::string& name) const;
+  // 3.10 and 3.11 leave a folded test's constant (True of `while True`, False of `assert False`)
+  // in co_consts, where no instruction uses it; has_constant tells whether the code holds a
+  // constant of that kind (one no instruction loads, with unused_only).
+  bool keeps_folded_constants() const;
+  bool has_constant(bytecode::ObjectKind kind, bool unused_only) const;
+  // A string annotation under `from __future__ import annotations`, as the expression it spells.
+  ExprPtr annotation_source(const ExprPtr& annotation) const;
   std::string source_name(const std::string& name) const;  // unmangled
   ExprPtr build_call(const Operation& op);
   ExprPtr build_call_ex(const Operation& op);

@@ -17,6 +17,114 @@ constexpr int kFlagVarargs = 0x04;
 constexpr int kFlagVarkeywords = 0x08;
 constexpr int kFlagCoroutine = 0x80;
 constexpr int kFlagAsyncGenerator = 0x200;
+constexpr int kFlagFutureAnnotations = 0x1000000;
+
+// Whether `text` is, as a whole, an annotation expression of a small grammar that is always valid
+// Python: names, numbers, plain strings, `...`, attributes, subscripts, lists, tuples, unary
+// minus and `|`. (Under `from __future__ import annotations` the compiler stores each annotation
+// as this text; anything outside the grammar stays a string constant.)
+class AnnotationSource {
+ public:
+  explicit AnnotationSource(const std::string& text) : text_(text) {}
+
+  bool valid() {
+    if (text_.size() > 1000 || !expr(0)) return false;
+    skip();
+    return at_ == text_.size();
+  }
+
+ private:
+  static constexpr int kMaxDepth = 50;
+
+  void skip() {
+    while (at_ < text_.size() && text_[at_] == ' ') ++at_;
+  }
+  bool eat(char c) {
+    skip();
+    if (at_ < text_.size() && text_[at_] == c) {
+      ++at_;
+      return true;
+    }
+    return false;
+  }
+  bool peek(char c) {
+    skip();
+    return at_ < text_.size() && text_[at_] == c;
+  }
+  static bool word_char(char c) {
+    return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           static_cast<unsigned char>(c) >= 0x80;
+  }
+  bool name() {
+    skip();
+    size_t start = at_;
+    while (at_ < text_.size() && word_char(text_[at_])) ++at_;
+    if (at_ == start || (text_[start] >= '0' && text_[start] <= '9')) return false;
+    static const std::set<std::string> keywords = {
+        "and",    "as",   "assert", "async",  "await",  "break",   "class",    "continue",
+        "def",    "del",  "elif",   "else",   "except", "finally", "for",      "from",
+        "global", "if",   "import", "in",     "is",     "lambda",  "nonlocal", "not",
+        "or",     "pass", "raise",  "return", "try",    "while",   "with",     "yield"};
+    return keywords.count(text_.substr(start, at_ - start)) == 0;
+  }
+  bool atom(int depth) {
+    skip();
+    if (at_ >= text_.size()) return false;
+    char c = text_[at_];
+    if (c >= '0' && c <= '9') {
+      while (at_ < text_.size() && text_[at_] >= '0' && text_[at_] <= '9') ++at_;
+      if (at_ < text_.size() && word_char(text_[at_])) return false;
+      return true;
+    }
+    if (c == '\'' || c == '"') {
+      size_t end = text_.find(c, at_ + 1);
+      if (end == std::string::npos) return false;
+      for (size_t k = at_ + 1; k < end; ++k) {
+        if (text_[k] == '\\' || text_[k] == '\n' || text_[k] == '\r') return false;
+      }
+      at_ = end + 1;
+      return true;
+    }
+    if (text_.compare(at_, 3, "...") == 0) {
+      at_ += 3;
+      return true;
+    }
+    if (c == '(') return ++at_, sequence(depth, ')');
+    if (c == '[') return ++at_, sequence(depth, ']');
+    return name();
+  }
+  bool sequence(int depth, char close) {
+    if (eat(close)) return true;
+    do {
+      if (peek(close)) break;
+      if (!expr(depth + 1)) return false;
+    } while (eat(','));
+    return eat(close);
+  }
+  bool primary(int depth) {
+    if (!atom(depth)) return false;
+    for (;;) {
+      if (eat('.')) {
+        if (!name()) return false;
+      } else if (eat('[')) {
+        if (peek(']') || !sequence(depth, ']')) return false;
+      } else {
+        return true;
+      }
+    }
+  }
+  bool expr(int depth) {
+    if (depth > kMaxDepth) return false;
+    do {
+      eat('-');
+      if (!primary(depth)) return false;
+    } while (eat('|'));
+    return true;
+  }
+
+  const std::string& text_;
+  size_t at_ = 0;
+};
 
 bool is_str_constant(const ExprPtr& e) {
   return e && e->kind == ExprKind::Constant && !e->text.empty() &&
@@ -140,6 +248,14 @@ ExprPtr CodeDecoder::make_function(const Operation& op) {
   return function;
 }
 
+ExprPtr CodeDecoder::annotation_source(const ExprPtr& annotation) const {
+  if (!(code_.flags & kFlagFutureAnnotations) || !is_str_constant(annotation) ||
+      annotation->ops.empty() || !AnnotationSource(annotation->ops[0]).valid()) {
+    return annotation;
+  }
+  return make_name(annotation->ops[0]);  // printed as it is
+}
+
 std::string CodeDecoder::parameters(const bytecode::CodeObject& code, const ExprPtr& function,
                                     ExprPtr* returns) {
   const std::vector<std::string>& names = code.varnames;
@@ -158,7 +274,8 @@ std::string CodeDecoder::parameters(const bytecode::CodeObject& code, const Expr
     if (annotation_list->kind != ExprKind::Tuple)
       throw DecodeFailure("annotations are not a tuple");
     for (size_t k = 0; k + 1 < annotation_list->args.size(); k += 2) {
-      annotations.push_back({key_name(annotation_list->args[k]), annotation_list->args[k + 1]});
+      annotations.push_back(
+          {key_name(annotation_list->args[k]), annotation_source(annotation_list->args[k + 1])});
     }
   }
   auto annotation_of = [&](const std::string& name) -> ExprPtr {

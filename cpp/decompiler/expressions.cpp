@@ -892,6 +892,16 @@ void CodeDecoder::execute(int i) {
     case Op::RaiseVarargs: {
       std::vector<ExprPtr> parts(static_cast<size_t>(op.arg));
       for (size_t k = parts.size(); k-- > 0;) parts[k] = pop();
+      // LOAD_ASSERTION_ERROR raised unconditionally: `assert False[, msg]` (a test that failed
+      // makes it `assert test[, msg]`, see decode_condition).
+      if (parts.size() == 1 && parts[0]->kind == ExprKind::Name && parts[0]->ref == 7)
+        return emit(make_stmt(StmtKind::Assert, {make_constant("False")}));
+      if (parts.size() == 1 && parts[0]->kind == ExprKind::Call && parts[0]->args.size() == 2 &&
+          parts[0]->args[0]->ref == 7 && parts[0]->args[1]->kind != ExprKind::Keyword &&
+          parts[0]->args[1]->kind != ExprKind::Starred &&
+          parts[0]->args[1]->kind != ExprKind::DoubleStarred) {
+        return emit(make_stmt(StmtKind::Assert, {make_constant("False"), parts[0]->args[1]}));
+      }
       return emit(make_stmt(StmtKind::Raise, std::move(parts)));
     }
     case Op::GetIter:
@@ -1057,10 +1067,11 @@ void CodeDecoder::store(ExprPtr target, ExprPtr value) {
         out_->back()->exprs.size() == 2 && out_->back()->exprs[0]->kind == ExprKind::Name &&
         out_->back()->exprs[0]->text == name) {
       StmtPtr assign = out_->back();
-      out_->back() = make_stmt(StmtKind::AnnAssign, {assign->exprs[0], value, assign->exprs[1]});
+      out_->back() = make_stmt(StmtKind::AnnAssign,
+                               {assign->exprs[0], annotation_source(value), assign->exprs[1]});
       return;
     }
-    return emit(make_stmt(StmtKind::AnnAssign, {make_name(name), value}));
+    return emit(make_stmt(StmtKind::AnnAssign, {make_name(name), annotation_source(value)}));
   }
   emit(make_stmt(StmtKind::Assign, {target, value}));
 }

@@ -99,6 +99,37 @@ bool same_operations(const std::vector<Operation>& ops, int a, int b, int n) {
 
 }  // namespace
 
+// A short tail (ending in return or raise) that the compiler copied into each path leaving a
+// try/except: when every clause that can fall through ends with `tail`, those copies go and the
+// caller puts `tail` after the statement. False (nothing changed) otherwise.
+bool CodeDecoder::strip_copied_tail(Stmt& stmt, const Body& tail) const {
+  if (tail.empty() ||
+      (tail.back()->kind != StmtKind::Return && tail.back()->kind != StmtKind::Raise)) {
+    return false;
+  }
+  std::string text = print_body(tail);
+  std::string last = print_body({tail.back()});
+  size_t n = tail.size();
+  auto ends_with_tail = [&](const Body& b) {
+    return b.size() >= n && print_body(Body(b.end() - static_cast<long>(n), b.end())) == text;
+  };
+  for (const ExceptHandler& clause : stmt.handlers) {
+    const Body& b = clause.body;
+    if (ends_with_tail(b)) continue;
+    StmtKind kind = b.empty() ? StmtKind::Pass : b.back()->kind;
+    // A clause that cannot fall through needs no copy; a return that repeats the tail's last
+    // statement may be that copy's end (then the tail is not a copy).
+    if (kind != StmtKind::Raise && (kind != StmtKind::Return || print_body({b.back()}) == last))
+      return false;
+  }
+  for (ExceptHandler& clause : stmt.handlers) {
+    Body& b = clause.body;
+    if (ends_with_tail(b)) b.resize(b.size() - n);
+    if (b.empty()) b.push_back(make_stmt(StmtKind::Pass));
+  }
+  return true;
+}
+
 int CodeDecoder::decode_try(int i, int end, int exit) {
   const auto& ops = lifted_.ops;
   bool mid_expression = mid_expression_try_;
@@ -235,34 +266,10 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
   // that reaches it: an `else` ending so, repeated at the end of every clause that falls through,
   // is the code after the statement.
   Body& orelse_body = stmt->bodies[1];
-  if (code_.minor >= 12 && !orelse_body.empty() &&
-      (orelse_body.back()->kind == StmtKind::Return ||
-       orelse_body.back()->kind == StmtKind::Raise)) {
-    std::string tail = print_body(orelse_body);
-    size_t n = orelse_body.size();
-    bool all = true;
-    for (ExceptHandler& clause : stmt->handlers) {
-      Body& b = clause.body;
-      if (b.size() >= n && print_body(Body(b.end() - static_cast<long>(n), b.end())) == tail)
-        continue;
-      StmtKind last = b.empty() ? StmtKind::Pass : b.back()->kind;
-      // A clause that cannot fall through needs no copy; a return that repeats the tail's last
-      // statement may be that copy's end (then the else is a real one).
-      all = all && (last == StmtKind::Raise ||
-                    (last == StmtKind::Return &&
-                     print_body({b.back()}) != print_body({orelse_body.back()})));
-    }
-    if (all) {  // (a clause that cannot fall through needs no copy)
-      for (ExceptHandler& clause : stmt->handlers) {
-        Body& b = clause.body;
-        if (b.size() >= n && print_body(Body(b.end() - static_cast<long>(n), b.end())) == tail)
-          b.resize(b.size() - n);
-        if (b.empty()) b.push_back(make_stmt(StmtKind::Pass));
-      }
-      Body after = std::move(orelse_body);
-      orelse_body.clear();
-      for (StmtPtr& s : after) emit(s);
-    }
+  if (code_.minor >= 12 && strip_copied_tail(*stmt, orelse_body)) {
+    Body after = std::move(orelse_body);
+    orelse_body.clear();
+    for (StmtPtr& s : after) emit(s);
   }
   return try_end;
 }
@@ -723,7 +730,28 @@ int CodeDecoder::decode_setup_except(int i, int handler, int end, int exit) {
   }
   if (join < 0) join = else_begin >= 0 ? else_begin : scan_end;
   int handlers_end = else_begin >= 0 ? else_begin : join;
-  Body body = decode_range(i + 1, body_end, body_end);
+  // Without an else, what follows POP_BLOCK is a copy of a short tail after the statement (the
+  // jump to it inlined), which each clause that falls through repeats.
+  int tail_begin = body_end;
+  if (else_begin < 0 && body_end > i + 1 &&
+      ops[static_cast<size_t>(body_end) - 1].op == Op::ReturnValue) {
+    for (int q = body_end - 1; q > i; --q) {
+      Op op = ops[static_cast<size_t>(q)].op;
+      // (`return value` in the body: the value is computed before POP_BLOCK, no tail; a tail
+      // starts by loading a value.)
+      Op first = ops[static_cast<size_t>(q) + 1].op;
+      if (op == Op::PopBlock && q + 2 < body_end &&
+          ops[static_cast<size_t>(q) - 1].op != Op::PopBlock &&  // a return leaving two blocks
+          (first == Op::LoadConst || first == Op::LoadName || first == Op::LoadClosure ||
+           first == Op::LoadAssertionError))
+        tail_begin = q + 1;
+      if (op == Op::PopBlock || op == Op::Jump || op == Op::JumpIf || op == Op::SetupFinally ||
+          op == Op::SetupWith || op == Op::ForIter)
+        break;
+    }
+  }
+  Body body = decode_range(i + 1, tail_begin, tail_begin);
+  Body tail = tail_begin < body_end ? decode_range(tail_begin, body_end, body_end) : Body{};
   Body orelse = else_begin >= 0 && join > else_begin
                     ? decode_range(else_begin, std::min(join, end), join)
                     : Body{};
@@ -779,7 +807,13 @@ int CodeDecoder::decode_setup_except(int i, int handler, int end, int exit) {
   stack_ = saved_stack;
   statement_depth_ = saved_depth;
   mark_consumed(handler, handlers_end);
-  emit(stmt);
+  if (tail.empty() || strip_copied_tail(*stmt, tail)) {
+    emit(stmt);
+    for (StmtPtr& s : tail) emit(s);
+  } else {
+    for (StmtPtr& s : tail) stmt->bodies[0].push_back(s);
+    emit(stmt);
+  }
   if (join > end && !same_target(join, exit))
     throw DecodeFailure("try statement leaves its region");
   return std::min(join, end);

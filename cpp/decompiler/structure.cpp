@@ -353,6 +353,16 @@ int CodeDecoder::skip_with_exit_call(int i) {
   return i;
 }
 
+bool CodeDecoder::keeps_folded_constants() const { return code_.minor <= 11; }
+
+bool CodeDecoder::has_constant(bytecode::ObjectKind kind, bool unused_only) const {
+  return std::any_of(code_.consts.begin(), code_.consts.end(), [&](const bytecode::ObjectRef& c) {
+    return c->kind == kind &&
+           (!unused_only || std::none_of(lifted_.ops.begin(), lifted_.ops.end(),
+                                         [&](const Operation& op) { return op.constant == c; }));
+  });
+}
+
 int CodeDecoder::decode_while_true(int head, int last_jump, int end) {
   int loop_exit = last_jump + 1;
   loops_.push_back({head, loop_exit});
@@ -360,7 +370,13 @@ int CodeDecoder::decode_while_true(int head, int last_jump, int end) {
   Body body = decode_range(head, last_jump + 1, head);
   open_loop_entries_.pop_back();
   loops_.pop_back();
-  emit(make_stmt(StmtKind::While, {make_constant("True")}, {std::move(body), {}}));
+  // 3.10 and 3.11 keep the folded test's constant in co_consts: True for `while True`, 1 for
+  // `while 1` (CPython's own library has both).
+  bool spelled_true = !keeps_folded_constants() || has_constant(bytecode::ObjectKind::True, true) ||
+                      (has_constant(bytecode::ObjectKind::True, false) &&
+                       !has_constant(bytecode::ObjectKind::Int, true));
+  emit(make_stmt(StmtKind::While, {make_constant(spelled_true ? "True" : "1")},
+                 {std::move(body), {}}));
   return loop_exit;
 }
 
@@ -782,17 +798,16 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
   };
   auto make_if = [&](Body then_body, Body else_body) {
     // `if not test: raise AssertionError(msg)` is an assert.
-    if (then_body.size() == 1 && else_body.empty() && then_body[0]->kind == StmtKind::Raise &&
-        then_body[0]->exprs.size() == 1) {
-      ExprPtr raised = then_body[0]->exprs[0];
-      if (raised->kind == ExprKind::Name && raised->ref == 7) {
-        emit(make_stmt(StmtKind::Assert, {negate(test)}));
-        return;
-      }
-      if (raised->kind == ExprKind::Call && raised->args.size() == 2 && raised->args[0]->ref == 7) {
-        emit(make_stmt(StmtKind::Assert, {negate(test), raised->args[1]}));
-        return;
-      }
+    // (The raise of LOAD_ASSERTION_ERROR arrives as `assert False[, msg]`; where 3.10/3.11 kept
+    // a folded False, the source said `if test: assert False`.)
+    if (then_body.size() == 1 && else_body.empty() && then_body[0]->kind == StmtKind::Assert &&
+        !(keeps_folded_constants() && has_constant(bytecode::ObjectKind::False, true)) &&
+        !then_body[0]->exprs.empty() && then_body[0]->exprs[0]->kind == ExprKind::Constant &&
+        then_body[0]->exprs[0]->text == "False") {
+      std::vector<ExprPtr> parts = then_body[0]->exprs;
+      parts[0] = negate(test);
+      emit(make_stmt(StmtKind::Assert, std::move(parts)));
+      return;
     }
     emit(make_stmt(StmtKind::If, {test}, {std::move(then_body), std::move(else_body)}));
   };

@@ -1282,6 +1282,62 @@ CASES: list[Case] = [
         min_minor=12,
         module=True,
     ),
+    _case(
+        "future_annotations",
+        """
+        from __future__ import annotations
+
+        def g(a: int, *rest: list[str | None], key: dict[str, tuple[int, ...]] = None) -> None:
+            pass
+
+        class C:
+            x: typing.Optional[int] = 3
+            y: Literal["a", -1]
+
+        def f():
+            return g.__annotations__, C.__annotations__, C.x
+        """,
+        module=True,
+    ),
+    _case(
+        "try_except_then_return",
+        """
+        def f(mapping, key):
+            try:
+                rec("get", mapping[key])
+            except KeyError as e:
+                rec("missing", e)
+            except TypeError:
+                raise ValueError(key)
+            return rec("done", key)
+        """,
+        ({"a": 1}, "a"),
+        ({}, "b"),
+        (None, "c"),
+    ),
+    _case(
+        "while_one_and_assert_false",
+        """
+        def f(n):
+            items = []
+            while 1:
+                n -= 1
+                if n < 0:
+                    break
+                items.append(n)
+            if n > 100:
+                assert False, "too many"
+            try:
+                assert False
+            except AssertionError as e:
+                items.append(repr(e))
+            items.append(n)
+            return items
+        """,
+        (3,),
+        (0,),
+        (-5,),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------

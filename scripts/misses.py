@@ -1,0 +1,100 @@
+"""Every code object of a standard library that does not come back strictly equal, one per line.
+
+    python3 scripts/misses.py 3.12 > /tmp/m312.tsv   # file, qualname, size, kind, difference
+
+``kind`` is ``fallback`` when the decompiled function holds a marked fallback (its own code, not a
+nested one), ``missing`` when the code object has no counterpart (a parent fell back), else
+``other`` (same behaviour, other instructions). Sorted by size, smallest first: the best place to
+start. Runs the comparison under the judging interpreter with the verifier's ``normalize.py``.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+INNER = r"""
+import marshal, os, py_compile, subprocess, sys, tempfile, warnings
+sys.path.insert(0, sys.argv[1])
+import normalize
+decompiler = sys.argv[2]
+files = sys.stdin.read().split("\n")
+warnings.simplefilter("ignore")
+def walk(e, g):
+    yield e, g
+    for i, c in enumerate(e.children):
+        yield from walk(c, g.children[i] if g is not None and i < len(g.children) else None)
+def has_fallback(n):
+    return any("NotImplementedError" in op.text for op in n.ops)
+with tempfile.TemporaryDirectory() as tmp:
+    for path in filter(None, files):
+        try:
+            pyc = os.path.join(tmp, "x.pyc")
+            py_compile.compile(path, cfile=pyc, doraise=True)
+            with open(pyc, "rb") as f:
+                original = marshal.loads(f.read()[16:])
+        except Exception:
+            continue
+        r = subprocess.run([decompiler, pyc], capture_output=True, timeout=60)
+        if r.returncode not in (0, 1):
+            print(f"{path}\t<module>\t0\tcrash\t{r.returncode}"); continue
+        try:
+            got = compile(r.stdout.decode(), path, "exec")
+        except SyntaxError as e:
+            print(f"{path}\t<module>\t0\tno_compile\t{e}"); continue
+        for e, g in walk(normalize.normalize(original), normalize.normalize(got)):
+            if g is None:
+                print(f"{path}\t{e.qualname}\t{len(e.ops)}\tmissing\t"); continue
+            d = normalize.difference_here(e, g, frozenset())
+            if d is None:
+                continue
+            kind = "fallback" if has_fallback(g) and not has_fallback(e) else "other"
+            text = d.describe().replace("\t", " ")[:300]
+            print(f"{path}\t{e.qualname}\t{len(e.ops)}\t{kind}\t{text}", flush=True)
+"""
+
+
+def main() -> None:
+    version = sys.argv[1]
+    python = sorted(
+        glob.glob(os.path.expanduser(f"~/.pyenv/versions/{version}.*/bin/python{version}"))
+    )[-1]
+    lib = subprocess.check_output(
+        [python, "-c", "import sysconfig; print(sysconfig.get_paths()['stdlib'])"], text=True
+    ).strip()
+    files = []
+    for path in sorted(glob.glob(os.path.join(lib, "**", "*.py"), recursive=True)):
+        rel = os.path.relpath(path, lib)
+        parts = rel.split(os.sep)
+        if "site-packages" in parts or any(p in ("test", "tests", "idle_test") for p in parts):
+            continue
+        if parts[0] in ("lib2to3",) and "tests" in parts:
+            continue
+        files.append(path)
+    out = subprocess.run(
+        [
+            python,
+            "-I",
+            "-c",
+            INNER,
+            os.path.join(ROOT, "glassbox", "verify"),
+            os.path.join(ROOT, ".venv", "bin", "glassbox-decompile"),
+        ],
+        input="\n".join(files),
+        capture_output=True,
+        text=True,
+    )
+    rows = [line.split("\t") for line in out.stdout.splitlines()]
+    rows.sort(key=lambda r: int(r[2]))
+    for r in rows:
+        r[0] = os.path.relpath(r[0], lib)
+        print("\t".join(r))
+    sys.stderr.write(out.stderr[-2000:])
+
+
+if __name__ == "__main__":
+    main()
