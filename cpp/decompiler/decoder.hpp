@@ -170,6 +170,10 @@ class CodeDecoder {
   bool take_region_value_ = false;  // the next region may leave one value: keep it in region_value_
   ExprPtr region_value_;
   void store(ExprPtr target, ExprPtr value);
+  size_t tuple_values_pending() const;
+  void unpack_pending_values(size_t count, bool stored_last_first);
+  void swapped_tuple_assignment(int i);
+  int rotated_tuple_assignment(int i);
   void pop_top(ExprPtr value);
   ExprPtr constant(const bytecode::ObjectRef& obj) const;
   ExprPtr name_expr(const std::string& name) const;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <set>
 
 #include "bytecode/repr.hpp"
 #include "decompiler/decoder.hpp"
@@ -540,6 +541,7 @@ int CodeDecoder::execute_special(int i) {
     return decode_inline_comprehension(i);
   }
   if (op.op == Op::JumpIf) return execute_value_boolop(i);
+  if (op.op == Op::Swap || op.op == Op::Rotate) return rotated_tuple_assignment(i);
   if (op.op != Op::JumpIfOrPop) return -1;
   ExprPtr left = top();
   int target = op.target;
@@ -656,6 +658,7 @@ void CodeDecoder::execute(int i) {
       return push(name);
     }
     case Op::StoreName:
+      if (op.scope == Scope::Fast) swapped_tuple_assignment(i);
       return store(name_expr(op.text), pop_raw());
     case Op::StoreAttr: {
       ExprPtr base = pop();
@@ -976,6 +979,88 @@ void CodeDecoder::execute(int i) {
       throw DecodeFailure("unsupported operation " +
                           (op.text.empty() ? std::to_string(static_cast<int>(op.op)) : op.text));
   }
+}
+
+// `a, b = x, y` and `a, b, c = x, y, z`: the compiler replaces the tuple's packing and unpacking
+// by a rotation of the values (3.10: ROT_TWO, or ROT_THREE + ROT_TWO; 3.11+: SWAP 2 or 3), and
+// 3.11+ removes that rotation again when the targets are distinct local names, by storing the
+// values last first. Either way the values become the slots of one unpacking of their tuple, so
+// that the stores that follow build the tuple assignment. The number of plain values at the
+// statement's level, or 0 when they are not such a group.
+size_t CodeDecoder::tuple_values_pending() const {
+  size_t first = stack_.size();
+  while (first > statement_depth_ && stack_[first - 1] &&
+         stack_[first - 1]->kind != ExprKind::Internal)
+    --first;
+  size_t count = stack_.size() - first;
+  if (count < 2 || count > 3) return 0;
+  for (size_t a = first; a < stack_.size(); ++a) {
+    for (size_t b = first; b < stack_.size(); ++b) {
+      // The same value twice is `a = b = v` (a COPY, or a constant loaded again); a value built
+      // from another is an augmented assignment to a subscript or attribute.
+      if (a != b && (stack_[a] == stack_[b] || contains_value(stack_[a], stack_[b]))) return 0;
+    }
+  }
+  return count;
+}
+
+void CodeDecoder::unpack_pending_values(size_t count, bool stored_last_first) {
+  size_t first = stack_.size() - count;
+  std::vector<ExprPtr> values(stack_.begin() + static_cast<long>(first), stack_.end());
+  auto group = internal("unpack", {make_expr(ExprKind::Tuple, values)});
+  group->clauses.resize(count);
+  group->ref = 0;
+  for (size_t k = 0; k < count; ++k) {
+    ExprPtr slot = internal("unpack_slot", {group});
+    slot->ref = static_cast<int>(stored_last_first ? k : count - 1 - k);
+    stack_[first + k] = slot;
+  }
+}
+
+void CodeDecoder::swapped_tuple_assignment(int i) {
+  const auto& ops = lifted_.ops;
+  if (code_.minor < 11) return;
+  size_t count = tuple_values_pending();
+  if (count == 0 || static_cast<size_t>(i) + count > ops.size()) return;
+  std::set<std::string> names;
+  for (size_t k = 0; k < count; ++k) {
+    const Operation& store_op = ops[static_cast<size_t>(i) + k];
+    if (store_op.op != Op::StoreName || store_op.scope != Scope::Fast ||
+        !names.insert(store_op.text).second)
+      return;
+  }
+  unpack_pending_values(count, true);
+}
+
+int CodeDecoder::rotated_tuple_assignment(int i) {
+  const auto& ops = lifted_.ops;
+  size_t count = tuple_values_pending();
+  if (count == 0) return -1;
+  auto is = [&](int at, Op op, int arg) {
+    return static_cast<size_t>(at) < ops.size() && ops[static_cast<size_t>(at)].op == op &&
+           ops[static_cast<size_t>(at)].arg == arg;
+  };
+  int after = -1;
+  if (is(i, Op::Swap, static_cast<int>(count)) && (code_.minor >= 11 || count == 2)) {
+    after = i + 1;
+  } else if (code_.minor == 10 && count == 3 && is(i, Op::Rotate, 3) && is(i + 1, Op::Swap, 2)) {
+    after = i + 2;
+  }
+  if (after < 0) return -1;
+  // What follows must be the stores (and the loads of their targets' objects and keys).
+  size_t stores = 0;
+  for (size_t k = static_cast<size_t>(after); k < ops.size() && stores < count; ++k) {
+    Op next = ops[k].op;
+    if (next == Op::StoreName || next == Op::StoreAttr || next == Op::StoreSubscr) {
+      ++stores;
+    } else if (next != Op::LoadName && next != Op::LoadConst && next != Op::LoadAttr &&
+               next != Op::BinarySubscr && next != Op::Nop) {
+      return -1;
+    }
+  }
+  if (stores < count) return -1;
+  unpack_pending_values(count, false);
+  return after;
 }
 
 void CodeDecoder::pop_top(ExprPtr value) {

@@ -365,7 +365,9 @@ class BodyPrinter {
       case StmtKind::Assign: {
         std::string text;
         for (size_t i = 0; i + 1 < s.exprs.size(); ++i) text += expr(s.exprs[i], P::Tuple) + " = ";
-        line(indent, text + expr(s.exprs.back(), P::Yield));
+        const ExprPtr& value = s.exprs.back();
+        bool bare_tuple = value->kind == ExprKind::Tuple && !value->args.empty();
+        line(indent, text + expr(value, bare_tuple ? P::Tuple : P::Yield));
         break;
       }
       case StmtKind::AugAssign:

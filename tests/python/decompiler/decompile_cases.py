@@ -1316,6 +1316,20 @@ CASES: list[Case] = [
         (None, "c"),
     ),
     _case(
+        "tuple_assignment_of_locals",
+        """
+        def f(a, b):
+            x, y = rec("a", a), rec("b", b)
+            p, q, r = y, x, a
+            m = n = rec("m", a)
+            s, t = 0, 0
+            x, y = y, x
+            return x, y, p, q, r, m, n, s, t
+        """,
+        (1, 2),
+        ("u", None),
+    ),
+    _case(
         "while_one_and_assert_false",
         """
         def f(n):
