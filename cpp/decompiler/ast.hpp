@@ -125,6 +125,8 @@ struct Stmt {
   std::vector<std::string> names;  // Global/Nonlocal; FunctionDef/ClassDef/TypeAlias: type params
   ExprPtr returns;                 // FunctionDef return annotation
   bool is_async = false;
+  // Return: on a line no earlier operation had (an implicit `return None` inherits its line).
+  bool new_line = false;
 };
 
 StmtPtr make_stmt(StmtKind kind, std::vector<ExprPtr> exprs = {}, std::vector<Body> bodies = {});

@@ -73,6 +73,7 @@ class CodeDecoder {
   std::string class_name_;  // the enclosing class, for private name mangling
   LiftedCode lifted_;
   FlowInfo flow_;
+  std::vector<int> max_line_before_;  // on_new_line: the highest line before each operation
   bool returns_after_ = false;  // decode_with: the statement's code-after is a copied return
   std::vector<ExprPtr> stack_;
   Body* out_ = nullptr;
@@ -174,6 +175,7 @@ class CodeDecoder {
   void unpack_pending_values(size_t count, bool stored_last_first);
   void swapped_tuple_assignment(int i);
   int rotated_tuple_assignment(int i);
+  bool on_new_line(int i);
   void pop_top(ExprPtr value);
   ExprPtr constant(const bytecode::ObjectRef& obj) const;
   ExprPtr name_expr(const std::string& name) const;

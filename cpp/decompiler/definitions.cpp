@@ -154,13 +154,15 @@ ExprPtr docstring(const ExprPtr& constant) {
 
 // Module code ends in `return None`, which the compiler copies into the branches that end the
 // module; in tail position they are the end of the module, not statements.
-void strip_tail_returns(Body& body) {
-  while (!body.empty() && is_return_none(body.back())) body.pop_back();
+// A function's `return None` on a line of its own was written (and stays).
+void strip_tail_returns(Body& body, bool keep_written = false) {
+  while (!body.empty() && is_return_none(body.back()) && !(keep_written && body.back()->new_line))
+    body.pop_back();
   if (body.empty()) return;
   StmtPtr& last = body.back();
   if (last->kind == StmtKind::If || last->kind == StmtKind::Try || last->kind == StmtKind::With) {
-    for (Body& inner : last->bodies) strip_tail_returns(inner);
-    for (ExceptHandler& handler : last->handlers) strip_tail_returns(handler.body);
+    for (Body& inner : last->bodies) strip_tail_returns(inner, keep_written);
+    for (ExceptHandler& handler : last->handlers) strip_tail_returns(handler.body, keep_written);
   }
 }
 
@@ -762,7 +764,7 @@ Body CodeDecoder::finish_body(Body body) const {
       break;
     }
     case CodeRole::Function: {
-      strip_tail_returns(body);
+      strip_tail_returns(body, true);
       // 3.10-3.13 put the docstring, or None, first among a function's constants.
       if (!code_.consts.empty() && code_.consts[0]->kind == bytecode::ObjectKind::Str) {
         body.insert(body.begin(),

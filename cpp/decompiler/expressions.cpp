@@ -881,6 +881,7 @@ void CodeDecoder::execute(int i) {
     case Op::ReturnValue: {
       ExprPtr value = pop();
       auto stmt = make_stmt(StmtKind::Return, {value});
+      stmt->new_line = on_new_line(i);
       // 3.12+ folds `return CONST` into RETURN_CONST: a constant returned by LOAD_CONST +
       // RETURN_VALUE is a branch of `return a if c else b` whose return the compiler copied.
       if (code_.minor >= 12 && i > 0 &&
@@ -890,8 +891,11 @@ void CodeDecoder::execute(int i) {
       }
       return emit(stmt);
     }
-    case Op::ReturnConst:
-      return emit(make_stmt(StmtKind::Return, {constant(op.constant)}));
+    case Op::ReturnConst: {
+      auto stmt = make_stmt(StmtKind::Return, {constant(op.constant)});
+      stmt->new_line = on_new_line(i);
+      return emit(stmt);
+    }
     case Op::RaiseVarargs: {
       std::vector<ExprPtr> parts(static_cast<size_t>(op.arg));
       for (size_t k = parts.size(); k-- > 0;) parts[k] = pop();
@@ -1061,6 +1065,20 @@ int CodeDecoder::rotated_tuple_assignment(int i) {
   if (stores < count) return -1;
   unpack_pending_values(count, false);
   return after;
+}
+
+// Whether operation i is the first on its line, in layout order (its line above all before it).
+bool CodeDecoder::on_new_line(int i) {
+  const auto& ops = lifted_.ops;
+  if (max_line_before_.empty()) {
+    int highest = -1;
+    for (const Operation& op : ops) {
+      max_line_before_.push_back(highest);
+      highest = std::max(highest, op.line);
+    }
+  }
+  int line = ops[static_cast<size_t>(i)].line;
+  return line > 0 && line > max_line_before_[static_cast<size_t>(i)];
 }
 
 void CodeDecoder::pop_top(ExprPtr value) {
