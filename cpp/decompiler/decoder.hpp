@@ -74,7 +74,7 @@ class CodeDecoder {
   LiftedCode lifted_;
   FlowInfo flow_;
   std::vector<int> max_line_before_;  // on_new_line: the highest line before each operation
-  bool returns_after_ = false;  // decode_with: the statement's code-after is a copied return
+  bool returns_after_ = false;        // decode_with: the statement's code-after is a copied return
   std::vector<ExprPtr> stack_;
   Body* out_ = nullptr;
   std::vector<LoopContext> loops_;

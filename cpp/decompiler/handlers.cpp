@@ -212,6 +212,7 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
   push(make_expr(ExprKind::Internal, {}, "prev_exc"));
   std::vector<ExprPtr> clause_stack = stack_;
   clause_stack.push_back(make_expr(ExprKind::Internal, {}, "exc"));
+  std::pair<int, int> after_clause{0, 0};  // the code after the statement, inside a clause
   int k = handler + 1;
   while (k < cleanup) {
     stack_ = clause_stack;
@@ -248,8 +249,41 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
     } else {
       pop();
     }
+    // 3.12+ may place the code after the statement right after a clause, which then falls
+    // through its POP_EXCEPT into it (the body cannot fall through, or jumps there too).
+    int decode_end = clause_end;
+    bool body_falls_through =
+        else_end > body_end &&
+        !(else_end == body_end + 1 && ops[static_cast<size_t>(body_end)].op == Op::ReturnValue);
+    if (code_.minor >= 12 && !jumps_over && back_join < 0 && !body_falls_through) {
+      for (int p = body_begin + 1; p + 1 < clause_end; ++p) {
+        if (ops[static_cast<size_t>(p)].op == Op::PopExcept &&
+            flow_.handler_covering(p) != cleanup && flow_.handler_covering(p - 1) == cleanup) {
+          // (A return in the clause computes its value before POP_EXCEPT; code after the
+          // statement starts by loading something.)
+          // A named clause first unbinds its name (name = None; del name).
+          int q = p + 1;
+          if (!clause.name.empty() && q + 3 < clause_end &&
+              ops[static_cast<size_t>(q)].op == Op::LoadConst &&
+              ops[static_cast<size_t>(q) + 1].op == Op::StoreName &&
+              ops[static_cast<size_t>(q) + 2].op == Op::DeleteName) {
+            q += 3;
+          }
+          Op next = ops[static_cast<size_t>(q)].op;
+          bool starts_statement = next == Op::LoadName || next == Op::LoadConst ||
+                                  next == Op::PushNull || next == Op::LoadAssertionError ||
+                                  next == Op::Nop;
+          if (starts_statement && try_end > clause_end && q < end) {
+            decode_end = q;
+            try_end = join = q;
+            after_clause = {q, clause_end};
+          }
+          break;
+        }
+      }
+    }
     handler_name_ = clause.name;
-    clause.body = decode_range(body_begin, clause_end, join);
+    clause.body = decode_range(body_begin, decode_end, join);
     handler_name_ = saved_name;
     stmt->handlers.push_back(std::move(clause));
     k = ops[static_cast<size_t>(clause_end)].op == Op::LoadConst &&
@@ -261,6 +295,8 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
   stack_ = saved_stack;
   statement_depth_ = saved_depth;
   mark_consumed(handler, cleanup + 3);
+  for (int q = after_clause.first; q < after_clause.second; ++q)
+    consumed_[static_cast<size_t>(q)] = false;
   emit(stmt);
   // 3.12+ copies a short tail after the statement (ending in return or raise) into each path
   // that reaches it: an `else` ending so, repeated at the end of every clause that falls through,
