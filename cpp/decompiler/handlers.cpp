@@ -192,6 +192,13 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
   if (back_join >= 0 && !jumps_over) {
     else_end = back_join;
     try_end = back_join;
+    // The join lies past the region (an if branch ending with this statement): the jump that
+    // closes the region goes there, and is the body's way out too.
+    if (back_join > end && end >= body_end && static_cast<size_t>(end) < ops.size() &&
+        ops[static_cast<size_t>(end)].op == Op::Jump &&
+        same_target(ops[static_cast<size_t>(end)].target, back_join)) {
+      else_end = end;
+    }
   } else if (try_end < 0 && handler >= end) {
     else_end = end;  // the handlers never rejoin: what follows the body is its else
     try_end = end;
