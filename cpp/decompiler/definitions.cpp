@@ -333,15 +333,35 @@ std::string CodeDecoder::parameters(const bytecode::CodeObject& code, const Expr
   return out;
 }
 
+namespace {
+
+// A lambda's body as its one expression. 3.12+ copies the return into both branches of a
+// conditional expression: `if c: return a` then `return b` (or an if/else) is `a if c else b`.
+ExprPtr lambda_body_expression(const Body& body, size_t from = 0, int depth = 0) {
+  if (from >= body.size() || depth > 100) return nullptr;
+  const StmtPtr& s = body[from];
+  if (s->kind == StmtKind::Return)
+    return from + 1 == body.size() && !s->exprs.empty() ? s->exprs[0] : nullptr;
+  if (s->kind != StmtKind::If || s->exprs.size() != 1 || s->bodies.size() < 2) return nullptr;
+  ExprPtr then = lambda_body_expression(s->bodies[0], 0, depth + 1);
+  ExprPtr other = s->bodies[1].empty() ? lambda_body_expression(body, from + 1, depth + 1)
+                                       : from + 1 == body.size()
+                                             ? lambda_body_expression(s->bodies[1], 0, depth + 1)
+                                             : nullptr;
+  if (!then || !other) return nullptr;
+  return make_expr(ExprKind::IfExp, {then, s->exprs[0], other});
+}
+
+}  // namespace
+
 ExprPtr CodeDecoder::lambda_expr(const ExprPtr& function) {
   const auto& code = *functions_[static_cast<size_t>(function->ref)];
   CodeDecoder nested(code, CodeRole::Lambda, session_, class_name_);
   Body body = nested.decode();
-  if (body.size() != 1 || body[0]->kind != StmtKind::Return || body[0]->exprs.empty()) {
-    throw DecodeFailure("lambda body is not one expression");
-  }
+  ExprPtr value = lambda_body_expression(body);
+  if (!value) throw DecodeFailure("lambda body is not one expression");
   std::string params = parameters(code, function, nullptr);
-  return make_expr(ExprKind::Lambda, {body[0]->exprs[0]}, params);
+  return make_expr(ExprKind::Lambda, {value}, params);
 }
 
 ExprPtr CodeDecoder::comprehension(const ExprPtr& function, const ExprPtr& iter) {
