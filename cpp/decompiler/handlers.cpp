@@ -611,6 +611,7 @@ int CodeDecoder::decode_with(int i, int end, int exit) {
   int reraise_target = ops[static_cast<size_t>(handler) + 2].target;
   int with_end = jumps_over ? before_handler.target : reraise_target + 4;
   int cleanup = flow_.handler_covering(handler);
+  int body_exit = -1;  // where the body goes when done, if not to with_end
   // 3.12+: the handler sits after the function's code and jumps back to the join.
   if (!jumps_over && static_cast<size_t>(reraise_target) + 4 < ops.size()) {
     const Operation& back = ops[static_cast<size_t>(reraise_target) + 4];
@@ -622,6 +623,14 @@ int CodeDecoder::decode_with(int i, int end, int exit) {
       // The body never falls through (it returns): only a suppressed exception reaches the code
       // after the statement, jumping over the cleanup.
       with_end = back.target;
+      mark_consumed(reraise_target, reraise_target + 5);
+    } else if (back.op == Op::Jump && back.target < i && !loops_.empty() &&
+               same_target(back.target, loops_.back().continue_target)) {
+      // The statement ends a loop body: the suppressed path goes on with the next iteration,
+      // as the body's normal path does: the statement ends with its region.
+      body_end = std::min(body_end, end);
+      with_end = body_end;
+      body_exit = back.target;
       mark_consumed(reraise_target, reraise_target + 5);
     } else if (back.op == Op::ReturnConst && reraise_target + 4 >= end) {
       // The code after the statement is a return, copied to the end of the suppressed path
@@ -645,7 +654,7 @@ int CodeDecoder::decode_with(int i, int end, int exit) {
   opened_try_[static_cast<size_t>(handler)] = true;
   bool returns_after = returns_after_;
   returns_after_ = false;
-  Body body = decode_range(i + 1, body_end, with_end);
+  Body body = decode_range(i + 1, body_end, body_exit >= 0 ? body_exit : with_end);
   opened_try_[static_cast<size_t>(handler)] = false;
   // At module level that return is the implicit `return None` at the end of the code.
   if (returns_after && role_ == CodeRole::Module && !body.empty() &&
