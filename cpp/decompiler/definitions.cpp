@@ -344,10 +344,9 @@ ExprPtr lambda_body_expression(const Body& body, size_t from = 0, int depth = 0)
     return from + 1 == body.size() && !s->exprs.empty() ? s->exprs[0] : nullptr;
   if (s->kind != StmtKind::If || s->exprs.size() != 1 || s->bodies.size() < 2) return nullptr;
   ExprPtr then = lambda_body_expression(s->bodies[0], 0, depth + 1);
-  ExprPtr other = s->bodies[1].empty() ? lambda_body_expression(body, from + 1, depth + 1)
-                                       : from + 1 == body.size()
-                                             ? lambda_body_expression(s->bodies[1], 0, depth + 1)
-                                             : nullptr;
+  ExprPtr other = s->bodies[1].empty()      ? lambda_body_expression(body, from + 1, depth + 1)
+                  : from + 1 == body.size() ? lambda_body_expression(s->bodies[1], 0, depth + 1)
+                                            : nullptr;
   if (!then || !other) return nullptr;
   return make_expr(ExprKind::IfExp, {then, s->exprs[0], other});
 }

@@ -130,6 +130,72 @@ bool CodeDecoder::strip_copied_tail(Stmt& stmt, const Body& tail) const {
   return true;
 }
 
+namespace {
+
+// A copy of `body` whose compound statements are copies too (expressions are shared).
+Body clone_body(const Body& body, int depth = 0) {
+  Body out;
+  for (const StmtPtr& s : body) {
+    auto copy = std::make_shared<Stmt>(*s);
+    if (depth < 100) {
+      for (Body& inner : copy->bodies) inner = clone_body(inner, depth + 1);
+      for (ExceptHandler& handler : copy->handlers)
+        handler.body = clone_body(handler.body, depth + 1);
+    }
+    out.push_back(copy);
+  }
+  return out;
+}
+
+// Removes the statement printing as `returned` that ends each branch of the if ending `body`
+// (the branches of nested ifs ending it too); how many it removed.
+int strip_branch_returns(Body& body, const std::string& returned, int depth = 0) {
+  if (body.empty() || depth > 100) return 0;
+  StmtPtr last = body.back();
+  if (last->kind == StmtKind::Return && print_body({last}) == returned) {
+    body.pop_back();
+    return 1;
+  }
+  if (last->kind != StmtKind::If) return 0;
+  int removed = 0;
+  for (Body& branch : last->bodies) removed += strip_branch_returns(branch, returned, depth + 1);
+  return removed;
+}
+
+}  // namespace
+
+// The body ends with the finally body's normal-path copy, an if, into whose branches the compiler
+// copied the return that follows the statement (`if t: a; return v` then `return v`, or
+// `if t: a else: return v`): that copy goes, and the return comes after the statement (the
+// result; null when the body does not end so).
+StmtPtr CodeDecoder::strip_normal_copy_with_returns(Body& body, const std::string& copy_text,
+                                                    size_t copy_size) const {
+  if (body.empty()) return nullptr;
+  StmtPtr final_return;
+  size_t end = body.size();
+  if (body.back()->kind == StmtKind::Return) {
+    final_return = body.back();
+    --end;
+  }
+  if (end < copy_size || copy_size == 0) return nullptr;
+  size_t begin = end - copy_size;
+  Body tail = clone_body(
+      Body(body.begin() + static_cast<long>(begin), body.begin() + static_cast<long>(end)));
+  const StmtPtr& last_if = tail.back();
+  if (last_if->kind != StmtKind::If || last_if->bodies.size() < 2) return nullptr;
+  if (!final_return) {
+    const Body& orelse = last_if->bodies[1];
+    if (orelse.size() != 1 || orelse[0]->kind != StmtKind::Return) return nullptr;
+    final_return = orelse[0];
+  }
+  if (strip_branch_returns(tail, print_body({final_return})) == 0 ||
+      print_body(tail) != copy_text) {
+    return nullptr;
+  }
+  body.erase(body.begin() + static_cast<long>(begin), body.end());
+  return final_return;
+}
+
 int CodeDecoder::decode_try(int i, int end, int exit) {
   const auto& ops = lifted_.ops;
   bool mid_expression = mid_expression_try_;
@@ -547,6 +613,12 @@ int CodeDecoder::decode_try_finally(int i, int body_end, int handler, int end, i
   for (int k = i; body.empty() && !mid_expression && k < body_end; ++k) {
     if (ops[static_cast<size_t>(k)].op != Op::Nop) throw DecodeFailure("try/finally body lost");
   }
+  // 3.12+: with a return after the statement, its normal-path finally copy can end the body,
+  // the return copied into each branch of it.
+  StmtPtr after =
+      code_.minor >= 12 && !final_body.empty()
+          ? strip_normal_copy_with_returns(body, print_body(final_body), final_body.size())
+          : nullptr;
   if (!strip_finally_copies(body, print_body(final_body), final_body.size(), false, 0)) {
     throw DecodeFailure("finally copy on an exit path");
   }
@@ -555,6 +627,7 @@ int CodeDecoder::decode_try_finally(int i, int body_end, int handler, int end, i
   if (try_end >= static_cast<int>(ops.size()) && body.size() == 2 && is_return_none(body[1]))
     body.pop_back();
   emit_try_finally(std::move(body), std::move(final_body));
+  if (after) emit(after);  // (the code's final `return None` goes with the other ones)
   return try_end > end ? end : try_end;
 }
 
