@@ -957,6 +957,21 @@ int CodeDecoder::decode_setup_with(int i, int end, int exit) {
   bool jumps_over = before.op == Op::Jump && before.target > handler;
   int body_end = jumps_over ? handler - 1 : handler;
   int with_end = jumps_over ? before.target : ops[static_cast<size_t>(handler) + 1].target + 5;
+  // The code after the statement, short and ending in a return, copied after the normal path's
+  // exit call (POP_BLOCK, then 5 operations) in place of a jump to it.
+  if (!jumps_over && with_end < static_cast<int>(ops.size()) &&
+      ops[static_cast<size_t>(body_end) - 1].op == Op::ReturnValue) {
+    for (int n = 2; body_end - n - 6 > i && n <= 12; ++n) {
+      int copy = body_end - n;
+      if (ops[static_cast<size_t>(copy) - 6].op == Op::PopBlock &&
+          ops[static_cast<size_t>(copy) - 1].op == Op::PopTop &&
+          same_operations(ops, copy, with_end, n)) {
+        mark_consumed(copy, body_end);
+        body_end = copy;
+        break;
+      }
+    }
+  }
   push(make_expr(ExprKind::Internal, {}, "with_exit"));
   push(make_expr(ExprKind::Internal, {}, "with_value"));
   size_t saved_depth = statement_depth_;
