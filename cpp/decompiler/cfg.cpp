@@ -59,20 +59,34 @@ FlowInfo analyze_flow(const LiftedCode& code) {
     int target = ops[i].target;
     if (flow.reachable[i] || ops[i].op != Op::Jump || target < 0 || target > static_cast<int>(i))
       continue;
-    const Handler* owner = nullptr;  // the row whose handler block holds i: the nearest target
+    // The row whose handler block holds i: the nearest target before i whose cleanup (the row
+    // covering the handler's start, whose block ends the handler's code) is not before i either.
+    auto cleanup_of = [&](int handler) {
+      for (const Handler& row : code.handlers) {
+        if (row.start <= handler && handler < row.end) return row.target;
+      }
+      return -1;
+    };
+    // (Without one, the nearest: a join jump placed after the last handler's cleanup.)
+    const Handler* owner = nullptr;
+    const Handler* nearest = nullptr;
     for (const Handler& row : code.handlers) {
-      if (row.target <= static_cast<int>(i) && (!owner || row.target > owner->target) &&
-          static_cast<size_t>(row.target) < ops.size() &&
+      if (row.target <= static_cast<int>(i) && static_cast<size_t>(row.target) < ops.size() &&
           ops[static_cast<size_t>(row.target)].op == Op::PushExcInfo) {
-        owner = &row;
+        if (!nearest || row.target > nearest->target) nearest = &row;
+        int cleanup = cleanup_of(row.target);
+        if (cleanup >= 0 && cleanup < static_cast<int>(i)) continue;
+        if (!owner || row.target > owner->target) owner = &row;
       }
     }
+    if (!owner) owner = nearest;
     if (!owner) continue;
     int body_start = owner->start;
     for (const Handler& row : code.handlers) {
       if (row.target == owner->target) body_start = std::min(body_start, row.start);
     }
-    if (target <= body_start &&
+    // (A target inside the handler block is a loop of the handler's own code.)
+    if ((target <= body_start || target >= owner->target) &&
         flow.last_backward_source[static_cast<size_t>(target)] < static_cast<int>(i)) {
       flow.last_backward_source[static_cast<size_t>(target)] = static_cast<int>(i);
     }

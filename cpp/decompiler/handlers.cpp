@@ -268,6 +268,14 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
   } else if (try_end < 0 && handler >= end) {
     else_end = end;  // the handlers never rejoin: what follows the body is its else
     try_end = end;
+  } else if (try_end < 0 && !jumps_over && body_end + 1 < else_end &&
+             ops[static_cast<size_t>(body_end)].op == Op::PopExcept &&
+             ops[static_cast<size_t>(body_end) + 1].op == Op::Jump &&
+             !is_loop_exit(ops[static_cast<size_t>(body_end) + 1].target)) {
+    // The statement ends an except clause of an enclosing try, and its handlers never rejoin:
+    // what follows the body is that clause's exit (POP_EXCEPT, then its jump to the join).
+    else_end = body_end;
+    try_end = body_end;
   }
   if (try_end < 0) try_end = cleanup + 3;
   if (try_end > end && resolve(try_end) != resolve(exit))

@@ -499,8 +499,11 @@ int CodeDecoder::decode_for(int i, int end) {
 
 int CodeDecoder::decode_jump(int i, int end, int exit) {
   int target = lifted_.ops[static_cast<size_t>(i)].target;
-  bool last = i + 1 == end;
-  if (last && same_target(target, exit)) return i + 1;
+  // The last operation of the region, but for handler blocks decoded with their statements.
+  int next = i + 1;
+  while (next < end && consumed_[static_cast<size_t>(next)]) ++next;
+  bool last = next == end;
+  if (last && same_target(target, exit)) return end;
   if (!loops_.empty()) {
     const LoopContext& loop = loops_.back();
     if (target == loop.continue_target || resolve(target) == resolve(loop.continue_target)) {

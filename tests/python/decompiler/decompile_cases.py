@@ -1378,13 +1378,6 @@ _CODE_NOT_YET: dict = {
         12: SAME_BEHAVIOUR_OTHER_CODE + "a if x else b if y else c: jump layout differs",
         13: SAME_BEHAVIOUR_OTHER_CODE + "a if x else b if y else c: jump layout differs",
     },
-    "loop_try_except_finally": {
-        ALL: SAME_BEHAVIOUR_OTHER_CODE + "try/except/finally in a for loop: jump layout differs"
-    },
-    "loop_continue_in_try_finally": {
-        10: SAME_BEHAVIOUR_OTHER_CODE + "a redundant `continue` follows the try statement",
-        11: SAME_BEHAVIOUR_OTHER_CODE + "a redundant `continue` follows the try statement",
-    },
 }
 
 # Found only when the whole module is decompiled from a .pyc of that version.
