@@ -1389,7 +1389,7 @@ _PYC_NOT_YET = {
     },
     "try_except_else_finally": {
         10: FALLBACK + "'unstructured jump at offset 180'",
-        12: WRONG + "the 3.12 .pyc decompiles to code that behaves differently",
+        12: FALLBACK + "'finally copy on an exit path'",
         13: FALLBACK + "'unstructured jump at offset 446'",
     },
     "loop_try_except_finally": {
