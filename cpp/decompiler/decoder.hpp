@@ -7,6 +7,7 @@
 // caller (decompiler.cpp) turns into a marked fallback.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -54,6 +55,9 @@ struct LoopContext {
   int break_target = -1;
 };
 
+// Whether operations [a, a + n) and [b, b + n) are the same instructions (a copied tail).
+bool same_operations(const std::vector<Operation>& ops, int a, int b, int n);
+
 class CodeDecoder {
  public:
   CodeDecoder(const bytecode::CodeObject& code, CodeRole role, DecodeSession& session,
@@ -73,6 +77,7 @@ class CodeDecoder {
   std::string class_name_;  // the enclosing class, for private name mangling
   LiftedCode lifted_;
   FlowInfo flow_;
+  std::map<int, std::pair<int, int>> break_copies_;  // POP_TOP -> (loop head, copy length)
   std::vector<int> max_line_before_;  // on_new_line: the highest line before each operation
   bool returns_after_ = false;        // decode_with: the statement's code-after is a copied return
   std::vector<ExprPtr> stack_;
@@ -178,6 +183,7 @@ class CodeDecoder {
   void swapped_tuple_assignment(int i);
   int rotated_tuple_assignment(int i);
   bool on_new_line(int i);
+  void note_break_copies(int head, int exit);
   void pop_top(ExprPtr value);
   ExprPtr constant(const bytecode::ObjectRef& obj) const;
   ExprPtr name_expr(const std::string& name) const;

@@ -1058,7 +1058,8 @@ int CodeDecoder::rotated_tuple_assignment(int i) {
     if (next == Op::StoreName || next == Op::StoreAttr || next == Op::StoreSubscr) {
       ++stores;
     } else if (next != Op::LoadName && next != Op::LoadConst && next != Op::LoadAttr &&
-               next != Op::BinarySubscr && next != Op::Nop) {
+               next != Op::BinarySubscr && next != Op::BinaryOp && next != Op::UnaryOp &&
+               next != Op::BuildSlice && next != Op::Nop) {
       return -1;
     }
   }

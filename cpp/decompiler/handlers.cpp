@@ -80,6 +80,8 @@ bool is_except_star_prologue(const std::vector<Operation>& ops, int handler, int
   return minor >= 12 && is(handler + 1, Op::BuildList, 0) && is(handler + 2, Op::Copy, 2);
 }
 
+}  // namespace
+
 // Whether operations [a, a + n) and [b, b + n) are the same instructions (a copied tail).
 bool same_operations(const std::vector<Operation>& ops, int a, int b, int n) {
   if (a < 0 || b < 0 || n < 0 || static_cast<size_t>(a + n) > ops.size() ||
@@ -96,8 +98,6 @@ bool same_operations(const std::vector<Operation>& ops, int a, int b, int n) {
   }
   return true;
 }
-
-}  // namespace
 
 // A short tail (ending in return or raise) that the compiler copied into each path leaving a
 // try/except: when every clause that can fall through ends with `tail`, those copies go and the

@@ -204,6 +204,15 @@ int CodeDecoder::decode_statement(int i, int end, int exit) {
   const auto& ops = lifted_.ops;
   const Operation& op = ops[static_cast<size_t>(i)];
   if (consumed_[static_cast<size_t>(i)]) return i + 1;
+  if (op.op == Op::PopTop && !loops_.empty() && !stack_.empty() && is_internal(top(), "iter")) {
+    auto found = break_copies_.find(i);
+    if (found != break_copies_.end() && found->second.first == loops_.back().continue_target &&
+        i + found->second.second < end) {
+      pop();
+      emit(make_stmt(StmtKind::Break));
+      return i + 1 + found->second.second;
+    }
+  }
   if (op.op == Op::LoadFastAndClear) return decode_inline_comprehension(i);
   if (op.op == Op::Jump) return decode_jump(i, end, exit);
   if (op.op == Op::ForIter) return decode_for(i, end);
@@ -467,6 +476,7 @@ int CodeDecoder::decode_for(int i, int end) {
     exit = tail + 1;
     loop_exit = tail + 1;
   }
+  note_break_copies(i, exit);
   push(iter);
   push(make_expr(ExprKind::Internal, {}, "loop_target"));
   size_t depth = statement_depth_;
@@ -495,6 +505,30 @@ int CodeDecoder::decode_for(int i, int end) {
   stmt->is_async = ops[static_cast<size_t>(i)].text == "async";  // see lift: async_for_head
   emit(stmt);
   return loop_exit;
+}
+
+// A `break` out of the for loop at `head` whose code after the loop is short and returns: the
+// compiler pops the iterator and copies that code (3.12+; from 3.13 also as in 3.11) instead of
+// jumping. Such POP_TOPs are recorded; decode_statement makes each a `break`.
+void CodeDecoder::note_break_copies(int head, int exit) {
+  const auto& ops = lifted_.ops;
+  int size = static_cast<int>(ops.size());
+  if (exit >= size || ops[static_cast<size_t>(exit)].op != Op::EndFor) return;
+  int tail = exit + 1;
+  int length = 0;
+  for (int k = tail; k < size && k < tail + 8; ++k) {
+    Op op = ops[static_cast<size_t>(k)].op;
+    if (op == Op::ReturnValue || op == Op::ReturnConst) {
+      length = k - tail + 1;
+      break;
+    }
+    if (op == Op::Jump || op == Op::JumpIf || op == Op::ForIter || op == Op::JumpIfOrPop) return;
+  }
+  if (length == 0) return;
+  for (int k = head + 1; k + length < exit; ++k) {
+    if (ops[static_cast<size_t>(k)].op == Op::PopTop && same_operations(ops, k + 1, tail, length))
+      break_copies_[k] = {head, length};
+  }
 }
 
 int CodeDecoder::decode_jump(int i, int end, int exit) {

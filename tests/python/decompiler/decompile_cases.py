@@ -1419,10 +1419,6 @@ _PYC_CODE_NOT_YET = {
     "loop_break_in_try_except": {
         10: SAME_BEHAVIOUR_OTHER_CODE
         + "f: instruction #4: expected FOR_ITER -> #44, got FOR_ITER -> #45",
-        12: SAME_BEHAVIOUR_OTHER_CODE
-        + "f: instruction #5: expected FOR_ITER -> #27, got FOR_ITER -> #28",
-        13: SAME_BEHAVIOUR_OTHER_CODE
-        + "f: instruction #5: expected FOR_ITER -> #27, got FOR_ITER -> #28",
     },
 }
 
