@@ -815,6 +815,13 @@ int CodeDecoder::decode_setup_finally(int i, int end, int exit) {
   }
   if (pop_block < 0) throw DecodeFailure("try/finally without its normal path");
   int try_end = pop_block + 1 + copy_length;
+  // The normal path jumps over the handler to the code after the statement.
+  if (static_cast<size_t>(try_end) < ops.size() && try_end < handler &&
+      ops[static_cast<size_t>(try_end)].op == Op::Jump &&
+      ops[static_cast<size_t>(try_end)].target > reraise && try_end + 1 == handler) {
+    mark_consumed(try_end, try_end + 1);
+    try_end = ops[static_cast<size_t>(try_end)].target;
+  }
   // `try: return value finally: ...`: the value waits on the stack while the finally copy runs.
   bool returns_value = static_cast<size_t>(try_end) < ops.size() &&
                        ops[static_cast<size_t>(try_end)].op == Op::ReturnValue;
