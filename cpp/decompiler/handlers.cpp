@@ -814,6 +814,7 @@ int CodeDecoder::decode_setup_finally(int i, int end, int exit) {
     }
   }
   if (pop_block < 0) throw DecodeFailure("try/finally without its normal path");
+  pop_block = merge_exit_copies(i, pop_block, handler);
   int try_end = pop_block + 1 + copy_length;
   // The normal path jumps over the handler to the code after the statement.
   if (static_cast<size_t>(try_end) < ops.size() && try_end < handler &&
@@ -849,6 +850,29 @@ int CodeDecoder::decode_setup_finally(int i, int end, int exit) {
   if (try_end > end && !same_target(try_end, exit))
     throw DecodeFailure("try statement leaves its region");
   return std::min(try_end, end);
+}
+
+// 3.10 copies a protected body's whole way out (POP_BLOCK, the finally body or with exit, and
+// the code after the statement, when short and ending in a return) to each place that leaves the
+// body, back to back before the handler. Jumps to a later copy go to the first one instead, and
+// the later copies are consumed. Returns the first copy's POP_BLOCK.
+int CodeDecoder::merge_exit_copies(int begin, int pop_block, int handler) {
+  auto& ops = lifted_.ops;
+  int length = handler - pop_block;
+  if (length < 3 || ops[static_cast<size_t>(handler) - 1].op != Op::ReturnValue) return pop_block;
+  int first = pop_block;
+  while (first - length > begin && same_operations(ops, first - length, pop_block, length)) {
+    first -= length;
+  }
+  if (first == pop_block) return pop_block;
+  for (int k = begin; k < first; ++k) {
+    Operation& op = ops[static_cast<size_t>(k)];
+    bool jumps = op.op == Op::Jump || op.op == Op::JumpIf || op.op == Op::JumpIfOrPop;
+    if (jumps && op.target > first && op.target <= pop_block && (op.target - first) % length == 0)
+      op.target = first;
+  }
+  mark_consumed(first + length, handler);
+  return first;
 }
 
 int CodeDecoder::decode_setup_except(int i, int handler, int end, int exit) {
@@ -972,6 +996,13 @@ int CodeDecoder::decode_setup_with(int i, int end, int exit) {
   bool jumps_over = before.op == Op::Jump && before.target > handler;
   int body_end = jumps_over ? handler - 1 : handler;
   int with_end = jumps_over ? before.target : ops[static_cast<size_t>(handler) + 1].target + 5;
+  if (!jumps_over && ops[static_cast<size_t>(body_end) - 1].op == Op::ReturnValue) {
+    for (int q = body_end - 1; q > i; --q) {
+      if (ops[static_cast<size_t>(q)].op != Op::PopBlock) continue;
+      if (q + 6 < body_end) body_end = merge_exit_copies(i, q, body_end) + (body_end - q);
+      break;
+    }
+  }
   // The code after the statement, short and ending in a return, copied after the normal path's
   // exit call (POP_BLOCK, then 5 operations) in place of a jump to it.
   if (!jumps_over && with_end < static_cast<int>(ops.size()) &&
