@@ -146,9 +146,15 @@ Body CodeDecoder::decode_range_extending(int begin, int* end, int limit, int exi
   keep_region_stack_ = false;
   int i = begin;
   while (i < *end) i = decode_statement(i, *end, exit);
+  // A value the region computed is still on the stack (on top, or below an iterator it was
+  // swapped under on its way to a return).
   auto pending_value = [&] {
-    if (stack_.empty() || stack_.back()->kind == ExprKind::Internal) return false;
-    return stack_.size() > saved_stack.size() || stack_.back() != saved_stack[stack_.size() - 1];
+    for (size_t k = stack_.size(); k-- > 0 && stack_.size() - k <= 2;) {
+      const ExprPtr& value = stack_[k];
+      if (!value || value->kind == ExprKind::Internal) continue;
+      if (k >= saved_stack.size() || value != saved_stack[k]) return true;
+    }
+    return false;
   };
   if (take_region_value_) {
     take_region_value_ = false;

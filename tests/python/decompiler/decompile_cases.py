@@ -1368,9 +1368,6 @@ _NOT_YET: dict = {
         12: FALLBACK + "'chained comparison test' (three links as an if test)",
         13: FALLBACK + "'chained comparison test' (three links as an if test)",
     },
-    "return_in_try_finally": {
-        13: FALLBACK + "'try/finally body lost' (the return value computed in the try)",
-    },
 }
 SAME_BEHAVIOUR_OTHER_CODE = "behaves the same, but the recompiled code differs: "
 _CODE_NOT_YET: dict = {
