@@ -19,6 +19,65 @@ namespace glassbox::runtime::vmath {
 // vectorisation.
 #define GBX_VMATH inline __attribute__((always_inline))
 
+// A loop function compiled once per x86-64 level (AVX-512, AVX2, baseline) and picked at load time
+// by the dynamic linker, so that its loops use the widest vectors the machine has.
+#if defined(__x86_64__) && defined(__GNUC__) && defined(__linux__)
+#define GBX_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define GBX_CLONES
+#endif
+
+// Reductions in float over kLanes independent partial results, which compilers vectorise without
+// reassociating anything themselves (a plain float sum loop stays scalar unless -ffast-math).
+constexpr int kLanes = 16;
+
+// Sum of x - c (c = 0: the sum). Near c, the differences are exact (Sterbenz), so a c taken from
+// the data keeps a large common offset from swamping the sum.
+GBX_VMATH float sum_f32(const float* x, std::int64_t n, float c = 0.0f) {
+  float acc[kLanes] = {};
+  std::int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int l = 0; l < kLanes; ++l) acc[l] += x[i + l] - c;
+  float s = 0.0f;
+  for (; i < n; ++i) s += x[i] - c;
+  for (int l = 0; l < kLanes; ++l) s += acc[l];
+  return s;
+}
+
+// Sum of (x - c)^2.
+GBX_VMATH float sum_sq_dev_f32(const float* x, std::int64_t n, float c) {
+  float acc[kLanes] = {};
+  std::int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int l = 0; l < kLanes; ++l) acc[l] += (x[i + l] - c) * (x[i + l] - c);
+  float s = 0.0f;
+  for (; i < n; ++i) s += (x[i] - c) * (x[i] - c);
+  for (int l = 0; l < kLanes; ++l) s += acc[l];
+  return s;
+}
+
+// The largest element (NaN if any is NaN, as torch's max), -inf for none.
+GBX_VMATH float max_f32(const float* x, std::int64_t n) {
+  float acc[kLanes];
+  for (int l = 0; l < kLanes; ++l) acc[l] = -__builtin_inff();
+  bool nan = false;
+  std::int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    for (int l = 0; l < kLanes; ++l) {
+      float v = x[i + l];
+      acc[l] = v > acc[l] ? v : acc[l];
+      nan |= v != v;
+    }
+  }
+  float m = -__builtin_inff();
+  for (; i < n; ++i) {
+    m = x[i] > m ? x[i] : m;
+    nan |= x[i] != x[i];
+  }
+  for (int l = 0; l < kLanes; ++l) m = acc[l] > m ? acc[l] : m;
+  return nan ? __builtin_nanf("") : m;
+}
+
 GBX_VMATH float bits_to_float(std::uint32_t u) {
   float f;
   std::memcpy(&f, &u, sizeof f);
