@@ -19,10 +19,11 @@ import sys
 import time
 from pathlib import Path
 
-# --threads N pins eager/Inductor (torch) and glassbox (OpenBLAS) to the same thread count; it
-# must be known before OpenBLAS is loaded.
+# --threads N pins eager/Inductor (torch) and glassbox (OpenBLAS, and OpenMP: the column split,
+# oneDNN) to the same thread count; it must be known before either library is loaded.
 if "--threads" in sys.argv:
-    os.environ["OPENBLAS_NUM_THREADS"] = sys.argv[sys.argv.index("--threads") + 1]
+    threads = sys.argv[sys.argv.index("--threads") + 1]
+    os.environ["OPENBLAS_NUM_THREADS"] = os.environ["OMP_NUM_THREADS"] = threads
 
 import torch  # noqa: E402
 

@@ -119,8 +119,8 @@ void verify_layer_norm(const VerifyContext& c) {
   }
 }
 
-// Rows of layer_norm in float: two passes (the mean of the differences from the first element, then
-// the squared deviations: no cancellation), then the affine map.
+// Rows of layer_norm in float: two passes (the mean, then the squared deviations: no cancellation),
+// then the affine map.
 GBX_CLONES void layer_norm_rows(const float* x, float* y, const float* w, const float* b,
                                 std::int64_t rows, std::int64_t size, float eps, float* mean_out,
                                 float* rstd_out) {
@@ -130,18 +130,21 @@ GBX_CLONES void layer_norm_rows(const float* x, float* y, const float* w, const 
   for (std::int64_t r = 0; r < rows; ++r) {
     const float* xp = x + r * size;
     float* yp = y + r * size;
-    float n = static_cast<float>(size);
-    float m = xp[0] + vmath::sum_f32(xp, size, xp[0]) / n;  // shifted: no loss to an offset
-    float rs = 1.0f / std::sqrt(vmath::sum_sq_dev_f32(xp, size, m) / n + eps);
+    // The mean is c + d: c the row's first element, d the mean difference to it. Deviations are
+    // (x - c) - d, exact in their first step, so a large common offset costs no precision.
+    float n = static_cast<float>(size), c = xp[0];
+    float d = vmath::sum_f32(xp, size, c) / n;
+    float rs = 1.0f / std::sqrt(vmath::sum_sq_dev_f32(xp, size, c, d) / n + eps);
     if (w && b) {
-      for (std::int64_t i = 0; i < size; ++i) yp[i] = (xp[i] - m) * rs * w[i] + b[i];
+      for (std::int64_t i = 0; i < size; ++i) yp[i] = ((xp[i] - c) - d) * rs * w[i] + b[i];
     } else {
-      for (std::int64_t i = 0; i < size; ++i) yp[i] = (xp[i] - m) * rs;
+      for (std::int64_t i = 0; i < size; ++i) yp[i] = ((xp[i] - c) - d) * rs;
       if (w)
         for (std::int64_t i = 0; i < size; ++i) yp[i] *= w[i];
       if (b)
         for (std::int64_t i = 0; i < size; ++i) yp[i] += b[i];
     }
+    float m = c + d;
     if (mean_out) {
       mean_out[r] = m;
       rstd_out[r] = rs;

@@ -31,6 +31,13 @@ namespace glassbox::runtime::vmath {
 // reassociating anything themselves (a plain float sum loop stays scalar unless -ffast-math).
 constexpr int kLanes = 16;
 
+// acc[0] + ... + acc[kLanes - 1] by halves (vector adds, not a chain of scalar ones).
+GBX_VMATH float sum_lanes(float* acc) {
+  for (int w = kLanes / 2; w >= 1; w /= 2)
+    for (int l = 0; l < w; ++l) acc[l] += acc[l + w];
+  return acc[0];
+}
+
 // Sum of x - c (c = 0: the sum). Near c, the differences are exact (Sterbenz), so a c taken from
 // the data keeps a large common offset from swamping the sum.
 GBX_VMATH float sum_f32(const float* x, std::int64_t n, float c = 0.0f) {
@@ -40,42 +47,40 @@ GBX_VMATH float sum_f32(const float* x, std::int64_t n, float c = 0.0f) {
     for (int l = 0; l < kLanes; ++l) acc[l] += x[i + l] - c;
   float s = 0.0f;
   for (; i < n; ++i) s += x[i] - c;
-  for (int l = 0; l < kLanes; ++l) s += acc[l];
-  return s;
+  return s + sum_lanes(acc);
 }
 
-// Sum of (x - c)^2.
-GBX_VMATH float sum_sq_dev_f32(const float* x, std::int64_t n, float c) {
+// Sum of ((x - c) - d)^2: the squared deviations from the mean c + d, with c from the data
+// (x - c exact near c) and d small.
+GBX_VMATH float sum_sq_dev_f32(const float* x, std::int64_t n, float c, float d) {
   float acc[kLanes] = {};
   std::int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes)
-    for (int l = 0; l < kLanes; ++l) acc[l] += (x[i + l] - c) * (x[i + l] - c);
+  for (; i + kLanes <= n; i += kLanes) {
+    for (int l = 0; l < kLanes; ++l) {
+      float v = (x[i + l] - c) - d;
+      acc[l] += v * v;
+    }
+  }
   float s = 0.0f;
-  for (; i < n; ++i) s += (x[i] - c) * (x[i] - c);
-  for (int l = 0; l < kLanes; ++l) s += acc[l];
-  return s;
+  for (; i < n; ++i) s += ((x[i] - c) - d) * ((x[i] - c) - d);
+  return s + sum_lanes(acc);
 }
+
+// The larger of a and b, NaN if either is (a NaN, once in an accumulator, stays).
+GBX_VMATH float max_nan(float a, float b) { return (b > a || b != b) ? b : a; }
 
 // The largest element (NaN if any is NaN, as torch's max), -inf for none.
 GBX_VMATH float max_f32(const float* x, std::int64_t n) {
   float acc[kLanes];
   for (int l = 0; l < kLanes; ++l) acc[l] = -__builtin_inff();
-  bool nan = false;
   std::int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes) {
-    for (int l = 0; l < kLanes; ++l) {
-      float v = x[i + l];
-      acc[l] = v > acc[l] ? v : acc[l];
-      nan |= v != v;
-    }
-  }
+  for (; i + kLanes <= n; i += kLanes)
+    for (int l = 0; l < kLanes; ++l) acc[l] = max_nan(acc[l], x[i + l]);
   float m = -__builtin_inff();
-  for (; i < n; ++i) {
-    m = x[i] > m ? x[i] : m;
-    nan |= x[i] != x[i];
-  }
-  for (int l = 0; l < kLanes; ++l) m = acc[l] > m ? acc[l] : m;
-  return nan ? __builtin_nanf("") : m;
+  for (; i < n; ++i) m = max_nan(m, x[i]);
+  for (int w = kLanes / 2; w >= 1; w /= 2)
+    for (int l = 0; l < w; ++l) acc[l] = max_nan(acc[l], acc[l + w]);
+  return max_nan(m, acc[0]);
 }
 
 GBX_VMATH float bits_to_float(std::uint32_t u) {
