@@ -442,9 +442,42 @@ def _view_strides(lw, x):
     return base, list(strides), offset
 
 
+def view_strides(shape, strides, new_shape):
+    """Strides that show a tensor of ``shape`` and ``strides`` as ``new_shape`` without copying,
+    or None where no view can (PyTorch's computeStride): dims are merged or split only within
+    runs of dims that are contiguous with each other."""
+    if not shape or numel(shape) == 0:
+        return None
+    new = [0] * len(new_shape)
+    view_d = len(new_shape) - 1
+    chunk_base = strides[-1]
+    tensor_numel = view_numel = 1
+    for d in reversed(range(len(shape))):
+        tensor_numel *= shape[d]
+        if d == 0 or (shape[d - 1] != 1 and strides[d - 1] != tensor_numel * chunk_base):
+            while view_d >= 0 and (view_numel < tensor_numel or new_shape[view_d] == 1):
+                new[view_d] = view_numel * chunk_base
+                view_numel *= new_shape[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return None
+            if d > 0:
+                chunk_base = strides[d - 1]
+                tensor_numel = view_numel = 1
+    return new if view_d == -1 else None
+
+
 @handles(aten.view.default, aten._unsafe_view.default, aten.reshape.default)
 def _reshape(lw, node, x, shape):
-    return lw.alias(x, static_shape(meta_val(node)))
+    shape = static_shape(meta_val(node))
+    if x.view is not None and x.materialized is None:
+        # A pending view stays one where it can (a slice of q/k/v split into heads): its
+        # consumer then gathers from the base once instead of twice.
+        base, strides, offset = lw.layout(x)
+        new = view_strides(x.shape, strides, shape)
+        if new is not None:
+            return lw.view_of(x, shape, new, offset)
+    return lw.alias(x, shape)
 
 
 @handles(aten.squeeze.dim, aten.squeeze.dims, aten.squeeze.default, aten.unsqueeze.default)

@@ -76,6 +76,20 @@ CASES = {
     "noncontiguous_input": (lambda a, b: a @ b + 1, (nt(r(4, 3)), nt(r(3, 2)))),
     "permute_reshape": (lambda a: a.permute(2, 0, 1).reshape(4, -1) * 2, (r(2, 3, 4),)),
     "expand": (lambda a: a.expand(3, 4, 5) + 0, (r(4, 1),)),
+    # Reshapes of pending views: kept as views where strides allow, copied where they do not.
+    "reshape_of_views": (
+        lambda a: (
+            (a[:, 1:3].reshape(-1) * 1, a.t().reshape(-1) * 1, a[::2].reshape(2, 3, 2) * 1)
+            + (a[:, 2:].reshape(4, 2, 2).transpose(0, 1) * 1, a[1:3, :4].reshape(4, 2) * 1)
+        ),
+        (r(4, 6),),
+    ),
+    "split_heads": (
+        lambda x: (lambda q, k, v: F.softmax(q @ k.transpose(-1, -2), -1) @ v)(
+            *(y.reshape(2, 5, 2, 3).transpose(1, 2) for y in x.split(6, -1))
+        ),
+        (r(2, 5, 18),),
+    ),
     "slice_select": (lambda a: a[1:, ::2] + a[0, 1], (r(4, 6),)),
     "cat": (lambda a, b: torch.cat([a, b * 2], dim=1), (r(2, 3), r(2, 5))),
     "sum_mean": (lambda a: a.sum(1) + a.mean(1), (r(3, 5, 2),)),
