@@ -19,25 +19,34 @@
 namespace glassbox::runtime {
 namespace {
 
-// The epilogue of columns [n0, n1) of a row-major [m, ldc] result, while they are in cache.
-GBX_CLONES void apply_epilogue(Epilogue epilogue, float* c, std::int64_t m, std::int64_t ldc,
-                               std::int64_t n0, std::int64_t n1) {
-  for (std::int64_t i = 0; i < m; ++i) {
-    float* row = c + i * ldc;
-    switch (epilogue) {
-      case Epilogue::None:
-        return;
-      case Epilogue::Relu:  // NaN stays NaN, as torch.relu
-        for (std::int64_t j = n0; j < n1; ++j) row[j] = row[j] < 0.0f ? 0.0f : row[j];
-        break;
-      case Epilogue::GeluErf:
-        for (std::int64_t j = n0; j < n1; ++j) row[j] = vmath::gelu_erf_f32(row[j]);
-        break;
-      case Epilogue::GeluTanh:
-        for (std::int64_t j = n0; j < n1; ++j) row[j] = vmath::gelu_tanh_f32(row[j]);
-        break;
-    }
+// The epilogue of one row's columns [n0, n1), while they are in cache.
+GBX_CLONES void epilogue_row(Epilogue epilogue, float* row, std::int64_t n0, std::int64_t n1) {
+  switch (epilogue) {
+    case Epilogue::None:
+      break;
+    case Epilogue::Relu:  // NaN stays NaN, as torch.relu
+      for (std::int64_t j = n0; j < n1; ++j) row[j] = row[j] < 0.0f ? 0.0f : row[j];
+      break;
+    case Epilogue::GeluErf:
+      for (std::int64_t j = n0; j < n1; ++j) row[j] = vmath::gelu_erf_f32(row[j]);
+      break;
+    case Epilogue::GeluTanh:
+      for (std::int64_t j = n0; j < n1; ++j) row[j] = vmath::gelu_tanh_f32(row[j]);
+      break;
   }
+}
+
+// The epilogue of columns [n0, n1) of a row-major [m, ldc] result; rows over OpenMP threads when
+// large (inside a column block's thread this runs on that thread).
+[[maybe_unused]] constexpr std::int64_t kParallelElements = 1 << 16;
+
+void apply_epilogue(Epilogue epilogue, float* c, std::int64_t m, std::int64_t ldc, std::int64_t n0,
+                    std::int64_t n1) {
+  if (epilogue == Epilogue::None) return;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) if (m * (n1 - n0) >= kParallelElements)
+#endif
+  for (std::int64_t i = 0; i < m; ++i) epilogue_row(epilogue, c + i * ldc, n0, n1);
 }
 
 struct MatDims {

@@ -16,26 +16,28 @@ namespace {
 // Rows of at least this many elements in all are split across OpenMP threads.
 [[maybe_unused]] constexpr std::int64_t kParallelElements = 1 << 16;
 
-// Softmax (or log-softmax) of contiguous rows: the vectorised path of the common last-dim case.
+// Softmax (or log-softmax) of one contiguous row: the vectorised path of the common last-dim case.
+// Row functions carry the clones, not the OpenMP loops over them (GCC outlines a parallel region
+// into a function of its own, which target_clones would not reach), and are no templates (Clang's
+// target_clones takes none).
+GBX_CLONES void softmax_row(const float* xp, float* yp, std::int64_t size, bool log) {
+  float mx = vmath::max_f32(xp, size);
+  for (std::int64_t k = 0; k < size; ++k) yp[k] = vmath::exp_f32(xp[k] - mx);
+  if (log) {
+    float lse = mx + std::log(vmath::sum_f32(yp, size));
+    for (std::int64_t k = 0; k < size; ++k) yp[k] = xp[k] - lse;
+  } else {
+    float inv = 1.0f / vmath::sum_f32(yp, size);
+    for (std::int64_t k = 0; k < size; ++k) yp[k] *= inv;
+  }
+}
+
 template <bool Log>
-GBX_CLONES void softmax_rows(const float* x, float* y, std::int64_t rows, std::int64_t size) {
+void softmax_rows(const float* x, float* y, std::int64_t rows, std::int64_t size) {
 #ifdef _OPENMP
 #pragma omp parallel for schedule(static) if (rows * size >= kParallelElements)
 #endif
-  for (std::int64_t r = 0; r < rows; ++r) {
-    const float* xp = x + r * size;
-    float* yp = y + r * size;
-    float mx = vmath::max_f32(xp, size);
-    if (Log) {
-      for (std::int64_t k = 0; k < size; ++k) yp[k] = vmath::exp_f32(xp[k] - mx);
-      float lse = mx + std::log(vmath::sum_f32(yp, size));
-      for (std::int64_t k = 0; k < size; ++k) yp[k] = xp[k] - lse;
-    } else {
-      for (std::int64_t k = 0; k < size; ++k) yp[k] = vmath::exp_f32(xp[k] - mx);
-      float inv = 1.0f / vmath::sum_f32(yp, size);
-      for (std::int64_t k = 0; k < size; ++k) yp[k] *= inv;
-    }
-  }
+  for (std::int64_t r = 0; r < rows; ++r) softmax_row(x + r * size, y + r * size, size, Log);
 }
 
 void split_at(const Shape& shape, std::int64_t dim, std::int64_t& outer, std::int64_t& size,
@@ -119,35 +121,39 @@ void verify_layer_norm(const VerifyContext& c) {
   }
 }
 
-// Rows of layer_norm in float: two passes (the mean, then the squared deviations: no cancellation),
-// then the affine map.
-GBX_CLONES void layer_norm_rows(const float* x, float* y, const float* w, const float* b,
-                                std::int64_t rows, std::int64_t size, float eps, float* mean_out,
-                                float* rstd_out) {
+// One row of layer_norm in float: two passes (the mean, then the squared deviations: no
+// cancellation), then the affine map; returns the mean and 1/std.
+GBX_CLONES void layer_norm_row(const float* xp, float* yp, const float* w, const float* b,
+                               std::int64_t size, float eps, float* mean, float* rstd) {
+  // The mean is c + d: c the row's first element, d the mean difference to it. Deviations are
+  // (x - c) - d, exact in their first step, so a large common offset costs no precision.
+  float n = static_cast<float>(size), c = xp[0];
+  float d = vmath::sum_f32(xp, size, c) / n;
+  float rs = 1.0f / std::sqrt(vmath::sum_sq_dev_f32(xp, size, c, d) / n + eps);
+  if (w && b) {
+    for (std::int64_t i = 0; i < size; ++i) yp[i] = ((xp[i] - c) - d) * rs * w[i] + b[i];
+  } else {
+    for (std::int64_t i = 0; i < size; ++i) yp[i] = ((xp[i] - c) - d) * rs;
+    if (w)
+      for (std::int64_t i = 0; i < size; ++i) yp[i] *= w[i];
+    if (b)
+      for (std::int64_t i = 0; i < size; ++i) yp[i] += b[i];
+  }
+  *mean = c + d;
+  *rstd = rs;
+}
+
+void layer_norm_rows(const float* x, float* y, const float* w, const float* b, std::int64_t rows,
+                     std::int64_t size, float eps, float* mean_out, float* rstd_out) {
 #ifdef _OPENMP
 #pragma omp parallel for schedule(static) if (rows * size >= kParallelElements)
 #endif
   for (std::int64_t r = 0; r < rows; ++r) {
-    const float* xp = x + r * size;
-    float* yp = y + r * size;
-    // The mean is c + d: c the row's first element, d the mean difference to it. Deviations are
-    // (x - c) - d, exact in their first step, so a large common offset costs no precision.
-    float n = static_cast<float>(size), c = xp[0];
-    float d = vmath::sum_f32(xp, size, c) / n;
-    float rs = 1.0f / std::sqrt(vmath::sum_sq_dev_f32(xp, size, c, d) / n + eps);
-    if (w && b) {
-      for (std::int64_t i = 0; i < size; ++i) yp[i] = ((xp[i] - c) - d) * rs * w[i] + b[i];
-    } else {
-      for (std::int64_t i = 0; i < size; ++i) yp[i] = ((xp[i] - c) - d) * rs;
-      if (w)
-        for (std::int64_t i = 0; i < size; ++i) yp[i] *= w[i];
-      if (b)
-        for (std::int64_t i = 0; i < size; ++i) yp[i] += b[i];
-    }
-    float m = c + d;
+    float mean, rstd;
+    layer_norm_row(x + r * size, y + r * size, w, b, size, eps, &mean, &rstd);
     if (mean_out) {
-      mean_out[r] = m;
-      rstd_out[r] = rs;
+      mean_out[r] = mean;
+      rstd_out[r] = rstd;
     }
   }
 }
