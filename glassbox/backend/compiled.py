@@ -132,10 +132,11 @@ class _Runner:
         self.outputs = [(tuple(shape) or ((),), _DTYPES[d]) for d, shape in program.output_info()]
 
     def __call__(self, ts):
-        outs = [torch.empty(*shape, dtype=dtype) for shape, dtype in self.outputs]
         if self.checked(ts):
             # Plain contiguous CPU tensors of the declared dtypes and shapes: hand the runtime
-            # their addresses, skipping a DLPack export per tensor.
+            # their addresses, skipping a DLPack export per tensor. Outputs on the CPU whatever
+            # torch's default device is.
+            outs = [torch.empty(*s, dtype=dtype, device="cpu") for s, dtype in self.outputs]
             self.program.run_ptrs_into(
                 [t.data_ptr() for t in ts], self.versions(ts), [o.data_ptr() for o in outs]
             )
