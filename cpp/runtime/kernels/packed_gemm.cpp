@@ -44,12 +44,12 @@ struct PackedGemm : KernelCache {
   std::uint64_t version = 0;
 
   explicit PackedGemm(const PackedProduct& p) {
-    dnnl::engine& engine = cpu_engine();
-    memory::desc src_md = matrix(p.m, p.k, p.ta), dst_md = matrix(p.m, p.n, false);
-    memory::desc plain_md = matrix(p.k, p.n, p.tb);
-    memory::desc any_md({p.k, p.n}, memory::data_type::f32, Tag::any);
-    memory::desc bias_md({1, p.n}, memory::data_type::f32, Tag::ab);
     try {
+      dnnl::engine& engine = cpu_engine();
+      memory::desc src_md = matrix(p.m, p.k, p.ta), dst_md = matrix(p.m, p.n, false);
+      memory::desc plain_md = matrix(p.k, p.n, p.tb);
+      memory::desc any_md({p.k, p.n}, memory::data_type::f32, Tag::any);
+      memory::desc bias_md({1, p.n}, memory::data_type::f32, Tag::ab);
       auto desc = p.bias ? dnnl::matmul::desc(src_md, any_md, bias_md, dst_md)
                          : dnnl::matmul::desc(src_md, any_md, dst_md);
       dnnl::primitive_attr attr;
