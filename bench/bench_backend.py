@@ -1,7 +1,8 @@
 """Benchmark of the glassbox backend against eager and Inductor, in one run.
 
-Latency at batch 1 (median of repeated calls) and throughput at batch 32 (samples per second) for
-the zoo models, printed as a table of ratios (>1 means glassbox is faster):
+Latency at batch 1 (median of repeated calls, eager, Inductor and glassbox called in turn so that
+the machine's load weighs on each alike) and throughput at batch 32 (samples per second) for the
+zoo models, printed as a table of ratios (>1 means glassbox is faster):
 
     .venv/bin/python bench/bench_backend.py [--models mlp,encoder,cnn,gpt2] [--seconds 1.0]
         [--threads N] [--gpt-layers 12]
@@ -18,10 +19,11 @@ import sys
 import time
 from pathlib import Path
 
-# --threads N pins eager/Inductor (torch) and glassbox (OpenBLAS) to the same thread count; it
-# must be known before OpenBLAS is loaded.
+# --threads N pins eager/Inductor (torch) and glassbox (OpenBLAS, and OpenMP: the column split,
+# oneDNN) to the same thread count; it must be known before either library is loaded.
 if "--threads" in sys.argv:
-    os.environ["OPENBLAS_NUM_THREADS"] = sys.argv[sys.argv.index("--threads") + 1]
+    threads = sys.argv[sys.argv.index("--threads") + 1]
+    os.environ["OPENBLAS_NUM_THREADS"] = os.environ["OMP_NUM_THREADS"] = threads
 
 import torch  # noqa: E402
 
@@ -48,16 +50,20 @@ def make(name, batch):
     raise ValueError(name)
 
 
-def timeit(fn, args, seconds):
-    for _ in range(3):
-        fn(*args)
-    times = []
-    end = time.perf_counter() + seconds
-    while time.perf_counter() < end or len(times) < 5:
-        t0 = time.perf_counter()
-        fn(*args)
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+def interleaved(fns, args, seconds):
+    """Median seconds per call of each function, calling them in turn (one call each per round),
+    so that a change in the machine's load while measuring weighs on all of them alike."""
+    for fn in fns.values():
+        for _ in range(3):
+            fn(*args)
+    times = {key: [] for key in fns}
+    end = time.perf_counter() + seconds * len(fns)
+    while time.perf_counter() < end or len(times[next(iter(fns))]) < 5:
+        for key, fn in fns.items():
+            t0 = time.perf_counter()
+            fn(*args)
+            times[key].append(time.perf_counter() - t0)
+    return {key: statistics.median(t) for key, t in times.items()}
 
 
 def bench(name, seconds):
@@ -76,7 +82,8 @@ def bench(name, seconds):
                 out = fn(*args)
                 err = ((out - ref).abs().max() / ref.abs().max().clamp_min(1e-12)).item()
                 assert err < 1e-3, (name, key, err)
-                row[(key, batch)] = timeit(fn, args, seconds)
+            for key, t in interleaved(runners, args, seconds).items():
+                row[(key, batch)] = t
             if batch == 1:
                 reps = REPORTS[start:]
                 row["share"] = sum(r.native_nodes for r in reps) / max(
@@ -110,8 +117,8 @@ def bench_gemm(n, seconds):
     with tempfile.TemporaryDirectory() as tmp:
         glassbox.export(MM(), (torch.from_numpy(a), torch.from_numpy(b)), f"{tmp}/mm.gbx")
         fn = glassbox.load(f"{tmp}/mm.gbx")
-        t_raw = timeit(lambda: raw(), (), seconds)
-        t_gbx = timeit(fn, (a, b), seconds)
+        t = interleaved({"raw": raw, "gbx": lambda: fn(a, b)}, (), seconds)
+        t_raw, t_gbx = t["raw"], t["gbx"]
     flops = 2 * n**3
     return flops / t_gbx / 1e9, flops / t_raw / 1e9
 

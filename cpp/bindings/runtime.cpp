@@ -89,6 +89,33 @@ class RuntimeProgram {
   // callable of torch.compile, whose inputs Dynamo guards): C-contiguous buffers given by address,
   // shapes and dtypes taken from the program itself.
   nb::list run_ptrs(const std::vector<std::uintptr_t>& ptrs) const {
+    std::vector<gbx_tensor> tensors = declared_at(ptrs);
+    return wrap(run_raw(tensors.data(), tensors.size()));
+  }
+
+  // The same inputs, each with a version (0: unknown; see gbx_run_into), and the outputs written
+  // into caller memory given by address (of each output's declared dtype and shape).
+  void run_ptrs_into(const std::vector<std::uintptr_t>& ptrs,
+                     const std::vector<std::uint64_t>& versions,
+                     const std::vector<std::uintptr_t>& outputs) const {
+    std::vector<gbx_tensor> tensors = declared_at(ptrs);
+    if (versions.size() != ptrs.size()) {
+      throw InputError("expected a version per input, got " + std::to_string(versions.size()));
+    }
+    std::vector<void*> outs(outputs.size());
+    for (std::size_t i = 0; i < outputs.size(); ++i) outs[i] = reinterpret_cast<void*>(outputs[i]);
+    int status;
+    {
+      nb::gil_scoped_release release;
+      status = gbx_run_into(program_.get(), tensors.data(), versions.data(), tensors.size(),
+                            outs.data(), outs.size());
+    }
+    if (status != 0) throw InputError(gbx_last_error());
+  }
+
+ private:
+  // The declared inputs, at the given addresses.
+  std::vector<gbx_tensor> declared_at(const std::vector<std::uintptr_t>& ptrs) const {
     if (ptrs.size() != in_specs_.size()) {
       throw InputError("expected " + std::to_string(in_specs_.size()) + " inputs, got " +
                        std::to_string(ptrs.size()));
@@ -98,10 +125,9 @@ class RuntimeProgram {
       tensors[i].data = reinterpret_cast<void*>(ptrs[i]);
       tensors[i].shape = in_shapes_[i].data();  // set here: stays right if the object is copied
     }
-    return wrap(run_raw(tensors.data(), tensors.size()));
+    return tensors;
   }
 
- private:
   gbx_result* run_raw(const gbx_tensor* tensors, std::size_t n) const {
     gbx_result* raw;
     {
@@ -197,7 +223,12 @@ void bind_runtime(nb::module_& m) {
            "Run on arrays (NumPy or DLPack, any strides); returns NumPy arrays.")
       .def("run_ptrs", &RuntimeProgram::run_ptrs, nb::arg("ptrs"),
            "Run on C-contiguous buffers given by address, already checked against input_info(); "
-           "returns NumPy arrays.");
+           "returns NumPy arrays.")
+      .def("run_ptrs_into", &RuntimeProgram::run_ptrs_into, nb::arg("ptrs"), nb::arg("versions"),
+           nb::arg("outputs"),
+           "As run_ptrs, each input with a version (nonzero: the same address with the same "
+           "version holds the same values, so packed weights are reused; 0: unknown), writing "
+           "each output into caller memory of its declared dtype and shape, given by address.");
   m.def("serialize_program", &serialize, nb::arg("values"), nb::arg("inputs"), nb::arg("outputs"),
         nb::arg("instructions"), nb::arg("constants"), nb::arg("arena_size"),
         "Build the bytes of a .gbx artifact from a lowered program.");

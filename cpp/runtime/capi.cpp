@@ -2,7 +2,9 @@
 // return and a per-thread message.
 #include <exception>
 #include <new>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "glassbox/runtime.h"
 #include "runtime/executor.hpp"
@@ -45,6 +47,32 @@ void describe(const glassbox::runtime::ValueDesc& v, gbx_tensor* info) {
   info->ndim = static_cast<int32_t>(v.shape.size());
   info->shape = v.shape.data();
   info->strides = nullptr;
+}
+
+// The runtime's view of the caller's tensors, checked for what the executor cannot check.
+std::vector<glassbox::runtime::InputTensor> to_inputs(const gbx_tensor* inputs,
+                                                      const uint64_t* versions, size_t n) {
+  if (n && !inputs) throw std::invalid_argument("null inputs");
+  std::vector<glassbox::runtime::InputTensor> ins;
+  ins.reserve(n);
+  for (size_t i = 0; i < n; ++i) {
+    const gbx_tensor& t = inputs[i];
+    if (!glassbox::runtime::is_valid_dtype(t.dtype)) {
+      throw glassbox::runtime::RunError("input " + std::to_string(i) + ": unknown dtype code " +
+                                        std::to_string(t.dtype));
+    }
+    if (t.ndim < 0 || t.ndim > 16 || (t.ndim > 0 && !t.shape)) {
+      throw glassbox::runtime::RunError("input " + std::to_string(i) + ": bad ndim or shape");
+    }
+    glassbox::runtime::InputTensor in{t.data,
+                                      static_cast<DType>(t.dtype),
+                                      glassbox::runtime::Shape(t.shape, t.shape + t.ndim),
+                                      {},
+                                      versions ? versions[i] : 0};
+    if (t.strides) in.strides.assign(t.strides, t.strides + t.ndim);
+    ins.push_back(std::move(in));
+  }
+  return ins;
 }
 
 }  // namespace
@@ -104,28 +132,22 @@ gbx_result* gbx_run(gbx_program* program, const gbx_tensor* inputs, size_t num_i
   return guarded(
       [&]() -> gbx_result* {
         if (!program) throw std::invalid_argument("null program");
-        if (num_inputs && !inputs) throw std::invalid_argument("null inputs");
-        std::vector<glassbox::runtime::InputTensor> ins;
-        ins.reserve(num_inputs);
-        for (size_t i = 0; i < num_inputs; ++i) {
-          const gbx_tensor& t = inputs[i];
-          if (!glassbox::runtime::is_valid_dtype(t.dtype)) {
-            throw glassbox::runtime::RunError("input " + std::to_string(i) +
-                                              ": unknown dtype code " + std::to_string(t.dtype));
-          }
-          if (t.ndim < 0 || t.ndim > 16 || (t.ndim > 0 && !t.shape)) {
-            throw glassbox::runtime::RunError("input " + std::to_string(i) + ": bad ndim or shape");
-          }
-          glassbox::runtime::InputTensor in{t.data,
-                                            static_cast<DType>(t.dtype),
-                                            glassbox::runtime::Shape(t.shape, t.shape + t.ndim),
-                                            {}};
-          if (t.strides) in.strides.assign(t.strides, t.strides + t.ndim);
-          ins.push_back(std::move(in));
-        }
-        return new gbx_result{program->executor.run(ins)};
+        return new gbx_result{program->executor.run(to_inputs(inputs, nullptr, num_inputs))};
       },
       nullptr);
+}
+
+int gbx_run_into(gbx_program* program, const gbx_tensor* inputs, const uint64_t* versions,
+                 size_t num_inputs, void* const* outputs, size_t num_outputs) {
+  return guarded(
+      [&]() -> int {
+        if (!program) throw std::invalid_argument("null program");
+        if (num_outputs && !outputs) throw std::invalid_argument("null outputs");
+        program->executor.run_into(to_inputs(inputs, versions, num_inputs),
+                                   std::vector<void*>(outputs, outputs + num_outputs));
+        return 0;
+      },
+      1);
 }
 
 size_t gbx_result_num_outputs(const gbx_result* result) {

@@ -1,10 +1,12 @@
 #include "runtime/executor.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <numeric>
 #include <string>
 
 namespace glassbox::runtime {
@@ -91,18 +93,21 @@ void check_input(const ValueDesc& declared, const InputTensor& given, std::size_
   if (given.data == nullptr && declared.numel != 0) throw RunError(where + ": null data");
 }
 
-// GLASSBOX_PROFILE=1: time spent per kernel, summed over the process, printed to stderr at exit.
+// GLASSBOX_PROFILE=1: time spent per step of each program (by step number and op), printed to
+// stderr at exit: the total, the number of calls and the median of one call (on a shared
+// machine the median is the figure to trust: totals carry every preemption).
 class Profile {
  public:
   static Profile* get() {
     static Profile* profile = std::getenv("GLASSBOX_PROFILE") ? new Profile() : nullptr;
     return profile;
   }
-  void add(const std::string& op, double seconds) {
+  void add(const void* program, std::size_t step, const std::string& op, double seconds) {
     std::lock_guard<std::mutex> lock(mutex_);
-    auto& entry = totals_[op];
-    entry.first += seconds;
-    entry.second += 1;
+    auto [it, fresh] = programs_.emplace(program, programs_.size());
+    char key[64];
+    std::snprintf(key, sizeof key, "p%zu #%03zu %s", it->second, step, op.c_str());
+    samples_[key].push_back(seconds);
   }
 
  private:
@@ -112,21 +117,29 @@ class Profile {
   void print() {
     std::lock_guard<std::mutex> lock(mutex_);
     double total = 0;
-    for (const auto& [op, e] : totals_) total += e.first;
-    std::fprintf(stderr, "[glassbox profile] %-22s %10s %8s %6s\n", "kernel", "ms", "calls",
-                 "share");
-    for (const auto& [op, e] : totals_) {
-      std::fprintf(stderr, "[glassbox profile] %-22s %10.3f %8ld %5.1f%%\n", op.c_str(),
-                   e.first * 1e3, e.second, total > 0 ? 100.0 * e.first / total : 0.0);
+    for (const auto& [key, s] : samples_) total += std::accumulate(s.begin(), s.end(), 0.0);
+    std::fprintf(stderr, "[glassbox profile] %-26s %10s %8s %6s %10s\n", "step", "ms", "calls",
+                 "share", "median us");
+    for (auto& [key, s] : samples_) {
+      double sum = std::accumulate(s.begin(), s.end(), 0.0);
+      std::nth_element(s.begin(), s.begin() + s.size() / 2, s.end());
+      std::fprintf(stderr, "[glassbox profile] %-26s %10.3f %8zu %5.1f%% %10.2f\n", key.c_str(),
+                   sum * 1e3, s.size(), total > 0 ? 100.0 * sum / total : 0.0,
+                   s[s.size() / 2] * 1e6);
     }
   }
   std::mutex mutex_;
-  std::map<std::string, std::pair<double, long>> totals_;
+  std::map<const void*, std::size_t> programs_;
+  std::map<std::string, std::vector<double>> samples_;
 };
 
 }  // namespace
 
-std::vector<OutputTensor> Executor::run(const std::vector<InputTensor>& inputs) {
+// Constants never change while the program lives: one version for all of them (their pointers
+// tell them apart).
+constexpr std::uint64_t kConstantVersion = ~std::uint64_t{0};
+
+void Executor::execute(Arena& arena, const std::vector<InputTensor>& inputs, void* const* into) {
   const Program& p = plan_.program();
   if (inputs.size() != p.inputs().size()) {
     throw RunError("expected " + std::to_string(p.inputs().size()) + " inputs, got " +
@@ -135,61 +148,115 @@ std::vector<OutputTensor> Executor::run(const std::vector<InputTensor>& inputs) 
   for (std::size_t i = 0; i < inputs.size(); ++i)
     check_input(p.values()[p.inputs()[i]], inputs[i], i);
 
-  std::unique_ptr<Arena> arena = take_arena();
-  auto* base = static_cast<std::uint8_t*>(arena->memory.get());
+  auto* base = static_cast<std::uint8_t*>(arena.memory.get());
   const auto& values = p.values();
-  std::vector<void*> slots(values.size(), nullptr);
+  std::vector<void*>& slots = arena.slots;
+  std::vector<std::uint64_t>& versions = arena.versions;
+  slots.assign(values.size(), nullptr);
+  versions.assign(values.size(), 0);
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const InputTensor& in = inputs[i];
     void* data = const_cast<void*>(in.data);
+    std::uint64_t version = in.version;
     if (!is_contiguous(in.shape, in.strides)) {
       auto staged =
           aligned_buffer(static_cast<std::size_t>(numel_of(in.shape)) * element_size(in.dtype));
       copy_strided(in.data, staged.get(), in.shape, in.strides, element_size(in.dtype));
       data = staged.get();
-      arena->staging.push_back(std::move(staged));
+      version = 0;  // a fresh copy: its address says nothing
+      arena.staging.push_back(std::move(staged));
     }
     slots[p.inputs()[i]] = data;
+    versions[p.inputs()[i]] = version;
   }
   for (std::size_t i = 0; i < values.size(); ++i) {
     const ValueDesc& v = values[i];
     if (v.kind == ValueKind::Constant) {
       slots[i] = const_cast<void*>(p.constant_data(static_cast<std::size_t>(v.index)));
+      versions[i] = kConstantVersion;
     } else if (v.kind == ValueKind::Arena) {
       slots[i] = base + v.index;
     }
   }
+  // Outputs computed in the arena are computed in the caller's memory instead (the first time a
+  // slot is named; a slot named twice is copied for the second).
+  if (into) {
+    for (std::size_t o = 0; o < p.outputs().size(); ++o) {
+      std::int32_t s = p.outputs()[o];
+      const ValueDesc& v = values[s];
+      if (v.kind == ValueKind::Arena && slots[s] == base + v.index && v.nbytes())
+        slots[s] = into[o];
+    }
+  }
   for (std::size_t i = 0; i < values.size(); ++i) {
-    if (values[i].kind == ValueKind::Alias) slots[i] = slots[values[i].index];
+    if (values[i].kind == ValueKind::Alias) {
+      slots[i] = slots[values[i].index];
+      versions[i] = versions[values[i].index];
+    }
   }
 
-  try {
-    Profile* profile = Profile::get();
-    for (const PlannedInstruction& step : plan_.steps()) {
-      if (profile) {
-        auto t0 = std::chrono::steady_clock::now();
-        step.run(KernelContext(*step.instr, values, slots.data()));
-        profile->add(step.instr->op,
-                     std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-      } else {
-        step.run(KernelContext(*step.instr, values, slots.data()));
-      }
+  const auto& steps = plan_.steps();
+  if (arena.caches.size() != steps.size()) arena.caches.resize(steps.size());
+  Profile* profile = Profile::get();
+  for (std::size_t k = 0; k < steps.size(); ++k) {
+    const PlannedInstruction& step = steps[k];
+    KernelContext context(*step.instr, values, slots.data(), versions.data(), &arena.caches[k]);
+    if (profile) {
+      auto t0 = std::chrono::steady_clock::now();
+      step.run(context);
+      profile->add(&p, k, step.instr->op,
+                   std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    } else {
+      step.run(context);
     }
+  }
+}
+
+std::vector<OutputTensor> Executor::run(const std::vector<InputTensor>& inputs) {
+  const Program& p = plan_.program();
+  std::unique_ptr<Arena> arena = take_arena();
+  try {
+    execute(*arena, inputs, nullptr);
   } catch (...) {
     give_back(std::move(arena));
     throw;
   }
-
   std::vector<OutputTensor> outputs;
   outputs.reserve(p.outputs().size());
   for (std::int32_t s : p.outputs()) {
-    const ValueDesc& v = values[s];
+    const ValueDesc& v = p.values()[s];
     OutputTensor out{v.dtype, v.shape, aligned_buffer(v.nbytes())};
-    if (v.nbytes()) std::memcpy(out.data(), slots[s], v.nbytes());
+    if (v.nbytes()) std::memcpy(out.data(), arena->slots[s], v.nbytes());
     outputs.push_back(std::move(out));
   }
   give_back(std::move(arena));
   return outputs;
+}
+
+void Executor::run_into(const std::vector<InputTensor>& inputs, const std::vector<void*>& outputs) {
+  const Program& p = plan_.program();
+  if (outputs.size() != p.outputs().size()) {
+    throw RunError("expected " + std::to_string(p.outputs().size()) + " outputs, got " +
+                   std::to_string(outputs.size()));
+  }
+  for (std::size_t o = 0; o < outputs.size(); ++o) {
+    if (!outputs[o] && p.values()[p.outputs()[o]].nbytes()) {
+      throw RunError("output " + std::to_string(o) + ": null data");
+    }
+  }
+  std::unique_ptr<Arena> arena = take_arena();
+  try {
+    execute(*arena, inputs, outputs.data());
+  } catch (...) {
+    give_back(std::move(arena));
+    throw;
+  }
+  for (std::size_t o = 0; o < outputs.size(); ++o) {
+    std::int32_t s = p.outputs()[o];
+    std::size_t nbytes = p.values()[s].nbytes();
+    if (nbytes && arena->slots[s] != outputs[o]) std::memcpy(outputs[o], arena->slots[s], nbytes);
+  }
+  give_back(std::move(arena));
 }
 
 }  // namespace glassbox::runtime

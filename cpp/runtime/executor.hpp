@@ -1,6 +1,7 @@
 // Executor: runs a plan (a verified program, kernels resolved) over a planned arena. Inputs are
 // checked against the declared count, dtypes and shapes; strided inputs are copied to contiguous
-// memory first. Outputs are copied into buffers the result owns, so they outlive the arena.
+// memory first. Outputs are written into buffers the caller gives (run_into), or copied into
+// buffers the result owns (run), so they outlive the arena.
 #pragma once
 
 #include <cstdint>
@@ -17,6 +18,9 @@ struct InputTensor {
   DType dtype;
   Shape shape;
   std::vector<std::int64_t> strides;  // in elements; empty means contiguous
+  // Nonzero: the caller vouches that the same data pointer with the same version holds the same
+  // values as on an earlier run, so kernels may reuse what they derived from it (packed weights).
+  std::uint64_t version = 0;
 };
 
 // An owned, 64-byte aligned, contiguous output.
@@ -33,12 +37,21 @@ class Executor {
   const Program& program() const { return plan_.program(); }
   // Safe to call from several threads: each run takes its own arena.
   std::vector<OutputTensor> run(const std::vector<InputTensor>& inputs);
+  // The same, writing output i into outputs[i]: caller memory of the declared output's size
+  // (C-contiguous), not overlapping the inputs. Outputs computed in the arena are computed there
+  // directly, with no copy.
+  void run_into(const std::vector<InputTensor>& inputs, const std::vector<void*>& outputs);
 
  private:
   struct Arena {
     std::shared_ptr<void> memory;
-    std::vector<std::shared_ptr<void>> staging;  // contiguous copies of strided inputs
+    std::vector<std::shared_ptr<void>> staging;        // contiguous copies of strided inputs
+    std::vector<std::unique_ptr<KernelCache>> caches;  // one per plan step
+    std::vector<void*> slots;                          // of the current run, per value
+    std::vector<std::uint64_t> versions;               // see KernelContext::version
   };
+  // Binds arena.slots to memory and runs every step; `into` as in run_into, or null.
+  void execute(Arena& arena, const std::vector<InputTensor>& inputs, void* const* into);
   std::unique_ptr<Arena> take_arena();
   void give_back(std::unique_ptr<Arena> arena);
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -27,22 +28,38 @@ struct TensorRef {
   DType dtype() const { return desc->dtype; }
 };
 
+// What a kernel keeps from one run to the next, per instruction and per arena (so never shared
+// by two runs at once): a GEMM's weights packed for its micro-kernels.
+struct KernelCache {
+  virtual ~KernelCache() = default;
+};
+
 class KernelContext {
  public:
-  KernelContext(const InstrDesc& instr, const std::vector<ValueDesc>& values, void* const* slots)
-      : instr_(instr), values_(values), slots_(slots) {}
+  KernelContext(const InstrDesc& instr, const std::vector<ValueDesc>& values, void* const* slots,
+                const std::uint64_t* versions = nullptr,
+                std::unique_ptr<KernelCache>* cache = nullptr)
+      : instr_(instr), values_(values), slots_(slots), versions_(versions), cache_(cache) {}
   std::size_t num_inputs() const { return instr_.inputs.size(); }
   std::size_t num_outputs() const { return instr_.outputs.size(); }
   TensorRef in(std::size_t i) const { return ref(instr_.inputs[i]); }
   TensorRef out(std::size_t i) const { return ref(instr_.outputs[i]); }
   const std::vector<std::int64_t>& ints() const { return instr_.ints; }
   const std::vector<double>& floats() const { return instr_.floats; }
+  // The version of input i's memory: nonzero when the same data pointer with the same version
+  // is known to hold the same values (a constant, or a program input whose caller said so), so
+  // work derived from it may be kept in cache(); 0 when nothing is known.
+  std::uint64_t version(std::size_t i) const { return versions_ ? versions_[instr_.inputs[i]] : 0; }
+  // This instruction's cache, or null when the caller keeps none.
+  std::unique_ptr<KernelCache>* cache() const { return cache_; }
 
  private:
   TensorRef ref(std::int32_t slot) const { return TensorRef{slots_[slot], &values_[slot]}; }
   const InstrDesc& instr_;
   const std::vector<ValueDesc>& values_;
   void* const* slots_;
+  const std::uint64_t* versions_;
+  std::unique_ptr<KernelCache>* cache_;
 };
 
 // What a kernel's verify function sees: descriptions only, no memory.

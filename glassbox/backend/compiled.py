@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import itertools
 import logging
+import weakref
 
 import torch
 
 from glassbox.backend.lower import Lowerer, Unsupported, meta_val
 from glassbox.backend.partition import Report, partition
 from glassbox.backend.plan import serialize
+from glassbox.backend.program import INPUT
 
 log = logging.getLogger("glassbox.backend")
 REPORTS: list[Report] = []
@@ -72,20 +75,84 @@ def _address_check(program):
     return guarded
 
 
-class NativeStep:
-    def __init__(self, program, in_ids, out_ids, nbytes):
-        self.program, self.in_ids, self.out_ids, self.nbytes = program, in_ids, out_ids, nbytes
+_next_version = itertools.count(1).__next__
+
+
+def _weight_positions(instrs) -> list[int]:
+    """Input positions read as the weight operand of a product (B of mm, addmm): the runtime keeps
+    them packed from run to run while the caller gives them the same address and version."""
+    positions = set()
+    for ins in instrs:
+        if ins.op in ("mm", "addmm"):
+            root = ins.inputs[-1].root()
+            if root.kind == INPUT:
+                positions.add(root.index)
+    return sorted(positions)
+
+
+def _input_versions(n, positions):
+    """A function from a call's input tensors to the versions the runtime gets (see gbx_run_into).
+
+    A weight keeps its version while it is the same tensor object (held by a weak reference, so
+    a new tensor at a freed one's address is never taken for it) at the same autograd version
+    counter (bumped by every in-place write through the tensor or its views, under no_grad too);
+    otherwise it gets a fresh process-wide number. Writes the counter does not see (through
+    ``.data``, or a NumPy view) are not seen: call ``torch._dynamo.reset()`` after those.
+    Inference tensors have no counter: version 0, never reused. Other inputs are always 0."""
+    versions = [0] * n
+    seen: list = [(None, None)] * len(positions)
+
+    def current(ts):
+        for j, i in enumerate(positions):
+            t = ts[i]
+            ref, counter = seen[j]
+            try:
+                v = t._version
+            except RuntimeError:  # an inference tensor
+                versions[i] = 0
+                seen[j] = (None, None)
+                continue
+            if counter != v or ref is None or ref() is not t:
+                seen[j] = (weakref.ref(t), v)
+                versions[i] = _next_version()
+        return list(versions)
+
+    return current
+
+
+class _Runner:
+    """Runs one program on tensors: returns its outputs as new tensors, computed in place."""
+
+    def __init__(self, program, weights):
+        self.program = program
         self.checked = _address_check(program)
+        self.versions = _input_versions(program.num_inputs, weights)
+        # torch.empty's arguments per output: sizes as separate ints (faster to parse than a
+        # tuple), or the empty tuple of a 0-d tensor.
+        self.outputs = [(tuple(shape) or ((),), _DTYPES[d]) for d, shape in program.output_info()]
+
+    def __call__(self, ts):
+        if self.checked(ts):
+            # Plain contiguous CPU tensors of the declared dtypes and shapes: hand the runtime
+            # their addresses, skipping a DLPack export per tensor. Outputs on the CPU whatever
+            # torch's default device is.
+            outs = [torch.empty(*s, dtype=dtype, device="cpu") for s, dtype in self.outputs]
+            self.program.run_ptrs_into(
+                [t.data_ptr() for t in ts], self.versions(ts), [o.data_ptr() for o in outs]
+            )
+            return outs
+        return [torch.from_numpy(o) for o in self.program.run([_plain(t) for t in ts])]
+
+
+class NativeStep:
+    def __init__(self, program, in_ids, out_ids, nbytes, weights=()):
+        self.program, self.in_ids, self.out_ids, self.nbytes = program, in_ids, out_ids, nbytes
+        self.runner = _Runner(program, weights)
 
     def __call__(self, env):
-        ts = [env[i] for i in self.in_ids]
-        if self.checked(ts):
-            outs = self.program.run_ptrs([t.data_ptr() for t in ts])
-        else:
-            outs = self.program.run([_plain(t) for t in ts])
-        from_numpy = torch.from_numpy
+        outs = self.runner([env[i] for i in self.in_ids])
         for i, o in zip(self.out_ids, outs, strict=False):
-            env[i] = from_numpy(o)
+            env[i] = o
 
 
 def _plain(t):
@@ -136,9 +203,12 @@ def lower_segment(gm, nodes, ids, inside):
         if not hasattr(s, "dtype"):
             raise Unsupported(f"multi-output node {n} used outside its segment")
         out_slots.append(lw.contiguous(s))
+    weights = _weight_positions(lw.instrs)
     data = serialize(lw.instrs, in_slots, out_slots, lw.constants)
     program = _core.RuntimeProgram.from_bytes(data)
-    return NativeStep(program, [ids[n] for n in in_nodes], [ids[n] for n in out_nodes], len(data))
+    return NativeStep(
+        program, [ids[n] for n in in_nodes], [ids[n] for n in out_nodes], len(data), weights
+    )
 
 
 def _get_attr(gm, target):
@@ -202,22 +272,11 @@ class CompiledGraph:
                 plan.append((2, None))
             else:
                 return None
-        program = step.program
-        run, run_ptrs, from_numpy = program.run, program.run_ptrs, torch.from_numpy
-        checked = _address_check(program)
+        runner = step.runner
 
         def fast(*args):
-            ts = [args[k] for k in arg_pos]
-            if checked(ts):
-                # Plain contiguous CPU tensors of the declared dtypes and shapes: hand the
-                # runtime their addresses, skipping a DLPack export per tensor.
-                outs = run_ptrs([t.data_ptr() for t in ts])
-            else:
-                outs = run([_plain(t) for t in ts])
-            return [
-                from_numpy(outs[k]) if kind == 0 else args[k] if kind == 1 else None
-                for kind, k in plan
-            ]
+            outs = runner([args[k] for k in arg_pos])
+            return [outs[k] if kind == 0 else args[k] if kind == 1 else None for kind, k in plan]
 
         return fast
 

@@ -283,7 +283,7 @@ for _t, _n in [
 ]:  # fmt: skip
     handles(_t, check=ew_check)(binary(_n))
 for _t, _n in [
-    (aten.neg.default, "NEG"), (aten.abs.default, "ABS"), (aten.relu.default, "RELU"),
+    (aten.neg.default, "NEG"), (aten.abs.default, "ABS"),
     (aten.sigmoid.default, "SIGMOID"), (aten.tanh.default, "TANH"), (aten.exp.default, "EXP"),
     (aten.log.default, "LOG"), (aten.sqrt.default, "SQRT"), (aten.rsqrt.default, "RSQRT"),
     (aten.reciprocal.default, "RECIP"), (aten.erf.default, "ERF"), (aten.silu.default, "SILU"),
@@ -309,10 +309,47 @@ def _pow_scalar(e, a, b):
     return e.op("POW", a, b)
 
 
-@handles(aten.gelu.default, check=ew_check)
 @elementwise
 def _gelu(e, a, approximate="none"):
     return e.op("GELU_TANH" if approximate == "tanh" else "GELU", a)
+
+
+# Activations a product applies to its result as it writes it (ints[2] of mm/addmm).
+EPILOGUES = {"RELU": 1, "GELU": 2, "GELU_TANH": 3}
+_RESHAPES = (aten.view.default, aten._unsafe_view.default, aten.reshape.default)
+
+
+def fold_activation(lw: Lowerer, node, x, name):
+    """The slot of ``node`` (an activation of ``x``) when the activation can be applied by the
+    product that computed ``x``, or None. That product must be the last instruction emitted and
+    its result read by this node alone, directly or through reshapes, so no one sees it before the
+    activation."""
+    last = lw.instrs[-1] if lw.instrs else None
+    if last is None or last.op not in ("mm", "addmm") or len(last.ints) != 2:
+        return None
+    if not isinstance(x, Slot) or x.view is not None or x.root() is not last.outputs[0]:
+        return None
+    n = node.args[0]
+    while len(n.users) == 1 and n.target in _RESHAPES:
+        n = n.args[0]
+    if len(n.users) != 1 or n.target not in (aten.mm.default, aten.addmm.default):
+        return None
+    last.ints.append(EPILOGUES[name])
+    return lw.alias(last.outputs[0], static_shape(meta_val(node)))
+
+
+_relu = unary("RELU")
+
+
+@handles(aten.gelu.default, check=ew_check)
+def _gelu_or_epilogue(lw, node, x, approximate="none"):
+    name = "GELU_TANH" if approximate == "tanh" else "GELU"
+    return fold_activation(lw, node, x, name) or _gelu(lw, node, x, approximate=approximate)
+
+
+@handles(aten.relu.default, check=ew_check)
+def _relu_or_epilogue(lw, node, x):
+    return fold_activation(lw, node, x, "RELU") or _relu(lw, node, x)
 
 
 @handles(aten.where.self, check=ew_check)
@@ -405,9 +442,42 @@ def _view_strides(lw, x):
     return base, list(strides), offset
 
 
+def view_strides(shape, strides, new_shape):
+    """Strides that show a tensor of ``shape`` and ``strides`` as ``new_shape`` without copying,
+    or None where no view can (PyTorch's computeStride): dims are merged or split only within
+    runs of dims that are contiguous with each other."""
+    if not shape or numel(shape) == 0:
+        return None
+    new = [0] * len(new_shape)
+    view_d = len(new_shape) - 1
+    chunk_base = strides[-1]
+    tensor_numel = view_numel = 1
+    for d in reversed(range(len(shape))):
+        tensor_numel *= shape[d]
+        if d == 0 or (shape[d - 1] != 1 and strides[d - 1] != tensor_numel * chunk_base):
+            while view_d >= 0 and (view_numel < tensor_numel or new_shape[view_d] == 1):
+                new[view_d] = view_numel * chunk_base
+                view_numel *= new_shape[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return None
+            if d > 0:
+                chunk_base = strides[d - 1]
+                tensor_numel = view_numel = 1
+    return new if view_d == -1 else None
+
+
 @handles(aten.view.default, aten._unsafe_view.default, aten.reshape.default)
 def _reshape(lw, node, x, shape):
-    return lw.alias(x, static_shape(meta_val(node)))
+    shape = static_shape(meta_val(node))
+    if x.view is not None and x.materialized is None:
+        # A pending view stays one where it can (a slice of q/k/v split into heads): its
+        # consumer then gathers from the base once instead of twice.
+        base, strides, offset = lw.layout(x)
+        new = view_strides(x.shape, strides, shape)
+        if new is not None:
+            return lw.view_of(x, shape, new, offset)
+    return lw.alias(x, shape)
 
 
 @handles(aten.squeeze.dim, aten.squeeze.dims, aten.squeeze.default, aten.unsqueeze.default)

@@ -7,6 +7,7 @@
  *   gbx_result* r = gbx_run(p, in, 1);                      // NULL on error, see gbx_last_error
  *   gbx_tensor out; gbx_result_output(r, 0, &out);          // views into r, valid until freed
  *   gbx_result_free(r); gbx_program_free(p);
+ * or, into memory the caller owns: gbx_run_into(p, in, NULL, 1, &out_data, 1);
  *
  * Errors: functions returning a pointer return NULL, functions returning int return nonzero; the
  * message is kept per thread and read with gbx_last_error(). A program may be run from several
@@ -52,6 +53,14 @@ int gbx_output_info(const gbx_program* program, size_t i, gbx_tensor* info);
 
 /* Run the program. Inputs must match the declared count, dtypes and shapes; any strides work. */
 gbx_result* gbx_run(gbx_program* program, const gbx_tensor* inputs, size_t num_inputs);
+/* Run the program, writing output i into outputs[i]: caller memory of output i's declared dtype and
+ * shape (gbx_output_info), C-contiguous, not overlapping any input; outputs are computed there
+ * directly where the program allows, with no copy. versions (NULL: all 0) gives each input a
+ * version: nonzero means the caller vouches that whenever it passes the same data pointer with the
+ * same nonzero version, that memory holds the same values, so work derived from it on an earlier
+ * run (a GEMM weight packed for the kernels) is reused. Returns 0, or nonzero on error. */
+int gbx_run_into(gbx_program* program, const gbx_tensor* inputs, const uint64_t* versions,
+                 size_t num_inputs, void* const* outputs, size_t num_outputs);
 size_t gbx_result_num_outputs(const gbx_result* result);
 /* A contiguous view of output i, owned by the result. */
 int gbx_result_output(const gbx_result* result, size_t i, gbx_tensor* out);

@@ -162,3 +162,83 @@ TEST(RuntimeProgram, LoadFileErrors) {
   EXPECT_EQ(gbx_load_buffer(junk.data(), junk.size()), nullptr);
   EXPECT_NE(std::string(gbx_last_error()).find("not a glassbox program"), std::string::npos);
 }
+
+TEST(RuntimeProgram, RunIntoWritesCallerMemory) {
+  Program prog(rt::serialize_program(linear_relu()));
+  ASSERT_NE(prog.p, nullptr) << gbx_last_error();
+  std::vector<float> x = {1, 2, 3, 4, -1, -2, 0, 0};
+  std::int64_t shape[2] = {4, 2};
+  gbx_tensor in{x.data(), GBX_FLOAT32, 2, shape, nullptr};
+  gbx_result* r = gbx_run(prog.p, &in, 1);
+  ASSERT_NE(r, nullptr) << gbx_last_error();
+  gbx_tensor expected;
+  ASSERT_EQ(gbx_result_output(r, 0, &expected), 0);
+  std::vector<float> y(12, -1.0f);
+  void* outs[1] = {y.data()};
+  ASSERT_EQ(gbx_run_into(prog.p, &in, nullptr, 1, outs, 1), 0) << gbx_last_error();
+  for (int i = 0; i < 12; ++i) EXPECT_EQ(y[i], static_cast<const float*>(expected.data)[i]);
+  gbx_result_free(r);
+  void* two[2] = {y.data(), y.data()};
+  EXPECT_NE(gbx_run_into(prog.p, &in, nullptr, 1, two, 2), 0);
+  EXPECT_NE(std::string(gbx_last_error()).find("expected 1 outputs"), std::string::npos);
+  void* null_out[1] = {nullptr};
+  EXPECT_NE(gbx_run_into(prog.p, &in, nullptr, 1, null_out, 1), 0);
+}
+
+// y = x @ W^T with both an input: x [m, 4], W [5, 4]. With m >= 2 the product takes the packed path
+// when W has a version.
+rt::ProgramSpec matmul_of_inputs(std::int64_t m) {
+  rt::ProgramSpec s;
+  s.values.push_back(value(rt::DType::Float32, {m, 4}, rt::ValueKind::Input, 0));
+  s.values.push_back(value(rt::DType::Float32, {5, 4}, rt::ValueKind::Input, 1));
+  s.values.push_back(value(rt::DType::Float32, {m, 5}, rt::ValueKind::Arena, 0));
+  s.inputs = {0, 1};
+  s.outputs = {2};
+  s.instructions.push_back({"mm", {0, 1}, {2}, {0, 1}, {}});
+  s.arena_size = static_cast<std::uint64_t>(m * 5 * 4 + 64);
+  return s;
+}
+
+TEST(RuntimeProgram, PackedWeightsFollowTheirVersion) {
+  for (std::int64_t m : {1, 3, 64, 65}) {
+    Program prog(rt::serialize_program(matmul_of_inputs(m)));
+    ASSERT_NE(prog.p, nullptr) << gbx_last_error();
+    std::vector<float> x(static_cast<std::size_t>(m * 4)), w(20);
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 7) - 3.0f;
+    for (std::size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(i % 5) * 0.5f;
+    std::int64_t xs[2] = {m, 4}, ws[2] = {5, 4};
+    gbx_tensor in[2] = {{x.data(), GBX_FLOAT32, 2, xs, nullptr},
+                        {w.data(), GBX_FLOAT32, 2, ws, nullptr}};
+    std::vector<float> y(static_cast<std::size_t>(m * 5));
+    void* outs[1] = {y.data()};
+    auto check = [&](float scale) {
+      for (std::int64_t i = 0; i < m; ++i) {
+        for (int j = 0; j < 5; ++j) {
+          float e = 0;
+          for (int k = 0; k < 4; ++k) e += x[i * 4 + k] * w[j * 4 + k];
+          EXPECT_NEAR(y[i * 5 + j], scale * e, 1e-5f) << "m " << m << " row " << i;
+        }
+      }
+    };
+    std::uint64_t versions[2] = {0, 7};
+    ASSERT_EQ(gbx_run_into(prog.p, in, versions, 2, outs, 1), 0) << gbx_last_error();
+    check(1.0f);
+    for (float& v : w) v *= 2.0f;
+    versions[1] = 8;  // a new version: repacked
+    ASSERT_EQ(gbx_run_into(prog.p, in, versions, 2, outs, 1), 0) << gbx_last_error();
+    check(1.0f);
+    ASSERT_EQ(gbx_run_into(prog.p, in, nullptr, 2, outs, 1), 0) << gbx_last_error();
+    check(1.0f);  // no versions: nothing reused
+    std::vector<float> old = w;
+    for (float& v : w) v *= 0.5f;  // the same version vouches for the old values: reused
+    ASSERT_EQ(gbx_run_into(prog.p, in, versions, 2, outs, 1), 0) << gbx_last_error();
+    if (m >= 2 && m <= 64) {
+      std::swap(w, old);
+      check(1.0f);
+      std::swap(w, old);
+    }
+    versions[1] = 9;
+    ASSERT_EQ(gbx_run_into(prog.p, in, versions, 2, outs, 1), 0) << gbx_last_error();
+    check(1.0f);
+  }
+}

@@ -334,13 +334,9 @@ inline __attribute__((always_inline)) void apply(std::int64_t op, R* r, const R*
   }
 }
 
-// The float32 ops, compiled once per x86-64 level (AVX-512, AVX2, baseline) and picked at load
-// time by the dynamic linker, so their loops use the widest vectors the machine has.
-#if defined(__x86_64__) && defined(__GNUC__) && defined(__linux__)
-__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#endif
-void apply_f32(std::int64_t op, float* r, const float* a, const float* b, const float* c,
-               std::int64_t n, float constant) {
+// The float32 ops, compiled once per x86-64 level (GBX_CLONES).
+GBX_CLONES void apply_f32(std::int64_t op, float* r, const float* a, const float* b, const float* c,
+                          std::int64_t n, float constant) {
   apply<float>(op, r, a, b, c, n, constant);
 }
 inline void apply_as(std::int64_t op, float* r, const float* a, const float* b, const float* c,

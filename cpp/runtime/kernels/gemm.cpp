@@ -1,18 +1,53 @@
 // GEMM family through OpenBLAS sgemm: mm, addmm, bmm. No hand-written loops for the products.
-//   mm     (a, b) -> out                 ints [trans_a, trans_b]
-//   addmm  (bias, a, b) -> out           ints [trans_a, trans_b], floats [beta, alpha]
+//   mm     (a, b) -> out                 ints [trans_a, trans_b(, epilogue)]
+//   addmm  (bias, a, b) -> out           ints [trans_a, trans_b(, epilogue)], floats [beta, alpha]
 //   bmm    (a, b) -> out                 ints [trans_a, trans_b]
+// The epilogue is an activation applied to the result as it is written (see Epilogue).
 // With trans_a the slot a holds A^T (shape [k, m]); likewise b. This lets the lowering fold a
 // transpose of a weight into the product instead of copying it. Short, wide products are split
 // by columns over OpenMP threads (see column_blocks); the rest use OpenBLAS's own threads.
+// Short products against a weight that stays put go through oneDNN instead, with the weight packed
+// once (kernels/packed_gemm.hpp).
 #include <cblas.h>
 
 #include <algorithm>
 
 #include "runtime/kernel.hpp"
+#include "runtime/kernels/packed_gemm.hpp"
+#include "runtime/kernels/vector_math.hpp"
 
 namespace glassbox::runtime {
 namespace {
+
+// The epilogue of one row's columns [n0, n1), while they are in cache.
+GBX_CLONES void epilogue_row(Epilogue epilogue, float* row, std::int64_t n0, std::int64_t n1) {
+  switch (epilogue) {
+    case Epilogue::None:
+      break;
+    case Epilogue::Relu:  // NaN stays NaN, as torch.relu
+      for (std::int64_t j = n0; j < n1; ++j) row[j] = row[j] < 0.0f ? 0.0f : row[j];
+      break;
+    case Epilogue::GeluErf:
+      for (std::int64_t j = n0; j < n1; ++j) row[j] = vmath::gelu_erf_f32(row[j]);
+      break;
+    case Epilogue::GeluTanh:
+      for (std::int64_t j = n0; j < n1; ++j) row[j] = vmath::gelu_tanh_f32(row[j]);
+      break;
+  }
+}
+
+// The epilogue of columns [n0, n1) of a row-major [m, ldc] result; rows over OpenMP threads when
+// large (inside a column block's thread this runs on that thread).
+[[maybe_unused]] constexpr std::int64_t kParallelElements = 1 << 16;
+
+void apply_epilogue(Epilogue epilogue, float* c, std::int64_t m, std::int64_t ldc, std::int64_t n0,
+                    std::int64_t n1) {
+  if (epilogue == Epilogue::None) return;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) if (m * (n1 - n0) >= kParallelElements)
+#endif
+  for (std::int64_t i = 0; i < m; ++i) epilogue_row(epilogue, c + i * ldc, n0, n1);
+}
 
 struct MatDims {
   std::int64_t m, k, n;
@@ -21,7 +56,12 @@ struct MatDims {
 // Check a, b, out of a (batched) product; `batch` dims are the leading ones.
 MatDims verify_product(const VerifyContext& c, const ValueDesc& a, const ValueDesc& b,
                        const ValueDesc& out, std::size_t batch_dims) {
-  c.num_ints(2);
+  c.require(c.ints().size() == 2 || (batch_dims == 0 && c.ints().size() == 3),
+            "expects ints [trans_a, trans_b" + std::string(batch_dims ? "]" : "(, epilogue)]"));
+  if (c.ints().size() == 3) {
+    c.require(c.ints()[2] >= 0 && c.ints()[2] <= static_cast<std::int64_t>(Epilogue::GeluTanh),
+              "unknown epilogue " + std::to_string(c.ints()[2]));
+  }
   bool ta = c.ints()[0] != 0, tb = c.ints()[1] != 0;
   std::size_t nd = batch_dims + 2;
   c.require(a.shape.size() == nd && b.shape.size() == nd,
@@ -82,11 +122,12 @@ int blas_threads() {
   return threads;
 }
 
-// Row-major C = alpha op(A) op(B) + beta C, C is [m, n]. `prepare(n0, n1)` runs first on each
-// column block (addmm writes the bias there).
+// Row-major C = epilogue(alpha op(A) op(B) + beta C), C is [m, n]. `prepare(n0, n1)` runs first
+// on each column block (addmm writes the bias there).
 template <typename Prepare>
 void sgemm(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
-           const float* a, const float* b, float beta, float* c, Prepare prepare) {
+           const float* a, const float* b, float beta, float* c, Epilogue epilogue,
+           Prepare prepare) {
   if (m == 0 || n == 0) return;
   if (k == 0) {
     prepare(0, n);
@@ -94,6 +135,7 @@ void sgemm(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, flo
       std::fill(c, c + m * n, 0.0f);
     else
       for (std::int64_t i = 0; i < m * n; ++i) c[i] *= beta;
+    apply_epilogue(epilogue, c, m, n, 0, n);
     return;
   }
   const int threads = blas_threads();
@@ -101,6 +143,7 @@ void sgemm(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, flo
   if (blocks == 1) {
     prepare(0, n);
     sgemm_columns(ta, tb, m, n, k, 0, n, alpha, a, b, beta, c);
+    apply_epilogue(epilogue, c, m, n, 0, n);
     return;
   }
   // Blocks of whole 16-column groups (one AVX-512 register of output) where possible.
@@ -115,14 +158,24 @@ void sgemm(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, flo
     if (n1 > n0) {
       prepare(n0, n1);
       sgemm_columns(ta, tb, m, n, k, n0, n1, alpha, a, b, beta, c);
+      apply_epilogue(epilogue, c, m, n, n0, n1);
     }
   }
   openblas_set_num_threads(threads);
 }
 
 void sgemm(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
-           const float* a, const float* b, float beta, float* c) {
-  sgemm(ta, tb, m, n, k, alpha, a, b, beta, c, [](std::int64_t, std::int64_t) {});
+           const float* a, const float* b, float beta, float* c, Epilogue epilogue) {
+  sgemm(ta, tb, m, n, k, alpha, a, b, beta, c, epilogue, [](std::int64_t, std::int64_t) {});
+}
+
+Epilogue epilogue_of(const KernelContext& c) {
+  return c.ints().size() > 2 ? static_cast<Epilogue>(c.ints()[2]) : Epilogue::None;
+}
+
+bool try_packed(const KernelContext& c, const PackedProduct& p) {
+  return p.m >= kPackedGemmMinRows && p.m <= kPackedGemmMaxRows && p.b_version != 0 &&
+         run_packed_gemm(c, p);
 }
 
 void verify_mm(const VerifyContext& c) {
@@ -134,7 +187,12 @@ void run_mm(const KernelContext& c) {
   TensorRef a = c.in(0), b = c.in(1), out = c.out(0);
   bool ta = c.ints()[0] != 0, tb = c.ints()[1] != 0;
   std::int64_t m = out.dim(0), n = out.dim(1), k = ta ? a.dim(0) : a.dim(1);
-  sgemm(ta, tb, m, n, k, 1.0f, a.f32(), b.f32(), 0.0f, out.f32());
+  Epilogue epilogue = epilogue_of(c);
+  if (try_packed(c,
+                 {ta, tb, m, n, k, a.f32(), b.f32(), c.version(1), nullptr, out.f32(), epilogue})) {
+    return;
+  }
+  sgemm(ta, tb, m, n, k, 1.0f, a.f32(), b.f32(), 0.0f, out.f32(), epilogue);
 }
 
 void verify_addmm(const VerifyContext& c) {
@@ -155,6 +213,12 @@ void run_addmm(const KernelContext& c) {
   std::int64_t m = out.dim(0), n = out.dim(1), k = ta ? a.dim(0) : a.dim(1);
   std::vector<std::int64_t> st;
   broadcast_strides(bias.shape(), out.shape(), st);
+  Epilogue epilogue = epilogue_of(c);
+  if (beta == 1.0f && alpha == 1.0f && st[0] == 0 && (st[1] == 1 || n == 1) &&
+      try_packed(
+          c, {ta, tb, m, n, k, a.f32(), b.f32(), c.version(2), bias.f32(), out.f32(), epilogue})) {
+    return;
+  }
   const float* bp = bias.f32();
   float* op = out.f32();
   auto write_bias = [&](std::int64_t n0, std::int64_t n1) {
@@ -162,7 +226,7 @@ void run_addmm(const KernelContext& c) {
       for (std::int64_t j = n0; j < n1; ++j) op[i * n + j] = beta * bp[i * st[0] + j * st[1]];
     }
   };
-  sgemm(ta, tb, m, n, k, alpha, a.f32(), b.f32(), 1.0f, op, write_bias);
+  sgemm(ta, tb, m, n, k, alpha, a.f32(), b.f32(), 1.0f, op, epilogue, write_bias);
 }
 
 void verify_bmm(const VerifyContext& c) {
@@ -176,7 +240,7 @@ void run_bmm(const KernelContext& c) {
   std::int64_t batch = out.dim(0), m = out.dim(1), n = out.dim(2), k = ta ? a.dim(1) : a.dim(2);
   for (std::int64_t i = 0; i < batch; ++i) {
     sgemm(ta, tb, m, n, k, 1.0f, a.f32() + i * m * k, b.f32() + i * k * n, 0.0f,
-          out.f32() + i * m * n);
+          out.f32() + i * m * n, Epilogue::None);
   }
 }
 

@@ -8,9 +8,37 @@
 #include <cmath>
 
 #include "runtime/kernel.hpp"
+#include "runtime/kernels/vector_math.hpp"
 
 namespace glassbox::runtime {
 namespace {
+
+// Rows of at least this many elements in all are split across OpenMP threads.
+[[maybe_unused]] constexpr std::int64_t kParallelElements = 1 << 16;
+
+// Softmax (or log-softmax) of one contiguous row: the vectorised path of the common last-dim case.
+// Row functions carry the clones, not the OpenMP loops over them (GCC outlines a parallel region
+// into a function of its own, which target_clones would not reach), and are no templates (Clang's
+// target_clones takes none).
+GBX_CLONES void softmax_row(const float* xp, float* yp, std::int64_t size, bool log) {
+  float mx = vmath::max_f32(xp, size);
+  for (std::int64_t k = 0; k < size; ++k) yp[k] = vmath::exp_f32(xp[k] - mx);
+  if (log) {
+    float lse = mx + std::log(vmath::sum_f32(yp, size));
+    for (std::int64_t k = 0; k < size; ++k) yp[k] = xp[k] - lse;
+  } else {
+    float inv = 1.0f / vmath::sum_f32(yp, size);
+    for (std::int64_t k = 0; k < size; ++k) yp[k] *= inv;
+  }
+}
+
+template <bool Log>
+void softmax_rows(const float* x, float* y, std::int64_t rows, std::int64_t size) {
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) if (rows * size >= kParallelElements)
+#endif
+  for (std::int64_t r = 0; r < rows; ++r) softmax_row(x + r * size, y + r * size, size, Log);
+}
 
 void split_at(const Shape& shape, std::int64_t dim, std::int64_t& outer, std::int64_t& size,
               std::int64_t& inner) {
@@ -39,6 +67,10 @@ void run_softmax(const KernelContext& c) {
   split_at(in.shape(), dim, outer, size, inner);
   const float* x = in.f32();
   float* y = out.f32();
+  if (inner == 1) {
+    softmax_rows<Log>(x, y, outer, size);
+    return;
+  }
   for (std::int64_t o = 0; o < outer; ++o) {
     for (std::int64_t i = 0; i < inner; ++i) {
       const float* xp = x + o * size * inner + i;
@@ -89,39 +121,56 @@ void verify_layer_norm(const VerifyContext& c) {
   }
 }
 
+// One row of layer_norm in float: two passes (the mean, then the squared deviations: no
+// cancellation), then the affine map; returns the mean and 1/std.
+GBX_CLONES void layer_norm_row(const float* xp, float* yp, const float* w, const float* b,
+                               std::int64_t size, float eps, float* mean, float* rstd) {
+  // The mean is c + d: c the row's first element, d the mean difference to it. Deviations are
+  // (x - c) - d, exact in their first step, so a large common offset costs no precision.
+  float n = static_cast<float>(size), c = xp[0];
+  float d = vmath::sum_f32(xp, size, c) / n;
+  float rs = 1.0f / std::sqrt(vmath::sum_sq_dev_f32(xp, size, c, d) / n + eps);
+  if (w && b) {
+    for (std::int64_t i = 0; i < size; ++i) yp[i] = ((xp[i] - c) - d) * rs * w[i] + b[i];
+  } else {
+    for (std::int64_t i = 0; i < size; ++i) yp[i] = ((xp[i] - c) - d) * rs;
+    if (w)
+      for (std::int64_t i = 0; i < size; ++i) yp[i] *= w[i];
+    if (b)
+      for (std::int64_t i = 0; i < size; ++i) yp[i] += b[i];
+  }
+  *mean = c + d;
+  *rstd = rs;
+}
+
+void layer_norm_rows(const float* x, float* y, const float* w, const float* b, std::int64_t rows,
+                     std::int64_t size, float eps, float* mean_out, float* rstd_out) {
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) if (rows * size >= kParallelElements)
+#endif
+  for (std::int64_t r = 0; r < rows; ++r) {
+    float mean, rstd;
+    layer_norm_row(x + r * size, y + r * size, w, b, size, eps, &mean, &rstd);
+    if (mean_out) {
+      mean_out[r] = mean;
+      rstd_out[r] = rstd;
+    }
+  }
+}
+
 void run_layer_norm(const KernelContext& c) {
   TensorRef x = c.in(0), y = c.out(0);
   std::int64_t nn = c.ints()[0];
   bool hw = c.ints()[1] != 0, hb = c.ints()[2] != 0;
   const float* w = hw ? c.in(1).f32() : nullptr;
   const float* b = hb ? c.in(1 + hw).f32() : nullptr;
-  double eps = c.floats()[0];
   std::int64_t size = 1;
   for (std::size_t d = x.ndim() - nn; d < x.ndim(); ++d) size *= x.dim(d);
   std::int64_t rows = size ? x.numel() / size : 0;
   float* mean_out = c.num_outputs() == 3 ? c.out(1).f32() : nullptr;
   float* rstd_out = c.num_outputs() == 3 ? c.out(2).f32() : nullptr;
-  for (std::int64_t r = 0; r < rows; ++r) {
-    const float* xp = x.f32() + r * size;
-    float* yp = y.f32() + r * size;
-    double sum = 0;
-    for (std::int64_t i = 0; i < size; ++i) sum += xp[i];
-    double mean = sum / static_cast<double>(size);
-    double sq = 0;
-    for (std::int64_t i = 0; i < size; ++i) sq += (xp[i] - mean) * (xp[i] - mean);
-    double rstd = 1.0 / std::sqrt(sq / static_cast<double>(size) + eps);
-    float m = static_cast<float>(mean), rs = static_cast<float>(rstd);
-    for (std::int64_t i = 0; i < size; ++i) {
-      float v = (xp[i] - m) * rs;
-      if (w) v *= w[i];
-      if (b) v += b[i];
-      yp[i] = v;
-    }
-    if (mean_out) {
-      mean_out[r] = m;
-      rstd_out[r] = rs;
-    }
-  }
+  layer_norm_rows(x.f32(), y.f32(), w, b, rows, size, static_cast<float>(c.floats()[0]), mean_out,
+                  rstd_out);
 }
 
 void verify_batch_norm(const VerifyContext& c) {

@@ -19,6 +19,93 @@ namespace glassbox::runtime::vmath {
 // vectorisation.
 #define GBX_VMATH inline __attribute__((always_inline))
 
+// A loop function compiled once per x86-64 level (AVX-512, AVX2, baseline) and picked at load time
+// by the dynamic linker, so that its loops use the widest vectors the machine has.
+#if defined(__x86_64__) && defined(__GNUC__) && defined(__linux__)
+#define GBX_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define GBX_CLONES
+#endif
+
+// Reductions in float over 16 independent partial results held in one vector value (GCC/Clang
+// vector extensions: a plain float sum loop stays scalar unless -ffast-math, and an array of
+// partial sums compiles to a loop through memory that was ten times slower on rows of 32).
+typedef float f32x16 __attribute__((vector_size(64)));
+typedef std::int32_t i32x16 __attribute__((vector_size(64)));
+constexpr int kLanes = 16;
+
+GBX_VMATH f32x16 load16(const float* p) {
+  f32x16 v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+GBX_VMATH f32x16 splat16(float x) {
+  f32x16 v;
+  for (int l = 0; l < kLanes; ++l) v[l] = x;
+  return v;
+}
+
+// Lanes of a where mask is set, of b elsewhere.
+GBX_VMATH f32x16 select16(i32x16 mask, f32x16 a, f32x16 b) {
+  return reinterpret_cast<f32x16>((reinterpret_cast<i32x16>(a) & mask) |
+                                  (reinterpret_cast<i32x16>(b) & ~mask));
+}
+
+GBX_VMATH float sum_lanes(f32x16 v) {
+  float s = 0.0f;
+  for (int l = 0; l < kLanes; ++l) s += v[l];
+  return s;
+}
+
+// Sum of x - c (c = 0: the sum). Near c, the differences are exact (Sterbenz), so a c taken from
+// the data keeps a large common offset from swamping the sum.
+GBX_VMATH float sum_f32(const float* x, std::int64_t n, float c = 0.0f) {
+  f32x16 acc = {}, cv = splat16(c);
+  std::int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) acc += load16(x + i) - cv;
+  float s = 0.0f;
+  for (; i < n; ++i) s += x[i] - c;
+  return s + sum_lanes(acc);
+}
+
+// Sum of ((x - c) - d)^2: the squared deviations from the mean c + d, with c from the data
+// (x - c exact near c) and d small.
+GBX_VMATH float sum_sq_dev_f32(const float* x, std::int64_t n, float c, float d) {
+  f32x16 acc = {}, cv = splat16(c), dv = splat16(d);
+  std::int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    f32x16 v = (load16(x + i) - cv) - dv;
+    acc += v * v;
+  }
+  float s = 0.0f;
+  for (; i < n; ++i) s += ((x[i] - c) - d) * ((x[i] - c) - d);
+  return s + sum_lanes(acc);
+}
+
+// The largest element (NaN if any is NaN, as torch's max), -inf for none.
+GBX_VMATH float max_f32(const float* x, std::int64_t n) {
+  f32x16 acc = splat16(-__builtin_inff());
+  i32x16 nan = {};
+  std::int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    f32x16 v = load16(x + i);
+    acc = select16(v > acc, v, acc);
+    nan |= v != v;
+  }
+  float m = -__builtin_inff();
+  bool any_nan = false;
+  for (; i < n; ++i) {
+    m = x[i] > m ? x[i] : m;
+    any_nan |= x[i] != x[i];
+  }
+  for (int l = 0; l < kLanes; ++l) {
+    m = acc[l] > m ? acc[l] : m;
+    any_nan |= nan[l] != 0;
+  }
+  return any_nan ? __builtin_nanf("") : m;
+}
+
 GBX_VMATH float bits_to_float(std::uint32_t u) {
   float f;
   std::memcpy(&f, &u, sizeof f);

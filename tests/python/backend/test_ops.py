@@ -49,11 +49,47 @@ CASES = {
     "linear_wide": (lambda x, w, b: F.linear(x, w, b), (r(8, 256), r(300, 256), r(300))),
     "mm_wide": (lambda a, b: a @ b, (r(3, 200), r(200, 500))),
     "mm_wide_transposed_a": (lambda a, b: a.t() @ b, (r(200, 1), r(200, 700))),
+    # Activations applied by the product as it writes its result (the epilogue): on the packed
+    # path (rows 2..64, a weight input), the BLAS path (one row; over 64 rows; split by
+    # columns), through reshapes, and not when the product has another reader.
+    "linear_relu_epilogue": (lambda x, w, b: F.relu(F.linear(x, w, b)), (r(5, 16), r(9, 16), r(9))),
+    "linear_gelu_epilogue_3d": (
+        lambda x, w, b: F.gelu(F.linear(x, w, b)),
+        (r(2, 4, 16), r(9, 16), r(9)),
+    ),
+    "linear_gelu_tanh_epilogue": (
+        lambda x, w: F.gelu(F.linear(x, w), approximate="tanh"),
+        (r(70, 16), r(9, 16)),
+    ),
+    "mm_relu_epilogue_one_row": (lambda a, b: torch.relu(a @ b), (r(1, 256), r(256, 600))),
+    "linear_relu_two_readers": (
+        lambda x, w, b: (lambda h: (F.relu(h), h * 2))(F.linear(x, w, b)),
+        (r(5, 16), r(9, 16), r(9)),
+    ),
+    # The epilogue's GELU over a wide range (identity weights keep the values), tails included.
+    "gelu_epilogue_range": (
+        lambda x, w, b: (F.gelu(F.linear(x, w, b)), F.gelu(F.linear(x[:1], w, b))),
+        (torch.linspace(-12, 12, 48 * 50).reshape(48, 50), torch.eye(50), torch.zeros(50)),
+    ),
     "bmm": (lambda a, b: torch.bmm(a, b), (r(2, 3, 4), r(2, 4, 5))),
     "matmul_4d": (lambda a, b: a @ b.transpose(-1, -2), (r(2, 3, 4, 5), r(2, 3, 6, 5))),
     "noncontiguous_input": (lambda a, b: a @ b + 1, (nt(r(4, 3)), nt(r(3, 2)))),
     "permute_reshape": (lambda a: a.permute(2, 0, 1).reshape(4, -1) * 2, (r(2, 3, 4),)),
     "expand": (lambda a: a.expand(3, 4, 5) + 0, (r(4, 1),)),
+    # Reshapes of pending views: kept as views where strides allow, copied where they do not.
+    "reshape_of_views": (
+        lambda a: (
+            (a[:, 1:3].reshape(-1) * 1, a.t().reshape(-1) * 1, a[::2].reshape(2, 3, 2) * 1)
+            + (a[:, 2:].reshape(4, 2, 2).transpose(0, 1) * 1, a[1:3, :4].reshape(4, 2) * 1)
+        ),
+        (r(4, 6),),
+    ),
+    "split_heads": (
+        lambda x: (lambda q, k, v: F.softmax(q @ k.transpose(-1, -2), -1) @ v)(
+            *(y.reshape(2, 5, 2, 3).transpose(1, 2) for y in x.split(6, -1))
+        ),
+        (r(2, 5, 18),),
+    ),
     "slice_select": (lambda a: a[1:, ::2] + a[0, 1], (r(4, 6),)),
     "cat": (lambda a, b: torch.cat([a, b * 2], dim=1), (r(2, 3), r(2, 5))),
     "sum_mean": (lambda a: a.sum(1) + a.mean(1), (r(3, 5, 2),)),
@@ -64,6 +100,19 @@ CASES = {
     "var": (lambda a: a.var(dim=-1, unbiased=True), (r(3, 6),)),
     "softmax": (lambda a: F.softmax(a, dim=-1) + F.log_softmax(a, dim=0), (r(4, 5),)),
     "layer_norm": (lambda a, w, b: F.layer_norm(a, (6,), w, b), (r(3, 6), r(6), r(6))),
+    # Rows off the 16-lane grid, wide rows split over threads, masked (-inf) entries.
+    "softmax_rows": (
+        lambda a: (F.softmax(a, dim=-1), F.log_softmax(a, dim=-1), F.softmax(a[:, :37], dim=-1)),
+        (r(700, 100) * 10,),
+    ),
+    "softmax_masked": (
+        lambda a: F.softmax(a.masked_fill(torch.ones(8, 8, dtype=torch.bool).triu(1), -1e9), -1),
+        (r(2, 8, 8),),
+    ),
+    "layer_norm_wide": (
+        lambda a, w: (F.layer_norm(a, (1000,), w), F.layer_norm(a[:, :17] + 30, (17,))),
+        (r(70, 1000), r(1000)),
+    ),
     "conv2d": (
         lambda x, w, b: F.conv2d(x, w, b, stride=2, padding=1),
         (r(2, 3, 9, 9), r(4, 3, 3, 3), r(4)),

@@ -1,0 +1,39 @@
+// Small-m products against a weight that stays put (a constant, or an input whose caller gives it
+// a version): oneDNN's matmul over the weight reordered once into its blocked layout, kept in the
+// instruction's cache and reordered again only when the weight's pointer or version changes.
+// OpenBLAS repacks its operands on every call, which at m = 1..64 costs about as much as the
+// product itself (32x256x1024 on 2 Zen 4 cores: ~125 GFLOP/s through OpenBLAS split by columns,
+// ~215 GFLOP/s packed).
+#pragma once
+
+#include <cstdint>
+
+#include "runtime/kernel.hpp"
+
+namespace glassbox::runtime {
+
+// Products with this many rows go through the packed path when it applies. A single row (a
+// matrix-vector product, bound by reading the weight) is faster through OpenBLAS's gemv split by
+// columns: the MLP at batch 1 took 12.8 us that way, 16 us packed.
+constexpr std::int64_t kPackedGemmMinRows = 2;
+constexpr std::int64_t kPackedGemmMaxRows = 64;
+
+// An activation applied to a product's result as it is written (ints[2] of mm and addmm).
+enum class Epilogue : std::int64_t { None = 0, Relu = 1, GeluErf = 2, GeluTanh = 3 };
+
+struct PackedProduct {
+  bool ta, tb;  // as in gemm.cpp: the slot of A holds A^T ([k, m]), likewise B
+  std::int64_t m, n, k;
+  const float* a;
+  const float* b;
+  std::uint64_t b_version;  // KernelContext::version of B, nonzero
+  const float* bias;        // [n], added to every row, or null
+  float* out;               // [m, n]
+  Epilogue epilogue;
+};
+
+// Run the product through the packed path and return true, or return false having done nothing
+// (no cache, a shape the library refuses): the caller then runs the BLAS path.
+bool run_packed_gemm(const KernelContext& c, const PackedProduct& p);
+
+}  // namespace glassbox::runtime
