@@ -387,9 +387,11 @@ int CodeDecoder::decode_while_true(int head, int last_jump, int end) {
   loops_.pop_back();
   // 3.10 and 3.11 keep the folded test's constant in co_consts: True for `while True`, 1 for
   // `while 1` (CPython's own library has both).
-  bool spelled_true = !keeps_folded_constants() || has_constant(bytecode::ObjectKind::True, true) ||
-                      (has_constant(bytecode::ObjectKind::True, false) &&
-                       !has_constant(bytecode::ObjectKind::Int, true));
+  bool has_one = std::any_of(code_.consts.begin(), code_.consts.end(), [](const auto& c) {
+    return c->kind == bytecode::ObjectKind::Int && c->int_decimal == "1";
+  });
+  bool spelled_true = !keeps_folded_constants() ||
+                      has_constant(bytecode::ObjectKind::True, false) || !has_one;
   emit(make_stmt(StmtKind::While, {make_constant(spelled_true ? "True" : "1")},
                  {std::move(body), {}}));
   return loop_exit;
