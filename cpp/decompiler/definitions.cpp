@@ -15,9 +15,41 @@ namespace {
 
 constexpr int kFlagVarargs = 0x04;
 constexpr int kFlagVarkeywords = 0x08;
+constexpr int kFlagGenerator = 0x20;
 constexpr int kFlagCoroutine = 0x80;
 constexpr int kFlagAsyncGenerator = 0x200;
 constexpr int kFlagFutureAnnotations = 0x1000000;
+
+bool expr_yields(const ExprPtr& e, int depth) {
+  if (!e || depth > 200) return false;
+  if (e->kind == ExprKind::Yield || e->kind == ExprKind::YieldFrom) return true;
+  if (e->kind == ExprKind::Lambda || e->kind == ExprKind::GeneratorExp) return false;
+  for (const ExprPtr& arg : e->args) {
+    if (expr_yields(arg, depth + 1)) return true;
+  }
+  for (const ComprehensionClause& clause : e->clauses) {
+    if (expr_yields(clause.iter, depth + 1)) return true;
+  }
+  return false;
+}
+
+// Whether a function body holds a yield (outside nested functions and classes).
+bool body_yields(const Body& body, int depth = 0) {
+  if (depth > 200) return false;
+  for (const StmtPtr& s : body) {
+    if (s->kind == StmtKind::FunctionDef || s->kind == StmtKind::ClassDef) continue;
+    for (const ExprPtr& e : s->exprs) {
+      if (expr_yields(e, 0)) return true;
+    }
+    for (const Body& inner : s->bodies) {
+      if (body_yields(inner, depth + 1)) return true;
+    }
+    for (const ExceptHandler& handler : s->handlers) {
+      if (expr_yields(handler.type, 0) || body_yields(handler.body, depth + 1)) return true;
+    }
+  }
+  return false;
+}
 
 // Whether `text` is, as a whole, an annotation expression of a small grammar that is always valid
 // Python: names, numbers, plain strings, `...`, attributes, subscripts, lists, tuples, unary
@@ -784,6 +816,13 @@ Body CodeDecoder::finish_body(Body body) const {
     }
     case CodeRole::Function: {
       strip_tail_returns(body, true);
+      // A generator whose every yield was unreachable (`return` then `yield`): the yield that
+      // made it one comes back, after a return.
+      if ((code_.flags & (kFlagGenerator | kFlagAsyncGenerator)) && !body_yields(body)) {
+        if (body.empty() || body.back()->kind != StmtKind::Return)
+          body.push_back(make_stmt(StmtKind::Return));
+        body.push_back(make_stmt(StmtKind::Expr, {make_expr(ExprKind::Yield, {})}));
+      }
       // 3.10-3.13 put the docstring, or None, first among a function's constants.
       if (!code_.consts.empty() && code_.consts[0]->kind == bytecode::ObjectKind::Str) {
         body.insert(body.begin(),

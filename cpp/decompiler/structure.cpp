@@ -182,7 +182,8 @@ Body CodeDecoder::decode_range_extending(int begin, int* end, int limit, int exi
 
 // 3.12+: `if c: return K` (K a constant returned by LOAD_CONST + RETURN_VALUE, not the
 // RETURN_CONST a plain `return K` compiles to) ending a body with another return is
-// `return K if c else <other>`, whose return the compiler copied into both branches.
+// `return K if c else <other>`, whose return the compiler copied into both branches; so is
+// `if c: return x` followed by such a `return K` (`return x if c else K`).
 void CodeDecoder::fold_return_if_expression(Body& body) const {
   while (body.size() >= 2) {
     const StmtPtr& last = body.back();
@@ -193,8 +194,9 @@ void CodeDecoder::fold_return_if_expression(Body& body) const {
       return;
     }
     const StmtPtr& then = test->bodies[0][0];
-    if (then->kind != StmtKind::Return || then->text != "unfolded" || then->exprs.size() != 1 ||
-        !then->exprs[0]) {
+    // (Either branch may be the constant one: `return x if c else K` too.)
+    if (then->kind != StmtKind::Return || then->exprs.size() != 1 || !then->exprs[0] ||
+        (then->text != "unfolded" && last->text != "unfolded")) {
       return;
     }
     auto folded =
@@ -390,8 +392,8 @@ int CodeDecoder::decode_while_true(int head, int last_jump, int end) {
   bool has_one = std::any_of(code_.consts.begin(), code_.consts.end(), [](const auto& c) {
     return c->kind == bytecode::ObjectKind::Int && c->int_decimal == "1";
   });
-  bool spelled_true = !keeps_folded_constants() ||
-                      has_constant(bytecode::ObjectKind::True, false) || !has_one;
+  bool spelled_true =
+      !keeps_folded_constants() || has_constant(bytecode::ObjectKind::True, false) || !has_one;
   emit(make_stmt(StmtKind::While, {make_constant(spelled_true ? "True" : "1")},
                  {std::move(body), {}}));
   return loop_exit;

@@ -1330,6 +1330,20 @@ CASES: list[Case] = [
         ("u", None),
     ),
     _case(
+        "unreachable_yield_and_constant_else",
+        """
+        def gen():
+            return
+            yield
+
+        def f(a):
+            return list(gen()), (a.real if a else None), [x if x else 0 for x in (a, 0)]
+        """,
+        (0,),
+        (3,),
+        module=True,
+    ),
+    _case(
         "while_one_and_assert_false",
         """
         def f(n):
@@ -1370,12 +1384,7 @@ _NOT_YET: dict = {
     },
 }
 SAME_BEHAVIOUR_OTHER_CODE = "behaves the same, but the recompiled code differs: "
-_CODE_NOT_YET: dict = {
-    "conditional_expression_nested": {
-        12: SAME_BEHAVIOUR_OTHER_CODE + "a if x else b if y else c: jump layout differs",
-        13: SAME_BEHAVIOUR_OTHER_CODE + "a if x else b if y else c: jump layout differs",
-    },
-}
+_CODE_NOT_YET: dict = {}
 
 # Found only when the whole module is decompiled from a .pyc of that version.
 _PYC_NOT_YET = {
