@@ -3,7 +3,7 @@
 Two hooks, both removed on exit: Dynamo's bytecode hook (each transformed code object is
 decompiled into the dump and, when fully decompiled, the dumped code is what Dynamo runs) and a
 handler on PyTorch's structured trace (graphs, output code, metrics and graph-break reasons by
-compile id).
+compile id), with a filter that keeps torch from building the trace records capture does not use.
 Guards, the full_code files and the index are written on exit, from Dynamo's cache entries.
 """
 
