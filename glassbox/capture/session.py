@@ -128,7 +128,12 @@ class Capture:
         rendered = render(transformed, str(self.writer.path(relative)), title, self.run_dumped)
         self.writer.write(relative, rendered.source)
         entry = EntryRecord(
-            compile_id, transformed, relative, rendered.code is not None, rendered.reason
+            compile_id,
+            transformed,
+            relative,
+            rendered.code is not None,
+            rendered.reason,
+            source=rendered.source,
         )
         entry.resume_names = _resume_names(transformed)
         if frame.is_resume:
@@ -159,7 +164,7 @@ class Capture:
                 self.errors.append(f"guards of {frame.name}: {error!r}")
         for frame in self.frames.values():
             try:
-                text = render_full_code(frame, self.collector.compiles, self.writer)
+                text = render_full_code(frame, self.collector.compiles)
                 self.writer.write(frame.full_code_file, text)
             except Exception as error:
                 self.errors.append(f"full_code of {frame.name}: {error!r}")
