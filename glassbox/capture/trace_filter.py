@@ -10,11 +10,11 @@ While a :class:`TraceFilter` is installed, every binding of ``trace_structured``
 ``torch._logging``, of ``torch._logging._internal``, which ``trace_structured_artifact`` calls,
 and of each loaded module that imported the name) is replaced by a function that asks
 ``keep(name, metadata_fn)`` first and calls the original only for records kept, so nothing else
-is built. The handler stays the one
-way records reach capture: a binding made during the block from ``torch._logging._internal``
-directly still calls the original, which then builds everything, as before. ``remove`` puts the
-original back everywhere, in modules imported during the block too. When any other handler is
-attached (``TORCH_TRACE``), every record passes, so that trace stays whole.
+is built. The handler stays the one way records reach capture: a binding the filter misses still
+calls the original, which then builds everything, as without the filter. ``remove`` puts the
+original back everywhere, in modules imported during the block too, and turns the filter into a
+plain call of the original wherever it might still be bound. When any other handler is attached
+(``TORCH_TRACE``, pytest's), every record passes, so that trace stays whole.
 """
 
 from __future__ import annotations
@@ -27,21 +27,20 @@ from typing import Any
 Keep = Callable[[str, Callable[[], Any]], bool]
 NAME = "trace_structured"
 
-
-# Modules already looked at (name -> module), and the namespaces among them that hold a
-# ``trace_structured``: kept for the process, so each capture looks only at modules new since the
-# last one (a full pass over sys.modules costs about half a millisecond).
-_seen: dict[str, object] = {}
+# Names of the modules already looked at, and the namespaces among them that hold a global
+# ``trace_structured``: kept for the process, so that each capture looks only at modules imported
+# since the last look (a pass over every module costs a millisecond or more after a compile). A
+# module imported again under a name already seen is not looked at: its binding, if any, keeps
+# calling the original, which the handler still serves.
+_seen: set[str] = set()
 _holders: list[dict] = []
 
 
 def _holder_namespaces() -> list[dict]:
-    """The namespaces of loaded modules that hold a global named ``trace_structured``."""
-    for name, module in list(sys.modules.items()):
-        if _seen.get(name) is module:
-            continue
-        _seen[name] = module
-        namespace = getattr(module, "__dict__", None)  # not getattr(module, NAME): lazy modules
+    modules = sys.modules
+    for name in modules.keys() - _seen:
+        _seen.add(name)
+        namespace = getattr(modules.get(name), "__dict__", None)  # not getattr(module, NAME)
         if isinstance(namespace, dict) and NAME in namespace:
             _holders.append(namespace)
     return _holders
@@ -62,28 +61,38 @@ class TraceFilter:
         self.logger = logger
         self.original: Callable[..., None] | None = None
         self.filtered: Callable[..., None] | None = None
+        self._active: list[TraceFilter] = []  # [self] while installed; read by the filter
 
     def install(self) -> None:
         import torch._logging._internal as internal
 
         original = self.original = internal.trace_structured
-        logger, ours, keep = self.logger, self.handler, self.keep
+        self._active[:] = [self]
+        active = self._active
 
         def trace_structured(name: str, metadata_fn: Callable[[], Any] = dict, **kwargs) -> None:
-            try:
-                kept = any(h is not ours for h in logger.handlers) or keep(name, metadata_fn)
-            except Exception:  # never break a compile: let torch build the record
-                kept = True
-            if kept:
+            # once removed (``active`` empty), a binding left somewhere is torch's own function
+            if not (active and active[0].drops(name, metadata_fn)):
                 original(name, metadata_fn, **kwargs)
 
         trace_structured.__wrapped__ = original  # type: ignore[attr-defined]
         self.filtered = trace_structured
         _rebind(original, trace_structured)
 
+    def drops(self, name: str, metadata_fn: Callable[[], Any]) -> bool:
+        """Whether torch need not build this record: capture does not keep it and no other
+        handler listens."""
+        try:
+            if any(handler is not self.handler for handler in self.logger.handlers):
+                return False
+            return not self.keep(name, metadata_fn)
+        except Exception:  # never break a compile: let torch build the record
+            return False
+
     def remove(self) -> None:
         """Puts the original back, also where a module imported during the block bound the
         filter (``from torch._logging import trace_structured``)."""
+        self._active.clear()
         if self.filtered is not None:
             _rebind(self.filtered, self.original)
             self.filtered = None

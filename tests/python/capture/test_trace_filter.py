@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import contextlib
+import gc
 import json
 import logging
 import sys
 import types
+import weakref
 from pathlib import Path
 
 import torch
@@ -112,6 +114,25 @@ def test_every_binding_is_filtered_inside_and_restored_after(tmp_path):
         assert sorted(_modules_binding(ORIGINAL)) == sorted(holders + [late.__name__])
     finally:
         del sys.modules[late.__name__]
+
+
+def test_a_binding_left_after_exit_is_torch_own_and_holds_nothing(tmp_path):
+    with glassbox.capture(tmp_path) as cap:
+        filtered = torch._logging.trace_structured
+    collector = weakref.ref(cap.collector)
+    del cap
+    gc.collect()
+    assert collector() is None
+    spy = _Spy()
+    with only_capture_traces():
+        logger = logging.getLogger(TRACE_LOGGER)
+        handler = logging.NullHandler()
+        logger.addHandler(handler)
+        try:
+            filtered("dynamo_guards", payload_fn=spy)  # passes to the original, which builds it
+        finally:
+            logger.removeHandler(handler)
+    assert spy.called
 
 
 def test_another_trace_handler_gets_every_record(tmp_path):
