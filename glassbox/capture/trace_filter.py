@@ -29,20 +29,25 @@ NAME = "trace_structured"
 
 # Names of the modules already looked at, and the namespaces among them that hold a global
 # ``trace_structured``: kept for the process, so that each capture looks only at modules imported
-# since the last look (a pass over every module costs a millisecond or more after a compile). A
-# module imported again under a name already seen is not looked at: its binding, if any, keeps
-# calling the original, which the handler still serves.
+# since the last look, and not at all while sys.modules has the size it had then (a pass over
+# every module costs a millisecond or more after a compile). A module missed this way (imported
+# again under a name already seen, or while another left) keeps calling the original, which the
+# handler still serves, or, after exit, a filter that is the original's plain call.
 _seen: set[str] = set()
 _holders: list[dict] = []
+_modules_when_seen = 0
 
 
 def _holder_namespaces() -> list[dict]:
+    global _modules_when_seen
     modules = sys.modules
-    for name in modules.keys() - _seen:
-        _seen.add(name)
-        namespace = getattr(modules.get(name), "__dict__", None)  # not getattr(module, NAME)
-        if isinstance(namespace, dict) and NAME in namespace:
-            _holders.append(namespace)
+    if len(modules) != _modules_when_seen:
+        for name in modules.keys() - _seen:
+            _seen.add(name)
+            namespace = getattr(modules.get(name), "__dict__", None)  # not getattr(module, NAME)
+            if isinstance(namespace, dict) and NAME in namespace:
+                _holders.append(namespace)
+        _modules_when_seen = len(modules)
     return _holders
 
 
