@@ -35,10 +35,9 @@ def _graph_section(payload: str, class_name: str) -> str:
     return renamed.rstrip() + "\n"
 
 
-def _transformed_section(entry, writer, ident: str) -> str:
-    source = writer.path(entry.transformed_file).read_text()
+def _transformed_section(entry, ident: str) -> str:
     if entry.runs_from_dump:
-        body = "\n".join(line for line in source.splitlines() if not line.startswith("# "))
+        body = "\n".join(line for line in entry.source.splitlines() if not line.startswith("# "))
         return (
             f"def _define_transformed_{ident}():\n"
             + _indent(body.strip() + "\n")
@@ -70,7 +69,7 @@ def _entry_order(frame: FrameRecord) -> list:
     return order
 
 
-def render_full_code(frame: FrameRecord, compiles: dict, writer) -> str:
+def render_full_code(frame: FrameRecord, compiles: dict) -> str:
     parts = [
         f"# Everything torch.compile made of {frame.name} ({frame.where}).\n"
         "# For each cache entry, in the order Dynamo tries them: guard, graph, transformed code.\n"
@@ -94,7 +93,7 @@ def render_full_code(frame: FrameRecord, compiles: dict, writer) -> str:
             parts.append(
                 "\n\n" + _graph_section(graph.graphs["dynamo_output_graph"], f"Graph_{ident}")
             )
-        parts.append("\n\n" + _transformed_section(entry, writer, ident))
+        parts.append("\n\n" + _transformed_section(entry, ident))
         table.append(f"    ({entry.compile_id!r}, {guard_name}, transformed_{ident}),\n")
     parts.append(
         "\n\n# (compile id, guard, transformed function or None), in the order Dynamo tries them.\n"

@@ -9,6 +9,7 @@ setting; type checks name the type. What cannot be made into Python is kept as a
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from dataclasses import dataclass
@@ -176,11 +177,20 @@ def translate(expr: str, comment: str) -> list[Condition]:
         return [Condition(expr.replace("utils_device.", "torch.utils._device."), comment)]
     for old, new in _RENAMES.items():
         expr = expr.replace(old, new)
-    try:
-        compile(expr, "<guard>", "eval")
-    except SyntaxError:
+    if not _is_expression(expr):
         return [Condition(None, f"not rendered: {expr}" + (f"  ({comment})" if comment else ""))]
     return [Condition(expr, comment)]
+
+
+@functools.lru_cache(maxsize=4096)
+def _is_expression(text: str) -> bool:
+    """Whether ``text`` compiles as an expression. Cached: compiling was most of
+    :func:`translate`'s time, and the same guard texts come back in entry after entry."""
+    try:
+        compile(text, "<guard>", "eval")
+    except SyntaxError:
+        return False
+    return True
 
 
 def _module_name(mangled: str) -> str | None:

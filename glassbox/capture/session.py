@@ -3,7 +3,7 @@
 Two hooks, both removed on exit: Dynamo's bytecode hook (each transformed code object is
 decompiled into the dump and, when fully decompiled, the dumped code is what Dynamo runs) and a
 handler on PyTorch's structured trace (graphs, output code, metrics and graph-break reasons by
-compile id).
+compile id), with a filter that keeps torch from building the trace records capture does not use.
 Guards, the full_code files and the index are written on exit, from Dynamo's cache entries.
 """
 
@@ -128,7 +128,12 @@ class Capture:
         rendered = render(transformed, str(self.writer.path(relative)), title, self.run_dumped)
         self.writer.write(relative, rendered.source)
         entry = EntryRecord(
-            compile_id, transformed, relative, rendered.code is not None, rendered.reason
+            compile_id,
+            transformed,
+            relative,
+            rendered.code is not None,
+            rendered.reason,
+            source=rendered.source,
         )
         entry.resume_names = _resume_names(transformed)
         if frame.is_resume:
@@ -159,7 +164,7 @@ class Capture:
                 self.errors.append(f"guards of {frame.name}: {error!r}")
         for frame in self.frames.values():
             try:
-                text = render_full_code(frame, self.collector.compiles, self.writer)
+                text = render_full_code(frame, self.collector.compiles)
                 self.writer.write(frame.full_code_file, text)
             except Exception as error:
                 self.errors.append(f"full_code of {frame.name}: {error!r}")

@@ -1,14 +1,18 @@
 """What Dynamo, AOTAutograd and Inductor log through PyTorch's structured trace, by compile id.
 
 Structured tracing (``torch._logging.trace_structured``) is switched on by a handler on the
-``torch.__trace`` logger; while capture's handler is attached, every record arrives here with its
-compile id (frame id / frame compile id) and its payload (graph code, output code, metrics).
+``torch.__trace`` logger; while capture's handler is attached, the records it keeps (see
+:func:`keeps`) arrive here with their compile id (frame id / frame compile id) and payload (graph
+code, output code, metrics, graph-break reasons). A :class:`~glassbox.capture.trace_filter.
+TraceFilter` stops torch from building the other records at all.
 """
 
 from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
+
+from glassbox.capture.trace_filter import TraceFilter
 
 TRACE_LOGGER = "torch.__trace"
 
@@ -22,7 +26,19 @@ GRAPH_FILES = {
     "inductor_post_grad_graph": "inductor_post_grad_graph.py",
     "inductor_output_code": "inductor_output_code.py",
 }
-ARTIFACT_FILES = {"dynamo_graph_break_reason": None, "recompile_reasons": None}
+METRICS = "compilation_metrics"
+GRAPH_BREAK_ARTIFACT = "dynamo_graph_break_reason"
+
+
+def keeps(name: str, metadata_fn) -> bool:
+    """Whether :meth:`TraceCollector._file` uses a record named ``name``: the structured-trace
+    filter asks before torch builds the record."""
+    if name in GRAPH_FILES or name == METRICS:
+        return True
+    if name != "artifact":
+        return False
+    metadata = metadata_fn()
+    return isinstance(metadata, dict) and metadata.get("name") == GRAPH_BREAK_ARTIFACT
 
 
 def compile_id_of(record: dict) -> str | None:
@@ -55,6 +71,7 @@ class TraceCollector(logging.Handler):
         self.compiles: dict[str, CompileRecords] = {}
         self.errors: list[str] = []
         self._saved_level: int | None = None
+        self._filter = TraceFilter(keeps, self, logging.getLogger(TRACE_LOGGER))
 
     def _records(self, compile_id: str, attempt: int) -> CompileRecords:
         records = self.compiles.setdefault(compile_id, CompileRecords(attempt))
@@ -87,11 +104,11 @@ class TraceCollector(logging.Handler):
                         self._records(compile_id, attempt).inductor_paths.append(path)
                 self.on_graph(compile_id, name, payload)
                 return
-        if "compilation_metrics" in meta:
+        if METRICS in meta:
             self.compiles.setdefault(compile_id, CompileRecords(attempt)).metrics = dict(
-                meta["compilation_metrics"]
+                meta[METRICS]
             )
-        elif "artifact" in meta and meta["artifact"].get("name") == "dynamo_graph_break_reason":
+        elif "artifact" in meta and meta["artifact"].get("name") == GRAPH_BREAK_ARTIFACT:
             if payload:
                 reasons = self.compiles.setdefault(compile_id, CompileRecords(attempt))
                 reasons.graph_break_reasons.append(payload)
@@ -99,13 +116,17 @@ class TraceCollector(logging.Handler):
     def attach(self) -> None:
         logger = logging.getLogger(TRACE_LOGGER)
         self._saved_level, self._saved_propagate = logger.level, logger.propagate
-        logger.setLevel(logging.DEBUG)
+        if logger.level != logging.DEBUG:  # torch sets it already; setLevel clears every cache
+            logger.setLevel(logging.DEBUG)
         logger.propagate = False  # trace records are for capture, not for the program's logs
         logger.addHandler(self)
+        self._filter.install()
 
     def detach(self) -> None:
+        self._filter.remove()
         logger = logging.getLogger(TRACE_LOGGER)
         logger.removeHandler(self)
         if self._saved_level is not None:
-            logger.setLevel(self._saved_level)
+            if logger.level != self._saved_level:
+                logger.setLevel(self._saved_level)
             logger.propagate = self._saved_propagate

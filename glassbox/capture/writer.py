@@ -16,9 +16,10 @@ class DumpDirError(FileExistsError):
     """The dump directory holds files that are not a glassbox dump; nothing was deleted."""
 
 
-def atomic_write(path: Path, text: str) -> None:
+def atomic_write(path: Path, text: str, *, parent_exists: bool = False) -> None:
     """Write ``text`` to ``path`` so that a reader sees the old file or the new one, never half."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    if not parent_exists:
+        path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
@@ -49,6 +50,7 @@ class DumpWriter:
     def __init__(self, root: str | os.PathLike) -> None:
         self.root = Path(root).resolve()
         self.written: list[str] = []  # paths relative to root, in the order first written
+        self._folders: set[Path] = set()  # folders this writer made or found
 
     def prepare(self) -> None:
         if self.root.exists():
@@ -72,7 +74,9 @@ class DumpWriter:
 
     def write(self, relative: str, text: str) -> Path:
         target = self.root / relative
-        atomic_write(target, text)
+        folder = target.parent
+        atomic_write(target, text, parent_exists=folder in self._folders)
+        self._folders.add(folder)
         if relative not in self.written:
             self.written.append(relative)
         return target

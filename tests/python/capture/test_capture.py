@@ -85,11 +85,13 @@ def test_nothing_left_behind(tmp_path):
     hooks_before = dict(convert_frame._bytecode_hooks)
     trace_logger = logging.getLogger("torch.__trace")
     handlers_before, level_before = list(trace_logger.handlers), trace_logger.level
+    trace_structured = torch._logging.trace_structured
     model, x = make("break_item")
     with glassbox.capture(tmp_path / "d"):
         torch.compile(model, backend="eager")(x)
     assert dict(convert_frame._bytecode_hooks) == hooks_before
     assert trace_logger.handlers == handlers_before and trace_logger.level == level_before
+    assert torch._logging.trace_structured is trace_structured
     assert capture_session.active_capture() is None
     files_after = sorted(p for p in (tmp_path / "d").rglob("*"))
     assert not [p for p in files_after if p.name.endswith(".tmp")]
@@ -97,6 +99,29 @@ def test_nothing_left_behind(tmp_path):
     other, y = make("mlp")
     torch.compile(other, backend="eager")(y)
     assert sorted(p for p in (tmp_path / "d").rglob("*")) == files_after
+
+
+def test_an_exception_inside_still_writes_the_dump_and_restores_hooks(tmp_path):
+    import torch._dynamo.convert_frame as convert_frame
+
+    hooks_before = dict(convert_frame._bytecode_hooks)
+    handlers_before = list(logging.getLogger("torch.__trace").handlers)
+    trace_structured = torch._logging.trace_structured
+    model, x = make("break_print")
+    with pytest.raises(KeyError, match="inside the block"):
+        with glassbox.capture(tmp_path):
+            torch.compile(model, backend="eager")(x)
+            raise KeyError("inside the block")
+    index = _index(tmp_path)
+    assert index["functions"] and not index["errors"]
+    for function in index["functions"]:
+        assert (tmp_path / function["full_code"]).exists()
+        for entry in function["compiles"]:
+            assert (tmp_path / entry["guards_file"]).exists()
+    assert dict(convert_frame._bytecode_hooks) == hooks_before
+    assert torch._logging.trace_structured is trace_structured
+    assert logging.getLogger("torch.__trace").handlers == handlers_before
+    assert capture_session.active_capture() is None
 
 
 def test_reused_dump_dir_is_replaced(tmp_path):
