@@ -6,6 +6,7 @@
 // the branches. Loops are found from their shapes: FOR_ITER, a rotated `while` test (the test is
 // compiled again at the bottom, jumping back), or a backward jump (`while True`).
 #include <algorithm>
+#include <functional>
 
 #include "decompiler/decoder.hpp"
 
@@ -866,8 +867,23 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
            (e->ops[0] == "in" || e->ops[0] == "not in" || e->ops[0] == "is" ||
             e->ops[0] == "is not");
   };
-  if (code_.minor >= 12 && loop && items.size() == 1 && is_identity_or_membership(items[0].expr) &&
-      label == then_begin + 1 && label <= end &&
+  // (So does an and/or of tests with one of those among them, but for `is None`, which
+  // compiles to a None test jump either way.)
+  std::function<bool(const ExprPtr&, int)> mentions = [&](const ExprPtr& e, int depth) {
+    if (e->kind == ExprKind::BoolOp && depth < 50) {
+      return std::any_of(e->args.begin(), e->args.end(),
+                         [&](const ExprPtr& part) { return mentions(part, depth + 1); });
+    }
+    if (e->kind == ExprKind::UnaryOp && e->text == "not" && depth < 50)
+      return mentions(e->args[0], depth + 1);
+    if (depth > 0 && e->kind == ExprKind::Compare && e->args.size() == 2 &&
+        (is_none(e->args[0]) || is_none(e->args[1])))
+      return false;
+    return is_identity_or_membership(e);
+  };
+  bool needs_inversion =
+      items.size() == 1 ? is_identity_or_membership(items[0].expr) : mentions(test, 0);
+  if (code_.minor >= 12 && loop && needs_inversion && label == then_begin + 1 && label <= end &&
       ops[static_cast<size_t>(then_begin)].op == Op::Jump &&
       same_target(ops[static_cast<size_t>(then_begin)].target, loop->continue_target)) {
     make_if_test(negate_test(test), decode_range(label, end, exit));
