@@ -61,12 +61,6 @@ FlowInfo analyze_flow(const LiftedCode& code) {
       continue;
     // The row whose handler block holds i: the nearest target before i whose cleanup (the row
     // covering the handler's start, whose block ends the handler's code) is not before i either.
-    auto cleanup_of = [&](int handler) {
-      for (const Handler& row : code.handlers) {
-        if (row.start <= handler && handler < row.end) return row.target;
-      }
-      return -1;
-    };
     // (Without one, the nearest: a join jump placed after the last handler's cleanup.)
     const Handler* owner = nullptr;
     const Handler* nearest = nullptr;
@@ -74,7 +68,7 @@ FlowInfo analyze_flow(const LiftedCode& code) {
       if (row.target <= static_cast<int>(i) && static_cast<size_t>(row.target) < ops.size() &&
           ops[static_cast<size_t>(row.target)].op == Op::PushExcInfo) {
         if (!nearest || row.target > nearest->target) nearest = &row;
-        int cleanup = cleanup_of(row.target);
+        int cleanup = covering(code.handlers, row.target);
         if (cleanup >= 0 && cleanup < static_cast<int>(i)) continue;
         if (!owner || row.target > owner->target) owner = &row;
       }
@@ -151,11 +145,6 @@ const HandlerRegion* FlowInfo::region_for_target(int target) const {
   return nullptr;
 }
 
-int FlowInfo::handler_covering(int index) const {
-  for (const Handler& row : rows) {
-    if (row.start <= index && index < row.end) return row.target;
-  }
-  return -1;
-}
+int FlowInfo::handler_covering(int index) const { return covering(rows, index); }
 
 }  // namespace glassbox::decompiler

@@ -19,6 +19,20 @@ ExprPtr internal(const char* tag, std::vector<ExprPtr> args = {}) {
   return make_expr(ExprKind::Internal, std::move(args), tag);
 }
 
+// The slots of one unpacking of `source` into `count` targets: slot k, once stored, fills
+// target k of the group; the group counts in `ref` how many are filled.
+std::vector<ExprPtr> unpack_slots(ExprPtr source, size_t count) {
+  auto group = internal("unpack", {std::move(source)});
+  group->clauses.resize(count);  // the targets, filled by stores
+  group->ref = 0;
+  std::vector<ExprPtr> slots;
+  for (size_t k = 0; k < count; ++k) {
+    slots.push_back(internal("unpack_slot", {group}));
+    slots.back()->ref = static_cast<int>(k);
+  }
+  return slots;
+}
+
 // A format spec as the printer wants it: literal text, or an f-string of its own.
 ExprPtr raw_spec(const ExprPtr& spec) {
   if (spec && spec->kind == ExprKind::Constant && !spec->ops.empty())
@@ -946,15 +960,9 @@ void CodeDecoder::execute(int i) {
       int before = op.op == Op::UnpackSequence ? op.arg : (op.arg & 0xff);
       int after = op.op == Op::UnpackSequence ? 0 : (op.arg >> 8);
       int count = before + after + (op.op == Op::UnpackEx ? 1 : 0);
-      auto group = internal("unpack", {source});
-      group->clauses.resize(static_cast<size_t>(count));  // the targets, filled by stores
-      group->ref = 0;                                     // how many are filled
-      for (int k = count; k-- > 0;) {
-        ExprPtr slot = internal("unpack_slot", {group});
-        slot->ref = k;
-        if (op.op == Op::UnpackEx && k == before) slot->text = "unpack_star";
-        push(slot);
-      }
+      std::vector<ExprPtr> slots = unpack_slots(source, static_cast<size_t>(count));
+      if (op.op == Op::UnpackEx) slots[static_cast<size_t>(before)]->text = "unpack_star";
+      for (size_t k = slots.size(); k-- > 0;) push(slots[k]);
       return;
     }
     case Op::SetupAnnotations:
@@ -1011,14 +1019,9 @@ size_t CodeDecoder::tuple_values_pending() const {
 void CodeDecoder::unpack_pending_values(size_t count, bool stored_last_first) {
   size_t first = stack_.size() - count;
   std::vector<ExprPtr> values(stack_.begin() + static_cast<long>(first), stack_.end());
-  auto group = internal("unpack", {make_expr(ExprKind::Tuple, values)});
-  group->clauses.resize(count);
-  group->ref = 0;
-  for (size_t k = 0; k < count; ++k) {
-    ExprPtr slot = internal("unpack_slot", {group});
-    slot->ref = static_cast<int>(stored_last_first ? k : count - 1 - k);
-    stack_[first + k] = slot;
-  }
+  std::vector<ExprPtr> slots = unpack_slots(make_expr(ExprKind::Tuple, values), count);
+  for (size_t k = 0; k < count; ++k)
+    stack_[first + k] = slots[stored_last_first ? k : count - 1 - k];
 }
 
 void CodeDecoder::swapped_tuple_assignment(int i) {

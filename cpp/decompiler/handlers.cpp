@@ -285,16 +285,10 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
 
   // Operations that cannot raise end the body outside the table (`return` after an if): a jump
   // of the body past them, to the end of the body, takes them in.
-  for (bool grew = true; grew;) {
-    grew = false;
-    for (int k = i; k < body_end; ++k) {
-      const Operation& op = ops[static_cast<size_t>(k)];
-      bool jumps = op.op == Op::Jump || op.op == Op::JumpIf || op.op == Op::JumpIfOrPop;
-      if (jumps && op.target > body_end && op.target == else_end && jumps_over) {
-        body_end = op.target;
-        grew = true;
-      }
-    }
+  for (int k = i; jumps_over && k < body_end && body_end < else_end; ++k) {
+    const Operation& op = ops[static_cast<size_t>(k)];
+    bool jumps = op.op == Op::Jump || op.op == Op::JumpIf || op.op == Op::JumpIfOrPop;
+    if (jumps && op.target == else_end) body_end = else_end;
   }
   Body body = decode_range_extending(i, &body_end, else_end, body_end);
   Body orelse = body_end < else_end ? decode_range(body_end, else_end, join) : Body{};
