@@ -5,7 +5,9 @@
 ``kind`` is ``fallback`` when the decompiled function holds a marked fallback (its own code, not a
 nested one), ``missing`` when the code object has no counterpart (a parent fell back), else
 ``other`` (same behaviour, other instructions). Sorted by size, smallest first: the best place to
-start. Runs the comparison under the judging interpreter with the verifier's ``normalize.py``.
+start. ``GLASSBOX_DECOMPILE=/path/to/glassbox-decompile`` judges another build (a copy of an
+older one, to see what a change won and lost). Runs the comparison under the judging interpreter
+with the verifier's ``normalize.py``.
 """
 
 from __future__ import annotations
@@ -82,7 +84,8 @@ def main() -> None:
             "-c",
             INNER,
             os.path.join(ROOT, "glassbox", "verify"),
-            os.path.join(ROOT, ".venv", "bin", "glassbox-decompile"),
+            os.environ.get("GLASSBOX_DECOMPILE")
+            or os.path.join(ROOT, ".venv", "bin", "glassbox-decompile"),
         ],
         input="\n".join(files),
         capture_output=True,

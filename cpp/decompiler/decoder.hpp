@@ -80,6 +80,10 @@ class CodeDecoder {
   std::map<int, std::pair<int, int>> break_copies_;  // POP_TOP -> (loop head, copy length)
   std::vector<int> max_line_before_;  // on_new_line: the highest line before each operation
   bool returns_after_ = false;        // decode_with: the statement's code-after is a copied return
+  // Whether the exception table's coverage may decide between two readings of the same jumps
+  // (decode_condition), and whether it did: a failed decode is read again without it.
+  bool coverage_evidence_ = true;
+  bool used_coverage_evidence_ = false;
   std::vector<ExprPtr> stack_;
   Body* out_ = nullptr;
   std::vector<LoopContext> loops_;
@@ -129,6 +133,8 @@ class CodeDecoder {
   int decode_setup_except(int i, int handler, int end, int exit);
   int decode_setup_with(int i, int end, int exit);
   bool decode_if_expression(int j, int true_start, int false_start, ExprPtr condition);
+  int decode_copied_tail_if_expression(int true_start, int false_start, int end,
+                                       const ExprPtr& condition);
   int resolve(int target) const;
   int copied_block_length(int copy, int original) const;
   void fold_return_if_expression(Body& body) const;

@@ -135,22 +135,30 @@ void CodeDecoder::mark_consumed(int begin, int end) {
 
 Body CodeDecoder::decode_nested(const bytecode::CodeObject& code, CodeRole role,
                                 DecodeSession& session, const std::string& class_name) {
-  try {
+  size_t failures_before = session.failures.size();
+  for (bool evidence = true;; evidence = false) {
     CodeDecoder decoder(code, role, session, class_name);
-    Body body = decoder.decode();
-    if (role != CodeRole::Comprehension && contains_internal(body)) {
-      throw DecodeFailure("a decompiler-internal value has no source form");
+    decoder.coverage_evidence_ = evidence;
+    try {
+      Body body = decoder.decode();
+      if (role != CodeRole::Comprehension && contains_internal(body)) {
+        throw DecodeFailure("a decompiler-internal value has no source form");
+      }
+      return body;
+    } catch (const DecodeFailure& failure) {
+      if (decoder.used_coverage_evidence_) {  // read again, without the table's evidence
+        session.failures.resize(failures_before);
+        continue;
+      }
+      if (role == CodeRole::Lambda || role == CodeRole::Comprehension) throw;
+      session.failures.push_back({code.qualname, code.firstlineno, failure.what()});
+      return {fallback_statement(code, failure.what())};
+    } catch (const bytecode::BytecodeError& error) {
+      if (role == CodeRole::Lambda || role == CodeRole::Comprehension)
+        throw DecodeFailure(error.what());
+      session.failures.push_back({code.qualname, code.firstlineno, error.what()});
+      return {fallback_statement(code, error.what())};
     }
-    return body;
-  } catch (const DecodeFailure& failure) {
-    if (role == CodeRole::Lambda || role == CodeRole::Comprehension) throw;
-    session.failures.push_back({code.qualname, code.firstlineno, failure.what()});
-    return {fallback_statement(code, failure.what())};
-  } catch (const bytecode::BytecodeError& error) {
-    if (role == CodeRole::Lambda || role == CodeRole::Comprehension)
-      throw DecodeFailure(error.what());
-    session.failures.push_back({code.qualname, code.firstlineno, error.what()});
-    return {fallback_statement(code, error.what())};
   }
 }
 

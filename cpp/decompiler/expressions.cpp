@@ -804,9 +804,18 @@ void CodeDecoder::execute(int i) {
       ExprPtr iterable = pop();
       ExprPtr display = top(op.arg);
       auto grown = std::make_shared<Expr>(*display);
-      if (iterable->kind == ExprKind::Tuple && iterable->args.size() > 0 && grown->args.empty() &&
-          iterable->args[0]->kind == ExprKind::Constant) {
-        grown->args = iterable->args;  // a constant display folded into a tuple
+      bool folded = op.op == Op::ListExtend ? iterable->kind == ExprKind::Tuple
+                                            : iterable->kind == ExprKind::Set;
+      std::function<bool(const ExprPtr&, int)> constant_value = [&](const ExprPtr& e, int depth) {
+        if (e->kind == ExprKind::Constant) return true;
+        return (e->kind == ExprKind::Tuple || e->kind == ExprKind::Set) && depth < 50 &&
+               std::all_of(e->args.begin(), e->args.end(),
+                           [&](const ExprPtr& item) { return constant_value(item, depth + 1); });
+      };
+      if (folded && iterable->args.size() > 0 && grown->args.empty() &&
+          constant_value(iterable, 0)) {
+        // a constant display folded into a tuple (a list) or a frozenset (a set)
+        grown->args = iterable->args;
       } else {
         grown->args.push_back(make_expr(ExprKind::Starred, {iterable}));
       }
@@ -895,7 +904,9 @@ void CodeDecoder::execute(int i) {
     case Op::ReturnValue: {
       ExprPtr value = pop();
       auto stmt = make_stmt(StmtKind::Return, {value});
-      stmt->new_line = on_new_line(i);
+      // (`return None` before 3.12: the line is the LOAD_CONST's.)
+      bool loads_constant = i > 0 && lifted_.ops[static_cast<size_t>(i) - 1].op == Op::LoadConst;
+      stmt->new_line = on_new_line(loads_constant ? i - 1 : i);
       // 3.12+ folds `return CONST` into RETURN_CONST: a constant returned by LOAD_CONST +
       // RETURN_VALUE is a branch of `return a if c else b` whose return the compiler copied.
       if (code_.minor >= 12 && i > 0 &&

@@ -243,7 +243,8 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
                     resolve(before_handler.target) == resolve(loops_.back().continue_target);
   int else_end = jumps_over || jumps_back ? handler - 1 : handler;
   int try_end = jumps_over ? before_handler.target : -1;
-  int back_join = -1;  // 3.12+ places handlers after the function's code; they jump back
+  int back_join = -1;       // 3.12+ places handlers after the function's code; they jump back
+  bool sequential = false;  // the handlers never rejoin; what follows is not an else
   auto is_loop_exit = [&](int target) {
     return !loops_.empty() && (same_target(target, loops_.back().break_target) ||
                                same_target(target, loops_.back().continue_target));
@@ -276,6 +277,24 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
     // what follows the body is that clause's exit (POP_EXCEPT, then its jump to the join).
     else_end = body_end;
     try_end = body_end;
+  }
+  // Where the handlers never rejoin, what follows the body is its else or, the same code, the
+  // code after the statement (decoded as the else, then moved out). 3.12+ places handler blocks
+  // last, in the order they were compiled: a handler of that code placed before this one's was
+  // compiled first, in the else.
+  if (code_.minor >= 12 && role_ != CodeRole::Module && !jumps_over && !jumps_back &&
+      back_join < 0 && (try_end < 0 || handler >= end) && else_end > body_end) {
+    sequential = true;
+    for (int k = handler; k < cleanup; ++k) {  // (not even to a loop's head or exit)
+      const Operation& op = ops[static_cast<size_t>(k)];
+      sequential &= op.op != Op::Jump || (op.target >= handler && op.target < cleanup);
+    }
+    // (Nor with a try nested in the body: its handler may fall through into the else.)
+    for (const HandlerRegion& region : flow_.regions) {
+      sequential &=
+          !(region.start >= body_end && region.start < else_end && region.target < handler);
+      sequential &= region.target == handler || region.start < i || region.start >= body_end;
+    }
   }
   if (try_end < 0) try_end = cleanup + 3;
   if (try_end > end && resolve(try_end) != resolve(exit))
@@ -390,7 +409,13 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
   // that reaches it: an `else` ending so, repeated at the end of every clause that falls through,
   // is the code after the statement.
   Body& orelse_body = stmt->bodies[1];
-  if (code_.minor >= 12 && strip_copied_tail(*stmt, orelse_body)) {
+  // (A named clause ending in `return None` may be one falling through to a copy of the end.)
+  for (const ExceptHandler& clause : stmt->handlers) {
+    const Body& b = clause.body;
+    sequential &= clause.name.empty() || b.empty() || b.back()->kind != StmtKind::Return ||
+                  (!b.back()->exprs.empty() && !is_none(b.back()->exprs[0]));
+  }
+  if (code_.minor >= 12 && (strip_copied_tail(*stmt, orelse_body) || sequential)) {
     Body after = std::move(orelse_body);
     orelse_body.clear();
     for (StmtPtr& s : after) emit(s);
@@ -921,11 +946,46 @@ int CodeDecoder::decode_setup_except(int i, int handler, int end, int exit) {
         break;
     }
   }
+  // With an else and no clause jumping past it, the clauses that fall through end in a copy
+  // (after their POP_EXCEPT) of a short tail ending in a return: the else runs up to that tail,
+  // which is the code after the statement.
+  int tail_end = -1;  // one past the tail after the else, when found
+  auto is_jump_op = [](Op op) {
+    return op == Op::Jump || op == Op::JumpIf || op == Op::JumpIfOrPop || op == Op::ForIter;
+  };
+  if (else_begin >= 0 && join == else_begin) {
+    for (int p = handler; p < else_begin && tail_end < 0; ++p) {
+      if (ops[static_cast<size_t>(p)].op != Op::PopExcept) continue;
+      int q = p + 1;
+      while (q < else_begin && !is_jump_op(ops[static_cast<size_t>(q)].op) &&
+             ops[static_cast<size_t>(q)].op != Op::ReturnValue)
+        ++q;
+      // (A return of the clause's own computes its value before POP_EXCEPT, but a constant's:
+      // `return K` there is the same as a copy of it.)
+      if (q >= else_begin || q == p + 1 || ops[static_cast<size_t>(q)].op != Op::ReturnValue ||
+          (q == p + 2 && ops[static_cast<size_t>(p) + 1].op == Op::LoadConst))
+        continue;
+      int length = q - p;
+      for (int r = else_begin; r < end; ++r) {
+        Op op = ops[static_cast<size_t>(r)].op;
+        if (op == Op::ReturnValue) {
+          if (r - length + 1 > else_begin && same_operations(ops, r - length + 1, p + 1, length)) {
+            join = r - length + 1;
+            tail_end = r + 1;
+          }
+          break;
+        }
+        if (is_jump_op(op) || op == Op::SetupFinally || op == Op::SetupWith || op == Op::PopBlock)
+          break;
+      }
+    }
+  }
   Body body = decode_range(i + 1, tail_begin, tail_begin);
   Body tail = tail_begin < body_end ? decode_range(tail_begin, body_end, body_end) : Body{};
   Body orelse = else_begin >= 0 && join > else_begin
                     ? decode_range(else_begin, std::min(join, end), join)
                     : Body{};
+  if (tail_end >= 0) tail = decode_range(join, tail_end, tail_end);
   auto stmt = make_stmt(StmtKind::Try, {}, {std::move(body), std::move(orelse), {}});
   std::vector<ExprPtr> saved_stack = stack_;
   size_t saved_depth = statement_depth_;
@@ -981,10 +1041,17 @@ int CodeDecoder::decode_setup_except(int i, int handler, int end, int exit) {
   if (tail.empty() || strip_copied_tail(*stmt, tail)) {
     emit(stmt);
     for (StmtPtr& s : tail) emit(s);
+  } else if (tail_end >= 0) {  // not a copy after all: the code after the statement, as it was
+    Body after = std::move(stmt->bodies[1]);
+    stmt->bodies[1].clear();
+    emit(stmt);
+    for (StmtPtr& s : after) emit(s);
+    for (StmtPtr& s : tail) emit(s);
   } else {
     for (StmtPtr& s : tail) stmt->bodies[0].push_back(s);
     emit(stmt);
   }
+  if (tail_end >= 0) return tail_end;
   if (join > end && !same_target(join, exit))
     throw DecodeFailure("try statement leaves its region");
   return std::min(join, end);

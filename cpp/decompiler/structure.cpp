@@ -221,6 +221,12 @@ int CodeDecoder::decode_statement(int i, int end, int exit) {
       emit(make_stmt(StmtKind::Break));
       return i + 1 + found->second.second;
     }
+    // `break` pops the iterator; its jump is left out where the code after the loop follows.
+    if (i + 1 == loops_.back().break_target && stack_.size() == statement_depth_) {
+      pop();
+      emit(make_stmt(StmtKind::Break));
+      return i + 1;
+    }
   }
   if (op.op == Op::LoadFastAndClear) return decode_inline_comprehension(i);
   if (op.op == Op::Jump) return decode_jump(i, end, exit);
@@ -825,6 +831,50 @@ bool CodeDecoder::decode_if_expression(int j, int true_start, int false_start, E
   }
 }
 
+// 3.10/3.12+ copy the code after a conditional expression into both branches when it ends in a
+// return or raise (`raise E(a if c else b)`, `x = f(a if c else b); return x`): each branch
+// computes its value and runs its own copy of that tail. Returns where the then-branch's copy
+// starts (the decoding goes on there, the other copy consumed), or -1.
+int CodeDecoder::decode_copied_tail_if_expression(int true_start, int false_start, int end,
+                                                  const ExprPtr& condition) {
+  const auto& ops = lifted_.ops;
+  auto terminal = [&](int k) {
+    Op op = ops[static_cast<size_t>(k)].op;
+    return op == Op::ReturnValue || op == Op::RaiseVarargs;
+  };
+  if (code_.minor == 11 || false_start - true_start < 2 || !terminal(false_start - 1)) return -1;
+  int false_end = false_start;
+  while (false_end < end && !terminal(false_end)) {
+    const Operation& o = ops[static_cast<size_t>(false_end)];
+    if (o.op == Op::Jump || (o.target >= 0 && (o.target < false_start || o.target > end)))
+      return -1;
+    ++false_end;
+  }
+  if (false_end >= end) return -1;
+  ++false_end;  // one past the other copy's return or raise
+  int longest = 0;
+  while (longest < false_start - true_start - 1 && longest < false_end - false_start - 1 &&
+         same_operations(ops, false_start - 1 - longest, false_end - 1 - longest, 1)) {
+    ++longest;
+  }
+  std::vector<ExprPtr> saved = stack_;
+  size_t body_size = out_->size();
+  for (int n = longest; n >= 1; --n) {
+    try {
+      ExprPtr yes = evaluate(true_start, false_start - n);
+      ExprPtr no = evaluate(false_start, false_end - n);
+      push(make_expr(ExprKind::IfExp, {yes, condition, no}));
+      mark_consumed(false_start, false_end);
+      return false_start - n;
+    } catch (const DecodeFailure&) {
+      stack_ = saved;
+      out_->resize(body_size);
+      expression_only_ = 0;
+    }
+  }
+  return -1;
+}
+
 int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
   const auto& ops = lifted_.ops;
   if (int next = execute_value_boolop(j); next >= 0) return next;
@@ -839,6 +889,10 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
        ops[static_cast<size_t>(label - 1)].target > label)) {
     if (label > then_begin && decode_if_expression(j, then_begin, label, test))
       return if_expression_end_;
+    if (stack_.size() > statement_depth_) {
+      if (int next = decode_copied_tail_if_expression(then_begin, label, end, test); next >= 0)
+        return next;
+    }
   }
   const LoopContext* loop = loops_.empty() ? nullptr : &loops_.back();
   auto make_if_test = [&](ExprPtr condition, Body then_body) {
@@ -881,11 +935,28 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
       return false;
     return is_identity_or_membership(e);
   };
-  bool needs_inversion =
-      items.size() == 1 ? is_identity_or_membership(items[0].expr) : mentions(test, 0);
-  if (code_.minor >= 12 && loop && needs_inversion && label == then_begin + 1 && label <= end &&
+  // A membership or identity test jumps when true only where the compiler turned the jump
+  // around: `if a not in b: continue` keeps its jump-when-false.
+  auto needs_inversion = [&] {
+    // (Not a while loop's first test, jumped back to from the end of its body.)
+    for (int k = label; k < end; ++k) {
+      const Operation& o = ops[static_cast<size_t>(k)];
+      if ((o.op == Op::Jump || o.op == Op::JumpIf) && o.target == label) return false;
+    }
+    if (items.size() > 1) return mentions(test, 0);
+    // 3.13, inside a handler's region: no handler covers the test's jump where the compiler
+    // turned it around; `if not test: continue` keeps it covered like the test.
+    if (int handler = flow_.handler_covering(items[0].start);
+        coverage_evidence_ && code_.minor >= 13 && handler >= 0) {
+      used_coverage_evidence_ = true;
+      return flow_.handler_covering(items[0].jump) != handler;
+    }
+    return is_identity_or_membership(items[0].expr) && items[0].sense != 0;
+  };
+  if (code_.minor >= 12 && loop && label == then_begin + 1 && label < end &&
       ops[static_cast<size_t>(then_begin)].op == Op::Jump &&
-      same_target(ops[static_cast<size_t>(then_begin)].target, loop->continue_target)) {
+      same_target(ops[static_cast<size_t>(then_begin)].target, loop->continue_target) &&
+      needs_inversion()) {
     make_if_test(negate_test(test), decode_range(label, end, exit));
     return end;
   }

@@ -1366,6 +1366,41 @@ CASES: list[Case] = [
         (0,),
         (-5,),
     ),
+    _case(
+        "copied_tails_and_breaks",
+        """
+        def f(items, flag):
+            found = []
+            for x in items:
+                if x > 0:
+                    found.append(x)
+                else:
+                    break
+            for x in items:
+                if x not in (1, 2):
+                    continue
+                found.append(-x)
+            for x in found:
+                if rec("test", x) is not None:
+                    found.append(0)
+                    break
+            try:
+                import os
+            except ImportError:
+                return None
+            try:
+                found.append(os.sep)
+            except OSError:
+                return found
+            if not flag:
+                raise ValueError(found[0] if found else "empty")
+            return rec("done", len(found) if flag else 0)
+        """,
+        ([1, 2, 0, 3], True),
+        ([5, -1, 2], False),
+        ([], False),
+        ([3, 1], True),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
@@ -1408,14 +1443,6 @@ _PYC_CODE_NOT_YET = {
         10: FALLBACK + "'chained comparison cleanup'",
         12: FALLBACK + "'chained comparison cleanup'",
         13: FALLBACK + "'chained comparison cleanup'",
-    },
-    "conditional_expression": {
-        10: SAME_BEHAVIOUR_OTHER_CODE
-        + "f: instruction #17: expected LOAD_FAST 2 (x), got LOAD_FAST 0 (a)",
-        12: SAME_BEHAVIOUR_OTHER_CODE
-        + "f: instruction #18: expected LOAD_FAST 2 (x), got LOAD_FAST 0 (a)",
-        13: SAME_BEHAVIOUR_OTHER_CODE
-        + "f: instruction #19: expected LOAD_FAST 2 (x), got LOAD_FAST 0 (a)",
     },
     "try_except_else_finally": {
         10: FALLBACK + "'unstructured jump at offset 180'",
