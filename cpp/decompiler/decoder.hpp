@@ -80,10 +80,11 @@ class CodeDecoder {
   std::map<int, std::pair<int, int>> break_copies_;  // POP_TOP -> (loop head, copy length)
   std::vector<int> max_line_before_;  // on_new_line: the highest line before each operation
   bool returns_after_ = false;        // decode_with: the statement's code-after is a copied return
-  // Whether the exception table's coverage may decide between two readings of the same jumps
-  // (decode_condition), and whether it did: a failed decode is read again without it.
-  bool coverage_evidence_ = true;
-  bool used_coverage_evidence_ = false;
+  // Readings that rest on the exception table alone (its coverage deciding between two readings
+  // of the same jumps, decode_condition; where a try body ends, decode_try): whether they may be
+  // used, and whether one was. A decode that fails after using one is read again without them.
+  bool table_readings_ = true;
+  bool used_table_reading_ = false;
   std::vector<ExprPtr> stack_;
   Body* out_ = nullptr;
   std::vector<LoopContext> loops_;
@@ -133,6 +134,7 @@ class CodeDecoder {
   int decode_setup_except(int i, int handler, int end, int exit);
   int decode_setup_with(int i, int end, int exit);
   bool decode_if_expression(int j, int true_start, int false_start, ExprPtr condition);
+  int copied_tail_length(int k) const;
   int decode_copied_tail_if_expression(int true_start, int false_start, int end,
                                        const ExprPtr& condition);
   int resolve(int target) const;

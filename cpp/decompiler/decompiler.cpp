@@ -136,9 +136,9 @@ void CodeDecoder::mark_consumed(int begin, int end) {
 Body CodeDecoder::decode_nested(const bytecode::CodeObject& code, CodeRole role,
                                 DecodeSession& session, const std::string& class_name) {
   size_t failures_before = session.failures.size();
-  for (bool evidence = true;; evidence = false) {
+  for (bool table_readings = true;; table_readings = false) {
     CodeDecoder decoder(code, role, session, class_name);
-    decoder.coverage_evidence_ = evidence;
+    decoder.table_readings_ = table_readings;
     try {
       Body body = decoder.decode();
       if (role != CodeRole::Comprehension && contains_internal(body)) {
@@ -146,7 +146,7 @@ Body CodeDecoder::decode_nested(const bytecode::CodeObject& code, CodeRole role,
       }
       return body;
     } catch (const DecodeFailure& failure) {
-      if (decoder.used_coverage_evidence_) {  // read again, without the table's evidence
+      if (decoder.used_table_reading_) {  // read again, without the table readings
         session.failures.resize(failures_before);
         continue;
       }

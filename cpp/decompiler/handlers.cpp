@@ -227,6 +227,26 @@ int CodeDecoder::decode_try(int i, int end, int exit) {
     opened_try_[static_cast<size_t>(handler)] = false;
     return next;
   }
+  // 3.12+: the handler also covers the cold code of statements nested in the body (their
+  // handlers, placed after the function's code): the body ends with its last normally reachable
+  // covered operation, and what follows is the code after the statement (for a finally, its
+  // normal-path copy first). But a short return or raise there that no clause repeats is the
+  // body's own (`with ...: return True`).
+  if (code_.minor >= 12 && table_readings_ && !flow_.reachable[static_cast<size_t>(body_end) - 1]) {
+    int last = -1;
+    for (int k = i; k < body_end; ++k) {
+      if (flow_.reachable[static_cast<size_t>(k)] && flow_.handler_covering(k) >= 0) last = k;
+    }
+    int length = last >= i ? copied_tail_length(last + 1) : 0;
+    bool copied = false;
+    int cleanup = flow_.handler_covering(handler);
+    for (int k = handler; length > 0 && k + length <= cleanup && !copied; ++k)
+      copied = same_operations(ops, k, last + 1, length);
+    if (last >= i && (length == 0 || copied)) {
+      body_end = last + 1;
+      used_table_reading_ = true;
+    }
+  }
   int next = is_except ? decode_try_except(i, body_end, handler, end, exit)
                        : decode_try_finally(i, body_end, handler, end, exit);
   opened_try_[static_cast<size_t>(handler)] = false;
@@ -292,7 +312,8 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
     // (Nor with a try nested in the body: its handler may fall through into the else.)
     for (const HandlerRegion& region : flow_.regions) {
       sequential &=
-          !(region.start >= body_end && region.start < else_end && region.target < handler);
+          !(region.start >= body_end && region.start < else_end && region.target < handler &&
+            flow_.reachable[static_cast<size_t>(region.start)]);
       sequential &= region.target == handler || region.start < i || region.start >= body_end;
     }
   }
@@ -707,6 +728,20 @@ void CodeDecoder::emit_try_finally(Body body, Body final_body) {
   }
 }
 
+// The length of the short run of operations from `k` that ends in a return or raise without a
+// jump (a tail the compiler may copy), or 0.
+int CodeDecoder::copied_tail_length(int k) const {
+  const auto& ops = lifted_.ops;
+  for (int n = 0; n < 8 && static_cast<size_t>(k + n) < ops.size(); ++n) {
+    Op op = ops[static_cast<size_t>(k + n)].op;
+    if (op == Op::ReturnValue || op == Op::ReturnConst || op == Op::RaiseVarargs) return n + 1;
+    if (op == Op::Jump || op == Op::JumpIf || op == Op::JumpIfOrPop || op == Op::ForIter ||
+        op == Op::Reraise || op == Op::PopExcept)
+      return 0;
+  }
+  return 0;
+}
+
 int CodeDecoder::decode_with(int i, int end, int exit) {
   const auto& ops = lifted_.ops;
   ExprPtr context = pop();
@@ -752,6 +787,14 @@ int CodeDecoder::decode_with(int i, int end, int exit) {
       with_end = body_end;
       returns_after_ = true;
       mark_consumed(reraise_target, reraise_target + 5);
+    } else if (int length = code_.minor >= 12 ? copied_tail_length(reraise_target + 4) : 0;
+               length > 0 && handler - length > i + 1 &&
+               same_operations(ops, handler - length, reraise_target + 4, length)) {
+      // The code after the statement, short and ending in a return or raise, copied to the end
+      // of the suppressed path; the body's normal path falls into it, just before the handler.
+      body_end = handler - length;
+      with_end = body_end;
+      mark_consumed(reraise_target, reraise_target + 4 + length);
     }
   }
   mark_consumed(handler, reraise_target + 4);

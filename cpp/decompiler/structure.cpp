@@ -662,6 +662,19 @@ CodeDecoder::ConditionItem CodeDecoder::finish_chained_test(ConditionItem item) 
     result = finish_chained_test(result);
     return result;
   }
+  // 3.12+ has no backward conditional jump: the last test jumping back to a loop's head when
+  // false becomes a jump when true over a JUMP_BACKWARD, to the jump over the cleanup.
+  if (code_.minor >= 12 && last_jump.arg == 1 && last_jump.target == k + 2 && cleanup == k + 3 &&
+      k + 4 < static_cast<int>(ops.size()) && ops[static_cast<size_t>(k) + 1].op == Op::Jump &&
+      ops[static_cast<size_t>(k) + 1].target <= k &&
+      ops[static_cast<size_t>(k) + 2].op == Op::Jump &&
+      ops[static_cast<size_t>(k) + 2].target > cleanup &&
+      ops[static_cast<size_t>(cleanup)].op == Op::PopTop) {
+    result.sense = 0;
+    result.target = ops[static_cast<size_t>(k) + 1].target;
+    result.next = ops[static_cast<size_t>(k) + 2].target;
+    return result;
+  }
   const Operation& over = ops[static_cast<size_t>(k) + 1];
   if (over.op != Op::Jump || cleanup != k + 2 ||
       ops[static_cast<size_t>(cleanup)].op != Op::PopTop) {
@@ -947,8 +960,8 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
     // 3.13, inside a handler's region: no handler covers the test's jump where the compiler
     // turned it around; `if not test: continue` keeps it covered like the test.
     if (int handler = flow_.handler_covering(items[0].start);
-        coverage_evidence_ && code_.minor >= 13 && handler >= 0) {
-      used_coverage_evidence_ = true;
+        table_readings_ && code_.minor >= 13 && handler >= 0) {
+      used_table_reading_ = true;
       return flow_.handler_covering(items[0].jump) != handler;
     }
     return is_identity_or_membership(items[0].expr) && items[0].sense != 0;

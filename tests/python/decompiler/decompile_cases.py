@@ -1433,10 +1433,6 @@ _PYC_NOT_YET = {
         12: FALLBACK + "'finally copy on an exit path'",
         13: FALLBACK + "'unstructured jump at offset 446'",
     },
-    "loop_try_except_finally": {
-        12: FALLBACK + "'unstructured jump at offset 116'",
-        13: FALLBACK + "'unstructured jump at offset 122'",
-    },
 }
 _PYC_CODE_NOT_YET = {
     "chained_comparison": {
