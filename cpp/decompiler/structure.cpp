@@ -1010,8 +1010,16 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
                         std::to_string(ops[static_cast<size_t>(j)].offset));
   }
   const Operation& before_label = ops[static_cast<size_t>(label - 1)];
-  if (before_label.op == Op::Jump && before_label.target > label && label - 1 >= then_begin) {
-    int join = before_label.target;
+  // (The then-branch may also jump back to the region's exit: 3.13 places an except clause
+  // after the code, jumping back to the join.)
+  bool jumps_back_to_exit =
+      code_.minor >= 12 && before_label.op == Op::Jump && before_label.target < j &&
+      same_target(before_label.target, exit) &&
+      !(loop && (resolve(before_label.target) == resolve(loop->continue_target) ||
+                 resolve(before_label.target) == resolve(loop->break_target)));
+  if (before_label.op == Op::Jump && (before_label.target > label || jumps_back_to_exit) &&
+      label - 1 >= then_begin) {
+    int join = jumps_back_to_exit ? end : before_label.target;
     bool is_loop_jump = loop && (resolve(join) == resolve(loop->break_target) ||
                                  resolve(join) == resolve(loop->continue_target));
     if (!is_loop_jump) {

@@ -1401,6 +1401,57 @@ CASES: list[Case] = [
         ([], False),
         ([3, 1], True),
     ),
+    _case(
+        "clause_breaks_or_raises",
+        """
+        def f(chunks, table):
+            chunks, table, results = list(chunks), dict(table), []
+            while True:
+                try:
+                    value = 10 // chunks.pop()
+                except ZeroDivisionError:
+                    if results:
+                        break
+                    else:
+                        raise
+                results.append(value)
+                if not chunks:
+                    break
+            with CM("lock"):
+                try:
+                    table[len(results)] += 1
+                except KeyError as ke:
+                    if len(results) in (1, 2):
+                        table[len(results)] = 1
+                    else:
+                        raise ke
+            return rec("done", results, sorted(table))
+        """,
+        ((1, 2, 5), ((3, 0),)),
+        ((0, 5), ()),
+        ((0,), ()),
+        ((5, 5, 5, 5), ()),
+    ),
+    _case(
+        "clause_loop_then_return",
+        """
+        def f(block, debug):
+            try:
+                tree = int(block[0])
+            except Exception as err:
+                if debug:
+                    for line in block:
+                        rec("source", line)
+                rec("error", type(err).__name__)
+                return block
+            if tree:
+                block = [rec("tree", tree)]
+            return block
+        """,
+        (("x", "y"), True),
+        (("x",), False),
+        (("7",), True),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
