@@ -318,6 +318,11 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
     }
   }
   if (try_end < 0) try_end = cleanup + 3;
+  // (A loop region holding the handler may end before its cleanup block.)
+  bool cleanup_after = try_end > end;
+  for (int k = end; cleanup_after && k < try_end; ++k)
+    cleanup_after = !flow_.reachable[static_cast<size_t>(k)];
+  if (cleanup_after && handler < end) try_end = end;
   if (try_end > end && resolve(try_end) != resolve(exit))
     throw DecodeFailure("try statement leaves its region");
   int join = try_end;

@@ -996,9 +996,11 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
       make_if(decode_range(then_begin, end, exit), {});
       return end;
     }
-    // 3.12+: a try body's last statement `if test: return ...` ends past the covered range (a
+    // 3.12+: a try body's last statement `if test: ...; return` ends past the covered range (a
     // return cannot raise); the region may grow up to its limit over operations no handler covers.
-    if (label <= region_limit_ && then_begin >= end) {
+    Op before = ops[static_cast<size_t>(label - 1)].op;
+    if (label <= region_limit_ &&
+        (then_begin >= end || before == Op::ReturnConst || before == Op::ReturnValue)) {
       bool uncovered = true;
       for (int k = end; k < label && uncovered; ++k) uncovered = flow_.handler_covering(k) < 0;
       if (uncovered) {
