@@ -112,6 +112,16 @@ def _metrics_metadata(metadata_fn) -> dict:
     return _metric_fields(metadata_fn())
 
 
+def _metadata(name: str, metadata_fn) -> object:
+    """The metadata of a kept record, as far as :meth:`TraceCollector._file` reads it: that of
+    a graph record is not read (only Inductor's output code names its file)."""
+    if name == METRICS:
+        return _metrics_metadata(metadata_fn)
+    if name in GRAPH_FILES and name != "inductor_output_code":
+        return {}  # Dynamo's graph would describe every node's sizes
+    return metadata_fn()
+
+
 @dataclass
 class CompileRecords:
     """Everything the trace said about one compile id."""
@@ -167,7 +177,7 @@ class TraceCollector(logging.Handler):
             meta = _context(suppress_context, compile_id)
             if "frame_id" not in meta:
                 return  # no compile id: nothing filed (metadata and payload are not built)
-            meta[name] = _metrics_metadata(metadata_fn) if name == METRICS else metadata_fn()
+            meta[name] = _metadata(name, metadata_fn)
             self._file(meta, _payload_text(payload_fn()))
         except Exception as error:  # never let capture break the compile
             self.errors.append(repr(error))

@@ -230,3 +230,28 @@ def test_metrics_are_read_from_torch_record_without_copying_it(tmp_path, monkeyp
         return {"co_name": "f", "extra": 1}
 
     assert trace._metrics_metadata(not_torch)["co_name"] == "f" and calls  # no closure: called
+
+
+def test_graph_metadata_is_built_only_where_it_is_read(tmp_path):
+    """Delivered graph records: the graph file is written without building the record's
+    metadata (Dynamo's describes every node's sizes); Inductor's output code still names its
+    file in it."""
+    from torch._guards import CompileId
+
+    graph_meta, code_meta = _Spy(), _Spy()
+
+    def code_metadata():
+        code_meta()
+        return {"filename": "/tmp/output_code.py"}
+
+    cid = CompileId(frame_id=3, frame_compile_id=0)
+    with only_capture_traces(), glassbox.capture(tmp_path) as cap:
+        torch._logging.trace_structured(
+            "dynamo_output_graph", graph_meta, payload_fn=lambda: "class G: pass\n", compile_id=cid
+        )
+        torch._logging.trace_structured(
+            "inductor_output_code", code_metadata, payload_fn=lambda: "# code\n", compile_id=cid
+        )
+    assert not graph_meta.called and code_meta.called
+    assert "class G: pass" in (tmp_path / "compile_3_0" / "dynamo_graph.py").read_text()
+    assert cap.collector.compiles["3/0"].inductor_paths == ["/tmp/output_code.py"]
