@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from glassbox.capture.guards import conditions_of, render_guard_function
+from glassbox.capture.guards import conditions_of, guard_body, guard_function
 from glassbox.capture.records import FrameRecord, compile_dir
 
 _GRAPH_CLASS = re.compile(r"^class (\w+)\(torch\.nn\.Module\):", re.MULTILINE)
@@ -82,8 +82,10 @@ def render_full_code(frame: FrameRecord, compiles: dict) -> str:
         ident = _ident(entry.compile_id)
         parts.append(f"\n# ==== compile {entry.compile_id}  ({compile_dir(entry.compile_id)}/)\n\n")
         if guard_manager is not None:
-            conditions = entry.conditions or conditions_of(guard_manager)
-            parts.append(render_guard_function(conditions, f"guard_{ident}"))
+            body = entry.guard_body  # made with the guards file, from the same conditions
+            if body is None:
+                body = guard_body(entry.conditions or conditions_of(guard_manager))
+            parts.append(guard_function(body, f"guard_{ident}"))
             guard_name = f"guard_{ident}"
         else:
             parts.append(f"# no cache entry left for compile {entry.compile_id}\n")

@@ -175,8 +175,9 @@ def translate(expr: str, comment: str) -> list[Condition]:
         return [Condition(f"saved_tensors_hooks_ids() == {value}", "saved tensors hooks")]
     if expr.startswith("utils_device.CURRENT_DEVICE"):
         return [Condition(expr.replace("utils_device.", "torch.utils._device."), comment)]
-    for old, new in _RENAMES.items():
-        expr = expr.replace(old, new)
+    if "__" in expr:  # every name _RENAMES renames has it
+        for old, new in _RENAMES.items():
+            expr = expr.replace(old, new)
     if not _is_expression(expr):
         return [Condition(None, f"not rendered: {expr}" + (f"  ({comment})" if comment else ""))]
     return [Condition(expr, comment)]
@@ -232,20 +233,26 @@ def conditions_of(guard_manager) -> list[Condition]:
     return out
 
 
-def render_guard_function(conditions: list[Condition], name: str = "guard") -> str:
-    """The text of ``def name(L, G)``: True when every condition holds."""
-    lines = ["@guard_function", f"def {name}(L, G):"]
+def guard_body(conditions: list[Condition]) -> str:
+    """The lines of a guard function after its ``def``: False as soon as a condition fails."""
+    lines = []
     for condition in conditions:
         note = " ".join(condition.note.split())
         if condition.code is None:
-            lines.append(f"    # {note}")
+            lines.append(f"    # {note}\n")
             continue
         code, _, inline_note = condition.code.partition("  # ")
-        comment = "; ".join(part for part in (inline_note, note) if part)
+        comment = f"{inline_note}; {note}" if inline_note and note else inline_note or note
         lines.append(f"    if not ({code}):" + (f"  # {comment}" if comment else ""))
-        lines.append("        return False")
-    lines.append("    return True")
-    return "\n".join(lines) + "\n"
+        lines.append("\n        return False\n")
+    lines.append("    return True\n")
+    return "".join(lines)
+
+
+def guard_function(body: str, name: str = "guard") -> str:
+    """The text of ``def name(L, G)`` with a :func:`guard_body`: True when every condition
+    holds. The guards file and the full_code file hold the same body under two names."""
+    return f"@guard_function\ndef {name}(L, G):\n" + body
 
 
 GUARDS_HEADER = """\
@@ -257,8 +264,7 @@ from glassbox.capture.guard_runtime import *  # noqa: F403
 """
 
 
-def render_guards_file(
-    conditions: list[Condition], compile_id: str, function: str, where: str
-) -> str:
+def render_guards_file(body: str, compile_id: str, function: str, where: str) -> str:
+    """The guards file of a cache entry: its guard function, from its :func:`guard_body`."""
     text = GUARDS_HEADER.format(compile_id=compile_id, function=function, where=where)
-    return text + render_guard_function(conditions)
+    return text + guard_function(body)

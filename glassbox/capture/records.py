@@ -30,6 +30,7 @@ class EntryRecord:
     guards_file: str | None = None
     resume_names: list[str] = field(default_factory=list)
     conditions: list | None = None  # the guard's readable conditions, once rendered
+    guard_body: str | None = None  # their guard function's body (guards.guard_body)
     source: str = ""  # the text of transformed_file, kept for the full_code file
 
 

@@ -15,7 +15,7 @@ import types
 
 from glassbox.capture import index as index_mod
 from glassbox.capture.full_code import render_full_code
-from glassbox.capture.guards import conditions_of, render_guards_file
+from glassbox.capture.guards import conditions_of, guard_body, render_guards_file
 from glassbox.capture.records import (
     RESUME_PREFIX,
     EntryRecord,
@@ -182,7 +182,8 @@ class Capture:
                 continue
             relative = f"{compile_dir(compile_id)}/guards.py"
             entry.conditions = conditions_of(cache_entry.guard_manager)
-            text = render_guards_file(entry.conditions, compile_id, frame.name, frame.where)
+            entry.guard_body = guard_body(entry.conditions)
+            text = render_guards_file(entry.guard_body, compile_id, frame.name, frame.where)
             self.writer.write(relative, text)
             entry.guards_file = relative
 

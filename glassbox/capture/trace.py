@@ -4,11 +4,15 @@ Structured tracing (``torch._logging.trace_structured``) is switched on by a han
 ``torch.__trace`` logger; while capture's handler is attached, the records it keeps (see
 :func:`keeps`) arrive here with their compile id (frame id / frame compile id) and payload (graph
 code, output code, metrics, graph-break reasons). A :class:`~glassbox.capture.trace_filter.
-TraceFilter` stops torch from building the other records at all.
+TraceFilter` stops torch from building the other records at all, and hands the kept ones to
+:meth:`TraceCollector.deliver` directly while no other handler listens; the handler files the
+records that come through ``logging`` (another handler attached, a binding the filter missed).
+Both paths file the same thing.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 from dataclasses import dataclass, field
 
@@ -27,13 +31,25 @@ GRAPH_FILES = {
     "inductor_output_code": "inductor_output_code.py",
 }
 METRICS = "compilation_metrics"
+# The fields of a compilation_metrics record the index reads; the collector keeps only these.
+METRIC_FIELDS = (
+    "entire_frame_compile_time_s",
+    "duration_us",
+    "recompile_reason",
+    "graph_op_count",
+    "co_name",
+    "co_filename",
+    "co_firstlineno",
+    "fail_reason",
+)
 GRAPH_BREAK_ARTIFACT = "dynamo_graph_break_reason"
+_KEPT_NAMES = frozenset([*GRAPH_FILES, METRICS])
 
 
 def keeps(name: str, metadata_fn) -> bool:
     """Whether :meth:`TraceCollector._file` uses a record named ``name``: the structured-trace
     filter asks before torch builds the record."""
-    if name in GRAPH_FILES or name == METRICS:
+    if name in _KEPT_NAMES:
         return True
     if name != "artifact":
         return False
@@ -45,6 +61,65 @@ def compile_id_of(record: dict) -> str | None:
     if "frame_id" not in record:
         return None
     return f"{record['frame_id']}/{record.get('frame_compile_id', 0)}"
+
+
+def _context(suppress_context: bool, compile_id) -> dict:
+    """The compile-id fields torch's ``trace_structured`` puts in a record (those capture reads)."""
+    if suppress_context:
+        return {}
+    from torch._guards import CompileContext
+
+    trace_id = CompileContext.current_trace_id()
+    cid = trace_id.compile_id if trace_id else compile_id
+    context = {}
+    if cid is not None:
+        if cid.frame_id is not None:
+            context["frame_id"] = cid.frame_id
+        if cid.frame_compile_id is not None:
+            context["frame_compile_id"] = cid.frame_compile_id
+    if trace_id:
+        context["attempt"] = trace_id.attempt
+    return context
+
+
+def _payload_text(payload: object) -> str | None:
+    """A record's payload as torch's ``trace_structured`` logs it (non-strings as JSON)."""
+    if payload is None or isinstance(payload, str):
+        return payload
+    if isinstance(payload, list):
+        return "[\n" + ",\n".join(json.dumps(i) for i in payload) + "\n]"
+    return json.dumps(payload, default=_json_default, indent=0)
+
+
+def _json_default(value: object) -> object:
+    if isinstance(value, set):  # as torch's: sets become lists, anything else is an error
+        return list(value)
+    raise TypeError(f"Object of type {type(value)} is not JSON serializable")
+
+
+def _metric_fields(metrics: dict) -> dict:
+    return {key: metrics.get(key) for key in METRIC_FIELDS}
+
+
+def _metrics_metadata(metadata_fn) -> dict:
+    """A compilation_metrics record's fields the index reads, without calling ``metadata_fn``
+    when it closes over the ``CompilationMetrics`` (torch's ``dataclasses.asdict`` of it copies
+    every field deeply, a third of a millisecond a compile)."""
+    for cell in getattr(metadata_fn, "__closure__", None) or ():
+        value = cell.cell_contents
+        if type(value).__name__ == "CompilationMetrics":
+            return {key: getattr(value, key, None) for key in METRIC_FIELDS}
+    return _metric_fields(metadata_fn())
+
+
+def _metadata(name: str, metadata_fn) -> object:
+    """The metadata of a kept record, as far as :meth:`TraceCollector._file` reads it: that of
+    a graph record is not read (only Inductor's output code names its file)."""
+    if name == METRICS:
+        return _metrics_metadata(metadata_fn)
+    if name in GRAPH_FILES and name != "inductor_output_code":
+        return {}  # Dynamo's graph would describe every node's sizes
+    return metadata_fn()
 
 
 @dataclass
@@ -71,7 +146,7 @@ class TraceCollector(logging.Handler):
         self.compiles: dict[str, CompileRecords] = {}
         self.errors: list[str] = []
         self._saved_level: int | None = None
-        self._filter = TraceFilter(keeps, self, logging.getLogger(TRACE_LOGGER))
+        self._filter = TraceFilter(keeps, self, logging.getLogger(TRACE_LOGGER), self.deliver)
 
     def _records(self, compile_id: str, attempt: int) -> CompileRecords:
         records = self.compiles.setdefault(compile_id, CompileRecords(attempt))
@@ -82,19 +157,38 @@ class TraceCollector(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:  # noqa: D102 - logging API
         try:
-            self._file(record)
+            self._file(getattr(record, "metadata", None), getattr(record, "payload", None))
         except Exception as error:  # never let capture break the compile
             self.errors.append(repr(error))
 
-    def _file(self, record: logging.LogRecord) -> None:
-        meta = getattr(record, "metadata", None)
+    def deliver(
+        self,
+        name: str,
+        metadata_fn=dict,
+        *,
+        payload_fn=lambda: None,
+        suppress_context: bool = False,
+        compile_id=None,
+        **_unused,
+    ) -> None:
+        """A kept record, straight from the trace filter: filed as :meth:`emit` files the log
+        record torch would have built from the same arguments."""
+        try:
+            meta = _context(suppress_context, compile_id)
+            if "frame_id" not in meta:
+                return  # no compile id: nothing filed (metadata and payload are not built)
+            meta[name] = _metadata(name, metadata_fn)
+            self._file(meta, _payload_text(payload_fn()))
+        except Exception as error:  # never let capture break the compile
+            self.errors.append(repr(error))
+
+    def _file(self, meta: object, payload: str | None) -> None:
         if not isinstance(meta, dict):
             return
         compile_id = compile_id_of(meta)
         if compile_id is None:
             return
         attempt = meta.get("attempt", 0) or 0
-        payload = getattr(record, "payload", None)
         for name in GRAPH_FILES:
             if name in meta and payload:
                 self._records(compile_id, attempt).graphs[name] = payload
@@ -105,7 +199,7 @@ class TraceCollector(logging.Handler):
                 self.on_graph(compile_id, name, payload)
                 return
         if METRICS in meta:
-            self.compiles.setdefault(compile_id, CompileRecords(attempt)).metrics = dict(
+            self.compiles.setdefault(compile_id, CompileRecords(attempt)).metrics = _metric_fields(
                 meta[METRICS]
             )
         elif "artifact" in meta and meta["artifact"].get("name") == GRAPH_BREAK_ARTIFACT:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import shutil
-import tempfile
 from pathlib import Path
 
 INDEX_JSON = "index.json"
@@ -16,14 +16,36 @@ class DumpDirError(FileExistsError):
     """The dump directory holds files that are not a glassbox dump; nothing was deleted."""
 
 
+# Temporary names: the process id and a counter make them unique without the random tries of
+# ``tempfile.mkstemp`` (and its file object); O_EXCL still refuses a name that exists.
+_temporary_numbers = itertools.count()
+_CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+
+
+def _create_temporary(folder: Path, name: str) -> tuple[int, str]:
+    while True:
+        tmp = f"{folder}{os.sep}.{name}.{os.getpid()}.{next(_temporary_numbers)}.tmp"
+        try:
+            return os.open(tmp, _CREATE, 0o600), tmp  # mkstemp's mode, which the dump has had
+        except FileExistsError:  # left by an earlier process with this id: take the next number
+            continue
+
+
 def atomic_write(path: Path, text: str, *, parent_exists: bool = False) -> None:
-    """Write ``text`` to ``path`` so that a reader sees the old file or the new one, never half."""
+    """Write ``text`` (UTF-8) to ``path`` so that a reader sees the old file or the new one, never
+    half: a temporary file in the same folder, renamed over ``path``."""
     if not parent_exists:
         path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    if os.linesep != "\n":  # as a text-mode file writes it
+        text = text.replace("\n", os.linesep)
+    data = memoryview(text.encode("utf-8"))
+    fd, tmp = _create_temporary(path.parent, path.name)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
+        try:
+            while data:
+                data = data[os.write(fd, data) :]
+        finally:
+            os.close(fd)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):

@@ -103,3 +103,28 @@ def test_translation_is_readable():
     assert all("model.py:5" in c.note for c in conditions)
     (state,) = [c for c in translate('___check_global_state() against {"grad_mode":true}', "")]
     assert state.code == "torch.is_grad_enabled() == True"
+
+
+def test_full_code_holds_each_entry_guard_as_in_its_guards_file(tmp_path):
+    """Each guard function is rendered once and written twice: guards.py and full_code agree,
+    text and verdict, for every cache entry (a recompile makes two)."""
+    model, _ = make("mlp")
+    compiled = torch.compile(model, backend="eager")
+    with glassbox.capture(tmp_path):
+        for batch in (2, 3):
+            compiled(torch.randn(batch, 8))
+    full_code = (tmp_path / "full_code_for_forward.py").read_text()
+    namespace = runpy.run_path(str(tmp_path / "full_code_for_forward.py"))
+    entries = _debug_get_cache_entry_list(MLP.forward.__code__)
+    assert len(entries) == 2
+    pairs = _guards_by_entry(tmp_path, MLP.forward.__code__)
+    for (dynamo, ours), entry in zip(pairs, entries, strict=True):
+        ident = str(entry.compile_id).replace("/", "_")
+        guards_file = (tmp_path / f"compile_{ident}" / "guards.py").read_text()
+        function = guards_file[guards_file.index("@guard_function\n") :]
+        renamed = function.replace("def guard(L, G):", f"def guard_{ident}(L, G):", 1)
+        assert renamed in full_code
+        G = MLP.forward.__globals__
+        for batch in (2, 3, 4):
+            L = {"self": model, "x": torch.randn(batch, 8)}
+            assert namespace[f"guard_{ident}"](L, G) == ours(L, G) == dynamo.check(L)
