@@ -337,6 +337,12 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
   }
   Body body = decode_range_extending(i, &body_end, else_end, body_end);
   Body orelse = body_end < else_end ? decode_range(body_end, else_end, join) : Body{};
+  // Ending the body of a loop, the else goes on with the next iteration when done: the jumps
+  // back (3.12+ copies them for each way to the end) are no statements of their own.
+  while (!orelse.empty() && orelse.back()->kind == StmtKind::Continue && !loops_.empty() &&
+         else_end >= end && same_target(exit, loops_.back().continue_target)) {
+    orelse.pop_back();
+  }
 
   auto stmt = make_stmt(StmtKind::Try, {}, {std::move(body), std::move(orelse), {}});
   std::vector<ExprPtr> saved_stack = stack_;

@@ -154,14 +154,72 @@ class SourceOrder {
     }
   }
 
+  // `import a.b.c [as d]`, `from m import x [as y], ...` as the decompiler prints them: the
+  // module's name (dotted: one entry of co_names), the attributes taken from it, then each
+  // stored name.
+  void import(const std::string& text) {
+    auto split = [](const std::string& list, char sep) {
+      std::vector<std::string> parts;
+      size_t begin = 0;
+      while (begin <= list.size()) {
+        size_t end = list.find(sep, begin);
+        if (end == std::string::npos) end = list.size();
+        std::string part = list.substr(begin, end - begin);
+        while (!part.empty() && part.front() == ' ') part.erase(part.begin());
+        while (!part.empty() && part.back() == ' ') part.pop_back();
+        parts.push_back(part);
+        begin = end + 1;
+      }
+      return parts;
+    };
+    auto as_parts = [](const std::string& item) {
+      size_t as = item.find(" as ");
+      return as == std::string::npos
+                 ? std::pair<std::string, std::string>{item, ""}
+                 : std::pair<std::string, std::string>{item.substr(0, as), item.substr(as + 4)};
+    };
+    if (text.rfind("import ", 0) == 0) {
+      for (const std::string& item : split(text.substr(7), ',')) {
+        auto [module, alias] = as_parts(item);
+        attribute(module);
+        std::vector<std::string> dotted = split(module, '.');
+        if (alias.empty()) {
+          name(dotted[0]);
+          continue;
+        }
+        for (size_t k = 1; k < dotted.size(); ++k) attribute(dotted[k]);
+        name(alias);
+      }
+      return;
+    }
+    size_t at = text.find(" import ");
+    if (text.rfind("from ", 0) != 0 || at == std::string::npos) {
+      complete = false;
+      return;
+    }
+    std::string module = text.substr(5, at - 5);
+    attribute(module.substr(module.find_first_not_of('.') == std::string::npos
+                                ? module.size()
+                                : module.find_first_not_of('.')));
+    std::string names = text.substr(at + 8);
+    if (names == "*") return;
+    if (!names.empty() && names.front() == '(') names = names.substr(1, names.size() - 2);
+    for (const std::string& item : split(names, ',')) {
+      auto [taken, alias] = as_parts(item);
+      attribute(taken);
+      name(alias.empty() ? taken : alias);
+    }
+  }
+
   void stmt(const Stmt& s) {
     switch (s.kind) {
       case StmtKind::Assign:
         expr(s.exprs.back());
         for (size_t k = 0; k + 1 < s.exprs.size(); ++k) expr(s.exprs[k]);
         return;
-      case StmtKind::AnnAssign:
       case StmtKind::Import:
+        return import(s.text);
+      case StmtKind::AnnAssign:
       case StmtKind::Fallback:
         complete = false;
         return;

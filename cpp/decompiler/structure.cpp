@@ -1034,6 +1034,19 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
       return else_end;
     }
   }
+  // 3.12+: a then-branch ending a loop body's last if/else jumps back to the loop's head (no
+  // jump to a join first): that jump carries the line of a statement before it, where a
+  // written `continue` has a line of its own, after them.
+  if (code_.minor >= 12 && loop && before_label.op == Op::Jump && label - 1 > then_begin &&
+      label < end && same_target(before_label.target, loop->continue_target) &&
+      same_target(exit, loop->continue_target) && before_label.line > 0 &&
+      !on_new_line(label - 1)) {
+    // (Not to its end: a jump there from inside goes to the else.)
+    Body then_body = decode_range(then_begin, label - 1, exit);
+    Body else_body = decode_range(label, end, exit);
+    make_if(std::move(then_body), std::move(else_body));
+    return end;
+  }
   // A then-branch ending in a try/with statement jumps over the else from inside that statement;
   // 3.12+ also threads a nested if's test straight to the join when the then-branch has no jump
   // of its own at its end (it returns).

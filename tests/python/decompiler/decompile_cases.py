@@ -1452,6 +1452,30 @@ CASES: list[Case] = [
         (("x",), False),
         (("7",), True),
     ),
+    _case(
+        "loop_if_else_ends_body",
+        """
+        def f(values, flags):
+            digits = []
+            for digit in values:
+                if isinstance(digit, int) and 0 <= digit <= 9:
+                    if digits or digit != 0:
+                        digits.append(digit)
+                else:
+                    raise ValueError(digit)
+            for flag in flags:
+                if flag in digits:
+                    if not isinstance(flag, bool):
+                        rec("seen", flag)
+                else:
+                    rec("missing", flag)
+            return digits
+        """,
+        ((0, 1, 2), (1, 5)),
+        ((3, 12), ()),
+        ((3, "x"), ()),
+        ((0, 0, 4), (0, 4, 9)),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
@@ -1483,6 +1507,10 @@ _PYC_NOT_YET = {
         10: FALLBACK + "'unstructured jump at offset 180'",
         12: FALLBACK + "'finally copy on an exit path'",
         13: FALLBACK + "'unstructured jump at offset 446'",
+    },
+    "loop_if_else_ends_body": {
+        13: FALLBACK + "'condition jumps out of its region at offset 76' (an and with a chained"
+        " comparison: the chain's cleanup splits the test)",
     },
 }
 _PYC_CODE_NOT_YET = {
