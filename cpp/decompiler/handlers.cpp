@@ -233,9 +233,19 @@ int CodeDecoder::decode_try(int i, int end, int exit) {
   // normal-path copy first). But a short return or raise there that no clause repeats is the
   // body's own (`with ...: return True`).
   if (code_.minor >= 12 && table_readings_ && !flow_.reachable[static_cast<size_t>(body_end) - 1]) {
+    // (Covered by the handler, or by one of a statement nested in the body, whose own handler
+    // block this one covers; not by one around the statement, a generator's.)
+    auto in_body = [&](int k) {
+      int covering = flow_.handler_covering(k);
+      for (int hops = 0; covering >= 0 && hops < 16; ++hops) {
+        if (covering == handler) return true;
+        covering = flow_.handler_covering(covering);
+      }
+      return false;
+    };
     int last = -1;
     for (int k = i; k < body_end; ++k) {
-      if (flow_.reachable[static_cast<size_t>(k)] && flow_.handler_covering(k) >= 0) last = k;
+      if (flow_.reachable[static_cast<size_t>(k)] && in_body(k)) last = k;
     }
     int length = last >= i ? copied_tail_length(last + 1) : 0;
     bool copied = false;

@@ -1476,6 +1476,34 @@ CASES: list[Case] = [
         ((3, "x"), ()),
         ((0, 0, 4), (0, 4, 9)),
     ),
+    _case(
+        "generator_try_then_code",
+        """
+        def gen(x):
+            try:
+                yield x
+            except ZeroDivisionError:
+                rec("caught")
+                raise
+            yield 10 // x
+
+
+        def gen2(items):
+            try:
+                yield from items
+            finally:
+                for i in items:
+                    with CM(str(i)):
+                        rec("cleanup", i)
+
+
+        def f(x):
+            rec(list(gen2([x, 1])))
+            return list(gen(x))
+        """,
+        (0,),
+        (2,),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
@@ -1511,6 +1539,9 @@ _PYC_NOT_YET = {
     "loop_if_else_ends_body": {
         13: FALLBACK + "'condition jumps out of its region at offset 76' (an and with a chained"
         " comparison: the chain's cleanup splits the test)",
+    },
+    "generator_try_then_code": {
+        10: FALLBACK + "'unsupported operation 59' (a loop of with statements in a finally)",
     },
 }
 _PYC_CODE_NOT_YET = {
