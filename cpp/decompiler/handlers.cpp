@@ -969,7 +969,9 @@ int CodeDecoder::decode_setup_except(int i, int handler, int end, int exit) {
   int scan_end = else_begin >= 0 ? else_begin : end;
   for (int k = handler; k < scan_end; ++k) {
     const Operation& op = ops[static_cast<size_t>(k)];
-    if (op.op == Op::Jump && op.target > handler && !is_loop_exit(op.target) && op.target > join)
+    // (A backward jump is a loop's inside a clause, never the join.)
+    if (op.op == Op::Jump && op.target > handler && op.target > k && !is_loop_exit(op.target) &&
+        op.target > join)
       join = op.target;
   }
   if (join < 0) join = else_begin >= 0 ? else_begin : scan_end;

@@ -1452,6 +1452,22 @@ CASES: list[Case] = [
         (("x",), False),
         (("7",), True),
     ),
+    _case(
+        "loop_ends_except_clause",
+        """
+        def f(d):
+            try:
+                d.clear()
+            except AttributeError:
+                for key in list(d):
+                    rec("del", key)
+                    del d[key]
+        """,
+        ({"a": 1, "b": 2},),
+        ([1, 2],),
+        ((1, 2),),
+        (None,),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
