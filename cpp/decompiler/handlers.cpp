@@ -985,25 +985,30 @@ int CodeDecoder::decode_setup_except(int i, int handler, int end, int exit) {
   int scan_end = else_begin >= 0 ? else_begin : end;
   for (int k = handler; k < scan_end; ++k) {
     const Operation& op = ops[static_cast<size_t>(k)];
-    if (op.op == Op::Jump && op.target > handler && !is_loop_exit(op.target) && op.target > join)
+    // (A backward jump is a loop's inside a clause, never the join.)
+    if (op.op == Op::Jump && op.target > handler && op.target > k && !is_loop_exit(op.target) &&
+        op.target > join)
       join = op.target;
   }
   if (join < 0) join = else_begin >= 0 ? else_begin : scan_end;
   int handlers_end = else_begin >= 0 ? else_begin : join;
   // Without an else, what follows POP_BLOCK is a copy of a short tail after the statement (the
-  // jump to it inlined), which each clause that falls through repeats.
+  // jump to it inlined: one ending in a return or raise), which each clause that falls through
+  // repeats.
   int tail_begin = body_end;
   if (else_begin < 0 && body_end > i + 1 &&
-      ops[static_cast<size_t>(body_end) - 1].op == Op::ReturnValue) {
+      (ops[static_cast<size_t>(body_end) - 1].op == Op::ReturnValue ||
+       ops[static_cast<size_t>(body_end) - 1].op == Op::RaiseVarargs)) {
     for (int q = body_end - 1; q > i; --q) {
       Op op = ops[static_cast<size_t>(q)].op;
       // (`return value` in the body: the value is computed before POP_BLOCK, no tail; a tail
-      // starts by loading a value.)
-      Op first = ops[static_cast<size_t>(q) + 1].op;
-      if (op == Op::PopBlock && q + 2 < body_end &&
+      // starts a statement: by loading a value, deleting a name, or a bare `raise`.)
+      const Operation& first = ops[static_cast<size_t>(q) + 1];
+      bool bare_raise = first.op == Op::RaiseVarargs && first.arg == 0 && q + 2 == body_end;
+      if (op == Op::PopBlock && (q + 2 < body_end || bare_raise) &&
           ops[static_cast<size_t>(q) - 1].op != Op::PopBlock &&  // a return leaving two blocks
-          (first == Op::LoadConst || first == Op::LoadName || first == Op::LoadClosure ||
-           first == Op::LoadAssertionError))
+          (first.op == Op::LoadConst || first.op == Op::LoadName || first.op == Op::LoadClosure ||
+           first.op == Op::LoadAssertionError || first.op == Op::DeleteName || bare_raise))
         tail_begin = q + 1;
       if (op == Op::PopBlock || op == Op::Jump || op == Op::JumpIf || op == Op::SetupFinally ||
           op == Op::SetupWith || op == Op::ForIter)

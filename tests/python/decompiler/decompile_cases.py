@@ -1504,6 +1504,56 @@ CASES: list[Case] = [
         (0,),
         (2,),
     ),
+    _case(
+        "loop_ends_except_clause",
+        """
+        def f(d):
+            try:
+                d.clear()
+            except AttributeError:
+                for key in list(d):
+                    rec("del", key)
+                    del d[key]
+        """,
+        ({"a": 1, "b": 2},),
+        ([1, 2],),
+        ((1, 2),),
+        (None,),
+    ),
+    _case(
+        "try_except_then_raise_or_delete",
+        """
+        def g(x):
+            try:
+                y = rec("g", 1 / x)
+            except:
+                rec("caught")
+            del y
+            return 1
+
+        def h(x):
+            try:
+                rec("h", 1 / x)
+            except:
+                rec("caught")
+            raise
+
+        def f(x):
+            try:
+                rec("f", 1 / x)
+            except:
+                rec("caught")
+            raise KeyError(x)
+
+        for x in (1, 0, "a"):
+            for step in (g, h, f):
+                try:
+                    rec("returned", step(x))
+                except Exception as error:
+                    rec("raised", type(error).__name__, str(error))
+        """,
+        module=True,
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
