@@ -163,6 +163,7 @@ TEST(RuntimeProgram, LoadFileErrors) {
   EXPECT_NE(std::string(gbx_last_error()).find("not a glassbox program"), std::string::npos);
 }
 
+// gbx_run_into, and gbx_run_declared_into (inputs by address alone), into caller memory.
 TEST(RuntimeProgram, RunIntoWritesCallerMemory) {
   Program prog(rt::serialize_program(linear_relu()));
   ASSERT_NE(prog.p, nullptr) << gbx_last_error();
@@ -183,6 +184,22 @@ TEST(RuntimeProgram, RunIntoWritesCallerMemory) {
   EXPECT_NE(std::string(gbx_last_error()).find("expected 1 outputs"), std::string::npos);
   void* null_out[1] = {nullptr};
   EXPECT_NE(gbx_run_into(prog.p, &in, nullptr, 1, null_out, 1), 0);
+
+  std::vector<float> z(12, -1.0f);
+  const void* ins[1] = {x.data()};
+  void* z_out[1] = {z.data()};
+  ASSERT_EQ(gbx_run_declared_into(prog.p, ins, nullptr, 1, z_out, 1), 0) << gbx_last_error();
+  EXPECT_EQ(z, y);
+  EXPECT_NE(gbx_run_declared_into(prog.p, ins, nullptr, 2, z_out, 1), 0);
+  EXPECT_NE(std::string(gbx_last_error()).find("expected 1 inputs"), std::string::npos);
+  EXPECT_NE(gbx_run_declared_into(prog.p, ins, nullptr, 1, z_out, 0), 0);
+  EXPECT_NE(std::string(gbx_last_error()).find("expected 1 outputs"), std::string::npos);
+  const void* null_in[1] = {nullptr};
+  EXPECT_NE(gbx_run_declared_into(prog.p, null_in, nullptr, 1, z_out, 1), 0);
+  EXPECT_NE(std::string(gbx_last_error()).find("null data"), std::string::npos);
+  EXPECT_NE(gbx_run_declared_into(prog.p, ins, nullptr, 1, null_out, 1), 0);
+  EXPECT_NE(gbx_run_declared_into(prog.p, nullptr, nullptr, 1, z_out, 1), 0);
+  EXPECT_NE(gbx_run_declared_into(nullptr, ins, nullptr, 1, z_out, 1), 0);
 }
 
 // y = x @ W^T with both an input: x [m, 4], W [5, 4]. With m >= 2 the product takes the packed path
