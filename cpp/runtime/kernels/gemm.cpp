@@ -7,17 +7,17 @@
 // transpose of a weight into the product instead of copying it. Short, wide products are split
 // by columns over OpenMP threads (see column_blocks); the rest use OpenBLAS's own threads.
 // Short products against a weight that stays put go through oneDNN instead, with the weight packed
-// once (kernels/packed_gemm.hpp).
+// once (kernels/packed_gemm.hpp); one-row products through kernels/gemv.hpp.
 #include <cblas.h>
 
 #include <algorithm>
 
 #include "runtime/kernel.hpp"
+#include "runtime/kernels/gemv.hpp"
 #include "runtime/kernels/packed_gemm.hpp"
 #include "runtime/kernels/vector_math.hpp"
 
 namespace glassbox::runtime {
-namespace {
 
 // The epilogue of one row's columns [n0, n1), while they are in cache.
 GBX_CLONES void epilogue_row(Epilogue epilogue, float* row, std::int64_t n0, std::int64_t n1) {
@@ -35,6 +35,8 @@ GBX_CLONES void epilogue_row(Epilogue epilogue, float* row, std::int64_t n0, std
       break;
   }
 }
+
+namespace {
 
 // The epilogue of columns [n0, n1) of a row-major [m, ldc] result; rows over OpenMP threads when
 // large (inside a column block's thread this runs on that thread).
@@ -188,6 +190,10 @@ void run_mm(const KernelContext& c) {
   bool ta = c.ints()[0] != 0, tb = c.ints()[1] != 0;
   std::int64_t m = out.dim(0), n = out.dim(1), k = ta ? a.dim(0) : a.dim(1);
   Epilogue epilogue = epilogue_of(c);
+  if (m == 1) {  // A is k contiguous floats whether its slot holds A or A^T
+    run_matvec({tb, n, k, a.f32(), b.f32(), nullptr, 0, 1.0f, 0.0f, out.f32(), epilogue});
+    return;
+  }
   if (try_packed(c,
                  {ta, tb, m, n, k, a.f32(), b.f32(), c.version(1), nullptr, out.f32(), epilogue})) {
     return;
@@ -214,6 +220,11 @@ void run_addmm(const KernelContext& c) {
   std::vector<std::int64_t> st;
   broadcast_strides(bias.shape(), out.shape(), st);
   Epilogue epilogue = epilogue_of(c);
+  if (m == 1) {  // the bias broadcasts along the row: stride 0 or 1
+    run_matvec({tb, n, k, a.f32(), b.f32(), bias.f32(), n == 1 ? 0 : st[1], alpha, beta, out.f32(),
+                epilogue});
+    return;
+  }
   if (beta == 1.0f && alpha == 1.0f && st[0] == 0 && (st[1] == 1 || n == 1) &&
       try_packed(
           c, {ta, tb, m, n, k, a.f32(), b.f32(), c.version(2), bias.f32(), out.f32(), epilogue})) {
