@@ -9,6 +9,10 @@
 #include <numeric>
 #include <string>
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 namespace glassbox::runtime {
 
 std::shared_ptr<void> aligned_buffer(std::size_t nbytes) {
@@ -207,6 +211,12 @@ void Executor::execute(Arena& arena, const void* const* inputs, const std::uint6
   Profile* profile = Profile::get();
   for (std::size_t k = 0; k < steps.size(); ++k) {
     const PlannedInstruction& step = steps[k];
+    std::size_t end = k;
+    while (end < steps.size() && steps[end].run_part) ++end;
+    if (end - k >= 2 && !profile && run_as_team(arena, k, end)) {
+      k = end - 1;
+      continue;
+    }
     KernelContext context(*step.instr, values, slots.data(), versions.data(), &arena.caches[k]);
     if (profile) {
       auto t0 = std::chrono::steady_clock::now();
@@ -217,6 +227,31 @@ void Executor::execute(Arena& arena, const void* const* inputs, const std::uint6
       step.run(context);
     }
   }
+}
+
+bool Executor::run_as_team(Arena& arena, std::size_t first, std::size_t end) {
+#ifdef _OPENMP
+  const int team = omp_in_parallel() ? 1 : omp_get_max_threads();
+  if (team < 2) return false;
+  const auto& steps = plan_.steps();
+  const auto& values = plan_.program().values();
+#pragma omp parallel num_threads(team)
+  {
+    const int part = omp_get_thread_num(), parts = omp_get_num_threads();
+    for (std::size_t k = first; k < end; ++k) {
+      if (k > first) {
+#pragma omp barrier
+      }
+      KernelContext context(*steps[k].instr, values, arena.slots.data(), arena.versions.data(),
+                            &arena.caches[k]);
+      steps[k].run_part(context, part, parts);
+    }
+  }
+  return true;
+#else
+  (void)arena, (void)first, (void)end;
+  return false;
+#endif
 }
 
 // An arena taken for one run and given back however the run ends.

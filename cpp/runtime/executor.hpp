@@ -65,6 +65,9 @@ class Executor {
   // run_into, or null.
   void execute(Arena& arena, const void* const* inputs, const std::uint64_t* versions,
                void* const* into);
+  // Runs steps [first, end), all with a run_part, in one OpenMP parallel region (see PartFn);
+  // false, having run nothing, where there is no team to share them.
+  bool run_as_team(Arena& arena, std::size_t first, std::size_t end);
   // Copies the outputs not computed in place into `outputs` (see run_into).
   void copy_outputs(const Arena& arena, void* const* outputs) const;
   void check_outputs(void* const* outputs, std::size_t n) const;

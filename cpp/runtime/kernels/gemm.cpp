@@ -185,13 +185,21 @@ void verify_mm(const VerifyContext& c) {
   verify_product(c, c.in(0), c.in(1), c.out(0), 0);
 }
 
+// The one-row product of mm (m == 1): A is k contiguous floats whether its slot holds A or A^T.
+MatVec matvec_of_mm(const KernelContext& c) {
+  TensorRef a = c.in(0), b = c.in(1), out = c.out(0);
+  bool ta = c.ints()[0] != 0, tb = c.ints()[1] != 0;
+  std::int64_t n = out.dim(1), k = ta ? a.dim(0) : a.dim(1);
+  return {tb, n, k, a.f32(), b.f32(), nullptr, 0, 1.0f, 0.0f, out.f32(), epilogue_of(c)};
+}
+
 void run_mm(const KernelContext& c) {
   TensorRef a = c.in(0), b = c.in(1), out = c.out(0);
   bool ta = c.ints()[0] != 0, tb = c.ints()[1] != 0;
   std::int64_t m = out.dim(0), n = out.dim(1), k = ta ? a.dim(0) : a.dim(1);
   Epilogue epilogue = epilogue_of(c);
-  if (m == 1) {  // A is k contiguous floats whether its slot holds A or A^T
-    run_matvec({tb, n, k, a.f32(), b.f32(), nullptr, 0, 1.0f, 0.0f, out.f32(), epilogue});
+  if (m == 1) {
+    run_matvec(matvec_of_mm(c));
     return;
   }
   if (try_packed(c,
@@ -200,6 +208,19 @@ void run_mm(const KernelContext& c) {
   }
   sgemm(ta, tb, m, n, k, 1.0f, a.f32(), b.f32(), 0.0f, out.f32(), epilogue);
 }
+
+void part_mm(const KernelContext& c, int part, int parts) {
+  run_matvec_part(matvec_of_mm(c), part, parts);
+}
+
+// One-row products large enough to share out (mm: A is input 0; addmm: input 1).
+bool shares_one_row(const VerifyContext& c, std::size_t a_input) {
+  const ValueDesc &a = c.in(a_input), &out = c.out(0);
+  bool ta = c.ints()[0] != 0;
+  return out.shape[0] == 1 && matvec_shares(out.shape[1], ta ? a.shape[0] : a.shape[1]);
+}
+
+bool shares_mm(const VerifyContext& c) { return shares_one_row(c, 0); }
 
 void verify_addmm(const VerifyContext& c) {
   c.arity(3, 1);
@@ -212,19 +233,29 @@ void verify_addmm(const VerifyContext& c) {
       "bias " + shape_str(c.in(0).shape) + " does not broadcast to " + shape_str(c.out(0).shape));
 }
 
+// The one-row product of addmm (m == 1): the bias broadcasts along the row, stride 0 or 1.
+MatVec matvec_of_addmm(const KernelContext& c) {
+  TensorRef bias = c.in(0), a = c.in(1), b = c.in(2), out = c.out(0);
+  bool ta = c.ints()[0] != 0, tb = c.ints()[1] != 0;
+  std::int64_t n = out.dim(1), k = ta ? a.dim(0) : a.dim(1);
+  std::int64_t bias_stride = bias.ndim() > 0 && bias.shape().back() == n && n != 1 ? 1 : 0;
+  float alpha = static_cast<float>(c.floats()[1]), beta = static_cast<float>(c.floats()[0]);
+  return {tb,          n,     k,    a.f32(),   b.f32(),       bias.f32(),
+          bias_stride, alpha, beta, out.f32(), epilogue_of(c)};
+}
+
 void run_addmm(const KernelContext& c) {
   TensorRef bias = c.in(0), a = c.in(1), b = c.in(2), out = c.out(0);
   bool ta = c.ints()[0] != 0, tb = c.ints()[1] != 0;
   float beta = static_cast<float>(c.floats()[0]), alpha = static_cast<float>(c.floats()[1]);
   std::int64_t m = out.dim(0), n = out.dim(1), k = ta ? a.dim(0) : a.dim(1);
+  if (m == 1) {
+    run_matvec(matvec_of_addmm(c));
+    return;
+  }
   std::vector<std::int64_t> st;
   broadcast_strides(bias.shape(), out.shape(), st);
   Epilogue epilogue = epilogue_of(c);
-  if (m == 1) {  // the bias broadcasts along the row: stride 0 or 1
-    run_matvec({tb, n, k, a.f32(), b.f32(), bias.f32(), n == 1 ? 0 : st[1], alpha, beta, out.f32(),
-                epilogue});
-    return;
-  }
   if (beta == 1.0f && alpha == 1.0f && st[0] == 0 && (st[1] == 1 || n == 1) &&
       try_packed(
           c, {ta, tb, m, n, k, a.f32(), b.f32(), c.version(2), bias.f32(), out.f32(), epilogue})) {
@@ -239,6 +270,12 @@ void run_addmm(const KernelContext& c) {
   };
   sgemm(ta, tb, m, n, k, alpha, a.f32(), b.f32(), 1.0f, op, epilogue, write_bias);
 }
+
+void part_addmm(const KernelContext& c, int part, int parts) {
+  run_matvec_part(matvec_of_addmm(c), part, parts);
+}
+
+bool shares_addmm(const VerifyContext& c) { return shares_one_row(c, 1); }
 
 void verify_bmm(const VerifyContext& c) {
   c.arity(2, 1);
@@ -258,8 +295,8 @@ void run_bmm(const KernelContext& c) {
 }  // namespace
 
 void register_gemm_kernels(KernelRegistry& registry) {
-  registry.add({"mm", verify_mm, run_mm});
-  registry.add({"addmm", verify_addmm, run_addmm});
+  registry.add({"mm", verify_mm, run_mm, shares_mm, part_mm});
+  registry.add({"addmm", verify_addmm, run_addmm, shares_addmm, part_addmm});
   registry.add({"bmm", verify_bmm, run_bmm});
 }
 

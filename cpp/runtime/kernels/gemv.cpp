@@ -125,6 +125,19 @@ int team_size(const MatVec& p) {
 
 }  // namespace
 
+bool matvec_shares(std::int64_t n, std::int64_t k) {
+  return n * k >= kMatVecParallelWeights && n >= 2 * kLanes;
+}
+
+void run_matvec_part(const MatVec& p, int part, int parts) {
+  // Blocks of whole 16-output groups: each thread writes its own cache lines of y.
+  const std::int64_t groups = (p.n + kLanes - 1) / kLanes;
+  const std::int64_t team = std::min<std::int64_t>(parts, std::max<std::int64_t>(1, p.n / kLanes));
+  if (part >= team) return;
+  columns(p, std::min(p.n, groups * part / team * kLanes),
+          std::min(p.n, groups * (part + 1) / team * kLanes));
+}
+
 void run_matvec(const MatVec& p) {
   if (p.n == 0) return;
   const int team = team_size(p);
@@ -132,15 +145,10 @@ void run_matvec(const MatVec& p) {
     columns(p, 0, p.n);
     return;
   }
-  // Blocks of whole 16-output groups: each thread writes its own cache lines of y.
-  const std::int64_t groups = (p.n + kLanes - 1) / kLanes;
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(team) schedule(static)
 #endif
-  for (int t = 0; t < team; ++t) {
-    columns(p, std::min(p.n, groups * t / team * kLanes),
-            std::min(p.n, groups * (t + 1) / team * kLanes));
-  }
+  for (int t = 0; t < team; ++t) run_matvec_part(p, t, team);
 }
 
 }  // namespace glassbox::runtime

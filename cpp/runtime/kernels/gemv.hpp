@@ -29,5 +29,10 @@ struct MatVec {
 constexpr std::int64_t kMatVecParallelWeights = 1 << 17;
 
 void run_matvec(const MatVec& p);
+// Whether a product is worth sharing out as parts (a PartFn, see kernel.hpp): as for splitting.
+bool matvec_shares(std::int64_t n, std::int64_t k);
+// Part `part` of `parts` of the product (a share of the outputs; parts past the outputs do
+// nothing). Does not throw.
+void run_matvec_part(const MatVec& p, int part, int parts);
 
 }  // namespace glassbox::runtime
