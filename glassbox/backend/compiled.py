@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable, Sequence
 
 import torch
 
@@ -28,12 +29,14 @@ def _map_args(a, env, ids):
 _DTYPES = {0: torch.float32, 1: torch.int64, 2: torch.bool}
 
 
-def _by_address(specs):
+def _by_address(
+    specs: list[tuple[torch.dtype, torch.Size]],
+) -> Callable[[list[torch.Tensor]], bool]:
     """A predicate on a program's input tensors: True when they can go to the runtime by address
     alone (the declared dtype and shape, C-contiguous, on the CPU, no lazy negation); otherwise
     they go through ``run`` (a DLPack export per tensor, strides allowed). ~1 us a tensor."""
 
-    def checked(ts):
+    def checked(ts: list[torch.Tensor]) -> bool:
         for t, (dtype, shape) in zip(ts, specs, strict=False):
             if (
                 t.dtype is not dtype
@@ -48,7 +51,7 @@ def _by_address(specs):
     return checked
 
 
-def _record(ts):
+def _record(ts: list[torch.Tensor]) -> Callable[..., bool] | None:
     """A guard for later calls: the metadata of tensors that passed ``_by_address``, checked by
     the C++ TensorGuards Dynamo's own guards use (dtype, device, sizes, strides, dispatch keys, so
     also the negation bit; ~0.1 us a tensor). None on a torch without it: every call is checked
@@ -81,7 +84,7 @@ def _weight_positions(instrs) -> list[int]:
     return sorted(positions)
 
 
-def _allocation(program):
+def _allocation(program) -> tuple[Callable[..., torch.Tensor], list[tuple]]:
     """How the C++ entry allocates each output: a callable and its arguments per output.
 
     torch's own CPU allocation without the dispatcher, as Inductor's generated code calls it
@@ -104,7 +107,7 @@ def _allocation(program):
     ]
 
 
-def _contiguous_strides(shape) -> tuple[int, ...]:
+def _contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
     strides, step = [], 1
     for d in reversed(shape):
         strides.append(step)
@@ -112,7 +115,12 @@ def _contiguous_strides(shape) -> tuple[int, ...]:
     return tuple(reversed(strides))
 
 
-def tensor_call(program, arg_positions, weights, result_plan):
+def tensor_call(
+    program,
+    arg_positions: Sequence[int],
+    weights: Sequence[int],
+    result_plan: list[tuple[int, int]],
+):
     """The program's per-call entry (a C++ ``TensorCall``): argument ``arg_positions[i]`` is input
     i; returns the list ``result_plan`` describes, of (_OUTPUT, o), (_ARGUMENT, k), (_NONE, 0).
 

@@ -101,11 +101,10 @@ void sgemm_columns(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_
 
 // How many column blocks a product is split into, each run by one OpenMP thread calling
 // single-threaded OpenBLAS. OpenBLAS's own threading does not pay for short, wide products (the
-// encoder's 32-token linears, batch-1 matrix-vector products): it gains nothing at m = 32 and
-// little at m = 1, where a fixed split also keeps each half of the weights in one core's cache
-// from call to call. Measured on 2 cores (Zen 4, OpenBLAS 0.3.21): 32x256x1024 from 170-220 us
-// to ~135 us, 1x512x512 from ~13.5 us to ~7.5 us; the encoder block at batch 1 from ~780 us to
-// ~650 us. Other shapes keep OpenBLAS's own threading.
+// encoder's 32-token linears; one-row products, which no longer come here, had the same split):
+// it gains nothing at m = 32. Measured on 2 cores (Zen 4, OpenBLAS 0.3.21): 32x256x1024 from
+// 170-220 us to ~135 us; the encoder block at batch 1 from ~780 us to ~650 us. Other shapes keep
+// OpenBLAS's own threading.
 int column_blocks(std::int64_t m, std::int64_t n, std::int64_t k, int blas_threads) {
 #ifdef _OPENMP
   if (blas_threads < 2 || m > 64 || m * n * k < (1 << 17) || n < 64 * blas_threads) return 1;

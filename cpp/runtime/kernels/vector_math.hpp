@@ -59,8 +59,8 @@ GBX_VMATH float sum_lanes(f32x16 v) {
 }
 
 // The same sum as a tree of halves (4 dependent additions instead of 16): for code that reduces a
-// vector per short row, where the chain of sum_lanes is the cost (a matrix-vector product: ~2 us
-// of a 512x512 product's ~7).
+// vector per short row, where the chain of sum_lanes is the cost (a 512x512 matrix-vector product
+// on one core, four rows at a time: ~14.9 us with sum_lanes, ~13.0 us with this).
 typedef float f32x8 __attribute__((vector_size(32)));
 typedef float f32x4 __attribute__((vector_size(16)));
 
