@@ -147,3 +147,33 @@ def test_the_direct_road_entry_is_collected():
     del compiled
     gc.collect()
     assert ref() is None
+
+
+def test_calls_from_several_threads_agree():
+    """One compiled graph called from several threads at once: each call takes its own arena,
+    the GIL is released while the program runs, and products large enough are shared out over
+    OpenMP threads inside each call."""
+    import threading
+
+    torch.manual_seed(0)
+    model = MLP(256, 512, 10, depth=3).eval()
+    fn = compile_native(model)
+    xs = [torch.randn(1, 256) for _ in range(4)]
+    with torch.no_grad():
+        expected = [model(x) for x in xs]
+        fn(xs[0])
+    failures = []
+
+    def work(i):
+        with torch.no_grad():
+            for _ in range(100):
+                out = fn(xs[i])
+                if not torch.allclose(out, expected[i], rtol=1e-4, atol=1e-5):
+                    failures.append(i)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(len(xs))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not failures
