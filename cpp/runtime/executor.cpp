@@ -9,6 +9,8 @@
 #include <numeric>
 #include <string>
 
+#include "runtime/team_stalls.hpp"
+
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -232,9 +234,11 @@ void Executor::execute(Arena& arena, const void* const* inputs, const std::uint6
 bool Executor::run_as_team(Arena& arena, std::size_t first, std::size_t end) {
 #ifdef _OPENMP
   const int team = omp_in_parallel() ? 1 : omp_get_max_threads();
-  if (team < 2) return false;
+  if (team < 2 || !TeamStalls::may_fork()) return false;
   const auto& steps = plan_.steps();
   const auto& values = plan_.program().values();
+  const double start = monotonic_seconds();
+  double worked = 0;  // by the calling thread
 #pragma omp parallel num_threads(team)
   {
     const int part = omp_get_thread_num(), parts = omp_get_num_threads();
@@ -244,9 +248,13 @@ bool Executor::run_as_team(Arena& arena, std::size_t first, std::size_t end) {
       }
       KernelContext context(*steps[k].instr, values, arena.slots.data(), arena.versions.data(),
                             &arena.caches[k]);
+      const double t0 = part == 0 ? monotonic_seconds() : 0;
       steps[k].run_part(context, part, parts);
+      if (part == 0) worked += monotonic_seconds() - t0;
     }
   }
+  const double elapsed = monotonic_seconds() - start;
+  TeamStalls::record(worked, elapsed - worked);
   return true;
 #else
   (void)arena, (void)first, (void)end;

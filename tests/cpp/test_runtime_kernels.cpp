@@ -8,6 +8,7 @@
 
 #include "runtime/executor.hpp"
 #include "runtime/serializer.hpp"
+#include "runtime/team_stalls.hpp"
 
 namespace rt = glassbox::runtime;
 
@@ -152,4 +153,23 @@ TEST(RuntimeKernels, OneRowProductsMatchDirectSums) {
       EXPECT_NEAR(y[j], s, 1e-4 * (1 + std::abs(s))) << "n " << c.n << " k " << c.k << " j " << j;
     }
   }
+}
+
+// Team regions back off after a stall (a wait far longer than the calling thread's own work),
+// for 256 regions the first time, and fork again after.
+TEST(TeamStalls, BackOffAfterAStall) {
+  using rt::TeamStalls;
+  while (!TeamStalls::may_fork()) {  // whatever earlier tests left
+  }
+  for (int i = 0; i < 20; ++i) TeamStalls::record(10e-6, 5e-6);  // normal regions
+  EXPECT_TRUE(TeamStalls::may_fork());
+  TeamStalls::record(10e-6, 150e-6);  // under the floor: not a stall
+  EXPECT_TRUE(TeamStalls::may_fork());
+  TeamStalls::record(100e-6, 500e-6);  // over the floor, but only 5 times the work
+  EXPECT_TRUE(TeamStalls::may_fork());
+  TeamStalls::record(10e-6, 5e-3);  // a stall
+  int skipped = 0;
+  while (!TeamStalls::may_fork()) ++skipped;
+  EXPECT_EQ(skipped, 256);
+  TeamStalls::record(10e-6, 5e-6);  // a clean region: the next backoff is 256 again
 }

@@ -7,6 +7,7 @@
 #endif
 
 #include "runtime/kernels/vector_math.hpp"
+#include "runtime/team_stalls.hpp"
 
 namespace glassbox::runtime {
 namespace {
@@ -141,14 +142,21 @@ void run_matvec_part(const MatVec& p, int part, int parts) {
 void run_matvec(const MatVec& p) {
   if (p.n == 0) return;
   const int team = team_size(p);
-  if (team <= 1) {
+  if (team <= 1 || !TeamStalls::may_fork()) {
     columns(p, 0, p.n);
     return;
   }
+  const double start = monotonic_seconds();
+  double worked = 0;  // by the calling thread
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(team) schedule(static)
 #endif
-  for (int t = 0; t < team; ++t) run_matvec_part(p, t, team);
+  for (int t = 0; t < team; ++t) {
+    const double t0 = t == 0 ? monotonic_seconds() : 0;
+    run_matvec_part(p, t, team);
+    if (t == 0) worked = monotonic_seconds() - t0;
+  }
+  TeamStalls::record(worked, monotonic_seconds() - start - worked);
 }
 
 }  // namespace glassbox::runtime
