@@ -5,8 +5,10 @@
 
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
+#include <nanobind/stl/unique_ptr.h>
 #include <nanobind/stl/vector.h>
 
 #include <cstdint>
@@ -16,19 +18,17 @@
 #include <tuple>
 #include <vector>
 
+#include "bindings/errors.hpp"
+#include "bindings/tensor_call.hpp"
 #include "runtime/serializer.hpp"
 
 namespace nb = nanobind;
 namespace rt = glassbox::runtime;
+using glassbox::bindings::ArtifactError;
+using glassbox::bindings::InputError;
+using glassbox::bindings::TensorCall;
 
 namespace {
-
-struct ArtifactError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-struct InputError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
 
 using Array = nb::ndarray<nb::device::cpu>;
 
@@ -46,15 +46,6 @@ class RuntimeProgram {
  public:
   explicit RuntimeProgram(gbx_program* p) : program_(p, gbx_program_free) {
     if (!p) throw ArtifactError(gbx_last_error());
-    std::size_t n = gbx_num_inputs(p);
-    in_shapes_.resize(n);
-    in_specs_.resize(n);
-    for (std::size_t i = 0; i < n; ++i) {
-      gbx_tensor t;
-      gbx_input_info(p, i, &t);
-      in_shapes_[i].assign(t.shape, t.shape + t.ndim);
-      in_specs_[i] = gbx_tensor{nullptr, t.dtype, t.ndim, nullptr, nullptr};
-    }
   }
   static RuntimeProgram from_file(const std::string& path) {
     return RuntimeProgram(gbx_load_file(path.c_str()));
@@ -85,49 +76,18 @@ class RuntimeProgram {
     return wrap(run_raw(tensors.data(), tensors.size()));
   }
 
-  // Fast path for callers that already checked the inputs against input_info() (the compiled
-  // callable of torch.compile, whose inputs Dynamo guards): C-contiguous buffers given by address,
-  // shapes and dtypes taken from the program itself.
-  nb::list run_ptrs(const std::vector<std::uintptr_t>& ptrs) const {
-    std::vector<gbx_tensor> tensors = declared_at(ptrs);
-    return wrap(run_raw(tensors.data(), tensors.size()));
-  }
-
-  // The same inputs, each with a version (0: unknown; see gbx_run_into), and the outputs written
-  // into caller memory given by address (of each output's declared dtype and shape).
-  void run_ptrs_into(const std::vector<std::uintptr_t>& ptrs,
-                     const std::vector<std::uint64_t>& versions,
-                     const std::vector<std::uintptr_t>& outputs) const {
-    std::vector<gbx_tensor> tensors = declared_at(ptrs);
-    if (versions.size() != ptrs.size()) {
-      throw InputError("expected a version per input, got " + std::to_string(versions.size()));
-    }
-    std::vector<void*> outs(outputs.size());
-    for (std::size_t i = 0; i < outputs.size(); ++i) outs[i] = reinterpret_cast<void*>(outputs[i]);
-    int status;
-    {
-      nb::gil_scoped_release release;
-      status = gbx_run_into(program_.get(), tensors.data(), versions.data(), tensors.size(),
-                            outs.data(), outs.size());
-    }
-    if (status != 0) throw InputError(gbx_last_error());
+  // The per-call entry of a compiled graph over this program (see TensorCall).
+  std::unique_ptr<TensorCall> tensor_call(std::vector<int> arg_positions, std::vector<int> weights,
+                                          std::vector<nb::tuple> allocate_args, nb::object allocate,
+                                          std::vector<std::pair<int, int>> result_plan,
+                                          nb::object fallback) const {
+    return std::make_unique<TensorCall>(
+        program_,
+        TensorCall::Spec{std::move(arg_positions), std::move(weights), std::move(allocate_args),
+                         std::move(allocate), std::move(result_plan), std::move(fallback)});
   }
 
  private:
-  // The declared inputs, at the given addresses.
-  std::vector<gbx_tensor> declared_at(const std::vector<std::uintptr_t>& ptrs) const {
-    if (ptrs.size() != in_specs_.size()) {
-      throw InputError("expected " + std::to_string(in_specs_.size()) + " inputs, got " +
-                       std::to_string(ptrs.size()));
-    }
-    std::vector<gbx_tensor> tensors(in_specs_);
-    for (std::size_t i = 0; i < ptrs.size(); ++i) {
-      tensors[i].data = reinterpret_cast<void*>(ptrs[i]);
-      tensors[i].shape = in_shapes_[i].data();  // set here: stays right if the object is copied
-    }
-    return tensors;
-  }
-
   gbx_result* run_raw(const gbx_tensor* tensors, std::size_t n) const {
     gbx_result* raw;
     {
@@ -174,8 +134,6 @@ class RuntimeProgram {
     return out;
   }
   std::shared_ptr<gbx_program> program_;
-  std::vector<std::vector<std::int64_t>> in_shapes_;
-  std::vector<gbx_tensor> in_specs_;
 };
 
 using ValueTuple = std::tuple<int, std::vector<std::int64_t>, int, std::int64_t>;
@@ -211,6 +169,7 @@ nb::bytes serialize(const std::vector<ValueTuple>& values, const std::vector<std
 void bind_runtime(nb::module_& m) {
   nb::exception<ArtifactError>(m, "ArtifactError", PyExc_ValueError);
   nb::exception<InputError>(m, "RunError", PyExc_ValueError);
+  glassbox::bindings::bind_tensor_call(m);
   nb::class_<RuntimeProgram>(m, "RuntimeProgram",
                              "A verified glassbox program (.gbx), ready to run.")
       .def_static("from_file", &RuntimeProgram::from_file, nb::arg("path"))
@@ -221,14 +180,15 @@ void bind_runtime(nb::module_& m) {
       .def("output_info", &RuntimeProgram::output_info, "(dtype code, shape) of each output")
       .def("run", &RuntimeProgram::run, nb::arg("inputs"),
            "Run on arrays (NumPy or DLPack, any strides); returns NumPy arrays.")
-      .def("run_ptrs", &RuntimeProgram::run_ptrs, nb::arg("ptrs"),
-           "Run on C-contiguous buffers given by address, already checked against input_info(); "
-           "returns NumPy arrays.")
-      .def("run_ptrs_into", &RuntimeProgram::run_ptrs_into, nb::arg("ptrs"), nb::arg("versions"),
-           nb::arg("outputs"),
-           "As run_ptrs, each input with a version (nonzero: the same address with the same "
-           "version holds the same values, so packed weights are reused; 0: unknown), writing "
-           "each output into caller memory of its declared dtype and shape, given by address.");
+      .def(
+          "tensor_call", &RuntimeProgram::tensor_call, nb::arg("arg_positions"), nb::arg("weights"),
+          nb::arg("allocate_args"), nb::arg("allocate"), nb::arg("result_plan"),
+          nb::arg("fallback"),
+          "The per-call entry of a compiled graph: a TensorCall taking the graph's arguments "
+          "(argument arg_positions[i] is input i; the inputs listed in weights keep their "
+          "versions while they are the same tensors, unwritten), allocating output o as "
+          "allocate(*allocate_args[o]), returning the list result_plan describes: (0, o) output o, "
+          "(1, k) argument k, (2, 0) None. Calls its guard has not passed go to fallback(*args).");
   m.def("serialize_program", &serialize, nb::arg("values"), nb::arg("inputs"), nb::arg("outputs"),
         nb::arg("instructions"), nb::arg("constants"), nb::arg("arena_size"),
         "Build the bytes of a .gbx artifact from a lowered program.");

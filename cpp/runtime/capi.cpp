@@ -150,6 +150,29 @@ int gbx_run_into(gbx_program* program, const gbx_tensor* inputs, const uint64_t*
       1);
 }
 
+int gbx_run_declared_into(gbx_program* program, const void* const* inputs, const uint64_t* versions,
+                          size_t num_inputs, void* const* outputs, size_t num_outputs) {
+  return guarded(
+      [&]() -> int {
+        if (!program) throw std::invalid_argument("null program");
+        const Program& p = program->executor.program();
+        if (num_inputs != p.inputs().size()) {
+          throw glassbox::runtime::RunError("expected " + std::to_string(p.inputs().size()) +
+                                            " inputs, got " + std::to_string(num_inputs));
+        }
+        if (num_outputs != p.outputs().size()) {
+          throw glassbox::runtime::RunError("expected " + std::to_string(p.outputs().size()) +
+                                            " outputs, got " + std::to_string(num_outputs));
+        }
+        if ((num_inputs && !inputs) || (num_outputs && !outputs)) {
+          throw std::invalid_argument("null inputs or outputs");
+        }
+        program->executor.run_declared_into(inputs, versions, outputs);
+        return 0;
+      },
+      1);
+}
+
 size_t gbx_result_num_outputs(const gbx_result* result) {
   return result ? result->outputs.size() : 0;
 }

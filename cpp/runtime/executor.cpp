@@ -9,6 +9,12 @@
 #include <numeric>
 #include <string>
 
+#include "runtime/team_stalls.hpp"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 namespace glassbox::runtime {
 
 std::shared_ptr<void> aligned_buffer(std::size_t nbytes) {
@@ -75,22 +81,22 @@ void copy_strided(const void* src, void* dst, const Shape& shape,
 }
 
 void check_input(const ValueDesc& declared, const InputTensor& given, std::size_t i) {
-  std::string where = "input " + std::to_string(i);
+  auto where = [i] { return "input " + std::to_string(i); };
   if (given.dtype != declared.dtype) {
-    throw RunError(where + ": expected dtype " + dtype_name(declared.dtype) + ", got " +
+    throw RunError(where() + ": expected dtype " + dtype_name(declared.dtype) + ", got " +
                    dtype_name(given.dtype));
   }
   if (given.shape != declared.shape) {
-    throw RunError(where + ": expected shape " + shape_str(declared.shape) + ", got " +
+    throw RunError(where() + ": expected shape " + shape_str(declared.shape) + ", got " +
                    shape_str(given.shape));
   }
   if (!given.strides.empty() && given.strides.size() != given.shape.size()) {
-    throw RunError(where + ": strides and shape differ in length");
+    throw RunError(where() + ": strides and shape differ in length");
   }
   for (std::int64_t s : given.strides) {
-    if (s < 0) throw RunError(where + ": negative strides are not supported");
+    if (s < 0) throw RunError(where() + ": negative strides are not supported");
   }
-  if (given.data == nullptr && declared.numel != 0) throw RunError(where + ": null data");
+  if (given.data == nullptr && declared.numel != 0) throw RunError(where() + ": null data");
 }
 
 // GLASSBOX_PROFILE=1: time spent per step of each program (by step number and op), printed to
@@ -139,35 +145,42 @@ class Profile {
 // tell them apart).
 constexpr std::uint64_t kConstantVersion = ~std::uint64_t{0};
 
-void Executor::execute(Arena& arena, const std::vector<InputTensor>& inputs, void* const* into) {
+void Executor::bind_inputs(Arena& arena, const std::vector<InputTensor>& inputs) {
   const Program& p = plan_.program();
   if (inputs.size() != p.inputs().size()) {
     throw RunError("expected " + std::to_string(p.inputs().size()) + " inputs, got " +
                    std::to_string(inputs.size()));
   }
-  for (std::size_t i = 0; i < inputs.size(); ++i)
-    check_input(p.values()[p.inputs()[i]], inputs[i], i);
+  arena.input_data.resize(inputs.size());
+  arena.input_versions.resize(inputs.size());
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const InputTensor& in = inputs[i];
+    check_input(p.values()[p.inputs()[i]], in, i);
+    arena.input_data[i] = in.data;
+    arena.input_versions[i] = in.version;
+    if (!is_contiguous(in.shape, in.strides)) {
+      auto staged =
+          aligned_buffer(static_cast<std::size_t>(numel_of(in.shape)) * element_size(in.dtype));
+      copy_strided(in.data, staged.get(), in.shape, in.strides, element_size(in.dtype));
+      arena.input_data[i] = staged.get();
+      arena.input_versions[i] = 0;  // a fresh copy: its address says nothing
+      arena.staging.push_back(std::move(staged));
+    }
+  }
+}
 
+void Executor::execute(Arena& arena, const void* const* inputs, const std::uint64_t* in_versions,
+                       void* const* into) {
+  const Program& p = plan_.program();
   auto* base = static_cast<std::uint8_t*>(arena.memory.get());
   const auto& values = p.values();
   std::vector<void*>& slots = arena.slots;
   std::vector<std::uint64_t>& versions = arena.versions;
   slots.assign(values.size(), nullptr);
   versions.assign(values.size(), 0);
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    const InputTensor& in = inputs[i];
-    void* data = const_cast<void*>(in.data);
-    std::uint64_t version = in.version;
-    if (!is_contiguous(in.shape, in.strides)) {
-      auto staged =
-          aligned_buffer(static_cast<std::size_t>(numel_of(in.shape)) * element_size(in.dtype));
-      copy_strided(in.data, staged.get(), in.shape, in.strides, element_size(in.dtype));
-      data = staged.get();
-      version = 0;  // a fresh copy: its address says nothing
-      arena.staging.push_back(std::move(staged));
-    }
-    slots[p.inputs()[i]] = data;
-    versions[p.inputs()[i]] = version;
+  for (std::size_t i = 0; i < p.inputs().size(); ++i) {
+    slots[p.inputs()[i]] = const_cast<void*>(inputs[i]);
+    versions[p.inputs()[i]] = in_versions ? in_versions[i] : 0;
   }
   for (std::size_t i = 0; i < values.size(); ++i) {
     const ValueDesc& v = values[i];
@@ -200,6 +213,12 @@ void Executor::execute(Arena& arena, const std::vector<InputTensor>& inputs, voi
   Profile* profile = Profile::get();
   for (std::size_t k = 0; k < steps.size(); ++k) {
     const PlannedInstruction& step = steps[k];
+    std::size_t end = k;
+    while (end < steps.size() && steps[end].run_part) ++end;
+    if (end - k >= 2 && !profile && run_as_team(arena, k, end)) {
+      k = end - 1;
+      continue;
+    }
     KernelContext context(*step.instr, values, slots.data(), versions.data(), &arena.caches[k]);
     if (profile) {
       auto t0 = std::chrono::steady_clock::now();
@@ -212,51 +231,109 @@ void Executor::execute(Arena& arena, const std::vector<InputTensor>& inputs, voi
   }
 }
 
+bool Executor::run_as_team(Arena& arena, std::size_t first, std::size_t end) {
+#ifdef _OPENMP
+  const int team = omp_in_parallel() ? 1 : omp_get_max_threads();
+  if (team < 2 || !TeamStalls::may_fork()) return false;
+  const auto& steps = plan_.steps();
+  const auto& values = plan_.program().values();
+  const double start = monotonic_seconds();
+  double worked = 0;  // by the calling thread
+#pragma omp parallel num_threads(team)
+  {
+    const int part = omp_get_thread_num(), parts = omp_get_num_threads();
+    for (std::size_t k = first; k < end; ++k) {
+      if (k > first) {
+#pragma omp barrier
+      }
+      KernelContext context(*steps[k].instr, values, arena.slots.data(), arena.versions.data(),
+                            &arena.caches[k]);
+      const double t0 = part == 0 ? monotonic_seconds() : 0;
+      steps[k].run_part(context, part, parts);
+      if (part == 0) worked += monotonic_seconds() - t0;
+    }
+  }
+  const double elapsed = monotonic_seconds() - start;
+  TeamStalls::record(worked, elapsed - worked);
+  return true;
+#else
+  (void)arena, (void)first, (void)end;
+  return false;
+#endif
+}
+
+// An arena taken for one run and given back however the run ends.
+class Executor::ArenaLease {
+ public:
+  explicit ArenaLease(Executor& executor) : executor_(executor), arena_(executor.take_arena()) {}
+  ~ArenaLease() { executor_.give_back(std::move(arena_)); }
+  ArenaLease(const ArenaLease&) = delete;
+  ArenaLease& operator=(const ArenaLease&) = delete;
+  Arena& operator*() const { return *arena_; }
+
+ private:
+  Executor& executor_;
+  std::unique_ptr<Arena> arena_;
+};
+
 std::vector<OutputTensor> Executor::run(const std::vector<InputTensor>& inputs) {
   const Program& p = plan_.program();
-  std::unique_ptr<Arena> arena = take_arena();
-  try {
-    execute(*arena, inputs, nullptr);
-  } catch (...) {
-    give_back(std::move(arena));
-    throw;
-  }
+  ArenaLease arena(*this);
+  bind_inputs(*arena, inputs);
+  execute(*arena, (*arena).input_data.data(), (*arena).input_versions.data(), nullptr);
   std::vector<OutputTensor> outputs;
   outputs.reserve(p.outputs().size());
   for (std::int32_t s : p.outputs()) {
     const ValueDesc& v = p.values()[s];
     OutputTensor out{v.dtype, v.shape, aligned_buffer(v.nbytes())};
-    if (v.nbytes()) std::memcpy(out.data(), arena->slots[s], v.nbytes());
+    if (v.nbytes()) std::memcpy(out.data(), (*arena).slots[s], v.nbytes());
     outputs.push_back(std::move(out));
   }
-  give_back(std::move(arena));
   return outputs;
 }
 
-void Executor::run_into(const std::vector<InputTensor>& inputs, const std::vector<void*>& outputs) {
+void Executor::check_outputs(void* const* outputs, std::size_t n) const {
   const Program& p = plan_.program();
-  if (outputs.size() != p.outputs().size()) {
+  if (n != p.outputs().size()) {
     throw RunError("expected " + std::to_string(p.outputs().size()) + " outputs, got " +
-                   std::to_string(outputs.size()));
+                   std::to_string(n));
   }
-  for (std::size_t o = 0; o < outputs.size(); ++o) {
+  for (std::size_t o = 0; o < n; ++o) {
     if (!outputs[o] && p.values()[p.outputs()[o]].nbytes()) {
       throw RunError("output " + std::to_string(o) + ": null data");
     }
   }
-  std::unique_ptr<Arena> arena = take_arena();
-  try {
-    execute(*arena, inputs, outputs.data());
-  } catch (...) {
-    give_back(std::move(arena));
-    throw;
-  }
-  for (std::size_t o = 0; o < outputs.size(); ++o) {
+}
+
+void Executor::copy_outputs(const Arena& arena, void* const* outputs) const {
+  const Program& p = plan_.program();
+  for (std::size_t o = 0; o < p.outputs().size(); ++o) {
     std::int32_t s = p.outputs()[o];
     std::size_t nbytes = p.values()[s].nbytes();
-    if (nbytes && arena->slots[s] != outputs[o]) std::memcpy(outputs[o], arena->slots[s], nbytes);
+    if (nbytes && arena.slots[s] != outputs[o]) std::memcpy(outputs[o], arena.slots[s], nbytes);
   }
-  give_back(std::move(arena));
+}
+
+void Executor::run_into(const std::vector<InputTensor>& inputs, const std::vector<void*>& outputs) {
+  check_outputs(outputs.data(), outputs.size());
+  ArenaLease arena(*this);
+  bind_inputs(*arena, inputs);
+  execute(*arena, (*arena).input_data.data(), (*arena).input_versions.data(), outputs.data());
+  copy_outputs(*arena, outputs.data());
+}
+
+void Executor::run_declared_into(const void* const* inputs, const std::uint64_t* versions,
+                                 void* const* outputs) {
+  const Program& p = plan_.program();
+  for (std::size_t i = 0; i < p.inputs().size(); ++i) {
+    if (!inputs[i] && p.values()[p.inputs()[i]].numel != 0) {
+      throw RunError("input " + std::to_string(i) + ": null data");
+    }
+  }
+  check_outputs(outputs, p.outputs().size());
+  ArenaLease arena(*this);
+  execute(*arena, inputs, versions, outputs);
+  copy_outputs(*arena, outputs);
 }
 
 }  // namespace glassbox::runtime

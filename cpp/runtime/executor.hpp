@@ -41,6 +41,12 @@ class Executor {
   // (C-contiguous), not overlapping the inputs. Outputs computed in the arena are computed there
   // directly, with no copy.
   void run_into(const std::vector<InputTensor>& inputs, const std::vector<void*>& outputs);
+  // run_into for inputs given by address alone: input i is C-contiguous memory of its declared
+  // dtype and shape (the caller checked), with versions[i] (null: all 0); outputs as in run_into,
+  // one per declared output. No per-input descriptions are built or compared: the path of a
+  // caller that checks its tensors itself (the torch.compile backend).
+  void run_declared_into(const void* const* inputs, const std::uint64_t* versions,
+                         void* const* outputs);
 
  private:
   struct Arena {
@@ -49,9 +55,23 @@ class Executor {
     std::vector<std::unique_ptr<KernelCache>> caches;  // one per plan step
     std::vector<void*> slots;                          // of the current run, per value
     std::vector<std::uint64_t> versions;               // see KernelContext::version
+    std::vector<const void*> input_data;               // contiguous inputs of the current run
+    std::vector<std::uint64_t> input_versions;
   };
-  // Binds arena.slots to memory and runs every step; `into` as in run_into, or null.
-  void execute(Arena& arena, const std::vector<InputTensor>& inputs, void* const* into);
+  // Checks the inputs and binds them (strided ones copied into arena.staging) to
+  // arena.input_data and arena.input_versions.
+  void bind_inputs(Arena& arena, const std::vector<InputTensor>& inputs);
+  // Binds arena.slots to memory and runs every step over contiguous inputs; `into` as in
+  // run_into, or null.
+  void execute(Arena& arena, const void* const* inputs, const std::uint64_t* versions,
+               void* const* into);
+  // Runs steps [first, end), all with a run_part, in one OpenMP parallel region (see PartFn);
+  // false, having run nothing, where there is no team to share them.
+  bool run_as_team(Arena& arena, std::size_t first, std::size_t end);
+  // Copies the outputs not computed in place into `outputs` (see run_into).
+  void copy_outputs(const Arena& arena, void* const* outputs) const;
+  void check_outputs(void* const* outputs, std::size_t n) const;
+  class ArenaLease;
   std::unique_ptr<Arena> take_arena();
   void give_back(std::unique_ptr<Arena> arena);
 

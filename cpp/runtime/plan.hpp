@@ -13,6 +13,7 @@ namespace glassbox::runtime {
 struct PlannedInstruction {
   KernelFn run;
   const InstrDesc* instr;
+  PartFn run_part = nullptr;  // set where the kernel runs this instruction as a team's parts
 };
 
 class Plan {

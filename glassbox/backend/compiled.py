@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import itertools
 import logging
-import weakref
+from collections.abc import Callable, Sequence
 
 import torch
 
@@ -30,18 +29,14 @@ def _map_args(a, env, ids):
 _DTYPES = {0: torch.float32, 1: torch.int64, 2: torch.bool}
 
 
-def _address_check(program):
-    """A predicate on a program's input tensors: True when they can go to ``run_ptrs`` by address
-    alone (the declared dtype and shape, C-contiguous, on the CPU, no lazy negation), which skips
-    a DLPack export per tensor; otherwise they go through ``run``.
+def _by_address(
+    specs: list[tuple[torch.dtype, torch.Size]],
+) -> Callable[[list[torch.Tensor]], bool]:
+    """A predicate on a program's input tensors: True when they can go to the runtime by address
+    alone (the declared dtype and shape, C-contiguous, on the CPU, no lazy negation); otherwise
+    they go through ``run`` (a DLPack export per tensor, strides allowed). ~1 us a tensor."""
 
-    The attribute checks cost ~1 us a tensor in Python. Once a call passes them, its tensors'
-    metadata is recorded in a TensorGuards (the C++ check Dynamo's guards use: dtype, device,
-    sizes, strides, dispatch keys, so also the negation bit), and later calls that match it
-    skip the Python checks (~0.1 us a tensor)."""
-    specs = [(_DTYPES[d], torch.Size(shape)) for d, shape in program.input_info()]
-
-    def checked(ts):
+    def checked(ts: list[torch.Tensor]) -> bool:
         for t, (dtype, shape) in zip(ts, specs, strict=False):
             if (
                 t.dtype is not dtype
@@ -53,104 +48,128 @@ def _address_check(program):
                 return False
         return True
 
+    return checked
+
+
+def _record(ts: list[torch.Tensor]) -> Callable[..., bool] | None:
+    """A guard for later calls: the metadata of tensors that passed ``_by_address``, checked by
+    the C++ TensorGuards Dynamo's own guards use (dtype, device, sizes, strides, dispatch keys, so
+    also the negation bit; ~0.1 us a tensor). None on a torch without it: every call is checked
+    in Python."""
     try:
         from torch._C._dynamo.guards import TensorGuards
     except ImportError:  # pragma: no cover - a torch without Dynamo's C++ guards
-        return checked
-    recorded = None
-
-    def guarded(ts):
-        nonlocal recorded
-        if recorded is not None and recorded.check(*ts):
-            return True
-        if not checked(ts):
-            return False
-        recorded = TensorGuards(
-            *ts,
-            dynamic_dims_sizes=[list(t.shape) for t in ts],
-            dynamic_dims_strides=[list(t.stride()) for t in ts],
-        )
-        return True
-
-    return guarded
+        return None
+    return TensorGuards(
+        *ts,
+        dynamic_dims_sizes=[list(t.shape) for t in ts],
+        dynamic_dims_strides=[list(t.stride()) for t in ts],
+    ).check
 
 
-_next_version = itertools.count(1).__next__
+_OUTPUT, _ARGUMENT, _NONE = 0, 1, 2  # where each item of a graph's output list comes from
 
 
 def _weight_positions(instrs) -> list[int]:
     """Input positions read as the weight operand of a product (B of mm, addmm): the runtime keeps
-    them packed from run to run while the caller gives them the same address and version."""
+    them packed from run to run while the caller gives them the same address and version. Not
+    those of one-row products (the matrix-vector kernel streams the weight as it is, so reading
+    their versions would be wasted: ~0.1 us a weight a call)."""
     positions = set()
     for ins in instrs:
-        if ins.op in ("mm", "addmm"):
+        if ins.op in ("mm", "addmm") and ins.outputs[0].shape[0] != 1:
             root = ins.inputs[-1].root()
             if root.kind == INPUT:
                 positions.add(root.index)
     return sorted(positions)
 
 
-def _input_versions(n, positions):
-    """A function from a call's input tensors to the versions the runtime gets (see gbx_run_into).
+def _allocation(program) -> tuple[Callable[..., torch.Tensor], list[tuple]]:
+    """How the C++ entry allocates each output: a callable and its arguments per output.
 
-    A weight keeps its version while it is the same tensor object (held by a weak reference, so
-    a new tensor at a freed one's address is never taken for it) at the same autograd version
-    counter (bumped by every in-place write through the tensor or its views, under no_grad too);
-    otherwise it gets a fresh process-wide number. Writes the counter does not see (through
+    torch's own CPU allocation without the dispatcher, as Inductor's generated code calls it
+    (~0.45 us; ``torch.empty`` and ``torch.empty_like`` take ~0.85 us); ``torch.empty_like`` of a
+    template on a torch without it."""
+    outputs = [(_DTYPES[d], tuple(shape)) for d, shape in program.output_info()]
+    try:
+        from torch._C._dynamo.guards import _empty_strided_cpu
+    except ImportError:  # pragma: no cover - a torch without it
+        # Real templates, whatever mode the compiler runs under (AOTAutograd compiles under a
+        # fake tensor mode).
+        from torch.utils._python_dispatch import _disable_current_modes
+
+        with _disable_current_modes():
+            return torch.empty_like, [
+                (torch.empty(shape, dtype=dtype, device="cpu"),) for dtype, shape in outputs
+            ]
+    return _empty_strided_cpu, [
+        (shape, _contiguous_strides(shape), dtype) for dtype, shape in outputs
+    ]
+
+
+def _contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
+    strides, step = [], 1
+    for d in reversed(shape):
+        strides.append(step)
+        step *= max(d, 1)
+    return tuple(reversed(strides))
+
+
+def tensor_call(
+    program,
+    arg_positions: Sequence[int],
+    weights: Sequence[int],
+    result_plan: list[tuple[int, int]],
+):
+    """The program's per-call entry (a C++ ``TensorCall``): argument ``arg_positions[i]`` is input
+    i; returns the list ``result_plan`` describes, of (_OUTPUT, o), (_ARGUMENT, k), (_NONE, 0).
+
+    Calls go by address (one crossing into C++: data pointers, versions of the ``weights``
+    inputs, outputs allocated (see ``_allocation``), the run) once their tensors pass a guard
+    recorded from an earlier call that passed the Python checks; others come here first. Inputs
+    the runtime cannot take by address (strided, another dtype, a lazy negation) go through a
+    DLPack export and come back as new tensors.
+
+    Weight versions (see gbx_run_into): a weight keeps its version while it is the same tensor
+    object (held by a weak reference) at the same autograd version counter, bumped by every
+    in-place write through the tensor or its views; writes the counter does not see (through
     ``.data``, or a NumPy view) are not seen: call ``torch._dynamo.reset()`` after those.
-    Inference tensors have no counter: version 0, never reused. Other inputs are always 0."""
-    versions = [0] * n
-    seen: list = [(None, None)] * len(positions)
+    Inference tensors have no counter and are never reused."""
+    specs = [(_DTYPES[d], torch.Size(shape)) for d, shape in program.input_info()]
+    checked = _by_address(specs)
+    allocate, allocate_args = _allocation(program)
 
-    def current(ts):
-        for j, i in enumerate(positions):
-            t = ts[i]
-            ref, counter = seen[j]
-            try:
-                v = t._version
-            except RuntimeError:  # an inference tensor
-                versions[i] = 0
-                seen[j] = (None, None)
-                continue
-            if counter != v or ref is None or ref() is not t:
-                seen[j] = (weakref.ref(t), v)
-                versions[i] = _next_version()
-        return list(versions)
+    needed = max(arg_positions, default=-1) + 1
 
-    return current
+    def fallback(*args):
+        if len(args) < needed:
+            raise ValueError(f"expected at least {needed} arguments, got {len(args)}")
+        ts = [args[k] for k in arg_positions]
+        if checked(ts):
+            call.guard = _record(ts)
+            return call.run_checked(*args)
+        outs = [torch.from_numpy(o) for o in program.run([_plain(t) for t in ts])]
+        return [
+            outs[k] if kind == _OUTPUT else args[k] if kind == _ARGUMENT else None
+            for kind, k in result_plan
+        ]
 
-
-class _Runner:
-    """Runs one program on tensors: returns its outputs as new tensors, computed in place."""
-
-    def __init__(self, program, weights):
-        self.program = program
-        self.checked = _address_check(program)
-        self.versions = _input_versions(program.num_inputs, weights)
-        # torch.empty's arguments per output: sizes as separate ints (faster to parse than a
-        # tuple), or the empty tuple of a 0-d tensor.
-        self.outputs = [(tuple(shape) or ((),), _DTYPES[d]) for d, shape in program.output_info()]
-
-    def __call__(self, ts):
-        if self.checked(ts):
-            # Plain contiguous CPU tensors of the declared dtypes and shapes: hand the runtime
-            # their addresses, skipping a DLPack export per tensor. Outputs on the CPU whatever
-            # torch's default device is.
-            outs = [torch.empty(*s, dtype=dtype, device="cpu") for s, dtype in self.outputs]
-            self.program.run_ptrs_into(
-                [t.data_ptr() for t in ts], self.versions(ts), [o.data_ptr() for o in outs]
-            )
-            return outs
-        return [torch.from_numpy(o) for o in self.program.run([_plain(t) for t in ts])]
+    call = program.tensor_call(
+        list(arg_positions), list(weights), allocate_args, allocate, result_plan, fallback
+    )
+    return call
 
 
 class NativeStep:
     def __init__(self, program, in_ids, out_ids, nbytes, weights=()):
         self.program, self.in_ids, self.out_ids, self.nbytes = program, in_ids, out_ids, nbytes
-        self.runner = _Runner(program, weights)
+        self.weights = list(weights)
+        self.call = tensor_call(
+            program, range(len(in_ids)), self.weights, [(_OUTPUT, k) for k in range(len(out_ids))]
+        )
 
     def __call__(self, env):
-        outs = self.runner([env[i] for i in self.in_ids])
+        outs = self.call(*[env[i] for i in self.in_ids])
         for i, o in zip(self.out_ids, outs, strict=False):
             env[i] = o
 
@@ -256,29 +275,23 @@ class CompiledGraph:
             self._fast = self._make_fast(self.steps[0])
 
     def _make_fast(self, step):
-        """One native segment over graph inputs: call the program with no environment at all."""
+        """One native segment over graph inputs: the graph's arguments go to the C++ entry as
+        they come, with no environment and no Python frame of ours."""
         position = {ids: k for k, ids in enumerate(self.placeholder_ids)}
         if not all(i in position for i in step.in_ids):
             return None
-        arg_pos = [position[i] for i in step.in_ids]
         out_index = {i: k for k, i in enumerate(step.out_ids)}
         plan = []
         for a in self.output_args:
             if isinstance(a, torch.fx.Node) and self.ids[a] in out_index:
-                plan.append((0, out_index[self.ids[a]]))
+                plan.append((_OUTPUT, out_index[self.ids[a]]))
             elif isinstance(a, torch.fx.Node) and self.ids[a] in position:
-                plan.append((1, position[self.ids[a]]))
+                plan.append((_ARGUMENT, position[self.ids[a]]))
             elif a is None:
-                plan.append((2, None))
+                plan.append((_NONE, 0))
             else:
                 return None
-        runner = step.runner
-
-        def fast(*args):
-            outs = runner([args[k] for k in arg_pos])
-            return [outs[k] if kind == 0 else args[k] if kind == 1 else None for kind, k in plan]
-
-        return fast
+        return tensor_call(step.program, [position[i] for i in step.in_ids], step.weights, plan)
 
     def __call__(self, *args):
         if self._fast is not None:
@@ -305,4 +318,6 @@ def compile_graph(gm: torch.fx.GraphModule, example_inputs, name: str = "graph")
                 REPORTS.append(report)
                 log.info("%s", report)
                 return gm.forward
-    return CompiledGraph(gm, name)
+    compiled = CompiledGraph(gm, name)
+    # A graph that is one native segment is called straight through its C++ entry.
+    return compiled._fast if compiled._fast is not None else compiled

@@ -61,6 +61,12 @@ gbx_result* gbx_run(gbx_program* program, const gbx_tensor* inputs, size_t num_i
  * run (a GEMM weight packed for the kernels) is reused. Returns 0, or nonzero on error. */
 int gbx_run_into(gbx_program* program, const gbx_tensor* inputs, const uint64_t* versions,
                  size_t num_inputs, void* const* outputs, size_t num_outputs);
+/* gbx_run_into for inputs given by address alone: inputs[i] is C-contiguous memory of input i's
+ * declared dtype and shape (gbx_input_info), which the caller has checked; nothing about the inputs
+ * but null data is checked here. num_inputs and num_outputs must be the declared counts. */
+int gbx_run_declared_into(gbx_program* program, const void* const* inputs,
+                          const uint64_t* versions, size_t num_inputs, void* const* outputs,
+                          size_t num_outputs);
 size_t gbx_result_num_outputs(const gbx_result* result);
 /* A contiguous view of output i, owned by the result. */
 int gbx_result_output(const gbx_result* result, size_t i, gbx_tensor* out);

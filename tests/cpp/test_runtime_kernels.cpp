@@ -1,11 +1,14 @@
 // Kernels through one-instruction programs: results against direct computations.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "runtime/executor.hpp"
 #include "runtime/serializer.hpp"
+#include "runtime/team_stalls.hpp"
 
 namespace rt = glassbox::runtime;
 
@@ -93,4 +96,80 @@ TEST(RuntimeKernels, EmbeddingIndexOutOfRangeIsRunError) {
            {v({3, 2}, rt::ValueKind::Input, 0), v({1}, rt::ValueKind::Input, 1, rt::DType::Int64)},
            v({1, 2}, rt::ValueKind::Arena, 0), {{0, 1, 2, 3, 4, 5}, {1e30f, 1e30f}}, {}),
       rt::RunError);
+}
+
+// One-row products (the matrix-vector kernel): both layouts of B, bias broadcast or per column,
+// alpha and beta, each epilogue, lengths that are not multiples of the vector width, and sizes
+// that split over threads; against a direct sum in double.
+TEST(RuntimeKernels, OneRowProductsMatchDirectSums) {
+  struct Case {
+    std::int64_t n, k;
+    bool tb;
+    int bias;  // 0 none (mm), 1 one value, 2 per column
+    double beta, alpha;
+    std::int64_t epilogue;
+  };
+  const Case cases[] = {
+      {5, 3, true, 0, 1, 1, 0},       {37, 19, true, 2, 1, 1, 1},    {37, 19, false, 2, 1, 1, 1},
+      {64, 33, false, 1, 0.5, 2, 0},  {16, 48, true, 2, 0, 1, 2},    {7, 0, true, 2, 1, 1, 0},
+      {1, 70, true, 1, 1, 1, 3},      {530, 260, true, 2, 1, 1, 1},  {530, 260, false, 2, 1, 1, 0},
+      {1000, 131, false, 0, 1, 1, 2}, {300, 513, true, 1, 2, 0.5, 0}};
+  for (const Case& c : cases) {
+    std::vector<float> a(static_cast<std::size_t>(c.k)), b(static_cast<std::size_t>(c.n * c.k)),
+        bias(static_cast<std::size_t>(c.bias == 2 ? c.n : 1));
+    for (std::size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>((i * 7) % 11) - 5.0f;
+    for (std::size_t i = 0; i < b.size(); ++i)
+      b[i] = static_cast<float>((i * 5) % 13) * 0.25f - 1.5f;
+    for (std::size_t i = 0; i < bias.size(); ++i) bias[i] = static_cast<float>(i % 3) - 1.0f;
+    rt::Shape b_shape = c.tb ? rt::Shape{c.n, c.k} : rt::Shape{c.k, c.n};
+    std::vector<rt::ValueDesc> ins = {v({1, c.k}, rt::ValueKind::Input, 0),
+                                      v(b_shape, rt::ValueKind::Input, 1)};
+    std::vector<std::vector<float>> data = {a, b};
+    std::vector<double> floats;
+    std::string op = "mm";
+    if (c.bias) {
+      op = "addmm";
+      ins.insert(ins.begin(),
+                 v(c.bias == 2 ? rt::Shape{c.n} : rt::Shape{1}, rt::ValueKind::Input, 0));
+      data.insert(data.begin(), bias);
+      floats = {c.beta, c.alpha};
+    }
+    for (std::size_t i = 0; i < ins.size(); ++i) ins[i].index = static_cast<std::int64_t>(i);
+    auto y =
+        run1(op, ins, v({1, c.n}, rt::ValueKind::Arena, 0), data, {0, c.tb, c.epilogue}, floats);
+    for (std::int64_t j = 0; j < c.n; ++j) {
+      double s = 0;
+      for (std::int64_t i = 0; i < c.k; ++i) {
+        s += static_cast<double>(a[i]) * (c.tb ? b[j * c.k + i] : b[i * c.n + j]);
+      }
+      if (c.bias) {
+        s = c.alpha * s + (c.beta != 0 ? c.beta * bias[c.bias == 2 ? j : 0] : 0.0);
+      }
+      if (c.epilogue == 1) s = std::max(s, 0.0);
+      if (c.epilogue == 2) s = 0.5 * s * (1 + std::erf(s / std::sqrt(2.0)));
+      if (c.epilogue == 3) {
+        s = 0.5 * s * (1 + std::tanh(std::sqrt(2 / M_PI) * (s + 0.044715 * s * s * s)));
+      }
+      EXPECT_NEAR(y[j], s, 1e-4 * (1 + std::abs(s))) << "n " << c.n << " k " << c.k << " j " << j;
+    }
+  }
+}
+
+// Team regions back off after a stall (a wait far longer than the calling thread's own work),
+// for 256 regions the first time, and fork again after.
+TEST(TeamStalls, BackOffAfterAStall) {
+  using rt::TeamStalls;
+  while (!TeamStalls::may_fork()) {  // whatever earlier tests left
+  }
+  for (int i = 0; i < 20; ++i) TeamStalls::record(10e-6, 5e-6);  // normal regions
+  EXPECT_TRUE(TeamStalls::may_fork());
+  TeamStalls::record(10e-6, 150e-6);  // under the floor: not a stall
+  EXPECT_TRUE(TeamStalls::may_fork());
+  TeamStalls::record(100e-6, 500e-6);  // over the floor, but only 5 times the work
+  EXPECT_TRUE(TeamStalls::may_fork());
+  TeamStalls::record(10e-6, 5e-3);  // a stall
+  int skipped = 0;
+  while (!TeamStalls::may_fork()) ++skipped;
+  EXPECT_EQ(skipped, 256);
+  TeamStalls::record(10e-6, 5e-6);  // a clean region: the next backoff is 256 again
 }

@@ -2,6 +2,7 @@
 // run them, and check that broken artifacts and wrong inputs fail with clear errors.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -163,6 +164,7 @@ TEST(RuntimeProgram, LoadFileErrors) {
   EXPECT_NE(std::string(gbx_last_error()).find("not a glassbox program"), std::string::npos);
 }
 
+// gbx_run_into, and gbx_run_declared_into (inputs by address alone), into caller memory.
 TEST(RuntimeProgram, RunIntoWritesCallerMemory) {
   Program prog(rt::serialize_program(linear_relu()));
   ASSERT_NE(prog.p, nullptr) << gbx_last_error();
@@ -183,6 +185,22 @@ TEST(RuntimeProgram, RunIntoWritesCallerMemory) {
   EXPECT_NE(std::string(gbx_last_error()).find("expected 1 outputs"), std::string::npos);
   void* null_out[1] = {nullptr};
   EXPECT_NE(gbx_run_into(prog.p, &in, nullptr, 1, null_out, 1), 0);
+
+  std::vector<float> z(12, -1.0f);
+  const void* ins[1] = {x.data()};
+  void* z_out[1] = {z.data()};
+  ASSERT_EQ(gbx_run_declared_into(prog.p, ins, nullptr, 1, z_out, 1), 0) << gbx_last_error();
+  EXPECT_EQ(z, y);
+  EXPECT_NE(gbx_run_declared_into(prog.p, ins, nullptr, 2, z_out, 1), 0);
+  EXPECT_NE(std::string(gbx_last_error()).find("expected 1 inputs"), std::string::npos);
+  EXPECT_NE(gbx_run_declared_into(prog.p, ins, nullptr, 1, z_out, 0), 0);
+  EXPECT_NE(std::string(gbx_last_error()).find("expected 1 outputs"), std::string::npos);
+  const void* null_in[1] = {nullptr};
+  EXPECT_NE(gbx_run_declared_into(prog.p, null_in, nullptr, 1, z_out, 1), 0);
+  EXPECT_NE(std::string(gbx_last_error()).find("null data"), std::string::npos);
+  EXPECT_NE(gbx_run_declared_into(prog.p, ins, nullptr, 1, null_out, 1), 0);
+  EXPECT_NE(gbx_run_declared_into(prog.p, nullptr, nullptr, 1, z_out, 1), 0);
+  EXPECT_NE(gbx_run_declared_into(nullptr, ins, nullptr, 1, z_out, 1), 0);
 }
 
 // y = x @ W^T with both an input: x [m, 4], W [5, 4]. With m >= 2 the product takes the packed path
@@ -240,5 +258,48 @@ TEST(RuntimeProgram, PackedWeightsFollowTheirVersion) {
     versions[1] = 9;
     ASSERT_EQ(gbx_run_into(prog.p, in, versions, 2, outs, 1), 0) << gbx_last_error();
     check(1.0f);
+  }
+}
+
+// Two one-row products in a row, both large enough to be shared out: the executor runs them as one
+// team's parts (one parallel region, a barrier between them); the second reads the first's output.
+TEST(RuntimeProgram, ChainedOneRowProductsRunAsATeam) {
+  const std::int64_t k = 256, h = 512, n = 520;
+  rt::ProgramSpec s;
+  s.values.push_back(value(rt::DType::Float32, {1, k}, rt::ValueKind::Input, 0));
+  s.values.push_back(value(rt::DType::Float32, {h, k}, rt::ValueKind::Input, 1));
+  s.values.push_back(value(rt::DType::Float32, {h}, rt::ValueKind::Input, 2));
+  s.values.push_back(value(rt::DType::Float32, {h, n}, rt::ValueKind::Input, 3));
+  s.values.push_back(value(rt::DType::Float32, {1, h}, rt::ValueKind::Arena, 0));
+  s.values.push_back(value(rt::DType::Float32, {1, n}, rt::ValueKind::Arena, 4096));
+  s.inputs = {0, 1, 2, 3};
+  s.outputs = {5};
+  s.instructions.push_back({"addmm", {2, 0, 1}, {4}, {0, 1, 1}, {1.0, 1.0}});  // relu(x W1^T + b)
+  s.instructions.push_back({"mm", {4, 3}, {5}, {0, 0}, {}});                   // . @ W2
+  s.arena_size = 4096 + n * 4;
+  Program prog(rt::serialize_program(s));
+  ASSERT_NE(prog.p, nullptr) << gbx_last_error();
+  std::vector<float> x(k), w1(h * k), b1(h), w2(h * n);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 9) * 0.25f - 1.0f;
+  for (std::size_t i = 0; i < w1.size(); ++i) w1[i] = static_cast<float>(i % 13) * 0.1f - 0.6f;
+  for (std::size_t i = 0; i < b1.size(); ++i) b1[i] = static_cast<float>(i % 5) - 2.0f;
+  for (std::size_t i = 0; i < w2.size(); ++i) w2[i] = static_cast<float>(i % 7) * 0.2f - 0.6f;
+  std::vector<double> hidden(h);
+  for (std::int64_t j = 0; j < h; ++j) {
+    double t = b1[j];
+    for (std::int64_t i = 0; i < k; ++i) t += static_cast<double>(x[i]) * w1[j * k + i];
+    hidden[j] = t > 0 ? static_cast<float>(t) : 0.0;
+  }
+  const void* ins[4] = {x.data(), w1.data(), b1.data(), w2.data()};
+  std::vector<float> y(n);
+  void* outs[1] = {y.data()};
+  for (int run = 0; run < 3; ++run) {
+    std::fill(y.begin(), y.end(), -1.0f);
+    ASSERT_EQ(gbx_run_declared_into(prog.p, ins, nullptr, 4, outs, 1), 0) << gbx_last_error();
+    for (std::int64_t j = 0; j < n; ++j) {
+      double e = 0;
+      for (std::int64_t i = 0; i < h; ++i) e += hidden[i] * w2[i * n + j];
+      ASSERT_NEAR(y[j], e, 1e-3 * (1 + std::abs(e))) << "run " << run << " output " << j;
+    }
   }
 }

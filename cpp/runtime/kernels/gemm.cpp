@@ -7,17 +7,17 @@
 // transpose of a weight into the product instead of copying it. Short, wide products are split
 // by columns over OpenMP threads (see column_blocks); the rest use OpenBLAS's own threads.
 // Short products against a weight that stays put go through oneDNN instead, with the weight packed
-// once (kernels/packed_gemm.hpp).
+// once (kernels/packed_gemm.hpp); one-row products through kernels/gemv.hpp.
 #include <cblas.h>
 
 #include <algorithm>
 
 #include "runtime/kernel.hpp"
+#include "runtime/kernels/gemv.hpp"
 #include "runtime/kernels/packed_gemm.hpp"
 #include "runtime/kernels/vector_math.hpp"
 
 namespace glassbox::runtime {
-namespace {
 
 // The epilogue of one row's columns [n0, n1), while they are in cache.
 GBX_CLONES void epilogue_row(Epilogue epilogue, float* row, std::int64_t n0, std::int64_t n1) {
@@ -35,6 +35,8 @@ GBX_CLONES void epilogue_row(Epilogue epilogue, float* row, std::int64_t n0, std
       break;
   }
 }
+
+namespace {
 
 // The epilogue of columns [n0, n1) of a row-major [m, ldc] result; rows over OpenMP threads when
 // large (inside a column block's thread this runs on that thread).
@@ -99,11 +101,10 @@ void sgemm_columns(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_
 
 // How many column blocks a product is split into, each run by one OpenMP thread calling
 // single-threaded OpenBLAS. OpenBLAS's own threading does not pay for short, wide products (the
-// encoder's 32-token linears, batch-1 matrix-vector products): it gains nothing at m = 32 and
-// little at m = 1, where a fixed split also keeps each half of the weights in one core's cache
-// from call to call. Measured on 2 cores (Zen 4, OpenBLAS 0.3.21): 32x256x1024 from 170-220 us
-// to ~135 us, 1x512x512 from ~13.5 us to ~7.5 us; the encoder block at batch 1 from ~780 us to
-// ~650 us. Other shapes keep OpenBLAS's own threading.
+// encoder's 32-token linears; one-row products, which no longer come here, had the same split):
+// it gains nothing at m = 32. Measured on 2 cores (Zen 4, OpenBLAS 0.3.21): 32x256x1024 from
+// 170-220 us to ~135 us; the encoder block at batch 1 from ~780 us to ~650 us. Other shapes keep
+// OpenBLAS's own threading.
 int column_blocks(std::int64_t m, std::int64_t n, std::int64_t k, int blas_threads) {
 #ifdef _OPENMP
   if (blas_threads < 2 || m > 64 || m * n * k < (1 << 17) || n < 64 * blas_threads) return 1;
@@ -183,17 +184,42 @@ void verify_mm(const VerifyContext& c) {
   verify_product(c, c.in(0), c.in(1), c.out(0), 0);
 }
 
+// The one-row product of mm (m == 1): A is k contiguous floats whether its slot holds A or A^T.
+MatVec matvec_of_mm(const KernelContext& c) {
+  TensorRef a = c.in(0), b = c.in(1), out = c.out(0);
+  bool ta = c.ints()[0] != 0, tb = c.ints()[1] != 0;
+  std::int64_t n = out.dim(1), k = ta ? a.dim(0) : a.dim(1);
+  return {tb, n, k, a.f32(), b.f32(), nullptr, 0, 1.0f, 0.0f, out.f32(), epilogue_of(c)};
+}
+
 void run_mm(const KernelContext& c) {
   TensorRef a = c.in(0), b = c.in(1), out = c.out(0);
   bool ta = c.ints()[0] != 0, tb = c.ints()[1] != 0;
   std::int64_t m = out.dim(0), n = out.dim(1), k = ta ? a.dim(0) : a.dim(1);
   Epilogue epilogue = epilogue_of(c);
+  if (m == 1) {
+    run_matvec(matvec_of_mm(c));
+    return;
+  }
   if (try_packed(c,
                  {ta, tb, m, n, k, a.f32(), b.f32(), c.version(1), nullptr, out.f32(), epilogue})) {
     return;
   }
   sgemm(ta, tb, m, n, k, 1.0f, a.f32(), b.f32(), 0.0f, out.f32(), epilogue);
 }
+
+void part_mm(const KernelContext& c, int part, int parts) {
+  run_matvec_part(matvec_of_mm(c), part, parts);
+}
+
+// One-row products large enough to share out (mm: A is input 0; addmm: input 1).
+bool shares_one_row(const VerifyContext& c, std::size_t a_input) {
+  const ValueDesc &a = c.in(a_input), &out = c.out(0);
+  bool ta = c.ints()[0] != 0;
+  return out.shape[0] == 1 && matvec_shares(out.shape[1], ta ? a.shape[0] : a.shape[1]);
+}
+
+bool shares_mm(const VerifyContext& c) { return shares_one_row(c, 0); }
 
 void verify_addmm(const VerifyContext& c) {
   c.arity(3, 1);
@@ -206,11 +232,26 @@ void verify_addmm(const VerifyContext& c) {
       "bias " + shape_str(c.in(0).shape) + " does not broadcast to " + shape_str(c.out(0).shape));
 }
 
+// The one-row product of addmm (m == 1): the bias broadcasts along the row, stride 0 or 1.
+MatVec matvec_of_addmm(const KernelContext& c) {
+  TensorRef bias = c.in(0), a = c.in(1), b = c.in(2), out = c.out(0);
+  bool ta = c.ints()[0] != 0, tb = c.ints()[1] != 0;
+  std::int64_t n = out.dim(1), k = ta ? a.dim(0) : a.dim(1);
+  std::int64_t bias_stride = bias.ndim() > 0 && bias.shape().back() == n && n != 1 ? 1 : 0;
+  float alpha = static_cast<float>(c.floats()[1]), beta = static_cast<float>(c.floats()[0]);
+  return {tb,          n,     k,    a.f32(),   b.f32(),       bias.f32(),
+          bias_stride, alpha, beta, out.f32(), epilogue_of(c)};
+}
+
 void run_addmm(const KernelContext& c) {
   TensorRef bias = c.in(0), a = c.in(1), b = c.in(2), out = c.out(0);
   bool ta = c.ints()[0] != 0, tb = c.ints()[1] != 0;
   float beta = static_cast<float>(c.floats()[0]), alpha = static_cast<float>(c.floats()[1]);
   std::int64_t m = out.dim(0), n = out.dim(1), k = ta ? a.dim(0) : a.dim(1);
+  if (m == 1) {
+    run_matvec(matvec_of_addmm(c));
+    return;
+  }
   std::vector<std::int64_t> st;
   broadcast_strides(bias.shape(), out.shape(), st);
   Epilogue epilogue = epilogue_of(c);
@@ -228,6 +269,12 @@ void run_addmm(const KernelContext& c) {
   };
   sgemm(ta, tb, m, n, k, alpha, a.f32(), b.f32(), 1.0f, op, epilogue, write_bias);
 }
+
+void part_addmm(const KernelContext& c, int part, int parts) {
+  run_matvec_part(matvec_of_addmm(c), part, parts);
+}
+
+bool shares_addmm(const VerifyContext& c) { return shares_one_row(c, 1); }
 
 void verify_bmm(const VerifyContext& c) {
   c.arity(2, 1);
@@ -247,8 +294,8 @@ void run_bmm(const KernelContext& c) {
 }  // namespace
 
 void register_gemm_kernels(KernelRegistry& registry) {
-  registry.add({"mm", verify_mm, run_mm});
-  registry.add({"addmm", verify_addmm, run_addmm});
+  registry.add({"mm", verify_mm, run_mm, shares_mm, part_mm});
+  registry.add({"addmm", verify_addmm, run_addmm, shares_addmm, part_addmm});
   registry.add({"bmm", verify_bmm, run_bmm});
 }
 

@@ -13,13 +13,16 @@
 namespace glassbox::runtime {
 
 // Products with this many rows go through the packed path when it applies. A single row (a
-// matrix-vector product, bound by reading the weight) is faster through OpenBLAS's gemv split by
-// columns: the MLP at batch 1 took 12.8 us that way, 16 us packed.
+// matrix-vector product, bound by reading the weight) has its own kernel (gemv.hpp): the MLP at
+// batch 1 took 12.8 us through OpenBLAS split by columns, 16 us packed.
 constexpr std::int64_t kPackedGemmMinRows = 2;
 constexpr std::int64_t kPackedGemmMaxRows = 64;
 
 // An activation applied to a product's result as it is written (ints[2] of mm and addmm).
 enum class Epilogue : std::int64_t { None = 0, Relu = 1, GeluErf = 2, GeluTanh = 3 };
+
+// The epilogue over row[n0, n1), in place (gemm.cpp).
+void epilogue_row(Epilogue epilogue, float* row, std::int64_t n0, std::int64_t n1);
 
 struct PackedProduct {
   bool ta, tb;  // as in gemm.cpp: the slot of A holds A^T ([k, m]), likewise B

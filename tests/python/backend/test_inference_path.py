@@ -4,6 +4,10 @@ stay right."""
 
 from __future__ import annotations
 
+import gc
+import weakref
+
+import pytest
 import torch
 from conftest import assert_close, compile_native
 from zoo import MLP
@@ -111,3 +115,65 @@ def test_address_fast_path_rechecks_every_call():
     offset = torch.randn(7, 5)[1:]
     assert_close(compiled(offset, b)[0], f(offset, b)[0])
     assert_close(compiled(a, b)[0], f(a, b)[0])
+
+
+def _one_segment():
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    from glassbox.backend.compiled import compile_graph
+
+    def f(a, b):
+        return (torch.tanh(a) * b,)
+
+    a, b = torch.randn(6, 5), torch.randn(6, 5)
+    return compile_graph(make_fx(f)(a, b), [a, b]), f, a, b
+
+
+def test_bad_calls_give_clear_errors():
+    compiled, f, a, b = _one_segment()
+    for _ in range(2):  # before and after a guard is recorded
+        with pytest.raises(ValueError, match="expected shape"):
+            compiled(torch.randn(3, 5), b)
+        with pytest.raises(ValueError, match="expected at least 2 arguments, got 1"):
+            compiled(a)
+        assert_close(compiled(a, b)[0], f(a, b)[0])
+
+
+def test_the_direct_road_entry_is_collected():
+    """The entry's fallback refers back to it: a cycle the garbage collector must see through."""
+    compiled, f, a, b = _one_segment()
+    compiled(a, b)
+    ref = weakref.ref(compiled)
+    del compiled
+    gc.collect()
+    assert ref() is None
+
+
+def test_calls_from_several_threads_agree():
+    """One compiled graph called from several threads at once: each call takes its own arena,
+    the GIL is released while the program runs, and products large enough are shared out over
+    OpenMP threads inside each call."""
+    import threading
+
+    torch.manual_seed(0)
+    model = MLP(256, 512, 10, depth=3).eval()
+    fn = compile_native(model)
+    xs = [torch.randn(1, 256) for _ in range(4)]
+    with torch.no_grad():
+        expected = [model(x) for x in xs]
+        fn(xs[0])
+    failures = []
+
+    def work(i):
+        with torch.no_grad():
+            for _ in range(100):
+                out = fn(xs[i])
+                if not torch.allclose(out, expected[i], rtol=1e-4, atol=1e-5):
+                    failures.append(i)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(len(xs))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not failures

@@ -1,0 +1,254 @@
+#include "bindings/tensor_call.hpp"
+
+#include <array>
+#include <atomic>
+#include <string>
+
+#include "bindings/errors.hpp"
+
+namespace glassbox::bindings {
+namespace {
+
+// A small array on the stack, on the heap past N items (a call's per-input scratch: several
+// threads may be in one TensorCall at once, so nothing per call is kept in the object).
+template <typename T, std::size_t N = 16>
+class Scratch {
+ public:
+  explicit Scratch(std::size_t n)
+      : data_(n <= N ? stack_.data() : (heap_.resize(n), heap_.data())) {}
+  T& operator[](std::size_t i) { return data_[i]; }
+  T* data() { return data_; }
+
+ private:
+  std::array<T, N> stack_{};
+  std::vector<T> heap_;
+  T* data_;
+};
+
+PyObject* interned(const char* name) {
+  PyObject* s = PyUnicode_InternFromString(name);
+  if (!s) throw nb::python_error();
+  return s;  // kept for the life of the process
+}
+
+void* data_ptr(PyObject* tensor) {
+  static PyObject* name = interned("data_ptr");
+  nb::object p = nb::steal(PyObject_CallMethodNoArgs(tensor, name));
+  if (!p.is_valid()) throw nb::python_error();
+  void* address = PyLong_AsVoidPtr(p.ptr());
+  if (!address && PyErr_Occurred()) throw nb::python_error();
+  return address;
+}
+
+// The object a weak reference points to, or null (borrowed: compared, never used).
+PyObject* referent(PyObject* ref) {
+#if PY_VERSION_HEX >= 0x030D0000
+  PyObject* obj = nullptr;
+  if (PyWeakref_GetRef(ref, &obj) < 0) PyErr_Clear();
+  Py_XDECREF(obj);  // only its identity is compared, while the caller holds the candidate
+  return obj;
+#else
+  PyObject* obj = PyWeakref_GetObject(ref);
+  if (!obj) PyErr_Clear();
+  return obj == Py_None ? nullptr : obj;
+#endif
+}
+
+// Process-wide: a version handed out once is never handed out again, whatever the program.
+std::atomic<std::uint64_t> next_version{1};
+
+}  // namespace
+
+TensorCall::TensorCall(std::shared_ptr<gbx_program> program, Spec spec)
+    : program_(std::move(program)), spec_(std::move(spec)) {
+  std::size_t n_in = gbx_num_inputs(program_.get()), n_out = gbx_num_outputs(program_.get());
+  if (spec_.arg_positions.size() != n_in) {
+    throw InputError("expected an argument position per program input (" + std::to_string(n_in) +
+                     "), got " + std::to_string(spec_.arg_positions.size()));
+  }
+  if (spec_.allocate_args.size() != n_out) {
+    throw InputError("expected allocation arguments per program output (" + std::to_string(n_out) +
+                     "), got " + std::to_string(spec_.allocate_args.size()));
+  }
+  for (int p : spec_.arg_positions) {
+    if (p < 0) throw InputError("negative argument position");
+  }
+  for (const auto& [kind, index] : spec_.result_plan) {
+    bool ok = (kind == static_cast<int>(ResultKind::Output) && index >= 0 &&
+               static_cast<std::size_t>(index) < n_out) ||
+              (kind == static_cast<int>(ResultKind::Argument) && index >= 0) ||
+              kind == static_cast<int>(ResultKind::None);
+    if (!ok) throw InputError("bad result plan entry");
+  }
+  weight_slot_.assign(n_in, -1);
+  for (int w : spec_.weights) {
+    if (w < 0 || static_cast<std::size_t>(w) >= n_in) throw InputError("bad weight position");
+    weight_slot_[static_cast<std::size_t>(w)] = static_cast<int>(seen_.size());
+    seen_.emplace_back();
+  }
+  guard = nb::none();
+}
+
+TensorCall::~TensorCall() {
+  for (Seen& s : seen_) Py_XDECREF(s.ref);
+}
+
+// The version the runtime gets for a weight (see gbx_run_into): kept while it is the same tensor
+// object (a weak reference, so a new tensor at a freed one's address is never taken for it) at
+// the same autograd version counter (bumped by every in-place write through the tensor or its
+// views, under no_grad too); otherwise a fresh number. Inference tensors have no counter:
+// version 0, never reused.
+std::uint64_t TensorCall::weight_version(Seen& seen, PyObject* tensor) {
+  static PyObject* name = interned("_version");
+  nb::object v = nb::steal(PyObject_GetAttr(tensor, name));
+  if (!v.is_valid()) {
+    if (!PyErr_ExceptionMatches(PyExc_RuntimeError)) throw nb::python_error();
+    PyErr_Clear();  // an inference tensor
+    Py_CLEAR(seen.ref);
+    return 0;
+  }
+  unsigned long long counter = PyLong_AsUnsignedLongLong(v.ptr());
+  if (PyErr_Occurred()) throw nb::python_error();
+  if (seen.ref && seen.counter == counter && referent(seen.ref) == tensor) return seen.version;
+  Py_CLEAR(seen.ref);
+  seen.ref = PyWeakref_NewRef(tensor, nullptr);
+  if (!seen.ref) {  // not weakly referenceable: never reused
+    PyErr_Clear();
+    return 0;
+  }
+  seen.counter = counter;
+  seen.version = next_version.fetch_add(1);
+  return seen.version;
+}
+
+void TensorCall::clear() {
+  spec_.allocate_args.clear();
+  spec_.allocate.reset();
+  spec_.fallback.reset();
+}
+
+PyObject* TensorCall::run(PyObject* const* args, std::size_t nargs) {
+  const std::size_t n_in = spec_.arg_positions.size(), n_out = spec_.allocate_args.size();
+  Scratch<const void*> inputs(n_in);
+  Scratch<std::uint64_t> versions(n_in);
+  for (std::size_t i = 0; i < n_in; ++i) {
+    PyObject* tensor = args[spec_.arg_positions[i]];
+    inputs[i] = data_ptr(tensor);
+    int w = weight_slot_[i];
+    versions[i] = w < 0 ? 0 : weight_version(seen_[static_cast<std::size_t>(w)], tensor);
+  }
+  std::vector<nb::object> outputs(n_out);
+  Scratch<void*> out_data(n_out);
+  for (std::size_t o = 0; o < n_out; ++o) {
+    PyObject* allocate_args = spec_.allocate_args[o].ptr();
+    outputs[o] =
+        nb::steal(PyObject_Vectorcall(spec_.allocate.ptr(), &PyTuple_GET_ITEM(allocate_args, 0),
+                                      PyTuple_GET_SIZE(allocate_args), nullptr));
+    if (!outputs[o].is_valid()) throw nb::python_error();
+    out_data[o] = data_ptr(outputs[o].ptr());
+  }
+  int status;
+  {
+    nb::gil_scoped_release release;
+    status = gbx_run_declared_into(program_.get(), inputs.data(), versions.data(), n_in,
+                                   out_data.data(), n_out);
+  }
+  if (status != 0) throw InputError(gbx_last_error());
+
+  nb::object result = nb::steal(PyList_New(static_cast<Py_ssize_t>(spec_.result_plan.size())));
+  if (!result.is_valid()) throw nb::python_error();
+  for (std::size_t r = 0; r < spec_.result_plan.size(); ++r) {
+    auto [kind, index] = spec_.result_plan[r];
+    PyObject* item = Py_None;
+    if (kind == static_cast<int>(ResultKind::Output)) {
+      item = outputs[static_cast<std::size_t>(index)].ptr();
+    } else if (kind == static_cast<int>(ResultKind::Argument)) {
+      if (static_cast<std::size_t>(index) >= nargs)
+        throw InputError("result argument out of range");
+      item = args[index];
+    }
+    Py_INCREF(item);
+    PyList_SET_ITEM(result.ptr(), static_cast<Py_ssize_t>(r), item);
+  }
+  return result.release().ptr();
+}
+
+void TensorCall::require_live() const {
+  if (!spec_.fallback.is_valid()) throw InputError("TensorCall used after being cleared");
+}
+
+nb::object TensorCall::call(nb::args args) {
+  require_live();
+  auto nargs = static_cast<std::size_t>(PyTuple_GET_SIZE(args.ptr()));
+  PyObject* const* items = &PyTuple_GET_ITEM(args.ptr(), 0);
+  const std::size_t n_in = spec_.arg_positions.size();
+  bool by_address = false;
+  if (!guard.is_none()) {
+    Scratch<PyObject*> inputs(n_in);
+    for (std::size_t i = 0; i < n_in; ++i) {
+      if (static_cast<std::size_t>(spec_.arg_positions[i]) >= nargs) {
+        throw InputError("expected at least " + std::to_string(spec_.arg_positions[i] + 1) +
+                         " arguments, got " + std::to_string(nargs));
+      }
+      inputs[i] = items[spec_.arg_positions[i]];
+    }
+    nb::object ok = nb::steal(PyObject_Vectorcall(guard.ptr(), inputs.data(), n_in, nullptr));
+    if (!ok.is_valid()) throw nb::python_error();
+    int truth = PyObject_IsTrue(ok.ptr());
+    if (truth < 0) throw nb::python_error();
+    by_address = truth != 0;
+  }
+  if (!by_address) return spec_.fallback(*args);
+  return nb::steal(run(items, nargs));
+}
+
+nb::object TensorCall::run_checked(nb::args args) {
+  require_live();
+  auto nargs = static_cast<std::size_t>(PyTuple_GET_SIZE(args.ptr()));
+  for (int p : spec_.arg_positions) {
+    if (static_cast<std::size_t>(p) >= nargs) {
+      throw InputError("expected at least " + std::to_string(p + 1) + " arguments, got " +
+                       std::to_string(nargs));
+    }
+  }
+  return nb::steal(run(&PyTuple_GET_ITEM(args.ptr(), 0), nargs));
+}
+
+namespace {
+
+// Cyclic garbage collection: the fallback is a Python closure that refers back to its TensorCall.
+int tensor_call_traverse(PyObject* self, visitproc visit, void* arg) {
+  Py_VISIT(Py_TYPE(self));
+  if (!nb::inst_ready(self)) return 0;
+  TensorCall* call = nb::inst_ptr<TensorCall>(self);
+  Py_VISIT(call->guard.ptr());
+  return call->visit([&](PyObject* o) { return visit(o, arg); });
+}
+
+int tensor_call_clear(PyObject* self) {
+  TensorCall* call = nb::inst_ptr<TensorCall>(self);
+  call->guard = nb::none();
+  call->clear();
+  return 0;
+}
+
+PyType_Slot tensor_call_slots[] = {{Py_tp_traverse, reinterpret_cast<void*>(tensor_call_traverse)},
+                                   {Py_tp_clear, reinterpret_cast<void*>(tensor_call_clear)},
+                                   {0, nullptr}};
+
+}  // namespace
+
+void bind_tensor_call(nb::module_& m) {
+  nb::class_<TensorCall>(m, "TensorCall", nb::type_slots(tensor_call_slots),
+                         nb::is_weak_referenceable(),
+                         "The per-call entry of a compiled graph over one program "
+                         "(RuntimeProgram.tensor_call).")
+      .def("__call__", &TensorCall::call)
+      .def("run_checked", &TensorCall::run_checked,
+           "The address path without the guard: for a fallback that has checked the inputs.")
+      .def_rw("guard", &TensorCall::guard,
+              "Callable on the program inputs: true sends the call by address; None: always "
+              "the fallback.");
+}
+
+}  // namespace glassbox::bindings

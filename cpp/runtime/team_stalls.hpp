@@ -1,0 +1,27 @@
+// Fork-joins that stall. An OpenMP join waits for every thread of the team, and where other
+// processes hold the cores a worker can wait a whole scheduler slice to run its share: with two
+// busy processes beside it on 2 cores, the MLP at batch 1 took ~20 ms a call instead of ~0.05
+// (and eager, whose regions share the pool, ~0.4 ms instead of 0.07). A team region in which the
+// calling thread, its own share done, waited far longer than the share took is a stall; after
+// one, the regions that ask here run on the calling thread for a while (256 regions, doubling
+// while stalls go on, at most 65536) and are then tried as teams again. A preemption of the
+// calling thread itself is not counted: it costs the same without a team.
+#pragma once
+
+namespace glassbox::runtime {
+
+class TeamStalls {
+ public:
+  // Whether a region may fork a team now (false while backing off; counts the region skipped).
+  static bool may_fork();
+  // After a team region in which the calling thread worked `worked` seconds and waited for the
+  // others `waited` seconds.
+  static void record(double worked, double waited);
+  // Stalls are waits over this long and over kStallRatio times the calling thread's work.
+  static constexpr double kStallSeconds = 200e-6;
+  static constexpr double kStallRatio = 10.0;
+};
+
+double monotonic_seconds();
+
+}  // namespace glassbox::runtime
