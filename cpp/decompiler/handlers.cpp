@@ -329,7 +329,7 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
   }
   if (try_end < 0) try_end = cleanup + 3;
   // (A loop region holding the handler may end before its cleanup block.)
-  bool cleanup_after = try_end > end;
+  bool cleanup_after = try_end > end && try_end == cleanup + 3 && end <= cleanup;
   for (int k = end; cleanup_after && k < try_end; ++k)
     cleanup_after = !flow_.reachable[static_cast<size_t>(k)];
   if (cleanup_after && handler < end) try_end = end;
