@@ -991,7 +991,7 @@ int CodeDecoder::decode_setup_except(int i, int handler, int end, int exit) {
       join = op.target;
   }
   if (join < 0) join = else_begin >= 0 ? else_begin : scan_end;
-  int handlers_end = else_begin >= 0 ? else_begin : join;
+  int handlers_end = std::min(else_begin >= 0 ? else_begin : join, end);
   // Without an else, what follows POP_BLOCK is a copy of a short tail after the statement (the
   // jump to it inlined: one ending in a return or raise), which each clause that falls through
   // repeats.

@@ -19,12 +19,21 @@ using vmath::splat16;
 
 GBX_VMATH void store16(float* p, f32x16 v) { std::memcpy(p, &v, sizeof v); }
 
+// Clang 14 rejects the row loops' clones (it sees the always-inlined vector helpers pass 64-byte
+// vectors by value across the clone's calling convention): with clang they are compiled once,
+// for the baseline (the fuzz build; the package is built with GCC).
+#if defined(__clang__)
+#define GBX_ROW_CLONES
+#else
+#define GBX_ROW_CLONES GBX_CLONES
+#endif
+
 // y[j] = sum_i b[j k + i] a[i] for rows j in [j0, j1) of a row-major [n, k] matrix: two rows at a
 // time, two weight streams in flight and each load of a used twice (four rows measured ~1 us
 // slower on the MLP at batch 1: more streams than the prefetchers follow well, and twice the
 // horizontal sums at the end of each group).
-GBX_CLONES void dot_rows(const float* b, const float* a, std::int64_t k, std::int64_t j0,
-                         std::int64_t j1, float* y) {
+GBX_ROW_CLONES void dot_rows(const float* b, const float* a, std::int64_t k, std::int64_t j0,
+                             std::int64_t j1, float* y) {
   std::int64_t j = j0;
   for (; j + 2 <= j1; j += 2) {
     const float* r0 = b + j * k;
@@ -57,8 +66,8 @@ GBX_CLONES void dot_rows(const float* b, const float* a, std::int64_t k, std::in
 
 // y[j] = sum_i a[i] b[i n + j] for columns j in [j0, j1) of a row-major [k, n] matrix: four rows
 // of b at a time added into y, which stays in L1.
-GBX_CLONES void axpy_rows(const float* b, const float* a, std::int64_t n, std::int64_t k,
-                          std::int64_t j0, std::int64_t j1, float* y) {
+GBX_ROW_CLONES void axpy_rows(const float* b, const float* a, std::int64_t n, std::int64_t k,
+                              std::int64_t j0, std::int64_t j1, float* y) {
   std::fill(y + j0, y + j1, 0.0f);
   std::int64_t i = 0;
   for (; i + 4 <= k; i += 4) {

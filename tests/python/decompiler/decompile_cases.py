@@ -1505,6 +1505,27 @@ CASES: list[Case] = [
         (2,),
     ),
     _case(
+        "if_try_except_else_branch",
+        """
+        def f(sequence, initial=None):
+            it = iter(sequence)
+            if initial is None:
+                try:
+                    value = next(it)
+                except StopIteration:
+                    raise TypeError("empty") from None
+            else:
+                value = initial
+            for element in it:
+                value = rec("add", value + element)
+            return value
+        """,
+        ((1, 2, 3),),
+        ((), 5),
+        ((),),
+        ((4,), 1),
+    ),
+    _case(
         "loop_ends_except_clause",
         """
         def f(d):
@@ -1583,7 +1604,6 @@ _PYC_NOT_YET = {
     },
     "try_except_else_finally": {
         10: FALLBACK + "'unstructured jump at offset 180'",
-        12: FALLBACK + "'finally copy on an exit path'",
         13: FALLBACK + "'unstructured jump at offset 446'",
     },
     "loop_if_else_ends_body": {
@@ -1602,7 +1622,6 @@ _PYC_CODE_NOT_YET = {
     },
     "try_except_else_finally": {
         10: FALLBACK + "'unstructured jump at offset 180'",
-        12: WRONG + "the module decompiles to code that behaves differently",
         13: FALLBACK + "'unstructured jump at offset 446'",
     },
     "loop_break_in_try_except": {
