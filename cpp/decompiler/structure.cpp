@@ -307,6 +307,14 @@ CodeDecoder::WhileShape CodeDecoder::while_head(int head) const {
       Op last = ops[static_cast<size_t>(op.target - 1)].op;
       if (gap > 4 || (last != Op::ReturnValue && last != Op::ReturnConst)) continue;
     }
+    // Every earlier jump of the test goes to the loop's exit or within the test (and/or): one
+    // going elsewhere is an if around the loop.
+    for (int m = head; m < k; ++m) {
+      const Operation& earlier = ops[static_cast<size_t>(m)];
+      if (earlier.op == Op::JumpIf && earlier.target > body &&
+          !same_target(earlier.target, op.target))
+        return shape;
+    }
     shape.found = true;
     shape.body = body;
     shape.tail = tail;

@@ -1526,6 +1526,25 @@ CASES: list[Case] = [
         ((4,), 1),
     ),
     _case(
+        "if_around_while",
+        """
+        def f(items, stream):
+            items = list(items)
+            if not stream:
+                while items.pop() is not None:
+                    pass
+                rec("drained", items)
+            head, tail = items[:1], items[1:]
+            while head and tail:
+                if rec("step", tail.pop()) == 0:
+                    break
+            return items, tail
+        """,
+        ((1, None, 2, 3), False),
+        ((1, 2), True),
+        ((None, 0, 5, 0), False),
+    ),
+    _case(
         "loop_ends_except_clause",
         """
         def f(d):
