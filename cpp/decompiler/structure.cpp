@@ -409,6 +409,38 @@ int CodeDecoder::decode_while_true(int head, int last_jump, int end) {
   });
   bool spelled_true =
       !keeps_folded_constants() || has_constant(bytecode::ObjectKind::True, false) || !has_one;
+  // `while test: B` whose body never falls off its end has no copy of the test at the bottom:
+  // it reads as `while True: if test: B else: break` (3.10/3.11 would keep an unused True).
+  // Where B falls off its end it went back to the test: a written `continue`.
+  std::function<bool(const Body&, int)> ends_in_jump = [&](const Body& b, int depth) {
+    if (b.empty() || depth > 50) return false;
+    const Stmt& last = *b.back();
+    if (last.kind == StmtKind::Break || last.kind == StmtKind::Continue ||
+        last.kind == StmtKind::Return || last.kind == StmtKind::Raise)
+      return true;
+    return last.kind == StmtKind::If && last.bodies.size() == 2 &&
+           ends_in_jump(last.bodies[0], depth + 1) && ends_in_jump(last.bodies[1], depth + 1);
+  };
+  if (body.size() == 1 && body[0]->kind == StmtKind::If && body[0]->exprs.size() == 1 &&
+      body[0]->bodies.size() == 2 && body[0]->bodies[1].size() == 1 &&
+      body[0]->bodies[1][0]->kind == StmtKind::Break && !body[0]->bodies[0].empty() &&
+      !(keeps_folded_constants() && has_constant(bytecode::ObjectKind::True, true))) {
+    StmtPtr test = body[0];
+    Body loop_body = std::move(test->bodies[0]);
+    // (`if x: A else: break` ending B was `if x: A; continue` then `break`.)
+    StmtPtr& last = loop_body.back();
+    if (last->kind == StmtKind::If && last->bodies.size() == 2 && last->bodies[1].size() == 1 &&
+        last->bodies[1][0]->kind == StmtKind::Break && !last->bodies[0].empty()) {
+      if (!ends_in_jump(last->bodies[0], 0))
+        last->bodies[0].push_back(make_stmt(StmtKind::Continue));
+      last->bodies[1].clear();
+      loop_body.push_back(make_stmt(StmtKind::Break));
+    } else if (!ends_in_jump(loop_body, 0)) {
+      loop_body.push_back(make_stmt(StmtKind::Continue));
+    }
+    emit(make_stmt(StmtKind::While, {test->exprs[0]}, {std::move(loop_body), {}}));
+    return loop_exit;
+  }
   emit(make_stmt(StmtKind::While, {make_constant(spelled_true ? "True" : "1")},
                  {std::move(body), {}}));
   return loop_exit;

@@ -1545,6 +1545,27 @@ CASES: list[Case] = [
         ((None, 0, 5, 0), False),
     ),
     _case(
+        "while_body_never_falls_off",
+        """
+        def f(heap, pos):
+            heap = list(heap)
+            newitem = heap[pos]
+            while pos > 0:
+                parentpos = (pos - 1) >> 1
+                parent = heap[parentpos]
+                if newitem < parent:
+                    heap[pos] = rec("move", parent)
+                    pos = parentpos
+                    continue
+                break
+            heap[pos] = newitem
+            return heap
+        """,
+        ((1, 3, 5, 0), 3),
+        ((0, 1, 2), 2),
+        ((4,), 0),
+    ),
+    _case(
         "loop_ends_except_clause",
         """
         def f(d):
