@@ -756,9 +756,7 @@ int CodeDecoder::copied_tail_length(int k) const {
   for (int n = 0; n < 8 && static_cast<size_t>(k + n) < ops.size(); ++n) {
     Op op = ops[static_cast<size_t>(k + n)].op;
     if (op == Op::ReturnValue || op == Op::ReturnConst || op == Op::RaiseVarargs) return n + 1;
-    if (op == Op::Jump || op == Op::JumpIf || op == Op::JumpIfOrPop || op == Op::ForIter ||
-        op == Op::Reraise || op == Op::PopExcept)
-      return 0;
+    if (is_jump(op) || op == Op::Reraise || op == Op::PopExcept) return 0;
   }
   return 0;
 }
@@ -1019,14 +1017,11 @@ int CodeDecoder::decode_setup_except(int i, int handler, int end, int exit) {
   // (after their POP_EXCEPT) of a short tail ending in a return: the else runs up to that tail,
   // which is the code after the statement.
   int tail_end = -1;  // one past the tail after the else, when found
-  auto is_jump_op = [](Op op) {
-    return op == Op::Jump || op == Op::JumpIf || op == Op::JumpIfOrPop || op == Op::ForIter;
-  };
   if (else_begin >= 0 && join == else_begin) {
     for (int p = handler; p < else_begin && tail_end < 0; ++p) {
       if (ops[static_cast<size_t>(p)].op != Op::PopExcept) continue;
       int q = p + 1;
-      while (q < else_begin && !is_jump_op(ops[static_cast<size_t>(q)].op) &&
+      while (q < else_begin && !is_jump(ops[static_cast<size_t>(q)].op) &&
              ops[static_cast<size_t>(q)].op != Op::ReturnValue)
         ++q;
       // (A return of the clause's own computes its value before POP_EXCEPT, but a constant's:
@@ -1044,7 +1039,7 @@ int CodeDecoder::decode_setup_except(int i, int handler, int end, int exit) {
           }
           break;
         }
-        if (is_jump_op(op) || op == Op::SetupFinally || op == Op::SetupWith || op == Op::PopBlock)
+        if (is_jump(op) || op == Op::SetupFinally || op == Op::SetupWith || op == Op::PopBlock)
           break;
       }
     }

@@ -134,6 +134,11 @@ struct Operation {
   int line = -1;
 };
 
+// Whether `op` transfers control to its target (a jump, a conditional one, a for loop's exit).
+inline bool is_jump(Op op) {
+  return op == Op::Jump || op == Op::JumpIf || op == Op::JumpIfOrPop || op == Op::ForIter;
+}
+
 // An exception-table row in operation indices (3.11+).
 struct Handler {
   int start = 0;  // first covered operation

@@ -421,16 +421,18 @@ int CodeDecoder::decode_while_true(int head, int last_jump, int end) {
     return last.kind == StmtKind::If && last.bodies.size() == 2 &&
            ends_in_jump(last.bodies[0], depth + 1) && ends_in_jump(last.bodies[1], depth + 1);
   };
-  if (body.size() == 1 && body[0]->kind == StmtKind::If && body[0]->exprs.size() == 1 &&
-      body[0]->bodies.size() == 2 && body[0]->bodies[1].size() == 1 &&
-      body[0]->bodies[1][0]->kind == StmtKind::Break && !body[0]->bodies[0].empty() &&
+  auto if_else_break = [](const StmtPtr& s) {  // `if x: A else: break`, A not empty
+    return s->kind == StmtKind::If && s->exprs.size() == 1 && s->bodies.size() == 2 &&
+           !s->bodies[0].empty() && s->bodies[1].size() == 1 &&
+           s->bodies[1][0]->kind == StmtKind::Break;
+  };
+  if (body.size() == 1 && if_else_break(body[0]) &&
       !(keeps_folded_constants() && has_constant(bytecode::ObjectKind::True, true))) {
     StmtPtr test = body[0];
     Body loop_body = std::move(test->bodies[0]);
     // (`if x: A else: break` ending B was `if x: A; continue` then `break`.)
     StmtPtr& last = loop_body.back();
-    if (last->kind == StmtKind::If && last->bodies.size() == 2 && last->bodies[1].size() == 1 &&
-        last->bodies[1][0]->kind == StmtKind::Break && !last->bodies[0].empty()) {
+    if (if_else_break(last)) {
       if (!ends_in_jump(last->bodies[0], 0))
         last->bodies[0].push_back(make_stmt(StmtKind::Continue));
       last->bodies[1].clear();
@@ -579,7 +581,7 @@ void CodeDecoder::note_break_copies(int head, int exit) {
       length = k - tail + 1;
       break;
     }
-    if (op == Op::Jump || op == Op::JumpIf || op == Op::ForIter || op == Op::JumpIfOrPop) return;
+    if (is_jump(op)) return;
   }
   if (length == 0) return;
   for (int k = head + 1; k + length < exit; ++k) {
