@@ -105,6 +105,11 @@ std::vector<Timing> decompile_timings(const nb::bytes& data, int minor, int repe
 
 NB_MODULE(_core, m) {
   m.doc() = "glassbox native core";
+  // Compiled programs stay reachable from torch at exit (Dynamo keeps each compiled graph in the
+  // user module's globals and in the cache on the code object, which the interpreter does not
+  // free at shutdown), so nanobind's leak report would name our objects in every script that
+  // compiled under no_grad. It is about objects left to the OS at exit, not a leak while running.
+  nb::set_leak_warnings(false);
   bind_runtime(m);
   // BytecodeError surfaces as glassbox.errors.BytecodeError(reason, offset).
   nb::register_exception_translator([](const std::exception_ptr& error, void*) {
