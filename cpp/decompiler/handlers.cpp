@@ -665,9 +665,10 @@ int CodeDecoder::decode_try_finally(int i, int body_end, int handler, int end, i
   int final_begin = handler + 1;
   int final_end = cleanup - 1;
   int copy_length = final_end - final_begin;
-  // 3.12+: a RERAISE copied to the end of the finally body's last branch is, on the normal path,
-  // just falling through: the normal copy is one operation shorter.
-  if (code_.minor >= 12 && final_end - 1 > final_begin &&
+  // 3.11+: a RERAISE copied to the end of the finally body's last branch is, on the normal path,
+  // just falling through (or the code after the statement, a return, copied into each branch):
+  // the normal copy is one operation shorter.
+  if (code_.minor >= 11 && final_end - 1 > final_begin &&
       ops[static_cast<size_t>(final_end) - 1].op == Op::Reraise &&
       ops[static_cast<size_t>(final_end) - 1].arg == 0) {
     --copy_length;

@@ -1615,6 +1615,21 @@ CASES: list[Case] = [
         """,
         module=True,
     ),
+    _case(
+        "finally_if_ends_function",
+        """
+        def f(x, fail):
+            try:
+                rec("body", 1 / fail)
+            finally:
+                if x:
+                    rec("then", x)
+        """,
+        (0, 1),
+        (1, 1),
+        (1, 0),
+        (0, 0),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
