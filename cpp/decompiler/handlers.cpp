@@ -3,6 +3,8 @@
 // A handler that starts with PUSH_EXC_INFO owns the operations its table rows cover: that is
 // the try body. What follows the body up to the handler is the `else` (or, for a finally, the
 // finally body's normal-path copy) and a jump past the handlers.
+#include <algorithm>
+
 #include "decompiler/decoder.hpp"
 #include "decompiler/printer.hpp"
 
@@ -982,11 +984,33 @@ int CodeDecoder::decode_setup_except(int i, int handler, int end, int exit) {
                                same_target(target, loops_.back().continue_target));
   };
   int scan_end = else_begin >= 0 ? else_begin : end;
+  // The typed clauses, each [start, next clause): a jump inside one to a place before the next
+  // clause stays in that clause (an if/else of its body whose join the compiler replaced with a
+  // copy of the clause's exit), never the statement's join.
+  std::vector<std::pair<int, int>> typed_clauses;
+  for (int c = handler; c < scan_end;) {
+    int check = c;
+    while (check + 1 < scan_end && ops[static_cast<size_t>(check)].op != Op::CheckExcMatch &&
+           !is_jump(ops[static_cast<size_t>(check)].op))
+      ++check;
+    if (check + 1 >= scan_end || ops[static_cast<size_t>(check)].op != Op::CheckExcMatch ||
+        ops[static_cast<size_t>(check) + 1].op != Op::JumpIf ||
+        ops[static_cast<size_t>(check) + 1].target <= check)
+      break;
+    int next = ops[static_cast<size_t>(check) + 1].target;
+    typed_clauses.emplace_back(c, next);
+    c = next;
+  }
+  auto stays_in_clause = [&](int k, int target) {
+    return std::any_of(typed_clauses.begin(), typed_clauses.end(), [&](const auto& clause) {
+      return k >= clause.first && target < clause.second;
+    });
+  };
   for (int k = handler; k < scan_end; ++k) {
     const Operation& op = ops[static_cast<size_t>(k)];
     // (A backward jump is a loop's inside a clause, never the join.)
     if (op.op == Op::Jump && op.target > handler && op.target > k && !is_loop_exit(op.target) &&
-        op.target > join)
+        op.target > join && !stays_in_clause(k, op.target))
       join = op.target;
   }
   if (join < 0) join = else_begin >= 0 ? else_begin : scan_end;

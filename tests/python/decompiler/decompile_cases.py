@@ -1630,6 +1630,22 @@ CASES: list[Case] = [
         (1, 0),
         (0, 0),
     ),
+    _case(
+        "named_clause_if_else_ends_function",
+        """
+        def f(x, fail):
+            try:
+                rec("body", 1 / fail)
+            except ZeroDivisionError as error:
+                if x:
+                    rec("then", x, str(error))
+                else:
+                    rec("else", type(error).__name__)
+        """,
+        (0, 1),
+        (1, 0),
+        (0, 0),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
