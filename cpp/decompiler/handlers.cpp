@@ -698,14 +698,20 @@ int CodeDecoder::decode_try_finally(int i, int body_end, int handler, int end, i
   for (int k = i; body.empty() && !mid_expression && k < body_end; ++k) {
     if (ops[static_cast<size_t>(k)].op != Op::Nop) throw DecodeFailure("try/finally body lost");
   }
-  // 3.12+: with a return after the statement, its normal-path finally copy can end the body,
+  // 3.11+: with a return after the statement, its normal-path finally copy can end the body,
   // the return copied into each branch of it.
   StmtPtr after =
-      code_.minor >= 12 && !final_body.empty()
+      code_.minor >= 11 && !final_body.empty()
           ? strip_normal_copy_with_returns(body, print_body(final_body), final_body.size())
           : nullptr;
   if (!strip_finally_copies(body, print_body(final_body), final_body.size(), false, 0)) {
     throw DecodeFailure("finally copy on an exit path");
+  }
+  // (`try: return value`: the value, computed before the copy, waited in a temporary.)
+  if (after && after->exprs.size() == 1 && !body.empty() &&
+      is_spill_of(body.back(), after->exprs[0])) {
+    body.back() = make_stmt(StmtKind::Return, {body.back()->exprs[1]});
+    after = nullptr;
   }
   // Nothing follows the statement: a `return None` ending the body is the code's own final return,
   // copied there (3.12+).
@@ -929,7 +935,20 @@ int CodeDecoder::decode_setup_finally(int i, int end, int exit) {
   take_region_value_ = false;
   ExprPtr returned = returns_value ? region_value_ : nullptr;
   region_value_ = nullptr;
-  if (returned) ++try_end;
+  if (returned) {
+    // A finally body ending in an if: the return that follows its normal-path copy is copied to
+    // the end of each branch, the other copies after the first, where the copy's jumps go.
+    int copy_begin = pop_block + 1;
+    for (++try_end; try_end < handler && ops[static_cast<size_t>(try_end)].op == Op::ReturnValue;
+         ++try_end) {
+      bool jumped_to = false;
+      for (int k = copy_begin; k < try_end && !jumped_to; ++k)
+        jumped_to = is_jump(ops[static_cast<size_t>(k)].op) &&
+                    ops[static_cast<size_t>(k)].target == try_end;
+      if (!jumped_to) break;
+      mark_consumed(try_end, try_end + 1);
+    }
+  }
   std::vector<ExprPtr> saved_stack = stack_;
   size_t saved_depth = statement_depth_;
   for (int k = 0; k < 3; ++k) push(make_expr(ExprKind::Internal, {}, "exc"));

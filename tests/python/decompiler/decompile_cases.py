@@ -1646,6 +1646,21 @@ CASES: list[Case] = [
         (1, 0),
         (0, 0),
     ),
+    _case(
+        "return_in_try_finally_if_ends_function",
+        """
+        def f(x, fail):
+            try:
+                return rec("body", 1 / fail)
+            finally:
+                rec("finally")
+                if x:
+                    rec("then", x)
+        """,
+        (0, 1),
+        (1, 1),
+        (1, 0),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
