@@ -145,6 +145,9 @@ Body CodeDecoder::decode_range_extending(int begin, int* end, int limit, int exi
   region_limit_ = limit;
   bool keep_region_stack = keep_region_stack_;
   keep_region_stack_ = false;
+  // (The value is this region's own, not that of a region nested in it: an if's branch.)
+  bool take_region_value = take_region_value_;
+  take_region_value_ = false;
   int i = begin;
   while (i < *end) i = decode_statement(i, *end, exit);
   // A value the region computed is still on the stack (on top, or below an iterator it was
@@ -157,8 +160,7 @@ Body CodeDecoder::decode_range_extending(int begin, int* end, int limit, int exi
     }
     return false;
   };
-  if (take_region_value_) {
-    take_region_value_ = false;
+  if (take_region_value) {
     if (stack_.size() == saved_stack.size() + 1 && stack_.back() &&
         stack_.back()->kind != ExprKind::Internal) {
       region_value_ = stack_.back();

@@ -1661,6 +1661,22 @@ CASES: list[Case] = [
         (1, 1),
         (1, 0),
     ),
+    _case(
+        "returns_in_if_and_after_in_try_finally",
+        """
+        def f(x, fail):
+            try:
+                if x:
+                    return rec("then", x)
+                result = rec("after", 1 / fail)
+                return result
+            finally:
+                rec("finally")
+        """,
+        (0, 1),
+        (1, 1),
+        (0, 0),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
