@@ -935,7 +935,14 @@ int CodeDecoder::decode_setup_finally(int i, int end, int exit) {
   take_region_value_ = false;
   ExprPtr returned = returns_value ? region_value_ : nullptr;
   region_value_ = nullptr;
-  if (returned) {
+  // (`try: return value` of a try/except in the body, leaving both blocks: that statement read
+  // the finally copy and the return, as a return of its body.)
+  bool returned_inside = returns_value && !returned && pop_block > i + 1 &&
+                         ops[static_cast<size_t>(pop_block) - 1].op == Op::PopBlock &&
+                         !body.empty() && body.back()->kind == StmtKind::Try &&
+                         !body.back()->bodies[0].empty() &&
+                         body.back()->bodies[0].back()->kind == StmtKind::Return;
+  if (returned || returned_inside) {
     // A finally body ending in an if: the return that follows its normal-path copy is copied to
     // the end of each branch, the other copies after the first, where the copy's jumps go.
     int copy_begin = pop_block + 1;
@@ -1006,13 +1013,20 @@ int CodeDecoder::decode_setup_except(int i, int handler, int end, int exit) {
   // The typed clauses, each [start, next clause): a jump inside one to a place before the next
   // clause stays in that clause (an if/else of its body whose join the compiler replaced with a
   // copy of the clause's exit), never the statement's join.
+  // (The region may be the body of an enclosing try/finally, which this statement's body leaves
+  // by a return: its POP_BLOCK ends the region, the enclosing one's starts what follows, and the
+  // clauses lie past it.)
+  bool clauses_outside = else_begin < 0 && handler >= end && end > i + 1 &&
+                         ops[static_cast<size_t>(end) - 1].op == Op::PopBlock &&
+                         ops[static_cast<size_t>(end)].op == Op::PopBlock;
+  int walk_end = clauses_outside ? static_cast<int>(ops.size()) : scan_end;
   std::vector<std::pair<int, int>> typed_clauses;
-  for (int c = handler; c < scan_end;) {
+  for (int c = handler; c < walk_end;) {
     int check = c;
-    while (check + 1 < scan_end && ops[static_cast<size_t>(check)].op != Op::CheckExcMatch &&
+    while (check + 1 < walk_end && ops[static_cast<size_t>(check)].op != Op::CheckExcMatch &&
            !is_jump(ops[static_cast<size_t>(check)].op))
       ++check;
-    if (check + 1 >= scan_end || ops[static_cast<size_t>(check)].op != Op::CheckExcMatch ||
+    if (check + 1 >= walk_end || ops[static_cast<size_t>(check)].op != Op::CheckExcMatch ||
         ops[static_cast<size_t>(check) + 1].op != Op::JumpIf ||
         ops[static_cast<size_t>(check) + 1].target <= check)
       break;
@@ -1034,6 +1048,21 @@ int CodeDecoder::decode_setup_except(int i, int handler, int end, int exit) {
   }
   if (join < 0) join = else_begin >= 0 ? else_begin : scan_end;
   int handlers_end = std::min(else_begin >= 0 ? else_begin : join, end);
+  // Clauses past the region that never rejoin (each raises or returns; no bare except): the
+  // statement is the whole region, its clauses end at the RERAISE where the last type test fails.
+  int clauses_end = -1;
+  if (clauses_outside && !typed_clauses.empty() &&
+      ops[static_cast<size_t>(typed_clauses.back().second)].op == Op::Reraise) {
+    clauses_end = typed_clauses.back().second + 1;
+    for (int k = handler; k < clauses_end && clauses_end >= 0; ++k) {
+      const Operation& op = ops[static_cast<size_t>(k)];
+      if (op.op == Op::Jump && op.target > k && !stays_in_clause(k, op.target)) clauses_end = -1;
+    }
+    if (clauses_end >= 0) {
+      join = end;
+      handlers_end = clauses_end - 1;
+    }
+  }
   // Without an else, what follows POP_BLOCK is a copy of a short tail after the statement (the
   // jump to it inlined: one ending in a return or raise), which each clause that falls through
   // repeats.
@@ -1145,7 +1174,7 @@ int CodeDecoder::decode_setup_except(int i, int handler, int end, int exit) {
   }
   stack_ = saved_stack;
   statement_depth_ = saved_depth;
-  mark_consumed(handler, handlers_end);
+  mark_consumed(handler, clauses_end >= 0 ? clauses_end : handlers_end);
   if (tail.empty() || strip_copied_tail(*stmt, tail)) {
     emit(stmt);
     for (StmtPtr& s : tail) emit(s);
@@ -1156,7 +1185,13 @@ int CodeDecoder::decode_setup_except(int i, int handler, int end, int exit) {
     for (StmtPtr& s : after) emit(s);
     for (StmtPtr& s : tail) emit(s);
   } else {
-    for (StmtPtr& s : tail) stmt->bodies[0].push_back(s);
+    // Not a copy: a return of a constant in the body (the compiler loads a constant after
+    // unwinding the block), or else the statement's else (a return of a computed value loads it
+    // before POP_BLOCK; a raise cannot be left after it).
+    bool body_return = tail.size() == 1 && tail[0]->kind == StmtKind::Return &&
+                       (tail[0]->exprs.empty() || !tail[0]->exprs[0] ||
+                        tail[0]->exprs[0]->kind == ExprKind::Constant);
+    for (StmtPtr& s : tail) stmt->bodies[body_return ? 0 : 1].push_back(s);
     emit(stmt);
   }
   if (tail_end >= 0) return tail_end;

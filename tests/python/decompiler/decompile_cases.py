@@ -1677,6 +1677,42 @@ CASES: list[Case] = [
         (1, 1),
         (0, 0),
     ),
+    _case(
+        "return_in_try_except_finally_clauses_raise",
+        """
+        def f(x):
+            try:
+                return rec("body", 1 / x)
+            except ZeroDivisionError as error:
+                if x == 0:
+                    raise KeyError("zero") from error
+                raise
+            finally:
+                rec("finally")
+        """,
+        (1,),
+        (0,),
+        (0.0,),
+    ),
+    _case(
+        "loop_try_except_else_returns",
+        """
+        def f(items):
+            for item in items:
+                try:
+                    rec("try", 1 / item)
+                except ZeroDivisionError:
+                    try:
+                        rec("inner", 1 / (item - 1))
+                    except ZeroDivisionError:
+                        pass
+                else:
+                    return item
+        """,
+        ([0, 2],),
+        ([0, 1],),
+        ([],),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
