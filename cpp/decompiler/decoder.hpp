@@ -175,7 +175,7 @@ class CodeDecoder {
   ExprPtr top(int depth = 1) const;
   void push(ExprPtr value);
   void emit(StmtPtr stmt);
-  void spill_pending(Stmt& stmt);
+  void spill_pending(Stmt& stmt, bool names_too = false);  // names_too: a pending name as well
   bool mutates_deeper(int depth) const;
   void mutate_in_place(
       int depth, const char* method,

@@ -269,18 +269,23 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
   const auto& ops = lifted_.ops;
   int cleanup = flow_.handler_covering(handler);
   if (!is_cleanup_block(ops, cleanup)) throw DecodeFailure("except handler without its cleanup");
+  auto is_loop_exit = [&](int target) {
+    return !loops_.empty() && (same_target(target, loops_.back().break_target) ||
+                               same_target(target, loops_.back().continue_target));
+  };
   const Operation& before_handler = ops[static_cast<size_t>(handler) - 1];
-  bool jumps_over = before_handler.op == Op::Jump && before_handler.target > handler;
+  // (3.11: a jump forward out of the loop is the else's `break` where nothing falls through the
+  // statement, not its jump over the handlers.)
+  bool jumps_over = before_handler.op == Op::Jump && before_handler.target > handler &&
+                    !(code_.minor == 11 && !loops_.empty() &&
+                      same_target(before_handler.target, loops_.back().break_target) &&
+                      !same_target(before_handler.target, loops_.back().continue_target));
   bool jumps_back = before_handler.op == Op::Jump && before_handler.target < i && !loops_.empty() &&
                     resolve(before_handler.target) == resolve(loops_.back().continue_target);
   int else_end = jumps_over || jumps_back ? handler - 1 : handler;
   int try_end = jumps_over ? before_handler.target : -1;
   int back_join = -1;       // 3.12+ places handlers after the function's code; they jump back
   bool sequential = false;  // the handlers never rejoin; what follows is not an else
-  auto is_loop_exit = [&](int target) {
-    return !loops_.empty() && (same_target(target, loops_.back().break_target) ||
-                               same_target(target, loops_.back().continue_target));
-  };
   for (int k = handler; k < cleanup; ++k) {
     const Operation& op = ops[static_cast<size_t>(k)];
     if (op.op != Op::Jump || is_loop_exit(op.target)) continue;
@@ -909,9 +914,20 @@ int CodeDecoder::decode_setup_finally(int i, int end, int exit) {
       ops[static_cast<size_t>(reraise) - 1].arg == 0) {
     --copy_length;
   }
+  // The normal path's POP_BLOCK is followed by the finally body's copy (not that of a with
+  // statement around the try, whose exit follows the finally copy of a return).
+  auto starts_copy = [&](int q) {
+    for (int n = 0; n < std::min(copy_length, 3); ++n) {
+      const Operation& x = ops[static_cast<size_t>(q + 1 + n)];
+      const Operation& y = ops[static_cast<size_t>(handler + n)];
+      if (x.op != y.op || (!is_jump(x.op) && (x.arg != y.arg || x.text != y.text))) return false;
+    }
+    return true;
+  };
   int pop_block = -1;
   for (int q = handler - 1; q > i; --q) {
-    if (ops[static_cast<size_t>(q)].op == Op::PopBlock && q + 1 + copy_length <= handler) {
+    if (ops[static_cast<size_t>(q)].op == Op::PopBlock && q + 1 + copy_length <= handler &&
+        starts_copy(q)) {
       pop_block = q;
       break;
     }
@@ -929,10 +945,12 @@ int CodeDecoder::decode_setup_finally(int i, int end, int exit) {
   // `try: return value finally: ...`: the value waits on the stack while the finally copy runs.
   bool returns_value = static_cast<size_t>(try_end) < ops.size() &&
                        ops[static_cast<size_t>(try_end)].op == Op::ReturnValue;
-  take_region_value_ = returns_value;
+  take_region_value_ = true;
   region_value_ = nullptr;
   Body body = decode_range(i + 1, pop_block, pop_block);
   take_region_value_ = false;
+  // (A value left for no return would be lost.)
+  if (region_value_ && !returns_value) throw DecodeFailure("try/finally body leaves a value");
   ExprPtr returned = returns_value ? region_value_ : nullptr;
   region_value_ = nullptr;
   // (`try: return value` of a try/except in the body, leaving both blocks: that statement read

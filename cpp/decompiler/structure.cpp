@@ -951,6 +951,13 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
         return next;
     }
   }
+  // An if statement with a value still pending (a return's, waiting for a finally copy): the
+  // value was computed before it, once, not again in each branch that ends a statement (nor read
+  // again after the branches, when a name).
+  if (stack_.size() > statement_depth_) {
+    auto marker = make_stmt(StmtKind::Pass);
+    spill_pending(*marker, true);
+  }
   const LoopContext* loop = loops_.empty() ? nullptr : &loops_.back();
   auto make_if_test = [&](ExprPtr condition, Body then_body) {
     emit(make_stmt(StmtKind::If, {std::move(condition)}, {std::move(then_body), {}}));
@@ -1125,6 +1132,29 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
       make_if(std::move(then_body), {make_stmt(StmtKind::Break)});
     }
     return label;
+  }
+  // Tests jumping to copies of one exit block (the compiler copies a short return, or the RERAISE
+  // ending a finally body, for each jump to it; `a and b` ending a finally body): the copies lie
+  // back to back, the then-branch ends at the first, the others are no code of their own.
+  int first_copy = label;
+  for (const ConditionItem& item : items) {
+    if (item.target > then_begin && item.target < first_copy && same_target(item.target, label))
+      first_copy = item.target;
+  }
+  if (first_copy < label) {
+    int length = copied_tail_length(label);
+    bool copies = length > 0 && (label - first_copy) % length == 0;
+    for (int k = first_copy; copies && k < label; k += length)
+      copies = same_operations(ops, k, label, length);
+    bool jumps = length == 0;  // (decode_finally_body's RERAISE copies, jumps to its end)
+    for (int k = first_copy; jumps && k < label; ++k) {
+      jumps = ops[static_cast<size_t>(k)].op == Op::Jump &&
+              resolve(ops[static_cast<size_t>(k)].target) == resolve(label);
+    }
+    if (copies || jumps) {
+      mark_consumed(first_copy + (jumps ? 1 : length), label + length);
+      label = first_copy;
+    }
   }
   Body then_body = decode_range(then_begin, label, label);
   // At module level the final `return None` is duplicated into branches: the rest is an else.
