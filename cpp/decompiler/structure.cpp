@@ -304,10 +304,15 @@ CodeDecoder::WhileShape CodeDecoder::while_head(int head) const {
     if (op.target < tail + 1) continue;
     // Between the bottom test and the exit there may be a copy of the code after the loop
     // (a short block ending in return), placed there by the compiler.
+    // (Or, the test being an and/or, one copy for each of its jumps, back to back.)
     if (op.target != tail + 1) {
       int gap = op.target - (tail + 1);
       Op last = ops[static_cast<size_t>(op.target - 1)].op;
-      if (gap > 4 || (last != Op::ReturnValue && last != Op::ReturnConst)) continue;
+      int length = copied_tail_length(op.target);
+      bool copies = length > 0 && gap % length == 0;
+      for (int c = tail + 1; copies && c < op.target; c += length)
+        copies = same_operations(ops, c, op.target, length);
+      if (!copies && (gap > 4 || (last != Op::ReturnValue && last != Op::ReturnConst))) continue;
     }
     // Every earlier jump of the test goes to the loop's exit or within the test (and/or): one
     // going elsewhere is an if around the loop.

@@ -1760,6 +1760,19 @@ CASES: list[Case] = [
         ([1, 2],),
         ([5, 0, 3],),
     ),
+    _case(
+        "while_and_test_ends_function",
+        """
+        def f(a, b):
+            a = list(a)
+            rec("start")
+            while a and a[-1] > b:
+                rec("pop", a.pop())
+        """,
+        ([1, 5, 7], 3),
+        ([], 0),
+        ([1], 3),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
