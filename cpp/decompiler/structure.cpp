@@ -257,6 +257,14 @@ int CodeDecoder::decode_statement(int i, int end, int exit) {
     if (!open) {
       WhileShape shape = while_head(i);
       if (shape.found && shape.exit <= end) return decode_while(i, shape);
+      // The loop ends the region, its exits copies of the region's exit placed past it (a
+      // return, copied for each jump of the test): without a break, nothing else runs after.
+      if (shape.found && shape.tail < end && same_target(shape.exit, exit) &&
+          loop_else_end(shape.body, shape.tail, shape.exit, static_cast<int>(ops.size())) ==
+              shape.exit) {
+        decode_while(i, shape);
+        return end;
+      }
       if (!shape.found && source > i && source < end) return decode_while_true(i, source, end);
     }
     if (const HandlerRegion* region = flow_.outermost_region_at(i, opened_try_)) {

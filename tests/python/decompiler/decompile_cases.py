@@ -1773,6 +1773,21 @@ CASES: list[Case] = [
         ([], 0),
         ([1], 3),
     ),
+    _case(
+        "if_ends_with_while_and_test",
+        """
+        def f(a, b, skip):
+            a = list(a)
+            rec("start")
+            if not skip:
+                rec("then")
+                while a and a[-1] is not b:
+                    rec("pop", a.pop())
+        """,
+        ([1, 5, 7], 5, False),
+        ([1, 5, 7], 5, True),
+        ([], 0, False),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
