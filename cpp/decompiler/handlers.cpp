@@ -25,6 +25,36 @@ bool is_spill_of(const StmtPtr& assign, const ExprPtr& name) {
          assign->exprs[0]->kind == ExprKind::Name && assign->exprs[0]->text == name->text;
 }
 
+// A copy of `body` whose compound statements are copies too (expressions are shared).
+Body clone_body(const Body& body, int depth = 0) {
+  Body out;
+  for (const StmtPtr& s : body) {
+    auto copy = std::make_shared<Stmt>(*s);
+    if (depth < 100) {
+      for (Body& inner : copy->bodies) inner = clone_body(inner, depth + 1);
+      for (ExceptHandler& handler : copy->handlers)
+        handler.body = clone_body(handler.body, depth + 1);
+    }
+    out.push_back(copy);
+  }
+  return out;
+}
+
+// Removes the statement printing as `returned` that ends each branch of the if ending `body`
+// (the branches of nested ifs ending it too); how many it removed.
+int strip_branch_returns(Body& body, const std::string& returned, int depth = 0) {
+  if (body.empty() || depth > 100) return 0;
+  StmtPtr last = body.back();
+  if (last->kind == StmtKind::Return && print_body({last}) == returned) {
+    body.pop_back();
+    return 1;
+  }
+  if (last->kind != StmtKind::If) return 0;
+  int removed = 0;
+  for (Body& branch : last->bodies) removed += strip_branch_returns(branch, returned, depth + 1);
+  return removed;
+}
+
 // The compiler copies the finally body before every exit that leaves the try: each return, and
 // each break/continue not inside a loop of the try body itself. The decoded body holds those
 // copies (after the return value, spilled to a temporary, was computed): they go, and the value
@@ -32,26 +62,34 @@ bool is_spill_of(const StmtPtr& assign, const ExprPtr& name) {
 bool strip_finally_copies(Body& body, const std::string& copy_text, size_t copy_size, bool in_loop,
                           int depth) {
   if (depth > 100) return false;
+  // The exits of this body first: a copy that ends in an if holds the exit copied into its
+  // branches too, which are no exits of their own.
   for (size_t k = 0; k < body.size(); ++k) {
     Stmt& stmt = *body[k];
     bool leaves = stmt.kind == StmtKind::Return ||
                   (!in_loop && (stmt.kind == StmtKind::Break || stmt.kind == StmtKind::Continue));
-    if (leaves) {
-      if (k < copy_size) return false;
-      Body before(body.begin() + static_cast<std::ptrdiff_t>(k - copy_size),
-                  body.begin() + static_cast<std::ptrdiff_t>(k));
-      if (copy_size > 0 && print_body(before) != copy_text) return false;
-      body.erase(body.begin() + static_cast<std::ptrdiff_t>(k - copy_size),
-                 body.begin() + static_cast<std::ptrdiff_t>(k));
-      k -= copy_size;
-      if (stmt.kind == StmtKind::Return && stmt.exprs.size() == 1 && k > 0 &&
-          is_spill_of(body[k - 1], stmt.exprs[0])) {
-        stmt.exprs[0] = body[k - 1]->exprs[1];
-        body.erase(body.begin() + static_cast<std::ptrdiff_t>(k - 1));
-        --k;
-      }
-      continue;
+    if (!leaves) continue;
+    if (k < copy_size) return false;
+    Body before(body.begin() + static_cast<std::ptrdiff_t>(k - copy_size),
+                body.begin() + static_cast<std::ptrdiff_t>(k));
+    if (copy_size > 0 && print_body(before) != copy_text) {
+      Body stripped = clone_body(before);
+      if (strip_branch_returns(stripped, print_body({body[k]})) == 0 ||
+          print_body(stripped) != copy_text)
+        return false;
     }
+    body.erase(body.begin() + static_cast<std::ptrdiff_t>(k - copy_size),
+               body.begin() + static_cast<std::ptrdiff_t>(k));
+    k -= copy_size;
+    if (stmt.kind == StmtKind::Return && stmt.exprs.size() == 1 && k > 0 &&
+        is_spill_of(body[k - 1], stmt.exprs[0])) {
+      stmt.exprs[0] = body[k - 1]->exprs[1];
+      body.erase(body.begin() + static_cast<std::ptrdiff_t>(k - 1));
+      --k;
+    }
+  }
+  for (const StmtPtr& compound : body) {
+    Stmt& stmt = *compound;
     if (stmt.kind == StmtKind::FunctionDef || stmt.kind == StmtKind::ClassDef) continue;
     bool loop = stmt.kind == StmtKind::For || stmt.kind == StmtKind::While;
     for (size_t b = 0; b < stmt.bodies.size(); ++b) {
@@ -131,40 +169,6 @@ bool CodeDecoder::strip_copied_tail(Stmt& stmt, const Body& tail) const {
   }
   return true;
 }
-
-namespace {
-
-// A copy of `body` whose compound statements are copies too (expressions are shared).
-Body clone_body(const Body& body, int depth = 0) {
-  Body out;
-  for (const StmtPtr& s : body) {
-    auto copy = std::make_shared<Stmt>(*s);
-    if (depth < 100) {
-      for (Body& inner : copy->bodies) inner = clone_body(inner, depth + 1);
-      for (ExceptHandler& handler : copy->handlers)
-        handler.body = clone_body(handler.body, depth + 1);
-    }
-    out.push_back(copy);
-  }
-  return out;
-}
-
-// Removes the statement printing as `returned` that ends each branch of the if ending `body`
-// (the branches of nested ifs ending it too); how many it removed.
-int strip_branch_returns(Body& body, const std::string& returned, int depth = 0) {
-  if (body.empty() || depth > 100) return 0;
-  StmtPtr last = body.back();
-  if (last->kind == StmtKind::Return && print_body({last}) == returned) {
-    body.pop_back();
-    return 1;
-  }
-  if (last->kind != StmtKind::If) return 0;
-  int removed = 0;
-  for (Body& branch : last->bodies) removed += strip_branch_returns(branch, returned, depth + 1);
-  return removed;
-}
-
-}  // namespace
 
 // The body ends with the finally body's normal-path copy, an if, into whose branches the compiler
 // copied the return that follows the statement (`if t: a; return v` then `return v`, or

@@ -1788,6 +1788,24 @@ CASES: list[Case] = [
         ([1, 5, 7], 5, True),
         ([], 0, False),
     ),
+    _case(
+        "return_in_loop_in_try_finally_if",
+        """
+        def f(items, close):
+            try:
+                for item in items:
+                    found = rec("test", item)
+                    if found > 2:
+                        return found
+            finally:
+                if close:
+                    rec("close")
+            return None
+        """,
+        ([1, 3], True),
+        ([1, 3], False),
+        ([1], True),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
