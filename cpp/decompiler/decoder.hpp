@@ -124,7 +124,7 @@ class CodeDecoder {
                                          size_t copy_size) const;
   int decode_try_except(int i, int body_end, int handler, int end, int exit);
   int decode_try_finally(int i, int body_end, int handler, int end, int exit);
-  Body decode_finally_body(int begin, int end);
+  Body decode_finally_body(int begin, int end, int cleanup = -1);
   void emit_try_finally(Body body, Body final_body);
   int decode_try_star(int i, int body_end, int handler, int end, int exit);  // except* (3.11+)
   void hoist_common_tail(Body& body) const;

@@ -699,7 +699,7 @@ int CodeDecoder::decode_try_finally(int i, int body_end, int handler, int end, i
   push(make_expr(ExprKind::Internal, {}, "prev_exc"));
   push(make_expr(ExprKind::Internal, {}, "exc"));
   statement_depth_ = stack_.size();
-  Body final_body = decode_finally_body(final_begin, final_end);
+  Body final_body = decode_finally_body(final_begin, final_end, cleanup);
   mark_consumed(handler, cleanup + 3);
   stack_ = saved_stack;
   statement_depth_ = saved_depth;
@@ -734,11 +734,13 @@ int CodeDecoder::decode_try_finally(int i, int body_end, int handler, int end, i
 // A finally body [begin, end) whose branches end in copies of its closing RERAISE: while it is
 // decoded, each such RERAISE (not already part of a decoded statement) means "to the end of the
 // body", a jump there.
-Body CodeDecoder::decode_finally_body(int begin, int end) {
+Body CodeDecoder::decode_finally_body(int begin, int end, int cleanup) {
   std::vector<std::pair<int, Operation>> rewritten;
   for (int k = begin; k < end; ++k) {
     Operation& op = lifted_.ops[static_cast<size_t>(k)];
     if (op.op != Op::Reraise || op.arg != 0 || consumed_[static_cast<size_t>(k)]) continue;
+    // (3.11+: not a RERAISE of a try nested in the finally body, under a handler of its own.)
+    if (cleanup >= 0 && flow_.handler_covering(k) != cleanup) continue;
     rewritten.emplace_back(k, op);
     op.op = Op::Jump;
     op.target = end;
@@ -757,6 +759,7 @@ Body CodeDecoder::decode_finally_body(int begin, int end) {
 
 // try/finally; try/except/finally when the body is a try/except statement alone.
 void CodeDecoder::emit_try_finally(Body body, Body final_body) {
+  if (final_body.empty()) final_body.push_back(make_stmt(StmtKind::Pass));  // `finally: pass`
   if (body.size() == 1 && body[0]->kind == StmtKind::Try && body[0]->bodies[2].empty() &&
       !body[0]->handlers.empty()) {
     StmtPtr merged = body[0];

@@ -1806,6 +1806,23 @@ CASES: list[Case] = [
         ([1, 3], False),
         ([1], True),
     ),
+    _case(
+        "try_except_in_finally_body",
+        """
+        def f(x, y):
+            try:
+                rec("body", 1 / x)
+            finally:
+                try:
+                    rec("cleanup", 1 / y)
+                except ZeroDivisionError:
+                    rec("cleanup failed")
+        """,
+        (1, 1),
+        (1, 0),
+        (0, 1),
+        (0, 0),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
@@ -1855,6 +1872,9 @@ _PYC_NOT_YET = {
     },
     "generator_try_then_code": {
         10: FALLBACK + "'unsupported operation 59' (a loop of with statements in a finally)",
+    },
+    "try_except_in_finally_body": {
+        10: FALLBACK + "'try/finally without its normal path' (a try/except as the finally body)",
     },
 }
 _PYC_CODE_NOT_YET = {
