@@ -124,7 +124,7 @@ class CodeDecoder {
                                          size_t copy_size) const;
   int decode_try_except(int i, int body_end, int handler, int end, int exit);
   int decode_try_finally(int i, int body_end, int handler, int end, int exit);
-  Body decode_finally_body(int begin, int end);
+  Body decode_finally_body(int begin, int end, int cleanup = -1);
   void emit_try_finally(Body body, Body final_body);
   int decode_try_star(int i, int body_end, int handler, int end, int exit);  // except* (3.11+)
   void hoist_common_tail(Body& body) const;
@@ -175,7 +175,7 @@ class CodeDecoder {
   ExprPtr top(int depth = 1) const;
   void push(ExprPtr value);
   void emit(StmtPtr stmt);
-  void spill_pending(Stmt& stmt);
+  void spill_pending(Stmt& stmt, bool names_too = false);  // names_too: a pending name as well
   bool mutates_deeper(int depth) const;
   void mutate_in_place(
       int depth, const char* method,

@@ -3,6 +3,8 @@
 // A handler that starts with PUSH_EXC_INFO owns the operations its table rows cover: that is
 // the try body. What follows the body up to the handler is the `else` (or, for a finally, the
 // finally body's normal-path copy) and a jump past the handlers.
+#include <algorithm>
+
 #include "decompiler/decoder.hpp"
 #include "decompiler/printer.hpp"
 
@@ -23,6 +25,36 @@ bool is_spill_of(const StmtPtr& assign, const ExprPtr& name) {
          assign->exprs[0]->kind == ExprKind::Name && assign->exprs[0]->text == name->text;
 }
 
+// A copy of `body` whose compound statements are copies too (expressions are shared).
+Body clone_body(const Body& body, int depth = 0) {
+  Body out;
+  for (const StmtPtr& s : body) {
+    auto copy = std::make_shared<Stmt>(*s);
+    if (depth < 100) {
+      for (Body& inner : copy->bodies) inner = clone_body(inner, depth + 1);
+      for (ExceptHandler& handler : copy->handlers)
+        handler.body = clone_body(handler.body, depth + 1);
+    }
+    out.push_back(copy);
+  }
+  return out;
+}
+
+// Removes the statement printing as `returned` that ends each branch of the if ending `body`
+// (the branches of nested ifs ending it too); how many it removed.
+int strip_branch_returns(Body& body, const std::string& returned, int depth = 0) {
+  if (body.empty() || depth > 100) return 0;
+  StmtPtr last = body.back();
+  if (last->kind == StmtKind::Return && print_body({last}) == returned) {
+    body.pop_back();
+    return 1;
+  }
+  if (last->kind != StmtKind::If) return 0;
+  int removed = 0;
+  for (Body& branch : last->bodies) removed += strip_branch_returns(branch, returned, depth + 1);
+  return removed;
+}
+
 // The compiler copies the finally body before every exit that leaves the try: each return, and
 // each break/continue not inside a loop of the try body itself. The decoded body holds those
 // copies (after the return value, spilled to a temporary, was computed): they go, and the value
@@ -30,26 +62,34 @@ bool is_spill_of(const StmtPtr& assign, const ExprPtr& name) {
 bool strip_finally_copies(Body& body, const std::string& copy_text, size_t copy_size, bool in_loop,
                           int depth) {
   if (depth > 100) return false;
+  // The exits of this body first: a copy that ends in an if holds the exit copied into its
+  // branches too, which are no exits of their own.
   for (size_t k = 0; k < body.size(); ++k) {
     Stmt& stmt = *body[k];
     bool leaves = stmt.kind == StmtKind::Return ||
                   (!in_loop && (stmt.kind == StmtKind::Break || stmt.kind == StmtKind::Continue));
-    if (leaves) {
-      if (k < copy_size) return false;
-      Body before(body.begin() + static_cast<std::ptrdiff_t>(k - copy_size),
-                  body.begin() + static_cast<std::ptrdiff_t>(k));
-      if (copy_size > 0 && print_body(before) != copy_text) return false;
-      body.erase(body.begin() + static_cast<std::ptrdiff_t>(k - copy_size),
-                 body.begin() + static_cast<std::ptrdiff_t>(k));
-      k -= copy_size;
-      if (stmt.kind == StmtKind::Return && stmt.exprs.size() == 1 && k > 0 &&
-          is_spill_of(body[k - 1], stmt.exprs[0])) {
-        stmt.exprs[0] = body[k - 1]->exprs[1];
-        body.erase(body.begin() + static_cast<std::ptrdiff_t>(k - 1));
-        --k;
-      }
-      continue;
+    if (!leaves) continue;
+    if (k < copy_size) return false;
+    Body before(body.begin() + static_cast<std::ptrdiff_t>(k - copy_size),
+                body.begin() + static_cast<std::ptrdiff_t>(k));
+    if (copy_size > 0 && print_body(before) != copy_text) {
+      Body stripped = clone_body(before);
+      if (strip_branch_returns(stripped, print_body({body[k]})) == 0 ||
+          print_body(stripped) != copy_text)
+        return false;
     }
+    body.erase(body.begin() + static_cast<std::ptrdiff_t>(k - copy_size),
+               body.begin() + static_cast<std::ptrdiff_t>(k));
+    k -= copy_size;
+    if (stmt.kind == StmtKind::Return && stmt.exprs.size() == 1 && k > 0 &&
+        is_spill_of(body[k - 1], stmt.exprs[0])) {
+      stmt.exprs[0] = body[k - 1]->exprs[1];
+      body.erase(body.begin() + static_cast<std::ptrdiff_t>(k - 1));
+      --k;
+    }
+  }
+  for (const StmtPtr& compound : body) {
+    Stmt& stmt = *compound;
     if (stmt.kind == StmtKind::FunctionDef || stmt.kind == StmtKind::ClassDef) continue;
     bool loop = stmt.kind == StmtKind::For || stmt.kind == StmtKind::While;
     for (size_t b = 0; b < stmt.bodies.size(); ++b) {
@@ -129,40 +169,6 @@ bool CodeDecoder::strip_copied_tail(Stmt& stmt, const Body& tail) const {
   }
   return true;
 }
-
-namespace {
-
-// A copy of `body` whose compound statements are copies too (expressions are shared).
-Body clone_body(const Body& body, int depth = 0) {
-  Body out;
-  for (const StmtPtr& s : body) {
-    auto copy = std::make_shared<Stmt>(*s);
-    if (depth < 100) {
-      for (Body& inner : copy->bodies) inner = clone_body(inner, depth + 1);
-      for (ExceptHandler& handler : copy->handlers)
-        handler.body = clone_body(handler.body, depth + 1);
-    }
-    out.push_back(copy);
-  }
-  return out;
-}
-
-// Removes the statement printing as `returned` that ends each branch of the if ending `body`
-// (the branches of nested ifs ending it too); how many it removed.
-int strip_branch_returns(Body& body, const std::string& returned, int depth = 0) {
-  if (body.empty() || depth > 100) return 0;
-  StmtPtr last = body.back();
-  if (last->kind == StmtKind::Return && print_body({last}) == returned) {
-    body.pop_back();
-    return 1;
-  }
-  if (last->kind != StmtKind::If) return 0;
-  int removed = 0;
-  for (Body& branch : last->bodies) removed += strip_branch_returns(branch, returned, depth + 1);
-  return removed;
-}
-
-}  // namespace
 
 // The body ends with the finally body's normal-path copy, an if, into whose branches the compiler
 // copied the return that follows the statement (`if t: a; return v` then `return v`, or
@@ -267,18 +273,23 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
   const auto& ops = lifted_.ops;
   int cleanup = flow_.handler_covering(handler);
   if (!is_cleanup_block(ops, cleanup)) throw DecodeFailure("except handler without its cleanup");
+  auto is_loop_exit = [&](int target) {
+    return !loops_.empty() && (same_target(target, loops_.back().break_target) ||
+                               same_target(target, loops_.back().continue_target));
+  };
   const Operation& before_handler = ops[static_cast<size_t>(handler) - 1];
-  bool jumps_over = before_handler.op == Op::Jump && before_handler.target > handler;
+  // (3.11: a jump forward out of the loop is the else's `break` where nothing falls through the
+  // statement, not its jump over the handlers.)
+  bool jumps_over = before_handler.op == Op::Jump && before_handler.target > handler &&
+                    !(code_.minor == 11 && !loops_.empty() &&
+                      same_target(before_handler.target, loops_.back().break_target) &&
+                      !same_target(before_handler.target, loops_.back().continue_target));
   bool jumps_back = before_handler.op == Op::Jump && before_handler.target < i && !loops_.empty() &&
                     resolve(before_handler.target) == resolve(loops_.back().continue_target);
   int else_end = jumps_over || jumps_back ? handler - 1 : handler;
   int try_end = jumps_over ? before_handler.target : -1;
   int back_join = -1;       // 3.12+ places handlers after the function's code; they jump back
   bool sequential = false;  // the handlers never rejoin; what follows is not an else
-  auto is_loop_exit = [&](int target) {
-    return !loops_.empty() && (same_target(target, loops_.back().break_target) ||
-                               same_target(target, loops_.back().continue_target));
-  };
   for (int k = handler; k < cleanup; ++k) {
     const Operation& op = ops[static_cast<size_t>(k)];
     if (op.op != Op::Jump || is_loop_exit(op.target)) continue;
@@ -665,9 +676,10 @@ int CodeDecoder::decode_try_finally(int i, int body_end, int handler, int end, i
   int final_begin = handler + 1;
   int final_end = cleanup - 1;
   int copy_length = final_end - final_begin;
-  // 3.12+: a RERAISE copied to the end of the finally body's last branch is, on the normal path,
-  // just falling through: the normal copy is one operation shorter.
-  if (code_.minor >= 12 && final_end - 1 > final_begin &&
+  // 3.11+: a RERAISE copied to the end of the finally body's last branch is, on the normal path,
+  // just falling through (or the code after the statement, a return, copied into each branch):
+  // the normal copy is one operation shorter.
+  if (code_.minor >= 11 && final_end - 1 > final_begin &&
       ops[static_cast<size_t>(final_end) - 1].op == Op::Reraise &&
       ops[static_cast<size_t>(final_end) - 1].arg == 0) {
     --copy_length;
@@ -687,7 +699,7 @@ int CodeDecoder::decode_try_finally(int i, int body_end, int handler, int end, i
   push(make_expr(ExprKind::Internal, {}, "prev_exc"));
   push(make_expr(ExprKind::Internal, {}, "exc"));
   statement_depth_ = stack_.size();
-  Body final_body = decode_finally_body(final_begin, final_end);
+  Body final_body = decode_finally_body(final_begin, final_end, cleanup);
   mark_consumed(handler, cleanup + 3);
   stack_ = saved_stack;
   statement_depth_ = saved_depth;
@@ -695,14 +707,20 @@ int CodeDecoder::decode_try_finally(int i, int body_end, int handler, int end, i
   for (int k = i; body.empty() && !mid_expression && k < body_end; ++k) {
     if (ops[static_cast<size_t>(k)].op != Op::Nop) throw DecodeFailure("try/finally body lost");
   }
-  // 3.12+: with a return after the statement, its normal-path finally copy can end the body,
+  // 3.11+: with a return after the statement, its normal-path finally copy can end the body,
   // the return copied into each branch of it.
   StmtPtr after =
-      code_.minor >= 12 && !final_body.empty()
+      code_.minor >= 11 && !final_body.empty()
           ? strip_normal_copy_with_returns(body, print_body(final_body), final_body.size())
           : nullptr;
   if (!strip_finally_copies(body, print_body(final_body), final_body.size(), false, 0)) {
     throw DecodeFailure("finally copy on an exit path");
+  }
+  // (`try: return value`: the value, computed before the copy, waited in a temporary.)
+  if (after && after->exprs.size() == 1 && !body.empty() &&
+      is_spill_of(body.back(), after->exprs[0])) {
+    body.back() = make_stmt(StmtKind::Return, {body.back()->exprs[1]});
+    after = nullptr;
   }
   // Nothing follows the statement: a `return None` ending the body is the code's own final return,
   // copied there (3.12+).
@@ -716,11 +734,13 @@ int CodeDecoder::decode_try_finally(int i, int body_end, int handler, int end, i
 // A finally body [begin, end) whose branches end in copies of its closing RERAISE: while it is
 // decoded, each such RERAISE (not already part of a decoded statement) means "to the end of the
 // body", a jump there.
-Body CodeDecoder::decode_finally_body(int begin, int end) {
+Body CodeDecoder::decode_finally_body(int begin, int end, int cleanup) {
   std::vector<std::pair<int, Operation>> rewritten;
   for (int k = begin; k < end; ++k) {
     Operation& op = lifted_.ops[static_cast<size_t>(k)];
     if (op.op != Op::Reraise || op.arg != 0 || consumed_[static_cast<size_t>(k)]) continue;
+    // (3.11+: not a RERAISE of a try nested in the finally body, under a handler of its own.)
+    if (cleanup >= 0 && flow_.handler_covering(k) != cleanup) continue;
     rewritten.emplace_back(k, op);
     op.op = Op::Jump;
     op.target = end;
@@ -739,6 +759,7 @@ Body CodeDecoder::decode_finally_body(int begin, int end) {
 
 // try/finally; try/except/finally when the body is a try/except statement alone.
 void CodeDecoder::emit_try_finally(Body body, Body final_body) {
+  if (final_body.empty()) final_body.push_back(make_stmt(StmtKind::Pass));  // `finally: pass`
   if (body.size() == 1 && body[0]->kind == StmtKind::Try && body[0]->bodies[2].empty() &&
       !body[0]->handlers.empty()) {
     StmtPtr merged = body[0];
@@ -900,9 +921,20 @@ int CodeDecoder::decode_setup_finally(int i, int end, int exit) {
       ops[static_cast<size_t>(reraise) - 1].arg == 0) {
     --copy_length;
   }
+  // The normal path's POP_BLOCK is followed by the finally body's copy (not that of a with
+  // statement around the try, whose exit follows the finally copy of a return).
+  auto starts_copy = [&](int q) {
+    for (int n = 0; n < std::min(copy_length, 3); ++n) {
+      const Operation& x = ops[static_cast<size_t>(q + 1 + n)];
+      const Operation& y = ops[static_cast<size_t>(handler + n)];
+      if (x.op != y.op || (!is_jump(x.op) && (x.arg != y.arg || x.text != y.text))) return false;
+    }
+    return true;
+  };
   int pop_block = -1;
   for (int q = handler - 1; q > i; --q) {
-    if (ops[static_cast<size_t>(q)].op == Op::PopBlock && q + 1 + copy_length <= handler) {
+    if (ops[static_cast<size_t>(q)].op == Op::PopBlock && q + 1 + copy_length <= handler &&
+        starts_copy(q)) {
       pop_block = q;
       break;
     }
@@ -920,13 +952,35 @@ int CodeDecoder::decode_setup_finally(int i, int end, int exit) {
   // `try: return value finally: ...`: the value waits on the stack while the finally copy runs.
   bool returns_value = static_cast<size_t>(try_end) < ops.size() &&
                        ops[static_cast<size_t>(try_end)].op == Op::ReturnValue;
-  take_region_value_ = returns_value;
+  take_region_value_ = true;
   region_value_ = nullptr;
   Body body = decode_range(i + 1, pop_block, pop_block);
   take_region_value_ = false;
+  // (A value left for no return would be lost.)
+  if (region_value_ && !returns_value) throw DecodeFailure("try/finally body leaves a value");
   ExprPtr returned = returns_value ? region_value_ : nullptr;
   region_value_ = nullptr;
-  if (returned) ++try_end;
+  // (`try: return value` of a try/except in the body, leaving both blocks: that statement read
+  // the finally copy and the return, as a return of its body.)
+  bool returned_inside = returns_value && !returned && pop_block > i + 1 &&
+                         ops[static_cast<size_t>(pop_block) - 1].op == Op::PopBlock &&
+                         !body.empty() && body.back()->kind == StmtKind::Try &&
+                         !body.back()->bodies[0].empty() &&
+                         body.back()->bodies[0].back()->kind == StmtKind::Return;
+  if (returned || returned_inside) {
+    // A finally body ending in an if: the return that follows its normal-path copy is copied to
+    // the end of each branch, the other copies after the first, where the copy's jumps go.
+    int copy_begin = pop_block + 1;
+    for (++try_end; try_end < handler && ops[static_cast<size_t>(try_end)].op == Op::ReturnValue;
+         ++try_end) {
+      bool jumped_to = false;
+      for (int k = copy_begin; k < try_end && !jumped_to; ++k)
+        jumped_to = is_jump(ops[static_cast<size_t>(k)].op) &&
+                    ops[static_cast<size_t>(k)].target == try_end;
+      if (!jumped_to) break;
+      mark_consumed(try_end, try_end + 1);
+    }
+  }
   std::vector<ExprPtr> saved_stack = stack_;
   size_t saved_depth = statement_depth_;
   for (int k = 0; k < 3; ++k) push(make_expr(ExprKind::Internal, {}, "exc"));
@@ -981,15 +1035,59 @@ int CodeDecoder::decode_setup_except(int i, int handler, int end, int exit) {
                                same_target(target, loops_.back().continue_target));
   };
   int scan_end = else_begin >= 0 ? else_begin : end;
+  // The typed clauses, each [start, next clause): a jump inside one to a place before the next
+  // clause stays in that clause (an if/else of its body whose join the compiler replaced with a
+  // copy of the clause's exit), never the statement's join.
+  // (The region may be the body of an enclosing try/finally, which this statement's body leaves
+  // by a return: its POP_BLOCK ends the region, the enclosing one's starts what follows, and the
+  // clauses lie past it.)
+  bool clauses_outside = else_begin < 0 && handler >= end && end > i + 1 &&
+                         ops[static_cast<size_t>(end) - 1].op == Op::PopBlock &&
+                         ops[static_cast<size_t>(end)].op == Op::PopBlock;
+  int walk_end = clauses_outside ? static_cast<int>(ops.size()) : scan_end;
+  std::vector<std::pair<int, int>> typed_clauses;
+  for (int c = handler; c < walk_end;) {
+    int check = c;
+    while (check + 1 < walk_end && ops[static_cast<size_t>(check)].op != Op::CheckExcMatch &&
+           !is_jump(ops[static_cast<size_t>(check)].op))
+      ++check;
+    if (check + 1 >= walk_end || ops[static_cast<size_t>(check)].op != Op::CheckExcMatch ||
+        ops[static_cast<size_t>(check) + 1].op != Op::JumpIf ||
+        ops[static_cast<size_t>(check) + 1].target <= check)
+      break;
+    int next = ops[static_cast<size_t>(check) + 1].target;
+    typed_clauses.emplace_back(c, next);
+    c = next;
+  }
+  auto stays_in_clause = [&](int k, int target) {
+    return std::any_of(typed_clauses.begin(), typed_clauses.end(), [&](const auto& clause) {
+      return k >= clause.first && target < clause.second;
+    });
+  };
   for (int k = handler; k < scan_end; ++k) {
     const Operation& op = ops[static_cast<size_t>(k)];
     // (A backward jump is a loop's inside a clause, never the join.)
     if (op.op == Op::Jump && op.target > handler && op.target > k && !is_loop_exit(op.target) &&
-        op.target > join)
+        op.target > join && !stays_in_clause(k, op.target))
       join = op.target;
   }
   if (join < 0) join = else_begin >= 0 ? else_begin : scan_end;
   int handlers_end = std::min(else_begin >= 0 ? else_begin : join, end);
+  // Clauses past the region that never rejoin (each raises or returns; no bare except): the
+  // statement is the whole region, its clauses end at the RERAISE where the last type test fails.
+  int clauses_end = -1;
+  if (clauses_outside && !typed_clauses.empty() &&
+      ops[static_cast<size_t>(typed_clauses.back().second)].op == Op::Reraise) {
+    clauses_end = typed_clauses.back().second + 1;
+    for (int k = handler; k < clauses_end && clauses_end >= 0; ++k) {
+      const Operation& op = ops[static_cast<size_t>(k)];
+      if (op.op == Op::Jump && op.target > k && !stays_in_clause(k, op.target)) clauses_end = -1;
+    }
+    if (clauses_end >= 0) {
+      join = end;
+      handlers_end = clauses_end - 1;
+    }
+  }
   // Without an else, what follows POP_BLOCK is a copy of a short tail after the statement (the
   // jump to it inlined: one ending in a return or raise), which each clause that falls through
   // repeats.
@@ -1101,7 +1199,7 @@ int CodeDecoder::decode_setup_except(int i, int handler, int end, int exit) {
   }
   stack_ = saved_stack;
   statement_depth_ = saved_depth;
-  mark_consumed(handler, handlers_end);
+  mark_consumed(handler, clauses_end >= 0 ? clauses_end : handlers_end);
   if (tail.empty() || strip_copied_tail(*stmt, tail)) {
     emit(stmt);
     for (StmtPtr& s : tail) emit(s);
@@ -1112,7 +1210,13 @@ int CodeDecoder::decode_setup_except(int i, int handler, int end, int exit) {
     for (StmtPtr& s : after) emit(s);
     for (StmtPtr& s : tail) emit(s);
   } else {
-    for (StmtPtr& s : tail) stmt->bodies[0].push_back(s);
+    // Not a copy: a return of a constant in the body (the compiler loads a constant after
+    // unwinding the block), or else the statement's else (a return of a computed value loads it
+    // before POP_BLOCK; a raise cannot be left after it).
+    bool body_return = tail.size() == 1 && tail[0]->kind == StmtKind::Return &&
+                       (tail[0]->exprs.empty() || !tail[0]->exprs[0] ||
+                        tail[0]->exprs[0]->kind == ExprKind::Constant);
+    for (StmtPtr& s : tail) stmt->bodies[body_return ? 0 : 1].push_back(s);
     emit(stmt);
   }
   if (tail_end >= 0) return tail_end;

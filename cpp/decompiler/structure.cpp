@@ -145,6 +145,9 @@ Body CodeDecoder::decode_range_extending(int begin, int* end, int limit, int exi
   region_limit_ = limit;
   bool keep_region_stack = keep_region_stack_;
   keep_region_stack_ = false;
+  // (The value is this region's own, not that of a region nested in it: an if's branch.)
+  bool take_region_value = take_region_value_;
+  take_region_value_ = false;
   int i = begin;
   while (i < *end) i = decode_statement(i, *end, exit);
   // A value the region computed is still on the stack (on top, or below an iterator it was
@@ -157,8 +160,7 @@ Body CodeDecoder::decode_range_extending(int begin, int* end, int limit, int exi
     }
     return false;
   };
-  if (take_region_value_) {
-    take_region_value_ = false;
+  if (take_region_value) {
     if (stack_.size() == saved_stack.size() + 1 && stack_.back() &&
         stack_.back()->kind != ExprKind::Internal) {
       region_value_ = stack_.back();
@@ -255,6 +257,14 @@ int CodeDecoder::decode_statement(int i, int end, int exit) {
     if (!open) {
       WhileShape shape = while_head(i);
       if (shape.found && shape.exit <= end) return decode_while(i, shape);
+      // The loop ends the region, its exits copies of the region's exit placed past it (a
+      // return, copied for each jump of the test): without a break, nothing else runs after.
+      if (shape.found && shape.tail < end && same_target(shape.exit, exit) &&
+          loop_else_end(shape.body, shape.tail, shape.exit, static_cast<int>(ops.size())) ==
+              shape.exit) {
+        decode_while(i, shape);
+        return end;
+      }
       if (!shape.found && source > i && source < end) return decode_while_true(i, source, end);
     }
     if (const HandlerRegion* region = flow_.outermost_region_at(i, opened_try_)) {
@@ -302,10 +312,15 @@ CodeDecoder::WhileShape CodeDecoder::while_head(int head) const {
     if (op.target < tail + 1) continue;
     // Between the bottom test and the exit there may be a copy of the code after the loop
     // (a short block ending in return), placed there by the compiler.
+    // (Or, the test being an and/or, one copy for each of its jumps, back to back.)
     if (op.target != tail + 1) {
       int gap = op.target - (tail + 1);
       Op last = ops[static_cast<size_t>(op.target - 1)].op;
-      if (gap > 4 || (last != Op::ReturnValue && last != Op::ReturnConst)) continue;
+      int length = copied_tail_length(op.target);
+      bool copies = length > 0 && gap % length == 0;
+      for (int c = tail + 1; copies && c < op.target; c += length)
+        copies = same_operations(ops, c, op.target, length);
+      if (!copies && (gap > 4 || (last != Op::ReturnValue && last != Op::ReturnConst))) continue;
     }
     // Every earlier jump of the test goes to the loop's exit or within the test (and/or): one
     // going elsewhere is an if around the loop.
@@ -949,6 +964,13 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
         return next;
     }
   }
+  // An if statement with a value still pending (a return's, waiting for a finally copy): the
+  // value was computed before it, once, not again in each branch that ends a statement (nor read
+  // again after the branches, when a name).
+  if (stack_.size() > statement_depth_) {
+    auto marker = make_stmt(StmtKind::Pass);
+    spill_pending(*marker, true);
+  }
   const LoopContext* loop = loops_.empty() ? nullptr : &loops_.back();
   auto make_if_test = [&](ExprPtr condition, Body then_body) {
     emit(make_stmt(StmtKind::If, {std::move(condition)}, {std::move(then_body), {}}));
@@ -1123,6 +1145,29 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
       make_if(std::move(then_body), {make_stmt(StmtKind::Break)});
     }
     return label;
+  }
+  // Tests jumping to copies of one exit block (the compiler copies a short return, or the RERAISE
+  // ending a finally body, for each jump to it; `a and b` ending a finally body): the copies lie
+  // back to back, the then-branch ends at the first, the others are no code of their own.
+  int first_copy = label;
+  for (const ConditionItem& item : items) {
+    if (item.target > then_begin && item.target < first_copy && same_target(item.target, label))
+      first_copy = item.target;
+  }
+  if (first_copy < label) {
+    int length = copied_tail_length(label);
+    bool copies = length > 0 && (label - first_copy) % length == 0;
+    for (int k = first_copy; copies && k < label; k += length)
+      copies = same_operations(ops, k, label, length);
+    bool jumps = length == 0;  // (decode_finally_body's RERAISE copies, jumps to its end)
+    for (int k = first_copy; jumps && k < label; ++k) {
+      jumps = ops[static_cast<size_t>(k)].op == Op::Jump &&
+              resolve(ops[static_cast<size_t>(k)].target) == resolve(label);
+    }
+    if (copies || jumps) {
+      mark_consumed(first_copy + (jumps ? 1 : length), label + length);
+      label = first_copy;
+    }
   }
   Body then_body = decode_range(then_begin, label, label);
   // At module level the final `return None` is duplicated into branches: the rest is an else.

@@ -1615,6 +1615,214 @@ CASES: list[Case] = [
         """,
         module=True,
     ),
+    _case(
+        "finally_if_ends_function",
+        """
+        def f(x, fail):
+            try:
+                rec("body", 1 / fail)
+            finally:
+                if x:
+                    rec("then", x)
+        """,
+        (0, 1),
+        (1, 1),
+        (1, 0),
+        (0, 0),
+    ),
+    _case(
+        "named_clause_if_else_ends_function",
+        """
+        def f(x, fail):
+            try:
+                rec("body", 1 / fail)
+            except ZeroDivisionError as error:
+                if x:
+                    rec("then", x, str(error))
+                else:
+                    rec("else", type(error).__name__)
+        """,
+        (0, 1),
+        (1, 0),
+        (0, 0),
+    ),
+    _case(
+        "return_in_try_finally_if_ends_function",
+        """
+        def f(x, fail):
+            try:
+                return rec("body", 1 / fail)
+            finally:
+                rec("finally")
+                if x:
+                    rec("then", x)
+        """,
+        (0, 1),
+        (1, 1),
+        (1, 0),
+    ),
+    _case(
+        "returns_in_if_and_after_in_try_finally",
+        """
+        def f(x, fail):
+            try:
+                if x:
+                    return rec("then", x)
+                result = rec("after", 1 / fail)
+                return result
+            finally:
+                rec("finally")
+        """,
+        (0, 1),
+        (1, 1),
+        (0, 0),
+    ),
+    _case(
+        "return_in_try_except_finally_clauses_raise",
+        """
+        def f(x):
+            try:
+                return rec("body", 1 / x)
+            except ZeroDivisionError as error:
+                if x == 0:
+                    raise KeyError("zero") from error
+                raise
+            finally:
+                rec("finally")
+        """,
+        (1,),
+        (0,),
+        (0.0,),
+    ),
+    _case(
+        "loop_try_except_else_returns",
+        """
+        def f(items):
+            for item in items:
+                try:
+                    rec("try", 1 / item)
+                except ZeroDivisionError:
+                    try:
+                        rec("inner", 1 / (item - 1))
+                    except ZeroDivisionError:
+                        pass
+                else:
+                    return item
+        """,
+        ([0, 2],),
+        ([0, 1],),
+        ([],),
+    ),
+    _case(
+        "return_in_try_finally_and_test",
+        """
+        def f(a, b):
+            total = rec("start", a)
+            try:
+                while True:
+                    if b:
+                        break
+                    b = rec("loop", 1)
+                return total
+            finally:
+                total = None
+                if a and b:
+                    rec("both", a, b)
+        """,
+        (0, 0),
+        (1, 0),
+        (1, 2),
+    ),
+    _case(
+        "loop_try_else_if_else_break",
+        """
+        def f(items):
+            items = list(items)
+            sent = 0
+            while True:
+                data = rec("next", items.pop() if items else 0)
+                if not data:
+                    break
+                while True:
+                    try:
+                        part = rec("send", 10 // data)
+                    except ZeroDivisionError:
+                        data = 1
+                        continue
+                    else:
+                        sent += part
+                        if part > 3:
+                            data = part
+                        else:
+                            break
+            return sent
+        """,
+        ([1, 2],),
+        ([5, 0, 3],),
+    ),
+    _case(
+        "while_and_test_ends_function",
+        """
+        def f(a, b):
+            a = list(a)
+            rec("start")
+            while a and a[-1] > b:
+                rec("pop", a.pop())
+        """,
+        ([1, 5, 7], 3),
+        ([], 0),
+        ([1], 3),
+    ),
+    _case(
+        "if_ends_with_while_and_test",
+        """
+        def f(a, b, skip):
+            a = list(a)
+            rec("start")
+            if not skip:
+                rec("then")
+                while a and a[-1] is not b:
+                    rec("pop", a.pop())
+        """,
+        ([1, 5, 7], 5, False),
+        ([1, 5, 7], 5, True),
+        ([], 0, False),
+    ),
+    _case(
+        "return_in_loop_in_try_finally_if",
+        """
+        def f(items, close):
+            try:
+                for item in items:
+                    found = rec("test", item)
+                    if found > 2:
+                        return found
+            finally:
+                if close:
+                    rec("close")
+            return None
+        """,
+        ([1, 3], True),
+        ([1, 3], False),
+        ([1], True),
+    ),
+    _case(
+        "try_except_in_finally_body",
+        """
+        def f(x, y):
+            try:
+                rec("body", 1 / x)
+            finally:
+                try:
+                    rec("cleanup", 1 / y)
+                except ZeroDivisionError:
+                    rec("cleanup failed")
+        """,
+        (1, 1),
+        (1, 0),
+        (0, 1),
+        (0, 0),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
@@ -1631,9 +1839,21 @@ _NOT_YET: dict = {
         12: FALLBACK + "'chained comparison test' (three links as an if test)",
         13: FALLBACK + "'chained comparison test' (three links as an if test)",
     },
+    "loop_try_else_if_else_break": {
+        12: FALLBACK + "'unstructured jump at offset 162' (an if/else ending a try's else in a"
+        " loop, its else a break)",
+        13: FALLBACK + "'unstructured jump at offset 182' (an if/else ending a try's else in a"
+        " loop, its else a break)",
+    },
 }
 SAME_BEHAVIOUR_OTHER_CODE = "behaves the same, but the recompiled code differs: "
-_CODE_NOT_YET: dict = {}
+_CODE_NOT_YET: dict = {
+    "loop_try_else_if_else_break": {
+        10: SAME_BEHAVIOUR_OTHER_CODE
+        + "f: instruction #52: expected JUMP_FORWARD -> #21, got JUMP_ABSOLUTE -> #21 (the else"
+        " read as code after the statement, `continue` written in the then-branch)",
+    },
+}
 
 # Found only when the whole module is decompiled from a .pyc of that version.
 _PYC_NOT_YET = {
@@ -1652,6 +1872,9 @@ _PYC_NOT_YET = {
     },
     "generator_try_then_code": {
         10: FALLBACK + "'unsupported operation 59' (a loop of with statements in a finally)",
+    },
+    "try_except_in_finally_body": {
+        10: FALLBACK + "'try/finally without its normal path' (a try/except as the finally body)",
     },
 }
 _PYC_CODE_NOT_YET = {
