@@ -57,6 +57,8 @@ struct LoopContext {
 
 // Whether operations [a, a + n) and [b, b + n) are the same instructions (a copied tail).
 bool same_operations(const std::vector<Operation>& ops, int a, int b, int n);
+// The line of operation `k` (operations carry the line only where one starts); -1 if none.
+int line_at(const std::vector<Operation>& ops, int k);
 
 class CodeDecoder {
  public:

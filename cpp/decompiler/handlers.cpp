@@ -99,6 +99,14 @@ bool same_operations(const std::vector<Operation>& ops, int a, int b, int n) {
   return true;
 }
 
+// The line of operation `k` (operations carry the line only where one starts).
+int line_at(const std::vector<Operation>& ops, int k) {
+  for (; k >= 0; --k) {
+    if (ops[static_cast<size_t>(k)].line >= 0) return ops[static_cast<size_t>(k)].line;
+  }
+  return -1;
+}
+
 // A short tail (ending in return or raise) that the compiler copied into each path leaving a
 // try/except: when every clause that can fall through ends with `tail`, those copies go and the
 // caller puts `tail` after the statement. False (nothing changed) otherwise.
@@ -327,6 +335,92 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
       sequential &= region.target == handler || region.start < i || region.start >= body_end;
     }
   }
+  // Where a clause leaves through its POP_EXCEPT (at the handler's level), the operation after
+  // it (past a named clause's `name = None; del name`) is the code after the statement.
+  // (A named clause's body is covered by the unbinding of its name, `name = None; del name;
+  // raise`, itself covered by the cleanup block.)
+  auto in_clause_body = [&](int k) {
+    int covering = flow_.handler_covering(k);
+    if (covering == cleanup) return true;
+    return covering >= 0 && covering + 3 < cleanup &&
+           ops[static_cast<size_t>(covering)].op == Op::LoadConst &&
+           ops[static_cast<size_t>(covering) + 1].op == Op::StoreName &&
+           ops[static_cast<size_t>(covering) + 2].op == Op::DeleteName &&
+           ops[static_cast<size_t>(covering) + 3].op == Op::Reraise &&
+           flow_.handler_covering(covering) == cleanup;
+  };
+  // That code lies where the statement does, under the handler of what is around it (as the
+  // cleanup block does): a return unwinding a with or finally around the statement on its way
+  // out runs their exit code outside it.
+  auto after_pop_except = [&](int p) {
+    if (ops[static_cast<size_t>(p)].op != Op::PopExcept || flow_.handler_covering(p) == cleanup ||
+        !in_clause_body(p - 1)) {
+      return -1;
+    }
+    int q = p + 1;
+    if (q + 3 < cleanup && ops[static_cast<size_t>(q)].op == Op::LoadConst &&
+        ops[static_cast<size_t>(q) + 1].op == Op::StoreName &&
+        ops[static_cast<size_t>(q) + 2].op == Op::DeleteName &&
+        ops[static_cast<size_t>(q) + 1].text == ops[static_cast<size_t>(q) + 2].text) {
+      q += 3;
+    }
+    return flow_.handler_covering(q) == flow_.handler_covering(cleanup) ? q : -1;
+  };
+  auto starts_statement = [](Op op) {
+    return op == Op::LoadName || op == Op::LoadConst || op == Op::PushNull ||
+           op == Op::LoadAssertionError || op == Op::Nop;
+  };
+  // 3.12+ copies the code after the statement, when short and ending in a return or raise, to
+  // each clause in place of its jump there (inline_small_exit_blocks); the body's normal path
+  // falls into the original, at the end of the region: that is the join, what lies between the
+  // body and it the else. The copy keeps the original's line numbers (a clause's own `return
+  // None` has its own).
+  auto is_copy_of = [&](int copy, int original, int length) {
+    Op first = ops[static_cast<size_t>(copy)].op;
+    if (!same_operations(ops, copy, original, length) ||
+        !(starts_statement(first) || first == Op::ReturnConst)) {
+      return false;
+    }
+    for (int n = 0; n < length; ++n) {
+      if (line_at(ops, copy + n) != line_at(ops, original + n)) return false;
+    }
+    return true;
+  };
+  // (The copy ends its clause: at the next clause's type test, the no-match RERAISE, a named
+  // clause's unbinding for the raising path, or the cleanup block.)
+  auto ends_clause = [&](int k) {
+    if (k == cleanup) return true;
+    for (int t = handler; t + 2 < cleanup; ++t) {
+      const Operation& test = ops[static_cast<size_t>(t) + 1];
+      if (ops[static_cast<size_t>(t)].op != Op::CheckExcMatch || test.op != Op::JumpIf ||
+          flow_.handler_covering(t) != cleanup) {
+        continue;
+      }
+      if (k == test.target) return true;
+      if (k == test.target - 4 && ops[static_cast<size_t>(t) + 2].op == Op::StoreName &&
+          ops[static_cast<size_t>(k)].op == Op::LoadConst) {
+        return true;
+      }
+    }
+    return false;
+  };
+  int tail_copy = -1;  // the original of the copied code after the statement
+  int tail_copy_length = 0;
+  if (code_.minor >= 12 && !jumps_over && !jumps_back && back_join < 0 && try_end < 0) {
+    for (int p = handler + 2; p < cleanup && tail_copy < 0; ++p) {
+      int q = after_pop_except(p);
+      int length = q < 0 ? 0 : copied_tail_length(q);
+      int at = else_end - length;
+      if (length > 0 && at >= body_end && ends_clause(q + length) && is_copy_of(q, at, length)) {
+        tail_copy = at;
+        tail_copy_length = length;
+      }
+    }
+    if (tail_copy >= 0) {
+      else_end = try_end = tail_copy;
+      sequential = false;
+    }
+  }
   if (try_end < 0) try_end = cleanup + 3;
   // (A loop region holding the handler may end before its cleanup block.)
   bool cleanup_after = try_end > end && try_end == cleanup + 3 && end <= cleanup;
@@ -362,6 +456,18 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
   std::vector<ExprPtr> clause_stack = stack_;
   clause_stack.push_back(make_expr(ExprKind::Internal, {}, "exc"));
   std::pair<int, int> after_clause{0, 0};  // the code after the statement, inside a clause
+  // Whether the body or its else reaches the code after the statement (ends without a return or
+  // raise, or jumps past the else's end other than out of a loop).
+  bool body_falls_through = false;
+  if (else_end > body_end) {
+    Op last = ops[static_cast<size_t>(else_end) - 1].op;
+    body_falls_through = last != Op::ReturnValue && last != Op::ReturnConst &&
+                         last != Op::RaiseVarargs && last != Op::Reraise;
+    for (int q = i; q < else_end && !body_falls_through; ++q) {
+      const Operation& op = ops[static_cast<size_t>(q)];
+      body_falls_through = is_jump(op.op) && op.target >= else_end && !is_loop_exit(op.target);
+    }
+  }
   int k = handler + 1;
   while (k < cleanup) {
     stack_ = clause_stack;
@@ -401,31 +507,27 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
     // 3.12+ may place the code after the statement right after a clause, which then falls
     // through its POP_EXCEPT into it (the body cannot fall through, or jumps there too).
     int decode_end = clause_end;
-    bool body_falls_through =
-        else_end > body_end &&
-        !(else_end == body_end + 1 && ops[static_cast<size_t>(body_end)].op == Op::ReturnValue);
-    if (code_.minor >= 12 && !jumps_over && back_join < 0 && !body_falls_through) {
-      for (int p = body_begin + 1; p + 1 < clause_end; ++p) {
-        if (ops[static_cast<size_t>(p)].op == Op::PopExcept &&
-            flow_.handler_covering(p) != cleanup && flow_.handler_covering(p - 1) == cleanup) {
+    for (int p = body_begin; tail_copy >= 0 && p + tail_copy_length < clause_end; ++p) {
+      int q = after_pop_except(p);
+      if (q + tail_copy_length == clause_end && is_copy_of(q, tail_copy, tail_copy_length)) {
+        decode_end = q;
+      }
+    }
+    if (code_.minor >= 12 && tail_copy < 0 && !jumps_over && back_join < 0 && !body_falls_through) {
+      for (int p = body_begin; p + 1 < clause_end; ++p) {
+        if (int q = after_pop_except(p); q >= 0) {
           // (A return in the clause computes its value before POP_EXCEPT; code after the
           // statement starts by loading something.)
-          // A named clause first unbinds its name (name = None; del name).
-          int q = p + 1;
-          if (!clause.name.empty() && q + 3 < clause_end &&
-              ops[static_cast<size_t>(q)].op == Op::LoadConst &&
-              ops[static_cast<size_t>(q) + 1].op == Op::StoreName &&
-              ops[static_cast<size_t>(q) + 2].op == Op::DeleteName) {
-            q += 3;
-          }
-          Op next = ops[static_cast<size_t>(q)].op;
-          bool starts_statement = next == Op::LoadName || next == Op::LoadConst ||
-                                  next == Op::PushNull || next == Op::LoadAssertionError ||
-                                  next == Op::Nop;
-          if (starts_statement && try_end > clause_end && q < end) {
+          // (Unless the body falls into a copy of it: then the copy is the code after.)
+          int length = copied_tail_length(q);
+          bool copy_of_else_end = length > 0 && else_end - length >= body_end &&
+                                  is_copy_of(q, else_end - length, length);
+          if (starts_statement(ops[static_cast<size_t>(q)].op) && try_end > clause_end && q < end &&
+              !copy_of_else_end) {
             decode_end = q;
             try_end = join = q;
             after_clause = {q, clause_end};
+            sequential = false;  // what follows the body is its else
           }
           break;
         }

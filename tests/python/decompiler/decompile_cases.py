@@ -1615,6 +1615,55 @@ CASES: list[Case] = [
         """,
         module=True,
     ),
+    _case(
+        "try_except_pass_then_code_copied_into_clause",
+        """
+        def else_returns(x):
+            try:
+                g = rec("get", 10 // x)
+            except ZeroDivisionError:
+                pass
+            else:
+                return g + 1
+            return str(x)
+
+        def else_falls_through(x):
+            try:
+                g = rec("get", 10 // x)
+            except ZeroDivisionError:
+                pass
+            else:
+                if g > 2:
+                    return rec("big", g)
+            return str(x)
+
+        def named_clause(x):
+            try:
+                g = rec("get", 10 // x)
+            except ZeroDivisionError as error:
+                rec("caught", str(error))
+            else:
+                rec("else", g)
+            return x
+
+        def then_raise(x):
+            try:
+                g = rec("get", 10 // x)
+            except ZeroDivisionError:
+                pass
+            else:
+                raise KeyError(g)
+            raise ValueError(x)
+
+        for x in (1, 5, 0):
+            for step in (else_returns, else_falls_through, named_clause, then_raise):
+                try:
+                    rec("returned", step(x))
+                except Exception as error:
+                    rec("raised", type(error).__name__, str(error))
+        """,
+        module=True,
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
@@ -1667,6 +1716,10 @@ _PYC_CODE_NOT_YET = {
     "loop_break_in_try_except": {
         10: SAME_BEHAVIOUR_OTHER_CODE
         + "f: instruction #4: expected FOR_ITER -> #44, got FOR_ITER -> #45",
+    },
+    "try_except_pass_then_code_copied_into_clause": {
+        10: SAME_BEHAVIOUR_OTHER_CODE
+        + "else_returns: instruction #8: expected POP_BLOCK, got LOAD_FAST 1 (g)",
     },
 }
 
