@@ -59,6 +59,8 @@ struct LoopContext {
 bool same_operations(const std::vector<Operation>& ops, int a, int b, int n);
 // The line of operation `k` (operations carry the line only where one starts); -1 if none.
 int line_at(const std::vector<Operation>& ops, int k);
+// Whether `at` starts `__exit__(None, None, None)` and the POP_TOP of its result (3.11+).
+bool is_exit_call(const std::vector<Operation>& ops, int at);
 
 class CodeDecoder {
  public:

@@ -916,6 +916,17 @@ int CodeDecoder::decode_with(int i, int end, int exit) {
       body_end = handler - length;
       with_end = body_end;
       mark_consumed(reraise_target, reraise_target + 4 + length);
+      // Or the body's normal path, done with its exit call, holds a copy of its own (its jump
+      // there inlined), with the original's lines; the original is reached by other jumps.
+      int copy = handler - 2 * length;
+      bool copied = copy - 5 > i && is_exit_call(ops, copy - 5) &&
+                    same_operations(ops, copy, handler - length, length);
+      for (int n = 0; n < length && copied; ++n)
+        copied = line_at(ops, copy + n) == line_at(ops, handler - length + n);
+      if (copied) {
+        body_end = copy;
+        mark_consumed(copy, with_end);
+      }
     }
   }
   mark_consumed(handler, reraise_target + 4);

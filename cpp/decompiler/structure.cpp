@@ -343,21 +343,22 @@ int CodeDecoder::decode_while(int head, const WhileShape& shape) {
   return loop_exit;
 }
 
+// Whether `at` starts `__exit__(None, None, None)` and the POP_TOP of its result (3.11+).
+bool is_exit_call(const std::vector<Operation>& ops, int at) {
+  if (at < 0 || static_cast<size_t>(at) + 5 > ops.size()) return false;
+  for (int k = 0; k < 3; ++k) {
+    const Operation& load = ops[static_cast<size_t>(at + k)];
+    if (load.op != Op::LoadConst || load.constant->kind != bytecode::ObjectKind::None) return false;
+  }
+  return ops[static_cast<size_t>(at) + 3].op == Op::Call &&
+         ops[static_cast<size_t>(at) + 3].arg == 2 &&
+         ops[static_cast<size_t>(at) + 4].op == Op::PopTop;
+}
+
 // The call of a with statement's __exit__(None, None, None) on a normal, return, break or
 // continue path. It leaves no source; the exit stays on the symbolic stack for the other paths.
 int CodeDecoder::skip_with_exit_call(int i) {
   const auto& ops = lifted_.ops;
-  auto is_exit_call = [&](int at) {
-    if (static_cast<size_t>(at) + 5 > ops.size()) return false;
-    for (int k = 0; k < 3; ++k) {
-      const Operation& load = ops[static_cast<size_t>(at + k)];
-      if (load.op != Op::LoadConst || load.constant->kind != bytecode::ObjectKind::None)
-        return false;
-    }
-    return ops[static_cast<size_t>(at) + 3].op == Op::Call &&
-           ops[static_cast<size_t>(at) + 3].arg == 2 &&
-           ops[static_cast<size_t>(at) + 4].op == Op::PopTop;
-  };
   auto is_exit_call_310 = [&](int at) {
     if (static_cast<size_t>(at) + 5 > ops.size()) return false;
     const Operation& load = ops[static_cast<size_t>(at)];
@@ -376,10 +377,10 @@ int CodeDecoder::skip_with_exit_call(int i) {
     }
     return i;
   }
-  if (stack_.size() >= 1 && is_internal(top(), "with_exit") && is_exit_call(i)) return i + 5;
+  if (stack_.size() >= 1 && is_internal(top(), "with_exit") && is_exit_call(ops, i)) return i + 5;
   if (stack_.size() >= 2 && is_internal(top(2), "with_exit") &&
       ops[static_cast<size_t>(i)].op == Op::Swap && ops[static_cast<size_t>(i)].arg == 2 &&
-      is_exit_call(i + 1)) {
+      is_exit_call(ops, i + 1)) {
     return i + 6;
   }
   return i;

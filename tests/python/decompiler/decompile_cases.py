@@ -1664,6 +1664,36 @@ CASES: list[Case] = [
         """,
         module=True,
     ),
+    _case(
+        "if_with_then_return_copied",
+        """
+        class Manager:
+            def __init__(self, suppress):
+                self.suppress = suppress
+
+            def __enter__(self):
+                rec("enter")
+
+            def __exit__(self, *exc):
+                rec("exit", exc[0] is not None)
+                return self.suppress
+
+        def f(x, suppress):
+            value = x
+            if value > 0:
+                with Manager(suppress):
+                    value = 10 // (x - 1)
+            return value
+
+        for x in (0, 1, 2):
+            for suppress in (False, True):
+                try:
+                    rec("returned", f(x, suppress))
+                except Exception as error:
+                    rec("raised", type(error).__name__)
+        """,
+        module=True,
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
