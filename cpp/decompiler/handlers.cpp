@@ -107,6 +107,24 @@ int line_at(const std::vector<Operation>& ops, int k) {
   return -1;
 }
 
+// Whether a statement may start with `op` (it loads something, or is a NOP).
+bool may_start_statement(Op op) {
+  return op == Op::LoadName || op == Op::LoadConst || op == Op::PushNull ||
+         op == Op::LoadAssertionError || op == Op::Nop;
+}
+
+// Whether [copy, copy + n) is a copy of the code at `original`, kept with its lines: the same
+// operations, starting a statement or returning a constant, from the same source lines.
+bool is_line_copy(const std::vector<Operation>& ops, int copy, int original, int n) {
+  if (!same_operations(ops, copy, original, n)) return false;
+  Op first = ops[static_cast<size_t>(copy)].op;
+  if (!may_start_statement(first) && first != Op::ReturnConst) return false;
+  for (int k = 0; k < n; ++k) {
+    if (line_at(ops, copy + k) != line_at(ops, original + k)) return false;
+  }
+  return true;
+}
+
 // A short tail (ending in return or raise) that the compiler copied into each path leaving a
 // try/except: when every clause that can fall through ends with `tail`, those copies go and the
 // caller puts `tail` after the statement. False (nothing changed) otherwise.
@@ -273,6 +291,8 @@ int CodeDecoder::decode_try(int i, int end, int exit) {
 
 int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, int exit) {
   const auto& ops = lifted_.ops;
+  Restore<int> keep_clause_tail(clause_tail_);  // (not the body's or else's: see the clauses)
+  clause_tail_ = -1;
   int cleanup = flow_.handler_covering(handler);
   if (!is_cleanup_block(ops, cleanup)) throw DecodeFailure("except handler without its cleanup");
   const Operation& before_handler = ops[static_cast<size_t>(handler) - 1];
@@ -366,26 +386,11 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
     }
     return flow_.handler_covering(q) == flow_.handler_covering(cleanup) ? q : -1;
   };
-  auto starts_statement = [](Op op) {
-    return op == Op::LoadName || op == Op::LoadConst || op == Op::PushNull ||
-           op == Op::LoadAssertionError || op == Op::Nop;
-  };
   // 3.12+ copies the code after the statement, when short and ending in a return or raise, to
   // each clause in place of its jump there (inline_small_exit_blocks); the body's normal path
   // falls into the original, at the end of the region: that is the join, what lies between the
   // body and it the else. The copy keeps the original's line numbers (a clause's own `return
   // None` has its own).
-  auto is_copy_of = [&](int copy, int original, int length) {
-    Op first = ops[static_cast<size_t>(copy)].op;
-    if (!same_operations(ops, copy, original, length) ||
-        !(starts_statement(first) || first == Op::ReturnConst)) {
-      return false;
-    }
-    for (int n = 0; n < length; ++n) {
-      if (line_at(ops, copy + n) != line_at(ops, original + n)) return false;
-    }
-    return true;
-  };
   // (The copy ends its clause: at the next clause's type test, the no-match RERAISE, a named
   // clause's unbinding for the raising path, or the cleanup block.)
   auto ends_clause = [&](int k) {
@@ -411,7 +416,8 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
       int q = after_pop_except(p);
       int length = q < 0 ? 0 : copied_tail_length(q);
       int at = else_end - length;
-      if (length > 0 && at >= body_end && ends_clause(q + length) && is_copy_of(q, at, length)) {
+      if (length > 0 && at >= body_end && ends_clause(q + length) &&
+          is_line_copy(ops, q, at, length)) {
         tail_copy = at;
         tail_copy_length = length;
       }
@@ -509,7 +515,7 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
     int decode_end = clause_end;
     for (int p = body_begin; tail_copy >= 0 && p + tail_copy_length < clause_end; ++p) {
       int q = after_pop_except(p);
-      if (q + tail_copy_length == clause_end && is_copy_of(q, tail_copy, tail_copy_length)) {
+      if (q + tail_copy_length == clause_end && is_line_copy(ops, q, tail_copy, tail_copy_length)) {
         decode_end = q;
       }
     }
@@ -521,9 +527,9 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
           // (Unless the body falls into a copy of it: then the copy is the code after.)
           int length = copied_tail_length(q);
           bool copy_of_else_end = length > 0 && else_end - length >= body_end &&
-                                  is_copy_of(q, else_end - length, length);
-          if (starts_statement(ops[static_cast<size_t>(q)].op) && try_end > clause_end && q < end &&
-              !copy_of_else_end) {
+                                  is_line_copy(ops, q, else_end - length, length);
+          if (may_start_statement(ops[static_cast<size_t>(q)].op) && try_end > clause_end &&
+              q < end && !copy_of_else_end) {
             decode_end = q;
             try_end = join = q;
             after_clause = {q, clause_end};
@@ -534,7 +540,13 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
       }
     }
     handler_name_ = clause.name;
-    clause.body = decode_range(body_begin, decode_end, join);
+    {
+      Restore<int> keep_tail(clause_tail_);
+      Restore<int> keep_tail_length(clause_tail_length_);
+      clause_tail_ = tail_copy;
+      clause_tail_length_ = tail_copy_length;
+      clause.body = decode_range(body_begin, decode_end, join);
+    }
     handler_name_ = saved_name;
     stmt->handlers.push_back(std::move(clause));
     k = ops[static_cast<size_t>(clause_end)].op == Op::LoadConst &&

@@ -1125,6 +1125,87 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
     }
     return label;
   }
+  // 3.12+ copies a short exit block (a return or raise) into a jump to it: a then-branch that
+  // jumped over its else to the code after the if/else ends in a copy of that code, with its
+  // lines (a return written there has its own). The original is the last such code in the
+  // region, where the else falls into it. (The copy is one whole statement: it starts the
+  // branch or follows the end of another, and stores nothing before its end.)
+  auto ends_statement = [](Op op) {
+    return op == Op::StoreName || op == Op::StoreAttr || op == Op::StoreSubscr ||
+           op == Op::StoreSlice || op == Op::DeleteName || op == Op::DeleteAttr ||
+           op == Op::DeleteSubscr || op == Op::PopTop || op == Op::Nop || op == Op::PopExcept ||
+           op == Op::ReturnValue || op == Op::ReturnConst || op == Op::RaiseVarargs ||
+           op == Op::Reraise || op == Op::Jump || op == Op::JumpIf;
+  };
+  std::vector<bool> targeted(7, false);  // the operations before label that a jump goes to
+  for (const Operation& o : ops) {
+    if (code_.minor >= 12 && is_jump(o.op) && o.target >= label - 7 && o.target < label)
+      targeted[static_cast<size_t>(label - o.target - 1)] = true;
+  }
+  for (int n = std::min(6, label - then_begin); code_.minor >= 12 && label < end && n >= 1; --n) {
+    Op closing = ops[static_cast<size_t>(label) - 1].op;
+    if (closing != Op::ReturnValue && closing != Op::ReturnConst && closing != Op::RaiseVarargs)
+      break;
+    int copy = label - n;
+    bool one_statement =
+        copy == then_begin || ends_statement(ops[static_cast<size_t>(copy) - 1].op);
+    for (int k = copy; k + 1 < label && one_statement; ++k)
+      one_statement = !ends_statement(ops[static_cast<size_t>(k)].op);
+    // (Nothing jumps into it or to the operation before it, but to its start: a chained
+    // comparison's cleanup before a copy is no statement.)
+    for (int k = copy - 1; k < label; ++k) {
+      if (k != copy && targeted[static_cast<size_t>(label - k - 1)]) one_statement = false;
+    }
+    // (Nor a `break` that the compiler replaced with a copy of the code after the loop: a NOP
+    // with the line of the statement, or a for loop's iterator popped first.)
+    if (copy > then_begin) {
+      const Operation& before = ops[static_cast<size_t>(copy) - 1];
+      if ((before.op == Op::Nop && before.line >= 0) || break_copies_.count(copy - 1) > 0)
+        one_statement = false;
+    }
+    if (loop && is_line_copy(ops, copy, loop->break_target, n)) one_statement = false;
+    // (A constant return alone may be the implicit `return None`, whose copies take their lines
+    // from what precedes them: equal lines prove nothing.)
+    if (!one_statement || (n == 1 && closing == Op::ReturnConst)) continue;
+    // (Or the region's end, when the original follows it. Not a copy in a branch of the else,
+    // which something in the else jumps past, nor one in the handlers placed after the code.)
+    auto else_reaches = [&](int join) {
+      for (int k = label; k < join; ++k) {
+        const Operation& o = ops[static_cast<size_t>(k)];
+        if ((is_jump(o.op) && o.target > join && o.target < end) || o.op == Op::PushExcInfo)
+          return false;
+      }
+      return true;
+    };
+    // (The region's end only where the then-branch would go on there: not a loop's exit, where
+    // the copy is a `break`.)
+    int join = std::min(end, static_cast<int>(ops.size()) - n);
+    if (join == end &&
+        (!same_target(end, exit) || (loop && resolve(end) == resolve(loop->break_target)))) {
+      --join;
+    }
+    while (join >= label && !(is_line_copy(ops, copy, join, n) && else_reaches(join))) --join;
+    // The then-branch of an if ending an except clause leaves it (POP_EXCEPT, after that a
+    // named clause's `name = None; del name`) for a copy of the code after the try statement:
+    // all the rest of the region is its else.
+    int leave = copy - 1;
+    if (leave >= then_begin + 3 && ops[static_cast<size_t>(leave)].op == Op::DeleteName) leave -= 3;
+    bool leaves_clause = join < label && n == clause_tail_length_ && clause_tail_ >= 0 &&
+                         leave >= then_begin &&
+                         ops[static_cast<size_t>(leave)].op == Op::PopExcept &&
+                         is_line_copy(ops, copy, clause_tail_, n);
+    if (join < label && !leaves_clause) continue;
+    // (The copy is decoded with the branch, which a statement ending there may need, and then
+    // dropped, unless that statement took it in: a with statement's normal path.)
+    Body then_body = decode_range(then_begin, label, leaves_clause ? exit : join);
+    if (then_body.empty()) throw DecodeFailure("copied code after an if");
+    StmtKind last = then_body.back()->kind;
+    if (last == StmtKind::Return || last == StmtKind::Raise) then_body.pop_back();
+    Body else_body =
+        leaves_clause ? decode_range(label, end, exit) : decode_range(label, join, join);
+    make_if(std::move(then_body), std::move(else_body));
+    return leaves_clause ? end : join;
+  }
   Body then_body = decode_range(then_begin, label, label);
   // At module level the final `return None` is duplicated into branches: the rest is an else.
   if (role_ == CodeRole::Module && ends_in_return_none(ops, label)) {

@@ -1694,6 +1694,41 @@ CASES: list[Case] = [
         """,
         module=True,
     ),
+    _case(
+        "if_else_then_branch_ends_in_copied_return",
+        """
+        def plain(n, a, b):
+            if n == 1:
+                m = a
+            else:
+                m = b
+            return m
+
+        def in_clause(table, n, a, b):
+            try:
+                m = table[n]
+            except KeyError:
+                if n == 1:
+                    m = a
+                else:
+                    m = b
+            return m
+
+        def nested(x):
+            if x > 0:
+                if x > 5:
+                    r = "big"
+                else:
+                    r = "small"
+            else:
+                r = "negative"
+            return r
+
+        for n in (0, 1, 2):
+            rec(plain(n, "a", "b"), in_clause({2: "t"}, n, "a", "b"), nested(n * 3 - 1))
+        """,
+        module=True,
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
@@ -1746,6 +1781,11 @@ _PYC_CODE_NOT_YET = {
     "loop_break_in_try_except": {
         10: SAME_BEHAVIOUR_OTHER_CODE
         + "f: instruction #4: expected FOR_ITER -> #44, got FOR_ITER -> #45",
+    },
+    "if_else_then_branch_ends_in_copied_return": {
+        10: SAME_BEHAVIOUR_OTHER_CODE
+        + "in_clause: instruction #10: expected JUMP_IF_NOT_EXC_MATCH -> #28, got"
+        " JUMP_IF_NOT_EXC_MATCH -> #29",
     },
     "try_except_pass_then_code_copied_into_clause": {
         10: SAME_BEHAVIOUR_OTHER_CODE
