@@ -497,6 +497,25 @@ int CodeDecoder::decode_for(int i, int end) {
   if (after < static_cast<int>(ops.size()) && ops[static_cast<size_t>(after)].op == Op::EndFor)
     ++after;
   int loop_exit = loop_else_end(i + 1, exit, after, end);
+  // 3.12+: a `break` whose code after the loop is short and returns pops the iterator and runs
+  // a copy of that code, with its lines; past an else, the original follows the else (which
+  // nothing jumps over, up to it).
+  int break_tail = -1;
+  if (code_.minor >= 12 && loop_exit == after && after > exit) {
+    for (int k = i + 1; k + 1 < exit && break_tail < 0; ++k) {
+      int length = ops[static_cast<size_t>(k)].op == Op::PopTop ? copied_tail_length(k + 1) : 0;
+      if (length == 0 || k + 1 + length > exit) continue;
+      for (int at = after + 1; at <= end && at + length <= static_cast<int>(ops.size()); ++at) {
+        const Operation& o = ops[static_cast<size_t>(at) - 1];
+        if (o.op == Op::PushExcInfo || (is_jump(o.op) && o.target > at && o.target <= end)) break;
+        if (is_line_copy(ops, k + 1, at, length)) {
+          break_tail = at;
+          break;
+        }
+      }
+    }
+    if (break_tail >= 0) loop_exit = break_tail;
+  }
   // 3.12+ `async for` whose exit (END_ASYNC_FOR, a handler) was placed out of line, after the
   // code that follows the loop: there the else runs and jumps back to that code.
   int tail = flow_.last_backward_source[static_cast<size_t>(i)];
@@ -536,7 +555,7 @@ int CodeDecoder::decode_for(int i, int end) {
     exit = tail + 1;
     loop_exit = tail + 1;
   }
-  note_break_copies(i, exit);
+  note_break_copies(i, exit, break_tail);
   push(iter);
   push(make_expr(ExprKind::Internal, {}, "loop_target"));
   size_t depth = statement_depth_;
@@ -569,12 +588,13 @@ int CodeDecoder::decode_for(int i, int end) {
 
 // A `break` out of the for loop at `head` whose code after the loop is short and returns: the
 // compiler pops the iterator and copies that code (3.12+; from 3.13 also as in 3.11) instead of
-// jumping. Such POP_TOPs are recorded; decode_statement makes each a `break`.
-void CodeDecoder::note_break_copies(int head, int exit) {
+// jumping. Such POP_TOPs are recorded; decode_statement makes each a `break`. The code after
+// the loop is `tail`, where an else lies before it, else right after the loop's END_FOR.
+void CodeDecoder::note_break_copies(int head, int exit, int tail) {
   const auto& ops = lifted_.ops;
   int size = static_cast<int>(ops.size());
   if (exit >= size || ops[static_cast<size_t>(exit)].op != Op::EndFor) return;
-  int tail = exit + 1;
+  if (tail < 0) tail = exit + 1;
   int length = 0;
   for (int k = tail; k < size && k < tail + 8; ++k) {
     Op op = ops[static_cast<size_t>(k)].op;

@@ -1729,6 +1729,36 @@ CASES: list[Case] = [
         """,
         module=True,
     ),
+    _case(
+        "for_else_break_copies_return_after",
+        """
+        def f(items, marks):
+            found = []
+            for item in items:
+                if item in marks:
+                    break
+            else:
+                found.append("none")
+            return tuple(found)
+
+        def g(name, aliases):
+            try:
+                first = aliases[0]
+            except IndexError:
+                pass
+            else:
+                for name in aliases:
+                    if "." in name:
+                        break
+                else:
+                    name = first
+            return name
+
+        for items in ((), (1, 2), (3,)):
+            rec(f(list(items), {2}), g("n", [str(x) for x in items] + ["a.b"] * (len(items) > 1)))
+        """,
+        module=True,
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
@@ -1781,6 +1811,10 @@ _PYC_CODE_NOT_YET = {
     "loop_break_in_try_except": {
         10: SAME_BEHAVIOUR_OTHER_CODE
         + "f: instruction #4: expected FOR_ITER -> #44, got FOR_ITER -> #45",
+    },
+    "for_else_break_copies_return_after": {
+        10: SAME_BEHAVIOUR_OTHER_CODE
+        + "f: instruction #4: expected FOR_ITER -> #16, got FOR_ITER -> #17",
     },
     "if_else_then_branch_ends_in_copied_return": {
         10: SAME_BEHAVIOUR_OTHER_CODE
