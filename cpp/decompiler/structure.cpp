@@ -1171,10 +1171,13 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
         copy == then_begin || ends_statement(ops[static_cast<size_t>(copy) - 1].op);
     for (int k = copy; k + 1 < label && one_statement; ++k)
       one_statement = !ends_statement(ops[static_cast<size_t>(k)].op);
-    // (Nothing jumps into it or to the operation before it, but to its start: a chained
+    // (Nothing jumps into it, but to its start, nor to a POP_TOP before it: a chained
     // comparison's cleanup before a copy is no statement.)
     for (int k = copy - 1; k < label; ++k) {
-      if (k != copy && targeted[static_cast<size_t>(label - k - 1)]) one_statement = false;
+      if (k != copy && targeted[static_cast<size_t>(label - k - 1)] &&
+          (k > copy || ops[static_cast<size_t>(k)].op == Op::PopTop)) {
+        one_statement = false;
+      }
     }
     // (Nor a `break` that the compiler replaced with a copy of the code after the loop: a NOP
     // with the line of the statement, or a for loop's iterator popped first.)
@@ -1185,8 +1188,23 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
     }
     if (loop && is_line_copy(ops, copy, loop->break_target, n)) one_statement = false;
     // (A constant return alone may be the implicit `return None`, whose copies take their lines
-    // from what precedes them: equal lines prove nothing.)
-    if (!one_statement || (n == 1 && closing == Op::ReturnConst)) continue;
+    // from what precedes them: equal lines prove nothing. But a copy of it, starting no line of
+    // its own, ends a branch that falls off its end, where a written `return` has its line; the
+    // original is then the last operation of the region.)
+    bool implicit_return =
+        n == 1 && closing == Op::ReturnConst && role_ != CodeRole::Module &&
+        ops[static_cast<size_t>(copy)].constant &&
+        ops[static_cast<size_t>(copy)].constant->kind == bytecode::ObjectKind::None &&
+        ops[static_cast<size_t>(copy)].line < 0 && !is_exit_call(ops, copy - 5) &&
+        flow_.handler_covering(copy) == flow_.handler_covering(then_begin);
+    // (Where the branch and the else run under the same handlers as the copy: a return leaving
+    // a with, a finally or an except clause runs their exit code, under none, just before.)
+    auto is_implicit_return = [&](int at) {
+      return at >= label && at + 1 >= end && at < static_cast<int>(ops.size()) &&
+             same_operations(ops, copy, at, 1) && ops[static_cast<size_t>(at)].line < 0 &&
+             flow_.handler_covering(at) == flow_.handler_covering(then_begin);
+    };
+    if (!one_statement || (n == 1 && closing == Op::ReturnConst && !implicit_return)) continue;
     // (Or the region's end, when the original follows it. Not a copy in a branch of the else,
     // which something in the else jumps past, nor one in the handlers placed after the code.)
     auto else_reaches = [&](int join) {
@@ -1204,7 +1222,11 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
         (!same_target(end, exit) || (loop && resolve(end) == resolve(loop->break_target)))) {
       --join;
     }
-    while (join >= label && !(is_line_copy(ops, copy, join, n) && else_reaches(join))) --join;
+    while (join >= label &&
+           !((implicit_return ? is_implicit_return(join) : is_line_copy(ops, copy, join, n)) &&
+             else_reaches(join))) {
+      --join;
+    }
     // The then-branch of an if ending an except clause leaves it (POP_EXCEPT, after that a
     // named clause's `name = None; del name`) for a copy of the code after the try statement:
     // all the rest of the region is its else.
@@ -1221,6 +1243,11 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
     if (then_body.empty()) throw DecodeFailure("copied code after an if");
     StmtKind last = then_body.back()->kind;
     if (last == StmtKind::Return || last == StmtKind::Raise) then_body.pop_back();
+    // (A loop ending the branch may leave through further copies of the implicit return.)
+    while (implicit_return && !then_body.empty() && then_body.back()->kind == StmtKind::Return &&
+           (then_body.back()->exprs.empty() || is_none(then_body.back()->exprs[0]))) {
+      then_body.pop_back();
+    }
     Body else_body =
         leaves_clause ? decode_range(label, end, exit) : decode_range(label, join, join);
     make_if(std::move(then_body), std::move(else_body));
