@@ -314,6 +314,7 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
     if (op.op == Op::Jump && op.target > i && op.target < handler && op.target >= body_end)
       back_join = op.target;
   }
+  bool handlers_leave = try_end >= 0;  // a clause jumps past the statement
   if (back_join >= 0 && !jumps_over) {
     else_end = back_join;
     try_end = back_join;
@@ -411,7 +412,7 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
   };
   int tail_copy = -1;  // the original of the copied code after the statement
   int tail_copy_length = 0;
-  if (code_.minor >= 12 && !jumps_over && !jumps_back && back_join < 0 && try_end < 0) {
+  if (code_.minor >= 12 && !jumps_over && !jumps_back && back_join < 0 && !handlers_leave) {
     for (int p = handler + 2; p < cleanup && tail_copy < 0; ++p) {
       int q = after_pop_except(p);
       int length = q < 0 ? 0 : copied_tail_length(q);
@@ -419,6 +420,13 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
       if (length > 0 && at >= body_end && ends_clause(q + length) &&
           is_line_copy(ops, q, at, length)) {
         tail_copy = at;
+        tail_copy_length = length;
+      }
+      // (Or the original follows the region, where the statement's region goes on: the
+      // statement ends an if's then-branch, whose test jumps there.)
+      if (tail_copy < 0 && length > 0 && else_end == end && same_target(end, exit) &&
+          ends_clause(q + length) && is_line_copy(ops, q, end, length)) {
+        tail_copy = end;
         tail_copy_length = length;
       }
     }

@@ -1777,6 +1777,31 @@ CASES: list[Case] = [
         ("one", [1]),
         ("seq", None),
     ),
+    _case(
+        "if_try_except_else_then_copied_return",
+        """
+        class Holder:
+            cache = None
+            big = False
+
+        def f(holder, caps):
+            if holder.cache is None:
+                try:
+                    value = caps[0]
+                except IndexError:
+                    holder.cache = {}
+                else:
+                    holder.cache = value
+                    if value > 1:
+                        holder.big = True
+            return holder.cache
+
+        for caps in ((), (1,), (5,)):
+            holder = Holder()
+            rec(f(holder, caps), holder.big, f(holder, (7,)))
+        """,
+        module=True,
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
@@ -1846,6 +1871,10 @@ _PYC_CODE_NOT_YET = {
         11: SAME_BEHAVIOUR_OTHER_CODE
         + "f: instruction #13: expected POP_JUMP_FORWARD_IF_FALSE -> #33, got"
         " POP_JUMP_FORWARD_IF_FALSE -> #31",
+    },
+    "if_try_except_else_then_copied_return": {
+        10: SAME_BEHAVIOUR_OTHER_CODE
+        + "f: instruction #4: expected POP_JUMP_IF_FALSE -> #36, got POP_JUMP_IF_FALSE -> #37",
     },
     "if_else_then_branch_ends_in_copied_return": {
         10: SAME_BEHAVIOUR_OTHER_CODE
