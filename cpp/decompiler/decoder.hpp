@@ -57,6 +57,16 @@ struct LoopContext {
 
 // Whether operations [a, a + n) and [b, b + n) are the same instructions (a copied tail).
 bool same_operations(const std::vector<Operation>& ops, int a, int b, int n);
+// The line of operation `k` (operations carry the line only where one starts); -1 if none.
+int line_at(const std::vector<Operation>& ops, int k);
+// Whether `at` starts `__exit__(None, None, None)` and the POP_TOP of its result (3.11+).
+bool is_exit_call(const std::vector<Operation>& ops, int at);
+// Whether a statement may start with `op` (it loads something, or is a NOP).
+bool may_start_statement(Op op);
+// Whether [copy, copy + n) is a copy of the code at `original`, kept with its lines (3.12+
+// copies short exit blocks into the blocks that jump to them): the same operations, starting a
+// statement or returning a constant, from the same source lines.
+bool is_line_copy(const std::vector<Operation>& ops, int copy, int original, int n);
 
 class CodeDecoder {
  public:
@@ -184,6 +194,10 @@ class CodeDecoder {
   bool mid_expression_try_ = false;  // the try being decoded starts with values on the stack
   bool keep_region_stack_ = false;   // the next region keeps what it leaves on the stack
   int region_limit_ = -1;            // how far the region being decoded may grow
+  // Decoding an except clause (3.12+): the code after the try statement, of which the clause's
+  // ways out (POP_EXCEPT) hold copies; -1 if none.
+  int clause_tail_ = -1;
+  int clause_tail_length_ = 0;
   bool take_region_value_ = false;  // the next region may leave one value: keep it in region_value_
   ExprPtr region_value_;
   void store(ExprPtr target, ExprPtr value);
@@ -192,7 +206,7 @@ class CodeDecoder {
   void swapped_tuple_assignment(int i);
   int rotated_tuple_assignment(int i);
   bool on_new_line(int i);
-  void note_break_copies(int head, int exit);
+  void note_break_copies(int head, int exit, int tail = -1);
   void pop_top(ExprPtr value);
   ExprPtr constant(const bytecode::ObjectRef& obj) const;
   ExprPtr name_expr(const std::string& name) const;

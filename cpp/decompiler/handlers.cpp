@@ -139,6 +139,32 @@ bool same_operations(const std::vector<Operation>& ops, int a, int b, int n) {
   return true;
 }
 
+// The line of operation `k` (operations carry the line only where one starts).
+int line_at(const std::vector<Operation>& ops, int k) {
+  for (; k >= 0; --k) {
+    if (ops[static_cast<size_t>(k)].line >= 0) return ops[static_cast<size_t>(k)].line;
+  }
+  return -1;
+}
+
+// Whether a statement may start with `op` (it loads something, or is a NOP).
+bool may_start_statement(Op op) {
+  return op == Op::LoadName || op == Op::LoadConst || op == Op::PushNull ||
+         op == Op::LoadAssertionError || op == Op::Nop;
+}
+
+// Whether [copy, copy + n) is a copy of the code at `original`, kept with its lines: the same
+// operations, starting a statement or returning a constant, from the same source lines.
+bool is_line_copy(const std::vector<Operation>& ops, int copy, int original, int n) {
+  if (!same_operations(ops, copy, original, n)) return false;
+  Op first = ops[static_cast<size_t>(copy)].op;
+  if (!may_start_statement(first) && first != Op::ReturnConst) return false;
+  for (int k = 0; k < n; ++k) {
+    if (line_at(ops, copy + k) != line_at(ops, original + k)) return false;
+  }
+  return true;
+}
+
 // A short tail (ending in return or raise) that the compiler copied into each path leaving a
 // try/except: when every clause that can fall through ends with `tail`, those copies go and the
 // caller puts `tail` after the statement. False (nothing changed) otherwise.
@@ -271,6 +297,8 @@ int CodeDecoder::decode_try(int i, int end, int exit) {
 
 int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, int exit) {
   const auto& ops = lifted_.ops;
+  Restore<int> keep_clause_tail(clause_tail_);  // (not the body's or else's: see the clauses)
+  clause_tail_ = -1;
   int cleanup = flow_.handler_covering(handler);
   if (!is_cleanup_block(ops, cleanup)) throw DecodeFailure("except handler without its cleanup");
   auto is_loop_exit = [&](int target) {
@@ -297,6 +325,7 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
     if (op.op == Op::Jump && op.target > i && op.target < handler && op.target >= body_end)
       back_join = op.target;
   }
+  bool handlers_leave = try_end >= 0;  // a clause jumps past the statement
   if (back_join >= 0 && !jumps_over) {
     else_end = back_join;
     try_end = back_join;
@@ -338,6 +367,85 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
       sequential &= region.target == handler || region.start < i || region.start >= body_end;
     }
   }
+  // Where a clause leaves through its POP_EXCEPT (at the handler's level), the operation after
+  // it (past a named clause's `name = None; del name`) is the code after the statement.
+  // (A named clause's body is covered by the unbinding of its name, `name = None; del name;
+  // raise`, itself covered by the cleanup block.)
+  auto in_clause_body = [&](int k) {
+    int covering = flow_.handler_covering(k);
+    if (covering == cleanup) return true;
+    return covering >= 0 && covering + 3 < cleanup &&
+           ops[static_cast<size_t>(covering)].op == Op::LoadConst &&
+           ops[static_cast<size_t>(covering) + 1].op == Op::StoreName &&
+           ops[static_cast<size_t>(covering) + 2].op == Op::DeleteName &&
+           ops[static_cast<size_t>(covering) + 3].op == Op::Reraise &&
+           flow_.handler_covering(covering) == cleanup;
+  };
+  // That code lies where the statement does, under the handler of what is around it (as the
+  // cleanup block does): a return unwinding a with or finally around the statement on its way
+  // out runs their exit code outside it.
+  auto after_pop_except = [&](int p) {
+    if (ops[static_cast<size_t>(p)].op != Op::PopExcept || flow_.handler_covering(p) == cleanup ||
+        !in_clause_body(p - 1)) {
+      return -1;
+    }
+    int q = p + 1;
+    if (q + 3 < cleanup && ops[static_cast<size_t>(q)].op == Op::LoadConst &&
+        ops[static_cast<size_t>(q) + 1].op == Op::StoreName &&
+        ops[static_cast<size_t>(q) + 2].op == Op::DeleteName &&
+        ops[static_cast<size_t>(q) + 1].text == ops[static_cast<size_t>(q) + 2].text) {
+      q += 3;
+    }
+    return flow_.handler_covering(q) == flow_.handler_covering(cleanup) ? q : -1;
+  };
+  // 3.12+ copies the code after the statement, when short and ending in a return or raise, to
+  // each clause in place of its jump there (inline_small_exit_blocks); the body's normal path
+  // falls into the original, at the end of the region: that is the join, what lies between the
+  // body and it the else. The copy keeps the original's line numbers (a clause's own `return
+  // None` has its own).
+  // (The copy ends its clause: at the next clause's type test, the no-match RERAISE, a named
+  // clause's unbinding for the raising path, or the cleanup block.)
+  auto ends_clause = [&](int k) {
+    if (k == cleanup) return true;
+    for (int t = handler; t + 2 < cleanup; ++t) {
+      const Operation& test = ops[static_cast<size_t>(t) + 1];
+      if (ops[static_cast<size_t>(t)].op != Op::CheckExcMatch || test.op != Op::JumpIf ||
+          flow_.handler_covering(t) != cleanup) {
+        continue;
+      }
+      if (k == test.target) return true;
+      if (k == test.target - 4 && ops[static_cast<size_t>(t) + 2].op == Op::StoreName &&
+          ops[static_cast<size_t>(k)].op == Op::LoadConst) {
+        return true;
+      }
+    }
+    return false;
+  };
+  int tail_copy = -1;  // the original of the copied code after the statement
+  int tail_copy_length = 0;
+  if (code_.minor >= 12 && !jumps_over && !jumps_back && back_join < 0 && !handlers_leave) {
+    for (int p = handler + 2; p < cleanup && tail_copy < 0; ++p) {
+      int q = after_pop_except(p);
+      int length = q < 0 ? 0 : copied_tail_length(q);
+      int at = else_end - length;
+      if (length > 0 && at >= body_end && ends_clause(q + length) &&
+          is_line_copy(ops, q, at, length)) {
+        tail_copy = at;
+        tail_copy_length = length;
+      }
+      // (Or the original follows the region, where the statement's region goes on: the
+      // statement ends an if's then-branch, whose test jumps there.)
+      if (tail_copy < 0 && length > 0 && else_end == end && same_target(end, exit) &&
+          ends_clause(q + length) && is_line_copy(ops, q, end, length)) {
+        tail_copy = end;
+        tail_copy_length = length;
+      }
+    }
+    if (tail_copy >= 0) {
+      else_end = try_end = tail_copy;
+      sequential = false;
+    }
+  }
   if (try_end < 0) try_end = cleanup + 3;
   // (A loop region holding the handler may end before its cleanup block.)
   bool cleanup_after = try_end > end && try_end == cleanup + 3 && end <= cleanup;
@@ -373,6 +481,18 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
   std::vector<ExprPtr> clause_stack = stack_;
   clause_stack.push_back(make_expr(ExprKind::Internal, {}, "exc"));
   std::pair<int, int> after_clause{0, 0};  // the code after the statement, inside a clause
+  // Whether the body or its else reaches the code after the statement (ends without a return or
+  // raise, or jumps past the else's end other than out of a loop).
+  bool body_falls_through = false;
+  if (else_end > body_end) {
+    Op last = ops[static_cast<size_t>(else_end) - 1].op;
+    body_falls_through = last != Op::ReturnValue && last != Op::ReturnConst &&
+                         last != Op::RaiseVarargs && last != Op::Reraise;
+    for (int q = i; q < else_end && !body_falls_through; ++q) {
+      const Operation& op = ops[static_cast<size_t>(q)];
+      body_falls_through = is_jump(op.op) && op.target >= else_end && !is_loop_exit(op.target);
+    }
+  }
   int k = handler + 1;
   while (k < cleanup) {
     stack_ = clause_stack;
@@ -412,38 +532,40 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
     // 3.12+ may place the code after the statement right after a clause, which then falls
     // through its POP_EXCEPT into it (the body cannot fall through, or jumps there too).
     int decode_end = clause_end;
-    bool body_falls_through =
-        else_end > body_end &&
-        !(else_end == body_end + 1 && ops[static_cast<size_t>(body_end)].op == Op::ReturnValue);
-    if (code_.minor >= 12 && !jumps_over && back_join < 0 && !body_falls_through) {
-      for (int p = body_begin + 1; p + 1 < clause_end; ++p) {
-        if (ops[static_cast<size_t>(p)].op == Op::PopExcept &&
-            flow_.handler_covering(p) != cleanup && flow_.handler_covering(p - 1) == cleanup) {
+    for (int p = body_begin; tail_copy >= 0 && p + tail_copy_length < clause_end; ++p) {
+      int q = after_pop_except(p);
+      if (q + tail_copy_length == clause_end && is_line_copy(ops, q, tail_copy, tail_copy_length)) {
+        decode_end = q;
+      }
+    }
+    if (code_.minor >= 12 && tail_copy < 0 && !jumps_over && back_join < 0 && !body_falls_through) {
+      for (int p = body_begin; p + 1 < clause_end; ++p) {
+        if (int q = after_pop_except(p); q >= 0) {
           // (A return in the clause computes its value before POP_EXCEPT; code after the
           // statement starts by loading something.)
-          // A named clause first unbinds its name (name = None; del name).
-          int q = p + 1;
-          if (!clause.name.empty() && q + 3 < clause_end &&
-              ops[static_cast<size_t>(q)].op == Op::LoadConst &&
-              ops[static_cast<size_t>(q) + 1].op == Op::StoreName &&
-              ops[static_cast<size_t>(q) + 2].op == Op::DeleteName) {
-            q += 3;
-          }
-          Op next = ops[static_cast<size_t>(q)].op;
-          bool starts_statement = next == Op::LoadName || next == Op::LoadConst ||
-                                  next == Op::PushNull || next == Op::LoadAssertionError ||
-                                  next == Op::Nop;
-          if (starts_statement && try_end > clause_end && q < end) {
+          // (Unless the body falls into a copy of it: then the copy is the code after.)
+          int length = copied_tail_length(q);
+          bool copy_of_else_end = length > 0 && else_end - length >= body_end &&
+                                  is_line_copy(ops, q, else_end - length, length);
+          if (may_start_statement(ops[static_cast<size_t>(q)].op) && try_end > clause_end &&
+              q < end && !copy_of_else_end) {
             decode_end = q;
             try_end = join = q;
             after_clause = {q, clause_end};
+            sequential = false;  // what follows the body is its else
           }
           break;
         }
       }
     }
     handler_name_ = clause.name;
-    clause.body = decode_range(body_begin, decode_end, join);
+    {
+      Restore<int> keep_tail(clause_tail_);
+      Restore<int> keep_tail_length(clause_tail_length_);
+      clause_tail_ = tail_copy;
+      clause_tail_length_ = tail_copy_length;
+      clause.body = decode_range(body_begin, decode_end, join);
+    }
     handler_name_ = saved_name;
     stmt->handlers.push_back(std::move(clause));
     k = ops[static_cast<size_t>(clause_end)].op == Op::LoadConst &&
@@ -835,6 +957,17 @@ int CodeDecoder::decode_with(int i, int end, int exit) {
       body_end = handler - length;
       with_end = body_end;
       mark_consumed(reraise_target, reraise_target + 4 + length);
+      // Or the body's normal path, done with its exit call, holds a copy of its own (its jump
+      // there inlined), with the original's lines; the original is reached by other jumps.
+      int copy = handler - 2 * length;
+      bool copied = copy - 5 > i && is_exit_call(ops, copy - 5) &&
+                    same_operations(ops, copy, handler - length, length);
+      for (int n = 0; n < length && copied; ++n)
+        copied = line_at(ops, copy + n) == line_at(ops, handler - length + n);
+      if (copied) {
+        body_end = copy;
+        mark_consumed(copy, with_end);
+      }
     }
   }
   mark_consumed(handler, reraise_target + 4);

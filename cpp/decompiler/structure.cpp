@@ -358,21 +358,22 @@ int CodeDecoder::decode_while(int head, const WhileShape& shape) {
   return loop_exit;
 }
 
+// Whether `at` starts `__exit__(None, None, None)` and the POP_TOP of its result (3.11+).
+bool is_exit_call(const std::vector<Operation>& ops, int at) {
+  if (at < 0 || static_cast<size_t>(at) + 5 > ops.size()) return false;
+  for (int k = 0; k < 3; ++k) {
+    const Operation& load = ops[static_cast<size_t>(at + k)];
+    if (load.op != Op::LoadConst || load.constant->kind != bytecode::ObjectKind::None) return false;
+  }
+  return ops[static_cast<size_t>(at) + 3].op == Op::Call &&
+         ops[static_cast<size_t>(at) + 3].arg == 2 &&
+         ops[static_cast<size_t>(at) + 4].op == Op::PopTop;
+}
+
 // The call of a with statement's __exit__(None, None, None) on a normal, return, break or
 // continue path. It leaves no source; the exit stays on the symbolic stack for the other paths.
 int CodeDecoder::skip_with_exit_call(int i) {
   const auto& ops = lifted_.ops;
-  auto is_exit_call = [&](int at) {
-    if (static_cast<size_t>(at) + 5 > ops.size()) return false;
-    for (int k = 0; k < 3; ++k) {
-      const Operation& load = ops[static_cast<size_t>(at + k)];
-      if (load.op != Op::LoadConst || load.constant->kind != bytecode::ObjectKind::None)
-        return false;
-    }
-    return ops[static_cast<size_t>(at) + 3].op == Op::Call &&
-           ops[static_cast<size_t>(at) + 3].arg == 2 &&
-           ops[static_cast<size_t>(at) + 4].op == Op::PopTop;
-  };
   auto is_exit_call_310 = [&](int at) {
     if (static_cast<size_t>(at) + 5 > ops.size()) return false;
     const Operation& load = ops[static_cast<size_t>(at)];
@@ -391,10 +392,10 @@ int CodeDecoder::skip_with_exit_call(int i) {
     }
     return i;
   }
-  if (stack_.size() >= 1 && is_internal(top(), "with_exit") && is_exit_call(i)) return i + 5;
+  if (stack_.size() >= 1 && is_internal(top(), "with_exit") && is_exit_call(ops, i)) return i + 5;
   if (stack_.size() >= 2 && is_internal(top(2), "with_exit") &&
       ops[static_cast<size_t>(i)].op == Op::Swap && ops[static_cast<size_t>(i)].arg == 2 &&
-      is_exit_call(i + 1)) {
+      is_exit_call(ops, i + 1)) {
     return i + 6;
   }
   return i;
@@ -511,6 +512,25 @@ int CodeDecoder::decode_for(int i, int end) {
   if (after < static_cast<int>(ops.size()) && ops[static_cast<size_t>(after)].op == Op::EndFor)
     ++after;
   int loop_exit = loop_else_end(i + 1, exit, after, end);
+  // 3.12+: a `break` whose code after the loop is short and returns pops the iterator and runs
+  // a copy of that code, with its lines; past an else, the original follows the else (which
+  // nothing jumps over, up to it).
+  int break_tail = -1;
+  if (code_.minor >= 12 && loop_exit == after && after > exit) {
+    for (int k = i + 1; k + 1 < exit && break_tail < 0; ++k) {
+      int length = ops[static_cast<size_t>(k)].op == Op::PopTop ? copied_tail_length(k + 1) : 0;
+      if (length == 0 || k + 1 + length > exit) continue;
+      for (int at = after + 1; at <= end && at + length <= static_cast<int>(ops.size()); ++at) {
+        const Operation& o = ops[static_cast<size_t>(at) - 1];
+        if (o.op == Op::PushExcInfo || (is_jump(o.op) && o.target > at && o.target <= end)) break;
+        if (is_line_copy(ops, k + 1, at, length)) {
+          break_tail = at;
+          break;
+        }
+      }
+    }
+    if (break_tail >= 0) loop_exit = break_tail;
+  }
   // 3.12+ `async for` whose exit (END_ASYNC_FOR, a handler) was placed out of line, after the
   // code that follows the loop: there the else runs and jumps back to that code.
   int tail = flow_.last_backward_source[static_cast<size_t>(i)];
@@ -550,7 +570,7 @@ int CodeDecoder::decode_for(int i, int end) {
     exit = tail + 1;
     loop_exit = tail + 1;
   }
-  note_break_copies(i, exit);
+  note_break_copies(i, exit, break_tail);
   push(iter);
   push(make_expr(ExprKind::Internal, {}, "loop_target"));
   size_t depth = statement_depth_;
@@ -583,12 +603,13 @@ int CodeDecoder::decode_for(int i, int end) {
 
 // A `break` out of the for loop at `head` whose code after the loop is short and returns: the
 // compiler pops the iterator and copies that code (3.12+; from 3.13 also as in 3.11) instead of
-// jumping. Such POP_TOPs are recorded; decode_statement makes each a `break`.
-void CodeDecoder::note_break_copies(int head, int exit) {
+// jumping. Such POP_TOPs are recorded; decode_statement makes each a `break`. The code after
+// the loop is `tail`, where an else lies before it, else right after the loop's END_FOR.
+void CodeDecoder::note_break_copies(int head, int exit, int tail) {
   const auto& ops = lifted_.ops;
   int size = static_cast<int>(ops.size());
   if (exit >= size || ops[static_cast<size_t>(exit)].op != Op::EndFor) return;
-  int tail = exit + 1;
+  if (tail < 0) tail = exit + 1;
   int length = 0;
   for (int k = tail; k < size && k < tail + 8; ++k) {
     Op op = ops[static_cast<size_t>(k)].op;
@@ -1168,6 +1189,114 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
       mark_consumed(first_copy + (jumps ? 1 : length), label + length);
       label = first_copy;
     }
+  }
+  // 3.12+ copies a short exit block (a return or raise) into a jump to it: a then-branch that
+  // jumped over its else to the code after the if/else ends in a copy of that code, with its
+  // lines (a return written there has its own). The original is the last such code in the
+  // region, where the else falls into it. (The copy is one whole statement: it starts the
+  // branch or follows the end of another, and stores nothing before its end.)
+  auto ends_statement = [](Op op) {
+    return op == Op::StoreName || op == Op::StoreAttr || op == Op::StoreSubscr ||
+           op == Op::StoreSlice || op == Op::DeleteName || op == Op::DeleteAttr ||
+           op == Op::DeleteSubscr || op == Op::PopTop || op == Op::Nop || op == Op::PopExcept ||
+           op == Op::ReturnValue || op == Op::ReturnConst || op == Op::RaiseVarargs ||
+           op == Op::Reraise || op == Op::Jump || op == Op::JumpIf;
+  };
+  std::vector<bool> targeted(7, false);  // the operations before label that a jump goes to
+  for (const Operation& o : ops) {
+    if (code_.minor >= 12 && is_jump(o.op) && o.target >= label - 7 && o.target < label)
+      targeted[static_cast<size_t>(label - o.target - 1)] = true;
+  }
+  for (int n = std::min(6, label - then_begin); code_.minor >= 12 && label < end && n >= 1; --n) {
+    Op closing = ops[static_cast<size_t>(label) - 1].op;
+    if (closing != Op::ReturnValue && closing != Op::ReturnConst && closing != Op::RaiseVarargs)
+      break;
+    int copy = label - n;
+    bool one_statement =
+        copy == then_begin || ends_statement(ops[static_cast<size_t>(copy) - 1].op);
+    for (int k = copy; k + 1 < label && one_statement; ++k)
+      one_statement = !ends_statement(ops[static_cast<size_t>(k)].op);
+    // (Nothing jumps into it, but to its start, nor to a POP_TOP before it: a chained
+    // comparison's cleanup before a copy is no statement.)
+    for (int k = copy - 1; k < label; ++k) {
+      if (k != copy && targeted[static_cast<size_t>(label - k - 1)] &&
+          (k > copy || ops[static_cast<size_t>(k)].op == Op::PopTop)) {
+        one_statement = false;
+      }
+    }
+    // (Nor a `break` that the compiler replaced with a copy of the code after the loop: a NOP
+    // with the line of the statement, or a for loop's iterator popped first.)
+    if (copy > then_begin) {
+      const Operation& before = ops[static_cast<size_t>(copy) - 1];
+      if ((before.op == Op::Nop && before.line >= 0) || break_copies_.count(copy - 1) > 0)
+        one_statement = false;
+    }
+    if (loop && is_line_copy(ops, copy, loop->break_target, n)) one_statement = false;
+    // (A constant return alone may be the implicit `return None`, whose copies take their lines
+    // from what precedes them: equal lines prove nothing. But a copy of it, starting no line of
+    // its own, ends a branch that falls off its end, where a written `return` has its line; the
+    // original is then the last operation of the region.)
+    bool implicit_return =
+        n == 1 && closing == Op::ReturnConst && role_ != CodeRole::Module &&
+        ops[static_cast<size_t>(copy)].constant &&
+        ops[static_cast<size_t>(copy)].constant->kind == bytecode::ObjectKind::None &&
+        ops[static_cast<size_t>(copy)].line < 0 && !is_exit_call(ops, copy - 5) &&
+        flow_.handler_covering(copy) == flow_.handler_covering(then_begin);
+    // (Where the branch and the else run under the same handlers as the copy: a return leaving
+    // a with, a finally or an except clause runs their exit code, under none, just before.)
+    auto is_implicit_return = [&](int at) {
+      return at >= label && at + 1 >= end && at < static_cast<int>(ops.size()) &&
+             same_operations(ops, copy, at, 1) && ops[static_cast<size_t>(at)].line < 0 &&
+             flow_.handler_covering(at) == flow_.handler_covering(then_begin);
+    };
+    if (!one_statement || (n == 1 && closing == Op::ReturnConst && !implicit_return)) continue;
+    // (Or the region's end, when the original follows it. Not a copy in a branch of the else,
+    // which something in the else jumps past, nor one in the handlers placed after the code.)
+    auto else_reaches = [&](int join) {
+      for (int k = label; k < join; ++k) {
+        const Operation& o = ops[static_cast<size_t>(k)];
+        if ((is_jump(o.op) && o.target > join && o.target < end) || o.op == Op::PushExcInfo)
+          return false;
+      }
+      return true;
+    };
+    // (The region's end only where the then-branch would go on there: not a loop's exit, where
+    // the copy is a `break`.)
+    int join = std::min(end, static_cast<int>(ops.size()) - n);
+    if (join == end &&
+        (!same_target(end, exit) || (loop && resolve(end) == resolve(loop->break_target)))) {
+      --join;
+    }
+    while (join >= label &&
+           !((implicit_return ? is_implicit_return(join) : is_line_copy(ops, copy, join, n)) &&
+             else_reaches(join))) {
+      --join;
+    }
+    // The then-branch of an if ending an except clause leaves it (POP_EXCEPT, after that a
+    // named clause's `name = None; del name`) for a copy of the code after the try statement:
+    // all the rest of the region is its else.
+    int leave = copy - 1;
+    if (leave >= then_begin + 3 && ops[static_cast<size_t>(leave)].op == Op::DeleteName) leave -= 3;
+    bool leaves_clause = join < label && n == clause_tail_length_ && clause_tail_ >= 0 &&
+                         leave >= then_begin &&
+                         ops[static_cast<size_t>(leave)].op == Op::PopExcept &&
+                         is_line_copy(ops, copy, clause_tail_, n);
+    if (join < label && !leaves_clause) continue;
+    // (The copy is decoded with the branch, which a statement ending there may need, and then
+    // dropped, unless that statement took it in: a with statement's normal path.)
+    Body then_body = decode_range(then_begin, label, leaves_clause ? exit : join);
+    if (then_body.empty()) throw DecodeFailure("copied code after an if");
+    StmtKind last = then_body.back()->kind;
+    if (last == StmtKind::Return || last == StmtKind::Raise) then_body.pop_back();
+    // (A loop ending the branch may leave through further copies of the implicit return.)
+    while (implicit_return && !then_body.empty() && then_body.back()->kind == StmtKind::Return &&
+           (then_body.back()->exprs.empty() || is_none(then_body.back()->exprs[0]))) {
+      then_body.pop_back();
+    }
+    Body else_body =
+        leaves_clause ? decode_range(label, end, exit) : decode_range(label, join, join);
+    make_if(std::move(then_body), std::move(else_body));
+    return leaves_clause ? end : join;
   }
   Body then_body = decode_range(then_begin, label, label);
   // At module level the final `return None` is duplicated into branches: the rest is an else.

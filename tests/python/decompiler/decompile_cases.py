@@ -1823,6 +1823,193 @@ CASES: list[Case] = [
         (0, 1),
         (0, 0),
     ),
+    _case(
+        "try_except_pass_then_code_copied_into_clause",
+        """
+        def else_returns(x):
+            try:
+                g = rec("get", 10 // x)
+            except ZeroDivisionError:
+                pass
+            else:
+                return g + 1
+            return str(x)
+
+        def else_falls_through(x):
+            try:
+                g = rec("get", 10 // x)
+            except ZeroDivisionError:
+                pass
+            else:
+                if g > 2:
+                    return rec("big", g)
+            return str(x)
+
+        def named_clause(x):
+            try:
+                g = rec("get", 10 // x)
+            except ZeroDivisionError as error:
+                rec("caught", str(error))
+            else:
+                rec("else", g)
+            return x
+
+        def then_raise(x):
+            try:
+                g = rec("get", 10 // x)
+            except ZeroDivisionError:
+                pass
+            else:
+                raise KeyError(g)
+            raise ValueError(x)
+
+        for x in (1, 5, 0):
+            for step in (else_returns, else_falls_through, named_clause, then_raise):
+                try:
+                    rec("returned", step(x))
+                except Exception as error:
+                    rec("raised", type(error).__name__, str(error))
+        """,
+        module=True,
+    ),
+    _case(
+        "if_with_then_return_copied",
+        """
+        class Manager:
+            def __init__(self, suppress):
+                self.suppress = suppress
+
+            def __enter__(self):
+                rec("enter")
+
+            def __exit__(self, *exc):
+                rec("exit", exc[0] is not None)
+                return self.suppress
+
+        def f(x, suppress):
+            value = x
+            if value > 0:
+                with Manager(suppress):
+                    value = 10 // (x - 1)
+            return value
+
+        for x in (0, 1, 2):
+            for suppress in (False, True):
+                try:
+                    rec("returned", f(x, suppress))
+                except Exception as error:
+                    rec("raised", type(error).__name__)
+        """,
+        module=True,
+    ),
+    _case(
+        "if_else_then_branch_ends_in_copied_return",
+        """
+        def plain(n, a, b):
+            if n == 1:
+                m = a
+            else:
+                m = b
+            return m
+
+        def in_clause(table, n, a, b):
+            try:
+                m = table[n]
+            except KeyError:
+                if n == 1:
+                    m = a
+                else:
+                    m = b
+            return m
+
+        def nested(x):
+            if x > 0:
+                if x > 5:
+                    r = "big"
+                else:
+                    r = "small"
+            else:
+                r = "negative"
+            return r
+
+        for n in (0, 1, 2):
+            rec(plain(n, "a", "b"), in_clause({2: "t"}, n, "a", "b"), nested(n * 3 - 1))
+        """,
+        module=True,
+    ),
+    _case(
+        "for_else_break_copies_return_after",
+        """
+        def f(items, marks):
+            found = []
+            for item in items:
+                if item in marks:
+                    break
+            else:
+                found.append("none")
+            return tuple(found)
+
+        def g(name, aliases):
+            try:
+                first = aliases[0]
+            except IndexError:
+                pass
+            else:
+                for name in aliases:
+                    if "." in name:
+                        break
+                else:
+                    name = first
+            return name
+
+        for items in ((), (1, 2), (3,)):
+            rec(f(list(items), {2}), g("n", [str(x) for x in items] + ["a.b"] * (len(items) > 1)))
+        """,
+        module=True,
+    ),
+    _case(
+        "if_loop_else_implicit_return_copied",
+        """
+        def f(action, data):
+            if data is None:
+                return
+            data = list(data)
+            if action == "seq":
+                while data:
+                    item = data.pop()
+                    rec("undo", item)
+            else:
+                rec("single", action)
+        """,
+        ("seq", [1, 2]),
+        ("one", [1]),
+        ("seq", None),
+    ),
+    _case(
+        "if_try_except_else_then_copied_return",
+        """
+        class Holder:
+            cache = None
+            big = False
+
+        def f(holder, caps):
+            if holder.cache is None:
+                try:
+                    value = caps[0]
+                except IndexError:
+                    holder.cache = {}
+                else:
+                    holder.cache = value
+                    if value > 1:
+                        holder.big = True
+            return holder.cache
+
+        for caps in ((), (1,), (5,)):
+            holder = Holder()
+            rec(f(holder, caps), holder.big, f(holder, (7,)))
+        """,
+        module=True,
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
@@ -1852,6 +2039,11 @@ _CODE_NOT_YET: dict = {
         10: SAME_BEHAVIOUR_OTHER_CODE
         + "f: instruction #52: expected JUMP_FORWARD -> #21, got JUMP_ABSOLUTE -> #21 (the else"
         " read as code after the statement, `continue` written in the then-branch)",
+    },
+    "if_loop_else_implicit_return_copied": {
+        11: SAME_BEHAVIOUR_OTHER_CODE
+        + "f: instruction #13: expected POP_JUMP_FORWARD_IF_FALSE -> #33, got"
+        " POP_JUMP_FORWARD_IF_FALSE -> #31",
     },
 }
 
@@ -1890,6 +2082,30 @@ _PYC_CODE_NOT_YET = {
     "loop_break_in_try_except": {
         10: SAME_BEHAVIOUR_OTHER_CODE
         + "f: instruction #4: expected FOR_ITER -> #44, got FOR_ITER -> #45",
+    },
+    "for_else_break_copies_return_after": {
+        10: SAME_BEHAVIOUR_OTHER_CODE
+        + "f: instruction #4: expected FOR_ITER -> #16, got FOR_ITER -> #17",
+    },
+    "if_loop_else_implicit_return_copied": {
+        10: SAME_BEHAVIOUR_OTHER_CODE
+        + "f: instruction #13: expected POP_JUMP_IF_FALSE -> #31, got POP_JUMP_IF_FALSE -> #29",
+        11: SAME_BEHAVIOUR_OTHER_CODE
+        + "f: instruction #13: expected POP_JUMP_FORWARD_IF_FALSE -> #33, got"
+        " POP_JUMP_FORWARD_IF_FALSE -> #31",
+    },
+    "if_try_except_else_then_copied_return": {
+        10: SAME_BEHAVIOUR_OTHER_CODE
+        + "f: instruction #4: expected POP_JUMP_IF_FALSE -> #36, got POP_JUMP_IF_FALSE -> #37",
+    },
+    "if_else_then_branch_ends_in_copied_return": {
+        10: SAME_BEHAVIOUR_OTHER_CODE
+        + "in_clause: instruction #10: expected JUMP_IF_NOT_EXC_MATCH -> #28, got"
+        " JUMP_IF_NOT_EXC_MATCH -> #29",
+    },
+    "try_except_pass_then_code_copied_into_clause": {
+        10: SAME_BEHAVIOUR_OTHER_CODE
+        + "else_returns: instruction #8: expected POP_BLOCK, got LOAD_FAST 1 (g)",
     },
 }
 
