@@ -107,7 +107,7 @@ class CodeDecoder {
   int decode_statement(int i, int end, int exit);
   int decode_condition(int j, int end, int exit, int stmt_start);
   int decode_jump(int i, int end, int exit);
-  int decode_for(int i, int end);
+  int decode_for(int i, int end, int region_exit = -1);
   int decode_while_true(int head, int last_jump, int end);
   struct WhileShape {
     bool found = false;

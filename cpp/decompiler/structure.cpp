@@ -230,7 +230,7 @@ int CodeDecoder::decode_statement(int i, int end, int exit) {
   }
   if (op.op == Op::LoadFastAndClear) return decode_inline_comprehension(i);
   if (op.op == Op::Jump) return decode_jump(i, end, exit);
-  if (op.op == Op::ForIter) return decode_for(i, end);
+  if (op.op == Op::ForIter) return decode_for(i, end, exit);
   if (op.op == Op::BeforeWith) return decode_with(i, end, exit);
   // 3.10: a loop whose body starts with a try/with has its head on the SETUP_*: the loop first.
   bool loop_head = stack_.size() <= statement_depth_ &&
@@ -467,7 +467,7 @@ int CodeDecoder::loop_else_end(int body_begin, int body_end, int exit, int end) 
   return farthest;
 }
 
-int CodeDecoder::decode_for(int i, int end) {
+int CodeDecoder::decode_for(int i, int end, int region_exit) {
   const auto& ops = lifted_.ops;
   ExprPtr iter = pop();
   if (!is_internal(iter, "iter") && !(iter->kind == ExprKind::Name && iter->text == ".0")) {
@@ -496,6 +496,21 @@ int CodeDecoder::decode_for(int i, int end) {
   if (after < static_cast<int>(ops.size()) && ops[static_cast<size_t>(after)].op == Op::EndFor)
     ++after;
   int loop_exit = loop_else_end(i + 1, exit, after, end);
+  // A break jumping past the region's end, straight to where the region goes when it ends: the
+  // loop (with its else, which cannot fall off its end there) runs to the region's end, and its
+  // breaks go to that exit (an if's then-branch ending in a loop whose else raises, the break
+  // jumping over the if's else).
+  int break_target = loop_exit;
+  if (region_exit > end) {
+    for (int k = i + 1; k < exit; ++k) {
+      const Operation& op = ops[static_cast<size_t>(k)];
+      if (op.op == Op::Jump && op.target > end && resolve(op.target) == resolve(region_exit)) {
+        loop_exit = end;
+        break_target = region_exit;
+        break;
+      }
+    }
+  }
   // 3.12+ `async for` whose exit (END_ASYNC_FOR, a handler) was placed out of line, after the
   // code that follows the loop: there the else runs and jumps back to that code.
   int tail = flow_.last_backward_source[static_cast<size_t>(i)];
@@ -534,6 +549,7 @@ int CodeDecoder::decode_for(int i, int end) {
     else_end = back;
     exit = tail + 1;
     loop_exit = tail + 1;
+    break_target = loop_exit;
   }
   note_break_copies(i, exit);
   push(iter);
@@ -542,7 +558,7 @@ int CodeDecoder::decode_for(int i, int end) {
   statement_depth_ = stack_.size() - 1;
   ExprPtr saved_target = captured_target_;
   captured_target_ = nullptr;
-  loops_.push_back({i, loop_exit});
+  loops_.push_back({i, break_target});
   Body body = decode_range(i + 1, exit, i);
   loops_.pop_back();
   ExprPtr target = captured_target_;
@@ -557,7 +573,7 @@ int CodeDecoder::decode_for(int i, int end) {
     orelse = decode_range(else_begin, else_end, loop_exit);
     mark_consumed(else_begin, else_end);
   } else if (loop_exit > after) {
-    orelse = decode_range(after, loop_exit, loop_exit);
+    orelse = decode_range(after, loop_exit, break_target);
   }
   ExprPtr source = is_internal(iter, "iter") ? iter->args[0] : iter;
   auto stmt = make_stmt(StmtKind::For, {target, source}, {std::move(body), std::move(orelse)});

@@ -1615,6 +1615,25 @@ CASES: list[Case] = [
         """,
         module=True,
     ),
+    _case(
+        "if_then_loop_else_raises_break_over_else",
+        """
+        def f(kind, items):
+            if kind is None:
+                for item in items:
+                    if item > 2:
+                        found = rec("found", item)
+                        break
+                else:
+                    raise LookupError(kind)
+            else:
+                found = rec("given", kind)
+            return rec("after", found)
+        """,
+        (None, [1, 3, 5]),
+        (None, [1, 2]),
+        (4, [1, 3]),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
