@@ -335,7 +335,14 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
   if (cleanup_after && handler < end) try_end = end;
   if (try_end > end && resolve(try_end) != resolve(exit))
     throw DecodeFailure("try statement leaves its region");
+  // (A statement ending a region whose last operation, before the handler code, jumps to its
+  // exit joins at that jump: a loop's jump back, which the clauses jump to.)
   int join = try_end;
+  if (try_end == end && end > i && end - 1 < handler &&
+      ops[static_cast<size_t>(end) - 1].op == Op::Jump &&
+      same_target(ops[static_cast<size_t>(end) - 1].target, exit)) {
+    join = end - 1;
+  }
   if (try_end > end) try_end = end;
 
   // Operations that cannot raise end the body outside the table (`return` after an if): a jump
@@ -345,7 +352,8 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
     bool jumps = op.op == Op::Jump || op.op == Op::JumpIf || op.op == Op::JumpIfOrPop;
     if (jumps && op.target == else_end) body_end = else_end;
   }
-  Body body = decode_range_extending(i, &body_end, else_end, body_end);
+  // (Without an else, the body's end is the statement's: it goes on at the join.)
+  Body body = decode_range_extending(i, &body_end, else_end, body_end < else_end ? body_end : join);
   Body orelse = body_end < else_end ? decode_range(body_end, else_end, join) : Body{};
   // Ending the body of a loop, the else goes on with the next iteration when done: the jumps
   // back (3.12+ copies them for each way to the end) are no statements of their own.

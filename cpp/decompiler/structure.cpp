@@ -246,10 +246,20 @@ int CodeDecoder::decode_statement(int i, int end, int exit) {
     bool open = std::find(open_loop_entries_.begin(), open_loop_entries_.end(), i) !=
                 open_loop_entries_.end();
     int source = flow_.last_backward_source[static_cast<size_t>(i)];
-    // A try whose body holds a loop starting at the same operation is the outer statement.
+    // A try whose body holds a loop starting at the same operation is the outer statement: its
+    // handler covers normally reachable code from the loop's jump back on (not only the handler
+    // code of a statement nested in the loop, which 3.12+ places after the loop).
     const HandlerRegion* region = flow_.outermost_region_at(i, opened_try_);
+    auto holds_loop = [&] {
+      if (source <= i) return true;
+      for (int k = source; k < region->end; ++k) {
+        if (flow_.reachable[static_cast<size_t>(k)] && flow_.handler_covering(k) == region->target)
+          return true;
+      }
+      return false;
+    };
     if (region && ops[static_cast<size_t>(region->target)].op == Op::PushExcInfo &&
-        region->end > source && region->end > i + 1) {
+        region->end > source && region->end > i + 1 && holds_loop()) {
       return decode_try(i, end, exit);
     }
     if (!open) {

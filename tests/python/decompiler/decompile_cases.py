@@ -1634,6 +1634,41 @@ CASES: list[Case] = [
         (None, [1, 2]),
         (4, [1, 3]),
     ),
+    _case(
+        "loop_of_try_around_with_break",
+        """
+        def f(items):
+            items = list(items)
+            while 1:
+                try:
+                    with CM("c", suppress=items[0] == 2) as name:
+                        item = items.pop(0)
+                        if item is None:
+                            break
+                        rec(name, 10 // item)
+                except:
+                    rec("caught", len(items))
+        """,
+        ([1, 0, 2, None],),
+        ([5, 2, 0, 4, None, 7],),
+    ),
+    _case(
+        "loop_of_try_with_return_and_except",
+        """
+        def f(items):
+            items = list(items)
+            while True:
+                try:
+                    item = items.pop()
+                    if item is None:
+                        return
+                    rec("item", 10 // item)
+                except ZeroDivisionError:
+                    rec("zero", len(items))
+        """,
+        ([None, 1, 0, 2],),
+        ([None, 5, 0, 4],),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
