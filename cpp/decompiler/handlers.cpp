@@ -80,6 +80,19 @@ bool is_except_star_prologue(const std::vector<Operation>& ops, int handler, int
   return minor >= 12 && is(handler + 1, Op::BuildList, 0) && is(handler + 2, Op::Copy, 2);
 }
 
+// The jump ending an except clause's exit at `k`: POP_EXCEPT, `name = None; del name` for a
+// named clause, then a jump to the join; -1 when there is none at `k`.
+int clause_exit_jump(const std::vector<Operation>& ops, int k) {
+  auto is = [&](int at, Op op) {
+    return at >= 0 && static_cast<size_t>(at) < ops.size() && ops[static_cast<size_t>(at)].op == op;
+  };
+  if (!is(k, Op::PopExcept)) return -1;
+  if (is(k + 1, Op::LoadConst) && is(k + 2, Op::StoreName) && is(k + 3, Op::DeleteName) &&
+      ops[static_cast<size_t>(k) + 2].text == ops[static_cast<size_t>(k) + 3].text)
+    k += 3;
+  return is(k + 1, Op::Jump) ? k + 1 : -1;
+}
+
 }  // namespace
 
 // Whether operations [a, a + n) and [b, b + n) are the same instructions (a copied tail).
@@ -299,12 +312,12 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
   } else if (try_end < 0 && handler >= end) {
     else_end = end;  // the handlers never rejoin: what follows the body is its else
     try_end = end;
-  } else if (try_end < 0 && !jumps_over && body_end + 1 < else_end &&
-             ops[static_cast<size_t>(body_end)].op == Op::PopExcept &&
-             ops[static_cast<size_t>(body_end) + 1].op == Op::Jump &&
-             !is_loop_exit(ops[static_cast<size_t>(body_end) + 1].target)) {
+  } else if (int exit_jump = clause_exit_jump(ops, body_end);
+             try_end < 0 && !jumps_over && exit_jump >= 0 && exit_jump < else_end &&
+             !is_loop_exit(ops[static_cast<size_t>(exit_jump)].target)) {
     // The statement ends an except clause of an enclosing try, and its handlers never rejoin:
-    // what follows the body is that clause's exit (POP_EXCEPT, then its jump to the join).
+    // what follows the body is that clause's exit (POP_EXCEPT, the unbinding of its name, then
+    // its jump to the join).
     else_end = body_end;
     try_end = body_end;
   }
@@ -435,6 +448,20 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
             try_end = join = q;
             after_clause = {q, clause_end};
           }
+          break;
+        }
+      }
+    }
+    // 3.13: a clause ending the clause of an enclosing try copies that clause's exit (its
+    // POP_EXCEPT, the unbinding of its name, its jump to the join) after its own POP_EXCEPT,
+    // where the body jumps to the original at the join.
+    if (join >= 0 && static_cast<size_t>(join) < ops.size() &&
+        ops[static_cast<size_t>(join)].op == Op::PopExcept) {
+      for (int p = body_begin; p + 1 < decode_end; ++p) {
+        if (ops[static_cast<size_t>(p)].op == Op::PopExcept &&
+            copied_block_length(p + 1, join) == decode_end - (p + 1)) {
+          mark_consumed(p + 1, decode_end);
+          decode_end = p + 1;
           break;
         }
       }

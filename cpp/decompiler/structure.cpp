@@ -678,9 +678,10 @@ int CodeDecoder::copied_block_length(int copy, int original) const {
   for (int n = 0; n < 64 && copy + n < size && original + n < size; ++n) {
     const Operation& x = ops[static_cast<size_t>(copy + n)];
     const Operation& y = ops[static_cast<size_t>(original + n)];
-    if (x.op != y.op || x.arg != y.arg || x.text != y.text || x.scope != y.scope ||
-        x.null_slot != y.null_slot || x.kwnames != y.kwnames || x.op == Op::JumpIf ||
-        x.op == Op::ForIter) {
+    // (A jump's argument is relative to where it is: its target decides.)
+    if (x.op != y.op || (x.arg != y.arg && x.op != Op::Jump) || x.text != y.text ||
+        x.scope != y.scope || x.null_slot != y.null_slot || x.kwnames != y.kwnames ||
+        x.op == Op::JumpIf || x.op == Op::ForIter) {
       return 0;
     }
     if (x.constant || y.constant) {

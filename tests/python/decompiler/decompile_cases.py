@@ -1669,6 +1669,33 @@ CASES: list[Case] = [
         ([None, 1, 0, 2],),
         ([None, 5, 0, 4],),
     ),
+    _case(
+        "try_ending_except_clause_then_code",
+        """
+        def f(x, y):
+            try:
+                rec("a", 1 / x)
+            except ZeroDivisionError:
+                rec("b")
+                try:
+                    rec("c", 1 / y)
+                except (KeyError, ZeroDivisionError):
+                    pass
+            try:
+                rec("d", 2 / x)
+            except ZeroDivisionError as e:
+                rec("e", type(e).__name__)
+                try:
+                    rec("f", 2 / y)
+                except (KeyError, ZeroDivisionError):
+                    pass
+            rec("g", x)
+            return rec("h", [x, y][: x + 1])
+        """,
+        (0, 0),
+        (0, 1),
+        (1, 0),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
