@@ -93,6 +93,7 @@ class CodeDecoder {
   std::vector<bool> consumed_;  // handler code decoded with its statement, or cleanup blocks  //
                                 // handler targets whose try statement is being decoded
   std::vector<int> open_loop_entries_;  // loop entry points being decoded (no re-detection)
+  std::vector<int> clause_end_jumps_;   // copies of an except clause's exit, now to its end
   int evaluate_depth_ = 0;              // nesting of evaluate() (conditional expressions)
   size_t statement_depth_ = 0;  // stack depth between statements (an enclosing for loop's iterator)
   int stmt_start_ = 0;          // first operation of the statement being decoded

@@ -82,16 +82,39 @@ bool is_except_star_prologue(const std::vector<Operation>& ops, int handler, int
 
 // The jump ending an except clause's exit at `k`: POP_EXCEPT, `name = None; del name` for a
 // named clause, then a jump to the join; -1 when there is none at `k`.
-int clause_exit_jump(const std::vector<Operation>& ops, int k) {
+// (`name`: only with the unbinding of that name, or only without one where it is empty.)
+int clause_exit_jump(const std::vector<Operation>& ops, int k, const std::string* name = nullptr) {
   auto is = [&](int at, Op op) {
     return at >= 0 && static_cast<size_t>(at) < ops.size() && ops[static_cast<size_t>(at)].op == op;
   };
   if (!is(k, Op::PopExcept)) return -1;
-  if (is(k + 1, Op::LoadConst) && is(k + 2, Op::StoreName) && is(k + 3, Op::DeleteName) &&
-      ops[static_cast<size_t>(k) + 2].text == ops[static_cast<size_t>(k) + 3].text)
-    k += 3;
+  bool unbinds = is(k + 1, Op::LoadConst) && is(k + 2, Op::StoreName) &&
+                 is(k + 3, Op::DeleteName) &&
+                 ops[static_cast<size_t>(k) + 2].text == ops[static_cast<size_t>(k) + 3].text;
+  if (name && (unbinds ? ops[static_cast<size_t>(k) + 2].text != *name : !name->empty())) return -1;
+  if (unbinds) k += 3;
   return is(k + 1, Op::Jump) ? k + 1 : -1;
 }
+
+// Jumps of the operation list retargeted (and listed in `jumps`) while one clause is decoded;
+// put back however the decoding ends.
+struct Retargeted {
+  Retargeted(std::vector<Operation>& ops, std::vector<int>& jumps) : ops(ops), jumps(jumps) {}
+  Retargeted(const Retargeted&) = delete;
+  Retargeted& operator=(const Retargeted&) = delete;
+  ~Retargeted() {
+    for (auto [jump, target] : saved) ops[static_cast<size_t>(jump)].target = target;
+    jumps.resize(jumps.size() - saved.size());
+  }
+  void retarget(int jump, int target) {
+    saved.push_back({jump, ops[static_cast<size_t>(jump)].target});
+    ops[static_cast<size_t>(jump)].target = target;
+    jumps.push_back(jump);
+  }
+  std::vector<Operation>& ops;
+  std::vector<int>& jumps;
+  std::vector<std::pair<int, int>> saved;
+};
 
 }  // namespace
 
@@ -395,6 +418,7 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
     }
     int clause_end = cleanup;
     int body_begin = k + 1;
+    std::string bound;  // the name the clause binds, as the operations spell it
     if (first.op != Op::PopTop) {
       int check = k;
       while (check < cleanup && ops[static_cast<size_t>(check)].op != Op::CheckExcMatch) ++check;
@@ -405,6 +429,7 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
       clause_end = ops[static_cast<size_t>(check) + 1].target;
       const Operation& bind = ops[static_cast<size_t>(check) + 2];
       body_begin = check + 3;
+      if (bind.op == Op::StoreName) bound = bind.text;
       if (bind.op == Op::StoreName) {
         clause.name = source_name(bind.text);
         // The body is protected by `name = None; del name; raise` just before the next clause.
@@ -450,6 +475,21 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
           }
           break;
         }
+      }
+    }
+    // 3.12+: a clause ending in an if/else (or in a statement holding one) copies its exit
+    // (POP_EXCEPT, the unbinding of its name, the jump back to the join) into each branch that
+    // falls off the end: each copy is read as a jump to the clause's end.
+    Retargeted retargeted(lifted_.ops, clause_end_jumps_);
+    if (code_.minor >= 12 && join >= 0 && join < handler && !is_loop_exit(join)) {
+      for (int p = body_begin; p < decode_end; ++p) {
+        int jump = clause_exit_jump(ops, p, &bound);
+        if (jump < 0 || jump + 1 >= decode_end ||
+            !same_target(ops[static_cast<size_t>(jump)].target, join))
+          continue;
+        retargeted.retarget(jump, decode_end);
+        mark_consumed(p, jump);
+        p = jump;
       }
     }
     // 3.13: a clause ending the clause of an enclosing try copies that clause's exit (its

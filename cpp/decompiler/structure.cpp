@@ -623,6 +623,10 @@ int CodeDecoder::decode_jump(int i, int end, int exit) {
   while (next < end && consumed_[static_cast<size_t>(next)]) ++next;
   bool last = next == end;
   if (last && same_target(target, exit)) return end;
+  // (A copy of an except clause's exit, ending a region that ends the clause.)
+  if (last && target == end &&
+      std::find(clause_end_jumps_.begin(), clause_end_jumps_.end(), i) != clause_end_jumps_.end())
+    return end;
   if (!loops_.empty()) {
     const LoopContext& loop = loops_.back();
     if (target == loop.continue_target || resolve(target) == resolve(loop.continue_target)) {

@@ -1696,6 +1696,32 @@ CASES: list[Case] = [
         (0, 1),
         (1, 0),
     ),
+    _case(
+        "except_clause_ending_in_if_elif_else",
+        """
+        def f(x, create):
+            rec("start")
+            try:
+                f = rec("open", 10 // x)
+            except (ZeroDivisionError, TypeError) as e:
+                if isinstance(e, ZeroDivisionError):
+                    if create:
+                        f = rec("create")
+                    else:
+                        raise LookupError(x)
+                elif x is None:
+                    f = rec("none")
+                else:
+                    raise
+            rec("f", f)
+            rec("end")
+        """,
+        (1, False),
+        (0, True),
+        (0, False),
+        (None, False),
+        ("a", True),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
@@ -1725,7 +1751,6 @@ _PYC_NOT_YET = {
     },
     "try_except_else_finally": {
         10: FALLBACK + "'unstructured jump at offset 180'",
-        13: FALLBACK + "'unstructured jump at offset 446'",
     },
     "loop_if_else_ends_body": {
         13: FALLBACK + "'condition jumps out of its region at offset 76' (an and with a chained"
@@ -1743,7 +1768,6 @@ _PYC_CODE_NOT_YET = {
     },
     "try_except_else_finally": {
         10: FALLBACK + "'unstructured jump at offset 180'",
-        13: FALLBACK + "'unstructured jump at offset 446'",
     },
     "loop_break_in_try_except": {
         10: SAME_BEHAVIOUR_OTHER_CODE
