@@ -246,6 +246,25 @@ int CodeDecoder::decode_statement(int i, int end, int exit) {
     bool open = std::find(open_loop_entries_.begin(), open_loop_entries_.end(), i) !=
                 open_loop_entries_.end();
     int source = flow_.last_backward_source[static_cast<size_t>(i)];
+    // A loop nested at the start of an enclosing loop's body (`while a: while True: ...`): its
+    // jumps back lie inside the region and go to the operation the enclosing loop's go to (the
+    // enclosing loop's own jumps back are at its end, or go to its test).
+    if (open && !loops_.empty() &&
+        std::count(open_loop_entries_.begin(), open_loop_entries_.end(), i) == 1) {
+      WhileShape shape = while_head(i);
+      if (shape.found && shape.tail < end) {
+        open = false;
+      } else if (resolve(loops_.back().continue_target) != resolve(i)) {
+        for (int k = end - 1; k > i && open; --k) {
+          const Operation& back = ops[static_cast<size_t>(k)];
+          if (flow_.reachable[static_cast<size_t>(k)] && back.target == i &&
+              (back.op == Op::Jump || back.op == Op::JumpIf)) {
+            source = k;
+            open = false;
+          }
+        }
+      }
+    }
     // A try whose body holds a loop starting at the same operation is the outer statement: its
     // handler covers normally reachable code from the loop's jump back on (not only the handler
     // code of a statement nested in the loop, which 3.12+ places after the loop).

@@ -1722,6 +1722,29 @@ CASES: list[Case] = [
         (None, False),
         ("a", True),
     ),
+    _case(
+        "while_true_starting_while_body",
+        """
+        def f(size, table):
+            table = list(table)
+            index = 0
+            while size > 0:
+                while True:
+                    value = table[index]
+                    if value > 1:
+                        break
+                    else:
+                        index += 1
+                        if index == len(table):
+                            index = 0
+                size -= value
+                rec("took", index, value, size)
+            return index
+        """,
+        (5, [0, 2, 1, 3]),
+        (0, [2]),
+        (7, [1, 1, 4]),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
