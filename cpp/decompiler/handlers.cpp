@@ -305,7 +305,10 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
   if (!is_cleanup_block(ops, cleanup)) throw DecodeFailure("except handler without its cleanup");
   const Operation& before_handler = ops[static_cast<size_t>(handler) - 1];
   bool jumps_over = before_handler.op == Op::Jump && before_handler.target > handler;
+  // (A jump back placed before the handler but after the region belongs to an enclosing loop
+  // whose head is this loop's too: 3.12+ places handlers after the whole function's code.)
   bool jumps_back = before_handler.op == Op::Jump && before_handler.target < i && !loops_.empty() &&
+                    handler <= end &&
                     resolve(before_handler.target) == resolve(loops_.back().continue_target);
   int else_end = jumps_over || jumps_back ? handler - 1 : handler;
   int try_end = jumps_over ? before_handler.target : -1;

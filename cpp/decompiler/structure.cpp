@@ -249,6 +249,7 @@ int CodeDecoder::decode_statement(int i, int end, int exit) {
     // A loop nested at the start of an enclosing loop's body (`while a: while True: ...`): its
     // jumps back lie inside the region and go to the operation the enclosing loop's go to (the
     // enclosing loop's own jumps back are at its end, or go to its test).
+    bool nested = open;
     if (open && !loops_.empty() &&
         std::count(open_loop_entries_.begin(), open_loop_entries_.end(), i) == 1) {
       WhileShape shape = while_head(i);
@@ -283,8 +284,13 @@ int CodeDecoder::decode_statement(int i, int end, int exit) {
     }
     if (!open) {
       WhileShape shape = while_head(i);
-      if (shape.found && shape.exit <= end) return decode_while(i, shape);
-      if (!shape.found && source > i && source < end) return decode_while_true(i, source, end);
+      // (A jump back to the test from past the loop's own jump back closes a `while True`
+      // around it: that loop first.)
+      bool enclosed = !nested && shape.found && source > shape.tail && source < end &&
+                      ops[static_cast<size_t>(source)].op == Op::Jump;
+      if (shape.found && shape.exit <= end && !enclosed) return decode_while(i, shape);
+      if ((!shape.found || enclosed) && source > i && source < end)
+        return decode_while_true(i, source, end);
     }
     if (const HandlerRegion* region = flow_.outermost_region_at(i, opened_try_)) {
       if (ops[static_cast<size_t>(region->target)].op == Op::PushExcInfo)
@@ -356,10 +362,29 @@ CodeDecoder::WhileShape CodeDecoder::while_head(int head) const {
 int CodeDecoder::decode_while(int head, const WhileShape& shape) {
   std::vector<ConditionItem> items = collect_conditions_range(head, shape.body);
   ExprPtr test = build_condition(items, 0, items.size(), shape.exit, false, shape.body);
+  const auto& ops = lifted_.ops;
   int copy_length = shape.body - head;
-  int body_end = shape.tail + 1 - copy_length;
-  if (lifted_.ops[static_cast<size_t>(shape.tail)].op == Op::Jump) --body_end;
+  // 3.12+ has no backward conditional jump: in the copy, each test that goes to the body when
+  // true jumps over a JUMP_BACKWARD of its own instead.
+  int jumps_back = 0;
+  for (int k = head; code_.minor >= 12 && k < shape.body; ++k) {
+    const Operation& o = ops[static_cast<size_t>(k)];
+    jumps_back += o.op == Op::JumpIf && o.target == shape.body;
+  }
+  int body_end = shape.tail + 1 - copy_length - jumps_back;
+  if (ops[static_cast<size_t>(shape.tail)].op == Op::Jump) --body_end;
   if (body_end < shape.body) throw DecodeFailure("while test copy");
+  if (jumps_back > 0) {  // (the copy computes the same values)
+    std::vector<int> top, bottom;
+    for (int k = head; k < shape.body; ++k)
+      if (!is_jump(ops[static_cast<size_t>(k)].op)) top.push_back(k);
+    for (int k = body_end; k <= shape.tail; ++k)
+      if (!is_jump(ops[static_cast<size_t>(k)].op)) bottom.push_back(k);
+    bool same = top.size() == bottom.size();
+    for (size_t n = 0; same && n < top.size(); ++n)
+      same = same_operations(ops, top[n], bottom[n], 1);
+    if (!same) throw DecodeFailure("while test copy");
+  }
   int loop_exit =
       loop_else_end(shape.body, body_end, shape.exit, static_cast<int>(lifted_.ops.size()));
   loops_.push_back({head, loop_exit});

@@ -1745,6 +1745,28 @@ CASES: list[Case] = [
         (0, [2]),
         (7, [1, 1, 4]),
     ),
+    _case(
+        "while_or_test_inside_while_true",
+        """
+        def f(pairs):
+            it = iter(pairs)
+            left, right, out = [], [], []
+            while True:
+                while len(left) == 0 or len(right) == 0:
+                    try:
+                        a, b = next(it)
+                    except StopIteration:
+                        return out
+                    if a is not None:
+                        left.append(a)
+                    if b is not None:
+                        right.append(b)
+                out.append(rec("pair", left.pop(0), right.pop(0)))
+        """,
+        ([(1, None), (None, 2), (3, 4)],),
+        ([],),
+        ([(1, 2), (None, None), (5, 6)],),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
