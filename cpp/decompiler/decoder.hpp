@@ -109,7 +109,8 @@ class CodeDecoder {
   int decode_condition(int j, int end, int exit, int stmt_start);
   int decode_jump(int i, int end, int exit);
   int decode_for(int i, int end, int region_exit = -1);
-  int decode_while_true(int head, int last_jump, int end);
+  int decode_while_true(int head, int last_jump, int end, int region_exit);
+  bool breaks_past_region(int begin, int body_end, int end, int region_exit) const;
   struct WhileShape {
     bool found = false;
     int body = 0;  // first operation of the body

@@ -290,7 +290,7 @@ int CodeDecoder::decode_statement(int i, int end, int exit) {
                       ops[static_cast<size_t>(source)].op == Op::Jump;
       if (shape.found && shape.exit <= end && !enclosed) return decode_while(i, shape);
       if ((!shape.found || enclosed) && source > i && source < end)
-        return decode_while_true(i, source, end);
+        return decode_while_true(i, source, end, exit);
     }
     if (const HandlerRegion* region = flow_.outermost_region_at(i, opened_try_)) {
       if (ops[static_cast<size_t>(region->target)].op == Op::PushExcInfo)
@@ -449,9 +449,10 @@ bool CodeDecoder::has_constant(bytecode::ObjectKind kind, bool unused_only) cons
   });
 }
 
-int CodeDecoder::decode_while_true(int head, int last_jump, int end) {
+int CodeDecoder::decode_while_true(int head, int last_jump, int end, int region_exit) {
   int loop_exit = last_jump + 1;
-  loops_.push_back({head, loop_exit});
+  bool past = loop_exit == end && breaks_past_region(head, loop_exit, end, region_exit);
+  loops_.push_back({head, past ? region_exit : loop_exit});
   open_loop_entries_.push_back(head);
   Body body = decode_range(head, last_jump + 1, head);
   open_loop_entries_.pop_back();
@@ -500,6 +501,19 @@ int CodeDecoder::decode_while_true(int head, int last_jump, int end) {
   emit(make_stmt(StmtKind::While, {make_constant(spelled_true ? "True" : "1")},
                  {std::move(body), {}}));
   return loop_exit;
+}
+
+// Whether a jump of the loop body [begin, body_end) goes past the end of the region the loop
+// ends, straight to where that region goes when it ends (a break jumping over the else of an if
+// whose then-branch ends with the loop).
+bool CodeDecoder::breaks_past_region(int begin, int body_end, int end, int region_exit) const {
+  if (region_exit <= end) return false;
+  for (int k = begin; k < body_end; ++k) {
+    const Operation& op = lifted_.ops[static_cast<size_t>(k)];
+    if (op.op == Op::Jump && op.target > end && resolve(op.target) == resolve(region_exit))
+      return true;
+  }
+  return false;
 }
 
 // Where a loop's `else` ends: the farthest forward jump out of the body (a `break`), if beyond
@@ -555,15 +569,9 @@ int CodeDecoder::decode_for(int i, int end, int region_exit) {
   // breaks go to that exit (an if's then-branch ending in a loop whose else raises, the break
   // jumping over the if's else).
   int break_target = loop_exit;
-  if (region_exit > end) {
-    for (int k = i + 1; k < exit; ++k) {
-      const Operation& op = ops[static_cast<size_t>(k)];
-      if (op.op == Op::Jump && op.target > end && resolve(op.target) == resolve(region_exit)) {
-        loop_exit = end;
-        break_target = region_exit;
-        break;
-      }
-    }
+  if (breaks_past_region(i + 1, exit, end, region_exit)) {
+    loop_exit = end;
+    break_target = region_exit;
   }
   // 3.12+ `async for` whose exit (END_ASYNC_FOR, a handler) was placed out of line, after the
   // code that follows the loop: there the else runs and jumps back to that code.
@@ -1141,6 +1149,17 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
     int join = jumps_back_to_exit ? end : before_label.target;
     bool is_loop_jump = loop && (resolve(join) == resolve(loop->break_target) ||
                                  resolve(join) == resolve(loop->continue_target));
+    // (A forward jump to the loop's own jump back, which ends the region, is the end of an
+    // if/else ending the loop body: a `continue` jumps back itself.)
+    if (is_loop_jump && join == end - 1 && join > label &&
+        ops[static_cast<size_t>(join)].op == Op::Jump &&
+        same_target(ops[static_cast<size_t>(join)].target, loop->continue_target) &&
+        same_target(exit, loop->continue_target)) {
+      Body then_body = decode_range(then_begin, label - 1, join);
+      Body else_body = decode_range(label, join, join);
+      make_if(std::move(then_body), std::move(else_body));
+      return join;
+    }
     if (!is_loop_jump) {
       int else_end = join <= end ? join : end;
       if (join > end && resolve(join) != resolve(exit))

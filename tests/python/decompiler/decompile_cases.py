@@ -1767,6 +1767,37 @@ CASES: list[Case] = [
         ([],),
         ([(1, 2), (None, None), (5, 6)],),
     ),
+    _case(
+        "if_then_while_true_break_over_else",
+        """
+        def f(data, i):
+            if data[i : i + 1] == "%":
+                j = i + 1
+                while 1:
+                    c = data[j : j + 1]
+                    if not c:
+                        return -1
+                    if c.isspace():
+                        j = j + 1
+                    else:
+                        break
+            else:
+                j = i
+            rec("j", j)
+            while 1:
+                c = data[j : j + 1]
+                if not c:
+                    return -1
+                if c == ">":
+                    return j + 1
+                else:
+                    j = rec("skip", j + 1)
+        """,
+        ("%  a>", 0),
+        ("ab>", 0),
+        ("%   ", 0),
+        ("x", 0),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
