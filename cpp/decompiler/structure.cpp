@@ -335,9 +335,13 @@ CodeDecoder::WhileShape CodeDecoder::while_head(int head) const {
                       same_target(ops[static_cast<size_t>(tail - 1)].target, op.target);
     if (ops[static_cast<size_t>(tail)].op != Op::JumpIf && !split_tail) continue;
     if (op.target < tail + 1) continue;
+    int exit = op.target;
     // Between the bottom test and the exit there may be a copy of the code after the loop
-    // (a short block ending in return), placed there by the compiler.
-    if (op.target != tail + 1) {
+    // (a short block ending in return), placed there by the compiler; or the top test's jump
+    // was threaded through the jump after the loop (over the else of an if ending with it).
+    if (op.target != tail + 1 && same_target(op.target, tail + 1)) {
+      exit = tail + 1;
+    } else if (op.target != tail + 1) {
       int gap = op.target - (tail + 1);
       Op last = ops[static_cast<size_t>(op.target - 1)].op;
       if (gap > 4 || (last != Op::ReturnValue && last != Op::ReturnConst)) continue;
@@ -353,7 +357,7 @@ CodeDecoder::WhileShape CodeDecoder::while_head(int head) const {
     shape.found = true;
     shape.body = body;
     shape.tail = tail;
-    shape.exit = op.target;
+    shape.exit = exit;
     return shape;
   }
   return shape;
@@ -524,7 +528,10 @@ int CodeDecoder::loop_else_end(int body_begin, int body_end, int exit, int end) 
   for (int k = body_begin; k < body_end; ++k) {
     const Operation& op = lifted_.ops[static_cast<size_t>(k)];
     if (op.op != Op::Jump) continue;
-    if (op.target > farthest && op.target <= end) farthest = op.target;
+    // (Not one going where the exit goes: a loop ending an if's then-branch exits through the
+    // jump over the else, to which its breaks were threaded.)
+    if (op.target > farthest && op.target <= end && resolve(op.target) != resolve(exit))
+      farthest = op.target;
     // A break whose jump was threaded to the enclosing loop's next iteration: the loop (with
     // its else) runs to the end of the enclosing body.
     if (outer_continue >= 0 && op.target < body_begin && same_target(op.target, outer_continue) &&

@@ -1798,6 +1798,33 @@ CASES: list[Case] = [
         ("%   ", 0),
         ("x", 0),
     ),
+    _case(
+        "if_then_while_breaks_threaded_over_else",
+        """
+        def f(start, limit):
+            seen = []
+            if isinstance(start, int):
+                label, current = "n", start
+                while current is not None:
+                    if current in seen:
+                        break
+                    seen.append(current)
+                    if current % 2:
+                        current = current // 2 if current > 1 else None
+                    elif current > 0:
+                        current = current - 1
+                    if len(seen) >= limit:
+                        rec("limit", len(seen))
+                        break
+            else:
+                label = start
+            return tuple(reversed(seen)), label
+        """,
+        (9, 10),
+        (9, 2),
+        ("s", 3),
+        (0, 3),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
