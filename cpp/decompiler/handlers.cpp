@@ -329,10 +329,14 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
     else_end = back_join;
     try_end = back_join;
     // The join lies past the region (an if branch ending with this statement): the jump that
-    // closes the region goes there, and is the body's way out too.
-    if (back_join > end && end >= body_end && static_cast<size_t>(end) < ops.size() &&
-        ops[static_cast<size_t>(end)].op == Op::Jump &&
-        same_target(ops[static_cast<size_t>(end)].target, back_join)) {
+    // closes the region goes there, and is the body's way out too; or the body does not fall
+    // through: the region ends with its return (one a handler need not cover).
+    Op last = end > i ? ops[static_cast<size_t>(end) - 1].op : Op::Unknown;
+    bool body_leaves = (last == Op::ReturnValue || last == Op::ReturnConst) && end <= body_end + 1;
+    if (back_join > end && end >= body_end &&
+        ((static_cast<size_t>(end) < ops.size() && ops[static_cast<size_t>(end)].op == Op::Jump &&
+          same_target(ops[static_cast<size_t>(end)].target, back_join)) ||
+         body_leaves)) {
       else_end = end;
     }
   } else if (try_end < 0 && handler >= end) {

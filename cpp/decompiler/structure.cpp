@@ -1212,6 +1212,30 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
     make_if(std::move(then_body), std::move(else_body));
     return join;
   }
+  // 3.12+ places the handlers of a try in the then-branch after the function's code: where the
+  // try's body does not fall through (it returns), only its clauses jump over the else.
+  if (code_.minor >= 12) {
+    int join = -1;
+    for (const HandlerRegion& region : flow_.regions) {
+      if (region.start < then_begin || region.start >= label || region.target < label ||
+          ops[static_cast<size_t>(region.target)].op != Op::PushExcInfo)
+        continue;
+      int cleanup = flow_.handler_covering(region.target);
+      for (int k = region.target; k < cleanup; ++k) {
+        const Operation& o = ops[static_cast<size_t>(k)];
+        if (o.op == Op::Jump && o.target > label && o.target <= end && o.target > join &&
+            o.target < region.target)  // (back to the code, out of the handler's)
+          join = o.target;
+      }
+    }
+    if (join > label && !(loop && (resolve(join) == resolve(loop->break_target) ||
+                                   resolve(join) == resolve(loop->continue_target)))) {
+      Body then_body = decode_range(then_begin, label, join);
+      Body else_body = decode_range(label, join, join);
+      make_if(std::move(then_body), std::move(else_body));
+      return join;
+    }
+  }
   // The last test of a loop body whose false exit leaves the loop (a `while True` whose body ends
   // in `if test: continue`): falling off the end there is a break, not the next iteration.
   if (label == end && loop && !same_target(label, exit) &&

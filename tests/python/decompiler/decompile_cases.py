@@ -1825,6 +1825,43 @@ CASES: list[Case] = [
         ("s", 3),
         (0, 3),
     ),
+    _case(
+        "if_then_try_returns_clause_jumps_over_else",
+        """
+        def g(host, port):
+            if port is None:
+                i = host.rfind(":")
+                if i >= 0:
+                    try:
+                        port = int(host[i + 1 :])
+                    except ValueError:
+                        if host[i + 1 :] == "":
+                            port = 80
+                        else:
+                            raise LookupError(host)
+                    host = host[:i]
+                else:
+                    port = 80
+            return (host, port)
+
+        def f(name, value):
+            if name == "..":
+                try:
+                    return rec("up", 10 // value)
+                except ZeroDivisionError as error:
+                    if value is None:
+                        raise
+                    rec("caught", type(error).__name__)
+            elif name == "":
+                name = "."
+            command = "CWD " + name
+            return rec(command, g(name + ":" + str(value), None))
+        """,
+        ("..", 2),
+        ("..", 0),
+        ("", 0),
+        ("x", 3),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
