@@ -756,8 +756,19 @@ int CodeDecoder::decode_try_finally(int i, int body_end, int handler, int end, i
   }
   int normal_end = body_end + copy_length;
   int try_end = cleanup + 3;
-  if (normal_end < handler && ops[static_cast<size_t>(normal_end)].op == Op::Jump &&
-      ops[static_cast<size_t>(normal_end)].target > handler) {
+  // A body that never falls off its end (it raises or returns, and no jump of it goes past its
+  // end) has no normal-path copy of the finally body.
+  Op last = body_end > i ? ops[static_cast<size_t>(body_end) - 1].op : Op::Unknown;
+  bool falls_through = !(last == Op::RaiseVarargs || last == Op::Reraise ||
+                         last == Op::ReturnValue || last == Op::ReturnConst);
+  for (int k = i; !falls_through && k < body_end; ++k) {
+    const Operation& o = ops[static_cast<size_t>(k)];
+    falls_through = is_jump(o.op) && o.target >= body_end;
+  }
+  if (code_.minor >= 12 && !falls_through && !mid_expression) {
+    try_end = body_end;
+  } else if (normal_end < handler && ops[static_cast<size_t>(normal_end)].op == Op::Jump &&
+             ops[static_cast<size_t>(normal_end)].target > handler) {
     try_end = ops[static_cast<size_t>(normal_end)].target;
   } else if (normal_end < handler) {
     try_end = normal_end;  // the handler is placed after the function's code (3.12+)

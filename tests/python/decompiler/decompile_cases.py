@@ -1862,12 +1862,34 @@ CASES: list[Case] = [
         ("", 0),
         ("x", 3),
     ),
+    _case(
+        "if_then_try_finally_body_raises",
+        """
+        def f(error, result):
+            holder = [error]
+            if holder[0] is not None:
+                try:
+                    raise holder[0]
+                finally:
+                    holder = None
+                    rec("cleared")
+            else:
+                rec("result", result)
+            return rec("after", holder)
+        """,
+        (None, 1),
+        (KeyError("k"), 2),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
 WRONG = "decompiles without a fallback to code that behaves differently: "
 _NOT_YET: dict = {
+    "if_then_try_finally_body_raises": {
+        10: FALLBACK
+        + "'try/finally without its normal path' (a body that raises has no POP_BLOCK)",
+    },
     "conditional_expression_inside_and": {
         10: FALLBACK + "'unsupported operation' (a conditional expression as the right of and)",
         12: FALLBACK + "'unsupported operation' (a conditional expression as the right of and)",
