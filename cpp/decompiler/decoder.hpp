@@ -111,6 +111,7 @@ class CodeDecoder {
   int decode_for(int i, int end, int region_exit = -1);
   int decode_while_true(int head, int last_jump, int end, int region_exit);
   bool breaks_past_region(int begin, int body_end, int end, int region_exit) const;
+  std::vector<int> handler_exits(int begin, int end) const;
   struct WhileShape {
     bool found = false;
     int body = 0;  // first operation of the body

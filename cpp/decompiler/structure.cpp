@@ -456,7 +456,24 @@ bool CodeDecoder::has_constant(bytecode::ObjectKind kind, bool unused_only) cons
 int CodeDecoder::decode_while_true(int head, int last_jump, int end, int region_exit) {
   int loop_exit = last_jump + 1;
   bool past = loop_exit == end && breaks_past_region(head, loop_exit, end, region_exit);
-  loops_.push_back({head, past ? region_exit : loop_exit});
+  int break_target = past ? region_exit : loop_exit;
+  // 3.12+ places the code after the loop, reached only by breaks from except clauses, after
+  // their handler code (cold blocks, after the loop's jump back): the breaks are the jumps from
+  // the handler code of a try in the loop forward past its cleanup, all to the same place.
+  const auto& ops = lifted_.ops;
+  if (!past && code_.minor >= 12 && static_cast<size_t>(loop_exit) < ops.size() &&
+      !flow_.reachable[static_cast<size_t>(loop_exit)]) {
+    int found = -1;
+    bool same = true;
+    for (int target : handler_exits(head, loop_exit)) {
+      if (target < loop_exit) continue;
+      same &= found < 0 || target == found;
+      found = target;
+    }
+    if (found >= 0 && same && (found <= end || resolve(found) == resolve(region_exit)))
+      break_target = found;
+  }
+  loops_.push_back({head, break_target});
   open_loop_entries_.push_back(head);
   Body body = decode_range(head, last_jump + 1, head);
   open_loop_entries_.pop_back();
@@ -518,6 +535,26 @@ bool CodeDecoder::breaks_past_region(int begin, int body_end, int end, int regio
       return true;
   }
   return false;
+}
+
+// Where the jumps out of the handler code of the try statements that start in [begin, end) go,
+// where that code was placed after `end` (3.12+ places handlers after the function's code):
+// back into the code before it, or past its cleanup block.
+std::vector<int> CodeDecoder::handler_exits(int begin, int end) const {
+  const auto& ops = lifted_.ops;
+  std::vector<int> targets;
+  for (const HandlerRegion& region : flow_.regions) {
+    if (region.start < begin || region.start >= end || region.target < end ||
+        ops[static_cast<size_t>(region.target)].op != Op::PushExcInfo)
+      continue;
+    int cleanup = flow_.handler_covering(region.target);
+    for (int k = region.target; k < cleanup; ++k) {
+      const Operation& o = ops[static_cast<size_t>(k)];
+      if (o.op == Op::Jump && (o.target < region.target || o.target >= cleanup + 3))
+        targets.push_back(o.target);
+    }
+  }
+  return targets;
 }
 
 // Where a loop's `else` ends: the farthest forward jump out of the body (a `break`), if beyond
@@ -1216,17 +1253,10 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
   // try's body does not fall through (it returns), only its clauses jump over the else.
   if (code_.minor >= 12) {
     int join = -1;
-    for (const HandlerRegion& region : flow_.regions) {
-      if (region.start < then_begin || region.start >= label || region.target < label ||
-          ops[static_cast<size_t>(region.target)].op != Op::PushExcInfo)
-        continue;
-      int cleanup = flow_.handler_covering(region.target);
-      for (int k = region.target; k < cleanup; ++k) {
-        const Operation& o = ops[static_cast<size_t>(k)];
-        if (o.op == Op::Jump && o.target > label && o.target <= end && o.target > join &&
-            o.target < region.target)  // (back to the code, out of the handler's)
-          join = o.target;
-      }
+    for (int target : handler_exits(then_begin, label)) {
+      if (target > label && target <= end && target > join &&
+          flow_.reachable[static_cast<size_t>(target)])  // (code the else reaches too)
+        join = target;
     }
     if (join > label && !(loop && (resolve(join) == resolve(loop->break_target) ||
                                    resolve(join) == resolve(loop->continue_target)))) {

@@ -1880,6 +1880,25 @@ CASES: list[Case] = [
         (None, 1),
         (KeyError("k"), 2),
     ),
+    _case(
+        "with_while_true_except_break",
+        """
+        def f(items):
+            items = list(items)
+            with CM("lock"):
+                rec("start")
+                while True:
+                    try:
+                        item = items.pop()
+                    except IndexError:
+                        break
+                    if item is not None:
+                        rec("item", item)
+            return rec("done", len(items))
+        """,
+        ([1, None, 3],),
+        ([],),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
