@@ -59,10 +59,12 @@ FlowInfo analyze_flow(const LiftedCode& code) {
     int target = ops[i].target;
     if (flow.reachable[i] || ops[i].op != Op::Jump || target < 0 || target > static_cast<int>(i))
       continue;
-    // The row whose handler block holds i: the nearest target before i whose cleanup (the row
-    // covering the handler's start, whose block ends the handler's code) is not before i either.
-    // (Without one, the nearest: a join jump placed after the last handler's cleanup.)
-    const Handler* owner = nullptr;
+    // The rows whose handler blocks hold i: each target before i whose cleanup (the row covering
+    // the handler's start, whose block ends the handler's code) is not before i either; a
+    // handler nested in an except clause lies inside the enclosing one's block too, and copies
+    // that clause's exit: a jump to the enclosing statement's join is no loop. (Without one, the
+    // nearest: a join jump placed after the last handler's cleanup.)
+    std::vector<const Handler*> owners;
     const Handler* nearest = nullptr;
     for (const Handler& row : code.handlers) {
       if (row.target <= static_cast<int>(i) && static_cast<size_t>(row.target) < ops.size() &&
@@ -70,18 +72,21 @@ FlowInfo analyze_flow(const LiftedCode& code) {
         if (!nearest || row.target > nearest->target) nearest = &row;
         int cleanup = covering(code.handlers, row.target);
         if (cleanup >= 0 && cleanup < static_cast<int>(i)) continue;
-        if (!owner || row.target > owner->target) owner = &row;
+        owners.push_back(&row);
       }
     }
-    if (!owner) owner = nearest;
-    if (!owner) continue;
-    int body_start = owner->start;
-    for (const Handler& row : code.handlers) {
-      if (row.target == owner->target) body_start = std::min(body_start, row.start);
-    }
+    if (owners.empty() && nearest) owners.push_back(nearest);
+    if (owners.empty()) continue;
     // (A target inside the handler block is a loop of the handler's own code.)
-    if ((target <= body_start || target >= owner->target) &&
-        flow.last_backward_source[static_cast<size_t>(target)] < static_cast<int>(i)) {
+    bool loop = true;
+    for (const Handler* owner : owners) {
+      int body_start = owner->start;
+      for (const Handler& row : code.handlers) {
+        if (row.target == owner->target) body_start = std::min(body_start, row.start);
+      }
+      loop &= target <= body_start || target >= owner->target;
+    }
+    if (loop && flow.last_backward_source[static_cast<size_t>(target)] < static_cast<int>(i)) {
       flow.last_backward_source[static_cast<size_t>(target)] = static_cast<int>(i);
     }
   }

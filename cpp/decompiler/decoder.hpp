@@ -103,6 +103,7 @@ class CodeDecoder {
   std::vector<bool> consumed_;  // handler code decoded with its statement, or cleanup blocks  //
                                 // handler targets whose try statement is being decoded
   std::vector<int> open_loop_entries_;  // loop entry points being decoded (no re-detection)
+  std::vector<int> clause_end_jumps_;   // copies of an except clause's exit, now to its end
   int evaluate_depth_ = 0;              // nesting of evaluate() (conditional expressions)
   size_t statement_depth_ = 0;  // stack depth between statements (an enclosing for loop's iterator)
   int stmt_start_ = 0;          // first operation of the statement being decoded
@@ -117,8 +118,10 @@ class CodeDecoder {
   int decode_statement(int i, int end, int exit);
   int decode_condition(int j, int end, int exit, int stmt_start);
   int decode_jump(int i, int end, int exit);
-  int decode_for(int i, int end);
-  int decode_while_true(int head, int last_jump, int end);
+  int decode_for(int i, int end, int region_exit = -1);
+  int decode_while_true(int head, int last_jump, int end, int region_exit);
+  bool breaks_past_region(int begin, int body_end, int end, int region_exit) const;
+  std::vector<int> handler_exits(int begin, int end) const;
   struct WhileShape {
     bool found = false;
     int body = 0;  // first operation of the body

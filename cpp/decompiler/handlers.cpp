@@ -120,6 +120,42 @@ bool is_except_star_prologue(const std::vector<Operation>& ops, int handler, int
   return minor >= 12 && is(handler + 1, Op::BuildList, 0) && is(handler + 2, Op::Copy, 2);
 }
 
+// The jump ending an except clause's exit at `k`: POP_EXCEPT, `name = None; del name` for a
+// named clause, then a jump to the join; -1 when there is none at `k`.
+// (`name`: only with the unbinding of that name, or only without one where it is empty.)
+int clause_exit_jump(const std::vector<Operation>& ops, int k, const std::string* name = nullptr) {
+  auto is = [&](int at, Op op) {
+    return at >= 0 && static_cast<size_t>(at) < ops.size() && ops[static_cast<size_t>(at)].op == op;
+  };
+  if (!is(k, Op::PopExcept)) return -1;
+  bool unbinds = is(k + 1, Op::LoadConst) && is(k + 2, Op::StoreName) &&
+                 is(k + 3, Op::DeleteName) &&
+                 ops[static_cast<size_t>(k) + 2].text == ops[static_cast<size_t>(k) + 3].text;
+  if (name && (unbinds ? ops[static_cast<size_t>(k) + 2].text != *name : !name->empty())) return -1;
+  if (unbinds) k += 3;
+  return is(k + 1, Op::Jump) ? k + 1 : -1;
+}
+
+// Jumps of the operation list retargeted (and listed in `jumps`) while one clause is decoded;
+// put back however the decoding ends.
+struct Retargeted {
+  Retargeted(std::vector<Operation>& ops, std::vector<int>& jumps) : ops(ops), jumps(jumps) {}
+  Retargeted(const Retargeted&) = delete;
+  Retargeted& operator=(const Retargeted&) = delete;
+  ~Retargeted() {
+    for (auto [jump, target] : saved) ops[static_cast<size_t>(jump)].target = target;
+    jumps.resize(jumps.size() - saved.size());
+  }
+  void retarget(int jump, int target) {
+    saved.push_back({jump, ops[static_cast<size_t>(jump)].target});
+    ops[static_cast<size_t>(jump)].target = target;
+    jumps.push_back(jump);
+  }
+  std::vector<Operation>& ops;
+  std::vector<int>& jumps;
+  std::vector<std::pair<int, int>> saved;
+};
+
 }  // namespace
 
 // Whether operations [a, a + n) and [b, b + n) are the same instructions (a copied tail).
@@ -312,7 +348,10 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
                     !(code_.minor == 11 && !loops_.empty() &&
                       same_target(before_handler.target, loops_.back().break_target) &&
                       !same_target(before_handler.target, loops_.back().continue_target));
+  // (A jump back placed before the handler but after the region belongs to an enclosing loop
+  // whose head is this loop's too: 3.12+ places handlers after the whole function's code.)
   bool jumps_back = before_handler.op == Op::Jump && before_handler.target < i && !loops_.empty() &&
+                    handler <= end &&
                     resolve(before_handler.target) == resolve(loops_.back().continue_target);
   int else_end = jumps_over || jumps_back ? handler - 1 : handler;
   int try_end = jumps_over ? before_handler.target : -1;
@@ -330,21 +369,25 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
     else_end = back_join;
     try_end = back_join;
     // The join lies past the region (an if branch ending with this statement): the jump that
-    // closes the region goes there, and is the body's way out too.
-    if (back_join > end && end >= body_end && static_cast<size_t>(end) < ops.size() &&
-        ops[static_cast<size_t>(end)].op == Op::Jump &&
-        same_target(ops[static_cast<size_t>(end)].target, back_join)) {
+    // closes the region goes there, and is the body's way out too; or the body does not fall
+    // through: the region ends with its return (one a handler need not cover).
+    Op last = end > i ? ops[static_cast<size_t>(end) - 1].op : Op::Unknown;
+    bool body_leaves = (last == Op::ReturnValue || last == Op::ReturnConst) && end <= body_end + 1;
+    if (back_join > end && end >= body_end &&
+        ((static_cast<size_t>(end) < ops.size() && ops[static_cast<size_t>(end)].op == Op::Jump &&
+          same_target(ops[static_cast<size_t>(end)].target, back_join)) ||
+         body_leaves)) {
       else_end = end;
     }
   } else if (try_end < 0 && handler >= end) {
     else_end = end;  // the handlers never rejoin: what follows the body is its else
     try_end = end;
-  } else if (try_end < 0 && !jumps_over && body_end + 1 < else_end &&
-             ops[static_cast<size_t>(body_end)].op == Op::PopExcept &&
-             ops[static_cast<size_t>(body_end) + 1].op == Op::Jump &&
-             !is_loop_exit(ops[static_cast<size_t>(body_end) + 1].target)) {
+  } else if (int exit_jump = clause_exit_jump(ops, body_end);
+             try_end < 0 && !jumps_over && exit_jump >= 0 && exit_jump < else_end &&
+             !is_loop_exit(ops[static_cast<size_t>(exit_jump)].target)) {
     // The statement ends an except clause of an enclosing try, and its handlers never rejoin:
-    // what follows the body is that clause's exit (POP_EXCEPT, then its jump to the join).
+    // what follows the body is that clause's exit (POP_EXCEPT, the unbinding of its name, then
+    // its jump to the join).
     else_end = body_end;
     try_end = body_end;
   }
@@ -454,7 +497,14 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
   if (cleanup_after && handler < end) try_end = end;
   if (try_end > end && resolve(try_end) != resolve(exit))
     throw DecodeFailure("try statement leaves its region");
+  // (A statement ending a region whose last operation, before the handler code, jumps to its
+  // exit joins at that jump: a loop's jump back, which the clauses jump to.)
   int join = try_end;
+  if (try_end == end && end > i && end - 1 < handler &&
+      ops[static_cast<size_t>(end) - 1].op == Op::Jump &&
+      same_target(ops[static_cast<size_t>(end) - 1].target, exit)) {
+    join = end - 1;
+  }
   if (try_end > end) try_end = end;
 
   // Operations that cannot raise end the body outside the table (`return` after an if): a jump
@@ -464,7 +514,8 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
     bool jumps = op.op == Op::Jump || op.op == Op::JumpIf || op.op == Op::JumpIfOrPop;
     if (jumps && op.target == else_end) body_end = else_end;
   }
-  Body body = decode_range_extending(i, &body_end, else_end, body_end);
+  // (Without an else, the body's end is the statement's: it goes on at the join.)
+  Body body = decode_range_extending(i, &body_end, else_end, body_end < else_end ? body_end : join);
   Body orelse = body_end < else_end ? decode_range(body_end, else_end, join) : Body{};
   // Ending the body of a loop, the else goes on with the next iteration when done: the jumps
   // back (3.12+ copies them for each way to the end) are no statements of their own.
@@ -505,6 +556,7 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
     }
     int clause_end = cleanup;
     int body_begin = k + 1;
+    std::string bound;  // the name the clause binds, as the operations spell it
     if (first.op != Op::PopTop) {
       int check = k;
       while (check < cleanup && ops[static_cast<size_t>(check)].op != Op::CheckExcMatch) ++check;
@@ -515,6 +567,7 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
       clause_end = ops[static_cast<size_t>(check) + 1].target;
       const Operation& bind = ops[static_cast<size_t>(check) + 2];
       body_begin = check + 3;
+      if (bind.op == Op::StoreName) bound = bind.text;
       if (bind.op == Op::StoreName) {
         clause.name = source_name(bind.text);
         // The body is protected by `name = None; del name; raise` just before the next clause.
@@ -554,6 +607,35 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
             after_clause = {q, clause_end};
             sequential = false;  // what follows the body is its else
           }
+          break;
+        }
+      }
+    }
+    // 3.12+: a clause ending in an if/else (or in a statement holding one) copies its exit
+    // (POP_EXCEPT, the unbinding of its name, the jump back to the join) into each branch that
+    // falls off the end: each copy is read as a jump to the clause's end.
+    Retargeted retargeted(lifted_.ops, clause_end_jumps_);
+    if (code_.minor >= 12 && join >= 0 && join < handler && !is_loop_exit(join)) {
+      for (int p = body_begin; p < decode_end; ++p) {
+        int jump = clause_exit_jump(ops, p, &bound);
+        if (jump < 0 || jump + 1 >= decode_end ||
+            !same_target(ops[static_cast<size_t>(jump)].target, join))
+          continue;
+        retargeted.retarget(jump, decode_end);
+        mark_consumed(p, jump);
+        p = jump;
+      }
+    }
+    // 3.13: a clause ending the clause of an enclosing try copies that clause's exit (its
+    // POP_EXCEPT, the unbinding of its name, its jump to the join) after its own POP_EXCEPT,
+    // where the body jumps to the original at the join.
+    if (join >= 0 && static_cast<size_t>(join) < ops.size() &&
+        ops[static_cast<size_t>(join)].op == Op::PopExcept) {
+      for (int p = body_begin; p + 1 < decode_end; ++p) {
+        if (ops[static_cast<size_t>(p)].op == Op::PopExcept &&
+            copied_block_length(p + 1, join) == decode_end - (p + 1)) {
+          mark_consumed(p + 1, decode_end);
+          decode_end = p + 1;
           break;
         }
       }
@@ -808,8 +890,19 @@ int CodeDecoder::decode_try_finally(int i, int body_end, int handler, int end, i
   }
   int normal_end = body_end + copy_length;
   int try_end = cleanup + 3;
-  if (normal_end < handler && ops[static_cast<size_t>(normal_end)].op == Op::Jump &&
-      ops[static_cast<size_t>(normal_end)].target > handler) {
+  // A body that never falls off its end (it raises or returns, and no jump of it goes past its
+  // end) has no normal-path copy of the finally body.
+  Op last = body_end > i ? ops[static_cast<size_t>(body_end) - 1].op : Op::Unknown;
+  bool falls_through = !(last == Op::RaiseVarargs || last == Op::Reraise ||
+                         last == Op::ReturnValue || last == Op::ReturnConst);
+  for (int k = i; !falls_through && k < body_end; ++k) {
+    const Operation& o = ops[static_cast<size_t>(k)];
+    falls_through = is_jump(o.op) && o.target >= body_end;
+  }
+  if (code_.minor >= 12 && !falls_through && !mid_expression) {
+    try_end = body_end;
+  } else if (normal_end < handler && ops[static_cast<size_t>(normal_end)].op == Op::Jump &&
+             ops[static_cast<size_t>(normal_end)].target > handler) {
     try_end = ops[static_cast<size_t>(normal_end)].target;
   } else if (normal_end < handler) {
     try_end = normal_end;  // the handler is placed after the function's code (3.12+)

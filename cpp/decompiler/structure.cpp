@@ -232,7 +232,7 @@ int CodeDecoder::decode_statement(int i, int end, int exit) {
   }
   if (op.op == Op::LoadFastAndClear) return decode_inline_comprehension(i);
   if (op.op == Op::Jump) return decode_jump(i, end, exit);
-  if (op.op == Op::ForIter) return decode_for(i, end);
+  if (op.op == Op::ForIter) return decode_for(i, end, exit);
   if (op.op == Op::BeforeWith) return decode_with(i, end, exit);
   // 3.10: a loop whose body starts with a try/with has its head on the SETUP_*: the loop first.
   bool loop_head = stack_.size() <= statement_depth_ &&
@@ -248,24 +248,59 @@ int CodeDecoder::decode_statement(int i, int end, int exit) {
     bool open = std::find(open_loop_entries_.begin(), open_loop_entries_.end(), i) !=
                 open_loop_entries_.end();
     int source = flow_.last_backward_source[static_cast<size_t>(i)];
-    // A try whose body holds a loop starting at the same operation is the outer statement.
+    // A loop nested at the start of an enclosing loop's body (`while a: while True: ...`): its
+    // jumps back lie inside the region and go to the operation the enclosing loop's go to (the
+    // enclosing loop's own jumps back are at its end, or go to its test).
+    bool nested = open;
+    if (open && !loops_.empty() &&
+        std::count(open_loop_entries_.begin(), open_loop_entries_.end(), i) == 1) {
+      WhileShape shape = while_head(i);
+      if (shape.found && shape.tail < end) {
+        open = false;
+      } else if (resolve(loops_.back().continue_target) != resolve(i)) {
+        for (int k = end - 1; k > i && open; --k) {
+          const Operation& back = ops[static_cast<size_t>(k)];
+          if (flow_.reachable[static_cast<size_t>(k)] && back.target == i &&
+              (back.op == Op::Jump || back.op == Op::JumpIf)) {
+            source = k;
+            open = false;
+          }
+        }
+      }
+    }
+    // A try whose body holds a loop starting at the same operation is the outer statement: its
+    // handler covers normally reachable code from the loop's jump back on (not only the handler
+    // code of a statement nested in the loop, which 3.12+ places after the loop).
     const HandlerRegion* region = flow_.outermost_region_at(i, opened_try_);
+    auto holds_loop = [&] {
+      if (source <= i) return true;
+      for (int k = source; k < region->end; ++k) {
+        if (flow_.reachable[static_cast<size_t>(k)] && flow_.handler_covering(k) == region->target)
+          return true;
+      }
+      return false;
+    };
     if (region && ops[static_cast<size_t>(region->target)].op == Op::PushExcInfo &&
-        region->end > source && region->end > i + 1) {
+        region->end > source && region->end > i + 1 && holds_loop()) {
       return decode_try(i, end, exit);
     }
     if (!open) {
       WhileShape shape = while_head(i);
-      if (shape.found && shape.exit <= end) return decode_while(i, shape);
+      // (A jump back to the test from past the loop's own jump back closes a `while True`
+      // around it: that loop first.)
+      bool enclosed = !nested && shape.found && source > shape.tail && source < end &&
+                      ops[static_cast<size_t>(source)].op == Op::Jump;
+      if (shape.found && shape.exit <= end && !enclosed) return decode_while(i, shape);
       // The loop ends the region, its exits copies of the region's exit placed past it (a
       // return, copied for each jump of the test): without a break, nothing else runs after.
-      if (shape.found && shape.tail < end && same_target(shape.exit, exit) &&
+      if (shape.found && !enclosed && shape.tail < end && same_target(shape.exit, exit) &&
           loop_else_end(shape.body, shape.tail, shape.exit, static_cast<int>(ops.size())) ==
               shape.exit) {
         decode_while(i, shape);
         return end;
       }
-      if (!shape.found && source > i && source < end) return decode_while_true(i, source, end);
+      if ((!shape.found || enclosed) && source > i && source < end)
+        return decode_while_true(i, source, end, exit);
     }
     if (const HandlerRegion* region = flow_.outermost_region_at(i, opened_try_)) {
       if (ops[static_cast<size_t>(region->target)].op == Op::PushExcInfo)
@@ -310,10 +345,14 @@ CodeDecoder::WhileShape CodeDecoder::while_head(int head) const {
                       same_target(ops[static_cast<size_t>(tail - 1)].target, op.target);
     if (ops[static_cast<size_t>(tail)].op != Op::JumpIf && !split_tail) continue;
     if (op.target < tail + 1) continue;
+    int exit = op.target;
     // Between the bottom test and the exit there may be a copy of the code after the loop
-    // (a short block ending in return), placed there by the compiler.
-    // (Or, the test being an and/or, one copy for each of its jumps, back to back.)
-    if (op.target != tail + 1) {
+    // (a short block ending in return), placed there by the compiler (or, the test being an
+    // and/or, one copy for each of its jumps, back to back); or the top test's jump was threaded
+    // through the jump after the loop (over the else of an if ending with it).
+    if (op.target != tail + 1 && same_target(op.target, tail + 1)) {
+      exit = tail + 1;
+    } else if (op.target != tail + 1) {
       int gap = op.target - (tail + 1);
       Op last = ops[static_cast<size_t>(op.target - 1)].op;
       int length = copied_tail_length(op.target);
@@ -333,7 +372,7 @@ CodeDecoder::WhileShape CodeDecoder::while_head(int head) const {
     shape.found = true;
     shape.body = body;
     shape.tail = tail;
-    shape.exit = op.target;
+    shape.exit = exit;
     return shape;
   }
   return shape;
@@ -342,10 +381,29 @@ CodeDecoder::WhileShape CodeDecoder::while_head(int head) const {
 int CodeDecoder::decode_while(int head, const WhileShape& shape) {
   std::vector<ConditionItem> items = collect_conditions_range(head, shape.body);
   ExprPtr test = build_condition(items, 0, items.size(), shape.exit, false, shape.body);
+  const auto& ops = lifted_.ops;
   int copy_length = shape.body - head;
-  int body_end = shape.tail + 1 - copy_length;
-  if (lifted_.ops[static_cast<size_t>(shape.tail)].op == Op::Jump) --body_end;
+  // 3.12+ has no backward conditional jump: in the copy, each test that goes to the body when
+  // true jumps over a JUMP_BACKWARD of its own instead.
+  int jumps_back = 0;
+  for (int k = head; code_.minor >= 12 && k < shape.body; ++k) {
+    const Operation& o = ops[static_cast<size_t>(k)];
+    jumps_back += o.op == Op::JumpIf && o.target == shape.body;
+  }
+  int body_end = shape.tail + 1 - copy_length - jumps_back;
+  if (ops[static_cast<size_t>(shape.tail)].op == Op::Jump) --body_end;
   if (body_end < shape.body) throw DecodeFailure("while test copy");
+  if (jumps_back > 0) {  // (the copy computes the same values)
+    std::vector<int> top, bottom;
+    for (int k = head; k < shape.body; ++k)
+      if (!is_jump(ops[static_cast<size_t>(k)].op)) top.push_back(k);
+    for (int k = body_end; k <= shape.tail; ++k)
+      if (!is_jump(ops[static_cast<size_t>(k)].op)) bottom.push_back(k);
+    bool same = top.size() == bottom.size();
+    for (size_t n = 0; same && n < top.size(); ++n)
+      same = same_operations(ops, top[n], bottom[n], 1);
+    if (!same) throw DecodeFailure("while test copy");
+  }
   int loop_exit =
       loop_else_end(shape.body, body_end, shape.exit, static_cast<int>(lifted_.ops.size()));
   loops_.push_back({head, loop_exit});
@@ -411,9 +469,27 @@ bool CodeDecoder::has_constant(bytecode::ObjectKind kind, bool unused_only) cons
   });
 }
 
-int CodeDecoder::decode_while_true(int head, int last_jump, int end) {
+int CodeDecoder::decode_while_true(int head, int last_jump, int end, int region_exit) {
   int loop_exit = last_jump + 1;
-  loops_.push_back({head, loop_exit});
+  bool past = loop_exit == end && breaks_past_region(head, loop_exit, end, region_exit);
+  int break_target = past ? region_exit : loop_exit;
+  // 3.12+ places the code after the loop, reached only by breaks from except clauses, after
+  // their handler code (cold blocks, after the loop's jump back): the breaks are the jumps from
+  // the handler code of a try in the loop forward past its cleanup, all to the same place.
+  const auto& ops = lifted_.ops;
+  if (!past && code_.minor >= 12 && static_cast<size_t>(loop_exit) < ops.size() &&
+      !flow_.reachable[static_cast<size_t>(loop_exit)]) {
+    int found = -1;
+    bool same = true;
+    for (int target : handler_exits(head, loop_exit)) {
+      if (target < loop_exit) continue;
+      same &= found < 0 || target == found;
+      found = target;
+    }
+    if (found >= 0 && same && (found <= end || resolve(found) == resolve(region_exit)))
+      break_target = found;
+  }
+  loops_.push_back({head, break_target});
   open_loop_entries_.push_back(head);
   Body body = decode_range(head, last_jump + 1, head);
   open_loop_entries_.pop_back();
@@ -464,6 +540,39 @@ int CodeDecoder::decode_while_true(int head, int last_jump, int end) {
   return loop_exit;
 }
 
+// Whether a jump of the loop body [begin, body_end) goes past the end of the region the loop
+// ends, straight to where that region goes when it ends (a break jumping over the else of an if
+// whose then-branch ends with the loop).
+bool CodeDecoder::breaks_past_region(int begin, int body_end, int end, int region_exit) const {
+  if (region_exit <= end) return false;
+  for (int k = begin; k < body_end; ++k) {
+    const Operation& op = lifted_.ops[static_cast<size_t>(k)];
+    if (op.op == Op::Jump && op.target > end && resolve(op.target) == resolve(region_exit))
+      return true;
+  }
+  return false;
+}
+
+// Where the jumps out of the handler code of the try statements that start in [begin, end) go,
+// where that code was placed after `end` (3.12+ places handlers after the function's code):
+// back into the code before it, or past its cleanup block.
+std::vector<int> CodeDecoder::handler_exits(int begin, int end) const {
+  const auto& ops = lifted_.ops;
+  std::vector<int> targets;
+  for (const HandlerRegion& region : flow_.regions) {
+    if (region.start < begin || region.start >= end || region.target < end ||
+        ops[static_cast<size_t>(region.target)].op != Op::PushExcInfo)
+      continue;
+    int cleanup = flow_.handler_covering(region.target);
+    for (int k = region.target; k < cleanup; ++k) {
+      const Operation& o = ops[static_cast<size_t>(k)];
+      if (o.op == Op::Jump && (o.target < region.target || o.target >= cleanup + 3))
+        targets.push_back(o.target);
+    }
+  }
+  return targets;
+}
+
 // Where a loop's `else` ends: the farthest forward jump out of the body (a `break`), if beyond
 // the natural exit.
 int CodeDecoder::loop_else_end(int body_begin, int body_end, int exit, int end) const {
@@ -472,7 +581,10 @@ int CodeDecoder::loop_else_end(int body_begin, int body_end, int exit, int end) 
   for (int k = body_begin; k < body_end; ++k) {
     const Operation& op = lifted_.ops[static_cast<size_t>(k)];
     if (op.op != Op::Jump) continue;
-    if (op.target > farthest && op.target <= end) farthest = op.target;
+    // (Not one going where the exit goes: a loop ending an if's then-branch exits through the
+    // jump over the else, to which its breaks were threaded.)
+    if (op.target > farthest && op.target <= end && resolve(op.target) != resolve(exit))
+      farthest = op.target;
     // A break whose jump was threaded to the enclosing loop's next iteration: the loop (with
     // its else) runs to the end of the enclosing body.
     if (outer_continue >= 0 && op.target < body_begin && same_target(op.target, outer_continue) &&
@@ -483,7 +595,7 @@ int CodeDecoder::loop_else_end(int body_begin, int body_end, int exit, int end) 
   return farthest;
 }
 
-int CodeDecoder::decode_for(int i, int end) {
+int CodeDecoder::decode_for(int i, int end, int region_exit) {
   const auto& ops = lifted_.ops;
   ExprPtr iter = pop();
   if (!is_internal(iter, "iter") && !(iter->kind == ExprKind::Name && iter->text == ".0")) {
@@ -531,6 +643,15 @@ int CodeDecoder::decode_for(int i, int end) {
     }
     if (break_tail >= 0) loop_exit = break_tail;
   }
+  // A break jumping past the region's end, straight to where the region goes when it ends: the
+  // loop (with its else, which cannot fall off its end there) runs to the region's end, and its
+  // breaks go to that exit (an if's then-branch ending in a loop whose else raises, the break
+  // jumping over the if's else).
+  int break_target = loop_exit;
+  if (breaks_past_region(i + 1, exit, end, region_exit)) {
+    loop_exit = end;
+    break_target = region_exit;
+  }
   // 3.12+ `async for` whose exit (END_ASYNC_FOR, a handler) was placed out of line, after the
   // code that follows the loop: there the else runs and jumps back to that code.
   int tail = flow_.last_backward_source[static_cast<size_t>(i)];
@@ -569,6 +690,7 @@ int CodeDecoder::decode_for(int i, int end) {
     else_end = back;
     exit = tail + 1;
     loop_exit = tail + 1;
+    break_target = loop_exit;
   }
   note_break_copies(i, exit, break_tail);
   push(iter);
@@ -577,7 +699,7 @@ int CodeDecoder::decode_for(int i, int end) {
   statement_depth_ = stack_.size() - 1;
   ExprPtr saved_target = captured_target_;
   captured_target_ = nullptr;
-  loops_.push_back({i, loop_exit});
+  loops_.push_back({i, break_target});
   Body body = decode_range(i + 1, exit, i);
   loops_.pop_back();
   ExprPtr target = captured_target_;
@@ -592,7 +714,7 @@ int CodeDecoder::decode_for(int i, int end) {
     orelse = decode_range(else_begin, else_end, loop_exit);
     mark_consumed(else_begin, else_end);
   } else if (loop_exit > after) {
-    orelse = decode_range(after, loop_exit, loop_exit);
+    orelse = decode_range(after, loop_exit, break_target);
   }
   ExprPtr source = is_internal(iter, "iter") ? iter->args[0] : iter;
   auto stmt = make_stmt(StmtKind::For, {target, source}, {std::move(body), std::move(orelse)});
@@ -633,6 +755,10 @@ int CodeDecoder::decode_jump(int i, int end, int exit) {
   while (next < end && consumed_[static_cast<size_t>(next)]) ++next;
   bool last = next == end;
   if (last && same_target(target, exit)) return end;
+  // (A copy of an except clause's exit, ending a region that ends the clause.)
+  if (last && target == end &&
+      std::find(clause_end_jumps_.begin(), clause_end_jumps_.end(), i) != clause_end_jumps_.end())
+    return end;
   if (!loops_.empty()) {
     const LoopContext& loop = loops_.back();
     if (target == loop.continue_target || resolve(target) == resolve(loop.continue_target)) {
@@ -688,9 +814,10 @@ int CodeDecoder::copied_block_length(int copy, int original) const {
   for (int n = 0; n < 64 && copy + n < size && original + n < size; ++n) {
     const Operation& x = ops[static_cast<size_t>(copy + n)];
     const Operation& y = ops[static_cast<size_t>(original + n)];
-    if (x.op != y.op || x.arg != y.arg || x.text != y.text || x.scope != y.scope ||
-        x.null_slot != y.null_slot || x.kwnames != y.kwnames || x.op == Op::JumpIf ||
-        x.op == Op::ForIter) {
+    // (A jump's argument is relative to where it is: its target decides.)
+    if (x.op != y.op || (x.arg != y.arg && x.op != Op::Jump) || x.text != y.text ||
+        x.scope != y.scope || x.null_slot != y.null_slot || x.kwnames != y.kwnames ||
+        x.op == Op::JumpIf || x.op == Op::ForIter) {
       return 0;
     }
     if (x.constant || y.constant) {
@@ -1109,6 +1236,17 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
     int join = jumps_back_to_exit ? end : before_label.target;
     bool is_loop_jump = loop && (resolve(join) == resolve(loop->break_target) ||
                                  resolve(join) == resolve(loop->continue_target));
+    // (A forward jump to the loop's own jump back, which ends the region, is the end of an
+    // if/else ending the loop body: a `continue` jumps back itself.)
+    if (is_loop_jump && join == end - 1 && join > label &&
+        ops[static_cast<size_t>(join)].op == Op::Jump &&
+        same_target(ops[static_cast<size_t>(join)].target, loop->continue_target) &&
+        same_target(exit, loop->continue_target)) {
+      Body then_body = decode_range(then_begin, label - 1, join);
+      Body else_body = decode_range(label, join, join);
+      make_if(std::move(then_body), std::move(else_body));
+      return join;
+    }
     if (!is_loop_jump) {
       int else_end = join <= end ? join : end;
       if (join > end && resolve(join) != resolve(exit))
@@ -1153,6 +1291,23 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
     Body else_body = decode_range(label, join, join);
     make_if(std::move(then_body), std::move(else_body));
     return join;
+  }
+  // 3.12+ places the handlers of a try in the then-branch after the function's code: where the
+  // try's body does not fall through (it returns), only its clauses jump over the else.
+  if (code_.minor >= 12) {
+    int join = -1;
+    for (int target : handler_exits(then_begin, label)) {
+      if (target > label && target <= end && target > join &&
+          flow_.reachable[static_cast<size_t>(target)])  // (code the else reaches too)
+        join = target;
+    }
+    if (join > label && !(loop && (resolve(join) == resolve(loop->break_target) ||
+                                   resolve(join) == resolve(loop->continue_target)))) {
+      Body then_body = decode_range(then_begin, label, join);
+      Body else_body = decode_range(label, join, join);
+      make_if(std::move(then_body), std::move(else_body));
+      return join;
+    }
   }
   // The last test of a loop body whose false exit leaves the loop (a `while True` whose body ends
   // in `if test: continue`): falling off the end there is a break, not the next iteration.
