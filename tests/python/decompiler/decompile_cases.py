@@ -2323,11 +2323,6 @@ _NOT_YET: dict = {
 }
 SAME_BEHAVIOUR_OTHER_CODE = "behaves the same, but the recompiled code differs: "
 _CODE_NOT_YET: dict = {
-    "loop_try_else_if_else_break": {
-        10: SAME_BEHAVIOUR_OTHER_CODE
-        + "f: instruction #52: expected JUMP_FORWARD -> #21, got JUMP_ABSOLUTE -> #21 (the else"
-        " read as code after the statement, `continue` written in the then-branch)",
-    },
     "if_loop_else_implicit_return_copied": {
         11: SAME_BEHAVIOUR_OTHER_CODE
         + "f: instruction #13: expected POP_JUMP_FORWARD_IF_FALSE -> #33, got"
