@@ -12,6 +12,7 @@
 #include <set>
 
 #include "decompiler/decoder.hpp"
+#include "decompiler/printer.hpp"
 
 namespace glassbox::decompiler {
 
@@ -270,6 +271,125 @@ class SourceOrder {
   }
 };
 
+// 3.10 replaces a jump to a short exit block (a `return` or `raise` of up to four instructions)
+// with a copy of the block: `if c: A else: B` + `return r` compiles as `if c: A; return r` +
+// `B; return r`, and a `break` out of `while True` as a copy of the return after the loop. The
+// decoder reads the copies where they stand; the order in which the compiler met the names tells
+// where the source had them. CopiedTails finds the places where a copy may stand for a jump
+// and puts the exit back: site `which` only, or every site (-1); it returns how many it saw.
+class CopiedTails {
+ public:
+  explicit CopiedTails(int which) : which_(which) {}
+  int sites() const { return seen_; }
+
+  // `next` is the text of the statement that runs when `b` falls off its end ("" where that is
+  // not a plain statement: a loop's next iteration, the end of the function).
+  void body(Body& b, const std::string& next, int depth) {
+    if (depth > 100) return;
+    for (size_t k = 0; k < b.size(); ++k) {
+      Stmt& s = *b[k];
+      if (s.kind == StmtKind::If) {
+        std::string after = k + 1 < b.size() ? text(b[k + 1]) : next;
+        for (Body& inner : s.bodies) body(inner, after, depth + 1);
+        continue;
+      }
+      for (Body& inner : s.bodies) body(inner, "", depth + 1);
+      for (ExceptHandler& h : s.handlers) body(h.body, "", depth + 1);
+    }
+    // `if c: A; T` + `B; T` -> `if c: A else: B` + `T`; the same where B ends in another exit
+    // (T after it is never reached: the compiler drops it), or where B falls off the end of `b`
+    // into T. From the last such `if` up, so that an elif chain folds from its end.
+    for (size_t k = b.size(); k-- > 0;) {
+      Stmt& s = *b[k];
+      if (s.kind != StmtKind::If || s.bodies.size() != 2 || !s.bodies[1].empty() ||
+          s.bodies[0].size() < 2 || !is_exit(*s.bodies[0].back()) || k + 1 >= b.size()) {
+        continue;
+      }
+      StmtPtr tail = s.bodies[0].back();
+      std::string tail_text = text(tail);
+      bool ends_in_tail = text(b.back()) == tail_text;
+      bool ends_in_exit = is_exit(*b.back());
+      if (!ends_in_tail && !(ends_in_exit && b.back()->kind == StmtKind::Raise) &&
+          !(!ends_in_exit && next == tail_text)) {
+        continue;
+      }
+      if (!take()) continue;
+      s.bodies[0].pop_back();
+      auto rest_end = b.end() - (ends_in_tail ? 1 : 0);
+      s.bodies[1].assign(b.begin() + static_cast<long>(k) + 1, rest_end);
+      b.erase(b.begin() + static_cast<long>(k) + 1, b.end());
+      if (ends_in_tail || ends_in_exit) b.push_back(tail);
+    }
+    // `while True: ... T ...` (no break) -> `while True: ... break ...` + `T`.
+    if (b.empty() || b.back()->kind != StmtKind::While || !b.back()->bodies[1].empty()) return;
+    Stmt& loop = *b.back();
+    if (loop.exprs[0]->kind != ExprKind::Constant ||
+        (loop.exprs[0]->text != "True" && loop.exprs[0]->text != "1"))
+      return;
+    std::vector<std::string> exits;
+    bool breaks = false;
+    loop_exits(loop.bodies[0], &exits, &breaks, 0);
+    if (breaks) return;
+    for (const std::string& exit : exits) {
+      if (!take()) continue;
+      StmtPtr tail;
+      replace_exits(loop.bodies[0], exit, &tail, 0);
+      b.push_back(tail);
+      return;
+    }
+  }
+
+ private:
+  int which_;
+  int seen_ = 0;
+
+  // Whether the current site is one to rewrite.
+  bool take() {
+    int site = seen_++;
+    return which_ == -1 || which_ == site;
+  }
+  static bool is_exit(const Stmt& s) {
+    return s.kind == StmtKind::Return || s.kind == StmtKind::Raise;
+  }
+  static std::string text(const StmtPtr& s) { return print_body(Body{s}); }
+
+  // The exits and breaks of a loop body outside nested loops, through `if` branches only.
+  static void loop_exits(const Body& b, std::vector<std::string>* exits, bool* breaks, int depth) {
+    if (depth > 100) return;
+    for (const StmtPtr& s : b) {
+      if (s->kind == StmtKind::Break) *breaks = true;
+      if (is_exit(*s) && std::find(exits->begin(), exits->end(), text(s)) == exits->end())
+        exits->push_back(text(s));
+      if (s->kind == StmtKind::If)
+        for (const Body& inner : s->bodies) loop_exits(inner, exits, breaks, depth + 1);
+    }
+  }
+  static void replace_exits(Body& b, const std::string& exit, StmtPtr* tail, int depth) {
+    if (depth > 100) return;
+    for (StmtPtr& s : b) {
+      if (is_exit(*s) && text(s) == exit) {
+        *tail = s;
+        s = make_stmt(StmtKind::Break);
+      } else if (s->kind == StmtKind::If) {
+        for (Body& inner : s->bodies) replace_exits(inner, exit, tail, depth + 1);
+      }
+    }
+  }
+};
+
+Body deep_copy(const Body& b, int depth) {
+  Body out;
+  for (const StmtPtr& s : b) {
+    auto c = std::make_shared<Stmt>(*s);
+    if (depth < 100) {
+      for (Body& inner : c->bodies) inner = deep_copy(inner, depth + 1);
+      for (ExceptHandler& h : c->handlers) h.body = deep_copy(h.body, depth + 1);
+    }
+    out.push_back(c);
+  }
+  return out;
+}
+
 }  // namespace
 
 // Whether compiling `body` registers exactly code_.names and the non-parameter locals, in order:
@@ -308,6 +428,24 @@ int CodeDecoder::source_order_matches(const Body& body,
   return met_locals == wanted_locals ? 1 : 0;
 }
 
+// Puts back the exits 3.10 copied (CopiedTails) where that makes the source meet the names in
+// the original's order: one site at a time, then all of them.
+bool CodeDecoder::restore_copied_tails(Body& body, const std::vector<std::string>& locals) const {
+  CopiedTails count(-2);
+  Body probe = deep_copy(body, 0);
+  count.body(probe, "", 0);
+  for (int which = 0; which <= count.sites() && which < 64; ++which) {
+    Body candidate = deep_copy(body, 0);
+    CopiedTails rewrite(which == count.sites() ? -1 : which);
+    rewrite.body(candidate, "", 0);
+    if (source_order_matches(candidate, locals) == 1) {
+      body = std::move(candidate);
+      return true;
+    }
+  }
+  return false;
+}
+
 void CodeDecoder::add_name_order(Body& body) const {
   std::vector<std::string> name_uses;
   std::vector<std::string> fast_uses;
@@ -343,6 +481,7 @@ void CodeDecoder::add_name_order(Body& body) const {
     // original's (an else clause placed differently, a reordered branch).
     int matches = source_order_matches(body, locals);
     if (matches == 1) return;
+    if (matches == 0 && code_.minor == 10 && restore_copied_tails(body, locals)) return;
     // Where the tree cannot tell, the order of first use in the bytecode is the best guess.
     if (matches < 0 && first_uses_match(name_uses, code_.names) && used_locals == locals) return;
     names_ok = locals_ok = false;

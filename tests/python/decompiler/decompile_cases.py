@@ -1615,6 +1615,44 @@ CASES: list[Case] = [
         """,
         module=True,
     ),
+    _case(
+        "copied_exit_tails_in_name_order",
+        """
+        def g(kind, table):
+            "An elif chain whose branches end in a copy of the return after it."
+            if kind == "a":
+                found = table.first
+            elif kind == "b":
+                found = table.second
+            else:
+                raise KeyError(kind)
+            return found.upper()
+
+        def h(items):
+            "A break out of while True whose jump became a copy of the return after the loop."
+            parts = []
+            while True:
+                item = items.pop()
+                if not item:
+                    break
+                parts.append(item)
+            return parts.copy()
+
+        def f(kind):
+            class T:
+                first = "x"
+                second = "y"
+
+            try:
+                rec("g", g(kind, T))
+            except KeyError as error:
+                rec("raised", str(error))
+            rec("h", h(["", "p", kind]))
+        """,
+        ("a",),
+        ("b",),
+        ("c",),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
