@@ -76,6 +76,30 @@ class SourceOrder {
   int minor_;
   std::function<void(const std::string&, bool)> meet_;  // (name, is_attribute)
 
+  // The finally bodies around the statement being compiled, innermost last, and how many of
+  // them lie outside each enclosing loop: a return, break or continue compiles a copy of each
+  // finally body it leaves, innermost first (each without itself and those inside it).
+  std::vector<const Body*> finally_;
+  std::vector<size_t> loops_;
+
+  void loop_body(const Body& b) {
+    loops_.push_back(finally_.size());
+    body(b);
+    loops_.pop_back();
+  }
+  void unwind(size_t outer) {
+    if (finally_.size() > 50) return;
+    std::vector<const Body*> saved = finally_;
+    for (size_t k = saved.size(); k-- > outer;) {
+      finally_.assign(saved.begin(), saved.begin() + static_cast<long>(k));
+      std::vector<size_t> saved_loops = loops_;
+      loops_.clear();
+      body(*saved[k]);
+      loops_ = std::move(saved_loops);
+    }
+    finally_ = std::move(saved);
+  }
+
   void name(const std::string& n) { meet_(n, false); }
   void attribute(const std::string& n) { meet_(n, true); }
 
@@ -227,9 +251,11 @@ class SourceOrder {
       case StmtKind::For:
         expr(s.exprs[1]);
         expr(s.exprs[0]);
-        for (const Body& b : s.bodies) body(b);
+        loop_body(s.bodies[0]);
+        body(s.bodies[1]);
         return;
       case StmtKind::Try:
+        if (!s.bodies[2].empty()) finally_.push_back(&s.bodies[2]);
         body(s.bodies[0]);
         if (minor_ >= 11) body(s.bodies[1]);  // 3.11+ compiles the else before the handlers
         for (const ExceptHandler& h : s.handlers) {
@@ -238,8 +264,20 @@ class SourceOrder {
           body(h.body);
         }
         if (minor_ < 11) body(s.bodies[1]);
+        if (!s.bodies[2].empty()) finally_.pop_back();
         body(s.bodies[2]);
         return;
+      case StmtKind::While:
+        expr(s.exprs[0]);
+        loop_body(s.bodies[0]);
+        body(s.bodies[1]);
+        return;
+      case StmtKind::Return:
+        for (const ExprPtr& e : s.exprs) expr(e);
+        return unwind(0);
+      case StmtKind::Break:
+      case StmtKind::Continue:
+        return unwind(loops_.empty() ? 0 : loops_.back());
       case StmtKind::With:
         for (const ExprPtr& e : s.exprs) expr(e);  // context, target pairs
         body(s.bodies[0]);

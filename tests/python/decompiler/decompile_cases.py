@@ -1653,6 +1653,32 @@ CASES: list[Case] = [
         ("b",),
         ("c",),
     ),
+    _case(
+        "return_compiles_finally_body_first",
+        """
+        def g(box):
+            "The return in the else compiles the finally body before the handler."
+            try:
+                value = box.first
+            except AttributeError:
+                pass
+            else:
+                return value.upper()
+            finally:
+                rec("closed", box.closed)
+
+        def f(flag):
+            class Box:
+                closed = "yes"
+
+            box = Box()
+            if flag:
+                box.first = "x"
+            rec(g(box))
+        """,
+        (True,),
+        (False,),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
