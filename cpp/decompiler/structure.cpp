@@ -409,6 +409,31 @@ int CodeDecoder::decode_while_true(int head, int last_jump, int end) {
   });
   bool spelled_true =
       !keeps_folded_constants() || has_constant(bytecode::ObjectKind::True, false) || !has_one;
+  // The folded test's constant was added to co_consts when the compiler reached the loop: after
+  // the constants of the code before it. An unused True or 1 placed there tells the spelling.
+  if (keeps_folded_constants()) {
+    auto unused_after = [&](size_t index) {
+      const auto& c = code_.consts[index];
+      return std::none_of(lifted_.ops.begin(), lifted_.ops.end(),
+                          [&](const Operation& op) { return op.constant == c; });
+    };
+    size_t before = 0;
+    for (int k = 0; k < head; ++k) {
+      const auto& c = lifted_.ops[static_cast<size_t>(k)].constant;
+      if (!c) continue;
+      for (size_t index = 0; index < code_.consts.size(); ++index)
+        if (code_.consts[index] == c) before = std::max(before, index);
+    }
+    for (size_t index = before + 1; index < code_.consts.size(); ++index) {
+      const auto& c = code_.consts[index];
+      bool is_true = c->kind == bytecode::ObjectKind::True;
+      bool is_one = c->kind == bytecode::ObjectKind::Int && c->int_decimal == "1";
+      if ((is_true || is_one) && unused_after(index)) {
+        spelled_true = is_true;
+        break;
+      }
+    }
+  }
   // `while test: B` whose body never falls off its end has no copy of the test at the bottom:
   // it reads as `while True: if test: B else: break` (3.10/3.11 would keep an unused True).
   // Where B falls off its end it went back to the test: a written `continue`.

@@ -1679,6 +1679,41 @@ CASES: list[Case] = [
         (True,),
         (False,),
     ),
+    _case(
+        "while_one_and_while_true_spellings",
+        """
+        def g(items):
+            "while 1 beside a used True: 3.10/3.11 keep the unused 1."
+            items = list(items)
+            first = True
+            out = []
+            while 1:
+                item = items.pop()
+                if not item:
+                    break
+                out.append((first, item))
+                first = False
+            return out
+
+        def h(items):
+            "while 1, then while True: the unused constants' order tells which is which."
+            items = list(items)
+            while 1:
+                if items.pop() == "start":
+                    break
+            count = 0
+            while True:
+                if not items or items.pop() == "end":
+                    break
+                count += 2
+            return count
+
+        def f(items):
+            rec(g(items), h(items))
+        """,
+        (["", "a", "b"],),
+        (["end", "x", "start", "y"],),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
