@@ -239,6 +239,7 @@ class CodeDecoder {
   Body finish_body(Body body) const;  // docstring, declarations, implicit returns
   void add_declarations(Body& body) const;
   void add_name_order(Body& body) const;
+  void add_debug_test(Body& body) const;
   bool restore_copied_tails(Body& body, const std::vector<std::string>& locals) const;
   int source_order_matches(const Body& body, const std::vector<std::string>& locals)
       const;  // name_order.cpp: a dead block fixing co_names/co_varnames order

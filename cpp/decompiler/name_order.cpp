@@ -107,6 +107,7 @@ class SourceOrder {
     if (!e) return;
     switch (e->kind) {
       case ExprKind::Name:
+        if (e->text == "__debug__") return;  // compiled as a constant
         return name(e->text);
       case ExprKind::Constant:
         return;
@@ -555,6 +556,189 @@ void CodeDecoder::add_name_order(Body& body) const {
   comment->text = "glassbox: never runs; lists the names in the order of the original code object";
   body.insert(body.begin() + static_cast<long>(at), dead);
   body.insert(body.begin() + static_cast<long>(at), comment);
+}
+
+namespace {
+
+// The key under which a constant expression of the tree and an entry of co_consts meet: the
+// printed constant, a tuple of constants as the tuple the compiler folds it into ("" if neither).
+std::string constant_key(const Expr& e, int depth) {
+  if (e.kind == ExprKind::Constant) return e.text;
+  if (e.kind != ExprKind::Tuple || depth > 20) return "";
+  std::string key = "(";
+  for (size_t k = 0; k < e.args.size(); ++k) {
+    std::string item = e.args[k] ? constant_key(*e.args[k], depth + 1) : "";
+    if (item.empty()) return "";
+    key += (k ? ", " : "") + item;
+  }
+  return key + (e.args.size() == 1 ? ",)" : ")");
+}
+
+// Where the compiler meets constants, for `if __debug__:` (see add_debug_test).
+class ConstantUses {
+ public:
+  ConstantUses(std::map<std::string, size_t> index, std::map<std::string, size_t> code_index,
+               size_t debug)
+      : index_(std::move(index)), code_index_(std::move(code_index)), debug_(debug) {}
+
+  // The first statement (in compile order) that adds a constant placed after co_consts[debug_]:
+  // `if __debug__:` goes around it, or around the compound statement it opens when that adds no
+  // constant of its own before it. Null where none is found, or where the source meets a True
+  // first (which then adds the constant itself, where it belongs).
+  StmtPtr* find(Body& b, int depth) {
+    if (depth > 100 || stopped_) return nullptr;
+    for (StmtPtr& s : b) {
+      int own = own_constants(*s);
+      if (own == kTrue) stopped_ = true;
+      if (stopped_) return nullptr;
+      if (own == kAfter) return &s;
+      bool first = true;
+      for (Body* inner : bodies(*s)) {
+        StmtPtr* found = find(*inner, depth + 1);
+        if (stopped_) return nullptr;
+        if (found) {
+          bool opens =
+              first && own == kNone && !inner->empty() && found == &inner->front() &&
+              (s->kind == StmtKind::For || s->kind == StmtKind::While ||
+               s->kind == StmtKind::With || s->kind == StmtKind::Try || s->kind == StmtKind::If);
+          return opens ? &s : found;
+        }
+        first = false;
+      }
+    }
+    return nullptr;
+  }
+
+ private:
+  static constexpr int kNone = 0;     // no constant the tree shows
+  static constexpr int kBefore = -1;  // only constants placed before the True
+  static constexpr int kAfter = 1;    // first a constant placed after it
+  static constexpr int kTrue = 2;     // first a True
+  std::map<std::string, size_t> index_;
+  std::map<std::string, size_t> code_index_;
+  size_t debug_;
+  bool stopped_ = false;
+
+  static std::vector<Body*> bodies(Stmt& s) {
+    std::vector<Body*> out;
+    if (s.kind == StmtKind::FunctionDef || s.kind == StmtKind::ClassDef) return out;
+    if (!s.bodies.empty()) out.push_back(&s.bodies[0]);
+    for (ExceptHandler& h : s.handlers) out.push_back(&h.body);
+    for (size_t k = 1; k < s.bodies.size(); ++k) out.push_back(&s.bodies[k]);
+    return out;
+  }
+
+  // What `s` itself (not its nested bodies) adds first: kAfter, kTrue, else kBefore or kNone.
+  int own_constants(const Stmt& s) const {
+    int found = kNone;
+    auto meet_index = [&](size_t index) {
+      if (found == kAfter || found == kTrue) return;
+      found = index > debug_ ? kAfter : index == debug_ ? kTrue : kBefore;
+    };
+    auto meet = [&](const std::string& key, const std::map<std::string, size_t>& table) {
+      auto at = table.find(key);
+      if (at != table.end()) meet_index(at->second);
+    };
+    std::function<void(const ExprPtr&, int)> expr = [&](const ExprPtr& e, int depth) {
+      if (!e || depth > 100) return;
+      std::string key = constant_key(*e, 0);
+      if (!key.empty()) return meet(key, index_);
+      if ((e->kind == ExprKind::List || e->kind == ExprKind::Set) && e->args.size() > 2) {
+        // A display of three or more constants loads them as one tuple.
+        auto as_tuple = make_expr(ExprKind::Tuple, e->args);
+        std::string items = constant_key(*as_tuple, 0);
+        if (!items.empty()) {
+          if (e->kind == ExprKind::List) meet(items, index_);
+          return;
+        }
+      }
+      if (e->kind == ExprKind::JoinedStr) {
+        for (const ExprPtr& a : e->args)
+          if (a && a->kind != ExprKind::Constant) expr(a, depth + 1);
+        return;
+      }
+      if (e->kind == ExprKind::Call) {
+        std::string names;
+        for (const ExprPtr& a : e->args)
+          if (a && a->kind == ExprKind::Keyword)
+            names += (names.empty() ? "'" : ", '") + a->text + "'";
+        for (const ExprPtr& a : e->args) expr(a, depth + 1);
+        if (!names.empty())
+          meet("(" + names + (names.find(',') == std::string::npos ? ",)" : ")"), index_);
+        return;
+      }
+      // (Defaults are text; the compiler folds them into a tuple, leaving each constant unused.)
+      if (e->kind == ExprKind::Lambda && e->text.find("True") != std::string::npos)
+        meet_index(debug_);
+      if (e->kind == ExprKind::Lambda || e->kind == ExprKind::ListComp ||
+          e->kind == ExprKind::SetComp || e->kind == ExprKind::DictComp ||
+          e->kind == ExprKind::GeneratorExp) {
+        return;  // a code object of its own; its place is not looked up
+      }
+      for (const ExprPtr& a : e->args) expr(a, depth + 1);
+    };
+    for (const ExprPtr& d : s.decorators) expr(d, 0);
+    switch (s.kind) {
+      case StmtKind::Expr:
+        if (!s.exprs.empty() && s.exprs[0] && s.exprs[0]->kind == ExprKind::Constant) return 0;
+        break;
+      case StmtKind::FunctionDef:
+      case StmtKind::ClassDef:
+        if (s.header.find("True") != std::string::npos) meet_index(debug_);
+        meet(s.text, code_index_);
+        break;
+      case StmtKind::Return:
+        if (s.exprs.empty()) meet("None", index_);
+        break;
+      case StmtKind::Import: {
+        size_t dots = s.text.rfind("from ", 0) == 0 ? s.text.find_first_not_of('.', 5) - 5 : 0;
+        meet(std::to_string(dots), index_);
+        break;
+      }
+      default:
+        break;
+    }
+    for (const ExprPtr& e : s.exprs) expr(e, 0);
+    return found;
+  }
+};
+
+}  // namespace
+
+// 3.10/3.11 compile `if __debug__:` as LOAD_CONST True and a test the optimizer then removes: the
+// True stays in co_consts, unused, where the compiler met the test. Where the code holds such a
+// True and the tree adds a constant placed after it before any True, the test goes back around
+// the first statement that does (the same code: only a NOP with the test's line is lost).
+void CodeDecoder::add_debug_test(Body& body) const {
+  if (!keeps_folded_constants()) return;
+  size_t debug = 0;
+  for (size_t k = 1; k < code_.consts.size() && debug == 0; ++k) {
+    const auto& c = code_.consts[k];
+    if (c->kind == bytecode::ObjectKind::True &&
+        std::none_of(lifted_.ops.begin(), lifted_.ops.end(),
+                     [&](const Operation& op) { return op.constant == c; })) {
+      debug = k;
+    }
+  }
+  if (debug == 0) return;
+  std::map<std::string, size_t> index;
+  std::map<std::string, size_t> code_index;
+  for (size_t k = 0; k < code_.consts.size(); ++k) {
+    const auto& c = code_.consts[k];
+    if (c->kind == bytecode::ObjectKind::Code) {
+      if (c->code) code_index.emplace(c->code->name, k);
+      continue;
+    }
+    try {
+      std::string key = constant_key(*constant(c), 0);
+      if (!key.empty()) index.emplace(key, k);
+    } catch (const DecodeFailure&) {
+    }
+  }
+  ConstantUses uses(std::move(index), std::move(code_index), debug);
+  StmtPtr* at = uses.find(body, 0);
+  if (!at) return;
+  *at = make_stmt(StmtKind::If, {make_name("__debug__")}, {{*at}, {}});
 }
 
 }  // namespace glassbox::decompiler

@@ -1714,6 +1714,39 @@ CASES: list[Case] = [
         (["", "a", "b"],),
         (["end", "x", "start", "y"],),
     ),
+    _case(
+        "if_debug_keeps_its_constant",
+        """
+        def g(level, log):
+            "3.10/3.11 keep the True of __debug__ unused in co_consts."
+            log = list(log)
+            if __debug__:
+                if level >= 3:
+                    log.append("debug")
+            return len(log) + 7
+
+        def make():
+            class C:
+                "A default True comes after: the debug test holds the unused True."
+                if __debug__:
+                    def m(self):
+                        return "m"
+
+                def p(self, z=5):
+                    return z
+
+                def n(self, flag=True):
+                    return flag
+
+            return C
+
+        def f(level):
+            c = make()()
+            rec(g(level, ["x"]), c.m(), c.p(), c.n())
+        """,
+        (1,),
+        (3,),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
