@@ -560,7 +560,7 @@ int CodeDecoder::decode_for(int i, int end) {
     exit = tail + 1;
     loop_exit = tail + 1;
   }
-  note_break_copies(i, exit);
+  note_break_copies(i, exit, loop_exit);
   push(iter);
   push(make_expr(ExprKind::Internal, {}, "loop_target"));
   size_t depth = statement_depth_;
@@ -592,13 +592,17 @@ int CodeDecoder::decode_for(int i, int end) {
 }
 
 // A `break` out of the for loop at `head` whose code after the loop is short and returns: the
-// compiler pops the iterator and copies that code (3.12+; from 3.13 also as in 3.11) instead of
-// jumping. Such POP_TOPs are recorded; decode_statement makes each a `break`.
-void CodeDecoder::note_break_copies(int head, int exit) {
+// compiler pops the iterator and copies that code (3.10, 3.12+) instead of jumping. Such POP_TOPs
+// are recorded; decode_statement makes each a `break`.
+void CodeDecoder::note_break_copies(int head, int exit, int loop_exit) {
   const auto& ops = lifted_.ops;
   int size = static_cast<int>(ops.size());
-  if (exit >= size || ops[static_cast<size_t>(exit)].op != Op::EndFor) return;
-  int tail = exit + 1;
+  if (exit >= size) return;
+  // 3.10 has no END_FOR: the code after a loop without else starts at the exit. (3.11 copies
+  // only blocks without a line number, which the code after a loop has.)
+  bool end_for = ops[static_cast<size_t>(exit)].op == Op::EndFor;
+  if (!end_for && (code_.minor != 10 || exit != loop_exit)) return;
+  int tail = end_for ? exit + 1 : exit;
   int length = 0;
   for (int k = tail; k < size && k < tail + 8; ++k) {
     Op op = ops[static_cast<size_t>(k)].op;

@@ -1747,6 +1747,21 @@ CASES: list[Case] = [
         (1,),
         (3,),
     ),
+    _case(
+        "for_break_copies_short_return",
+        """
+        def f(items, stop):
+            found = []
+            for x in items:
+                if x == stop:
+                    break
+                found.append(x)
+            return found
+        """,
+        ([1, 2, 3], 2),
+        ([1, 2, 3], 5),
+        ([], 0),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
@@ -1795,10 +1810,6 @@ _PYC_CODE_NOT_YET = {
     "try_except_else_finally": {
         10: FALLBACK + "'unstructured jump at offset 180'",
         13: FALLBACK + "'unstructured jump at offset 446'",
-    },
-    "loop_break_in_try_except": {
-        10: SAME_BEHAVIOUR_OTHER_CODE
-        + "f: instruction #4: expected FOR_ITER -> #44, got FOR_ITER -> #45",
     },
 }
 
