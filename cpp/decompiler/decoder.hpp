@@ -192,7 +192,8 @@ class CodeDecoder {
   void swapped_tuple_assignment(int i);
   int rotated_tuple_assignment(int i);
   bool on_new_line(int i);
-  void note_break_copies(int head, int exit, int loop_exit);
+  void note_break_copies(int head, int exit, int after_else);
+  int copied_break_target(int head, int exit, int end) const;
   void pop_top(ExprPtr value);
   ExprPtr constant(const bytecode::ObjectRef& obj) const;
   ExprPtr name_expr(const std::string& name) const;

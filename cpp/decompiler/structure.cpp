@@ -521,6 +521,8 @@ int CodeDecoder::decode_for(int i, int end) {
   if (after < static_cast<int>(ops.size()) && ops[static_cast<size_t>(after)].op == Op::EndFor)
     ++after;
   int loop_exit = loop_else_end(i + 1, exit, after, end);
+  bool else_by_jumps = loop_exit != after;
+  if (!else_by_jumps) loop_exit = copied_break_target(i, after, end);
   // 3.12+ `async for` whose exit (END_ASYNC_FOR, a handler) was placed out of line, after the
   // code that follows the loop: there the else runs and jumps back to that code.
   int tail = flow_.last_backward_source[static_cast<size_t>(i)];
@@ -560,7 +562,7 @@ int CodeDecoder::decode_for(int i, int end) {
     exit = tail + 1;
     loop_exit = tail + 1;
   }
-  note_break_copies(i, exit, loop_exit);
+  note_break_copies(i, exit, else_by_jumps ? -1 : loop_exit);
   push(iter);
   push(make_expr(ExprKind::Internal, {}, "loop_target"));
   size_t depth = statement_depth_;
@@ -594,15 +596,16 @@ int CodeDecoder::decode_for(int i, int end) {
 // A `break` out of the for loop at `head` whose code after the loop is short and returns: the
 // compiler pops the iterator and copies that code (3.10, 3.12+) instead of jumping. Such POP_TOPs
 // are recorded; decode_statement makes each a `break`.
-void CodeDecoder::note_break_copies(int head, int exit, int loop_exit) {
+void CodeDecoder::note_break_copies(int head, int exit, int after_else) {
   const auto& ops = lifted_.ops;
   int size = static_cast<int>(ops.size());
   if (exit >= size) return;
-  // 3.10 has no END_FOR: the code after a loop without else starts at the exit. (3.11 copies
-  // only blocks without a line number, which the code after a loop has.)
+  // A break goes to the code after the loop and its else: `after_else`, where no break jump
+  // says otherwise (-1: the loop has an else that a break jumps past). 3.10 has no END_FOR at
+  // the exit. (3.11 copies only blocks without a line number, which the code after a loop has.)
   bool end_for = ops[static_cast<size_t>(exit)].op == Op::EndFor;
-  if (!end_for && (code_.minor != 10 || exit != loop_exit)) return;
-  int tail = end_for ? exit + 1 : exit;
+  if (!end_for && (code_.minor != 10 || after_else < 0)) return;
+  int tail = after_else >= 0 ? after_else : exit + 1;
   int length = 0;
   for (int k = tail; k < size && k < tail + 8; ++k) {
     Op op = ops[static_cast<size_t>(k)].op;
@@ -617,6 +620,46 @@ void CodeDecoder::note_break_copies(int head, int exit, int loop_exit) {
     if (ops[static_cast<size_t>(k)].op == Op::PopTop && same_operations(ops, k + 1, tail, length))
       break_copies_[k] = {head, length};
   }
+}
+
+// 3.10, 3.12+: where the for loop at `head` has no break jump, the start of the short return that
+// ends the code after its exit (`exit`: after END_FOR) when a break copied it (POP_TOP, then the
+// same operations): that code before the copy is the loop's else. `exit` otherwise. A copied
+// `return <constant>` is left out: a return inside the loop compiles the same, and reads better.
+int CodeDecoder::copied_break_target(int head, int exit, int end) const {
+  const auto& ops = lifted_.ops;
+  if (code_.minor == 11) return exit;
+  for (int k = head + 1; k < exit; ++k) {
+    if (ops[static_cast<size_t>(k)].op != Op::PopTop) continue;
+    // The copy: a statement of its own (it starts by loading a value, or by leaving a 3.10 try
+    // block) that returns without a jump and leaves no handler.
+    Op first = ops[static_cast<size_t>(k) + 1].op;
+    bool plain = first == Op::LoadName || first == Op::LoadConst || first == Op::PopBlock;
+    int copy_end = -1;
+    for (int c = k + 1; c < k + 9 && c < exit && plain && copy_end < 0; ++c) {
+      Op op = ops[static_cast<size_t>(c)].op;
+      if (op == Op::ReturnValue) copy_end = c;
+      plain = op != Op::Swap && op != Op::PopExcept && op != Op::PopTop && !is_jump(op) &&
+              op != Op::ReturnConst && op != Op::RaiseVarargs && op != Op::Reraise;
+    }
+    int length = copy_end - k;
+    int value = k + 1;  // (past the block pops)
+    while (value < copy_end && ops[static_cast<size_t>(value)].op == Op::PopBlock) ++value;
+    if (copy_end < 0 || length < 2 ||
+        (copy_end - value == 1 && ops[static_cast<size_t>(value)].op == Op::LoadConst)) {
+      continue;
+    }
+    // The else before the copy's original runs into it: its jumps stay between the two.
+    for (int start = exit; start + length <= end; ++start) {
+      if (!same_operations(ops, k + 1, start, length)) continue;
+      for (int j = exit; j < start; ++j) {
+        const Operation& op = ops[static_cast<size_t>(j)];
+        if (is_jump(op.op) && (op.target < exit || op.target > start)) return exit;
+      }
+      return start;
+    }
+  }
+  return exit;
 }
 
 int CodeDecoder::decode_jump(int i, int end, int exit) {

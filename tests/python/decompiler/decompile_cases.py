@@ -1762,6 +1762,22 @@ CASES: list[Case] = [
         ([1, 2, 3], 5),
         ([], 0),
     ),
+    _case(
+        "for_else_break_copies_short_return",
+        """
+        def f(items, stop):
+            found = []
+            for x in items:
+                if x == stop:
+                    break
+            else:
+                found.append(stop)
+            return tuple(found)
+        """,
+        ([1, 2, 3], 2),
+        ([1, 2, 3], 5),
+        ([], 0),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
