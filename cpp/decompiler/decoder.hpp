@@ -9,6 +9,7 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -192,6 +193,9 @@ class CodeDecoder {
   void swapped_tuple_assignment(int i);
   int rotated_tuple_assignment(int i);
   bool on_new_line(int i);
+  // `if test: A else: break` statements that were written `if test: A; continue` + `break`
+  // (decode_condition), for decode_while_true.
+  std::set<StmtPtr> written_continues_;  // (kept alive: no address reused)
   void note_break_copies(int head, int exit, int after_else);
   int copied_break_target(int head, int exit, int end) const;
   void pop_top(ExprPtr value);

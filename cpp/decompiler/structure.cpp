@@ -468,6 +468,12 @@ int CodeDecoder::decode_while_true(int head, int last_jump, int end) {
     emit(make_stmt(StmtKind::While, {test->exprs[0]}, {std::move(loop_body), {}}));
     return loop_exit;
   }
+  if (!body.empty() && if_else_break(body.back()) && written_continues_.count(body.back())) {
+    StmtPtr last = body.back();
+    last->bodies[0].push_back(make_stmt(StmtKind::Continue));
+    last->bodies[1].clear();
+    body.push_back(make_stmt(StmtKind::Break));
+  }
   emit(make_stmt(StmtKind::While, {make_constant(spelled_true ? "True" : "1")},
                  {std::move(body), {}}));
   return loop_exit;
@@ -1188,11 +1194,20 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
   if (label == end && loop && !same_target(label, exit) &&
       resolve(label) == resolve(loop->break_target) && label > then_begin) {
     Body then_body = decode_range(then_begin, label, exit);
-    if (then_body.empty()) {  // `if test: continue` then `break`, as written
+    // The test jumps straight to the loop's exit and the branch jumps straight back: `if test:
+    // A; continue` then `break`, as written. (`if test: A else: break` jumps to the else's own
+    // break and ends its branch with a jump to the loop's jump back.)
+    // decode_while_true turns it back where the loop stays `while True` (a `while test` loop's
+    // reading needs the if/else).
+    const Operation& branch_end = ops[static_cast<size_t>(label) - 1];
+    bool written = label == loop->break_target && branch_end.op == Op::Jump &&
+                   branch_end.target < label && same_target(branch_end.target, exit);
+    if (then_body.empty()) {
       make_if({make_stmt(StmtKind::Continue)}, {});
       emit(make_stmt(StmtKind::Break));
     } else {
       make_if(std::move(then_body), {make_stmt(StmtKind::Break)});
+      if (written) written_continues_.insert(out_->back());
     }
     return label;
   }

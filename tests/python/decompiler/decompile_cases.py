@@ -1778,6 +1778,33 @@ CASES: list[Case] = [
         ([1, 2, 3], 5),
         ([], 0),
     ),
+    _case(
+        "while_true_written_continue_then_break",
+        """
+        def g(items, out):
+            while True:
+                item = items.pop() if items else None
+                if item:
+                    out.append(item)
+                    continue
+                break
+            return out
+
+        def h(items, out):
+            while True:
+                item = items.pop() if items else None
+                if item:
+                    out.append(item)
+                else:
+                    break
+            return out
+
+        def f(items):
+            rec(g(list(items), []), h(list(items), []))
+        """,
+        ([1, 2, 0, 3],),
+        ([],),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
@@ -1818,6 +1845,12 @@ _PYC_NOT_YET = {
     },
 }
 _PYC_CODE_NOT_YET = {
+    "while_true_written_continue_then_break": {
+        minor: SAME_BEHAVIOUR_OTHER_CODE
+        + "h: `if x: A else: break` ending a while True body reads as `if x: A; continue` +"
+        " `break` (its then-branch jumps to the loop's jump back, not straight back)"
+        for minor in (10, 11, 12, 13)
+    },
     "chained_comparison": {
         10: FALLBACK + "'chained comparison cleanup'",
         12: FALLBACK + "'chained comparison cleanup'",
