@@ -9,6 +9,7 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -209,7 +210,11 @@ class CodeDecoder {
   void swapped_tuple_assignment(int i);
   int rotated_tuple_assignment(int i);
   bool on_new_line(int i);
-  void note_break_copies(int head, int exit, int tail = -1);
+  // `if test: A else: break` statements that were written `if test: A; continue` + `break`
+  // (decode_condition), for decode_while_true.
+  std::set<StmtPtr> written_continues_;  // (kept alive: no address reused)
+  void note_break_copies(int head, int exit, int after_else);
+  int copied_break_target(int head, int exit, int end) const;
   void pop_top(ExprPtr value);
   ExprPtr constant(const bytecode::ObjectRef& obj) const;
   ExprPtr name_expr(const std::string& name) const;
@@ -256,6 +261,8 @@ class CodeDecoder {
   Body finish_body(Body body) const;  // docstring, declarations, implicit returns
   void add_declarations(Body& body) const;
   void add_name_order(Body& body) const;
+  void add_debug_test(Body& body) const;
+  bool restore_copied_tails(Body& body, const std::vector<std::string>& locals) const;
   int source_order_matches(const Body& body, const std::vector<std::string>& locals)
       const;  // name_order.cpp: a dead block fixing co_names/co_varnames order
 };

@@ -835,6 +835,7 @@ Body CodeDecoder::finish_body(Body body) const {
       return body;
   }
   add_declarations(body);
+  add_debug_test(body);
   if (role_ == CodeRole::Function) add_name_order(body);
   return body;
 }

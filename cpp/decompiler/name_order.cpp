@@ -12,6 +12,7 @@
 #include <set>
 
 #include "decompiler/decoder.hpp"
+#include "decompiler/printer.hpp"
 
 namespace glassbox::decompiler {
 
@@ -75,6 +76,30 @@ class SourceOrder {
   int minor_;
   std::function<void(const std::string&, bool)> meet_;  // (name, is_attribute)
 
+  // The finally bodies around the statement being compiled, innermost last, and how many of
+  // them lie outside each enclosing loop: a return, break or continue compiles a copy of each
+  // finally body it leaves, innermost first (each without itself and those inside it).
+  std::vector<const Body*> finally_;
+  std::vector<size_t> loops_;
+
+  void loop_body(const Body& b) {
+    loops_.push_back(finally_.size());
+    body(b);
+    loops_.pop_back();
+  }
+  void unwind(size_t outer) {
+    if (finally_.size() > 50) return;
+    std::vector<const Body*> saved = finally_;
+    for (size_t k = saved.size(); k-- > outer;) {
+      finally_.assign(saved.begin(), saved.begin() + static_cast<long>(k));
+      std::vector<size_t> saved_loops = loops_;
+      loops_.clear();
+      body(*saved[k]);
+      loops_ = std::move(saved_loops);
+    }
+    finally_ = std::move(saved);
+  }
+
   void name(const std::string& n) { meet_(n, false); }
   void attribute(const std::string& n) { meet_(n, true); }
 
@@ -82,6 +107,7 @@ class SourceOrder {
     if (!e) return;
     switch (e->kind) {
       case ExprKind::Name:
+        if (e->text == "__debug__") return;  // compiled as a constant
         return name(e->text);
       case ExprKind::Constant:
         return;
@@ -226,9 +252,11 @@ class SourceOrder {
       case StmtKind::For:
         expr(s.exprs[1]);
         expr(s.exprs[0]);
-        for (const Body& b : s.bodies) body(b);
+        loop_body(s.bodies[0]);
+        body(s.bodies[1]);
         return;
       case StmtKind::Try:
+        if (!s.bodies[2].empty()) finally_.push_back(&s.bodies[2]);
         body(s.bodies[0]);
         if (minor_ >= 11) body(s.bodies[1]);  // 3.11+ compiles the else before the handlers
         for (const ExceptHandler& h : s.handlers) {
@@ -237,8 +265,20 @@ class SourceOrder {
           body(h.body);
         }
         if (minor_ < 11) body(s.bodies[1]);
+        if (!s.bodies[2].empty()) finally_.pop_back();
         body(s.bodies[2]);
         return;
+      case StmtKind::While:
+        expr(s.exprs[0]);
+        loop_body(s.bodies[0]);
+        body(s.bodies[1]);
+        return;
+      case StmtKind::Return:
+        for (const ExprPtr& e : s.exprs) expr(e);
+        return unwind(0);
+      case StmtKind::Break:
+      case StmtKind::Continue:
+        return unwind(loops_.empty() ? 0 : loops_.back());
       case StmtKind::With:
         for (const ExprPtr& e : s.exprs) expr(e);  // context, target pairs
         body(s.bodies[0]);
@@ -269,6 +309,125 @@ class SourceOrder {
     }
   }
 };
+
+// 3.10 replaces a jump to a short exit block (a `return` or `raise` of up to four instructions)
+// with a copy of the block: `if c: A else: B` + `return r` compiles as `if c: A; return r` +
+// `B; return r`, and a `break` out of `while True` as a copy of the return after the loop. The
+// decoder reads the copies where they stand; the order in which the compiler met the names tells
+// where the source had them. CopiedTails finds the places where a copy may stand for a jump
+// and puts the exit back: site `which` only, or every site (-1); it returns how many it saw.
+class CopiedTails {
+ public:
+  explicit CopiedTails(int which) : which_(which) {}
+  int sites() const { return seen_; }
+
+  // `next` is the text of the statement that runs when `b` falls off its end ("" where that is
+  // not a plain statement: a loop's next iteration, the end of the function).
+  void body(Body& b, const std::string& next, int depth) {
+    if (depth > 100) return;
+    for (size_t k = 0; k < b.size(); ++k) {
+      Stmt& s = *b[k];
+      if (s.kind == StmtKind::If) {
+        std::string after = k + 1 < b.size() ? text(b[k + 1]) : next;
+        for (Body& inner : s.bodies) body(inner, after, depth + 1);
+        continue;
+      }
+      for (Body& inner : s.bodies) body(inner, "", depth + 1);
+      for (ExceptHandler& h : s.handlers) body(h.body, "", depth + 1);
+    }
+    // `if c: A; T` + `B; T` -> `if c: A else: B` + `T`; the same where B ends in another exit
+    // (T after it is never reached: the compiler drops it), or where B falls off the end of `b`
+    // into T. From the last such `if` up, so that an elif chain folds from its end.
+    for (size_t k = b.size(); k-- > 0;) {
+      Stmt& s = *b[k];
+      if (s.kind != StmtKind::If || s.bodies.size() != 2 || !s.bodies[1].empty() ||
+          s.bodies[0].size() < 2 || !is_exit(*s.bodies[0].back()) || k + 1 >= b.size()) {
+        continue;
+      }
+      StmtPtr tail = s.bodies[0].back();
+      std::string tail_text = text(tail);
+      bool ends_in_tail = text(b.back()) == tail_text;
+      bool ends_in_exit = is_exit(*b.back());
+      if (!ends_in_tail && !(ends_in_exit && b.back()->kind == StmtKind::Raise) &&
+          !(!ends_in_exit && next == tail_text)) {
+        continue;
+      }
+      if (!take()) continue;
+      s.bodies[0].pop_back();
+      auto rest_end = b.end() - (ends_in_tail ? 1 : 0);
+      s.bodies[1].assign(b.begin() + static_cast<long>(k) + 1, rest_end);
+      b.erase(b.begin() + static_cast<long>(k) + 1, b.end());
+      if (ends_in_tail || ends_in_exit) b.push_back(tail);
+    }
+    // `while True: ... T ...` (no break) -> `while True: ... break ...` + `T`.
+    if (b.empty() || b.back()->kind != StmtKind::While || !b.back()->bodies[1].empty()) return;
+    Stmt& loop = *b.back();
+    if (loop.exprs[0]->kind != ExprKind::Constant ||
+        (loop.exprs[0]->text != "True" && loop.exprs[0]->text != "1"))
+      return;
+    std::vector<std::string> exits;
+    bool breaks = false;
+    loop_exits(loop.bodies[0], &exits, &breaks, 0);
+    if (breaks) return;
+    for (const std::string& exit : exits) {
+      if (!take()) continue;
+      StmtPtr tail;
+      replace_exits(loop.bodies[0], exit, &tail, 0);
+      b.push_back(tail);
+      return;
+    }
+  }
+
+ private:
+  int which_;
+  int seen_ = 0;
+
+  // Whether the current site is one to rewrite.
+  bool take() {
+    int site = seen_++;
+    return which_ == -1 || which_ == site;
+  }
+  static bool is_exit(const Stmt& s) {
+    return s.kind == StmtKind::Return || s.kind == StmtKind::Raise;
+  }
+  static std::string text(const StmtPtr& s) { return print_body(Body{s}); }
+
+  // The exits and breaks of a loop body outside nested loops, through `if` branches only.
+  static void loop_exits(const Body& b, std::vector<std::string>* exits, bool* breaks, int depth) {
+    if (depth > 100) return;
+    for (const StmtPtr& s : b) {
+      if (s->kind == StmtKind::Break) *breaks = true;
+      if (is_exit(*s) && std::find(exits->begin(), exits->end(), text(s)) == exits->end())
+        exits->push_back(text(s));
+      if (s->kind == StmtKind::If)
+        for (const Body& inner : s->bodies) loop_exits(inner, exits, breaks, depth + 1);
+    }
+  }
+  static void replace_exits(Body& b, const std::string& exit, StmtPtr* tail, int depth) {
+    if (depth > 100) return;
+    for (StmtPtr& s : b) {
+      if (is_exit(*s) && text(s) == exit) {
+        *tail = s;
+        s = make_stmt(StmtKind::Break);
+      } else if (s->kind == StmtKind::If) {
+        for (Body& inner : s->bodies) replace_exits(inner, exit, tail, depth + 1);
+      }
+    }
+  }
+};
+
+Body deep_copy(const Body& b, int depth) {
+  Body out;
+  for (const StmtPtr& s : b) {
+    auto c = std::make_shared<Stmt>(*s);
+    if (depth < 100) {
+      for (Body& inner : c->bodies) inner = deep_copy(inner, depth + 1);
+      for (ExceptHandler& h : c->handlers) h.body = deep_copy(h.body, depth + 1);
+    }
+    out.push_back(c);
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -308,6 +467,24 @@ int CodeDecoder::source_order_matches(const Body& body,
   return met_locals == wanted_locals ? 1 : 0;
 }
 
+// Puts back the exits 3.10 copied (CopiedTails) where that makes the source meet the names in
+// the original's order: one site at a time, then all of them.
+bool CodeDecoder::restore_copied_tails(Body& body, const std::vector<std::string>& locals) const {
+  CopiedTails count(-2);
+  Body probe = deep_copy(body, 0);
+  count.body(probe, "", 0);
+  for (int which = 0; which <= count.sites() && which < 64; ++which) {
+    Body candidate = deep_copy(body, 0);
+    CopiedTails rewrite(which == count.sites() ? -1 : which);
+    rewrite.body(candidate, "", 0);
+    if (source_order_matches(candidate, locals) == 1) {
+      body = std::move(candidate);
+      return true;
+    }
+  }
+  return false;
+}
+
 void CodeDecoder::add_name_order(Body& body) const {
   std::vector<std::string> name_uses;
   std::vector<std::string> fast_uses;
@@ -343,6 +520,7 @@ void CodeDecoder::add_name_order(Body& body) const {
     // original's (an else clause placed differently, a reordered branch).
     int matches = source_order_matches(body, locals);
     if (matches == 1) return;
+    if (matches == 0 && code_.minor == 10 && restore_copied_tails(body, locals)) return;
     // Where the tree cannot tell, the order of first use in the bytecode is the best guess.
     if (matches < 0 && first_uses_match(name_uses, code_.names) && used_locals == locals) return;
     names_ok = locals_ok = false;
@@ -378,6 +556,189 @@ void CodeDecoder::add_name_order(Body& body) const {
   comment->text = "glassbox: never runs; lists the names in the order of the original code object";
   body.insert(body.begin() + static_cast<long>(at), dead);
   body.insert(body.begin() + static_cast<long>(at), comment);
+}
+
+namespace {
+
+// The key under which a constant expression of the tree and an entry of co_consts meet: the
+// printed constant, a tuple of constants as the tuple the compiler folds it into ("" if neither).
+std::string constant_key(const Expr& e, int depth) {
+  if (e.kind == ExprKind::Constant) return e.text;
+  if (e.kind != ExprKind::Tuple || depth > 20) return "";
+  std::string key = "(";
+  for (size_t k = 0; k < e.args.size(); ++k) {
+    std::string item = e.args[k] ? constant_key(*e.args[k], depth + 1) : "";
+    if (item.empty()) return "";
+    key += (k ? ", " : "") + item;
+  }
+  return key + (e.args.size() == 1 ? ",)" : ")");
+}
+
+// Where the compiler meets constants, for `if __debug__:` (see add_debug_test).
+class ConstantUses {
+ public:
+  ConstantUses(std::map<std::string, size_t> index, std::map<std::string, size_t> code_index,
+               size_t debug)
+      : index_(std::move(index)), code_index_(std::move(code_index)), debug_(debug) {}
+
+  // The first statement (in compile order) that adds a constant placed after co_consts[debug_]:
+  // `if __debug__:` goes around it, or around the compound statement it opens when that adds no
+  // constant of its own before it. Null where none is found, or where the source meets a True
+  // first (which then adds the constant itself, where it belongs).
+  StmtPtr* find(Body& b, int depth) {
+    if (depth > 100 || stopped_) return nullptr;
+    for (StmtPtr& s : b) {
+      int own = own_constants(*s);
+      if (own == kTrue) stopped_ = true;
+      if (stopped_) return nullptr;
+      if (own == kAfter) return &s;
+      bool first = true;
+      for (Body* inner : bodies(*s)) {
+        StmtPtr* found = find(*inner, depth + 1);
+        if (stopped_) return nullptr;
+        if (found) {
+          bool opens =
+              first && own == kNone && !inner->empty() && found == &inner->front() &&
+              (s->kind == StmtKind::For || s->kind == StmtKind::While ||
+               s->kind == StmtKind::With || s->kind == StmtKind::Try || s->kind == StmtKind::If);
+          return opens ? &s : found;
+        }
+        first = false;
+      }
+    }
+    return nullptr;
+  }
+
+ private:
+  static constexpr int kNone = 0;     // no constant the tree shows
+  static constexpr int kBefore = -1;  // only constants placed before the True
+  static constexpr int kAfter = 1;    // first a constant placed after it
+  static constexpr int kTrue = 2;     // first a True
+  std::map<std::string, size_t> index_;
+  std::map<std::string, size_t> code_index_;
+  size_t debug_;
+  bool stopped_ = false;
+
+  static std::vector<Body*> bodies(Stmt& s) {
+    std::vector<Body*> out;
+    if (s.kind == StmtKind::FunctionDef || s.kind == StmtKind::ClassDef) return out;
+    if (!s.bodies.empty()) out.push_back(&s.bodies[0]);
+    for (ExceptHandler& h : s.handlers) out.push_back(&h.body);
+    for (size_t k = 1; k < s.bodies.size(); ++k) out.push_back(&s.bodies[k]);
+    return out;
+  }
+
+  // What `s` itself (not its nested bodies) adds first: kAfter, kTrue, else kBefore or kNone.
+  int own_constants(const Stmt& s) const {
+    int found = kNone;
+    auto meet_index = [&](size_t index) {
+      if (found == kAfter || found == kTrue) return;
+      found = index > debug_ ? kAfter : index == debug_ ? kTrue : kBefore;
+    };
+    auto meet = [&](const std::string& key, const std::map<std::string, size_t>& table) {
+      auto at = table.find(key);
+      if (at != table.end()) meet_index(at->second);
+    };
+    std::function<void(const ExprPtr&, int)> expr = [&](const ExprPtr& e, int depth) {
+      if (!e || depth > 100) return;
+      std::string key = constant_key(*e, 0);
+      if (!key.empty()) return meet(key, index_);
+      if ((e->kind == ExprKind::List || e->kind == ExprKind::Set) && e->args.size() > 2) {
+        // A display of three or more constants loads them as one tuple.
+        auto as_tuple = make_expr(ExprKind::Tuple, e->args);
+        std::string items = constant_key(*as_tuple, 0);
+        if (!items.empty()) {
+          if (e->kind == ExprKind::List) meet(items, index_);
+          return;
+        }
+      }
+      if (e->kind == ExprKind::JoinedStr) {
+        for (const ExprPtr& a : e->args)
+          if (a && a->kind != ExprKind::Constant) expr(a, depth + 1);
+        return;
+      }
+      if (e->kind == ExprKind::Call) {
+        std::string names;
+        for (const ExprPtr& a : e->args)
+          if (a && a->kind == ExprKind::Keyword)
+            names += (names.empty() ? "'" : ", '") + a->text + "'";
+        for (const ExprPtr& a : e->args) expr(a, depth + 1);
+        if (!names.empty())
+          meet("(" + names + (names.find(',') == std::string::npos ? ",)" : ")"), index_);
+        return;
+      }
+      // (Defaults are text; the compiler folds them into a tuple, leaving each constant unused.)
+      if (e->kind == ExprKind::Lambda && e->text.find("True") != std::string::npos)
+        meet_index(debug_);
+      if (e->kind == ExprKind::Lambda || e->kind == ExprKind::ListComp ||
+          e->kind == ExprKind::SetComp || e->kind == ExprKind::DictComp ||
+          e->kind == ExprKind::GeneratorExp) {
+        return;  // a code object of its own; its place is not looked up
+      }
+      for (const ExprPtr& a : e->args) expr(a, depth + 1);
+    };
+    for (const ExprPtr& d : s.decorators) expr(d, 0);
+    switch (s.kind) {
+      case StmtKind::Expr:
+        if (!s.exprs.empty() && s.exprs[0] && s.exprs[0]->kind == ExprKind::Constant) return 0;
+        break;
+      case StmtKind::FunctionDef:
+      case StmtKind::ClassDef:
+        if (s.header.find("True") != std::string::npos) meet_index(debug_);
+        meet(s.text, code_index_);
+        break;
+      case StmtKind::Return:
+        if (s.exprs.empty()) meet("None", index_);
+        break;
+      case StmtKind::Import: {
+        size_t dots = s.text.rfind("from ", 0) == 0 ? s.text.find_first_not_of('.', 5) - 5 : 0;
+        meet(std::to_string(dots), index_);
+        break;
+      }
+      default:
+        break;
+    }
+    for (const ExprPtr& e : s.exprs) expr(e, 0);
+    return found;
+  }
+};
+
+}  // namespace
+
+// 3.10/3.11 compile `if __debug__:` as LOAD_CONST True and a test the optimizer then removes: the
+// True stays in co_consts, unused, where the compiler met the test. Where the code holds such a
+// True and the tree adds a constant placed after it before any True, the test goes back around
+// the first statement that does (the same code: only a NOP with the test's line is lost).
+void CodeDecoder::add_debug_test(Body& body) const {
+  if (!keeps_folded_constants()) return;
+  size_t debug = 0;
+  for (size_t k = 1; k < code_.consts.size() && debug == 0; ++k) {
+    const auto& c = code_.consts[k];
+    if (c->kind == bytecode::ObjectKind::True &&
+        std::none_of(lifted_.ops.begin(), lifted_.ops.end(),
+                     [&](const Operation& op) { return op.constant == c; })) {
+      debug = k;
+    }
+  }
+  if (debug == 0) return;
+  std::map<std::string, size_t> index;
+  std::map<std::string, size_t> code_index;
+  for (size_t k = 0; k < code_.consts.size(); ++k) {
+    const auto& c = code_.consts[k];
+    if (c->kind == bytecode::ObjectKind::Code) {
+      if (c->code) code_index.emplace(c->code->name, k);
+      continue;
+    }
+    try {
+      std::string key = constant_key(*constant(c), 0);
+      if (!key.empty()) index.emplace(key, k);
+    } catch (const DecodeFailure&) {
+    }
+  }
+  ConstantUses uses(std::move(index), std::move(code_index), debug);
+  StmtPtr* at = uses.find(body, 0);
+  if (!at) return;
+  *at = make_stmt(StmtKind::If, {make_name("__debug__")}, {{*at}, {}});
 }
 
 }  // namespace glassbox::decompiler

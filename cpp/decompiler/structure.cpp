@@ -501,6 +501,31 @@ int CodeDecoder::decode_while_true(int head, int last_jump, int end, int region_
   });
   bool spelled_true =
       !keeps_folded_constants() || has_constant(bytecode::ObjectKind::True, false) || !has_one;
+  // The folded test's constant was added to co_consts when the compiler reached the loop: after
+  // the constants of the code before it. An unused True or 1 placed there tells the spelling.
+  if (keeps_folded_constants()) {
+    auto unused_after = [&](size_t index) {
+      const auto& c = code_.consts[index];
+      return std::none_of(lifted_.ops.begin(), lifted_.ops.end(),
+                          [&](const Operation& op) { return op.constant == c; });
+    };
+    size_t before = 0;
+    for (int k = 0; k < head; ++k) {
+      const auto& c = lifted_.ops[static_cast<size_t>(k)].constant;
+      if (!c) continue;
+      for (size_t index = 0; index < code_.consts.size(); ++index)
+        if (code_.consts[index] == c) before = std::max(before, index);
+    }
+    for (size_t index = before + 1; index < code_.consts.size(); ++index) {
+      const auto& c = code_.consts[index];
+      bool is_true = c->kind == bytecode::ObjectKind::True;
+      bool is_one = c->kind == bytecode::ObjectKind::Int && c->int_decimal == "1";
+      if ((is_true || is_one) && unused_after(index)) {
+        spelled_true = is_true;
+        break;
+      }
+    }
+  }
   // `while test: B` whose body never falls off its end has no copy of the test at the bottom:
   // it reads as `while True: if test: B else: break` (3.10/3.11 would keep an unused True).
   // Where B falls off its end it went back to the test: a written `continue`.
@@ -534,6 +559,12 @@ int CodeDecoder::decode_while_true(int head, int last_jump, int end, int region_
     }
     emit(make_stmt(StmtKind::While, {test->exprs[0]}, {std::move(loop_body), {}}));
     return loop_exit;
+  }
+  if (!body.empty() && if_else_break(body.back()) && written_continues_.count(body.back())) {
+    StmtPtr last = body.back();
+    last->bodies[0].push_back(make_stmt(StmtKind::Continue));
+    last->bodies[1].clear();
+    body.push_back(make_stmt(StmtKind::Break));
   }
   emit(make_stmt(StmtKind::While, {make_constant(spelled_true ? "True" : "1")},
                  {std::move(body), {}}));
@@ -624,11 +655,14 @@ int CodeDecoder::decode_for(int i, int end, int region_exit) {
   if (after < static_cast<int>(ops.size()) && ops[static_cast<size_t>(after)].op == Op::EndFor)
     ++after;
   int loop_exit = loop_else_end(i + 1, exit, after, end);
-  // 3.12+: a `break` whose code after the loop is short and returns pops the iterator and runs
-  // a copy of that code, with its lines; past an else, the original follows the else (which
-  // nothing jumps over, up to it).
-  int break_tail = -1;
-  if (code_.minor >= 12 && loop_exit == after && after > exit) {
+  // A `break` whose code after the loop is short and returns pops the iterator and runs a copy
+  // of that code: where no break jump shows the else, the original's place ends it.
+  bool else_by_jumps = loop_exit != after;
+  if (!else_by_jumps) loop_exit = copied_break_target(i, after, end);
+  // 3.12+: the copy keeps the original's lines; past an else, the original follows the else
+  // (which nothing jumps over, up to it).
+  if (!else_by_jumps && loop_exit == after && code_.minor >= 12 && after > exit) {
+    int break_tail = -1;
     for (int k = i + 1; k + 1 < exit && break_tail < 0; ++k) {
       int length = ops[static_cast<size_t>(k)].op == Op::PopTop ? copied_tail_length(k + 1) : 0;
       if (length == 0 || k + 1 + length > exit) continue;
@@ -643,6 +677,7 @@ int CodeDecoder::decode_for(int i, int end, int region_exit) {
     }
     if (break_tail >= 0) loop_exit = break_tail;
   }
+  const int after_else = else_by_jumps ? -1 : loop_exit;  // where the breaks' copies come from
   // A break jumping past the region's end, straight to where the region goes when it ends: the
   // loop (with its else, which cannot fall off its end there) runs to the region's end, and its
   // breaks go to that exit (an if's then-branch ending in a loop whose else raises, the break
@@ -692,7 +727,7 @@ int CodeDecoder::decode_for(int i, int end, int region_exit) {
     loop_exit = tail + 1;
     break_target = loop_exit;
   }
-  note_break_copies(i, exit, break_tail);
+  note_break_copies(i, exit, after_else);
   push(iter);
   push(make_expr(ExprKind::Internal, {}, "loop_target"));
   size_t depth = statement_depth_;
@@ -724,14 +759,18 @@ int CodeDecoder::decode_for(int i, int end, int region_exit) {
 }
 
 // A `break` out of the for loop at `head` whose code after the loop is short and returns: the
-// compiler pops the iterator and copies that code (3.12+; from 3.13 also as in 3.11) instead of
-// jumping. Such POP_TOPs are recorded; decode_statement makes each a `break`. The code after
-// the loop is `tail`, where an else lies before it, else right after the loop's END_FOR.
-void CodeDecoder::note_break_copies(int head, int exit, int tail) {
+// compiler pops the iterator and copies that code (3.10, 3.12+) instead of jumping. Such POP_TOPs
+// are recorded; decode_statement makes each a `break`.
+void CodeDecoder::note_break_copies(int head, int exit, int after_else) {
   const auto& ops = lifted_.ops;
   int size = static_cast<int>(ops.size());
-  if (exit >= size || ops[static_cast<size_t>(exit)].op != Op::EndFor) return;
-  if (tail < 0) tail = exit + 1;
+  if (exit >= size) return;
+  // A break goes to the code after the loop and its else: `after_else`, where no break jump
+  // says otherwise (-1: the loop has an else that a break jumps past). 3.10 has no END_FOR at
+  // the exit. (3.11 copies only blocks without a line number, which the code after a loop has.)
+  bool end_for = ops[static_cast<size_t>(exit)].op == Op::EndFor;
+  if (!end_for && (code_.minor != 10 || after_else < 0)) return;
+  int tail = after_else >= 0 ? after_else : exit + 1;
   int length = 0;
   for (int k = tail; k < size && k < tail + 8; ++k) {
     Op op = ops[static_cast<size_t>(k)].op;
@@ -746,6 +785,46 @@ void CodeDecoder::note_break_copies(int head, int exit, int tail) {
     if (ops[static_cast<size_t>(k)].op == Op::PopTop && same_operations(ops, k + 1, tail, length))
       break_copies_[k] = {head, length};
   }
+}
+
+// 3.10, 3.12+: where the for loop at `head` has no break jump, the start of the short return that
+// ends the code after its exit (`exit`: after END_FOR) when a break copied it (POP_TOP, then the
+// same operations): that code before the copy is the loop's else. `exit` otherwise. A copied
+// `return <constant>` is left out: a return inside the loop compiles the same, and reads better.
+int CodeDecoder::copied_break_target(int head, int exit, int end) const {
+  const auto& ops = lifted_.ops;
+  if (code_.minor == 11) return exit;
+  for (int k = head + 1; k < exit; ++k) {
+    if (ops[static_cast<size_t>(k)].op != Op::PopTop) continue;
+    // The copy: a statement of its own (it starts by loading a value, or by leaving a 3.10 try
+    // block) that returns without a jump and leaves no handler.
+    Op first = ops[static_cast<size_t>(k) + 1].op;
+    bool plain = first == Op::LoadName || first == Op::LoadConst || first == Op::PopBlock;
+    int copy_end = -1;
+    for (int c = k + 1; c < k + 9 && c < exit && plain && copy_end < 0; ++c) {
+      Op op = ops[static_cast<size_t>(c)].op;
+      if (op == Op::ReturnValue) copy_end = c;
+      plain = op != Op::Swap && op != Op::PopExcept && op != Op::PopTop && !is_jump(op) &&
+              op != Op::ReturnConst && op != Op::RaiseVarargs && op != Op::Reraise;
+    }
+    int length = copy_end - k;
+    int value = k + 1;  // (past the block pops)
+    while (value < copy_end && ops[static_cast<size_t>(value)].op == Op::PopBlock) ++value;
+    if (copy_end < 0 || length < 2 ||
+        (copy_end - value == 1 && ops[static_cast<size_t>(value)].op == Op::LoadConst)) {
+      continue;
+    }
+    // The else before the copy's original runs into it: its jumps stay between the two.
+    for (int start = exit; start + length <= end; ++start) {
+      if (!same_operations(ops, k + 1, start, length)) continue;
+      for (int j = exit; j < start; ++j) {
+        const Operation& op = ops[static_cast<size_t>(j)];
+        if (is_jump(op.op) && (op.target < exit || op.target > start)) return exit;
+      }
+      return start;
+    }
+  }
+  return exit;
 }
 
 int CodeDecoder::decode_jump(int i, int end, int exit) {
@@ -1314,11 +1393,20 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
   if (label == end && loop && !same_target(label, exit) &&
       resolve(label) == resolve(loop->break_target) && label > then_begin) {
     Body then_body = decode_range(then_begin, label, exit);
-    if (then_body.empty()) {  // `if test: continue` then `break`, as written
+    // The test jumps straight to the loop's exit and the branch jumps straight back: `if test:
+    // A; continue` then `break`, as written. (`if test: A else: break` jumps to the else's own
+    // break and ends its branch with a jump to the loop's jump back.)
+    // decode_while_true turns it back where the loop stays `while True` (a `while test` loop's
+    // reading needs the if/else).
+    const Operation& branch_end = ops[static_cast<size_t>(label) - 1];
+    bool written = label == loop->break_target && branch_end.op == Op::Jump &&
+                   branch_end.target < label && same_target(branch_end.target, exit);
+    if (then_body.empty()) {
       make_if({make_stmt(StmtKind::Continue)}, {});
       emit(make_stmt(StmtKind::Break));
     } else {
       make_if(std::move(then_body), {make_stmt(StmtKind::Break)});
+      if (written) written_continues_.insert(out_->back());
     }
     return label;
   }

@@ -2292,6 +2292,195 @@ CASES: list[Case] = [
             return rec("done", len(items))
         """,
         ([1, None, 3],),
+    ),
+    _case(
+        "copied_exit_tails_in_name_order",
+        """
+        def g(kind, table):
+            "An elif chain whose branches end in a copy of the return after it."
+            if kind == "a":
+                found = table.first
+            elif kind == "b":
+                found = table.second
+            else:
+                raise KeyError(kind)
+            return found.upper()
+
+        def h(items):
+            "A break out of while True whose jump became a copy of the return after the loop."
+            parts = []
+            while True:
+                item = items.pop()
+                if not item:
+                    break
+                parts.append(item)
+            return parts.copy()
+
+        def f(kind):
+            class T:
+                first = "x"
+                second = "y"
+
+            try:
+                rec("g", g(kind, T))
+            except KeyError as error:
+                rec("raised", str(error))
+            rec("h", h(["", "p", kind]))
+        """,
+        ("a",),
+        ("b",),
+        ("c",),
+    ),
+    _case(
+        "return_compiles_finally_body_first",
+        """
+        def g(box):
+            "The return in the else compiles the finally body before the handler."
+            try:
+                value = box.first
+            except AttributeError:
+                pass
+            else:
+                return value.upper()
+            finally:
+                rec("closed", box.closed)
+
+        def f(flag):
+            class Box:
+                closed = "yes"
+
+            box = Box()
+            if flag:
+                box.first = "x"
+            rec(g(box))
+        """,
+        (True,),
+        (False,),
+    ),
+    _case(
+        "while_one_and_while_true_spellings",
+        """
+        def g(items):
+            "while 1 beside a used True: 3.10/3.11 keep the unused 1."
+            items = list(items)
+            first = True
+            out = []
+            while 1:
+                item = items.pop()
+                if not item:
+                    break
+                out.append((first, item))
+                first = False
+            return out
+
+        def h(items):
+            "while 1, then while True: the unused constants' order tells which is which."
+            items = list(items)
+            while 1:
+                if items.pop() == "start":
+                    break
+            count = 0
+            while True:
+                if not items or items.pop() == "end":
+                    break
+                count += 2
+            return count
+
+        def f(items):
+            rec(g(items), h(items))
+        """,
+        (["", "a", "b"],),
+        (["end", "x", "start", "y"],),
+    ),
+    _case(
+        "if_debug_keeps_its_constant",
+        """
+        def g(level, log):
+            "3.10/3.11 keep the True of __debug__ unused in co_consts."
+            log = list(log)
+            if __debug__:
+                if level >= 3:
+                    log.append("debug")
+            return len(log) + 7
+
+        def make():
+            class C:
+                "A default True comes after: the debug test holds the unused True."
+                if __debug__:
+                    def m(self):
+                        return "m"
+
+                def p(self, z=5):
+                    return z
+
+                def n(self, flag=True):
+                    return flag
+
+            return C
+
+        def f(level):
+            c = make()()
+            rec(g(level, ["x"]), c.m(), c.p(), c.n())
+        """,
+        (1,),
+        (3,),
+    ),
+    _case(
+        "for_break_copies_short_return",
+        """
+        def f(items, stop):
+            found = []
+            for x in items:
+                if x == stop:
+                    break
+                found.append(x)
+            return found
+        """,
+        ([1, 2, 3], 2),
+        ([1, 2, 3], 5),
+        ([], 0),
+    ),
+    _case(
+        "for_else_break_copies_short_return",
+        """
+        def f(items, stop):
+            found = []
+            for x in items:
+                if x == stop:
+                    break
+            else:
+                found.append(stop)
+            return tuple(found)
+        """,
+        ([1, 2, 3], 2),
+        ([1, 2, 3], 5),
+        ([], 0),
+    ),
+    _case(
+        "while_true_written_continue_then_break",
+        """
+        def g(items, out):
+            while True:
+                item = items.pop() if items else None
+                if item:
+                    out.append(item)
+                    continue
+                break
+            return out
+
+        def h(items, out):
+            while True:
+                item = items.pop() if items else None
+                if item:
+                    out.append(item)
+                else:
+                    break
+            return out
+
+        def f(items):
+            rec(g(list(items), []), h(list(items), []))
+        """,
+        ([1, 2, 0, 3],),
         ([],),
     ),
 ]
@@ -2352,6 +2541,12 @@ _PYC_NOT_YET = {
     },
 }
 _PYC_CODE_NOT_YET = {
+    "while_true_written_continue_then_break": {
+        minor: SAME_BEHAVIOUR_OTHER_CODE
+        + "h: `if x: A else: break` ending a while True body reads as `if x: A; continue` +"
+        " `break` (its then-branch jumps to the loop's jump back, not straight back)"
+        for minor in (10, 11, 12, 13)
+    },
     "chained_comparison": {
         10: FALLBACK + "'chained comparison cleanup'",
         12: FALLBACK + "'chained comparison cleanup'",
@@ -2359,10 +2554,6 @@ _PYC_CODE_NOT_YET = {
     },
     "try_except_else_finally": {
         10: FALLBACK + "'unstructured jump at offset 180'",
-    },
-    "loop_break_in_try_except": {
-        10: SAME_BEHAVIOUR_OTHER_CODE
-        + "f: instruction #4: expected FOR_ITER -> #44, got FOR_ITER -> #45",
     },
     "for_else_break_copies_return_after": {
         10: SAME_BEHAVIOUR_OTHER_CODE
