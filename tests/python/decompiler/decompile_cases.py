@@ -2541,12 +2541,6 @@ _PYC_NOT_YET = {
     },
 }
 _PYC_CODE_NOT_YET = {
-    "while_true_written_continue_then_break": {
-        minor: SAME_BEHAVIOUR_OTHER_CODE
-        + "h: `if x: A else: break` ending a while True body reads as `if x: A; continue` +"
-        " `break` (its then-branch jumps to the loop's jump back, not straight back)"
-        for minor in (10, 11, 12, 13)
-    },
     "chained_comparison": {
         10: FALLBACK + "'chained comparison cleanup'",
         12: FALLBACK + "'chained comparison cleanup'",
