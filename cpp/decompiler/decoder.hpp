@@ -170,7 +170,7 @@ class CodeDecoder {
   ConditionItem finish_chained_test(ConditionItem item);
   std::vector<ConditionItem> collect_conditions(int j, int end, int stmt_start);
   ExprPtr build_condition(const std::vector<ConditionItem>& items, size_t lo, size_t hi, int label,
-                          bool cond, int end_position) const;
+                          bool cond, int end_position, bool top = true) const;
 
   // ---- match.cpp: match statements (the reading of patterns lives in MatchReader)
   int decode_match(int i, int end, int exit);  // -1 when no match statement starts at i
