@@ -222,6 +222,8 @@ class CodeDecoder {
   // in co_consts, where no instruction uses it; has_constant tells whether the code holds a
   // constant of that kind (one no instruction loads, with unused_only).
   bool keeps_folded_constants() const;
+  // 3.11+ compiles `x is None` and `x is not None` in jump position to a None test jump.
+  bool none_tests_jump() const { return code_.minor >= 11; }
   bool has_constant(bytecode::ObjectKind kind, bool unused_only) const;
   // A string annotation under `from __future__ import annotations`, as the expression it spells.
   ExprPtr annotation_source(const ExprPtr& annotation) const;

@@ -19,7 +19,7 @@ namespace {
 // An identity or membership test in jump position keeps the IS_OP/CONTAINS_OP argument its
 // source wrote: the compiler folds `not (a is b)` into `a is not b` only where the `not` applies
 // to the comparison itself, and under `not (a and b is c)` turns the jump around instead.
-// (3.12+ compiles `x is None` and `x is not None` to a None test jump either way.)
+// (3.11+ compiles `x is None` and `x is not None` to a None test jump either way.)
 bool keeps_operator(const ExprPtr& e, bool none_free) {
   return e->kind == ExprKind::Compare && e->ops.size() == 1 && e->args.size() == 2 &&
          (e->ops[0] == "in" || e->ops[0] == "not in" || e->ops[0] == "is" ||
@@ -1107,8 +1107,8 @@ ExprPtr CodeDecoder::build_condition(const std::vector<ConditionItem>& items, si
       sense = true;
     }
     if (sense == cond) return atom;
-    ExprPtr negated = negate_jumps(atom, code_.minor >= 12);
-    return top ? settle_test(negated, code_.minor >= 12, true) : negated;
+    ExprPtr negated = negate_jumps(atom, none_tests_jump());
+    return top ? settle_test(negated, none_tests_jump(), true) : negated;
   }
   // The first item leaving the range says whether this is a chain to `label` or to the end.
   size_t first = lo;
@@ -1158,8 +1158,8 @@ ExprPtr CodeDecoder::build_condition(const std::vector<ConditionItem>& items, si
     }
   }
   ExprPtr combined = make_expr(ExprKind::BoolOp, std::move(values), is_and ? "and" : "or");
-  if (own_cond != cond) combined = negate_jumps(combined, code_.minor >= 12);
-  return top ? settle_test(combined, code_.minor >= 12, true) : combined;
+  if (own_cond != cond) combined = negate_jumps(combined, none_tests_jump());
+  return top ? settle_test(combined, none_tests_jump(), true) : combined;
 }
 
 bool CodeDecoder::decode_if_expression(int j, int true_start, int false_start, ExprPtr condition) {
@@ -1315,7 +1315,7 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
       ops[static_cast<size_t>(then_begin)].op == Op::Jump &&
       same_target(ops[static_cast<size_t>(then_begin)].target, loop->continue_target) &&
       needs_inversion()) {
-    make_if_test(negate_test(test, code_.minor >= 12), decode_range(label, end, exit));
+    make_if_test(negate_test(test, none_tests_jump()), decode_range(label, end, exit));
     return end;
   }
   // A test that jumps back to the loop head: `if test: <rest of the loop body>`.
