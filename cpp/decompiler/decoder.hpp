@@ -170,7 +170,7 @@ class CodeDecoder {
   ConditionItem finish_chained_test(ConditionItem item);
   std::vector<ConditionItem> collect_conditions(int j, int end, int stmt_start);
   ExprPtr build_condition(const std::vector<ConditionItem>& items, size_t lo, size_t hi, int label,
-                          bool cond, int end_position) const;
+                          bool cond, int end_position, bool top = true) const;
 
   // ---- match.cpp: match statements (the reading of patterns lives in MatchReader)
   int decode_match(int i, int end, int exit);  // -1 when no match statement starts at i
@@ -222,6 +222,8 @@ class CodeDecoder {
   // in co_consts, where no instruction uses it; has_constant tells whether the code holds a
   // constant of that kind (one no instruction loads, with unused_only).
   bool keeps_folded_constants() const;
+  // 3.11+ compiles `x is None` and `x is not None` in jump position to a None test jump.
+  bool none_tests_jump() const { return code_.minor >= 11; }
   bool has_constant(bytecode::ObjectKind kind, bool unused_only) const;
   // A string annotation under `from __future__ import annotations`, as the expression it spells.
   ExprPtr annotation_source(const ExprPtr& annotation) const;

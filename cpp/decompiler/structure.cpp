@@ -16,15 +16,66 @@ ExprPtr negate(const ExprPtr& e);
 
 namespace {
 
-// `not` of a test in jump position: De Morgan keeps the reading natural (`a is not None and not
-// b` rather than `not (a is None or b)`) and compiles to the same jumps.
-ExprPtr negate_test(const ExprPtr& e) {
+// An identity or membership test in jump position keeps the IS_OP/CONTAINS_OP argument its
+// source wrote: the compiler folds `not (a is b)` into `a is not b` only where the `not` applies
+// to the comparison itself, and under `not (a and b is c)` turns the jump around instead.
+// (3.11+ compiles `x is None` and `x is not None` to a None test jump either way.)
+bool keeps_operator(const ExprPtr& e, bool none_free) {
+  return e->kind == ExprKind::Compare && e->ops.size() == 1 && e->args.size() == 2 &&
+         (e->ops[0] == "in" || e->ops[0] == "not in" || e->ops[0] == "is" ||
+          e->ops[0] == "is not") &&
+         !(none_free && is_none(e->args[1]));
+}
+
+bool is_kept_negation(const ExprPtr& e, bool none_free) {
+  return e->kind == ExprKind::UnaryOp && e->text == "not" && keeps_operator(e->args[0], none_free);
+}
+
+// `not` of a test in jump position, as read from the jumps: De Morgan keeps the reading natural
+// (`a is not None and not b` rather than `not (a is None or b)`) and compiles to the same jumps;
+// an identity or membership test keeps its operator under a `not` that `settle_test` places.
+ExprPtr negate_jumps(const ExprPtr& e, bool none_free) {
   if (e->kind == ExprKind::BoolOp) {
     std::vector<ExprPtr> parts;
-    for (const ExprPtr& part : e->args) parts.push_back(negate_test(part));
+    for (const ExprPtr& part : e->args) parts.push_back(negate_jumps(part, none_free));
     return make_expr(ExprKind::BoolOp, std::move(parts), e->text == "and" ? "or" : "and");
   }
+  if (keeps_operator(e, none_free)) return make_expr(ExprKind::UnaryOp, {e}, "not");
   return negate(e);
+}
+
+// The source of a test read by `negate_jumps`: a `not` over a kept identity or membership test
+// moves up to the and/or around it (`not (a is b) or not c` is `not (a is b and c)`), the only
+// place the source can have it; where no and/or can take it (a kept test beside it), or at the
+// top, the operator turns instead (the compiler's own reading of `not (a is b)`).
+ExprPtr settle_test(const ExprPtr& e, bool none_free, bool top) {
+  if (e->kind == ExprKind::UnaryOp && e->text == "not" && e->args[0]->kind == ExprKind::BoolOp) {
+    ExprPtr inner = settle_test(e->args[0], none_free, false);
+    if (inner->kind == ExprKind::UnaryOp && inner->text == "not") return inner->args[0];
+    return make_expr(ExprKind::UnaryOp, {inner}, "not");
+  }
+  if (e->kind != ExprKind::BoolOp)
+    return top && is_kept_negation(e, none_free) ? negate(e->args[0]) : e;
+  std::vector<ExprPtr> parts;
+  for (const ExprPtr& part : e->args) parts.push_back(settle_test(part, none_free, false));
+  bool any_kept = std::any_of(parts.begin(), parts.end(),
+                              [&](const ExprPtr& p) { return is_kept_negation(p, none_free); });
+  bool any_bare = std::any_of(parts.begin(), parts.end(),
+                              [&](const ExprPtr& p) { return keeps_operator(p, none_free); });
+  if (any_kept && !any_bare) {
+    std::vector<ExprPtr> flipped;
+    for (const ExprPtr& part : parts) flipped.push_back(negate(part));
+    ExprPtr inner =
+        make_expr(ExprKind::BoolOp, std::move(flipped), e->text == "and" ? "or" : "and");
+    return make_expr(ExprKind::UnaryOp, {inner}, "not");
+  }
+  for (ExprPtr& part : parts)
+    if (is_kept_negation(part, none_free)) part = negate(part->args[0]);
+  return make_expr(ExprKind::BoolOp, std::move(parts), e->text);
+}
+
+ExprPtr negate_test(const ExprPtr& e, bool none_free) {
+  return settle_test(negate_jumps(e, none_free), none_free, true);
 }
 
 bool is_pure(Op op) {
@@ -1045,7 +1096,7 @@ std::vector<CodeDecoder::ConditionItem> CodeDecoder::collect_conditions(int j, i
 // The test that items [lo, hi) compute: they jump to `label` when it equals `cond`, and
 // otherwise fall through to `end_position`.
 ExprPtr CodeDecoder::build_condition(const std::vector<ConditionItem>& items, size_t lo, size_t hi,
-                                     int label, bool cond, int end_position) const {
+                                     int label, bool cond, int end_position, bool top) const {
   if (hi - lo == 1) {
     const ConditionItem& item = items[lo];
     ExprPtr atom = item.expr;
@@ -1055,7 +1106,9 @@ ExprPtr CodeDecoder::build_condition(const std::vector<ConditionItem>& items, si
       atom->ops = {item.sense == 2 ? "is" : "is not"};
       sense = true;
     }
-    return sense == cond ? atom : negate_test(atom);
+    if (sense == cond) return atom;
+    ExprPtr negated = negate_jumps(atom, none_tests_jump());
+    return top ? settle_test(negated, none_tests_jump(), true) : negated;
   }
   // The first item leaving the range says whether this is a chain to `label` or to the end.
   size_t first = lo;
@@ -1091,11 +1144,11 @@ ExprPtr CodeDecoder::build_condition(const std::vector<ConditionItem>& items, si
     if (b == hi) next_position = end_position;
     ExprPtr value;
     if (g + 1 < groups.size() && !to_label) {
-      value = build_condition(items, a, b, end_position, inner_sense, next_position);
+      value = build_condition(items, a, b, end_position, inner_sense, next_position, false);
     } else if (to_label) {
-      value = build_condition(items, a, b, label, inner_sense, next_position);
+      value = build_condition(items, a, b, label, inner_sense, next_position, false);
     } else {
-      value = build_condition(items, a, b, label, own_cond, next_position);
+      value = build_condition(items, a, b, label, own_cond, next_position, false);
     }
     const char* word = is_and ? "and" : "or";
     if (value->kind == ExprKind::BoolOp && value->text == word) {
@@ -1105,7 +1158,8 @@ ExprPtr CodeDecoder::build_condition(const std::vector<ConditionItem>& items, si
     }
   }
   ExprPtr combined = make_expr(ExprKind::BoolOp, std::move(values), is_and ? "and" : "or");
-  return own_cond == cond ? combined : negate_test(combined);
+  if (own_cond != cond) combined = negate_jumps(combined, none_tests_jump());
+  return top ? settle_test(combined, none_tests_jump(), true) : combined;
 }
 
 bool CodeDecoder::decode_if_expression(int j, int true_start, int false_start, ExprPtr condition) {
@@ -1261,7 +1315,7 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
       ops[static_cast<size_t>(then_begin)].op == Op::Jump &&
       same_target(ops[static_cast<size_t>(then_begin)].target, loop->continue_target) &&
       needs_inversion()) {
-    make_if_test(negate_test(test), decode_range(label, end, exit));
+    make_if_test(negate_test(test, none_tests_jump()), decode_range(label, end, exit));
     return end;
   }
   // A test that jumps back to the loop head: `if test: <rest of the loop body>`.

@@ -2483,6 +2483,38 @@ CASES: list[Case] = [
         ([1, 2, 0, 3],),
         ([],),
     ),
+    _case(
+        "negated_and_or_keeps_identity_and_membership_operators",
+        """
+        def g(a, b, c):
+            if not (a and b is c and c is not None):
+                return 1
+            return 2
+
+        def h(a, b, c):
+            if not a or b is not c:
+                return 3
+            assert not a or b is not c
+            assert not (a and b in c)
+            return 4
+
+        def k(a, b, c):
+            while not (a and b not in c):
+                return 5
+            return [x for x in c if not (x and x is b)]
+
+        def f(a, b, c):
+            rec(g(a, b, c), h(a, b, c))
+            try:
+                rec(k(a, b, c))
+            except AssertionError:
+                rec("assert")
+        """,
+        (1, 2, (2, 3)),
+        (0, 2, (2,)),
+        (1, 5, (2, 3)),
+        (1, None, (None,)),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
