@@ -2483,6 +2483,23 @@ CASES: list[Case] = [
         ([1, 2, 0, 3],),
         ([],),
     ),
+    _case(
+        "chained_comparison_returned",
+        """
+        def g(a, b, c):
+            return rec("a", a) <= rec("b", b) < rec("c", c)
+
+        def h(a, b, c):
+            return 0 < a < b < c < 10
+
+        def f(a, b, c):
+            return g(a, b, c), h(a, b, c), (lambda x: 1 <= x <= 5)(c)
+        """,
+        (1, 2, 3),
+        (2, 1, 3),
+        (1, 2, 0),
+        (2, 2, 5),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
