@@ -967,6 +967,11 @@ CodeDecoder::ConditionItem CodeDecoder::finish_chained_test(ConditionItem item) 
     int size = static_cast<int>(ops.size());
     int false_exit = last_jump.arg == 0 ? last_jump.target : k + 1;
     if (cleanup > k && cleanup + 1 < size && ops[static_cast<size_t>(cleanup)].op == Op::PopTop) {
+      // (Or the cleanup falls into that code: the true path ends in a return or a raise.)
+      if (cleanup + 1 == false_exit) {
+        mark_consumed(cleanup, cleanup + 1);
+        return result;
+      }
       const Operation& after = ops[static_cast<size_t>(cleanup) + 1];
       int copied = copied_block_length(cleanup + 1, false_exit);
       if (after.op == Op::Jump && same_target(after.target, false_exit)) copied = 1;

@@ -2500,6 +2500,19 @@ CASES: list[Case] = [
         (1, 2, 0),
         (2, 2, 5),
     ),
+    _case(
+        "chained_comparison_test_then_returns",
+        """
+        def f(c):
+            if rec("lo", 10) <= c < rec("hi", 20):
+                return "in"
+            c = c * 2 + 1
+            return rec("out", (c & 255) not in (1, 2))
+        """,
+        (5,),
+        (15,),
+        (25,),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
@@ -2538,11 +2551,6 @@ _CODE_NOT_YET: dict = {
 
 # Found only when the whole module is decompiled from a .pyc of that version.
 _PYC_NOT_YET = {
-    "chained_comparison": {
-        10: FALLBACK + "'chained comparison cleanup'",
-        12: FALLBACK + "'chained comparison cleanup'",
-        13: FALLBACK + "'chained comparison cleanup'",
-    },
     "try_except_else_finally": {
         10: FALLBACK + "'unstructured jump at offset 180'",
     },
@@ -2558,11 +2566,6 @@ _PYC_NOT_YET = {
     },
 }
 _PYC_CODE_NOT_YET = {
-    "chained_comparison": {
-        10: FALLBACK + "'chained comparison cleanup'",
-        12: FALLBACK + "'chained comparison cleanup'",
-        13: FALLBACK + "'chained comparison cleanup'",
-    },
     "try_except_else_finally": {
         10: FALLBACK + "'unstructured jump at offset 180'",
     },
