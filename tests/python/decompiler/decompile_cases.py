@@ -2513,6 +2513,21 @@ CASES: list[Case] = [
         (15,),
         (25,),
     ),
+    _case(
+        "chained_comparison_ending_in_is_none_as_test",
+        """
+        def f(a, x, y):
+            if rec("a", a) and x is y is None:
+                return "none"
+            if x == rec("y", y) is not None:
+                a = "same"
+            return a
+        """,
+        (1, None, None),
+        (0, None, None),
+        (1, 2, 2),
+        (1, 2, 3),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
@@ -2527,11 +2542,6 @@ _NOT_YET: dict = {
         10: FALLBACK + "'unsupported operation' (a conditional expression as the right of and)",
         12: FALLBACK + "'unsupported operation' (a conditional expression as the right of and)",
         13: FALLBACK + "'unsupported operation' (a conditional expression as the right of and)",
-    },
-    "chained_comparison_of_three_as_condition": {
-        11: FALLBACK + "'chained comparison test' (three links as an if test)",
-        12: FALLBACK + "'chained comparison test' (three links as an if test)",
-        13: FALLBACK + "'chained comparison test' (three links as an if test)",
     },
     "loop_try_else_if_else_break": {
         12: FALLBACK + "'unstructured jump at offset 162' (an if/else ending a try's else in a"
