@@ -984,14 +984,23 @@ CodeDecoder::ConditionItem CodeDecoder::finish_chained_test(ConditionItem item) 
   --expression_only_;
   if (k + 1 >= static_cast<int>(ops.size())) throw DecodeFailure("chained comparison test");
   ExprPtr second = pop();
+  const Operation& last_jump = ops[static_cast<size_t>(k)];
+  int last_sense = last_jump.arg;
+  // 3.11+: a last link `... is None` became POP_JUMP_IF_[NOT_]NONE on the middle operand. Read
+  // as jumping when the chain is false, where its cleanup must lead too (checked below).
+  bool none_link = last_sense >= 2 && second == first->args.back();
+  if (none_link) {
+    second = make_expr(ExprKind::Compare, {second, make_constant("None")});
+    second->ops = {last_sense == 3 ? "is" : "is not"};
+    last_sense = 0;
+  }
   if (second->kind != ExprKind::Compare || second->args[0] != first->args.back()) {
     throw DecodeFailure("chained comparison test");
   }
   auto merged = std::make_shared<Expr>(*first);
   merged->args.insert(merged->args.end(), second->args.begin() + 1, second->args.end());
   merged->ops.insert(merged->ops.end(), second->ops.begin(), second->ops.end());
-  const Operation& last_jump = ops[static_cast<size_t>(k)];
-  ConditionItem result{merged, last_jump.arg, last_jump.target, item.start, k, k + 1};
+  ConditionItem result{merged, last_sense, last_jump.target, item.start, k, k + 1};
   if (!stack_.empty() && top() == second->args.back()) {
     // A longer chain: the same cleanup block serves every link.
     result = finish_chained_test(result);
@@ -999,7 +1008,7 @@ CodeDecoder::ConditionItem CodeDecoder::finish_chained_test(ConditionItem item) 
   }
   // 3.12+ has no backward conditional jump: the last test jumping back to a loop's head when
   // false becomes a jump when true over a JUMP_BACKWARD, to the jump over the cleanup.
-  if (code_.minor >= 12 && last_jump.arg == 1 && last_jump.target == k + 2 && cleanup == k + 3 &&
+  if (code_.minor >= 12 && last_sense == 1 && last_jump.target == k + 2 && cleanup == k + 3 &&
       k + 4 < static_cast<int>(ops.size()) && ops[static_cast<size_t>(k) + 1].op == Op::Jump &&
       ops[static_cast<size_t>(k) + 1].target <= k &&
       ops[static_cast<size_t>(k) + 2].op == Op::Jump &&
@@ -1016,8 +1025,13 @@ CodeDecoder::ConditionItem CodeDecoder::finish_chained_test(ConditionItem item) 
     // The cleanup may sit elsewhere (3.12+) and hold a copy of the code where the chain goes
     // when false (`POP_TOP; RETURN_CONST None`, an assert's raise) instead of jumping there.
     int size = static_cast<int>(ops.size());
-    int false_exit = last_jump.arg == 0 ? last_jump.target : k + 1;
+    int false_exit = last_sense == 0 ? last_jump.target : k + 1;
     if (cleanup > k && cleanup + 1 < size && ops[static_cast<size_t>(cleanup)].op == Op::PopTop) {
+      // (Or the cleanup falls into that code: the true path ends in a return or a raise.)
+      if (cleanup + 1 == false_exit) {
+        mark_consumed(cleanup, cleanup + 1);
+        return result;
+      }
       const Operation& after = ops[static_cast<size_t>(cleanup) + 1];
       int copied = copied_block_length(cleanup + 1, false_exit);
       if (after.op == Op::Jump && same_target(after.target, false_exit)) copied = 1;
@@ -1027,6 +1041,10 @@ CodeDecoder::ConditionItem CodeDecoder::finish_chained_test(ConditionItem item) 
       }
     }
     throw DecodeFailure("chained comparison cleanup");
+  }
+  if (none_link && !same_target(cleanup + 1, last_jump.target) &&
+      copied_block_length(cleanup + 1, last_jump.target) == 0) {
+    throw DecodeFailure("chained comparison test");
   }
   result.next = over.target;
   return result;

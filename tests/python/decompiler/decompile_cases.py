@@ -2515,6 +2515,51 @@ CASES: list[Case] = [
         (1, 5, (2, 3)),
         (1, None, (None,)),
     ),
+    _case(
+        "chained_comparison_returned",
+        """
+        def g(a, b, c):
+            return rec("a", a) <= rec("b", b) < rec("c", c)
+
+        def h(a, b, c):
+            return 0 < a < b < c < 10
+
+        def f(a, b, c):
+            return g(a, b, c), h(a, b, c), (lambda x: 1 <= x <= 5)(c)
+        """,
+        (1, 2, 3),
+        (2, 1, 3),
+        (1, 2, 0),
+        (2, 2, 5),
+    ),
+    _case(
+        "chained_comparison_test_then_returns",
+        """
+        def f(c):
+            if rec("lo", 10) <= c < rec("hi", 20):
+                return "in"
+            c = c * 2 + 1
+            return rec("out", (c & 255) not in (1, 2))
+        """,
+        (5,),
+        (15,),
+        (25,),
+    ),
+    _case(
+        "chained_comparison_ending_in_is_none_as_test",
+        """
+        def f(a, x, y):
+            if rec("a", a) and x is y is None:
+                return "none"
+            if x == rec("y", y) is not None:
+                a = "same"
+            return a
+        """,
+        (1, None, None),
+        (0, None, None),
+        (1, 2, 2),
+        (1, 2, 3),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
@@ -2529,11 +2574,6 @@ _NOT_YET: dict = {
         10: FALLBACK + "'unsupported operation' (a conditional expression as the right of and)",
         12: FALLBACK + "'unsupported operation' (a conditional expression as the right of and)",
         13: FALLBACK + "'unsupported operation' (a conditional expression as the right of and)",
-    },
-    "chained_comparison_of_three_as_condition": {
-        11: FALLBACK + "'chained comparison test' (three links as an if test)",
-        12: FALLBACK + "'chained comparison test' (three links as an if test)",
-        13: FALLBACK + "'chained comparison test' (three links as an if test)",
     },
     "loop_try_else_if_else_break": {
         12: FALLBACK + "'unstructured jump at offset 162' (an if/else ending a try's else in a"
@@ -2553,11 +2593,6 @@ _CODE_NOT_YET: dict = {
 
 # Found only when the whole module is decompiled from a .pyc of that version.
 _PYC_NOT_YET = {
-    "chained_comparison": {
-        10: FALLBACK + "'chained comparison cleanup'",
-        12: FALLBACK + "'chained comparison cleanup'",
-        13: FALLBACK + "'chained comparison cleanup'",
-    },
     "try_except_else_finally": {
         10: FALLBACK + "'unstructured jump at offset 180'",
     },
@@ -2573,11 +2608,6 @@ _PYC_NOT_YET = {
     },
 }
 _PYC_CODE_NOT_YET = {
-    "chained_comparison": {
-        10: FALLBACK + "'chained comparison cleanup'",
-        12: FALLBACK + "'chained comparison cleanup'",
-        13: FALLBACK + "'chained comparison cleanup'",
-    },
     "try_except_else_finally": {
         10: FALLBACK + "'unstructured jump at offset 180'",
     },
