@@ -100,6 +100,14 @@ int CodeDecoder::resolve(int target) const {
   return target;
 }
 
+// Whether the jump at `from` to `target` is a forward jump to the innermost loop's own jump back:
+// the end of statements that end the loop body, falling off it (the compiler keeps such a jump
+// where the jump back has a line of its own, as `while True`'s has in 3.10), never a written
+// `continue`, which jumps back itself.
+bool CodeDecoder::falls_to_loop_end(int from, int target) const {
+  return !loops_.empty() && target > from && target == loops_.back().back_jump;
+}
+
 // Whether jumps to `a` and to `b` go to the same place: the same operation after jump chains,
 // or two copies of one short exit block (the compiler duplicates `return` blocks).
 bool CodeDecoder::same_target(int a, int b) const {
@@ -489,7 +497,7 @@ int CodeDecoder::decode_while_true(int head, int last_jump, int end, int region_
     if (found >= 0 && same && (found <= end || resolve(found) == resolve(region_exit)))
       break_target = found;
   }
-  loops_.push_back({head, break_target});
+  loops_.push_back({head, break_target, last_jump});
   open_loop_entries_.push_back(head);
   Body body = decode_range(head, last_jump + 1, head);
   open_loop_entries_.pop_back();
@@ -734,7 +742,11 @@ int CodeDecoder::decode_for(int i, int end, int region_exit) {
   statement_depth_ = stack_.size() - 1;
   ExprPtr saved_target = captured_target_;
   captured_target_ = nullptr;
-  loops_.push_back({i, break_target});
+  int back_jump = exit - 1;
+  if (ops[static_cast<size_t>(back_jump)].op != Op::Jump ||
+      ops[static_cast<size_t>(back_jump)].target != i)
+    back_jump = -1;
+  loops_.push_back({i, break_target, back_jump});
   Body body = decode_range(i + 1, exit, i);
   loops_.pop_back();
   ExprPtr target = captured_target_;
@@ -1313,8 +1325,11 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
   if (before_label.op == Op::Jump && (before_label.target > label || jumps_back_to_exit) &&
       label - 1 >= then_begin) {
     int join = jumps_back_to_exit ? end : before_label.target;
-    bool is_loop_jump = loop && (resolve(join) == resolve(loop->break_target) ||
-                                 resolve(join) == resolve(loop->continue_target));
+    // (Falling off the loop body's end where this region goes there too.)
+    bool falls_off = falls_to_loop_end(label - 1, join) && (join <= end || same_target(join, exit));
+    bool is_loop_jump = loop && !falls_off &&
+                        (resolve(join) == resolve(loop->break_target) ||
+                         resolve(join) == resolve(loop->continue_target));
     // (A forward jump to the loop's own jump back, which ends the region, is the end of an
     // if/else ending the loop body: a `continue` jumps back itself.)
     if (is_loop_jump && join == end - 1 && join > label &&
@@ -1363,8 +1378,9 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
       const Operation& other = ops[static_cast<size_t>(m)];
       if (jumps_forward(other) && other.target > join && other.target <= end) join = other.target;
     }
-    if (loop && (resolve(join) == resolve(loop->break_target) ||
-                 resolve(join) == resolve(loop->continue_target)))
+    if (loop && !falls_to_loop_end(k, join) &&
+        (resolve(join) == resolve(loop->break_target) ||
+         resolve(join) == resolve(loop->continue_target)))
       break;
     Body then_body = decode_range(then_begin, label, join);
     Body else_body = decode_range(label, join, join);

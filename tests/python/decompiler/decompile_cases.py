@@ -2483,6 +2483,42 @@ CASES: list[Case] = [
         ([1, 2, 0, 3],),
         ([],),
     ),
+    _case(
+        "while_true_body_ends_in_clause_or_if_else",
+        """
+        def g(items, out):
+            while True:
+                try:
+                    item = items.pop()
+                    out.append(10 // item)
+                    break
+                except ZeroDivisionError:
+                    out.append("zero")
+
+        def h(items, out):
+            while 1:
+                item = items.pop() if items else None
+                if item is None:
+                    return out
+                if item > 2:
+                    if item > 5:
+                        out.append(item)
+                    else:
+                        return out
+                elif item == 2:
+                    out.append("two")
+                else:
+                    out.append(-item)
+
+        def f(items):
+            out = []
+            g(list(items), out)
+            rec(out, h(list(items), []))
+        """,
+        ([1, 0, 2],),
+        ([3, 0, 1],),
+        ([7, 2, 1, 6],),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
