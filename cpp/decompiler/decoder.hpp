@@ -153,7 +153,7 @@ class CodeDecoder {
   int decode_copied_tail_if_expression(int true_start, int false_start, int end,
                                        const ExprPtr& condition);
   int resolve(int target) const;
-  bool falls_to_loop_end(int from, int target) const;
+  bool falls_into_jump_back(int from, int target) const;
   int copied_block_length(int copy, int original) const;
   void fold_return_if_expression(Body& body) const;
   bool same_target(int a, int b) const;

@@ -1295,7 +1295,7 @@ int CodeDecoder::decode_setup_except(int i, int handler, int end, int exit) {
     // (A backward jump is a loop's inside a clause, never the join.)
     // (A forward jump to the loop's own jump back is a clause falling off the loop body's end.)
     if (op.op == Op::Jump && op.target > handler && op.target > k &&
-        (!is_loop_exit(op.target) || falls_to_loop_end(k, op.target)) && op.target > join &&
+        (!is_loop_exit(op.target) || falls_into_jump_back(k, op.target)) && op.target > join &&
         !stays_in_clause(k, op.target))
       join = op.target;
   }

@@ -100,12 +100,17 @@ int CodeDecoder::resolve(int target) const {
   return target;
 }
 
-// Whether the jump at `from` to `target` is a forward jump to the innermost loop's own jump back:
-// the end of statements that end the loop body, falling off it (the compiler keeps such a jump
-// where the jump back has a line of its own, as `while True`'s has in 3.10), never a written
-// `continue`, which jumps back itself.
-bool CodeDecoder::falls_to_loop_end(int from, int target) const {
-  return !loops_.empty() && target > from && target == loops_.back().back_jump;
+// Whether the jump at `from` to `target` is a forward jump to a jump back to the innermost loop's
+// head (its own, ending its body, or a written `continue`): the end of the statements before
+// that jump, falling into it (the compiler keeps such a jump where the jump back has a line of
+// its own: a `continue`'s, or 3.10 `while True`'s), never a written `continue`, which jumps back
+// itself.
+bool CodeDecoder::falls_into_jump_back(int from, int target) const {
+  if (loops_.empty() || target <= from) return false;
+  if (target == loops_.back().back_jump) return true;
+  const Operation& op = lifted_.ops[static_cast<size_t>(target)];
+  return op.op == Op::Jump && op.target < target &&
+         resolve(target) == resolve(loops_.back().continue_target);
 }
 
 // Whether jumps to `a` and to `b` go to the same place: the same operation after jump chains,
@@ -1326,7 +1331,8 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
       label - 1 >= then_begin) {
     int join = jumps_back_to_exit ? end : before_label.target;
     // (Falling off the loop body's end where this region goes there too.)
-    bool falls_off = falls_to_loop_end(label - 1, join) && (join <= end || same_target(join, exit));
+    bool falls_off =
+        falls_into_jump_back(label - 1, join) && (join <= end || same_target(join, exit));
     bool is_loop_jump = loop && !falls_off &&
                         (resolve(join) == resolve(loop->break_target) ||
                          resolve(join) == resolve(loop->continue_target));
@@ -1378,7 +1384,7 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
       const Operation& other = ops[static_cast<size_t>(m)];
       if (jumps_forward(other) && other.target > join && other.target <= end) join = other.target;
     }
-    if (loop && !falls_to_loop_end(k, join) &&
+    if (loop && !falls_into_jump_back(k, join) &&
         (resolve(join) == resolve(loop->break_target) ||
          resolve(join) == resolve(loop->continue_target)))
       break;

@@ -2510,10 +2510,22 @@ CASES: list[Case] = [
                 else:
                     out.append(-item)
 
+        def k(items, out):
+            while items:
+                item = items.pop()
+                if item > 2:
+                    if item > 5:
+                        out.append(item)
+                    else:
+                        out.append(-item)
+                    continue
+                out.append(0)
+            return out
+
         def f(items):
             out = []
             g(list(items), out)
-            rec(out, h(list(items), []))
+            rec(out, h(list(items), []), k(list(items), []))
         """,
         ([1, 0, 2],),
         ([3, 0, 1],),
