@@ -1378,18 +1378,27 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
   };
   for (int k = then_begin; k < label; ++k) {
     const Operation& inner = ops[static_cast<size_t>(k)];
-    if (!jumps_forward(inner) || inner.target <= label || inner.target > end) continue;
-    int join = inner.target;
+    // (A statement in the branch falling into a jump back that this region also ends at: the
+    // else runs to the region's end; breaks and continues inside the branch are no join.)
+    bool into_jump_back = jumps_forward(inner) && falls_into_jump_back(k, inner.target) &&
+                          (inner.target <= end || same_target(inner.target, exit));
+    if (!jumps_forward(inner) || inner.target <= label || (inner.target > end && !into_jump_back))
+      continue;
+    int join = std::min(inner.target, end);
+    auto loop_jump = [&](int target) {
+      return loop && (resolve(target) == resolve(loop->break_target) ||
+                      resolve(target) == resolve(loop->continue_target));
+    };
     for (int m = k + 1; m < label; ++m) {
       const Operation& other = ops[static_cast<size_t>(m)];
-      if (jumps_forward(other) && other.target > join && other.target <= end) join = other.target;
+      if (jumps_forward(other) && other.target > join && other.target <= end &&
+          !(into_jump_back && loop_jump(other.target) && !falls_into_jump_back(m, other.target)))
+        join = other.target;
     }
-    if (loop && !falls_into_jump_back(k, join) &&
-        (resolve(join) == resolve(loop->break_target) ||
-         resolve(join) == resolve(loop->continue_target)))
-      break;
-    Body then_body = decode_range(then_begin, label, join);
-    Body else_body = decode_range(label, join, join);
+    if (!into_jump_back && !falls_into_jump_back(k, join) && loop_jump(join)) break;
+    int join_exit = inner.target > end ? exit : join;
+    Body then_body = decode_range(then_begin, label, join_exit);
+    Body else_body = decode_range(label, join, join_exit);
     make_if(std::move(then_body), std::move(else_body));
     return join;
   }

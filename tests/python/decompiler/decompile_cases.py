@@ -2531,6 +2531,40 @@ CASES: list[Case] = [
         ([3, 0, 1],),
         ([7, 2, 1, 6],),
     ),
+    _case(
+        "while_true_nested_if_falls_into_jump_back",
+        """
+        def m(items, out):
+            while True:
+                item = items.pop() if items else None
+                if item is not None:
+                    if item > 2:
+                        out.append(item)
+                        if item > 5:
+                            out.append(-item)
+                        else:
+                            raise ValueError(item)
+                    elif item == 2:
+                        out.append("two")
+                        break
+                    else:
+                        raise KeyError(item)
+                else:
+                    out.append("end")
+                    break
+            return out
+
+        def f(items):
+            try:
+                rec(m(list(items), []))
+            except (ValueError, KeyError) as e:
+                rec(type(e).__name__, e.args)
+        """,
+        ([],),
+        ([2, 7],),
+        ([1, 6],),
+        ([3],),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
@@ -2560,6 +2594,12 @@ _NOT_YET: dict = {
 }
 SAME_BEHAVIOUR_OTHER_CODE = "behaves the same, but the recompiled code differs: "
 _CODE_NOT_YET: dict = {
+    "while_true_nested_if_falls_into_jump_back": {
+        10: SAME_BEHAVIOUR_OTHER_CODE
+        + "m: the breaks read as copies of the return after the loop (`elif` as `else: if`)",
+        12: SAME_BEHAVIOUR_OTHER_CODE
+        + "m: the breaks read as copies of the return after the loop (`elif` as `else: if`)",
+    },
     "if_loop_else_implicit_return_copied": {
         11: SAME_BEHAVIOUR_OTHER_CODE
         + "f: instruction #13: expected POP_JUMP_FORWARD_IF_FALSE -> #33, got"
