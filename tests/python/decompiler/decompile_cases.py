@@ -2594,12 +2594,6 @@ _NOT_YET: dict = {
 }
 SAME_BEHAVIOUR_OTHER_CODE = "behaves the same, but the recompiled code differs: "
 _CODE_NOT_YET: dict = {
-    "while_true_nested_if_falls_into_jump_back": {
-        10: SAME_BEHAVIOUR_OTHER_CODE
-        + "m: the breaks read as copies of the return after the loop (`elif` as `else: if`)",
-        12: SAME_BEHAVIOUR_OTHER_CODE
-        + "m: the breaks read as copies of the return after the loop (`elif` as `else: if`)",
-    },
     "if_loop_else_implicit_return_copied": {
         11: SAME_BEHAVIOUR_OTHER_CODE
         + "f: instruction #13: expected POP_JUMP_FORWARD_IF_FALSE -> #33, got"
