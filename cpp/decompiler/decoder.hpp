@@ -54,6 +54,7 @@ enum class CodeRole { Module, Function, Class, Lambda, Comprehension };
 struct LoopContext {
   int continue_target = -1;
   int break_target = -1;
+  int back_jump = -1;  // the loop's own jump back to its head, ending its body; -1 if none
 };
 
 // Whether operations [a, a + n) and [b, b + n) are the same instructions (a copied tail).
@@ -152,6 +153,7 @@ class CodeDecoder {
   int decode_copied_tail_if_expression(int true_start, int false_start, int end,
                                        const ExprPtr& condition);
   int resolve(int target) const;
+  bool falls_into_jump_back(int from, int target) const;
   int copied_block_length(int copy, int original) const;
   void fold_return_if_expression(Body& body) const;
   bool same_target(int a, int b) const;

@@ -1293,8 +1293,10 @@ int CodeDecoder::decode_setup_except(int i, int handler, int end, int exit) {
   for (int k = handler; k < scan_end; ++k) {
     const Operation& op = ops[static_cast<size_t>(k)];
     // (A backward jump is a loop's inside a clause, never the join.)
-    if (op.op == Op::Jump && op.target > handler && op.target > k && !is_loop_exit(op.target) &&
-        op.target > join && !stays_in_clause(k, op.target))
+    // (A forward jump to the loop's own jump back is a clause falling off the loop body's end.)
+    if (op.op == Op::Jump && op.target > handler && op.target > k &&
+        (!is_loop_exit(op.target) || falls_into_jump_back(k, op.target)) && op.target > join &&
+        !stays_in_clause(k, op.target))
       join = op.target;
   }
   if (join < 0) join = else_begin >= 0 ? else_begin : scan_end;

@@ -151,6 +151,19 @@ int CodeDecoder::resolve(int target) const {
   return target;
 }
 
+// Whether the jump at `from` to `target` is a forward jump to a jump back to the innermost loop's
+// head (its own, ending its body, or a written `continue`): the end of the statements before
+// that jump, falling into it (the compiler keeps such a jump where the jump back has a line of
+// its own: a `continue`'s, or 3.10 `while True`'s), never a written `continue`, which jumps back
+// itself.
+bool CodeDecoder::falls_into_jump_back(int from, int target) const {
+  if (loops_.empty() || target <= from) return false;
+  if (target == loops_.back().back_jump) return true;
+  const Operation& op = lifted_.ops[static_cast<size_t>(target)];
+  return op.op == Op::Jump && op.target < target &&
+         resolve(target) == resolve(loops_.back().continue_target);
+}
+
 // Whether jumps to `a` and to `b` go to the same place: the same operation after jump chains,
 // or two copies of one short exit block (the compiler duplicates `return` blocks).
 bool CodeDecoder::same_target(int a, int b) const {
@@ -540,7 +553,7 @@ int CodeDecoder::decode_while_true(int head, int last_jump, int end, int region_
     if (found >= 0 && same && (found <= end || resolve(found) == resolve(region_exit)))
       break_target = found;
   }
-  loops_.push_back({head, break_target});
+  loops_.push_back({head, break_target, last_jump});
   open_loop_entries_.push_back(head);
   Body body = decode_range(head, last_jump + 1, head);
   open_loop_entries_.pop_back();
@@ -785,7 +798,11 @@ int CodeDecoder::decode_for(int i, int end, int region_exit) {
   statement_depth_ = stack_.size() - 1;
   ExprPtr saved_target = captured_target_;
   captured_target_ = nullptr;
-  loops_.push_back({i, break_target});
+  int back_jump = exit - 1;
+  if (ops[static_cast<size_t>(back_jump)].op != Op::Jump ||
+      ops[static_cast<size_t>(back_jump)].target != i)
+    back_jump = -1;
+  loops_.push_back({i, break_target, back_jump});
   Body body = decode_range(i + 1, exit, i);
   loops_.pop_back();
   ExprPtr target = captured_target_;
@@ -1385,8 +1402,12 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
   if (before_label.op == Op::Jump && (before_label.target > label || jumps_back_to_exit) &&
       label - 1 >= then_begin) {
     int join = jumps_back_to_exit ? end : before_label.target;
-    bool is_loop_jump = loop && (resolve(join) == resolve(loop->break_target) ||
-                                 resolve(join) == resolve(loop->continue_target));
+    // (Falling off the loop body's end where this region goes there too.)
+    bool falls_off =
+        falls_into_jump_back(label - 1, join) && (join <= end || same_target(join, exit));
+    bool is_loop_jump = loop && !falls_off &&
+                        (resolve(join) == resolve(loop->break_target) ||
+                         resolve(join) == resolve(loop->continue_target));
     // (A forward jump to the loop's own jump back, which ends the region, is the end of an
     // if/else ending the loop body: a `continue` jumps back itself.)
     if (is_loop_jump && join == end - 1 && join > label &&
@@ -1429,17 +1450,27 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
   };
   for (int k = then_begin; k < label; ++k) {
     const Operation& inner = ops[static_cast<size_t>(k)];
-    if (!jumps_forward(inner) || inner.target <= label || inner.target > end) continue;
-    int join = inner.target;
+    // (A statement in the branch falling into a jump back that this region also ends at: the
+    // else runs to the region's end; breaks and continues inside the branch are no join.)
+    bool into_jump_back = jumps_forward(inner) && falls_into_jump_back(k, inner.target) &&
+                          (inner.target <= end || same_target(inner.target, exit));
+    if (!jumps_forward(inner) || inner.target <= label || (inner.target > end && !into_jump_back))
+      continue;
+    int join = std::min(inner.target, end);
+    auto loop_jump = [&](int target) {
+      return loop && (resolve(target) == resolve(loop->break_target) ||
+                      resolve(target) == resolve(loop->continue_target));
+    };
     for (int m = k + 1; m < label; ++m) {
       const Operation& other = ops[static_cast<size_t>(m)];
-      if (jumps_forward(other) && other.target > join && other.target <= end) join = other.target;
+      if (jumps_forward(other) && other.target > join && other.target <= end &&
+          !(into_jump_back && loop_jump(other.target) && !falls_into_jump_back(m, other.target)))
+        join = other.target;
     }
-    if (loop && (resolve(join) == resolve(loop->break_target) ||
-                 resolve(join) == resolve(loop->continue_target)))
-      break;
-    Body then_body = decode_range(then_begin, label, join);
-    Body else_body = decode_range(label, join, join);
+    if (!into_jump_back && !falls_into_jump_back(k, join) && loop_jump(join)) break;
+    int join_exit = inner.target > end ? exit : join;
+    Body then_body = decode_range(then_begin, label, join_exit);
+    Body else_body = decode_range(label, join, join_exit);
     make_if(std::move(then_body), std::move(else_body));
     return join;
   }

@@ -2560,6 +2560,88 @@ CASES: list[Case] = [
         (1, 2, 2),
         (1, 2, 3),
     ),
+    _case(
+        "while_true_body_ends_in_clause_or_if_else",
+        """
+        def g(items, out):
+            while True:
+                try:
+                    item = items.pop()
+                    out.append(10 // item)
+                    break
+                except ZeroDivisionError:
+                    out.append("zero")
+
+        def h(items, out):
+            while 1:
+                item = items.pop() if items else None
+                if item is None:
+                    return out
+                if item > 2:
+                    if item > 5:
+                        out.append(item)
+                    else:
+                        return out
+                elif item == 2:
+                    out.append("two")
+                else:
+                    out.append(-item)
+
+        def k(items, out):
+            while items:
+                item = items.pop()
+                if item > 2:
+                    if item > 5:
+                        out.append(item)
+                    else:
+                        out.append(-item)
+                    continue
+                out.append(0)
+            return out
+
+        def f(items):
+            out = []
+            g(list(items), out)
+            rec(out, h(list(items), []), k(list(items), []))
+        """,
+        ([1, 0, 2],),
+        ([3, 0, 1],),
+        ([7, 2, 1, 6],),
+    ),
+    _case(
+        "while_true_nested_if_falls_into_jump_back",
+        """
+        def m(items, out):
+            while True:
+                item = items.pop() if items else None
+                if item is not None:
+                    if item > 2:
+                        out.append(item)
+                        if item > 5:
+                            out.append(-item)
+                        else:
+                            raise ValueError(item)
+                    elif item == 2:
+                        out.append("two")
+                        break
+                    else:
+                        raise KeyError(item)
+                else:
+                    out.append("end")
+                    break
+            return out
+
+        def f(items):
+            try:
+                rec(m(list(items), []))
+            except (ValueError, KeyError) as e:
+                rec(type(e).__name__, e.args)
+        """,
+        ([],),
+        ([2, 7],),
+        ([1, 6],),
+        ([3],),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
