@@ -2483,6 +2483,61 @@ CASES: list[Case] = [
         ([1, 2, 0, 3],),
         ([],),
     ),
+    _case(
+        "generator_loop_tests_threaded_to_the_loop_head",
+        """
+        def drain(lists):
+            for element in lists:
+                element.reverse()
+                while element:
+                    yield element.pop()
+
+        def prefixes(words):
+            found = {}
+            for word in words:
+                fragment = word
+                while fragment:
+                    if fragment in found:
+                        break
+                    found[fragment] = word
+                    fragment = fragment[:-1]
+            return found
+
+        def visible(names, hidden):
+            for x in names:
+                if hidden or not x.startswith("_"):
+                    yield x
+                    yield len(x)
+
+        def delegate(inner):
+            try:
+                yield from inner
+            except (ValueError, KeyError):
+                pass
+            else:
+                raise RuntimeError("no error")
+
+        def failing(n):
+            yield n
+            if n:
+                raise ValueError(n)
+
+        def f(lists, names, hidden, n):
+            try:
+                tail = list(delegate(failing(n)))
+            except RuntimeError as e:
+                tail = str(e)
+            return (
+                list(drain([list(x) for x in lists])),
+                prefixes(names),
+                list(visible(names, hidden)),
+                tail,
+            )
+        """,
+        ([[1, 2], [], [3]], ["ab", "_c", "abc"], False, 0),
+        ([], [], True, 1),
+        ([[0]], ["_x"], True, 2),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
