@@ -2538,6 +2538,31 @@ CASES: list[Case] = [
         ([], [], True, 1),
         ([[0]], ["_x"], True, 2),
     ),
+    _case(
+        "try_after_try_with_nested_try",
+        """
+        def f(a, b):
+            out = []
+            try:
+                out.append(1 // a)
+            except (ZeroDivisionError, TypeError):
+                out.append("first")
+            try:
+                n = 10 // b
+                try:
+                    out.append(n // a)
+                except:
+                    out.append("inner")
+                    raise
+            except (ZeroDivisionError, ValueError):
+                out.append("second")
+            return out
+        """,
+        (1, 2),
+        (0, 2),
+        (1, 0),
+        (0, 1),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
@@ -2627,6 +2652,10 @@ _PYC_CODE_NOT_YET = {
     "try_except_pass_then_code_copied_into_clause": {
         10: SAME_BEHAVIOUR_OTHER_CODE
         + "else_returns: instruction #8: expected POP_BLOCK, got LOAD_FAST 1 (g)",
+    },
+    "try_after_try_with_nested_try": {
+        10: SAME_BEHAVIOUR_OTHER_CODE
+        + "f: instruction #41: expected POP_BLOCK, got LOAD_FAST 2 (out)",
     },
 }
 
