@@ -111,11 +111,14 @@ FlowInfo analyze_flow(const LiftedCode& code) {
       for (const HandlerRegion& inner : flow.regions) {
         if (&inner == &outer || inner.start >= outer.start) continue;
         if (ops[static_cast<size_t>(inner.target)].op != Op::PushExcInfo) continue;
-        bool handler_inside = inner.target >= outer.start && inner.target < outer.end;
-        bool adjacent = inner.end >= outer.start - 1;
         // 3.12+: the table names only the innermost handler, so an outer finally covers the
         // inner try's handlers (from its first clause on) and their cleanup, not its body.
         int cleanup = covering(code.handlers, inner.target);
+        // (The inner handler's cleanup is the outer statement's too: 3.12+ places a try's
+        // handler after the code, among the cold code of a next try's nested statements.)
+        bool handler_inside = inner.target >= outer.start && inner.target < outer.end &&
+                              (cleanup < 0 || covering(code.handlers, cleanup) == outer.target);
+        bool adjacent = inner.end >= outer.start - 1;
         bool cleanup_inside = cleanup >= 0 && covering(code.handlers, cleanup) == outer.target &&
                               inner.target < outer.start;
         if ((handler_inside && adjacent) || cleanup_inside) {

@@ -126,9 +126,10 @@ class CodeDecoder {
   std::vector<int> handler_exits(int begin, int end) const;
   struct WhileShape {
     bool found = false;
-    int body = 0;  // first operation of the body
-    int tail = 0;  // the test's copy jumps back from here
-    int exit = 0;  // first operation after the loop (or its else)
+    int body = 0;           // first operation of the body
+    int tail = 0;           // the test's copy jumps back from here
+    int exit = 0;           // first operation after the loop (or its else)
+    bool threaded = false;  // the top test jumps over the jump to the exit (3.12+)
   };
   WhileShape while_head(int head) const;
   int decode_while(int head, const WhileShape& shape);

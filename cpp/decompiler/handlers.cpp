@@ -320,6 +320,10 @@ int CodeDecoder::decode_try(int i, int end, int exit) {
     int cleanup = flow_.handler_covering(handler);
     for (int k = handler; length > 0 && k + length <= cleanup && !copied; ++k)
       copied = same_operations(ops, k, last + 1, length);
+    // (A raise cannot leave the try: one outside the handler's cover is an else clause's.)
+    if (length > 0 && ops[static_cast<size_t>(last + length)].op == Op::RaiseVarargs &&
+        !in_body(last + length))
+      copied = true;
     if (last >= i && (length == 0 || copied)) {
       body_end = last + 1;
       used_table_reading_ = true;

@@ -400,6 +400,32 @@ CodeDecoder::WhileShape CodeDecoder::while_head(int head) const {
                   ops[static_cast<size_t>(k - 1)].arg == 1;
     if (!is_pure(op.op) && op.op != Op::JumpIf && !walrus) return shape;
     if (op.op != Op::JumpIf) continue;
+    // 3.12+: a loop ending an enclosing loop's body exits by the enclosing loop's jump back; the
+    // top test's jump to it was threaded there and turned around, over a JUMP_BACKWARD of its own
+    // that no handler covers (a written `if not test: continue` keeps the test's handler).
+    if (code_.minor >= 12 && op.target == k + 2 && ops[static_cast<size_t>(k) + 1].op == Op::Jump &&
+        ops[static_cast<size_t>(k) + 1].target < head) {
+      int body = k + 2;
+      int tail = flow_.last_backward_source[static_cast<size_t>(body)];
+      bool single = true;
+      for (int m = head; m < k; ++m) single &= !is_jump(ops[static_cast<size_t>(m)].op);
+      bool covered = table_readings_ && flow_.handler_covering(head) >= 0 &&
+                     flow_.handler_covering(k + 1) >= 0;
+      if (single && !covered && tail > body && static_cast<size_t>(tail) + 1 < ops.size() &&
+          ops[static_cast<size_t>(tail)].op == Op::Jump &&
+          ops[static_cast<size_t>(tail - 1)].op == Op::JumpIf &&
+          ops[static_cast<size_t>(tail - 1)].target == tail + 1 &&
+          ops[static_cast<size_t>(tail) + 1].op == Op::Jump &&
+          same_target(ops[static_cast<size_t>(tail) + 1].target,
+                      ops[static_cast<size_t>(k) + 1].target)) {
+        shape.found = true;
+        shape.body = body;
+        shape.tail = tail;
+        shape.exit = tail + 1;
+        shape.threaded = true;
+        return shape;
+      }
+    }
     int body = k + 1;
     int tail = flow_.last_backward_source[static_cast<size_t>(body)];
     if (tail <= k) continue;
@@ -443,21 +469,27 @@ CodeDecoder::WhileShape CodeDecoder::while_head(int head) const {
 }
 
 int CodeDecoder::decode_while(int head, const WhileShape& shape) {
-  std::vector<ConditionItem> items = collect_conditions_range(head, shape.body);
-  ExprPtr test = build_condition(items, 0, items.size(), shape.exit, false, shape.body);
+  ExprPtr test;
+  if (shape.threaded) {  // `if not test: <jump to the exit>`
+    std::vector<ConditionItem> items = collect_conditions_range(head, shape.body - 1);
+    test = negate(build_condition(items, 0, items.size(), shape.body, false, shape.body - 1));
+  } else {
+    std::vector<ConditionItem> items = collect_conditions_range(head, shape.body);
+    test = build_condition(items, 0, items.size(), shape.exit, false, shape.body);
+  }
   const auto& ops = lifted_.ops;
   int copy_length = shape.body - head;
   // 3.12+ has no backward conditional jump: in the copy, each test that goes to the body when
   // true jumps over a JUMP_BACKWARD of its own instead.
   int jumps_back = 0;
-  for (int k = head; code_.minor >= 12 && k < shape.body; ++k) {
+  for (int k = head; code_.minor >= 12 && k < shape.body && !shape.threaded; ++k) {
     const Operation& o = ops[static_cast<size_t>(k)];
     jumps_back += o.op == Op::JumpIf && o.target == shape.body;
   }
   int body_end = shape.tail + 1 - copy_length - jumps_back;
-  if (ops[static_cast<size_t>(shape.tail)].op == Op::Jump) --body_end;
+  if (ops[static_cast<size_t>(shape.tail)].op == Op::Jump && !shape.threaded) --body_end;
   if (body_end < shape.body) throw DecodeFailure("while test copy");
-  if (jumps_back > 0) {  // (the copy computes the same values)
+  if (jumps_back > 0 || shape.threaded) {  // (the copy computes the same values)
     std::vector<int> top, bottom;
     for (int k = head; k < shape.body; ++k)
       if (!is_jump(ops[static_cast<size_t>(k)].op)) top.push_back(k);
@@ -468,8 +500,10 @@ int CodeDecoder::decode_while(int head, const WhileShape& shape) {
       same = same_operations(ops, top[n], bottom[n], 1);
     if (!same) throw DecodeFailure("while test copy");
   }
-  int loop_exit =
-      loop_else_end(shape.body, body_end, shape.exit, static_cast<int>(lifted_.ops.size()));
+  // (A threaded exit is the enclosing loop's jump back: no else, and its breaks go there too.)
+  int loop_exit = shape.threaded ? shape.exit
+                                 : loop_else_end(shape.body, body_end, shape.exit,
+                                                 static_cast<int>(lifted_.ops.size()));
   loops_.push_back({head, loop_exit});
   open_loop_entries_.push_back(shape.body);
   Body body = decode_range(shape.body, body_end, head);
@@ -1336,14 +1370,30 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
       const Operation& o = ops[static_cast<size_t>(k)];
       if ((o.op == Op::Jump || o.op == Op::JumpIf) && o.target == label) return false;
     }
-    if (items.size() > 1) return mentions(test, 0);
-    // 3.13, inside a handler's region: no handler covers the test's jump where the compiler
-    // turned it around; `if not test: continue` keeps it covered like the test.
-    if (int handler = flow_.handler_covering(items[0].start);
-        table_readings_ && code_.minor >= 13 && handler >= 0) {
-      used_table_reading_ = true;
-      return flow_.handler_covering(items[0].jump) != handler;
+    // (Not where an earlier test of the loop body jumps to the region's end: an or of tests
+    // whose first goes on to the code the region ends at.)
+    bool joined = false;
+    for (int k = loop->continue_target; k >= 0 && k < items[0].start && !joined; ++k) {
+      const Operation& o = ops[static_cast<size_t>(k)];
+      joined = o.op == Op::JumpIf && o.target > then_begin && o.target <= end;
     }
+    // 3.13, inside a handler's region: no handler covers the test's (last) jump where the
+    // compiler threaded it to the loop head and turned it around; `if not test: continue` keeps
+    // it covered like the test.
+    if (int handler = flow_.handler_covering(items[0].start);
+        table_readings_ && code_.minor >= 13 && handler >= 0 && !joined) {
+      used_table_reading_ = true;
+      return flow_.handler_covering(items.back().jump) != handler;
+    }
+    // 3.12: nor the JUMP_BACKWARD added when turning it around, where a written `continue` that
+    // leaves no try (the loop head is covered alike) keeps the handler.
+    if (int handler = flow_.handler_covering(items[0].start);
+        table_readings_ && code_.minor == 12 && handler >= 0 && !joined &&
+        flow_.handler_covering(loop->continue_target) == handler) {
+      used_table_reading_ = true;
+      return flow_.handler_covering(then_begin) < 0;
+    }
+    if (items.size() > 1) return mentions(test, 0);
     return is_identity_or_membership(items[0].expr) && items[0].sense != 0;
   };
   if (code_.minor >= 12 && loop && label == then_begin + 1 && label < end &&

@@ -2642,6 +2642,86 @@ CASES: list[Case] = [
         ([1, 6],),
         ([3],),
     ),
+    _case(
+        "generator_loop_tests_threaded_to_the_loop_head",
+        """
+        def drain(lists):
+            for element in lists:
+                element.reverse()
+                while element:
+                    yield element.pop()
+
+        def prefixes(words):
+            found = {}
+            for word in words:
+                fragment = word
+                while fragment:
+                    if fragment in found:
+                        break
+                    found[fragment] = word
+                    fragment = fragment[:-1]
+            return found
+
+        def visible(names, hidden):
+            for x in names:
+                if hidden or not x.startswith("_"):
+                    yield x
+                    yield len(x)
+
+        def delegate(inner):
+            try:
+                yield from inner
+            except (ValueError, KeyError):
+                pass
+            else:
+                raise RuntimeError("no error")
+
+        def failing(n):
+            yield n
+            if n:
+                raise ValueError(n)
+
+        def f(lists, names, hidden, n):
+            try:
+                tail = list(delegate(failing(n)))
+            except RuntimeError as e:
+                tail = str(e)
+            return (
+                list(drain([list(x) for x in lists])),
+                prefixes(names),
+                list(visible(names, hidden)),
+                tail,
+            )
+        """,
+        ([[1, 2], [], [3]], ["ab", "_c", "abc"], False, 0),
+        ([], [], True, 1),
+        ([[0]], ["_x"], True, 2),
+    ),
+    _case(
+        "try_after_try_with_nested_try",
+        """
+        def f(a, b):
+            out = []
+            try:
+                out.append(1 // a)
+            except (ZeroDivisionError, TypeError):
+                out.append("first")
+            try:
+                n = 10 // b
+                try:
+                    out.append(n // a)
+                except:
+                    out.append("inner")
+                    raise
+            except (ZeroDivisionError, ValueError):
+                out.append("second")
+            return out
+        """,
+        (1, 2),
+        (0, 2),
+        (1, 0),
+        (0, 1),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
@@ -2716,6 +2796,10 @@ _PYC_CODE_NOT_YET = {
     "try_except_pass_then_code_copied_into_clause": {
         10: SAME_BEHAVIOUR_OTHER_CODE
         + "else_returns: instruction #8: expected POP_BLOCK, got LOAD_FAST 1 (g)",
+    },
+    "try_after_try_with_nested_try": {
+        10: SAME_BEHAVIOUR_OTHER_CODE
+        + "f: instruction #41: expected POP_BLOCK, got LOAD_FAST 2 (out)",
     },
 }
 
