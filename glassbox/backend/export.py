@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import warnings
 
 
 class ExportError(RuntimeError):
@@ -23,7 +24,11 @@ def export(model, example_args, path, example_kwargs=None):
     from glassbox.backend.plan import serialize
 
     ep = torch.export.export(model, tuple(example_args), kwargs=example_kwargs or {})
-    ep = ep.run_decompositions()
+    with warnings.catch_warnings():
+        # torch's own deep copy of the module call graph trips its LeafSpec deprecation; nothing
+        # the caller wrote or can change.
+        warnings.filterwarnings("ignore", message=r".*LeafSpec.*deprecated", category=FutureWarning)
+        ep = ep.run_decompositions()
     gm = ep.graph_module
     sig = ep.graph_signature
     segments, report = partition(gm.graph, name=type(model).__name__)

@@ -144,3 +144,17 @@ def test_export_rejects_unsupported_ops(tmp_path):
 
     with pytest.raises(glassbox.backend.ExportError, match="cumsum"):
         glassbox.export(M(), (torch.randn(3),), tmp_path / "m.gbx")
+
+
+def test_export_prints_no_torch_deprecation_noise(tmp_path):
+    """torch's own deep copy inside run_decompositions trips its LeafSpec deprecation warning;
+    glassbox.export keeps it from the caller (and still exports)."""
+    import warnings
+
+    torch.manual_seed(0)
+    model, x = MLP(8, 16, 4).eval(), torch.randn(2, 8)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FutureWarning)
+        glassbox.export(model, (x,), str(tmp_path / "m.gbx"))
+    with torch.no_grad():
+        assert_close(glassbox.load(str(tmp_path / "m.gbx"))(x), model(x))
