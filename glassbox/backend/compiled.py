@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 
 import torch
 
-from glassbox.backend.lower import Lowerer, Unsupported, meta_val
+from glassbox.backend.lower import Lowerer, Unsupported, _permute, meta_val
 from glassbox.backend.partition import Report, partition
 from glassbox.backend.plan import serialize
 from glassbox.backend.program import INPUT
@@ -161,17 +161,49 @@ def tensor_call(
 
 
 class NativeStep:
-    def __init__(self, program, in_ids, out_ids, nbytes, weights=()):
+    """One native segment. ``layouts[k]`` is None for an output the runtime writes in the layout
+    the graph expects (contiguous), else the permutation that turns the runtime's contiguous
+    tensor back into the graph's strides (see ``_output_layout``)."""
+
+    def __init__(self, program, in_ids, out_ids, nbytes, weights=(), layouts=None):
         self.program, self.in_ids, self.out_ids, self.nbytes = program, in_ids, out_ids, nbytes
         self.weights = list(weights)
+        self.layouts = list(layouts) if layouts is not None else [None] * len(out_ids)
         self.call = tensor_call(
             program, range(len(in_ids)), self.weights, [(_OUTPUT, k) for k in range(len(out_ids))]
         )
 
     def __call__(self, env):
         outs = self.call(*[env[i] for i in self.in_ids])
-        for i, o in zip(self.out_ids, outs, strict=False):
-            env[i] = o
+        for i, o, back in zip(self.out_ids, outs, self.layouts, strict=False):
+            env[i] = o if back is None else o.permute(back)
+
+
+def _output_layout(val) -> tuple[list[int], list[int]] | None:
+    """For a segment output whose traced value is dense but not contiguous (a permuted layout,
+    as ``permute(...).clone()`` or a transposed weight leaves it): the order of its dimensions in
+    memory, outermost first, and the permutation that turns a contiguous tensor of that order
+    back into the traced strides. None for contiguous, overlapping or empty values.
+
+    The strides matter: AOTAutograd traces the backward with the forward's output strides, and
+    some kernels it calls (the flash-attention backward on the CPU) read a saved tensor by the
+    strides they expect, not the ones they get."""
+    if not isinstance(val, torch.Tensor) or val.numel() == 0 or val.dim() < 2:
+        return None
+    strides = val.stride()
+    if tuple(strides) == _contiguous_strides(tuple(val.shape)):
+        return None
+    shape = tuple(val.shape)
+    order = sorted(range(val.dim()), key=lambda d: (-strides[d], d))
+    step = 1
+    for d in reversed(order):  # dense: each dimension steps over all the ones inside it
+        if shape[d] != 1 and strides[d] != step:
+            return None
+        step *= shape[d]
+    back = [0] * len(order)
+    for position, d in enumerate(order):
+        back[d] = position
+    return order, back
 
 
 def _plain(t):
@@ -216,17 +248,27 @@ def lower_segment(gm, nodes, ids, inside):
     for n in nodes:
         lw.lower_node(n)
     out_nodes = [n for n in nodes if any(u not in inside for u in n.users)]
-    out_slots = []
+    out_slots, layouts = [], []
     for n in out_nodes:
         s = lw.env[n]
         if not hasattr(s, "dtype"):
             raise Unsupported(f"multi-output node {n} used outside its segment")
+        layout = _output_layout(meta_val(n))
+        if layout is not None:
+            order, _ = layout
+            s = _permute(lw, None, s, order)
         out_slots.append(lw.contiguous(s))
+        layouts.append(None if layout is None else layout[1])
     weights = _weight_positions(lw.instrs)
     data = serialize(lw.instrs, in_slots, out_slots, lw.constants)
     program = _core.RuntimeProgram.from_bytes(data)
     return NativeStep(
-        program, [ids[n] for n in in_nodes], [ids[n] for n in out_nodes], len(data), weights
+        program,
+        [ids[n] for n in in_nodes],
+        [ids[n] for n in out_nodes],
+        len(data),
+        weights,
+        layouts,
     )
 
 
@@ -278,7 +320,7 @@ class CompiledGraph:
         """One native segment over graph inputs: the graph's arguments go to the C++ entry as
         they come, with no environment and no Python frame of ours."""
         position = {ids: k for k, ids in enumerate(self.placeholder_ids)}
-        if not all(i in position for i in step.in_ids):
+        if not all(i in position for i in step.in_ids) or any(step.layouts):
             return None
         out_index = {i: k for k, i in enumerate(step.out_ids)}
         plan = []
