@@ -93,4 +93,6 @@ def pythonify(
     """
     compiled = PythonifiedCompile(model_or_fn, path, backend=backend, dynamic=dynamic, mode=mode)
     compiled(*tuple(example_args), **dict(example_kwargs or {}))
+    if not compiled.recorder.compile_ids:
+        compiled.write(path)  # raises PythonifyError naming the frame Dynamo did not compile
     return compiled

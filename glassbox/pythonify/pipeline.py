@@ -52,7 +52,11 @@ class RuntimeWrapperPipeline:
         function, _, _ = entry_function(self.target)
         entry_code = function.__code__
         if entry_code not in self.frames or not self.frames[entry_code].entries:
-            raise PythonifyError(f"Dynamo compiled no frame for {function.__qualname__}")
+            raise PythonifyError(
+                f"Dynamo compiled no frame for {function.__qualname__}: it ran the call eagerly "
+                "(a skipped module such as nn.GRU/nn.LSTM, or code Dynamo skips), so there is "
+                "nothing to pythonify; torch._dynamo.explain(target)(*args) says why"
+            )
         for code in self.frames:
             self.dispatch_names[code] = f"frame_{safe_name(code.co_name)}"
         pending, done = [entry_code], set()

@@ -12,7 +12,7 @@ import pythonify_zoo as zoo
 import torch
 
 import glassbox
-from glassbox.pythonify import gen_binary, gen_python
+from glassbox.pythonify import PythonifyError, gen_binary, gen_python
 
 HERE = Path(__file__).parent
 ROOT = HERE.parents[2]
@@ -180,3 +180,19 @@ def test_inductor_cpu_fresh_process_bitwise(tmp_path):
     want = reference("MLP", "inductor")
     assert_same(got, want["compiled"], exact=True)
     assert_same(got, want["eager"], exact=False)
+
+
+def test_nothing_compiled_is_an_error_not_a_missing_file(tmp_path):
+    class Recurrent(torch.nn.Module):  # Dynamo runs nn.GRU eagerly: no frame is compiled
+        def __init__(self):
+            super().__init__()
+            self.gru = torch.nn.GRU(4, 6, batch_first=True)
+
+        def forward(self, x):
+            return self.gru(x)
+
+    torch._dynamo.reset()
+    path = tmp_path / "gru.py"
+    with pytest.raises(PythonifyError, match="compiled no frame for .*forward"):
+        glassbox.pythonify(Recurrent(), (torch.randn(2, 3, 4),), path, backend="aot_eager")
+    assert not path.exists()
