@@ -16,6 +16,7 @@
 #include "runtime/kernels/gemv.hpp"
 #include "runtime/kernels/packed_gemm.hpp"
 #include "runtime/kernels/vector_math.hpp"
+#include "runtime/team_stalls.hpp"
 
 namespace glassbox::runtime {
 
@@ -140,7 +141,10 @@ void sgemm(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, flo
     return;
   }
   const int threads = blas_threads();
-  const int blocks = column_blocks(m, n, k, threads);
+  int blocks = column_blocks(m, n, k, threads);
+  // A team whose workers stalled recently (other processes on the cores) backs off to one
+  // block on the calling thread, as the matrix-vector kernel and the executor's teams do.
+  if (blocks > 1 && !TeamStalls::may_fork()) blocks = 1;
   if (blocks == 1) {
     prepare(0, n);
     sgemm_columns(ta, tb, m, n, k, 0, n, alpha, a, b, beta, c);
@@ -150,10 +154,13 @@ void sgemm(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, flo
   // Blocks of whole 16-column groups (one AVX-512 register of output) where possible.
   const std::int64_t groups = (n + 15) / 16;
   openblas_set_num_threads(1);  // process-wide: every call in the region runs on its caller
+  const double start = monotonic_seconds();
+  double worked = 0;  // by the calling thread
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(blocks) schedule(static)
 #endif
   for (int j = 0; j < blocks; ++j) {
+    const double t0 = j == 0 ? monotonic_seconds() : 0;
     std::int64_t n0 = std::min(n, groups * j / blocks * 16);
     std::int64_t n1 = std::min(n, groups * (j + 1) / blocks * 16);
     if (n1 > n0) {
@@ -161,7 +168,9 @@ void sgemm(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, flo
       sgemm_columns(ta, tb, m, n, k, n0, n1, alpha, a, b, beta, c);
       apply_epilogue(epilogue, c, m, n, n0, n1);
     }
+    if (j == 0) worked = monotonic_seconds() - t0;
   }
+  TeamStalls::record(worked, monotonic_seconds() - start - worked);
   openblas_set_num_threads(threads);
 }
 
