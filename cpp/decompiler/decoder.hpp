@@ -264,6 +264,7 @@ class CodeDecoder {
   std::string parameters(const bytecode::CodeObject& code, const ExprPtr& function,
                          ExprPtr* returns);
   Body finish_body(Body body) const;  // docstring, declarations, implicit returns
+  void keep_static_attributes(Body& body) const;
   void add_declarations(Body& body) const;
   void add_name_order(Body& body) const;
   void add_debug_test(Body& body) const;
