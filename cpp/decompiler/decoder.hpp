@@ -267,6 +267,7 @@ class CodeDecoder {
   void keep_static_attributes(Body& body) const;
   void add_declarations(Body& body) const;
   void add_name_order(Body& body) const;
+  void add_unused_names(Body& body) const;
   void add_debug_test(Body& body) const;
   bool restore_copied_tails(Body& body, const std::vector<std::string>& locals) const;
   int source_order_matches(const Body& body, const std::vector<std::string>& locals)

@@ -2780,6 +2780,30 @@ CASES: list[Case] = [
         ((1, 2, 3),),
         (("a", "b", "c"),),
     ),
+    _case(
+        "dead_if_false_names_in_module_and_class",
+        """
+        from __future__ import annotations
+
+        import os
+
+        if False:
+            from typing import IO
+
+        SEP: IO[str] | None = os.sep
+
+
+        class K:
+            size = 1
+            if False:
+                import json
+            later = size + 1
+
+
+        rec("names", SEP, K.later)
+        """,
+        module=True,
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
@@ -2807,6 +2831,12 @@ _AND_IFEXP = (
     FALLBACK + "'unsupported operation' (a method's conditional expression as the right of and)"
 )
 _CODE_NOT_YET: dict = {
+    "dead_if_false_names_in_module_and_class": {
+        10: SAME_BEHAVIOUR_OTHER_CODE + "the dropped block's names are missing (3.10/3.11 also keep"
+        " its constants)",
+        11: SAME_BEHAVIOUR_OTHER_CODE + "the dropped block's names are missing (3.10/3.11 also keep"
+        " its constants)",
+    },
     "class_static_attributes_of_a_fallback_method": {
         10: _AND_IFEXP,
         12: _AND_IFEXP,
