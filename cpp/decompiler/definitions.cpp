@@ -354,7 +354,7 @@ void self_stores(const Body& body, std::set<std::string>& out, std::vector<Stmt*
         break;
     }
     for (const ExprPtr& e : s->exprs) self_stores_in_expr(e, out);
-    if (s->kind == StmtKind::FunctionDef && s->bodies.size() == 1 && s->bodies[0].size() == 1 &&
+    if (s->kind == StmtKind::FunctionDef && s->bodies.size() == 1 && !s->bodies[0].empty() &&
         s->bodies[0][0]->kind == StmtKind::Fallback && s->header.rfind("self", 0) == 0 &&
         (s->header.size() == 4 ||
          !(std::isalnum(static_cast<unsigned char>(s->header[4])) || s->header[4] == '_'))) {
