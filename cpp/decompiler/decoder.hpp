@@ -264,8 +264,10 @@ class CodeDecoder {
   std::string parameters(const bytecode::CodeObject& code, const ExprPtr& function,
                          ExprPtr* returns);
   Body finish_body(Body body) const;  // docstring, declarations, implicit returns
+  void keep_static_attributes(Body& body) const;
   void add_declarations(Body& body) const;
   void add_name_order(Body& body) const;
+  void add_unused_names(Body& body) const;
   void add_debug_test(Body& body) const;
   bool restore_copied_tails(Body& body, const std::vector<std::string>& locals) const;
   int source_order_matches(const Body& body, const std::vector<std::string>& locals)

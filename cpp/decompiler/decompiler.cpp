@@ -1,6 +1,7 @@
 #include "decompiler/decompiler.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <sstream>
 
 #include "bytecode/disassembler.hpp"
@@ -36,6 +37,35 @@ StmtPtr fallback_statement(const bytecode::CodeObject& code, const std::string& 
   auto stmt = make_stmt(StmtKind::Fallback);
   stmt->text = text;
   return stmt;
+}
+
+bool is_plain_name(const std::string& name) {
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    auto u = static_cast<unsigned char>(c);
+    return std::isalnum(u) || c == '_' || u >= 0x80;
+  });
+}
+
+// The fallback of a function, then, where it has free variables, a statement after the raise
+// that reads each: it never runs, but it keeps them free variables of the function, so the
+// enclosing code still makes their cells and passes its closure as the original did (a method's
+// `__class__` makes its class create the class cell).
+Body fallback_body(const bytecode::CodeObject& code, const std::string& reason) {
+  Body body{fallback_statement(code, reason)};
+  std::vector<ExprPtr> names;
+  for (const std::string& name : code.freevars) {
+    if (!is_plain_name(name) || name == "__classdict__") return body;
+    names.push_back(make_name(name));
+  }
+  if (names.empty()) return body;
+  auto comment = make_stmt(StmtKind::Comment);
+  comment->text = "glassbox: never runs; keeps the free variables of the original";
+  body.push_back(comment);
+  body.push_back(
+      make_stmt(StmtKind::Expr,
+                {names.size() == 1 ? names[0] : make_expr(ExprKind::Tuple, std::move(names))}));
+  return body;
 }
 
 // Kinds whose every child must be present (a Slice, a Dict's ** key, a bare yield may omit one).
@@ -152,12 +182,12 @@ Body CodeDecoder::decode_nested(const bytecode::CodeObject& code, CodeRole role,
       }
       if (role == CodeRole::Lambda || role == CodeRole::Comprehension) throw;
       session.failures.push_back({code.qualname, code.firstlineno, failure.what()});
-      return {fallback_statement(code, failure.what())};
+      return fallback_body(code, failure.what());
     } catch (const bytecode::BytecodeError& error) {
       if (role == CodeRole::Lambda || role == CodeRole::Comprehension)
         throw DecodeFailure(error.what());
       session.failures.push_back({code.qualname, code.firstlineno, error.what()});
-      return {fallback_statement(code, error.what())};
+      return fallback_body(code, error.what());
     }
   }
 }

@@ -2,6 +2,7 @@
 // shapes that create them, and the finishing touches of a body (docstring, declarations,
 // implicit returns).
 #include <algorithm>
+#include <cctype>
 #include <set>
 
 #include "bytecode/disassembler.hpp"
@@ -236,6 +237,133 @@ bool contains_return(const Body& body) {
   return false;
 }
 
+bool is_identifier(const std::string& name) {
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    auto u = static_cast<unsigned char>(c);
+    return std::isalnum(u) || c == '_' || u >= 0x80;
+  });
+}
+
+bool is_name_store(const StmtPtr& s, const char* name) {
+  return s->kind == StmtKind::Assign && s->exprs.size() == 2 &&
+         s->exprs[0]->kind == ExprKind::Name && s->exprs[0]->text == name;
+}
+
+// The end of a class body: `return None`, or the class cell (`__class__`, a 3.12 closure value).
+bool is_class_return(const StmtPtr& s) {
+  if (s->kind != StmtKind::Return) return false;
+  if (is_return_none(s)) return true;
+  const ExprPtr& value = s->exprs[0];
+  return (value->kind == ExprKind::Name && value->text == "__class__") ||
+         (value->kind == ExprKind::Internal && value->text == "closure");
+}
+
+// A class body's epilogue (3.13's `__static_attributes__ = (...)`, 3.12+'s `__classdictcell__`,
+// then the return of None or of the class cell) has no line of its own: the compiler copies it
+// into the branches that reach the end of the body. Each copy becomes a plain `return`, which
+// `fold_end_returns` and `strip_tail_returns` then read as a module's copied returns.
+bool is_epilogue_store(const StmtPtr& s) {
+  return is_name_store(s, "__static_attributes__") || is_name_store(s, "__classdictcell__");
+}
+
+// The epilogue's stores ending every branch of the statements before one shared return (copies
+// of the exit block that the decoder read as branches falling into it).
+void strip_trailing_epilogue_stores(Body& body) {
+  while (!body.empty() && is_epilogue_store(body.back())) body.pop_back();
+  if (body.empty()) return;
+  StmtPtr& last = body.back();
+  if (last->kind == StmtKind::If || last->kind == StmtKind::Try || last->kind == StmtKind::With) {
+    for (Body& inner : last->bodies) strip_trailing_epilogue_stores(inner);
+    for (ExceptHandler& handler : last->handlers) strip_trailing_epilogue_stores(handler.body);
+  }
+}
+
+void strip_class_epilogues(Body& body) {
+  for (size_t k = 0; k < body.size(); ++k) {
+    StmtPtr& s = body[k];
+    if (is_class_return(s)) {
+      size_t first = k;
+      while (first > 0 && is_epilogue_store(body[first - 1])) --first;
+      if (first < k || !is_return_none(s)) {
+        body.erase(body.begin() + static_cast<long>(first), body.begin() + static_cast<long>(k));
+        k = first;
+        body[k] = make_stmt(StmtKind::Return);
+      }
+      if (k > 0) {
+        StmtPtr& before = body[k - 1];
+        if (before->kind == StmtKind::If || before->kind == StmtKind::Try ||
+            before->kind == StmtKind::With) {
+          for (Body& inner : before->bodies) strip_trailing_epilogue_stores(inner);
+          for (ExceptHandler& handler : before->handlers)
+            strip_trailing_epilogue_stores(handler.body);
+        }
+      }
+      continue;
+    }
+    if (s->kind == StmtKind::FunctionDef || s->kind == StmtKind::ClassDef) continue;
+    for (Body& inner : s->bodies) strip_class_epilogues(inner);
+    for (ExceptHandler& handler : s->handlers) strip_class_epilogues(handler.body);
+  }
+}
+
+// The attribute names stored on `self` anywhere in a target (3.13 collects `self.name` stores
+// into the class's `__static_attributes__`).
+void self_stores_in_target(const ExprPtr& e, std::set<std::string>& out) {
+  if (!e) return;
+  if (e->kind == ExprKind::Attribute) {
+    if (!e->args.empty() && e->args[0] && e->args[0]->kind == ExprKind::Name &&
+        e->args[0]->text == "self")
+      out.insert(e->text);
+    return;
+  }
+  if (e->kind == ExprKind::Tuple || e->kind == ExprKind::List || e->kind == ExprKind::Starred) {
+    for (const ExprPtr& arg : e->args) self_stores_in_target(arg, out);
+  }
+}
+
+void self_stores_in_expr(const ExprPtr& e, std::set<std::string>& out, int depth = 0) {
+  if (!e || depth > 200) return;
+  for (const ComprehensionClause& clause : e->clauses) {
+    self_stores_in_target(clause.target, out);
+    self_stores_in_expr(clause.iter, out, depth + 1);
+    for (const ExprPtr& c : clause.conditions) self_stores_in_expr(c, out, depth + 1);
+  }
+  for (const ExprPtr& arg : e->args) self_stores_in_expr(arg, out, depth + 1);
+}
+
+// The `self.name` stores of a class's functions (nested classes collect their own), and the
+// fallback functions among them that take `self` as their first parameter.
+void self_stores(const Body& body, std::set<std::string>& out, std::vector<Stmt*>& fallbacks) {
+  for (const StmtPtr& s : body) {
+    if (s->kind == StmtKind::ClassDef) continue;
+    switch (s->kind) {
+      case StmtKind::Assign:
+        for (size_t k = 0; k + 1 < s->exprs.size(); ++k) self_stores_in_target(s->exprs[k], out);
+        break;
+      case StmtKind::AnnAssign:
+        if (s->exprs.size() >= 3 && s->exprs[2]) self_stores_in_target(s->exprs[0], out);
+        break;
+      case StmtKind::For:
+        if (!s->exprs.empty()) self_stores_in_target(s->exprs[0], out);
+        break;
+      case StmtKind::With:
+        for (size_t k = 1; k < s->exprs.size(); k += 2) self_stores_in_target(s->exprs[k], out);
+        break;
+      default:
+        break;
+    }
+    for (const ExprPtr& e : s->exprs) self_stores_in_expr(e, out);
+    if (s->kind == StmtKind::FunctionDef && s->bodies.size() == 1 && !s->bodies[0].empty() &&
+        s->bodies[0][0]->kind == StmtKind::Fallback && s->header.rfind("self", 0) == 0 &&
+        (s->header.size() == 4 ||
+         !(std::isalnum(static_cast<unsigned char>(s->header[4])) || s->header[4] == '_'))) {
+      fallbacks.push_back(s.get());
+    }
+    for (const Body& inner : s->bodies) self_stores(inner, out, fallbacks);
+    for (const ExceptHandler& handler : s->handlers) self_stores(handler.body, out, fallbacks);
+  }
+}
 }  // namespace
 
 // The IMPORT_NAME value under a chain of IMPORT_FROMs. Only what IMPORT_NAME pushed names a
@@ -782,15 +910,49 @@ void CodeDecoder::add_declarations(Body& body) const {
   }
 }
 
-Body CodeDecoder::finish_body(Body body) const {
-  auto is_name_store = [](const StmtPtr& s, const char* name) {
-    return s->kind == StmtKind::Assign && s->exprs.size() == 2 &&
-           s->exprs[0]->kind == ExprKind::Name && s->exprs[0]->text == name;
-  };
+// 3.13 collects every `self.name` store of a class's functions into its
+// `__static_attributes__`; the stores of a function that fell back are lost with its code. They
+// are written after the fallback's raise, where they never run but still count.
+void CodeDecoder::keep_static_attributes(Body& body) const {
+  std::set<std::string> expected;
+  for (size_t k = 0; k + 1 < lifted_.ops.size(); ++k) {
+    const Operation& load = lifted_.ops[k];
+    const Operation& store = lifted_.ops[k + 1];
+    if (load.op != Op::LoadConst || store.op != Op::StoreName ||
+        store.text != "__static_attributes__" || !load.constant ||
+        load.constant->kind != bytecode::ObjectKind::Tuple) {
+      continue;
+    }
+    for (const bytecode::ObjectRef& item : load.constant->items) {
+      if (item && item->kind == bytecode::ObjectKind::Str) expected.insert(item->text);
+    }
+  }
+  if (expected.empty()) return;
+  std::set<std::string> found;
+  std::vector<Stmt*> fallbacks;
+  self_stores(body, found, fallbacks);
+  if (fallbacks.empty()) return;
+  std::vector<ExprPtr> targets;
+  for (const std::string& name : expected) {
+    if (!found.count(name) && is_identifier(name))
+      targets.push_back(make_expr(ExprKind::Attribute, {make_name("self")}, name));
+  }
+  if (targets.empty()) return;
+  auto comment = make_stmt(StmtKind::Comment);
+  comment->text = "glassbox: never runs; keeps the class's __static_attributes__";
+  targets.push_back(make_constant("None"));
+  fallbacks[0]->bodies[0].push_back(comment);
+  fallbacks[0]->bodies[0].push_back(make_stmt(StmtKind::Assign, std::move(targets)));
+}
 
+Body CodeDecoder::finish_body(Body body) const {
   switch (role_) {
     case CodeRole::Module:
     case CodeRole::Class: {
+      if (role_ == CodeRole::Class) {
+        strip_class_epilogues(body);
+        keep_static_attributes(body);
+      }
       Body kept;
       for (size_t k = 0; k < body.size(); ++k) {
         const StmtPtr& s = body[k];
@@ -837,6 +999,7 @@ Body CodeDecoder::finish_body(Body body) const {
   add_declarations(body);
   add_debug_test(body);
   if (role_ == CodeRole::Function) add_name_order(body);
+  if (role_ == CodeRole::Module || role_ == CodeRole::Class) add_unused_names(body);
   return body;
 }
 

@@ -631,8 +631,24 @@ void CodeDecoder::execute(int i) {
     case Op::Nop:
     case Op::ToBool:
       return;
-    case Op::PopTop:
-      return pop_top(pop_raw());
+    case Op::PopTop: {
+      ExprPtr value = pop_raw();
+      if (is_internal(value, "unpack_slot") || is_internal(value, "unpack_star")) {
+        // 3.13 turns the first of two stores of one local on one line into POP_TOP
+        // (`a, _, _ = t`): the unpacked value is stored to the name the next store stores.
+        size_t next = static_cast<size_t>(i) + 1;
+        const auto& ops = lifted_.ops;
+        if (code_.minor < 13 || next >= ops.size() || ops[next].op != Op::StoreName ||
+            ops[next].scope != Scope::Fast || ops[next].line != op.line || stack_.empty() ||
+            !(is_internal(stack_.back(), "unpack_slot") ||
+              is_internal(stack_.back(), "unpack_star")) ||
+            stack_.back()->args[0] != value->args[0]) {
+          throw DecodeFailure("unpacked value popped");
+        }
+        return store(name_expr(ops[next].text), value);
+      }
+      return pop_top(value);
+    }
     case Op::PushNull:
       return push(internal("null"));
     case Op::Copy:

@@ -558,6 +558,63 @@ void CodeDecoder::add_name_order(Body& body) const {
   body.insert(body.begin() + static_cast<long>(at), comment);
 }
 
+// A module or class body whose co_names hold names no instruction uses: code the compiler
+// dropped after it met the names (`if False: from typing import IO`; 3.12+). Each run of such
+// names goes back, in a dead `if 0:` block, before the statement that first meets the name
+// following the run, so the compiler meets them in the original's order.
+void CodeDecoder::add_unused_names(Body& body) const {
+  // 3.10/3.11 keep the dropped code's constants, which the tree does not know.
+  if (code_.minor < 12) return;
+  std::set<std::string> used;
+  for (const Operation& op : lifted_.ops) {
+    if (uses_co_names(op)) used.insert(op.text);
+  }
+  const std::vector<std::string>& names = code_.names;
+  std::vector<std::pair<size_t, std::vector<std::string>>> blocks;  // (statement, names)
+  for (size_t k = 0; k < names.size();) {
+    if (used.count(names[k])) {
+      ++k;
+      continue;
+    }
+    std::vector<std::string> run;
+    for (; k < names.size() && !used.count(names[k]); ++k) {
+      if (!is_identifier(names[k])) return;  // a dotted module name of an import
+      run.push_back(names[k]);
+    }
+    size_t at = body.size();
+    if (k < names.size()) {
+      const std::string& next = names[k];
+      at = body.size();
+      for (size_t p = 0; p < body.size() && at == body.size(); ++p) {
+        bool met = false;
+        SourceOrder order(code_.minor, [&](const std::string& n, bool) { met = met || n == next; });
+        order.body({body[p]});
+        // (SourceOrder leaves annotated assignments out: their parts, in any order.)
+        if (body[p]->kind == StmtKind::AnnAssign) {
+          for (const ExprPtr& e : body[p]->exprs) {
+            if (e) order.body({make_stmt(StmtKind::Expr, {e})});
+          }
+        }
+        if (met) at = p;
+      }
+      if (at == body.size()) return;  // the tree does not say where
+    }
+    blocks.emplace_back(at, std::move(run));
+  }
+  for (size_t b = blocks.size(); b-- > 0;) {
+    Body block;
+    for (const std::string& name : blocks[b].second) {
+      block.push_back(make_stmt(StmtKind::Expr,
+                                {make_expr(ExprKind::Attribute, {make_constant("None")}, name)}));
+    }
+    auto comment = make_stmt(StmtKind::Comment);
+    comment->text = "glassbox: never runs; names the original met in code it dropped";
+    auto dead = make_stmt(StmtKind::If, {make_constant("False")}, {block, {}});
+    body.insert(body.begin() + static_cast<long>(blocks[b].first), dead);
+    body.insert(body.begin() + static_cast<long>(blocks[b].first), comment);
+  }
+}
+
 namespace {
 
 // The key under which a constant expression of the tree and an entry of co_consts meet: the

@@ -2722,6 +2722,102 @@ CASES: list[Case] = [
         (1, 0),
         (0, 1),
     ),
+    _case(
+        "class_body_ends_in_if_epilogue_copied",
+        """
+        def f(a):
+            class K:
+                size = 1
+                if a:
+                    def g(self):
+                        self.x = 1
+                        return self.x
+            class L:
+                if a > 1:
+                    def g(self):
+                        return __class__
+                else:
+                    def h(self):
+                        self.y = 2
+            return (
+                sorted(getattr(K, "__static_attributes__", ())),
+                hasattr(K, "g"),
+                sorted(getattr(L, "__static_attributes__", ())),
+                hasattr(L, "g"),
+            )
+        """,
+        (0,),
+        (1,),
+        (2,),
+    ),
+    _case(
+        "class_static_attributes_of_a_fallback_method",
+        """
+        def f(a):
+            class Box:
+                def __init__(self, v):
+                    self.v = v
+                def pick(self, a, b):
+                    self.kept, self.other = a, b
+                    return rec("a", a) and (b if a > 0 else -b)
+            return sorted(getattr(Box, "__static_attributes__", ())), Box(a).v
+        """,
+        (0,),
+        (1,),
+    ),
+    _case(
+        "unpack_into_a_name_twice",
+        """
+        def f(t):
+            a, _, _ = t
+            _, _, c = t
+            x, x, *rest = t
+            out = []
+            for i, _, _ in [t, t]:
+                out.append(i)
+            return a, c, x, rest, _, out, [j for j, _, _ in [t]]
+        """,
+        ((1, 2, 3),),
+        (("a", "b", "c"),),
+    ),
+    _case(
+        "dead_if_false_names_in_module_and_class",
+        """
+        from __future__ import annotations
+
+        import os
+
+        if False:
+            from typing import IO
+
+        SEP: IO[str] | None = os.sep
+
+
+        class K:
+            size = 1
+            if False:
+                import json
+            later = size + 1
+
+
+        rec("names", SEP, K.later)
+        """,
+        module=True,
+    ),
+    _case(
+        "closure_of_a_fallback_function",
+        """
+        def f(a, b):
+            def inner(c):
+                return rec("c", c) and (a if c > 0 else b)
+            class K:
+                def m(self, c):
+                    return super().m and (c if c > 0 else -c)
+            return inner.__code__.co_freevars, K.m.__code__.co_freevars, a + b
+        """,
+        (1, 2),
+        (0, 5),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
@@ -2745,7 +2841,22 @@ _NOT_YET: dict = {
     },
 }
 SAME_BEHAVIOUR_OTHER_CODE = "behaves the same, but the recompiled code differs: "
+_AND_IFEXP = (
+    FALLBACK + "'unsupported operation' (a method's conditional expression as the right of and)"
+)
 _CODE_NOT_YET: dict = {
+    "closure_of_a_fallback_function": {10: _AND_IFEXP, 12: _AND_IFEXP, 13: _AND_IFEXP},
+    "dead_if_false_names_in_module_and_class": {
+        10: SAME_BEHAVIOUR_OTHER_CODE + "the dropped block's names are missing (3.10/3.11 also keep"
+        " its constants)",
+        11: SAME_BEHAVIOUR_OTHER_CODE + "the dropped block's names are missing (3.10/3.11 also keep"
+        " its constants)",
+    },
+    "class_static_attributes_of_a_fallback_method": {
+        10: _AND_IFEXP,
+        12: _AND_IFEXP,
+        13: _AND_IFEXP,
+    },
     "if_loop_else_implicit_return_copied": {
         11: SAME_BEHAVIOUR_OTHER_CODE
         + "f: instruction #13: expected POP_JUMP_FORWARD_IF_FALSE -> #33, got"
