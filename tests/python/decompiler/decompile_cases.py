@@ -2722,8 +2722,47 @@ CASES: list[Case] = [
         (1, 0),
         (0, 1),
     ),
-]
+    _case(
+        "try_except_clauses_copy_the_exit_after",
+        """
+        def body_returns(d, k):
+            try:
+                return d[k]
+            except KeyError:
+                d[k] = "new"
+            except TypeError as e:
+                rec(type(e).__name__)
+            return d
 
+        def else_returns(d, k):
+            try:
+                v = d[k]
+            except (KeyError, TypeError):
+                pass
+            else:
+                return v + 1
+            return len(d)
+
+        def raises_after(d, k):
+            try:
+                return d[k]
+            except KeyError:
+                pass
+            raise ValueError(k)
+
+        def f(d, k):
+            out = [body_returns(dict(d), k), else_returns(d, k)]
+            try:
+                out.append(raises_after(d, k))
+            except ValueError as e:
+                out.append(str(e))
+            return out
+        """,
+        ({"a": 1}, "a"),
+        ({"a": 1}, "b"),
+        ({"a": 1}, []),
+    ),
+]
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
 WRONG = "decompiles without a fallback to code that behaves differently: "
@@ -2793,13 +2832,17 @@ _PYC_CODE_NOT_YET = {
         + "in_clause: instruction #10: expected JUMP_IF_NOT_EXC_MATCH -> #28, got"
         " JUMP_IF_NOT_EXC_MATCH -> #29",
     },
-    "try_except_pass_then_code_copied_into_clause": {
-        10: SAME_BEHAVIOUR_OTHER_CODE
-        + "else_returns: instruction #8: expected POP_BLOCK, got LOAD_FAST 1 (g)",
-    },
     "try_after_try_with_nested_try": {
         10: SAME_BEHAVIOUR_OTHER_CODE
         + "f: instruction #41: expected POP_BLOCK, got LOAD_FAST 2 (out)",
+    },
+    "try_except_clauses_copy_the_exit_after": {
+        12: SAME_BEHAVIOUR_OTHER_CODE
+        + "body_returns: instruction #19: expected POP_JUMP_IF_FALSE -> #38, got"
+        " POP_JUMP_IF_FALSE -> #39",
+        13: SAME_BEHAVIOUR_OTHER_CODE
+        + "body_returns: instruction #19: expected POP_JUMP_IF_FALSE -> #38, got"
+        " POP_JUMP_IF_FALSE -> #39",
     },
 }
 
