@@ -232,6 +232,86 @@ bool CodeDecoder::strip_copied_tail(Stmt& stmt, const Body& tail) const {
   return true;
 }
 
+namespace {
+
+// How many times `text` (n statements) ends `body` or, through a trailing if, one of its
+// branches; with `strip`, those copies go (a then-branch left empty gets `pass`). An if whose
+// then-branch ends in a copy and that has no else is followed by what was its else (read after
+// it, the then-branch not falling through): stripped, that code goes back into its else.
+int branch_end_copies(Body& body, const std::string& text, size_t n, bool strip) {
+  auto ends_with = [&](const Body& b) {
+    return b.size() >= n && print_body(Body(b.end() - static_cast<long>(n), b.end())) == text;
+  };
+  int count = 0;
+  size_t rest = body.size();
+  if (ends_with(body)) {
+    ++count;
+    rest -= n;
+    if (strip) body.resize(rest);
+  }
+  if (rest == 0) return count;
+  if (body[rest - 1]->kind == StmtKind::If) {
+    Stmt& last = *body[rest - 1];
+    for (Body& branch : last.bodies) {
+      count += branch_end_copies(branch, text, n, strip);
+      if (strip && branch.empty() && &branch == &last.bodies[0])
+        branch.push_back(make_stmt(StmtKind::Pass));
+    }
+    return count;
+  }
+  for (size_t j = rest - 1; j-- > 0;) {
+    Stmt& s = *body[j];
+    if (s.kind != StmtKind::If || s.bodies.size() < 2 || !s.bodies[1].empty() ||
+        !ends_with(s.bodies[0]))
+      continue;
+    count += branch_end_copies(s.bodies[0], text, n, strip);
+    if (strip && s.bodies[0].empty()) s.bodies[0].push_back(make_stmt(StmtKind::Pass));
+    Body orelse(body.begin() + static_cast<long>(j) + 1, body.begin() + static_cast<long>(rest));
+    count += branch_end_copies(orelse, text, n, strip);
+    if (strip) {
+      s.bodies[1] = std::move(orelse);
+      body.erase(body.begin() + static_cast<long>(j) + 1, body.begin() + static_cast<long>(rest));
+    }
+    break;
+  }
+  return count;
+}
+
+}  // namespace
+
+// 3.10: a short tail (ending in return or raise) copied into each way out of the clauses, the
+// copies counted in the operations (`copies`, per clause: a POP_EXCEPT followed by the tail's
+// operations, where a clause's own return of a computed value loads it before POP_EXCEPT). When
+// each clause ends with exactly that many copies (at its end, or ending the branches of an if
+// that ends it), they go and the caller puts `tail` after the statement; a clause without one
+// must end in a raise or another return. False (nothing changed) otherwise.
+bool CodeDecoder::strip_counted_copies(Stmt& stmt, const Body& tail,
+                                       const std::vector<int>& copies) const {
+  if (tail.empty() || copies.size() != stmt.handlers.size() ||
+      (tail.back()->kind != StmtKind::Return && tail.back()->kind != StmtKind::Raise)) {
+    return false;
+  }
+  std::string text = print_body(tail);
+  std::string last = print_body({tail.back()});
+  size_t n = tail.size();
+  bool any = false;
+  for (size_t c = 0; c < copies.size(); ++c) {
+    Body& b = stmt.handlers[c].body;
+    if (branch_end_copies(b, text, n, false) != copies[c]) return false;
+    any |= copies[c] > 0;
+    StmtKind kind = b.empty() ? StmtKind::Pass : b.back()->kind;
+    if (copies[c] == 0 && kind != StmtKind::Raise &&
+        (kind != StmtKind::Return || print_body({b.back()}) == last))
+      return false;
+  }
+  if (!any) return false;
+  for (ExceptHandler& clause : stmt.handlers) {
+    branch_end_copies(clause.body, text, n, true);
+    if (clause.body.empty()) clause.body.push_back(make_stmt(StmtKind::Pass));
+  }
+  return true;
+}
+
 // The body ends with the finally body's normal-path copy, an if, into whose branches the compiler
 // copied the return that follows the statement (`if t: a; return v` then `return v`, or
 // `if t: a else: return v`): that copy goes, and the return comes after the statement (the
@@ -1484,6 +1564,19 @@ int CodeDecoder::decode_setup_except(int i, int handler, int end, int exit) {
                     ? decode_range(else_begin, std::min(join, end), join)
                     : Body{};
   if (tail_end >= 0) tail = decode_range(join, tail_end, tail_end);
+  // The body's other ways out to the tail (POP_BLOCK and a copy of it: a branch falling off the
+  // body's end, the copy duplicated for it) end its branches: they go, where as many end them.
+  if (tail_begin < body_end && !tail.empty()) {
+    int length = body_end - tail_begin;
+    int count = 0;
+    for (int p = i + 1; p + 1 + length <= tail_begin; ++p) {
+      count += ops[static_cast<size_t>(p)].op == Op::PopBlock &&
+               same_operations(ops, p + 1, tail_begin, length);
+    }
+    std::string text = print_body(tail);
+    if (count > 0 && branch_end_copies(body, text, tail.size(), false) == count)
+      branch_end_copies(body, text, tail.size(), true);
+  }
   if (copied_else) orelse = std::move(tail);
   int copy_tail_end = -1;  // one past the tail read from a clause's copy (or its original)
   if (!clause_copy.empty()) {
@@ -1497,6 +1590,7 @@ int CodeDecoder::decode_setup_except(int i, int handler, int end, int exit) {
   std::string saved_name = handler_name_;
   for (int m = 0; m < 3; ++m) push(make_expr(ExprKind::Internal, {}, "prev_exc"));
   std::vector<ExprPtr> clause_stack = stack_;
+  std::vector<std::pair<int, int>> clause_ranges;  // each clause's [body, end)
   int k = handler;
   while (k < handlers_end) {
     stack_ = clause_stack;
@@ -1529,6 +1623,7 @@ int CodeDecoder::decode_setup_except(int i, int handler, int end, int exit) {
         throw DecodeFailure("except clause binds in an unexpected way");
       }
     }
+    clause_ranges.emplace_back(body_begin, clause_end);
     handler_name_ = clause.name;
     auto copy = clause_copy.find(clause_end);
     clause.body = copy != clause_copy.end() ? decode_range(body_begin, copy->second, copy->second)
@@ -1551,7 +1646,28 @@ int CodeDecoder::decode_setup_except(int i, int handler, int end, int exit) {
     emit(stmt);
     for (StmtPtr& s : tail) emit(s);
     if (else_begin >= 0) return copy_tail_end >= 0 ? copy_tail_end : end;
-  } else if (tail.empty() || strip_copied_tail(*stmt, tail)) {
+  }
+  // The tail's copies in each clause, by its operations.
+  int tail_ops = tail_end >= 0 ? join : tail_begin;
+  int tail_length = tail_end >= 0 ? tail_end - join : body_end - tail_begin;
+  std::vector<int> copies;
+  for (auto [from, to] : clause_ranges) {
+    int count = 0;
+    for (int p = from; p < to && !tail.empty() && clause_copy.empty(); ++p) {
+      if (ops[static_cast<size_t>(p)].op != Op::PopExcept) continue;
+      int s = p + 1;
+      if (ops[static_cast<size_t>(s)].op == Op::LoadConst &&
+          ops[static_cast<size_t>(s) + 1].op == Op::StoreName &&
+          ops[static_cast<size_t>(s) + 2].op == Op::DeleteName &&
+          ops[static_cast<size_t>(s) + 1].text == ops[static_cast<size_t>(s) + 2].text)
+        s += 3;
+      if (s + tail_length <= to && same_operations(ops, s, tail_ops, tail_length)) ++count;
+    }
+    copies.push_back(count);
+  }
+  if (!clause_copy.empty()) {
+  } else if (tail.empty() || strip_counted_copies(*stmt, tail, copies) ||
+             strip_copied_tail(*stmt, tail)) {
     emit(stmt);
     for (StmtPtr& s : tail) emit(s);
   } else if (tail_end >= 0) {  // not a copy after all: the code after the statement, as it was
