@@ -2803,7 +2803,9 @@ CASES: list[Case] = [
         ({"a": 1}, "b", False),
         ({"a": 1}, "b", None),
     ),
-]  # ---- what fails today (measured on the core as built): per case, the reason ----------------
+]
+
+# ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
 WRONG = "decompiles without a fallback to code that behaves differently: "
 _NOT_YET: dict = {
