@@ -2803,6 +2803,18 @@ CASES: list[Case] = [
         ({"a": 1}, "b", False),
         ({"a": 1}, "b", None),
     ),
+    _case(
+        "tuple_assignment_with_nested_target",
+        """
+        def f(p, q, r):
+            a, (b, c) = p, q
+            (d, e), g = q, p
+            h, (i, *j), k = r, q, p
+            return a, b, c, d, e, g, h, i, j, k
+        """,
+        (1, (2, 3), "xy"),
+        ("s", "tu", [4, 5]),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
