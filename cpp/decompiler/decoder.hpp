@@ -135,6 +135,7 @@ class CodeDecoder {
   int decode_while(int head, const WhileShape& shape);
   int decode_try(int i, int end, int exit);
   bool strip_copied_tail(Stmt& stmt, const Body& tail) const;
+  bool strip_counted_copies(Stmt& stmt, const Body& tail, const std::vector<int>& copies) const;
   int merge_exit_copies(int begin, int pop_block, int handler);
   StmtPtr strip_normal_copy_with_returns(Body& body, const std::string& copy_text,
                                          size_t copy_size) const;

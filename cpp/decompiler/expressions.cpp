@@ -1102,19 +1102,25 @@ int CodeDecoder::rotated_tuple_assignment(int i) {
     after = i + 2;
   }
   if (after < 0) return -1;
-  // What follows must be the stores (and the loads of their targets' objects and keys).
+  // What follows must be the stores (and the loads of their targets' objects and keys); a
+  // nested target unpacks its value into as many more.
   size_t stores = 0;
-  for (size_t k = static_cast<size_t>(after); k < ops.size() && stores < count; ++k) {
+  size_t needed = count;
+  for (size_t k = static_cast<size_t>(after); k < ops.size() && stores < needed; ++k) {
     Op next = ops[k].op;
     if (next == Op::StoreName || next == Op::StoreAttr || next == Op::StoreSubscr) {
       ++stores;
+    } else if (next == Op::UnpackSequence && ops[k].arg >= 1) {
+      needed += static_cast<size_t>(ops[k].arg) - 1;
+    } else if (next == Op::UnpackEx) {
+      needed += static_cast<size_t>((ops[k].arg & 0xFF) + (ops[k].arg >> 8));
     } else if (next != Op::LoadName && next != Op::LoadConst && next != Op::LoadAttr &&
                next != Op::BinarySubscr && next != Op::BinaryOp && next != Op::UnaryOp &&
                next != Op::BuildSlice && next != Op::Nop) {
       return -1;
     }
   }
-  if (stores < count) return -1;
+  if (stores < needed) return -1;
   unpack_pending_values(count, false);
   return after;
 }

@@ -232,6 +232,86 @@ bool CodeDecoder::strip_copied_tail(Stmt& stmt, const Body& tail) const {
   return true;
 }
 
+namespace {
+
+// How many times `text` (n statements) ends `body` or, through a trailing if, one of its
+// branches; with `strip`, those copies go (a then-branch left empty gets `pass`). An if whose
+// then-branch ends in a copy and that has no else is followed by what was its else (read after
+// it, the then-branch not falling through): stripped, that code goes back into its else.
+int branch_end_copies(Body& body, const std::string& text, size_t n, bool strip) {
+  auto ends_with = [&](const Body& b) {
+    return b.size() >= n && print_body(Body(b.end() - static_cast<long>(n), b.end())) == text;
+  };
+  int count = 0;
+  size_t rest = body.size();
+  if (ends_with(body)) {
+    ++count;
+    rest -= n;
+    if (strip) body.resize(rest);
+  }
+  if (rest == 0) return count;
+  if (body[rest - 1]->kind == StmtKind::If) {
+    Stmt& last = *body[rest - 1];
+    for (Body& branch : last.bodies) {
+      count += branch_end_copies(branch, text, n, strip);
+      if (strip && branch.empty() && &branch == &last.bodies[0])
+        branch.push_back(make_stmt(StmtKind::Pass));
+    }
+    return count;
+  }
+  for (size_t j = rest - 1; j-- > 0;) {
+    Stmt& s = *body[j];
+    if (s.kind != StmtKind::If || s.bodies.size() < 2 || !s.bodies[1].empty() ||
+        !ends_with(s.bodies[0]))
+      continue;
+    count += branch_end_copies(s.bodies[0], text, n, strip);
+    if (strip && s.bodies[0].empty()) s.bodies[0].push_back(make_stmt(StmtKind::Pass));
+    Body orelse(body.begin() + static_cast<long>(j) + 1, body.begin() + static_cast<long>(rest));
+    count += branch_end_copies(orelse, text, n, strip);
+    if (strip) {
+      s.bodies[1] = std::move(orelse);
+      body.erase(body.begin() + static_cast<long>(j) + 1, body.begin() + static_cast<long>(rest));
+    }
+    break;
+  }
+  return count;
+}
+
+}  // namespace
+
+// 3.10: a short tail (ending in return or raise) copied into each way out of the clauses, the
+// copies counted in the operations (`copies`, per clause: a POP_EXCEPT followed by the tail's
+// operations, where a clause's own return of a computed value loads it before POP_EXCEPT). When
+// each clause ends with exactly that many copies (at its end, or ending the branches of an if
+// that ends it), they go and the caller puts `tail` after the statement; a clause without one
+// must end in a raise or another return. False (nothing changed) otherwise.
+bool CodeDecoder::strip_counted_copies(Stmt& stmt, const Body& tail,
+                                       const std::vector<int>& copies) const {
+  if (tail.empty() || copies.size() != stmt.handlers.size() ||
+      (tail.back()->kind != StmtKind::Return && tail.back()->kind != StmtKind::Raise)) {
+    return false;
+  }
+  std::string text = print_body(tail);
+  std::string last = print_body({tail.back()});
+  size_t n = tail.size();
+  bool any = false;
+  for (size_t c = 0; c < copies.size(); ++c) {
+    Body& b = stmt.handlers[c].body;
+    if (branch_end_copies(b, text, n, false) != copies[c]) return false;
+    any |= copies[c] > 0;
+    StmtKind kind = b.empty() ? StmtKind::Pass : b.back()->kind;
+    if (copies[c] == 0 && kind != StmtKind::Raise &&
+        (kind != StmtKind::Return || print_body({b.back()}) == last))
+      return false;
+  }
+  if (!any) return false;
+  for (ExceptHandler& clause : stmt.handlers) {
+    branch_end_copies(clause.body, text, n, true);
+    if (clause.body.empty()) clause.body.push_back(make_stmt(StmtKind::Pass));
+  }
+  return true;
+}
+
 // The body ends with the finally body's normal-path copy, an if, into whose branches the compiler
 // copied the return that follows the statement (`if t: a; return v` then `return v`, or
 // `if t: a else: return v`): that copy goes, and the return comes after the statement (the
@@ -1374,18 +1454,143 @@ int CodeDecoder::decode_setup_except(int i, int handler, int end, int exit) {
       }
     }
   }
+  // Neither the body nor the else falls through (each returns or raises), and the clauses that
+  // do end (after their POP_EXCEPT and the unbinding of their name) in a copy of the code after
+  // the statement: 3.10 replaces a jump to an exit block of at most 4 instructions with a copy of
+  // it, and the original goes when nothing else reaches it. (A clause's own return of a computed
+  // value loads it before POP_EXCEPT; its own raise has no POP_EXCEPT; its own `return K` is the
+  // same as a copy.) The copy starts at clause_copy[clause end], the code after the statement is
+  // read from one of them, and the else runs up to the original when that was kept.
+  std::map<int, int> clause_copy;  // a clause's end -> the start of its copy of the tail
+  bool copied_else = false;        // the body's tail is a copy of the else
+  int copy_length = 0;
+  int original_tail = -1;  // the kept original of the tail, at the region's end; -1 if none
+  auto exits = [&](int at) {
+    Op op = ops[static_cast<size_t>(at)].op;
+    return op == Op::ReturnValue || op == Op::RaiseVarargs;
+  };
+  bool body_exits = body_end > i + 1 && exits(body_end - 1);
+  if (tail_end < 0 && clauses_end < 0 && !typed_clauses.empty() &&
+      ((else_begin < 0 && body_exits) || (else_begin >= 0 && join == else_begin))) {
+    std::vector<int> clause_ends;
+    for (const auto& [c, next] : typed_clauses) {
+      int check = c;
+      while (check < next && ops[static_cast<size_t>(check)].op != Op::CheckExcMatch) ++check;
+      if (check + 3 >= next) break;
+      bool named = ops[static_cast<size_t>(check) + 3].op == Op::StoreName;
+      clause_ends.push_back(named && ops[static_cast<size_t>(next) - 1].op == Op::Reraise ? next - 4
+                                                                                          : next);
+    }
+    int last_next = typed_clauses.back().second;
+    bool bare = ops[static_cast<size_t>(last_next)].op != Op::Reraise;
+    if (bare && is_pop_tops(ops, last_next, 3))
+      clause_ends.push_back(handlers_end);  // a bare except: up to the else, or the join
+    bool consistent = clause_ends.size() == typed_clauses.size() + (bare ? 1 : 0);
+    int first_copy = -1;
+    for (int e : clause_ends) {
+      if (!consistent || e <= handler) continue;
+      // (A clause without a copy must not fall through.)
+      bool ends = exits(e - 1) || ops[static_cast<size_t>(e) - 1].op == Op::Reraise;
+      consistent = ends;
+      if (!exits(e - 1)) continue;
+      int p = e - 2;
+      while (p > e - 9 && p > handler && ops[static_cast<size_t>(p)].op != Op::PopExcept) --p;
+      if (ops[static_cast<size_t>(p)].op != Op::PopExcept) continue;
+      int s = p + 1;
+      if (ops[static_cast<size_t>(s)].op == Op::LoadConst &&
+          ops[static_cast<size_t>(s) + 1].op == Op::StoreName &&
+          ops[static_cast<size_t>(s) + 2].op == Op::DeleteName &&
+          ops[static_cast<size_t>(s) + 1].text == ops[static_cast<size_t>(s) + 2].text)
+        s += 3;
+      int length = e - s;
+      // (`return K`: the clause's own return reads alike, and is kept as it is.)
+      bool returns_constant = length == 2 && ops[static_cast<size_t>(s)].op == Op::LoadConst &&
+                              ops[static_cast<size_t>(s) + 1].op == Op::ReturnValue;
+      // (A copy starts a statement: it loads a value or deletes a name, or is a bare raise; a
+      // return inside a loop pops the iterator under its value after POP_EXCEPT.)
+      const Operation& start = ops[static_cast<size_t>(s)];
+      bool starts = start.op == Op::LoadConst || start.op == Op::LoadName ||
+                    start.op == Op::LoadClosure || start.op == Op::LoadAssertionError ||
+                    start.op == Op::DeleteName ||
+                    (start.op == Op::RaiseVarargs && start.arg == 0 && length == 1);
+      if (length < 1 || length > 4 || !starts || returns_constant) continue;
+      bool straight = true;
+      for (int k = s; k < e - 1; ++k) {
+        Op op = ops[static_cast<size_t>(k)].op;
+        straight = straight && !is_jump(op) && !exits(k) && op != Op::PopExcept &&
+                   op != Op::PopBlock && op != Op::SetupFinally && op != Op::SetupWith &&
+                   op != Op::Reraise;
+      }
+      if (!straight) continue;
+      if (first_copy >= 0 &&
+          (length != copy_length || !same_operations(ops, s, first_copy, length))) {
+        consistent = false;
+        continue;
+      }
+      first_copy = s;
+      copy_length = length;
+      clause_copy[e] = s;
+    }
+    if (!consistent || first_copy < 0) {
+      clause_copy.clear();
+    } else if (else_begin >= 0) {
+      // The original stays where the else falls into it (last in the region).
+      if (end - copy_length > else_begin &&
+          same_operations(ops, end - copy_length, first_copy, copy_length)) {
+        original_tail = end - copy_length;
+      } else if (!exits(end - 1)) {
+        clause_copy.clear();
+      }
+      for (int k = else_begin; k < end && !clause_copy.empty(); ++k) {
+        const Operation& op = ops[static_cast<size_t>(k)];
+        int kept = original_tail >= 0 ? original_tail : end;
+        if (is_jump(op.op) && op.target >= kept && op.target != original_tail) clause_copy.clear();
+      }
+    }
+    // (Without an else, what follows the body's POP_BLOCK is a copy: of the same code, read
+    // below as a tail; else of a short else, the body's jump to it inlined.)
+    if (!clause_copy.empty() && else_begin < 0 && tail_begin < body_end) {
+      if (body_end - tail_begin == copy_length &&
+          same_operations(ops, tail_begin, first_copy, copy_length))
+        clause_copy.clear();
+      else
+        copied_else = true;
+    }
+    if (!clause_copy.empty() && else_begin >= 0) join = original_tail >= 0 ? original_tail : end;
+  }
   Body body = decode_range(i + 1, tail_begin, tail_begin);
   Body tail = tail_begin < body_end ? decode_range(tail_begin, body_end, body_end) : Body{};
   Body orelse = else_begin >= 0 && join > else_begin
                     ? decode_range(else_begin, std::min(join, end), join)
                     : Body{};
   if (tail_end >= 0) tail = decode_range(join, tail_end, tail_end);
+  // The body's other ways out to the tail (POP_BLOCK and a copy of it: a branch falling off the
+  // body's end, the copy duplicated for it) end its branches: they go, where as many end them.
+  if (tail_begin < body_end && !tail.empty()) {
+    int length = body_end - tail_begin;
+    int count = 0;
+    for (int p = i + 1; p + 1 + length <= tail_begin; ++p) {
+      count += ops[static_cast<size_t>(p)].op == Op::PopBlock &&
+               same_operations(ops, p + 1, tail_begin, length);
+    }
+    std::string text = print_body(tail);
+    if (count > 0 && branch_end_copies(body, text, tail.size(), false) == count)
+      branch_end_copies(body, text, tail.size(), true);
+  }
+  if (copied_else) orelse = std::move(tail);
+  int copy_tail_end = -1;  // one past the tail read from a clause's copy (or its original)
+  if (!clause_copy.empty()) {
+    int from = original_tail >= 0 ? original_tail : clause_copy.begin()->second;
+    tail = decode_range(from, from + copy_length, from + copy_length);
+    copy_tail_end = original_tail >= 0 ? end : -1;
+  }
   auto stmt = make_stmt(StmtKind::Try, {}, {std::move(body), std::move(orelse), {}});
   std::vector<ExprPtr> saved_stack = stack_;
   size_t saved_depth = statement_depth_;
   std::string saved_name = handler_name_;
   for (int m = 0; m < 3; ++m) push(make_expr(ExprKind::Internal, {}, "prev_exc"));
   std::vector<ExprPtr> clause_stack = stack_;
+  std::vector<std::pair<int, int>> clause_ranges;  // each clause's [body, end)
   int k = handler;
   while (k < handlers_end) {
     stack_ = clause_stack;
@@ -1418,8 +1623,13 @@ int CodeDecoder::decode_setup_except(int i, int handler, int end, int exit) {
         throw DecodeFailure("except clause binds in an unexpected way");
       }
     }
+    clause_ranges.emplace_back(body_begin, clause_end);
     handler_name_ = clause.name;
-    clause.body = decode_range(body_begin, clause_end, join);
+    auto copy = clause_copy.find(clause_end);
+    clause.body = copy != clause_copy.end() ? decode_range(body_begin, copy->second, copy->second)
+                                            : decode_range(body_begin, clause_end, join);
+    if (copy != clause_copy.end() && clause.body.empty())
+      clause.body.push_back(make_stmt(StmtKind::Pass));
     handler_name_ = saved_name;
     bool bare = clause.type == nullptr;
     stmt->handlers.push_back(std::move(clause));
@@ -1432,7 +1642,32 @@ int CodeDecoder::decode_setup_except(int i, int handler, int end, int exit) {
   stack_ = saved_stack;
   statement_depth_ = saved_depth;
   mark_consumed(handler, clauses_end >= 0 ? clauses_end : handlers_end);
-  if (tail.empty() || strip_copied_tail(*stmt, tail)) {
+  if (!clause_copy.empty()) {
+    emit(stmt);
+    for (StmtPtr& s : tail) emit(s);
+    if (else_begin >= 0) return copy_tail_end >= 0 ? copy_tail_end : end;
+  }
+  // The tail's copies in each clause, by its operations.
+  int tail_ops = tail_end >= 0 ? join : tail_begin;
+  int tail_length = tail_end >= 0 ? tail_end - join : body_end - tail_begin;
+  std::vector<int> copies;
+  for (auto [from, to] : clause_ranges) {
+    int count = 0;
+    for (int p = from; p < to && !tail.empty() && clause_copy.empty(); ++p) {
+      if (ops[static_cast<size_t>(p)].op != Op::PopExcept) continue;
+      int s = p + 1;
+      if (ops[static_cast<size_t>(s)].op == Op::LoadConst &&
+          ops[static_cast<size_t>(s) + 1].op == Op::StoreName &&
+          ops[static_cast<size_t>(s) + 2].op == Op::DeleteName &&
+          ops[static_cast<size_t>(s) + 1].text == ops[static_cast<size_t>(s) + 2].text)
+        s += 3;
+      if (s + tail_length <= to && same_operations(ops, s, tail_ops, tail_length)) ++count;
+    }
+    copies.push_back(count);
+  }
+  if (!clause_copy.empty()) {
+  } else if (tail.empty() || strip_counted_copies(*stmt, tail, copies) ||
+             strip_copied_tail(*stmt, tail)) {
     emit(stmt);
     for (StmtPtr& s : tail) emit(s);
   } else if (tail_end >= 0) {  // not a copy after all: the code after the statement, as it was

@@ -2818,6 +2818,99 @@ CASES: list[Case] = [
         (1, 2),
         (0, 5),
     ),
+    _case(
+        "try_except_clauses_copy_the_exit_after",
+        """
+        def body_returns(d, k):
+            try:
+                return d[k]
+            except KeyError:
+                d[k] = "new"
+            except TypeError as e:
+                rec(type(e).__name__)
+            return d
+
+        def else_returns(d, k):
+            try:
+                v = d[k]
+            except (KeyError, TypeError):
+                pass
+            else:
+                return v + 1
+            return len(d)
+
+        def raises_after(d, k):
+            try:
+                return d[k]
+            except KeyError:
+                pass
+            raise ValueError(k)
+
+        def f(d, k):
+            out = [body_returns(dict(d), k), else_returns(d, k)]
+            try:
+                out.append(raises_after(d, k))
+            except ValueError as e:
+                out.append(str(e))
+            return out
+        """,
+        ({"a": 1}, "a"),
+        ({"a": 1}, "b"),
+        ({"a": 1}, []),
+    ),
+    _case(
+        "try_except_tail_copied_into_branches",
+        """
+        def clause_if(d, k, w):
+            try:
+                v = d[k]
+            except KeyError:
+                v = len(d)
+                if w:
+                    d[k] = v
+            return v
+
+        def clause_if_else(d, k, w):
+            try:
+                v = d[k]
+            except KeyError:
+                if w is None:
+                    return "none"
+                if w:
+                    v = "yes"
+                else:
+                    v = "no"
+            return v
+
+        def body_if(d, k):
+            r = [k]
+            try:
+                if not d[k]:
+                    r += ")"
+            except KeyError:
+                pass
+            return r
+
+        def f(d, k, w):
+            return [clause_if(dict(d), k, w), clause_if_else(d, k, w), body_if(d, k)]
+        """,
+        ({"a": 0}, "a", True),
+        ({"a": 1}, "b", True),
+        ({"a": 1}, "b", False),
+        ({"a": 1}, "b", None),
+    ),
+    _case(
+        "tuple_assignment_with_nested_target",
+        """
+        def f(p, q, r):
+            a, (b, c) = p, q
+            (d, e), g = q, p
+            h, (i, *j), k = r, q, p
+            return a, b, c, d, e, g, h, i, j, k
+        """,
+        (1, (2, 3), "xy"),
+        ("s", "tu", [4, 5]),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
@@ -2899,18 +2992,17 @@ _PYC_CODE_NOT_YET = {
         10: SAME_BEHAVIOUR_OTHER_CODE
         + "f: instruction #4: expected POP_JUMP_IF_FALSE -> #36, got POP_JUMP_IF_FALSE -> #37",
     },
-    "if_else_then_branch_ends_in_copied_return": {
-        10: SAME_BEHAVIOUR_OTHER_CODE
-        + "in_clause: instruction #10: expected JUMP_IF_NOT_EXC_MATCH -> #28, got"
-        " JUMP_IF_NOT_EXC_MATCH -> #29",
-    },
-    "try_except_pass_then_code_copied_into_clause": {
-        10: SAME_BEHAVIOUR_OTHER_CODE
-        + "else_returns: instruction #8: expected POP_BLOCK, got LOAD_FAST 1 (g)",
-    },
     "try_after_try_with_nested_try": {
         10: SAME_BEHAVIOUR_OTHER_CODE
         + "f: instruction #41: expected POP_BLOCK, got LOAD_FAST 2 (out)",
+    },
+    "try_except_clauses_copy_the_exit_after": {
+        12: SAME_BEHAVIOUR_OTHER_CODE
+        + "body_returns: instruction #19: expected POP_JUMP_IF_FALSE -> #38, got"
+        " POP_JUMP_IF_FALSE -> #39",
+        13: SAME_BEHAVIOUR_OTHER_CODE
+        + "body_returns: instruction #19: expected POP_JUMP_IF_FALSE -> #38, got"
+        " POP_JUMP_IF_FALSE -> #39",
     },
 }
 
