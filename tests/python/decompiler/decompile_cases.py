@@ -2722,12 +2722,79 @@ CASES: list[Case] = [
         (1, 0),
         (0, 1),
     ),
+    _case(
+        "finally_body_with_nested_handlers",
+        """
+        def close(a):
+            with CM("lock"):
+                if a == 0:
+                    return "early"
+            try:
+                rec("flush", 10 // a)
+            finally:
+                with CM("lock2", a > 2):
+                    rec("close", 1 // (a - 1))
+            return "done"
+
+        def after(a):
+            try:
+                rec("body", a)
+            finally:
+                with CM("inner", a > 1):
+                    rec("inner", 1 // (a - 1))
+                rec("after with", a)
+            return 3
+
+        def nested_try(a):
+            try:
+                rec("body", 1 // a)
+            finally:
+                try:
+                    rec("close", 1 // (a - 1))
+                except ZeroDivisionError:
+                    pass
+            rec("end", a)
+
+        def returns(a, flag):
+            try:
+                rec("body", a)
+            finally:
+                if flag:
+                    try:
+                        rec("wait", 1 // a)
+                    except ZeroDivisionError:
+                        pass
+                    return "from finally"
+                rec("wait2", a)
+
+        def call(g, a):
+            try:
+                return g(a)
+            except Exception as e:
+                return type(e).__name__
+
+        def f(a):
+            out = [call(close, a), call(after, a), call(nested_try, a)]
+            out.append(returns(a, a > 1))
+            out.append(returns(a, False))
+            return out
+        """,
+        (0,),
+        (1,),
+        (2,),
+        (3,),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
 WRONG = "decompiles without a fallback to code that behaves differently: "
 _NOT_YET: dict = {
+    "finally_body_with_nested_handlers": {
+        10: FALLBACK
+        + "'unsupported operation 59', 'with statement leaves its region', 'try/finally"
+        " without its normal path' (3.10 with/try inside a finally body)",
+    },
     "if_then_try_finally_body_raises": {
         10: FALLBACK
         + "'try/finally without its normal path' (a body that raises has no POP_BLOCK)",
