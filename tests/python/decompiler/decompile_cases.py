@@ -2784,6 +2784,30 @@ CASES: list[Case] = [
         (2,),
         (3,),
     ),
+    _case(
+        "if_then_try_whose_body_starts_with_if",
+        """
+        def f(a, b, c):
+            done = not a
+            if not done:
+                try:
+                    if not rec("b", b):
+                        if c:
+                            rec("c", 1 // c)
+                        else:
+                            rec("not c", c)
+                except ZeroDivisionError:
+                    rec("except", a)
+                    done = True
+            if done:
+                rec("done", a)
+            return done
+        """,
+        (0, 0, 0),
+        (1, 0, 0),
+        (1, 0, 2),
+        (1, 1, 0),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
