@@ -5,6 +5,7 @@
 // finally body's normal-path copy) and a jump past the handlers.
 #include <algorithm>
 
+#include "bytecode/instructions.hpp"
 #include "decompiler/decoder.hpp"
 #include "decompiler/printer.hpp"
 
@@ -320,6 +321,23 @@ int CodeDecoder::decode_try(int i, int end, int exit) {
     int cleanup = flow_.handler_covering(handler);
     for (int k = handler; length > 0 && k + length <= cleanup && !copied; ++k)
       copied = same_operations(ops, k, last + 1, length);
+    // (Or a clause of a statement nested in the body repeats it after its POP_EXCEPT, which the
+    // handler covers: the code after both statements; a return of the body's own starts its
+    // line.)
+    const Operation& tail = ops[static_cast<size_t>(last) + 1];
+    bool tail_starts = may_start_statement(tail.op) || tail.op == Op::ReturnConst;
+    for (int k = last + 2;
+         length > 0 && k + length <= handler && !copied && tail_starts && tail.line < 0; ++k) {
+      copied = !flow_.reachable[static_cast<size_t>(k)] && in_body(k - 1) &&
+               ops[static_cast<size_t>(k) - 1].op == Op::PopExcept &&
+               !flow_.reachable[static_cast<size_t>(k) - 1] &&
+               same_operations(ops, k, last + 1, length);
+    }
+    // (A finally body's normal-path copy, then the return after the statement: the handler
+    // holds the same operations, then its RERAISE.)
+    if (!is_except && length > 1 && handler + length < cleanup &&
+        same_operations(ops, last + 1, handler + 1, length - 1))
+      copied = true;
     // (A raise cannot leave the try: one outside the handler's cover is an else clause's.)
     if (length > 0 && ops[static_cast<size_t>(last + length)].op == Op::RaiseVarargs &&
         !in_body(last + length))
@@ -1000,7 +1018,19 @@ int CodeDecoder::decode_try_finally(int i, int body_end, int handler, int end, i
   // copied there (3.12+).
   if (try_end >= static_cast<int>(ops.size()) && body.size() == 2 && is_return_none(body[1]))
     body.pop_back();
-  emit_try_finally(std::move(body), std::move(final_body));
+  // A try/except nested in the body as a statement of its own starts a line of its own: the
+  // NOPs of both `try:` lines precede the body (one try/except/finally statement has one; the
+  // lifted operations have no NOPs).
+  bool separate = false;
+  if (body.size() == 1 && body[0]->kind == StmtKind::Try && !body[0]->handlers.empty()) {
+    std::vector<bytecode::Instruction> all = bytecode::decode_bare_instructions(code_);
+    size_t at = 0;
+    while (at < all.size() && all[at].offset != ops[static_cast<size_t>(i)].offset) ++at;
+    auto line_nop = [&](size_t k) { return all[k].opname == "NOP" && all[k].line >= 0; };
+    separate = at >= 2 && at < all.size() && line_nop(at - 1) && line_nop(at - 2) &&
+               all[at - 2].line < all[at - 1].line;
+  }
+  emit_try_finally(std::move(body), std::move(final_body), separate);
   if (after) emit(after);  // (the code's final `return None` goes with the other ones)
   return try_end > end ? end : try_end;
 }
@@ -1087,10 +1117,11 @@ Body CodeDecoder::decode_finally_body(int begin, int end, int cleanup) {
 }
 
 // try/finally; try/except/finally when the body is a try/except statement alone.
-void CodeDecoder::emit_try_finally(Body body, Body final_body) {
+// (`separate`: the try/except has a line of its own, another statement.)
+void CodeDecoder::emit_try_finally(Body body, Body final_body, bool separate) {
   if (final_body.empty()) final_body.push_back(make_stmt(StmtKind::Pass));  // `finally: pass`
-  if (body.size() == 1 && body[0]->kind == StmtKind::Try && body[0]->bodies[2].empty() &&
-      !body[0]->handlers.empty()) {
+  if (!separate && body.size() == 1 && body[0]->kind == StmtKind::Try &&
+      body[0]->bodies[2].empty() && !body[0]->handlers.empty()) {
     StmtPtr merged = body[0];
     merged->bodies[2] = std::move(final_body);
     emit(merged);

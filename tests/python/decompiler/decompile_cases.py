@@ -2808,12 +2808,76 @@ CASES: list[Case] = [
         (1, 0, 2),
         (1, 1, 0),
     ),
+    _case(
+        "try_except_inside_try_finally_after_try_returning",
+        """
+        def tear_down(a, b):
+            try:
+                module = {1: "one", 2: "two"}[a]
+            except KeyError:
+                return "no module"
+            try:
+                try:
+                    rec("cleanup", 1 // b)
+                except ZeroDivisionError as e:
+                    rec("failed", str(e))
+            finally:
+                rec("restore", module)
+
+        def merged(b):
+            try:
+                rec("cleanup", 1 // b)
+            except ZeroDivisionError:
+                rec("failed", b)
+            finally:
+                rec("restore", b)
+
+        def head(a, b):
+            try:
+                f = {1: "one"}[a]
+            except KeyError:
+                return None
+            try:
+                try:
+                    rec("parse", 1 // b)
+                except ZeroDivisionError:
+                    pass
+            except:
+                raise
+
+        def more(self, err):
+            try:
+                try:
+                    if err == 1:
+                        rec("pending", err)
+                except:
+                    pass
+                finally:
+                    if err == 0:
+                        pass
+                    elif err == 2:
+                        return rec("more", err)
+            except OSError as e:
+                pass
+
+        def f(a, b):
+            return [tear_down(a, b), merged(b), head(a, b), more(None, a), more(None, b)]
+        """,
+        (1, 0),
+        (1, 1),
+        (3, 2),
+        (2, 0),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
 WRONG = "decompiles without a fallback to code that behaves differently: "
 _NOT_YET: dict = {
+    "try_except_inside_try_finally_after_try_returning": {
+        10: FALLBACK + "'condition jumps out of its region' (3.10: an if/elif with a return ending"
+        " a finally body)",
+    },
     "finally_body_with_nested_handlers": {
         10: FALLBACK
         + "'unsupported operation 59', 'with statement leaves its region', 'try/finally"
