@@ -142,7 +142,8 @@ class CodeDecoder {
   int decode_try_except(int i, int body_end, int handler, int end, int exit);
   int decode_try_finally(int i, int body_end, int handler, int end, int exit);
   Body decode_finally_body(int begin, int end, int cleanup = -1);
-  void emit_try_finally(Body body, Body final_body);
+  void consume_copy_handlers(int begin, int end);
+  void emit_try_finally(Body body, Body final_body, bool separate = false);
   int decode_try_star(int i, int body_end, int handler, int end, int exit);  // except* (3.11+)
   void hoist_common_tail(Body& body) const;
   int decode_with(int i, int end, int exit);

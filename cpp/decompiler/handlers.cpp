@@ -5,6 +5,7 @@
 // finally body's normal-path copy) and a jump past the handlers.
 #include <algorithm>
 
+#include "bytecode/instructions.hpp"
 #include "decompiler/decoder.hpp"
 #include "decompiler/printer.hpp"
 
@@ -400,6 +401,23 @@ int CodeDecoder::decode_try(int i, int end, int exit) {
     int cleanup = flow_.handler_covering(handler);
     for (int k = handler; length > 0 && k + length <= cleanup && !copied; ++k)
       copied = same_operations(ops, k, last + 1, length);
+    // (Or a clause of a statement nested in the body repeats it after its POP_EXCEPT, which the
+    // handler covers: the code after both statements; a return of the body's own starts its
+    // line.)
+    const Operation& tail = ops[static_cast<size_t>(last) + 1];
+    bool tail_starts = may_start_statement(tail.op) || tail.op == Op::ReturnConst;
+    for (int k = last + 2;
+         length > 0 && k + length <= handler && !copied && tail_starts && tail.line < 0; ++k) {
+      copied = !flow_.reachable[static_cast<size_t>(k)] && in_body(k - 1) &&
+               ops[static_cast<size_t>(k) - 1].op == Op::PopExcept &&
+               !flow_.reachable[static_cast<size_t>(k) - 1] &&
+               same_operations(ops, k, last + 1, length);
+    }
+    // (A finally body's normal-path copy, then the return after the statement: the handler
+    // holds the same operations, then its RERAISE.)
+    if (!is_except && length > 1 && handler + length < cleanup &&
+        same_operations(ops, last + 1, handler + 1, length - 1))
+      copied = true;
     // (A raise cannot leave the try: one outside the handler's cover is an else clause's.)
     if (length > 0 && ops[static_cast<size_t>(last + length)].op == Op::RaiseVarargs &&
         !in_body(last + length))
@@ -972,6 +990,58 @@ int CodeDecoder::decode_try_finally(int i, int body_end, int handler, int end, i
       ops[static_cast<size_t>(final_end) - 1].arg == 0) {
     --copy_length;
   }
+  // 3.12+ moves the handler blocks of statements nested in the normal-path copy after the code,
+  // while in the handler (itself cold code) they stay inline, or follow its closing RERAISE when
+  // copies of that RERAISE replaced the jumps to it: the copy is as long as what the handler
+  // reaches without raising, less what only the handler has (its closing RERAISE, jumps over
+  // inline blocks, the unwinding of a return out of it).
+  if (code_.minor >= 12) {
+    std::vector<bool> seen(static_cast<size_t>(final_end - final_begin), false);
+    std::vector<int> work{final_begin};
+    int reached = 0;
+    int last = -1;
+    while (!work.empty()) {
+      int k = work.back();
+      work.pop_back();
+      if (k < final_begin || k >= final_end || seen[static_cast<size_t>(k - final_begin)]) continue;
+      seen[static_cast<size_t>(k - final_begin)] = true;
+      ++reached;
+      last = std::max(last, k);
+      const Operation& o = ops[static_cast<size_t>(k)];
+      if (o.target >= 0) work.push_back(o.target);
+      if (o.op != Op::Jump && o.op != Op::ReturnValue && o.op != Op::ReturnConst &&
+          o.op != Op::RaiseVarargs && o.op != Op::Reraise)
+        work.push_back(k + 1);
+    }
+    copy_length = reached;
+    // (A jump over an inline handler block, to the next operation reached, has no copy: there
+    // the block is not in the way.)
+    for (int k = final_begin; k < final_end; ++k) {
+      const Operation& o = ops[static_cast<size_t>(k)];
+      if (!seen[static_cast<size_t>(k - final_begin)] || o.op != Op::Jump || o.target <= k + 1)
+        continue;
+      int next = k + 1;
+      while (next < final_end && !seen[static_cast<size_t>(next - final_begin)]) ++next;
+      if (next == o.target) --copy_length;
+    }
+    // (Nor has the unwinding of the handler by a return or jump out of the finally body:
+    // `[SWAP 2] POP_TOP [SWAP 2] POP_EXCEPT`, the exception and the previous one dropped.)
+    for (int k = final_begin + 1; k < final_end; ++k) {
+      if (!seen[static_cast<size_t>(k - final_begin)] ||
+          ops[static_cast<size_t>(k)].op != Op::PopExcept)
+        continue;
+      auto is = [&](int at, Op op) {
+        return at >= final_begin && ops[static_cast<size_t>(at)].op == op;
+      };
+      if (is(k - 1, Op::Swap) && is(k - 2, Op::PopTop) && is(k - 3, Op::Swap))
+        copy_length -= 4;
+      else if (is(k - 1, Op::PopTop))
+        copy_length -= 2;
+    }
+    if (last >= 0 && ops[static_cast<size_t>(last)].op == Op::Reraise &&
+        ops[static_cast<size_t>(last)].arg == 0 && last > final_begin)
+      --copy_length;
+  }
   int normal_end = body_end + copy_length;
   int try_end = cleanup + 3;
   // A body that never falls off its end (it raises or returns, and no jump of it goes past its
@@ -993,6 +1063,9 @@ int CodeDecoder::decode_try_finally(int i, int body_end, int handler, int end, i
   }
   if (try_end > end && resolve(try_end) != resolve(exit))
     throw DecodeFailure("try statement leaves its region");
+  // The normal-path copy is never decoded: neither are the handler blocks of the statements in it.
+  if (code_.minor >= 12 && try_end != body_end && normal_end <= handler)
+    consume_copy_handlers(body_end, normal_end);
   std::vector<ExprPtr> saved_stack = stack_;
   size_t saved_depth = statement_depth_;
   push(make_expr(ExprKind::Internal, {}, "prev_exc"));
@@ -1025,9 +1098,76 @@ int CodeDecoder::decode_try_finally(int i, int body_end, int handler, int end, i
   // copied there (3.12+).
   if (try_end >= static_cast<int>(ops.size()) && body.size() == 2 && is_return_none(body[1]))
     body.pop_back();
-  emit_try_finally(std::move(body), std::move(final_body));
+  // A try/except nested in the body as a statement of its own starts a line of its own: the
+  // NOPs of both `try:` lines precede the body (one try/except/finally statement has one; the
+  // lifted operations have no NOPs).
+  bool separate = false;
+  if (body.size() == 1 && body[0]->kind == StmtKind::Try && !body[0]->handlers.empty()) {
+    std::vector<bytecode::Instruction> all = bytecode::decode_bare_instructions(code_);
+    size_t at = 0;
+    while (at < all.size() && all[at].offset != ops[static_cast<size_t>(i)].offset) ++at;
+    auto line_nop = [&](size_t k) { return all[k].opname == "NOP" && all[k].line >= 0; };
+    separate = at >= 2 && at < all.size() && line_nop(at - 1) && line_nop(at - 2) &&
+               all[at - 2].line < all[at - 1].line;
+  }
+  emit_try_finally(std::move(body), std::move(final_body), separate);
   if (after) emit(after);  // (the code's final `return None` goes with the other ones)
   return try_end > end ? end : try_end;
+}
+
+// 3.12+ places the handler blocks of the statements in [begin, end) after the code: when that
+// code is a copy nobody decodes (a finally body's normal-path copy), they are consumed with it.
+// A block is what its handler reaches without raising, outside the normally reachable code (a
+// suppressing with jumps back into it), with its cleanup block; the handler blocks of statements
+// inside those blocks go too.
+void CodeDecoder::consume_copy_handlers(int begin, int end) {
+  const auto& ops = lifted_.ops;
+  int size = static_cast<int>(ops.size());
+  std::vector<bool> taken(ops.size(), false);
+  for (int k = begin; k < end && k < size; ++k) taken[static_cast<size_t>(k)] = true;
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const HandlerRegion& region : flow_.regions) {
+      int target = region.target;
+      if (target < end || target >= size || taken[static_cast<size_t>(target)] ||
+          flow_.reachable[static_cast<size_t>(target)]) {
+        continue;
+      }
+      // (Every operation it covers lies in the copy or in blocks consumed with it.)
+      bool inside = false;
+      for (const Handler& row : flow_.rows) {
+        if (row.target != target) continue;
+        inside = true;
+        for (int k = row.start; k < row.end && inside; ++k) inside = taken[static_cast<size_t>(k)];
+        if (!inside) break;
+      }
+      if (!inside) continue;
+      std::vector<int> work{target};
+      while (!work.empty()) {
+        int k = work.back();
+        work.pop_back();
+        if (k < end || k >= size || taken[static_cast<size_t>(k)] ||
+            flow_.reachable[static_cast<size_t>(k)]) {
+          continue;
+        }
+        taken[static_cast<size_t>(k)] = true;
+        consumed_[static_cast<size_t>(k)] = true;
+        const Operation& o = ops[static_cast<size_t>(k)];
+        if (o.target >= 0) work.push_back(o.target);
+        if (o.op != Op::Jump && o.op != Op::ReturnValue && o.op != Op::ReturnConst &&
+            o.op != Op::RaiseVarargs && o.op != Op::Reraise)
+          work.push_back(k + 1);
+        int covering = flow_.handler_covering(k);
+        if (is_cleanup_block(ops, covering)) {
+          for (int c = covering; c < covering + 3; ++c) {
+            taken[static_cast<size_t>(c)] = true;
+            consumed_[static_cast<size_t>(c)] = true;
+          }
+        }
+      }
+      grew = true;
+    }
+  }
 }
 
 // A finally body [begin, end) whose branches end in copies of its closing RERAISE: while it is
@@ -1057,10 +1197,11 @@ Body CodeDecoder::decode_finally_body(int begin, int end, int cleanup) {
 }
 
 // try/finally; try/except/finally when the body is a try/except statement alone.
-void CodeDecoder::emit_try_finally(Body body, Body final_body) {
+// (`separate`: the try/except has a line of its own, another statement.)
+void CodeDecoder::emit_try_finally(Body body, Body final_body, bool separate) {
   if (final_body.empty()) final_body.push_back(make_stmt(StmtKind::Pass));  // `finally: pass`
-  if (body.size() == 1 && body[0]->kind == StmtKind::Try && body[0]->bodies[2].empty() &&
-      !body[0]->handlers.empty()) {
+  if (!separate && body.size() == 1 && body[0]->kind == StmtKind::Try &&
+      body[0]->bodies[2].empty() && !body[0]->handlers.empty()) {
     StmtPtr merged = body[0];
     merged->bodies[2] = std::move(final_body);
     emit(merged);

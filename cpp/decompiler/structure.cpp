@@ -1132,8 +1132,10 @@ std::vector<CodeDecoder::ConditionItem> CodeDecoder::collect_conditions(int j, i
     try {
       while (k < end &&
              (ops[static_cast<size_t>(k)].op != Op::JumpIf || value_boolop_end(k) >= 0)) {
+        // (Nor into a try body: `if a: try: if b: ...` ending alike.)
         if (!is_pure(ops[static_cast<size_t>(k)].op) ||
-            flow_.last_backward_source[static_cast<size_t>(k)] > k) {
+            flow_.last_backward_source[static_cast<size_t>(k)] > k ||
+            flow_.handler_covering(k) != flow_.handler_covering(j)) {
           ok = false;
           break;
         }

@@ -2911,12 +2911,167 @@ CASES: list[Case] = [
         (1, (2, 3), "xy"),
         ("s", "tu", [4, 5]),
     ),
+    _case(
+        "finally_body_with_nested_handlers",
+        """
+        def close(a):
+            with CM("lock"):
+                if a == 0:
+                    return "early"
+            try:
+                rec("flush", 10 // a)
+            finally:
+                with CM("lock2", a > 2):
+                    rec("close", 1 // (a - 1))
+            return "done"
+
+        def after(a):
+            try:
+                rec("body", a)
+            finally:
+                with CM("inner", a > 1):
+                    rec("inner", 1 // (a - 1))
+                rec("after with", a)
+            return 3
+
+        def nested_try(a):
+            try:
+                rec("body", 1 // a)
+            finally:
+                try:
+                    rec("close", 1 // (a - 1))
+                except ZeroDivisionError:
+                    pass
+            rec("end", a)
+
+        def returns(a, flag):
+            try:
+                rec("body", a)
+            finally:
+                if flag:
+                    try:
+                        rec("wait", 1 // a)
+                    except ZeroDivisionError:
+                        pass
+                    return "from finally"
+                rec("wait2", a)
+
+        def call(g, a):
+            try:
+                return g(a)
+            except Exception as e:
+                return type(e).__name__
+
+        def f(a):
+            out = [call(close, a), call(after, a), call(nested_try, a)]
+            out.append(returns(a, a > 1))
+            out.append(returns(a, False))
+            return out
+        """,
+        (0,),
+        (1,),
+        (2,),
+        (3,),
+    ),
+    _case(
+        "if_then_try_whose_body_starts_with_if",
+        """
+        def f(a, b, c):
+            done = not a
+            if not done:
+                try:
+                    if not rec("b", b):
+                        if c:
+                            rec("c", 1 // c)
+                        else:
+                            rec("not c", c)
+                except ZeroDivisionError:
+                    rec("except", a)
+                    done = True
+            if done:
+                rec("done", a)
+            return done
+        """,
+        (0, 0, 0),
+        (1, 0, 0),
+        (1, 0, 2),
+        (1, 1, 0),
+    ),
+    _case(
+        "try_except_inside_try_finally_after_try_returning",
+        """
+        def tear_down(a, b):
+            try:
+                module = {1: "one", 2: "two"}[a]
+            except KeyError:
+                return "no module"
+            try:
+                try:
+                    rec("cleanup", 1 // b)
+                except ZeroDivisionError as e:
+                    rec("failed", str(e))
+            finally:
+                rec("restore", module)
+
+        def merged(b):
+            try:
+                rec("cleanup", 1 // b)
+            except ZeroDivisionError:
+                rec("failed", b)
+            finally:
+                rec("restore", b)
+
+        def head(a, b):
+            try:
+                f = {1: "one"}[a]
+            except KeyError:
+                return None
+            try:
+                try:
+                    rec("parse", 1 // b)
+                except ZeroDivisionError:
+                    pass
+            except:
+                raise
+
+        def more(self, err):
+            try:
+                try:
+                    if err == 1:
+                        rec("pending", err)
+                except:
+                    pass
+                finally:
+                    if err == 0:
+                        pass
+                    elif err == 2:
+                        return rec("more", err)
+            except OSError as e:
+                pass
+
+        def f(a, b):
+            return [tear_down(a, b), merged(b), head(a, b), more(None, a), more(None, b)]
+        """,
+        (1, 0),
+        (1, 1),
+        (3, 2),
+        (2, 0),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
 WRONG = "decompiles without a fallback to code that behaves differently: "
 _NOT_YET: dict = {
+    "try_except_inside_try_finally_after_try_returning": {
+        10: FALLBACK + "'condition jumps out of its region' (3.10: an if/elif with a return ending"
+        " a finally body)",
+    },
+    "finally_body_with_nested_handlers": {
+        10: FALLBACK
+        + "'unsupported operation 59', 'with statement leaves its region', 'try/finally"
+        " without its normal path' (3.10 with/try inside a finally body)",
+    },
     "if_then_try_finally_body_raises": {
         10: FALLBACK
         + "'try/finally without its normal path' (a body that raises has no POP_BLOCK)",
