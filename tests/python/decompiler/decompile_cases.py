@@ -2722,6 +2722,58 @@ CASES: list[Case] = [
         (1, 0),
         (0, 1),
     ),
+    _case(
+        "if_else_with_in_branch_before_implicit_return",
+        """
+        def falls(c, suppress, fail):
+            if c:
+                with CM("a", suppress):
+                    rec("body")
+                    if fail:
+                        raise ValueError
+            else:
+                rec("else")
+
+
+        def returns(c, suppress, fail):
+            if c:
+                with CM("a", suppress):
+                    if fail:
+                        raise ValueError
+                    return 1
+            else:
+                with CM("b", suppress):
+                    if fail:
+                        raise ValueError
+                    return 2
+
+
+        def written(c, fail):
+            with CM("a", True):
+                if fail:
+                    raise ValueError
+                if c:
+                    return
+                rec("after")
+
+
+        def f(c, suppress, fail):
+            out = []
+            for g in (falls, returns):
+                try:
+                    out.append(g(c, suppress, fail))
+                except ValueError:
+                    out.append("raised")
+            out.append(written(c, fail))
+            return out
+        """,
+        (True, False, False),
+        (False, False, False),
+        (True, True, True),
+        (False, True, True),
+        (True, False, True),
+        (False, False, True),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
