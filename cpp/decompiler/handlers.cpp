@@ -1019,6 +1019,12 @@ int CodeDecoder::decode_with(int i, int end, int exit) {
   int with_end = jumps_over ? before_handler.target : reraise_target + 4;
   int cleanup = flow_.handler_covering(handler);
   int body_exit = -1;  // where the body goes when done, if not to with_end
+  // (3.12+: handlers of statements in the body lie between its normal path and this handler,
+  // where the statement is on the normal path itself.)
+  int normal_end = handler;
+  while (code_.minor >= 12 && flow_.reachable[static_cast<size_t>(i)] && normal_end - 1 > i &&
+         !flow_.reachable[static_cast<size_t>(normal_end) - 1])
+    --normal_end;
   // 3.12+: the handler sits after the function's code and jumps back to the join.
   if (!jumps_over && static_cast<size_t>(reraise_target) + 4 < ops.size()) {
     const Operation& back = ops[static_cast<size_t>(reraise_target) + 4];
@@ -1047,20 +1053,21 @@ int CodeDecoder::decode_with(int i, int end, int exit) {
       returns_after_ = true;
       mark_consumed(reraise_target, reraise_target + 5);
     } else if (int length = code_.minor >= 12 ? copied_tail_length(reraise_target + 4) : 0;
-               length > 0 && handler - length > i + 1 &&
-               same_operations(ops, handler - length, reraise_target + 4, length)) {
+               length > 0 && normal_end - length > i + 1 &&
+               same_operations(ops, normal_end - length, reraise_target + 4, length)) {
       // The code after the statement, short and ending in a return or raise, copied to the end
-      // of the suppressed path; the body's normal path falls into it, just before the handler.
-      body_end = handler - length;
+      // of the suppressed path; the body's normal path falls into it, just before the handler
+      // (and the handlers of statements in the body, placed before it).
+      body_end = normal_end - length;
       with_end = body_end;
       mark_consumed(reraise_target, reraise_target + 4 + length);
       // Or the body's normal path, done with its exit call, holds a copy of its own (its jump
       // there inlined), with the original's lines; the original is reached by other jumps.
-      int copy = handler - 2 * length;
+      int copy = normal_end - 2 * length;
       bool copied = copy - 5 > i && is_exit_call(ops, copy - 5) &&
-                    same_operations(ops, copy, handler - length, length);
+                    same_operations(ops, copy, normal_end - length, length);
       for (int n = 0; n < length && copied; ++n)
-        copied = line_at(ops, copy + n) == line_at(ops, handler - length + n);
+        copied = line_at(ops, copy + n) == line_at(ops, normal_end - length + n);
       if (copied) {
         body_end = copy;
         mark_consumed(copy, with_end);

@@ -2774,6 +2774,26 @@ CASES: list[Case] = [
         (True, False, True),
         (False, False, True),
     ),
+    _case(
+        "with_holding_try_then_return_after",
+        """
+        def f(suppress, fail, a):
+            with CM("a", suppress):
+                value = [a]
+                try:
+                    value.append(10 // a)
+                except ZeroDivisionError as e:
+                    rec("caught", type(e).__name__)
+                    raise ValueError
+                if fail:
+                    raise KeyError
+            return value
+        """,
+        (False, False, 1),
+        (True, False, 0),
+        (True, True, 2),
+        (False, False, 0),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
