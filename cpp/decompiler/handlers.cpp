@@ -324,6 +324,9 @@ int CodeDecoder::decode_try(int i, int end, int exit) {
     if (length > 0 && ops[static_cast<size_t>(last + length)].op == Op::RaiseVarargs &&
         !in_body(last + length))
       copied = true;
+    // (Nor can a return computing its value: the body computes it under the handler, and only
+    // the return itself, or a constant's, is left out.)
+    if (length > 1 && !in_body(last + 1)) copied = true;
     if (last >= i && (length == 0 || copied)) {
       body_end = last + 1;
       used_table_reading_ = true;

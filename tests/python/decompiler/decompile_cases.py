@@ -2794,6 +2794,28 @@ CASES: list[Case] = [
         (True, True, 2),
         (False, False, 0),
     ),
+    _case(
+        "try_with_then_return_after_try",
+        """
+        def f(suppress, fail, a):
+            try:
+                with CM("a", suppress):
+                    value = 10 // a
+                    if fail:
+                        raise KeyError
+            except ZeroDivisionError:
+                return None
+            except KeyError:
+                rec("key")
+                raise ValueError
+            return [value]
+        """,
+        (False, False, 1),
+        (True, False, 0),
+        (False, False, 0),
+        (True, True, 2),
+        (False, True, 2),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
