@@ -1199,9 +1199,20 @@ ExprPtr CodeDecoder::build_condition(const std::vector<ConditionItem>& items, si
   int split_target = to_label ? label : end_position;
   std::vector<std::pair<size_t, size_t>> groups;
   size_t group_start = lo;
+  // (A group ends only where no test of it jumps into a later group, past the next one's start:
+  // `(a or b and c) and not d`, where `a` jumps to `d`.)
+  auto jumps_past = [&](size_t from, size_t k) {
+    for (size_t m = from; m <= k; ++m) {
+      for (size_t x = k + 2; x < hi; ++x) {
+        if (items[m].target == items[x].start) return true;
+      }
+    }
+    return false;
+  };
   for (size_t k = lo; k < hi; ++k) {
     bool last = k + 1 == hi;
-    if (last || items[k].target == split_target || (to_label && is_label(items[k].target))) {
+    if (last || ((items[k].target == split_target || (to_label && is_label(items[k].target))) &&
+                 !jumps_past(group_start, k))) {
       groups.push_back({group_start, k + 1});
       group_start = k + 1;
     }

@@ -2816,6 +2816,34 @@ CASES: list[Case] = [
         (True, True, 2),
         (False, True, 2),
     ),
+    _case(
+        "condition_or_of_and_then_negated_test",
+        """
+        def g(a, b, c, d):
+            if (a > 0 or (a == 0 and b)) and not c(d):
+                rec("then", a)
+                return False
+            return True
+
+
+        def h(a, b, c, d):
+            while (a or b and d) and not c(d):
+                rec("loop", a, d)
+                d = d - 1
+            return d
+
+
+        def f(a, b, d):
+            return [g(a, b, bool, d), h(a, b, bool, d)]
+        """,
+        (1, True, 0),
+        (0, True, 0),
+        (0, False, 0),
+        (-1, True, 0),
+        (1, False, 2),
+        (0, True, 3),
+        (-1, False, 1),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
