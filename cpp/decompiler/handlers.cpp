@@ -523,7 +523,10 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
   }
   // (Without an else, the body's end is the statement's: it goes on at the join.)
   Body body = decode_range_extending(i, &body_end, else_end, body_end < else_end ? body_end : join);
-  Body orelse = body_end < else_end ? decode_range(body_end, else_end, join) : Body{};
+  // (An else running to the region's end goes on where the region does.)
+  Body orelse = body_end < else_end
+                    ? decode_range(body_end, else_end, else_end == end && join == end ? exit : join)
+                    : Body{};
   // Ending the body of a loop, the else goes on with the next iteration when done: the jumps
   // back (3.12+ copies them for each way to the end) are no statements of their own.
   while (!orelse.empty() && orelse.back()->kind == StmtKind::Continue && !loops_.empty() &&

@@ -2844,6 +2844,29 @@ CASES: list[Case] = [
         (0, True, 3),
         (-1, False, 1),
     ),
+    _case(
+        "if_else_then_try_never_rejoining_then_if_returning",
+        """
+        def f(arg, low):
+            if arg:
+                try:
+                    number = int(arg)
+                except ValueError:
+                    rec("bad", arg)
+                    return None
+                if number <= low:
+                    rec("small", number)
+                    return None
+            else:
+                number = None
+            rec("until", number)
+            return 1
+        """,
+        ("12", 3),
+        ("x", 3),
+        ("2", 3),
+        ("", 3),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
