@@ -422,6 +422,9 @@ int CodeDecoder::decode_try(int i, int end, int exit) {
     if (length > 0 && ops[static_cast<size_t>(last + length)].op == Op::RaiseVarargs &&
         !in_body(last + length))
       copied = true;
+    // (Nor can a return computing its value: the body computes it under the handler, and only
+    // the return itself, or a constant's, is left out.)
+    if (length > 1 && !in_body(last + 1)) copied = true;
     if (last >= i && (length == 0 || copied)) {
       body_end = last + 1;
       used_table_reading_ = true;
@@ -618,7 +621,10 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
   }
   // (Without an else, the body's end is the statement's: it goes on at the join.)
   Body body = decode_range_extending(i, &body_end, else_end, body_end < else_end ? body_end : join);
-  Body orelse = body_end < else_end ? decode_range(body_end, else_end, join) : Body{};
+  // (An else running to the region's end goes on where the region does.)
+  Body orelse = body_end < else_end
+                    ? decode_range(body_end, else_end, else_end == end && join == end ? exit : join)
+                    : Body{};
   // Ending the body of a loop, the else goes on with the next iteration when done: the jumps
   // back (3.12+ copies them for each way to the end) are no statements of their own.
   while (!orelse.empty() && orelse.back()->kind == StmtKind::Continue && !loops_.empty() &&
@@ -1240,6 +1246,12 @@ int CodeDecoder::decode_with(int i, int end, int exit) {
   int with_end = jumps_over ? before_handler.target : reraise_target + 4;
   int cleanup = flow_.handler_covering(handler);
   int body_exit = -1;  // where the body goes when done, if not to with_end
+  // (3.12+: handlers of statements in the body lie between its normal path and this handler,
+  // where the statement is on the normal path itself.)
+  int normal_end = handler;
+  while (code_.minor >= 12 && flow_.reachable[static_cast<size_t>(i)] && normal_end - 1 > i &&
+         !flow_.reachable[static_cast<size_t>(normal_end) - 1])
+    --normal_end;
   // 3.12+: the handler sits after the function's code and jumps back to the join.
   if (!jumps_over && static_cast<size_t>(reraise_target) + 4 < ops.size()) {
     const Operation& back = ops[static_cast<size_t>(reraise_target) + 4];
@@ -1268,20 +1280,21 @@ int CodeDecoder::decode_with(int i, int end, int exit) {
       returns_after_ = true;
       mark_consumed(reraise_target, reraise_target + 5);
     } else if (int length = code_.minor >= 12 ? copied_tail_length(reraise_target + 4) : 0;
-               length > 0 && handler - length > i + 1 &&
-               same_operations(ops, handler - length, reraise_target + 4, length)) {
+               length > 0 && normal_end - length > i + 1 &&
+               same_operations(ops, normal_end - length, reraise_target + 4, length)) {
       // The code after the statement, short and ending in a return or raise, copied to the end
-      // of the suppressed path; the body's normal path falls into it, just before the handler.
-      body_end = handler - length;
+      // of the suppressed path; the body's normal path falls into it, just before the handler
+      // (and the handlers of statements in the body, placed before it).
+      body_end = normal_end - length;
       with_end = body_end;
       mark_consumed(reraise_target, reraise_target + 4 + length);
       // Or the body's normal path, done with its exit call, holds a copy of its own (its jump
       // there inlined), with the original's lines; the original is reached by other jumps.
-      int copy = handler - 2 * length;
+      int copy = normal_end - 2 * length;
       bool copied = copy - 5 > i && is_exit_call(ops, copy - 5) &&
-                    same_operations(ops, copy, handler - length, length);
+                    same_operations(ops, copy, normal_end - length, length);
       for (int n = 0; n < length && copied; ++n)
-        copied = line_at(ops, copy + n) == line_at(ops, handler - length + n);
+        copied = line_at(ops, copy + n) == line_at(ops, normal_end - length + n);
       if (copied) {
         body_end = copy;
         mark_consumed(copy, with_end);

@@ -325,6 +325,7 @@ class Lifter {
   int minor_;
   LiftedCode out_;
   std::vector<std::string> pending_kwnames_;
+  int pending_nop_line_ = -1;  // the line a NOP dropped since the last operation started
 
   Operation& emit(Op op, const Instruction& ins) {
     Operation operation;
@@ -332,6 +333,8 @@ class Lifter {
     operation.arg = ins.arg;
     operation.offset = ins.offset;
     operation.line = ins.line;
+    operation.nop_line = pending_nop_line_;
+    pending_nop_line_ = -1;
     operation.target = ins.jump_target;  // a byte offset until run() converts it
     out_.ops.push_back(std::move(operation));
     return out_.ops.back();
@@ -537,7 +540,10 @@ class Lifter {
     }
     if (name == "KW_NAMES") pending_kwnames_ = tuple_strings(const_at(ins.arg));
     const OpnameLookups& lookups = opname_lookups(minor_, ins.opcode);
-    if (lookups.dropped) return;
+    if (lookups.dropped) {
+      if (name == "NOP" && ins.line >= 0) pending_nop_line_ = ins.line;
+      return;
+    }
     if (const NameOp* found = lookups.name_op) {
       Operation& op = emit(found->op, ins);
       op.scope = found->scope;

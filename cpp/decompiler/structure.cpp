@@ -526,6 +526,16 @@ bool is_exit_call(const std::vector<Operation>& ops, int at) {
          ops[static_cast<size_t>(at) + 4].op == Op::PopTop;
 }
 
+// Whether the return at `at`, after the exit calls of the with statements it leaves, is a
+// written `return` (3.12+): the statement's NOP, with its own line, precedes those calls. Without
+// it the return is a copy of the code after the statements, which the with statements fall into.
+bool written_return_leaving_with(const std::vector<Operation>& ops, int at) {
+  if (!is_exit_call(ops, at - 5)) return false;
+  int k = at - 5;
+  while (is_exit_call(ops, k - 5)) k -= 5;
+  return ops[static_cast<size_t>(k)].nop_line >= 0;
+}
+
 // The call of a with statement's __exit__(None, None, None) on a normal, return, break or
 // continue path. It leaves no source; the exit stays on the symbolic stack for the other paths.
 int CodeDecoder::skip_with_exit_call(int i) {
@@ -1191,9 +1201,20 @@ ExprPtr CodeDecoder::build_condition(const std::vector<ConditionItem>& items, si
   int split_target = to_label ? label : end_position;
   std::vector<std::pair<size_t, size_t>> groups;
   size_t group_start = lo;
+  // (A group ends only where no test of it jumps into a later group, past the next one's start:
+  // `(a or b and c) and not d`, where `a` jumps to `d`.)
+  auto jumps_past = [&](size_t from, size_t k) {
+    for (size_t m = from; m <= k; ++m) {
+      for (size_t x = k + 2; x < hi; ++x) {
+        if (items[m].target == items[x].start) return true;
+      }
+    }
+    return false;
+  };
   for (size_t k = lo; k < hi; ++k) {
     bool last = k + 1 == hi;
-    if (last || items[k].target == split_target || (to_label && is_label(items[k].target))) {
+    if (last || ((items[k].target == split_target || (to_label && is_label(items[k].target))) &&
+                 !jumps_past(group_start, k))) {
       groups.push_back({group_start, k + 1});
       group_start = k + 1;
     }
@@ -1543,6 +1564,65 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
       return join;
     }
   }
+  // 3.12+: a then-branch ending in a with statement whose body does not fall through (it
+  // returns): where the code after the if/else is the function's implicit `return None`, the
+  // path of a suppressed exception ends in a copy of it (starting no line of its own) instead of
+  // a jump over the else. Without an else, it would go on at the label. The original ends the
+  // region, the else falling into it, or is gone where nothing reaches it; only handler code
+  // follows.
+  if (code_.minor >= 12 && role_ != CodeRole::Module && label > then_begin && label < end) {
+    Op closing = ops[static_cast<size_t>(label) - 1].op;
+    auto implicit_return_at = [&](int at) {
+      const Operation& o = ops[static_cast<size_t>(at)];
+      return o.op == Op::ReturnConst && o.constant &&
+             o.constant->kind == bytecode::ObjectKind::None && o.line < 0 &&
+             flow_.handler_covering(at) == flow_.handler_covering(then_begin);
+    };
+    int join = -1;
+    for (int k = end - 1; k >= label; --k) {
+      if (flow_.reachable[static_cast<size_t>(k)]) {
+        join = k;
+        break;
+      }
+    }
+    for (int k = end; k < static_cast<int>(ops.size()) && join >= 0; ++k) {
+      if (flow_.reachable[static_cast<size_t>(k)]) join = -1;
+    }
+    // (Gone: the else ends in a return or raise.)
+    if (join > label && !implicit_return_at(join)) {
+      Op last = ops[static_cast<size_t>(join)].op;
+      join = last == Op::ReturnValue || last == Op::ReturnConst || last == Op::RaiseVarargs ||
+                     last == Op::Reraise
+                 ? join + 1
+                 : -1;
+    }
+    bool suppressed_return = false;
+    for (const HandlerRegion& region : flow_.regions) {
+      if (region.start < then_begin || region.start >= label || region.target < label ||
+          flow_.reachable[static_cast<size_t>(region.target)] ||
+          static_cast<size_t>(region.target) + 3 >= ops.size() ||
+          ops[static_cast<size_t>(region.target)].op != Op::PushExcInfo ||
+          ops[static_cast<size_t>(region.target) + 1].op != Op::WithExceptStart ||
+          ops[static_cast<size_t>(region.target) + 2].op != Op::JumpIf)
+        continue;
+      int back = ops[static_cast<size_t>(region.target) + 2].target + 4;
+      if (back > region.target && static_cast<size_t>(back) < ops.size() &&
+          implicit_return_at(back))
+        suppressed_return = true;
+    }
+    bool else_reaches = join > label;
+    for (int k = label; k < join && else_reaches; ++k) {
+      const Operation& o = ops[static_cast<size_t>(k)];
+      else_reaches = !((is_jump(o.op) && o.target > join) || o.op == Op::PushExcInfo);
+    }
+    if (suppressed_return && else_reaches &&
+        (closing == Op::ReturnValue || closing == Op::ReturnConst || closing == Op::RaiseVarargs)) {
+      Body then_body = decode_range(then_begin, label, join);
+      Body else_body = decode_range(label, join, join);
+      make_if(std::move(then_body), std::move(else_body));
+      return join;
+    }
+  }
   // The last test of a loop body whose false exit leaves the loop (a `while True` whose body ends
   // in `if test: continue`): falling off the end there is a break, not the next iteration.
   if (label == end && loop && !same_target(label, exit) &&
@@ -1638,12 +1718,19 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
         n == 1 && closing == Op::ReturnConst && role_ != CodeRole::Module &&
         ops[static_cast<size_t>(copy)].constant &&
         ops[static_cast<size_t>(copy)].constant->kind == bytecode::ObjectKind::None &&
-        ops[static_cast<size_t>(copy)].line < 0 && !is_exit_call(ops, copy - 5) &&
+        ops[static_cast<size_t>(copy)].line < 0 && !written_return_leaving_with(ops, copy) &&
         flow_.handler_covering(copy) == flow_.handler_covering(then_begin);
     // (Where the branch and the else run under the same handlers as the copy: a return leaving
     // a with, a finally or an except clause runs their exit code, under none, just before.)
+    // (3.12+ places handler code after the function's: only that may follow the original.)
+    auto only_cold_after = [&](int at) {
+      for (int k = at + 1; k < end; ++k) {
+        if (flow_.reachable[static_cast<size_t>(k)]) return false;
+      }
+      return true;
+    };
     auto is_implicit_return = [&](int at) {
-      return at >= label && at + 1 >= end && at < static_cast<int>(ops.size()) &&
+      return at >= label && only_cold_after(at) && at < static_cast<int>(ops.size()) &&
              same_operations(ops, copy, at, 1) && ops[static_cast<size_t>(at)].line < 0 &&
              flow_.handler_covering(at) == flow_.handler_covering(then_begin);
     };
@@ -1690,6 +1777,18 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
     while (implicit_return && !then_body.empty() && then_body.back()->kind == StmtKind::Return &&
            (then_body.back()->exprs.empty() || is_none(then_body.back()->exprs[0]))) {
       then_body.pop_back();
+    }
+    // (A with statement ending the branch took the copy, after its exit call, in as its own
+    // `return None`: the branch falls off the with's end instead.)
+    if (implicit_return && is_exit_call(ops, copy - 5)) {
+      Body* inner = &then_body;
+      while (!inner->empty() && inner->back()->kind == StmtKind::With)
+        inner = &inner->back()->bodies[0];
+      if (inner != &then_body && !inner->empty() && inner->back()->kind == StmtKind::Return &&
+          (inner->back()->exprs.empty() || is_none(inner->back()->exprs[0]))) {
+        inner->pop_back();
+        if (inner->empty()) inner->push_back(make_stmt(StmtKind::Pass));
+      }
     }
     Body else_body =
         leaves_clause ? decode_range(label, end, exit) : decode_range(label, join, join);

@@ -3057,6 +3057,151 @@ CASES: list[Case] = [
         (3, 2),
         (2, 0),
     ),
+    _case(
+        "if_else_with_in_branch_before_implicit_return",
+        """
+        def falls(c, suppress, fail):
+            if c:
+                with CM("a", suppress):
+                    rec("body")
+                    if fail:
+                        raise ValueError
+            else:
+                rec("else")
+
+
+        def returns(c, suppress, fail):
+            if c:
+                with CM("a", suppress):
+                    if fail:
+                        raise ValueError
+                    return 1
+            else:
+                with CM("b", suppress):
+                    if fail:
+                        raise ValueError
+                    return 2
+
+
+        def written(c, fail):
+            with CM("a", True):
+                if fail:
+                    raise ValueError
+                if c:
+                    return
+                rec("after")
+
+
+        def f(c, suppress, fail):
+            out = []
+            for g in (falls, returns):
+                try:
+                    out.append(g(c, suppress, fail))
+                except ValueError:
+                    out.append("raised")
+            out.append(written(c, fail))
+            return out
+        """,
+        (True, False, False),
+        (False, False, False),
+        (True, True, True),
+        (False, True, True),
+        (True, False, True),
+        (False, False, True),
+    ),
+    _case(
+        "with_holding_try_then_return_after",
+        """
+        def f(suppress, fail, a):
+            with CM("a", suppress):
+                value = [a]
+                try:
+                    value.append(10 // a)
+                except ZeroDivisionError as e:
+                    rec("caught", type(e).__name__)
+                    raise ValueError
+                if fail:
+                    raise KeyError
+            return value
+        """,
+        (False, False, 1),
+        (True, False, 0),
+        (True, True, 2),
+        (False, False, 0),
+    ),
+    _case(
+        "try_with_then_return_after_try",
+        """
+        def f(suppress, fail, a):
+            try:
+                with CM("a", suppress):
+                    value = 10 // a
+                    if fail:
+                        raise KeyError
+            except ZeroDivisionError:
+                return None
+            except KeyError:
+                rec("key")
+                raise ValueError
+            return [value]
+        """,
+        (False, False, 1),
+        (True, False, 0),
+        (False, False, 0),
+        (True, True, 2),
+        (False, True, 2),
+    ),
+    _case(
+        "condition_or_of_and_then_negated_test",
+        """
+        def g(a, b, c, d):
+            if (a > 0 or (a == 0 and b)) and not c(d):
+                rec("then", a)
+                return False
+            return True
+
+
+        def h(a, b, c, d):
+            while (a or b and d) and not c(d):
+                rec("loop", a, d)
+                d = d - 1
+            return d
+
+
+        def f(a, b, d):
+            return [g(a, b, bool, d), h(a, b, bool, d)]
+        """,
+        (1, True, 0),
+        (0, True, 0),
+        (0, False, 0),
+        (-1, True, 0),
+        (1, False, 2),
+        (0, True, 3),
+        (-1, False, 1),
+    ),
+    _case(
+        "if_else_then_try_never_rejoining_then_if_returning",
+        """
+        def f(arg, low):
+            if arg:
+                try:
+                    number = int(arg)
+                except ValueError:
+                    rec("bad", arg)
+                    return None
+                if number <= low:
+                    rec("small", number)
+                    return None
+            else:
+                number = None
+            rec("until", number)
+            return 1
+        """,
+        ("12", 3),
+        ("x", 3),
+        ("2", 3),
+        ("", 3),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
