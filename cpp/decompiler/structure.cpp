@@ -775,6 +775,44 @@ int CodeDecoder::decode_for(int i, int end, int region_exit) {
     }
     if (break_tail >= 0) loop_exit = break_tail;
   }
+  // 3.10: a loop whose else cannot fall off its end (it returns or raises), and whose breaks go
+  // to a short exit block (return or raise) after it: each break pops the iterator and runs a
+  // copy of that block, and nothing keeps the original. The else runs to the region's end, the
+  // copy is the code after the loop. (A return of the loop's own computes its value before
+  // popping the iterator; its own raise leaves the iterator; `return K` reads alike.)
+  int break_tail = -1;  // the first break's copy of the code after the loop
+  int break_tail_length = 0;
+  if (code_.minor != 11 && !else_by_jumps && loop_exit == after && after < end && end > i &&
+      (ops[static_cast<size_t>(end) - 1].op == Op::ReturnValue ||
+       ops[static_cast<size_t>(end) - 1].op == Op::ReturnConst ||
+       ops[static_cast<size_t>(end) - 1].op == Op::RaiseVarargs)) {
+    bool else_leaves = false;
+    for (int j = after; j < end; ++j) {
+      const Operation& op = ops[static_cast<size_t>(j)];
+      else_leaves |= is_jump(op.op) && (op.target >= end || op.target < after);
+    }
+    for (int k = i + 1; k + 2 < exit && !else_leaves && break_tail < 0; ++k) {
+      if (ops[static_cast<size_t>(k)].op != Op::PopTop) continue;
+      Op first = ops[static_cast<size_t>(k) + 1].op;
+      if (first != Op::LoadName && first != Op::LoadConst && first != Op::PushNull) continue;
+      for (int c = k + 1; c < k + 5 && c < exit; ++c) {
+        Op op = ops[static_cast<size_t>(c)].op;
+        if (op == Op::ReturnValue || op == Op::RaiseVarargs) {
+          bool constant = c == k + 2 && first == Op::LoadConst && op == Op::ReturnValue;
+          if (!constant && c > k + 1) {
+            break_tail = k + 1;
+            break_tail_length = c - k;
+          }
+          break;
+        }
+        if (op == Op::Swap || op == Op::PopTop || op == Op::PopBlock || op == Op::PopExcept ||
+            is_jump(op) || op == Op::ReturnConst || op == Op::Reraise || op == Op::SetupFinally ||
+            op == Op::SetupWith)
+          break;
+      }
+    }
+    if (break_tail >= 0) loop_exit = end;
+  }
   const int after_else = else_by_jumps ? -1 : loop_exit;  // where the breaks' copies come from
   // A break jumping past the region's end, straight to where the region goes when it ends: the
   // loop (with its else, which cannot fall off its end there) runs to the region's end, and its
@@ -825,7 +863,15 @@ int CodeDecoder::decode_for(int i, int end, int region_exit) {
     loop_exit = tail + 1;
     break_target = loop_exit;
   }
-  note_break_copies(i, exit, after_else);
+  if (break_tail >= 0) {
+    for (int k = i + 1; k + break_tail_length < exit; ++k) {
+      if (ops[static_cast<size_t>(k)].op == Op::PopTop &&
+          same_operations(ops, k + 1, break_tail, break_tail_length))
+        break_copies_[k] = {i, break_tail_length};
+    }
+  } else {
+    note_break_copies(i, exit, after_else);
+  }
   push(iter);
   push(make_expr(ExprKind::Internal, {}, "loop_target"));
   size_t depth = statement_depth_;
@@ -857,6 +903,11 @@ int CodeDecoder::decode_for(int i, int end, int region_exit) {
   auto stmt = make_stmt(StmtKind::For, {target, source}, {std::move(body), std::move(orelse)});
   stmt->is_async = ops[static_cast<size_t>(i)].text == "async";  // see lift: async_for_head
   emit(stmt);
+  if (break_tail >= 0) {
+    for (StmtPtr& s :
+         decode_range(break_tail, break_tail + break_tail_length, break_tail + break_tail_length))
+      emit(s);
+  }
   return loop_exit;
 }
 

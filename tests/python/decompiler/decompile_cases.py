@@ -2815,6 +2815,32 @@ CASES: list[Case] = [
         (1, (2, 3), "xy"),
         ("s", "tu", [4, 5]),
     ),
+    _case(
+        "for_else_raises_break_copies_the_return_after",
+        """
+        def f(items, limit):
+            for i in range(1, len(items)):
+                head = items[:i]
+                rest = items[i:]
+                if len(head) >= limit and rest:
+                    break
+            else:
+                raise ValueError(limit)
+            return head, rest
+
+        def g(items):
+            for x in items:
+                if x < 0:
+                    break
+                rec(x)
+            else:
+                return "none"
+            raise KeyError(x)
+        """,
+        ([1, 2, 3], 2),
+        ([1, 2, 3], 5),
+        ([], 0),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
