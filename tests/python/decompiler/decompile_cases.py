@@ -2841,6 +2841,30 @@ CASES: list[Case] = [
         ([1, 2, 3], 5),
         ([], 0),
     ),
+    _case(
+        "if_try_except_else_clause_copies_the_join",
+        """
+        class Box:
+            state = None
+
+        def g(box, fail):
+            if box.state is None:
+                try:
+                    if fail:
+                        raise OSError(fail)
+                except OSError:
+                    box.state = False
+                else:
+                    box.state = True
+            return box.state
+
+        def f(fail):
+            box = Box()
+            return [g(box, fail), g(box, not fail)]
+        """,
+        (0,),
+        ("x",),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
