@@ -2927,10 +2927,6 @@ _PYC_CODE_NOT_YET = {
         + "f: instruction #13: expected POP_JUMP_FORWARD_IF_FALSE -> #33, got"
         " POP_JUMP_FORWARD_IF_FALSE -> #31",
     },
-    "if_try_except_else_then_copied_return": {
-        10: SAME_BEHAVIOUR_OTHER_CODE
-        + "f: instruction #4: expected POP_JUMP_IF_FALSE -> #36, got POP_JUMP_IF_FALSE -> #37",
-    },
     "try_after_try_with_nested_try": {
         10: SAME_BEHAVIOUR_OTHER_CODE
         + "f: instruction #41: expected POP_BLOCK, got LOAD_FAST 2 (out)",
