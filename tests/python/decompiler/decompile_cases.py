@@ -2865,6 +2865,30 @@ CASES: list[Case] = [
         (0,),
         ("x",),
     ),
+    _case(
+        "while_true_clause_break_copies_the_return_after",
+        """
+        def take(items):
+            out = []
+            i = 0
+            while True:
+                try:
+                    v = items[i]
+                except IndexError:
+                    break
+                except KeyError as e:
+                    rec(e)
+                    break
+                out.append(v)
+                i += 1
+            return out
+
+        def f(items):
+            return take(items)
+        """,
+        ([1, 2],),
+        ([],),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
@@ -2930,6 +2954,14 @@ _PYC_CODE_NOT_YET = {
     "try_after_try_with_nested_try": {
         10: SAME_BEHAVIOUR_OTHER_CODE
         + "f: instruction #41: expected POP_BLOCK, got LOAD_FAST 2 (out)",
+    },
+    "while_true_clause_break_copies_the_return_after": {
+        12: SAME_BEHAVIOUR_OTHER_CODE
+        + "take: instruction #22: expected POP_JUMP_IF_FALSE -> #27, got"
+        " POP_JUMP_IF_FALSE -> #28",
+        13: SAME_BEHAVIOUR_OTHER_CODE
+        + "take: instruction #22: expected POP_JUMP_IF_FALSE -> #27, got"
+        " POP_JUMP_IF_FALSE -> #28",
     },
     "try_except_clauses_copy_the_exit_after": {
         12: SAME_BEHAVIOUR_OTHER_CODE
