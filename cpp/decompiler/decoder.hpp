@@ -90,6 +90,10 @@ class CodeDecoder {
   LiftedCode lifted_;
   FlowInfo flow_;
   std::map<int, std::pair<int, int>> break_copies_;  // POP_TOP -> (loop head, copy length)
+  // 3.10 `while True`: an except clause's break, the copy of the code after the loop that
+  // follows its POP_EXCEPT -> (loop head, copy length); how many were read as breaks.
+  std::map<int, std::pair<int, int>> clause_breaks_;
+  int clause_breaks_read_ = 0;
   std::vector<int> max_line_before_;  // on_new_line: the highest line before each operation
   bool returns_after_ = false;        // decode_with: the statement's code-after is a copied return
   // Readings that rest on the exception table alone (its coverage deciding between two readings

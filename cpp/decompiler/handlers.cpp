@@ -1617,6 +1617,7 @@ int CodeDecoder::decode_setup_except(int i, int handler, int end, int exit) {
   // read from one of them, and the else runs up to the original when that was kept.
   std::map<int, int> clause_copy;  // a clause's end -> the start of its copy of the tail
   bool copied_else = false;        // the body's tail is a copy of the else
+  bool original_after = false;     // the tail's original is the code after the region
   int copy_length = 0;
   int original_tail = -1;  // the kept original of the tail, at the region's end; -1 if none
   auto exits = [&](int at) {
@@ -1689,16 +1690,23 @@ int CodeDecoder::decode_setup_except(int i, int handler, int end, int exit) {
       clause_copy.clear();
     } else if (else_begin >= 0) {
       // The original stays where the else falls into it (last in the region).
+      // (Or it is the code after the region, which ends with the statement: an if's then-branch
+      // whose join the clauses' copies repeat.)
       if (end - copy_length > else_begin &&
           same_operations(ops, end - copy_length, first_copy, copy_length)) {
         original_tail = end - copy_length;
+      } else if (same_operations(ops, end, first_copy, copy_length) && same_target(end, exit) &&
+                 !exits(end - 1)) {
+        original_after = true;
       } else if (!exits(end - 1)) {
         clause_copy.clear();
       }
       for (int k = else_begin; k < end && !clause_copy.empty(); ++k) {
         const Operation& op = ops[static_cast<size_t>(k)];
         int kept = original_tail >= 0 ? original_tail : end;
-        if (is_jump(op.op) && op.target >= kept && op.target != original_tail) clause_copy.clear();
+        if (is_jump(op.op) && op.target >= kept && op.target != original_tail &&
+            !(original_after && op.target == end))
+          clause_copy.clear();
       }
     }
     // (Without an else, what follows the body's POP_BLOCK is a copy: of the same code, read
@@ -1733,7 +1741,9 @@ int CodeDecoder::decode_setup_except(int i, int handler, int end, int exit) {
   }
   if (copied_else) orelse = std::move(tail);
   int copy_tail_end = -1;  // one past the tail read from a clause's copy (or its original)
-  if (!clause_copy.empty()) {
+  if (original_after) {
+    tail.clear();
+  } else if (!clause_copy.empty()) {
     int from = original_tail >= 0 ? original_tail : clause_copy.begin()->second;
     tail = decode_range(from, from + copy_length, from + copy_length);
     copy_tail_end = original_tail >= 0 ? end : -1;

@@ -294,6 +294,15 @@ int CodeDecoder::decode_statement(int i, int end, int exit) {
       return i + 1;
     }
   }
+  if (!loops_.empty() && !clause_breaks_.empty()) {
+    auto found = clause_breaks_.find(i);
+    if (found != clause_breaks_.end() && found->second.first == loops_.back().continue_target &&
+        i + found->second.second <= end) {
+      ++clause_breaks_read_;
+      emit(make_stmt(StmtKind::Break));
+      return i + found->second.second;
+    }
+  }
   if (op.op == Op::LoadFastAndClear) return decode_inline_comprehension(i);
   if (op.op == Op::Jump) return decode_jump(i, end, exit);
   if (op.op == Op::ForIter) return decode_for(i, end, exit);
@@ -597,11 +606,67 @@ int CodeDecoder::decode_while_true(int head, int last_jump, int end, int region_
     if (found >= 0 && same && (found <= end || resolve(found) == resolve(region_exit)))
       break_target = found;
   }
+  // 3.10: an except clause's break jumps to the code after the loop; where that is a short exit
+  // block (return or raise), the jump became a copy of it after the clause's POP_EXCEPT (a
+  // return of the clause's own loads its value before POP_EXCEPT; `return K` reads alike). The
+  // original stays after the loop where something else reaches it; else nothing follows the
+  // loop in the region, and the copy is the code after the loop.
+  int clause_tail = -1;  // the copy read as the code after the loop, where no original is kept
+  int clause_tail_length = 0;
+  if (code_.minor == 10 && !past) {
+    int size = static_cast<int>(ops.size());
+    for (int p = head; p < last_jump; ++p) {
+      if (ops[static_cast<size_t>(p)].op != Op::PopExcept) continue;
+      int s = p + 1;
+      if (s + 3 < size && ops[static_cast<size_t>(s)].op == Op::LoadConst &&
+          ops[static_cast<size_t>(s) + 1].op == Op::StoreName &&
+          ops[static_cast<size_t>(s) + 2].op == Op::DeleteName &&
+          ops[static_cast<size_t>(s) + 1].text == ops[static_cast<size_t>(s) + 2].text)
+        s += 3;
+      if (s >= last_jump) continue;
+      Op first = ops[static_cast<size_t>(s)].op;
+      if (first != Op::LoadName && first != Op::LoadConst && first != Op::PushNull) continue;
+      int length = 0;
+      for (int c = s; c < s + 4 && c < last_jump; ++c) {
+        Op op = ops[static_cast<size_t>(c)].op;
+        if (op == Op::ReturnValue || op == Op::RaiseVarargs) {
+          bool constant = c == s + 1 && first == Op::LoadConst && op == Op::ReturnValue;
+          if (!constant) length = c - s + 1;
+          break;
+        }
+        if (is_jump(op) || op == Op::PopTop || op == Op::PopBlock || op == Op::PopExcept ||
+            op == Op::Swap || op == Op::Rotate || op == Op::Reraise || op == Op::SetupFinally ||
+            op == Op::SetupWith)
+          break;
+      }
+      if (length == 0) continue;
+      bool kept = loop_exit + length <= size && loop_exit < end &&
+                  same_operations(ops, s, loop_exit, length);
+      bool absent = loop_exit >= end && same_target(end, region_exit);
+      if (!kept && !absent) continue;
+      if (!kept) {
+        if (clause_tail >= 0 &&
+            (length != clause_tail_length || !same_operations(ops, s, clause_tail, length)))
+          continue;
+        clause_tail = s;
+        clause_tail_length = length;
+      }
+      clause_breaks_[s] = {head, length};
+    }
+  }
+  // (Read before the loop's clauses consume the copy.)
+  Body after_loop;
+  if (clause_tail >= 0)
+    after_loop = decode_range(clause_tail, clause_tail + clause_tail_length,
+                              clause_tail + clause_tail_length);
+  Restore<int> keep_breaks_read(clause_breaks_read_);
+  clause_breaks_read_ = 0;
   loops_.push_back({head, break_target, last_jump});
   open_loop_entries_.push_back(head);
   Body body = decode_range(head, last_jump + 1, head);
   open_loop_entries_.pop_back();
   loops_.pop_back();
+  if (clause_breaks_read_ == 0) after_loop.clear();
   // 3.10 and 3.11 keep the folded test's constant in co_consts: True for `while True`, 1 for
   // `while 1` (CPython's own library has both).
   bool has_one = std::any_of(code_.consts.begin(), code_.consts.end(), [](const auto& c) {
@@ -666,6 +731,7 @@ int CodeDecoder::decode_while_true(int head, int last_jump, int end, int region_
       loop_body.push_back(make_stmt(StmtKind::Continue));
     }
     emit(make_stmt(StmtKind::While, {test->exprs[0]}, {std::move(loop_body), {}}));
+    for (StmtPtr& s : after_loop) emit(s);
     return loop_exit;
   }
   if (!body.empty() && if_else_break(body.back()) && written_continues_.count(body.back())) {
@@ -676,6 +742,7 @@ int CodeDecoder::decode_while_true(int head, int last_jump, int end, int region_
   }
   emit(make_stmt(StmtKind::While, {make_constant(spelled_true ? "True" : "1")},
                  {std::move(body), {}}));
+  for (StmtPtr& s : after_loop) emit(s);
   return loop_exit;
 }
 
@@ -785,6 +852,44 @@ int CodeDecoder::decode_for(int i, int end, int region_exit) {
     }
     if (break_tail >= 0) loop_exit = break_tail;
   }
+  // 3.10: a loop whose else cannot fall off its end (it returns or raises), and whose breaks go
+  // to a short exit block (return or raise) after it: each break pops the iterator and runs a
+  // copy of that block, and nothing keeps the original. The else runs to the region's end, the
+  // copy is the code after the loop. (A return of the loop's own computes its value before
+  // popping the iterator; its own raise leaves the iterator; `return K` reads alike.)
+  int break_tail = -1;  // the first break's copy of the code after the loop
+  int break_tail_length = 0;
+  if (code_.minor != 11 && !else_by_jumps && loop_exit == after && after < end && end > i &&
+      (ops[static_cast<size_t>(end) - 1].op == Op::ReturnValue ||
+       ops[static_cast<size_t>(end) - 1].op == Op::ReturnConst ||
+       ops[static_cast<size_t>(end) - 1].op == Op::RaiseVarargs)) {
+    bool else_leaves = false;
+    for (int j = after; j < end; ++j) {
+      const Operation& op = ops[static_cast<size_t>(j)];
+      else_leaves |= is_jump(op.op) && (op.target >= end || op.target < after);
+    }
+    for (int k = i + 1; k + 2 < exit && !else_leaves && break_tail < 0; ++k) {
+      if (ops[static_cast<size_t>(k)].op != Op::PopTop) continue;
+      Op first = ops[static_cast<size_t>(k) + 1].op;
+      if (first != Op::LoadName && first != Op::LoadConst && first != Op::PushNull) continue;
+      for (int c = k + 1; c < k + 5 && c < exit; ++c) {
+        Op op = ops[static_cast<size_t>(c)].op;
+        if (op == Op::ReturnValue || op == Op::RaiseVarargs) {
+          bool constant = c == k + 2 && first == Op::LoadConst && op == Op::ReturnValue;
+          if (!constant && c > k + 1) {
+            break_tail = k + 1;
+            break_tail_length = c - k;
+          }
+          break;
+        }
+        if (op == Op::Swap || op == Op::PopTop || op == Op::PopBlock || op == Op::PopExcept ||
+            is_jump(op) || op == Op::ReturnConst || op == Op::Reraise || op == Op::SetupFinally ||
+            op == Op::SetupWith)
+          break;
+      }
+    }
+    if (break_tail >= 0) loop_exit = end;
+  }
   const int after_else = else_by_jumps ? -1 : loop_exit;  // where the breaks' copies come from
   // A break jumping past the region's end, straight to where the region goes when it ends: the
   // loop (with its else, which cannot fall off its end there) runs to the region's end, and its
@@ -835,7 +940,15 @@ int CodeDecoder::decode_for(int i, int end, int region_exit) {
     loop_exit = tail + 1;
     break_target = loop_exit;
   }
-  note_break_copies(i, exit, after_else);
+  if (break_tail >= 0) {
+    for (int k = i + 1; k + break_tail_length < exit; ++k) {
+      if (ops[static_cast<size_t>(k)].op == Op::PopTop &&
+          same_operations(ops, k + 1, break_tail, break_tail_length))
+        break_copies_[k] = {i, break_tail_length};
+    }
+  } else {
+    note_break_copies(i, exit, after_else);
+  }
   push(iter);
   push(make_expr(ExprKind::Internal, {}, "loop_target"));
   size_t depth = statement_depth_;
@@ -867,6 +980,11 @@ int CodeDecoder::decode_for(int i, int end, int region_exit) {
   auto stmt = make_stmt(StmtKind::For, {target, source}, {std::move(body), std::move(orelse)});
   stmt->is_async = ops[static_cast<size_t>(i)].text == "async";  // see lift: async_for_head
   emit(stmt);
+  if (break_tail >= 0) {
+    for (StmtPtr& s :
+         decode_range(break_tail, break_tail + break_tail_length, break_tail + break_tail_length))
+      emit(s);
+  }
   return loop_exit;
 }
 
