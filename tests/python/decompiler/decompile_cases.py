@@ -2818,6 +2818,50 @@ CASES: list[Case] = [
         (1, 2),
         (0, 5),
     ),
+    _case(
+        "loop_except_continue_then_if_ends_body",
+        """
+        def f(items):
+            out = []
+            for x in items:
+                try:
+                    y = 10 // x
+                except ZeroDivisionError:
+                    continue
+                if y > 2:
+                    out.append(y)
+            for x in items:
+                try:
+                    y = 10 // x
+                except ZeroDivisionError:
+                    pass
+                else:
+                    if y > 2:
+                        out.append(-y)
+            return out
+        """,
+        ([1, 0, 5, 2],),
+        ([],),
+        ([0, 0, 7],),
+    ),
+    _case(
+        "loop_except_raises_else_if_ends_body",
+        """
+        def f(items):
+            out = []
+            for x in items:
+                try:
+                    y = 10 // x
+                except ZeroDivisionError as e:
+                    raise ValueError(x) from e
+                else:
+                    if not y:
+                        out.append(x)
+            return out
+        """,
+        ([1, 20, 5, 30],),
+        ([1, 0],),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
