@@ -2862,6 +2862,24 @@ CASES: list[Case] = [
         ([1, 20, 5, 30],),
         ([1, 0],),
     ),
+    _case(
+        "or_of_and_with_generator_or_lambda_in_test",
+        """
+        def f(items, flag):
+            out = []
+            for x in items:
+                if x > 5 or flag and any(c == x for c in (1, 2, 3)):
+                    x = -x
+                out.append(x)
+            if flag or out and (lambda: len(out))() > 2:
+                out.append("tail")
+            return out
+        """,
+        ([1, 7, 2, 4], True),
+        ([1, 7, 2, 4], False),
+        ([3], True),
+        ([], False),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
