@@ -2772,10 +2772,11 @@ CASES: list[Case] = [
             a, _, _ = t
             _, _, c = t
             x, x, *rest = t
+            _, _, _, last = t + t[:1]
             out = []
             for i, _, _ in [t, t]:
                 out.append(i)
-            return a, c, x, rest, _, out, [j for j, _, _ in [t]]
+            return a, c, x, rest, _, last, out, [j for j, _, _ in [t]]
         """,
         ((1, 2, 3),),
         (("a", "b", "c"),),
