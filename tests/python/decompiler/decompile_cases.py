@@ -2881,6 +2881,20 @@ CASES: list[Case] = [
         ([3], True),
         ([], False),
     ),
+    _case(
+        "class_body_writes_module_and_qualname",
+        """
+        def f(a):
+            class K:
+                "Documented."
+                __module__ = "elsewhere"
+                __qualname__ = "Other.K"
+                size = a
+            return K.__module__, K.__qualname__, K.__doc__, K.size
+        """,
+        (1,),
+        ("x",),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
