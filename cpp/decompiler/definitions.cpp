@@ -956,10 +956,13 @@ Body CodeDecoder::finish_body(Body body) const {
       Body kept;
       for (size_t k = 0; k < body.size(); ++k) {
         const StmtPtr& s = body[k];
+        // (The prologue's `__module__`, `__qualname__`, `__firstlineno__` come first: a written
+        // `__module__ = 're'` later in the body stays.)
         if (role_ == CodeRole::Class &&
-            (is_name_store(s, "__module__") || is_name_store(s, "__qualname__") ||
-             is_name_store(s, "__firstlineno__") || is_name_store(s, "__static_attributes__") ||
-             is_name_store(s, "__type_params__") || is_name_store(s, "__classdictcell__"))) {
+            ((kept.empty() && (is_name_store(s, "__module__") || is_name_store(s, "__qualname__") ||
+                               is_name_store(s, "__firstlineno__"))) ||
+             is_name_store(s, "__static_attributes__") || is_name_store(s, "__type_params__") ||
+             is_name_store(s, "__classdictcell__"))) {
           continue;
         }
         if (is_name_store(s, "__doc__") && is_str_constant(s->exprs[1]) && kept.empty()) {

@@ -635,9 +635,11 @@ void CodeDecoder::execute(int i) {
       ExprPtr value = pop_raw();
       if (is_internal(value, "unpack_slot") || is_internal(value, "unpack_star")) {
         // 3.13 turns the first of two stores of one local on one line into POP_TOP
-        // (`a, _, _ = t`): the unpacked value is stored to the name the next store stores.
+        // (`a, _, _ = t`; `_, _, _, x = t` three of them): the unpacked value is stored to the
+        // name the next store stores.
         size_t next = static_cast<size_t>(i) + 1;
         const auto& ops = lifted_.ops;
+        while (next < ops.size() && ops[next].op == Op::PopTop && ops[next].line < 0) ++next;
         if (code_.minor < 13 || next >= ops.size() || ops[next].op != Op::StoreName ||
             ops[next].scope != Scope::Fast || ops[next].line != op.line || stack_.empty() ||
             !(is_internal(stack_.back(), "unpack_slot") ||

@@ -594,6 +594,63 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
       sequential = false;
     }
   }
+  // 3.13 threads an if's jump to the loop's jump back (inverted: a test jumping over a jump back
+  // that has no line of its own) only where nothing lies between them: in the code after a try
+  // statement whose clauses end in `continue`, never in a try's else, whose end first jumps to
+  // the statement's end. Such a test in what follows the body makes the clauses `continue`s and
+  // that code the statement's successor.
+  bool clauses_continue = false;
+  if (code_.minor >= 13 && !loops_.empty() && tail_copy < 0 && !jumps_over && !jumps_back &&
+      back_join < 0 && !handlers_leave && handler >= end && else_end == end &&
+      else_end > body_end) {
+    int head = resolve(loops_.back().continue_target);
+    bool all_continue = true;
+    bool any_continue = false;
+    for (int k = handler; k < cleanup; ++k) {
+      const Operation& op = ops[static_cast<size_t>(k)];
+      if (op.op != Op::Jump || (op.target >= handler && op.target < cleanup)) continue;
+      bool back = resolve(op.target) == head;
+      all_continue &= back;
+      any_continue |= back;
+    }
+    bool threaded = false;
+    for (int p = body_end; p + 2 < else_end && !threaded; ++p) {
+      const Operation& test = ops[static_cast<size_t>(p)];
+      const Operation& back = ops[static_cast<size_t>(p) + 1];
+      threaded = test.op == Op::JumpIf && test.target == p + 2 && back.op == Op::Jump &&
+                 back.target < p && resolve(back.target) == head && back.line < 0;
+    }
+    bool nested = false;  // (a try in what follows: its handlers may fall through into it)
+    for (const HandlerRegion& region : flow_.regions) {
+      nested |= region.target != handler && region.start >= body_end && region.start < else_end &&
+                flow_.reachable[static_cast<size_t>(region.start)];
+    }
+    if (all_continue && any_continue && threaded && !nested) {
+      clauses_continue = true;
+      sequential = true;
+    }
+  }
+  // Conversely, a test there jumping forward to a jump back to the loop's head that nothing falls
+  // into, and that took the test's line (its only way in), was not threaded: the body's else
+  // (where the clauses never rejoin).
+  if (code_.minor >= 13 && sequential && !clauses_continue && !loops_.empty()) {
+    int head = resolve(loops_.back().continue_target);
+    for (int p = body_end; p < else_end && sequential; ++p) {
+      const Operation& test = ops[static_cast<size_t>(p)];
+      int t = test.target;
+      if (test.op != Op::JumpIf || t <= p + 1 || t >= else_end) continue;
+      const Operation& back = ops[static_cast<size_t>(t)];
+      Op before = ops[static_cast<size_t>(t) - 1].op;
+      bool before_leaves =
+          (before == Op::Jump && resolve(ops[static_cast<size_t>(t) - 1].target) == head) ||
+          before == Op::ReturnValue || before == Op::ReturnConst || before == Op::RaiseVarargs ||
+          before == Op::Reraise;
+      if (back.op == Op::Jump && back.target < p && resolve(back.target) == head && before_leaves &&
+          back.line >= 0 && back.line == line_at(ops, p)) {
+        sequential = false;
+      }
+    }
+  }
   if (try_end < 0) try_end = cleanup + 3;
   // (A loop region holding the handler may end before its cleanup block.)
   bool cleanup_after = try_end > end && try_end == cleanup + 3 && end <= cleanup;
@@ -779,6 +836,15 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
     const Body& b = clause.body;
     sequential &= clause.name.empty() || b.empty() || b.back()->kind != StmtKind::Return ||
                   (!b.back()->exprs.empty() && !is_none(b.back()->exprs[0]));
+  }
+  if (clauses_continue && sequential) {
+    for (ExceptHandler& clause : stmt->handlers) {
+      Body& b = clause.body;
+      StmtKind last = b.empty() ? StmtKind::Pass : b.back()->kind;
+      if (last != StmtKind::Continue && last != StmtKind::Return && last != StmtKind::Raise &&
+          last != StmtKind::Break)
+        b.push_back(make_stmt(StmtKind::Continue));
+    }
   }
   if (code_.minor >= 12 && (strip_copied_tail(*stmt, orelse_body) || sequential)) {
     Body after = std::move(orelse_body);

@@ -1260,8 +1260,11 @@ std::vector<CodeDecoder::ConditionItem> CodeDecoder::collect_conditions(int j, i
     try {
       while (k < end &&
              (ops[static_cast<size_t>(k)].op != Op::JumpIf || value_boolop_end(k) >= 0)) {
-        // (Nor into a try body: `if a: try: if b: ...` ending alike.)
-        if (!is_pure(ops[static_cast<size_t>(k)].op) ||
+        // (A lambda or generator expression in a test makes a function, a generator expression
+        // takes its iterable's iterator: no statement. Nor into a try body: `if a: try: if b:
+        // ...` ending alike.)
+        Op op = ops[static_cast<size_t>(k)].op;
+        if ((!is_pure(op) && op != Op::MakeFunction && op != Op::GetIter) ||
             flow_.last_backward_source[static_cast<size_t>(k)] > k ||
             flow_.handler_covering(k) != flow_.handler_covering(j)) {
           ok = false;
@@ -1639,8 +1642,13 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
   auto jumps_forward = [&](const Operation& o) {
     return o.op == Op::Jump || (code_.minor >= 12 && o.op == Op::JumpIf);
   };
+  // (Never where the then-branch ends in a test that falls into the label: the rest of the
+  // condition, which the test items did not take in, not an if/else.)
+  bool falls_into_label =
+      label > then_begin && ops[static_cast<size_t>(label) - 1].op == Op::JumpIf;
   for (int k = then_begin; k < label; ++k) {
     const Operation& inner = ops[static_cast<size_t>(k)];
+    if (falls_into_label && inner.op == Op::JumpIf) continue;
     // (A statement in the branch falling into a jump back that this region also ends at: the
     // else runs to the region's end; breaks and continues inside the branch are no join.)
     bool into_jump_back = jumps_forward(inner) && falls_into_jump_back(k, inner.target) &&

@@ -2772,10 +2772,11 @@ CASES: list[Case] = [
             a, _, _ = t
             _, _, c = t
             x, x, *rest = t
+            _, _, _, last = t + t[:1]
             out = []
             for i, _, _ in [t, t]:
                 out.append(i)
-            return a, c, x, rest, _, out, [j for j, _, _ in [t]]
+            return a, c, x, rest, _, last, out, [j for j, _, _ in [t]]
         """,
         ((1, 2, 3),),
         (("a", "b", "c"),),
@@ -3299,6 +3300,82 @@ CASES: list[Case] = [
         ((1, 2.0), ()),
         ((1,), (1, 2)),
         ((1,), (1, 1)),
+    ),
+    _case(
+        "loop_except_continue_then_if_ends_body",
+        """
+        def f(items):
+            out = []
+            for x in items:
+                try:
+                    y = 10 // x
+                except ZeroDivisionError:
+                    continue
+                if y > 2:
+                    out.append(y)
+            for x in items:
+                try:
+                    y = 10 // x
+                except ZeroDivisionError:
+                    pass
+                else:
+                    if y > 2:
+                        out.append(-y)
+            return out
+        """,
+        ([1, 0, 5, 2],),
+        ([],),
+        ([0, 0, 7],),
+    ),
+    _case(
+        "loop_except_raises_else_if_ends_body",
+        """
+        def f(items):
+            out = []
+            for x in items:
+                try:
+                    y = 10 // x
+                except ZeroDivisionError as e:
+                    raise ValueError(x) from e
+                else:
+                    if not y:
+                        out.append(x)
+            return out
+        """,
+        ([1, 20, 5, 30],),
+        ([1, 0],),
+    ),
+    _case(
+        "or_of_and_with_generator_or_lambda_in_test",
+        """
+        def f(items, flag):
+            out = []
+            for x in items:
+                if x > 5 or flag and any(c == x for c in (1, 2, 3)):
+                    x = -x
+                out.append(x)
+            if flag or out and (lambda: len(out))() > 2:
+                out.append("tail")
+            return out
+        """,
+        ([1, 7, 2, 4], True),
+        ([1, 7, 2, 4], False),
+        ([3], True),
+        ([], False),
+    ),
+    _case(
+        "class_body_writes_module_and_qualname",
+        """
+        def f(a):
+            class K:
+                "Documented."
+                __module__ = "elsewhere"
+                __qualname__ = "Other.K"
+                size = a
+            return K.__module__, K.__qualname__, K.__doc__, K.size
+        """,
+        (1,),
+        ("x",),
     ),
 ]
 
