@@ -1153,13 +1153,17 @@ std::vector<CodeDecoder::ConditionItem> CodeDecoder::collect_conditions(int j, i
       ok = false;
     }
     --expression_only_;
-    if (!ok || k >= end || stack_.size() != depth + 1 || start == k) break;
+    // (A chained comparison's first link keeps a copy of its middle operand below it.)
+    bool chain_link = stack_.size() == depth + 2 && top()->kind == ExprKind::Compare &&
+                      top()->args.size() == 2 && top(2) == top()->args.back();
+    if (!ok || k >= end || (stack_.size() != depth + 1 && !chain_link) || start == k) break;
     try {
       items.push_back(finish_chained_test({pop(), ops[static_cast<size_t>(k)].arg,
                                            ops[static_cast<size_t>(k)].target, start, k, k + 1}));
     } catch (const DecodeFailure&) {
       break;
     }
+    if (stack_.size() != depth) break;
     k = items.back().next;
     if (complete(items.size())) {
       best = items.size();

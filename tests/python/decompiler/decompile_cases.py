@@ -2867,6 +2867,39 @@ CASES: list[Case] = [
         ("2", 3),
         ("", 3),
     ),
+    _case(
+        "and_then_chained_comparison_as_if_test",
+        """
+        def g(sel, count):
+            if isinstance(sel, float) and 0.0 <= sel < 1.0:
+                count = int(count * sel + 0.5)
+            elif isinstance(sel, int) and 0 <= sel < count:
+                count = sel
+            else:
+                count = -1
+            return count
+
+
+        def h(values, low):
+            out = []
+            for v in values:
+                if v is not None and low <= v < 10 and v != 5:
+                    out.append(v)
+                else:
+                    out.append(None)
+            return out
+
+
+        def f(sel, count):
+            return [g(sel, count), h([sel, count, None, 5], 0)]
+        """,
+        (0.5, 10),
+        (2.0, 10),
+        (3, 10),
+        (12, 10),
+        ("x", 10),
+        (-1, 7),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
@@ -2903,10 +2936,6 @@ _PYC_NOT_YET = {
     "try_except_else_finally": {
         10: FALLBACK + "'unstructured jump at offset 180'",
     },
-    "loop_if_else_ends_body": {
-        13: FALLBACK + "'condition jumps out of its region at offset 76' (an and with a chained"
-        " comparison: the chain's cleanup splits the test)",
-    },
     "generator_try_then_code": {
         10: FALLBACK + "'unsupported operation 59' (a loop of with statements in a finally)",
     },
@@ -2915,6 +2944,10 @@ _PYC_NOT_YET = {
     },
 }
 _PYC_CODE_NOT_YET = {
+    "and_then_chained_comparison_as_if_test": {
+        10: SAME_BEHAVIOUR_OTHER_CODE
+        + "g: instruction #31: expected POP_JUMP_IF_FALSE -> #46, got POP_JUMP_IF_FALSE -> #50",
+    },
     "try_except_else_finally": {
         10: FALLBACK + "'unstructured jump at offset 180'",
     },
