@@ -1205,11 +1205,15 @@ ExprPtr CodeDecoder::build_condition(const std::vector<ConditionItem>& items, si
   size_t group_start = lo;
   // (A group ends only where no test of it jumps into a later group, past the next one's start:
   // `(a or b and c) and not d`, where `a` jumps to `d`.)
+  // Nor where one jumps to the chain's other exit: only the last group leaves both ways
+  // (`a or (b and (c or d))`, where `b` jumps to the label).
   auto jumps_past = [&](size_t from, size_t k) {
     for (size_t m = from; m <= k; ++m) {
       for (size_t x = k + 2; x < hi; ++x) {
         if (items[m].target == items[x].start) return true;
       }
+      int t = items[m].target;
+      if (to_label ? t == end_position : (is_label(t) && t != end_position)) return true;
     }
     return false;
   };

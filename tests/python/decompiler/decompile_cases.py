@@ -2900,6 +2900,30 @@ CASES: list[Case] = [
         ("x", 10),
         (-1, 7),
     ),
+    _case(
+        "or_of_and_of_or_as_if_test",
+        """
+        def g(kind, prev, first):
+            if kind == 1 or (kind == 2 and (prev is not None and prev == 3 or first)):
+                rec("then", kind)
+                return False
+            return True
+
+
+        def f(kind, prev, first):
+            out = [g(kind, prev, first)]
+            while kind == 1 or (kind == 2 and (prev is not None and prev == 3 or first)):
+                out.append(kind)
+                kind = kind + 2
+            return out
+        """,
+        (1, None, False),
+        (2, None, False),
+        (2, None, True),
+        (2, 3, False),
+        (2, 4, False),
+        (3, 3, True),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
