@@ -1276,13 +1276,17 @@ std::vector<CodeDecoder::ConditionItem> CodeDecoder::collect_conditions(int j, i
       ok = false;
     }
     --expression_only_;
-    if (!ok || k >= end || stack_.size() != depth + 1 || start == k) break;
+    // (A chained comparison's first link keeps a copy of its middle operand below it.)
+    bool chain_link = stack_.size() == depth + 2 && top()->kind == ExprKind::Compare &&
+                      top()->args.size() == 2 && top(2) == top()->args.back();
+    if (!ok || k >= end || (stack_.size() != depth + 1 && !chain_link) || start == k) break;
     try {
       items.push_back(finish_chained_test({pop(), ops[static_cast<size_t>(k)].arg,
                                            ops[static_cast<size_t>(k)].target, start, k, k + 1}));
     } catch (const DecodeFailure&) {
       break;
     }
+    if (stack_.size() != depth) break;
     k = items.back().next;
     if (complete(items.size())) {
       best = items.size();
@@ -1324,11 +1328,15 @@ ExprPtr CodeDecoder::build_condition(const std::vector<ConditionItem>& items, si
   size_t group_start = lo;
   // (A group ends only where no test of it jumps into a later group, past the next one's start:
   // `(a or b and c) and not d`, where `a` jumps to `d`.)
+  // Nor where one jumps to the chain's other exit: only the last group leaves both ways
+  // (`a or (b and (c or d))`, where `b` jumps to the label).
   auto jumps_past = [&](size_t from, size_t k) {
     for (size_t m = from; m <= k; ++m) {
       for (size_t x = k + 2; x < hi; ++x) {
         if (items[m].target == items[x].start) return true;
       }
+      int t = items[m].target;
+      if (to_label ? t == end_position : (is_label(t) && t != end_position)) return true;
     }
     return false;
   };

@@ -3377,6 +3377,63 @@ CASES: list[Case] = [
         (1,),
         ("x",),
     ),
+    _case(
+        "and_then_chained_comparison_as_if_test",
+        """
+        def g(sel, count):
+            if isinstance(sel, float) and 0.0 <= sel < 1.0:
+                count = int(count * sel + 0.5)
+            elif isinstance(sel, int) and 0 <= sel < count:
+                count = sel
+            else:
+                count = -1
+            return count
+
+
+        def h(values, low):
+            out = []
+            for v in values:
+                if v is not None and low <= v < 10 and v != 5:
+                    out.append(v)
+                else:
+                    out.append(None)
+            return out
+
+
+        def f(sel, count):
+            return [g(sel, count), h([sel, count, None, 5], 0)]
+        """,
+        (0.5, 10),
+        (2.0, 10),
+        (3, 10),
+        (12, 10),
+        ("x", 10),
+        (-1, 7),
+    ),
+    _case(
+        "or_of_and_of_or_as_if_test",
+        """
+        def g(kind, prev, first):
+            if kind == 1 or (kind == 2 and (prev is not None and prev == 3 or first)):
+                rec("then", kind)
+                return False
+            return True
+
+
+        def f(kind, prev, first):
+            out = [g(kind, prev, first)]
+            while kind == 1 or (kind == 2 and (prev is not None and prev == 3 or first)):
+                out.append(kind)
+                kind = kind + 2
+            return out
+        """,
+        (1, None, False),
+        (2, None, False),
+        (2, None, True),
+        (2, 3, False),
+        (2, 4, False),
+        (3, 3, True),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
@@ -3437,10 +3494,6 @@ _PYC_NOT_YET = {
     "try_except_else_finally": {
         10: FALLBACK + "'unstructured jump at offset 180'",
     },
-    "loop_if_else_ends_body": {
-        13: FALLBACK + "'condition jumps out of its region at offset 76' (an and with a chained"
-        " comparison: the chain's cleanup splits the test)",
-    },
     "generator_try_then_code": {
         10: FALLBACK + "'unsupported operation 59' (a loop of with statements in a finally)",
     },
@@ -3449,6 +3502,10 @@ _PYC_NOT_YET = {
     },
 }
 _PYC_CODE_NOT_YET = {
+    "and_then_chained_comparison_as_if_test": {
+        10: SAME_BEHAVIOUR_OTHER_CODE
+        + "g: instruction #31: expected POP_JUMP_IF_FALSE -> #46, got POP_JUMP_IF_FALSE -> #50",
+    },
     "try_except_else_finally": {
         10: FALLBACK + "'unstructured jump at offset 180'",
     },
