@@ -3204,104 +3204,6 @@ CASES: list[Case] = [
         ("", 3),
     ),
     _case(
-        "if_then_try_except_body_starts_with_if",
-        """
-        def f(a, b):
-            out = []
-            if a:
-                try:
-                    if b:
-                        out.append(1 // (b - 1))
-                except ZeroDivisionError:
-                    out.append("zero")
-            out.append("end")
-            return out
-        """,
-        (0, 0),
-        (1, 0),
-        (1, 1),
-        (1, 3),
-    ),
-    _case(
-        "try_finally_if_else_ends_function",
-        """
-        def g(out, had, n):
-            out.append("start")
-            try:
-                out.append(10 // n)
-            finally:
-                if had:
-                    out.append("had")
-                else:
-                    out.append("reset")
-
-        def gen(out, had):
-            try:
-                yield 1
-            finally:
-                if had:
-                    out.append("had")
-                elif had is None:
-                    out.append("none")
-                else:
-                    out.append("reset")
-
-        def f(had, n):
-            out = []
-            try:
-                g(out, had, n)
-            except ZeroDivisionError:
-                out.append("zero")
-            out.extend(gen(out, had))
-            return out
-        """,
-        (True, 1),
-        (False, 2),
-        (None, 0),
-        (True, 0),
-    ),
-    _case(
-        "try_finally_if_elif_no_else_ends_generator",
-        """
-        class Box:
-            pass
-
-        def gen(box, prior):
-            box.current = "mine"
-            try:
-                yield 1
-            finally:
-                if prior is not None:
-                    box.current = prior
-                elif hasattr(box, "current"):
-                    del box.current
-
-        def f(prior):
-            box = Box()
-            out = list(gen(box, prior))
-            out.append(getattr(box, "current", "unset"))
-            return out
-        """,
-        (None,),
-        ("old",),
-    ),
-    _case(
-        "and_test_calls_generator_expression",
-        """
-        def f(size, stride):
-            if not (isinstance(size, tuple) and all(type(s) is int for s in size)):
-                return False
-            if stride and [s for s in stride if s > 1] and (lambda: stride)():
-                return "strided"
-            return len(size)
-        """,
-        ([1, 2], ()),
-        ((1, 2), ()),
-        ((1, 2.0), ()),
-        ((1,), (1, 2)),
-        ((1,), (1, 1)),
-    ),
-    _case(
         "loop_except_continue_then_if_ends_body",
         """
         def f(items):
@@ -3519,10 +3421,6 @@ _PYC_CODE_NOT_YET = {
         11: SAME_BEHAVIOUR_OTHER_CODE
         + "f: instruction #13: expected POP_JUMP_FORWARD_IF_FALSE -> #33, got"
         " POP_JUMP_FORWARD_IF_FALSE -> #31",
-    },
-    "if_try_except_else_then_copied_return": {
-        10: SAME_BEHAVIOUR_OTHER_CODE
-        + "f: instruction #4: expected POP_JUMP_IF_FALSE -> #36, got POP_JUMP_IF_FALSE -> #37",
     },
     "try_after_try_with_nested_try": {
         10: SAME_BEHAVIOUR_OTHER_CODE
