@@ -2889,6 +2889,28 @@ CASES: list[Case] = [
         ([1, 2],),
         ([],),
     ),
+    _case(
+        "while_true_clause_written_continue",
+        """
+        def f(items):
+            items = list(items)
+            out = []
+            while True:
+                try:
+                    v = items.pop()
+                    if v is None:
+                        break
+                    out.append(1 // v)
+                except ZeroDivisionError:
+                    out.append("zero")
+                    continue
+                except IndexError:
+                    break
+            return out
+        """,
+        ([1, 0, 2],),
+        ([None, 0],),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
@@ -2962,6 +2984,12 @@ _PYC_CODE_NOT_YET = {
         13: SAME_BEHAVIOUR_OTHER_CODE
         + "take: instruction #22: expected POP_JUMP_IF_FALSE -> #27, got"
         " POP_JUMP_IF_FALSE -> #28",
+    },
+    "while_true_clause_written_continue": {
+        12: SAME_BEHAVIOUR_OTHER_CODE
+        + "f: instruction #37: expected POP_JUMP_IF_FALSE -> #42, got POP_JUMP_IF_FALSE -> #43",
+        13: SAME_BEHAVIOUR_OTHER_CODE
+        + "f: instruction #37: expected POP_JUMP_IF_FALSE -> #42, got POP_JUMP_IF_FALSE -> #43",
     },
     "try_except_clauses_copy_the_exit_after": {
         12: SAME_BEHAVIOUR_OTHER_CODE
