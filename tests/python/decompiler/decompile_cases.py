@@ -2911,12 +2911,46 @@ CASES: list[Case] = [
         ([1, 0, 2],),
         ([None, 0],),
     ),
+    _case(
+        "for_try_body_ends_in_break",
+        """
+        def g(values):
+            seen = []
+            for v in values:
+                try:
+                    seen.append(10 // v)
+                    break
+                except ZeroDivisionError:
+                    seen.append("zero")
+            else:
+                seen.append("none")
+            return seen
+
+        def f(values):
+            seen = g(values)
+            for v in values:
+                try:
+                    seen.append(10 // v)
+                    break
+                except ZeroDivisionError:
+                    raise ValueError(v) from None
+            return seen + [len(seen)]
+        """,
+        ([2, 5],),
+        ([1, 0],),
+        ([0, 0],),
+        ([],),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
 WRONG = "decompiles without a fallback to code that behaves differently: "
 _NOT_YET: dict = {
+    "for_try_body_ends_in_break": {
+        11: WRONG + "the break ending the try body of a for loop whose clause raises is dropped"
+        " (f: the loop runs on)",
+    },
     "if_then_try_finally_body_raises": {
         10: FALLBACK
         + "'try/finally without its normal path' (a body that raises has no POP_BLOCK)",
