@@ -1556,7 +1556,13 @@ int CodeDecoder::merge_exit_copies(int begin, int pop_block, int handler) {
 int CodeDecoder::decode_setup_except(int i, int handler, int end, int exit) {
   const auto& ops = lifted_.ops;
   const Operation& before = ops[static_cast<size_t>(handler) - 1];
-  int else_begin = before.op == Op::Jump && before.target > handler ? before.target : -1;
+  // (POP_BLOCK, POP_TOP of a for loop's iterator, then the jump: a break ending the body, not
+  // the jump to an else.)
+  bool body_breaks = handler >= i + 3 && ops[static_cast<size_t>(handler) - 2].op == Op::PopTop &&
+                     ops[static_cast<size_t>(handler) - 3].op == Op::PopBlock && !loops_.empty() &&
+                     same_target(before.target, loops_.back().break_target);
+  int else_begin =
+      before.op == Op::Jump && before.target > handler && !body_breaks ? before.target : -1;
   int body_end = else_begin >= 0 ? handler - 1 : handler;
   // Where the clauses go when done: past the else, if there is one.
   int join = -1;

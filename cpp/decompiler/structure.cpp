@@ -616,7 +616,27 @@ int CodeDecoder::decode_while_true(int head, int last_jump, int end, int region_
   if (code_.minor == 10 && !past) {
     int size = static_cast<int>(ops.size());
     for (int p = head; p < last_jump; ++p) {
-      if (ops[static_cast<size_t>(p)].op != Op::PopExcept) continue;
+      // (A break out of a try body: POP_BLOCK, then the copy; a return of the body's own
+      // computes its value first.)
+      if (ops[static_cast<size_t>(p)].op != Op::PopExcept &&
+          ops[static_cast<size_t>(p)].op != Op::PopBlock)
+        continue;
+      if (ops[static_cast<size_t>(p)].op == Op::PopBlock) {
+        // (Only a try/except's block: its handler tests or pops the exception.)
+        int setup = p - 1;
+        while (setup > head && !(ops[static_cast<size_t>(setup)].op == Op::SetupFinally &&
+                                 ops[static_cast<size_t>(setup)].target > p))
+          --setup;
+        if (ops[static_cast<size_t>(setup)].op != Op::SetupFinally) continue;
+        int handler = ops[static_cast<size_t>(setup)].target;
+        bool is_except =
+            handler + 3 < size && ((ops[static_cast<size_t>(handler)].op == Op::Copy &&
+                                    ops[static_cast<size_t>(handler)].arg == 1) ||
+                                   (ops[static_cast<size_t>(handler)].op == Op::PopTop &&
+                                    ops[static_cast<size_t>(handler) + 1].op == Op::PopTop &&
+                                    ops[static_cast<size_t>(handler) + 2].op == Op::PopTop));
+        if (!is_except) continue;
+      }
       int s = p + 1;
       if (s + 3 < size && ops[static_cast<size_t>(s)].op == Op::LoadConst &&
           ops[static_cast<size_t>(s) + 1].op == Op::StoreName &&
@@ -1063,7 +1083,20 @@ int CodeDecoder::decode_jump(int i, int end, int exit) {
   int next = i + 1;
   while (next < end && consumed_[static_cast<size_t>(next)]) ++next;
   bool last = next == end;
-  if (last && same_target(target, exit)) return end;
+  // 3.10 `while True`: the loop's jump back keeps the loop's line, so a jump to it from code
+  // with another line is not threaded: a jump straight back to the head, other than the loop's
+  // own, is a written `continue`. (A for loop's jump back has no line: its jumps are threaded.)
+  bool written_continue = false;
+  if (code_.minor == 10 && !loops_.empty() && target < i) {
+    const LoopContext& loop = loops_.back();
+    int head = loop.continue_target;
+    written_continue = loop.back_jump >= 0 && i != loop.back_jump && head >= 0 &&
+                       lifted_.ops[static_cast<size_t>(head)].op != Op::ForIter &&
+                       lifted_.ops[static_cast<size_t>(loop.back_jump)].op == Op::Jump &&
+                       same_target(lifted_.ops[static_cast<size_t>(loop.back_jump)].target, head) &&
+                       same_target(target, head) && exit > i;
+  }
+  if (last && same_target(target, exit) && !written_continue) return end;
   // (A copy of an except clause's exit, ending a region that ends the clause.)
   if (last && target == end &&
       std::find(clause_end_jumps_.begin(), clause_end_jumps_.end(), i) != clause_end_jumps_.end())

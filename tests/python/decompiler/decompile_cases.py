@@ -3336,6 +3336,58 @@ CASES: list[Case] = [
         (2, 4, False),
         (3, 3, True),
     ),
+    _case(
+        "while_true_clause_written_continue",
+        """
+        def f(items):
+            items = list(items)
+            out = []
+            while True:
+                try:
+                    v = items.pop()
+                    if v is None:
+                        break
+                    out.append(1 // v)
+                except ZeroDivisionError:
+                    out.append("zero")
+                    continue
+                except IndexError:
+                    break
+            return out
+        """,
+        ([1, 0, 2],),
+        ([None, 0],),
+    ),
+    _case(
+        "for_try_body_ends_in_break",
+        """
+        def g(values):
+            seen = []
+            for v in values:
+                try:
+                    seen.append(10 // v)
+                    break
+                except ZeroDivisionError:
+                    seen.append("zero")
+            else:
+                seen.append("none")
+            return seen
+
+        def f(values):
+            seen = g(values)
+            for v in values:
+                try:
+                    seen.append(10 // v)
+                    break
+                except ZeroDivisionError:
+                    raise ValueError(v) from None
+            return seen + [len(seen)]
+        """,
+        ([2, 5],),
+        ([1, 0],),
+        ([0, 0],),
+        ([],),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
@@ -3350,6 +3402,10 @@ _NOT_YET: dict = {
         10: FALLBACK
         + "'unsupported operation 59', 'with statement leaves its region', 'try/finally"
         " without its normal path' (3.10 with/try inside a finally body)",
+    },
+    "for_try_body_ends_in_break": {
+        11: WRONG + "the break ending the try body of a for loop whose clause raises is dropped"
+        " (f: the loop runs on)",
     },
     "if_then_try_finally_body_raises": {
         10: FALLBACK
@@ -3425,6 +3481,12 @@ _PYC_CODE_NOT_YET = {
     "try_after_try_with_nested_try": {
         10: SAME_BEHAVIOUR_OTHER_CODE
         + "f: instruction #41: expected POP_BLOCK, got LOAD_FAST 2 (out)",
+    },
+    "while_true_clause_written_continue": {
+        12: SAME_BEHAVIOUR_OTHER_CODE
+        + "f: instruction #37: expected POP_JUMP_IF_FALSE -> #42, got POP_JUMP_IF_FALSE -> #43",
+        13: SAME_BEHAVIOUR_OTHER_CODE
+        + "f: instruction #37: expected POP_JUMP_IF_FALSE -> #42, got POP_JUMP_IF_FALSE -> #43",
     },
     "try_except_clauses_copy_the_exit_after": {
         12: SAME_BEHAVIOUR_OTHER_CODE
