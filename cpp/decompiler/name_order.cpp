@@ -536,8 +536,30 @@ void CodeDecoder::add_name_order(Body& body) const {
     // `None.name`: the attribute puts `name` in co_names without making it a variable (a bare
     // name could become a free variable of an enclosing function). None is always a constant of
     // a function.
-    for (const std::string& name : code_.names) {
-      if (!is_identifier(name)) continue;  // a dotted module name of an import
+    const std::vector<std::string>& names = code_.names;
+    for (size_t k = 0; k < names.size(); ++k) {
+      const std::string& name = names[k];
+      if (!is_identifier(name)) {
+        // A dotted module name of `from a.b import c` (c a local): the same import registers it
+        // and the name after it.
+        bool dotted = !name.empty() && name.front() != '.' && name.back() != '.' &&
+                      name.find("..") == std::string::npos;
+        size_t part = 0;
+        while (dotted && part < name.size()) {
+          size_t dot = std::min(name.find('.', part), name.size());
+          dotted = is_identifier(name.substr(part, dot - part));
+          part = dot + 1;
+        }
+        if (dotted && k + 1 < names.size() && is_identifier(names[k + 1]) &&
+            std::find(code_.varnames.begin(), code_.varnames.end(), names[k + 1]) !=
+                code_.varnames.end()) {
+          auto import = make_stmt(StmtKind::Import);
+          import->text = "from " + name + " import " + names[k + 1];
+          block.push_back(import);
+          ++k;
+        }
+        continue;
+      }
       block.push_back(
           make_stmt(StmtKind::Expr,
                     {make_expr(ExprKind::Attribute, {make_constant("None")}, source_name(name))}));

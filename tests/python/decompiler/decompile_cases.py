@@ -3388,6 +3388,28 @@ CASES: list[Case] = [
         ([0, 0],),
         ([],),
     ),
+    _case(
+        "lazy_dotted_import_in_clause_name_order",
+        """
+        def f(name, charset):
+            try:
+                name.encode("ascii")
+            except UnicodeEncodeError:
+                if isinstance(charset, str):
+                    from email.charset import Charset
+
+                    charset = Charset(charset)
+                return charset.header_encode(name)
+            else:
+                quotes = ""
+                if name.startswith("x"):
+                    quotes = '"'
+                return quotes + name
+        """,
+        ("abc", "utf-8"),
+        ("xyz", "utf-8"),
+        ("\u00e9t\u00e9", "utf-8"),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
