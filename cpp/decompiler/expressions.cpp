@@ -1086,19 +1086,24 @@ int CodeDecoder::rotated_tuple_assignment(int i) {
     after = i + 2;
   }
   if (after < 0) return -1;
-  // What follows must be the stores (and the loads of their targets' objects and keys).
+  // What follows must be the stores (and the loads of their targets' objects and keys); a
+  // nested tuple target unpacks its value into stores of its own.
   size_t stores = 0;
-  for (size_t k = static_cast<size_t>(after); k < ops.size() && stores < count; ++k) {
+  size_t needed = count;
+  for (size_t k = static_cast<size_t>(after); k < ops.size() && stores < needed; ++k) {
     Op next = ops[k].op;
     if (next == Op::StoreName || next == Op::StoreAttr || next == Op::StoreSubscr) {
       ++stores;
+    } else if (next == Op::UnpackSequence && ops[k].arg > 0 && needed < 64) {
+      ++stores;
+      needed += static_cast<size_t>(ops[k].arg);
     } else if (next != Op::LoadName && next != Op::LoadConst && next != Op::LoadAttr &&
                next != Op::BinarySubscr && next != Op::BinaryOp && next != Op::UnaryOp &&
                next != Op::BuildSlice && next != Op::Nop) {
       return -1;
     }
   }
-  if (stores < count) return -1;
+  if (stores < needed) return -1;
   unpack_pending_values(count, false);
   return after;
 }

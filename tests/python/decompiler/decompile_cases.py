@@ -2924,6 +2924,18 @@ CASES: list[Case] = [
         (2, 4, False),
         (3, 3, True),
     ),
+    _case(
+        "tuple_assignment_with_nested_target",
+        """
+        def f(key, pair):
+            mask, (reader, writer) = key, pair
+            box = [0, 0]
+            first, (box[0], (third, box[1])) = rec("a", mask), (writer, (reader, mask))
+            return [mask, reader, writer, first, third, box]
+        """,
+        (1, (2, 3)),
+        (4, "xy"),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
