@@ -2936,6 +2936,16 @@ CASES: list[Case] = [
         (1, (2, 3)),
         (4, "xy"),
     ),
+    _case(
+        "double_not_as_value",
+        """
+        def f(items, flag):
+            result = not not items
+            return [result, not not flag, type(not not items).__name__]
+        """,
+        ([1], 0),
+        ([], "x"),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
