@@ -751,6 +751,9 @@ void CodeDecoder::execute(int i) {
       return push(make_expr(ExprKind::BinOp, {left, right}, op.text));
     }
     case Op::UnaryOp:
+      // (`not not x` is a bool, not x: only an identity or membership test folds a `not`.)
+      if (op.text == "not" && top()->kind == ExprKind::UnaryOp && top()->text == "not")
+        return push(make_expr(ExprKind::UnaryOp, {pop()}, "not"));
       if (op.text == "not") return push(negate(pop()));
       return push(make_expr(ExprKind::UnaryOp, {pop()}, op.text));
     case Op::Compare:

@@ -540,6 +540,21 @@ class Lifter {
     }
     if (name == "KW_NAMES") pending_kwnames_ = tuple_strings(const_at(ins.arg));
     const OpnameLookups& lookups = opname_lookups(minor_, ins.opcode);
+    // 3.13: `not not x` is a TO_BOOL alone (the optimizer removes the two UNARY_NOTs); every
+    // other TO_BOOL comes before a conditional jump or a `not`.
+    if (minor_ >= 13 && name == "TO_BOOL") {
+      size_t next = i + 1;
+      while (next < instructions.size() &&
+             (instructions[next].opname == "EXTENDED_ARG" || instructions[next].opname == "CACHE"))
+        ++next;
+      std::string_view after = next < instructions.size() ? instructions[next].opname : "";
+      if (next < instructions.size() && after != "POP_JUMP_IF_FALSE" &&
+          after != "POP_JUMP_IF_TRUE" && after != "UNARY_NOT" && after != "TO_BOOL") {
+        emit(Op::UnaryOp, ins).text = "not";
+        emit(Op::UnaryOp, ins).text = "not";
+        return;
+      }
+    }
     if (lookups.dropped) {
       if (name == "NOP" && ins.line >= 0) pending_nop_line_ = ins.line;
       return;

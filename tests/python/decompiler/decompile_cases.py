@@ -3410,6 +3410,28 @@ CASES: list[Case] = [
         ("xyz", "utf-8"),
         ("\u00e9t\u00e9", "utf-8"),
     ),
+    _case(
+        "tuple_assignment_with_nested_target",
+        """
+        def f(key, pair):
+            mask, (reader, writer) = key, pair
+            box = [0, 0]
+            first, (box[0], (third, box[1])) = rec("a", mask), (writer, (reader, mask))
+            return [mask, reader, writer, first, third, box]
+        """,
+        (1, (2, 3)),
+        (4, "xy"),
+    ),
+    _case(
+        "double_not_as_value",
+        """
+        def f(items, flag):
+            result = not not items
+            return [result, not not flag, type(not not items).__name__]
+        """,
+        ([1], 0),
+        ([], "x"),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
