@@ -345,6 +345,12 @@ int CodeDecoder::decode_try(int i, int end, int exit) {
     if (last >= i && (length == 0 || copied)) {
       body_end = last + 1;
       used_table_reading_ = true;
+    } else if (last >= i && length > 0 && body_end > end && last + 1 + length <= end &&
+               !is_exit_call(ops, last + 1)) {
+      // (The body's own tail, in the region the statement is in: what follows it up to the
+      // table's end is cold code of statements nested in the body, past that region. Not the
+      // exit of a with around the statement, the code after it.)
+      body_end = last + 1 + length;
     }
   }
   int next = is_except ? decode_try_except(i, body_end, handler, end, exit)
@@ -1205,6 +1211,31 @@ int CodeDecoder::decode_with(int i, int end, int exit) {
       if (copied) {
         body_end = copy;
         mark_consumed(copy, with_end);
+      }
+    } else if (length > 0) {
+      // Or the original follows the body's exit call inside the region (more code comes before
+      // the handler: the statement's region is a loop body or a try body): the exit call is the
+      // first operation after the body that this handler does not cover.
+      // (The body's last exit call: a return's inside the body is followed by more of it; the
+      // cold code of statements nested in it is not. A loop's iterator popped first: a copy
+      // of the code after the loop, which the loop knows as a break.)
+      auto body_after = [&](int p) {
+        for (int k = p; k < handler; ++k) {
+          if (flow_.reachable[static_cast<size_t>(k)] && flow_.handler_covering(k) == handler)
+            return true;
+        }
+        return false;
+      };
+      for (int p = i + 7; p + length <= handler; ++p) {
+        if (is_exit_call(ops, p - 5) && flow_.handler_covering(p - 6) == handler &&
+            flow_.handler_covering(p - 5) != handler && flow_.reachable[static_cast<size_t>(p)] &&
+            same_operations(ops, p, reraise_target + 4, length) && !body_after(p) &&
+            (ops[static_cast<size_t>(p)].op != Op::PopTop || break_copies_.count(p) > 0)) {
+          body_end = p;
+          with_end = p;
+          mark_consumed(reraise_target, reraise_target + 4 + length);
+          break;
+        }
       }
     }
   }
