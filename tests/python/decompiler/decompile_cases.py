@@ -2921,12 +2921,55 @@ CASES: list[Case] = [
         ([""],),
         ([],),
     ),
+    _case(
+        "loop_try_continue_then_code_after_clause",
+        """
+        def f(args):
+            processed = []
+            for term in args:
+                try:
+                    processed.append(int(term))
+                    continue
+                except ValueError:
+                    pass
+                if term:
+                    processed.append(term)
+                else:
+                    processed.append("empty")
+            return processed
+        """,
+        (["1", "x", "", "2"],),
+        ([],),
+    ),
+    _case(
+        "loop_try_continue_then_plain_code_after_clause",
+        """
+        def f(args):
+            processed = []
+            for term in args:
+                try:
+                    processed.append(int(term))
+                    continue
+                except ValueError:
+                    pass
+                processed.append(term)
+            return processed
+        """,
+        (["1", "x", "", "2"],),
+        ([],),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
 WRONG = "decompiles without a fallback to code that behaves differently: "
 _NOT_YET: dict = {
+    "loop_try_continue_then_code_after_clause": {
+        12: FALLBACK + "'try statement leaves its region' (the code after the statement, reached"
+        " from its clause only, holds an if/else ending in the loop's jumps back)",
+        13: FALLBACK + "'try statement leaves its region' (the code after the statement, reached"
+        " from its clause only, holds an if/else ending in the loop's jumps back)",
+    },
     "loop_try_with_then_break_loop_else": {
         12: FALLBACK + "'with statement leaves its region' (a break after a with in a try, the"
         " loop's else returning: the code after the loop exists only as the break's copies)",
