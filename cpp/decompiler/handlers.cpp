@@ -428,6 +428,12 @@ int CodeDecoder::decode_try(int i, int end, int exit) {
     if (last >= i && (length == 0 || copied)) {
       body_end = last + 1;
       used_table_reading_ = true;
+    } else if (last >= i && length > 0 && body_end > end && last + 1 + length <= end &&
+               !is_exit_call(ops, last + 1)) {
+      // (The body's own tail, in the region the statement is in: what follows it up to the
+      // table's end is cold code of statements nested in the body, past that region. Not the
+      // exit of a with around the statement, the code after it.)
+      body_end = last + 1 + length;
     }
   }
   int next = is_except ? decode_try_except(i, body_end, handler, end, exit)
@@ -458,6 +464,15 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
   bool jumps_back = before_handler.op == Op::Jump && before_handler.target < i && !loops_.empty() &&
                     handler <= end &&
                     resolve(before_handler.target) == resolve(loops_.back().continue_target);
+  // (3.11: not where a clause goes on elsewhere, to code after the statement that does not
+  // jump back at once: that jump is the body's written `continue`.)
+  for (int k = handler; jumps_back && code_.minor == 11 && k < cleanup; ++k) {
+    const Operation& op = ops[static_cast<size_t>(k)];
+    if (op.op == Op::Jump && op.target > cleanup &&
+        resolve(op.target) != resolve(loops_.back().continue_target) &&
+        !same_target(op.target, loops_.back().break_target))
+      jumps_back = false;
+  }
   int else_end = jumps_over || jumps_back ? handler - 1 : handler;
   int try_end = jumps_over ? before_handler.target : -1;
   int back_join = -1;       // 3.12+ places handlers after the function's code; they jump back
@@ -657,7 +672,41 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
   for (int k = end; cleanup_after && k < try_end; ++k)
     cleanup_after = !flow_.reachable[static_cast<size_t>(k)];
   if (cleanup_after && handler < end) try_end = end;
-  if (try_end > end && resolve(try_end) != resolve(exit))
+  // 3.12+: the code after the statement, reached from its clauses only (the body ends in a
+  // continue or return), lies after the handler code and jumps back to the loop's head when
+  // done: it ends the loop body, after the statement.
+  int outside = -1;
+  int outside_end = -1;
+  if (code_.minor >= 12 && try_end > end && try_end > cleanup && !loops_.empty() &&
+      same_target(exit, loops_.back().continue_target)) {
+    int head = resolve(loops_.back().continue_target);
+    for (int k = try_end; k < static_cast<int>(ops.size()); ++k) {
+      const Operation& o = ops[static_cast<size_t>(k)];
+      if (o.op == Op::Jump && o.target < try_end && resolve(o.target) == head) {
+        outside_end = k;
+        break;
+      }
+      if (flow_.reachable[static_cast<size_t>(k)] || o.op == Op::PushExcInfo ||
+          o.op == Op::Reraise || o.op == Op::ReturnValue || o.op == Op::ReturnConst ||
+          o.op == Op::RaiseVarargs || (is_jump(o.op) && o.target < k) ||
+          flow_.handler_covering(k) != flow_.handler_covering(cleanup))
+        break;
+    }
+    for (int k = try_end; outside_end >= 0 && k < outside_end; ++k) {
+      const Operation& o = ops[static_cast<size_t>(k)];
+      if (is_jump(o.op) && o.target > outside_end) outside_end = -1;
+    }
+    if (outside_end >= 0) {
+      outside = try_end;
+      // (What the body does after the table's cover up to the region's end is its own: its
+      // jump back to the loop's head, a `continue`.)
+      else_end = std::min(else_end, end);
+      if (body_end + 1 == end && ops[static_cast<size_t>(body_end)].op == Op::Jump &&
+          resolve(ops[static_cast<size_t>(body_end)].target) == head)
+        body_end = end;
+    }
+  }
+  if (try_end > end && outside < 0 && resolve(try_end) != resolve(exit))
     throw DecodeFailure("try statement leaves its region");
   // (A statement ending a region whose last operation, before the handler code, jumps to its
   // exit joins at that jump: a loop's jump back, which the clauses jump to.)
@@ -849,6 +898,11 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
   if (code_.minor >= 12 && (strip_copied_tail(*stmt, orelse_body) || sequential)) {
     Body after = std::move(orelse_body);
     orelse_body.clear();
+    for (StmtPtr& s : after) emit(s);
+  }
+  if (outside >= 0) {
+    Body after = decode_range(outside, outside_end, exit);
+    mark_consumed(outside, outside_end + 1);
     for (StmtPtr& s : after) emit(s);
   }
   return try_end;
@@ -1364,6 +1418,31 @@ int CodeDecoder::decode_with(int i, int end, int exit) {
       if (copied) {
         body_end = copy;
         mark_consumed(copy, with_end);
+      }
+    } else if (length > 0) {
+      // Or the original follows the body's exit call inside the region (more code comes before
+      // the handler: the statement's region is a loop body or a try body): the exit call is the
+      // first operation after the body that this handler does not cover.
+      // (The body's last exit call: a return's inside the body is followed by more of it; the
+      // cold code of statements nested in it is not. A loop's iterator popped first: a copy
+      // of the code after the loop, which the loop knows as a break.)
+      auto body_after = [&](int p) {
+        for (int k = p; k < handler; ++k) {
+          if (flow_.reachable[static_cast<size_t>(k)] && flow_.handler_covering(k) == handler)
+            return true;
+        }
+        return false;
+      };
+      for (int p = i + 7; p + length <= handler; ++p) {
+        if (is_exit_call(ops, p - 5) && flow_.handler_covering(p - 6) == handler &&
+            flow_.handler_covering(p - 5) != handler && flow_.reachable[static_cast<size_t>(p)] &&
+            same_operations(ops, p, reraise_target + 4, length) && !body_after(p) &&
+            (ops[static_cast<size_t>(p)].op != Op::PopTop || break_copies_.count(p) > 0)) {
+          body_end = p;
+          with_end = p;
+          mark_consumed(reraise_target, reraise_target + 4 + length);
+          break;
+        }
       }
     }
   }

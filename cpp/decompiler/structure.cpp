@@ -1065,8 +1065,11 @@ int CodeDecoder::copied_break_target(int head, int exit, int end) const {
       continue;
     }
     // The else before the copy's original runs into it: its jumps stay between the two.
+    // (Not another copy in handler code: a suppressing with's, ending the loop body.)
     for (int start = exit; start + length <= end; ++start) {
-      if (!same_operations(ops, k + 1, start, length)) continue;
+      if (!flow_.reachable[static_cast<size_t>(start)] ||
+          !same_operations(ops, k + 1, start, length))
+        continue;
       for (int j = exit; j < start; ++j) {
         const Operation& op = ops[static_cast<size_t>(j)];
         if (is_jump(op.op) && (op.target < exit || op.target > start)) return exit;
