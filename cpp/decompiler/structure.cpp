@@ -888,6 +888,13 @@ int CodeDecoder::decode_for(int i, int end, int region_exit) {
       const Operation& op = ops[static_cast<size_t>(j)];
       else_leaves |= is_jump(op.op) && (op.target >= end || op.target < after);
     }
+    // (Not with a with statement in the body: the copy after its exit call was read as the
+    // break's while the loop's own exit stayed the else, dropping the code after the loop.)
+    for (int k = i + 1; k < exit && !else_leaves; ++k) {
+      Op op = ops[static_cast<size_t>(k)].op;
+      else_leaves = op == Op::SetupWith || op == Op::SetupAsyncWith || op == Op::BeforeWith ||
+                    op == Op::BeforeAsyncWith;
+    }
     for (int k = i + 1; k + 2 < exit && !else_leaves && break_tail < 0; ++k) {
       if (ops[static_cast<size_t>(k)].op != Op::PopTop) continue;
       Op first = ops[static_cast<size_t>(k) + 1].op;

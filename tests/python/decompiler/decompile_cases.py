@@ -3411,7 +3411,7 @@ CASES: list[Case] = [
         ("\u00e9t\u00e9", "utf-8"),
     ),
     _case(
-        "tuple_assignment_with_nested_target",
+        "tuple_assignment_with_nested_tuple_target",
         """
         def f(key, pair):
             mask, (reader, writer) = key, pair
@@ -3521,6 +3521,20 @@ CASES: list[Case] = [
         """,
         (["1", "x", "", "2"],),
         ([],),
+    ),
+    _case(
+        "loop_with_then_break_return_after",
+        """
+        def f(names):
+            for name in names:
+                with CM(name, name == "s") as value:
+                    rec("read", value, 1 // len(name))
+                break
+            return name
+        """,
+        (["a", "b"],),
+        (["s", ""],),
+        ([""],),
     ),
 ]
 
