@@ -893,6 +893,15 @@ int CodeDecoder::decode_try_finally(int i, int body_end, int handler, int end, i
     --copy_length;
   }
   int normal_end = body_end + copy_length;
+  // 3.11: the exit block after the statement, when it has no line (the implicit `return None`),
+  // is copied into each branch of the normal-path copy that re-raises in the handler's copy (the
+  // last branch falls into the original): the copy is longer by those. Walked in step with the
+  // handler's copy, each of its RERAISEs matching a jump, a copy of that block, or nothing (the
+  // last operation, falling through).
+  if (code_.minor == 11 && !mid_expression) {
+    if (int walked = normal_copy_end(body_end, final_begin, final_end, cleanup); walked >= 0)
+      normal_end = walked;
+  }
   int try_end = cleanup + 3;
   // A body that never falls off its end (it raises or returns, and no jump of it goes past its
   // end) has no normal-path copy of the finally body.
@@ -948,6 +957,52 @@ int CodeDecoder::decode_try_finally(int i, int body_end, int handler, int end, i
   emit_try_finally(std::move(body), std::move(final_body));
   if (after) emit(after);  // (the code's final `return None` goes with the other ones)
   return try_end > end ? end : try_end;
+}
+
+// 3.10/3.11: where the normal-path copy of the finally body [final_begin, final_end) starting at
+// `copy` ends, when some of its branches end in copies of the exit block that follows it (each in
+// place of a RERAISE of the handler's copy); -1 when it has none, or does not match.
+int CodeDecoder::normal_copy_end(int copy, int final_begin, int final_end, int cleanup) const {
+  const auto& ops = lifted_.ops;
+  int size = static_cast<int>(ops.size());
+  int q = copy;
+  std::vector<std::pair<int, int>> tails;  // (start, length) of each copied exit block
+  for (int p = final_begin; p < final_end; ++p) {
+    if (q >= size) return -1;
+    const Operation& x = ops[static_cast<size_t>(p)];
+    const Operation& y = ops[static_cast<size_t>(q)];
+    if (x.op == Op::Reraise && x.arg == 0 &&
+        (cleanup < 0 || flow_.handler_covering(p) == cleanup)) {
+      if (y.op == Op::Jump) {
+        ++q;
+        continue;
+      }
+      int length = copied_tail_length(q);
+      if (length > 0 && (ops[static_cast<size_t>(q + length) - 1].op == Op::ReturnValue ||
+                         ops[static_cast<size_t>(q + length) - 1].op == Op::ReturnConst)) {
+        tails.emplace_back(q, length);
+        q += length;
+        continue;
+      }
+      if (p + 1 == final_end) continue;  // (the last branch falls through)
+      return -1;
+    }
+    if (x.op != y.op || x.text != y.text || (!is_jump(x.op) && x.arg != y.arg) ||
+        x.constant != y.constant || (cleanup >= 0 && flow_.handler_covering(q) == cleanup)) {
+      return -1;
+    }
+    ++q;
+  }
+  if (tails.empty()) return -1;
+  // (Each copy repeats the original, which follows the copy, without a line of its own.)
+  for (const auto& [start, length] : tails) {
+    if (!same_operations(ops, start, q, length) ||
+        (code_.minor != 10 && ops[static_cast<size_t>(start)].line > 0))
+      return -1;
+  }
+  // (3.11 copies only blocks without a line; 3.10 copies short ones, lines and all.)
+  if (code_.minor != 10 && ops[static_cast<size_t>(q)].line > 0) return -1;
+  return q;
 }
 
 // A finally body [begin, end) whose branches end in copies of its closing RERAISE: while it is
@@ -1133,6 +1188,25 @@ int CodeDecoder::decode_setup_finally(int i, int end, int exit) {
     ++reraise;
   // The compiler copies the closing RERAISE into each branch that ends the finally body: the
   // body ends at the last of them that a jump inside it reaches.
+  // (An if/else ending the finally body: its then-branch ends in a copy of the closing RERAISE,
+  // right before the else that its test jumps to, which runs without jumps into the closing one.)
+  // (Its tests jump no further than past that RERAISE: an elif's.)
+  auto else_reraise = [&](int target) {
+    int furthest = target;
+    for (int k = target; k < static_cast<int>(ops.size()) && k < target + 64; ++k) {
+      const Operation& o = ops[static_cast<size_t>(k)];
+      Op op = o.op;
+      if (op == Op::Reraise) return o.arg == 0 && furthest <= k + 1 ? k : -1;
+      if (op == Op::JumpIf && o.target > k) {
+        furthest = std::max(furthest, o.target);
+        continue;
+      }
+      if (is_jump(op) || op == Op::SetupFinally || op == Op::SetupWith || op == Op::ReturnValue ||
+          op == Op::RaiseVarargs || op == Op::PopBlock)
+        return -1;
+    }
+    return -1;
+  };
   for (bool grew = true; grew;) {
     grew = false;
     for (int k = handler; k < reraise; ++k) {
@@ -1142,6 +1216,12 @@ int CodeDecoder::decode_setup_finally(int i, int end, int exit) {
           ops[static_cast<size_t>(op.target)].op == Op::Reraise) {
         reraise = op.target;
         grew = true;
+      } else if (op.op == Op::JumpIf && op.target == reraise + 1 &&
+                 ops[static_cast<size_t>(reraise)].arg == 0) {
+        if (int closing = else_reraise(op.target); closing > reraise) {
+          reraise = closing;
+          grew = true;
+        }
       }
     }
   }
@@ -1172,6 +1252,9 @@ int CodeDecoder::decode_setup_finally(int i, int end, int exit) {
   if (pop_block < 0) throw DecodeFailure("try/finally without its normal path");
   pop_block = merge_exit_copies(i, pop_block, handler);
   int try_end = pop_block + 1 + copy_length;
+  // (The short exit after the statement copied into the copy's branches.)
+  if (int walked = normal_copy_end(pop_block + 1, handler, reraise, -1); walked >= 0)
+    try_end = walked;
   // The normal path jumps over the handler to the code after the statement.
   if (static_cast<size_t>(try_end) < ops.size() && try_end < handler &&
       ops[static_cast<size_t>(try_end)].op == Op::Jump &&

@@ -1123,6 +1123,9 @@ std::vector<CodeDecoder::ConditionItem> CodeDecoder::collect_conditions(int j, i
   };
   size_t best = complete(1) ? 1 : 0;
   std::vector<ExprPtr> best_stack = stack_;
+  // 3.11+: a test is computed under one handler; an operation under another starts a statement
+  // of its own (a try statement's body: `if a:` then `try: if b:`, whose jumps may meet).
+  int region = code_.minor >= 11 && j > 0 ? flow_.handler_covering(j - 1) : -2;
   int k = items.back().next;
   while (k < end && items.size() < 64) {
     int start = k;
@@ -1133,7 +1136,9 @@ std::vector<CodeDecoder::ConditionItem> CodeDecoder::collect_conditions(int j, i
       while (k < end &&
              (ops[static_cast<size_t>(k)].op != Op::JumpIf || value_boolop_end(k) >= 0)) {
         if (!is_pure(ops[static_cast<size_t>(k)].op) ||
-            flow_.last_backward_source[static_cast<size_t>(k)] > k) {
+            flow_.last_backward_source[static_cast<size_t>(k)] > k ||
+            (region != -2 && ops[static_cast<size_t>(k)].op != Op::Nop &&
+             flow_.handler_covering(k) != region)) {
           ok = false;
           break;
         }

@@ -2722,6 +2722,63 @@ CASES: list[Case] = [
         (1, 0),
         (0, 1),
     ),
+    _case(
+        "if_then_try_except_body_starts_with_if",
+        """
+        def f(a, b):
+            out = []
+            if a:
+                try:
+                    if b:
+                        out.append(1 // (b - 1))
+                except ZeroDivisionError:
+                    out.append("zero")
+            out.append("end")
+            return out
+        """,
+        (0, 0),
+        (1, 0),
+        (1, 1),
+        (1, 3),
+    ),
+    _case(
+        "try_finally_if_else_ends_function",
+        """
+        def g(out, had, n):
+            out.append("start")
+            try:
+                out.append(10 // n)
+            finally:
+                if had:
+                    out.append("had")
+                else:
+                    out.append("reset")
+
+        def gen(out, had):
+            try:
+                yield 1
+            finally:
+                if had:
+                    out.append("had")
+                elif had is None:
+                    out.append("none")
+                else:
+                    out.append("reset")
+
+        def f(had, n):
+            out = []
+            try:
+                g(out, had, n)
+            except ZeroDivisionError:
+                out.append("zero")
+            out.extend(gen(out, had))
+            return out
+        """,
+        (True, 1),
+        (False, 2),
+        (None, 0),
+        (True, 0),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
