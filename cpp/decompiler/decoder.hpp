@@ -141,7 +141,7 @@ class CodeDecoder {
   int decode_try_except(int i, int body_end, int handler, int end, int exit);
   int decode_try_finally(int i, int body_end, int handler, int end, int exit);
   Body decode_finally_body(int begin, int end, int cleanup = -1);
-  int normal_copy_end(int copy, int final_begin, int final_end, int cleanup) const;
+  int normal_copy_end(int copy, int final_begin, int final_end, int cleanup);
   void emit_try_finally(Body body, Body final_body);
   int decode_try_star(int i, int body_end, int handler, int end, int exit);  // except* (3.11+)
   void hoist_common_tail(Body& body) const;

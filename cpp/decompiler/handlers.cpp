@@ -962,7 +962,7 @@ int CodeDecoder::decode_try_finally(int i, int body_end, int handler, int end, i
 // 3.10/3.11: where the normal-path copy of the finally body [final_begin, final_end) starting at
 // `copy` ends, when some of its branches end in copies of the exit block that follows it (each in
 // place of a RERAISE of the handler's copy); -1 when it has none, or does not match.
-int CodeDecoder::normal_copy_end(int copy, int final_begin, int final_end, int cleanup) const {
+int CodeDecoder::normal_copy_end(int copy, int final_begin, int final_end, int cleanup) {
   const auto& ops = lifted_.ops;
   int size = static_cast<int>(ops.size());
   int q = copy;
@@ -971,8 +971,12 @@ int CodeDecoder::normal_copy_end(int copy, int final_begin, int final_end, int c
     if (q >= size) return -1;
     const Operation& x = ops[static_cast<size_t>(p)];
     const Operation& y = ops[static_cast<size_t>(q)];
-    if (x.op == Op::Reraise && x.arg == 0 &&
-        (cleanup < 0 || flow_.handler_covering(p) == cleanup)) {
+    // (A RERAISE, or a jump to the closing one, that ends a branch.)
+    bool leaves =
+        x.op == Op::Reraise && x.arg == 0 && (cleanup < 0 || flow_.handler_covering(p) == cleanup);
+    leaves |= x.op == Op::Jump && x.target == final_end && y.op != Op::Jump &&
+              ops[static_cast<size_t>(final_end)].op == Op::Reraise;
+    if (leaves) {
       if (y.op == Op::Jump) {
         ++q;
         continue;
@@ -994,14 +998,22 @@ int CodeDecoder::normal_copy_end(int copy, int final_begin, int final_end, int c
     ++q;
   }
   if (tails.empty()) return -1;
-  // (Each copy repeats the original, which follows the copy, without a line of its own.)
+  // (Each copy repeats the block that follows the copy: the code after the statement. A copy's
+  // line is the one its predecessor had, where the block had one predecessor once copied.)
   for (const auto& [start, length] : tails) {
-    if (!same_operations(ops, start, q, length) ||
-        (code_.minor != 10 && ops[static_cast<size_t>(start)].line > 0))
-      return -1;
+    if (!same_operations(ops, start, q, length)) return -1;
   }
-  // (3.11 copies only blocks without a line; 3.10 copies short ones, lines and all.)
-  if (code_.minor != 10 && ops[static_cast<size_t>(q)].line > 0) return -1;
+  // The last branch falls into a copy too where a test of the copy jumps to the original, after
+  // it: the original is no statement of its own.
+  int length = tails.front().second;
+  for (int next = q + length; same_operations(ops, q, next, length); next += length) {
+    bool jumped_to = false;
+    for (int k = copy; k < q && !jumped_to; ++k)
+      jumped_to =
+          is_jump(ops[static_cast<size_t>(k)].op) && ops[static_cast<size_t>(k)].target == next;
+    if (!jumped_to) break;
+    mark_consumed(next, next + length);
+  }
   return q;
 }
 

@@ -2779,6 +2779,31 @@ CASES: list[Case] = [
         (None, 0),
         (True, 0),
     ),
+    _case(
+        "try_finally_if_elif_no_else_ends_generator",
+        """
+        class Box:
+            pass
+
+        def gen(box, prior):
+            box.current = "mine"
+            try:
+                yield 1
+            finally:
+                if prior is not None:
+                    box.current = prior
+                elif hasattr(box, "current"):
+                    del box.current
+
+        def f(prior):
+            box = Box()
+            out = list(gen(box, prior))
+            out.append(getattr(box, "current", "unset"))
+            return out
+        """,
+        (None,),
+        ("old",),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
