@@ -1135,7 +1135,10 @@ std::vector<CodeDecoder::ConditionItem> CodeDecoder::collect_conditions(int j, i
     try {
       while (k < end &&
              (ops[static_cast<size_t>(k)].op != Op::JumpIf || value_boolop_end(k) >= 0)) {
-        if (!is_pure(ops[static_cast<size_t>(k)].op) ||
+        // (A later test may call a generator expression or comprehension, or hold a lambda.)
+        Op kind = ops[static_cast<size_t>(k)].op;
+        bool value_op = kind == Op::MakeFunction || kind == Op::GetIter;
+        if ((!is_pure(kind) && !value_op) ||
             flow_.last_backward_source[static_cast<size_t>(k)] > k ||
             (region != -2 && ops[static_cast<size_t>(k)].op != Op::Nop &&
              flow_.handler_covering(k) != region)) {

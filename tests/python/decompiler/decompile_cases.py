@@ -2804,6 +2804,22 @@ CASES: list[Case] = [
         (None,),
         ("old",),
     ),
+    _case(
+        "and_test_calls_generator_expression",
+        """
+        def f(size, stride):
+            if not (isinstance(size, tuple) and all(type(s) is int for s in size)):
+                return False
+            if stride and [s for s in stride if s > 1] and (lambda: stride)():
+                return "strided"
+            return len(size)
+        """,
+        ([1, 2], ()),
+        ((1, 2), ()),
+        ((1, 2.0), ()),
+        ((1,), (1, 2)),
+        ((1,), (1, 1)),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
