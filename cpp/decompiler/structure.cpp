@@ -1710,6 +1710,26 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
     make_if(std::move(then_body), std::move(else_body));
     return end;
   }
+  // 3.11 copies the implicit `return None` (it has no line) into a then-branch that jumped over
+  // its else to it: a copy starting no line, where a written `return` starts its own, ends the
+  // branch, and the else runs to that final return, under the same handlers as the test.
+  int size = static_cast<int>(ops.size());
+  bool final_implicit_return = false;
+  if (size >= 2 && ends_in_return_none(ops, size)) {
+    int start = ops[static_cast<size_t>(size) - 1].op == Op::ReturnConst ? size - 1 : size - 2;
+    final_implicit_return = ops[static_cast<size_t>(start)].line < 0 &&
+                            flow_.handler_covering(start) == flow_.handler_covering(j) &&
+                            flow_.handler_covering(size - 1) == flow_.handler_covering(j);
+  }
+  if (code_.minor == 11 && role_ != CodeRole::Module && label < end && final_implicit_return &&
+      (end == size || resolve(end) >= size - 2) && !then_body.empty() &&
+      then_body.back()->kind == StmtKind::Return && !then_body.back()->new_line &&
+      (then_body.back()->exprs.empty() || is_none(then_body.back()->exprs[0]))) {
+    then_body.pop_back();
+    Body else_body = decode_range(label, end, exit);
+    make_if(std::move(then_body), std::move(else_body));
+    return end;
+  }
   make_if(std::move(then_body), {});
   return label;
 }

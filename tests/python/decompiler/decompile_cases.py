@@ -2820,6 +2820,40 @@ CASES: list[Case] = [
         ((1,), (1, 2)),
         ((1,), (1, 1)),
     ),
+    _case(
+        "if_then_try_finally_else_implicit_return_copied",
+        """
+        def gen(out, on):
+            if on:
+                try:
+                    yield "on"
+                finally:
+                    out.append("closed")
+            else:
+                yield "off"
+
+        def g(out, on):
+            if on:
+                try:
+                    out.append(1 // (on - 1))
+                finally:
+                    out.append("fin")
+            else:
+                out.append("else")
+
+        def f(on):
+            out = []
+            out.extend(gen(out, on))
+            try:
+                g(out, on)
+            except ZeroDivisionError:
+                out.append("zero")
+            return out
+        """,
+        (0,),
+        (1,),
+        (2,),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
