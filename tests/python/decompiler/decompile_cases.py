@@ -2877,13 +2877,7 @@ _NOT_YET: dict = {
     },
 }
 SAME_BEHAVIOUR_OTHER_CODE = "behaves the same, but the recompiled code differs: "
-_CODE_NOT_YET: dict = {
-    "if_loop_else_implicit_return_copied": {
-        11: SAME_BEHAVIOUR_OTHER_CODE
-        + "f: instruction #13: expected POP_JUMP_FORWARD_IF_FALSE -> #33, got"
-        " POP_JUMP_FORWARD_IF_FALSE -> #31",
-    },
-}
+_CODE_NOT_YET: dict = {}
 
 # Found only when the whole module is decompiled from a .pyc of that version.
 _PYC_NOT_YET = {
