@@ -2906,9 +2906,6 @@ _PYC_CODE_NOT_YET = {
     "if_loop_else_implicit_return_copied": {
         10: SAME_BEHAVIOUR_OTHER_CODE
         + "f: instruction #13: expected POP_JUMP_IF_FALSE -> #31, got POP_JUMP_IF_FALSE -> #29",
-        11: SAME_BEHAVIOUR_OTHER_CODE
-        + "f: instruction #13: expected POP_JUMP_FORWARD_IF_FALSE -> #33, got"
-        " POP_JUMP_FORWARD_IF_FALSE -> #31",
     },
     "if_try_except_else_then_copied_return": {
         10: SAME_BEHAVIOUR_OTHER_CODE
