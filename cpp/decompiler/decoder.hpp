@@ -130,6 +130,7 @@ class CodeDecoder {
     int tail = 0;           // the test's copy jumps back from here
     int exit = 0;           // first operation after the loop (or its else)
     bool threaded = false;  // the top test jumps over the jump to the exit (3.12+)
+    bool open_end = false;  // the body never falls off its end: no bottom test
   };
   WhileShape while_head(int head) const;
   int decode_while(int head, const WhileShape& shape);

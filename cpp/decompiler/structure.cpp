@@ -428,19 +428,38 @@ CodeDecoder::WhileShape CodeDecoder::while_head(int head) const {
     }
     int body = k + 1;
     int tail = flow_.last_backward_source[static_cast<size_t>(body)];
+    // (Without a bottom test, the loop's jumps back all go to the test: `continue`s.)
+    if (tail <= k) tail = flow_.last_backward_source[static_cast<size_t>(head)];
     if (tail <= k) continue;
     // 3.12+ has no backward conditional jump: the bottom test is `jump-if exit; JUMP_BACKWARD`.
     bool split_tail = ops[static_cast<size_t>(tail)].op == Op::Jump &&
                       ops[static_cast<size_t>(tail - 1)].op == Op::JumpIf &&
                       same_target(ops[static_cast<size_t>(tail - 1)].target, op.target);
-    if (ops[static_cast<size_t>(tail)].op != Op::JumpIf && !split_tail) continue;
+    // A body that never falls off its end has no bottom test: its last jump back is a
+    // `continue` (to the test), and it ends before the exit in a return or raise, or in that
+    // jump. No jump of the body goes to the exit or past it (a `break` ending the body falls
+    // into the exit: `if t: ...; continue` then `break`, read with its bottom test elsewhere).
+    bool open_end = !split_tail && ops[static_cast<size_t>(tail)].op == Op::Jump &&
+                    ops[static_cast<size_t>(tail)].target == head && op.target > tail;
+    if (open_end) {
+      Op last = ops[static_cast<size_t>(op.target) - 1].op;
+      open_end = op.target - 1 == tail || last == Op::ReturnValue || last == Op::ReturnConst ||
+                 last == Op::RaiseVarargs || last == Op::Reraise;
+      for (int m = body; open_end && m < op.target; ++m) {
+        const Operation& inner = ops[static_cast<size_t>(m)];
+        if (is_jump(inner.op) && inner.target >= op.target) open_end = false;
+      }
+    }
+    if (ops[static_cast<size_t>(tail)].op != Op::JumpIf && !split_tail && !open_end) continue;
     if (op.target < tail + 1) continue;
     int exit = op.target;
     // Between the bottom test and the exit there may be a copy of the code after the loop
     // (a short block ending in return), placed there by the compiler (or, the test being an
     // and/or, one copy for each of its jumps, back to back); or the top test's jump was threaded
     // through the jump after the loop (over the else of an if ending with it).
-    if (op.target != tail + 1 && same_target(op.target, tail + 1)) {
+    if (open_end) {
+      tail = exit - 1;
+    } else if (op.target != tail + 1 && same_target(op.target, tail + 1)) {
       exit = tail + 1;
     } else if (op.target != tail + 1) {
       int gap = op.target - (tail + 1);
@@ -463,6 +482,7 @@ CodeDecoder::WhileShape CodeDecoder::while_head(int head) const {
     shape.body = body;
     shape.tail = tail;
     shape.exit = exit;
+    shape.open_end = open_end;
     return shape;
   }
   return shape;
@@ -488,6 +508,7 @@ int CodeDecoder::decode_while(int head, const WhileShape& shape) {
   }
   int body_end = shape.tail + 1 - copy_length - jumps_back;
   if (ops[static_cast<size_t>(shape.tail)].op == Op::Jump && !shape.threaded) --body_end;
+  if (shape.open_end) body_end = shape.exit;
   if (body_end < shape.body) throw DecodeFailure("while test copy");
   if (jumps_back > 0 || shape.threaded) {  // (the copy computes the same values)
     std::vector<int> top, bottom;

@@ -2854,6 +2854,30 @@ CASES: list[Case] = [
         (1,),
         (2,),
     ),
+    _case(
+        "while_body_never_falls_off_its_end",
+        """
+        def f(items):
+            path = []
+            while not isinstance(items, str):
+                if isinstance(items, list):
+                    path.append(len(items))
+                    items = items[0] if items else "empty"
+                    continue
+                if isinstance(items, tuple):
+                    path.append("t")
+                    items = "".join(map(str, items))
+                    continue
+                return None
+            path.append(items)
+            return path
+        """,
+        ("s",),
+        ([["a"]],),
+        ([[]],),
+        ((1, 2),),
+        (3,),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
