@@ -134,6 +134,7 @@ class CodeDecoder {
     int tail = 0;           // the test's copy jumps back from here
     int exit = 0;           // first operation after the loop (or its else)
     bool threaded = false;  // the top test jumps over the jump to the exit (3.12+)
+    bool open_end = false;  // the body never falls off its end: no bottom test
   };
   WhileShape while_head(int head) const;
   int decode_while(int head, const WhileShape& shape);
@@ -148,6 +149,7 @@ class CodeDecoder {
   Body decode_finally_body(int begin, int end, int cleanup = -1);
   void consume_copy_handlers(int begin, int end);
   void emit_try_finally(Body body, Body final_body, bool separate = false);
+  int normal_copy_end(int copy, int final_begin, int final_end, int cleanup);
   int decode_try_star(int i, int body_end, int handler, int end, int exit);  // except* (3.11+)
   void hoist_common_tail(Body& body) const;
   int decode_with(int i, int end, int exit);

@@ -1169,6 +1169,15 @@ int CodeDecoder::decode_try_finally(int i, int body_end, int handler, int end, i
       --copy_length;
   }
   int normal_end = body_end + copy_length;
+  // 3.11: the exit block after the statement, when it has no line (the implicit `return None`),
+  // is copied into each branch of the normal-path copy that re-raises in the handler's copy (the
+  // last branch falls into the original): the copy is longer by those. Walked in step with the
+  // handler's copy, each of its RERAISEs matching a jump, a copy of that block, or nothing (the
+  // last operation, falling through).
+  if (code_.minor == 11 && !mid_expression) {
+    if (int walked = normal_copy_end(body_end, final_begin, final_end, cleanup); walked >= 0)
+      normal_end = walked;
+  }
   int try_end = cleanup + 3;
   // A body that never falls off its end (it raises or returns, and no jump of it goes past its
   // end) has no normal-path copy of the finally body.
@@ -1294,6 +1303,64 @@ void CodeDecoder::consume_copy_handlers(int begin, int end) {
       grew = true;
     }
   }
+}
+
+// 3.10/3.11: where the normal-path copy of the finally body [final_begin, final_end) starting at
+// `copy` ends, when some of its branches end in copies of the exit block that follows it (each in
+// place of a RERAISE of the handler's copy); -1 when it has none, or does not match.
+int CodeDecoder::normal_copy_end(int copy, int final_begin, int final_end, int cleanup) {
+  const auto& ops = lifted_.ops;
+  int size = static_cast<int>(ops.size());
+  int q = copy;
+  std::vector<std::pair<int, int>> tails;  // (start, length) of each copied exit block
+  for (int p = final_begin; p < final_end; ++p) {
+    if (q >= size) return -1;
+    const Operation& x = ops[static_cast<size_t>(p)];
+    const Operation& y = ops[static_cast<size_t>(q)];
+    // (A RERAISE, or a jump to the closing one, that ends a branch.)
+    bool leaves =
+        x.op == Op::Reraise && x.arg == 0 && (cleanup < 0 || flow_.handler_covering(p) == cleanup);
+    leaves |= x.op == Op::Jump && x.target == final_end && y.op != Op::Jump &&
+              ops[static_cast<size_t>(final_end)].op == Op::Reraise;
+    if (leaves) {
+      if (y.op == Op::Jump) {
+        ++q;
+        continue;
+      }
+      int length = copied_tail_length(q);
+      if (length > 0 && (ops[static_cast<size_t>(q + length) - 1].op == Op::ReturnValue ||
+                         ops[static_cast<size_t>(q + length) - 1].op == Op::ReturnConst)) {
+        tails.emplace_back(q, length);
+        q += length;
+        continue;
+      }
+      if (p + 1 == final_end) continue;  // (the last branch falls through)
+      return -1;
+    }
+    if (x.op != y.op || x.text != y.text || (!is_jump(x.op) && x.arg != y.arg) ||
+        x.constant != y.constant || (cleanup >= 0 && flow_.handler_covering(q) == cleanup)) {
+      return -1;
+    }
+    ++q;
+  }
+  if (tails.empty()) return -1;
+  // (Each copy repeats the block that follows the copy: the code after the statement. A copy's
+  // line is the one its predecessor had, where the block had one predecessor once copied.)
+  for (const auto& [start, length] : tails) {
+    if (!same_operations(ops, start, q, length)) return -1;
+  }
+  // The last branch falls into a copy too where a test of the copy jumps to the original, after
+  // it: the original is no statement of its own.
+  int length = tails.front().second;
+  for (int next = q + length; same_operations(ops, q, next, length); next += length) {
+    bool jumped_to = false;
+    for (int k = copy; k < q && !jumped_to; ++k)
+      jumped_to =
+          is_jump(ops[static_cast<size_t>(k)].op) && ops[static_cast<size_t>(k)].target == next;
+    if (!jumped_to) break;
+    mark_consumed(next, next + length);
+  }
+  return q;
 }
 
 // A finally body [begin, end) whose branches end in copies of its closing RERAISE: while it is
@@ -1512,6 +1579,25 @@ int CodeDecoder::decode_setup_finally(int i, int end, int exit) {
     ++reraise;
   // The compiler copies the closing RERAISE into each branch that ends the finally body: the
   // body ends at the last of them that a jump inside it reaches.
+  // (An if/else ending the finally body: its then-branch ends in a copy of the closing RERAISE,
+  // right before the else that its test jumps to, which runs without jumps into the closing one.)
+  // (Its tests jump no further than past that RERAISE: an elif's.)
+  auto else_reraise = [&](int target) {
+    int furthest = target;
+    for (int k = target; k < static_cast<int>(ops.size()) && k < target + 64; ++k) {
+      const Operation& o = ops[static_cast<size_t>(k)];
+      Op op = o.op;
+      if (op == Op::Reraise) return o.arg == 0 && furthest <= k + 1 ? k : -1;
+      if (op == Op::JumpIf && o.target > k) {
+        furthest = std::max(furthest, o.target);
+        continue;
+      }
+      if (is_jump(op) || op == Op::SetupFinally || op == Op::SetupWith || op == Op::ReturnValue ||
+          op == Op::RaiseVarargs || op == Op::PopBlock)
+        return -1;
+    }
+    return -1;
+  };
   for (bool grew = true; grew;) {
     grew = false;
     for (int k = handler; k < reraise; ++k) {
@@ -1521,6 +1607,12 @@ int CodeDecoder::decode_setup_finally(int i, int end, int exit) {
           ops[static_cast<size_t>(op.target)].op == Op::Reraise) {
         reraise = op.target;
         grew = true;
+      } else if (op.op == Op::JumpIf && op.target == reraise + 1 &&
+                 ops[static_cast<size_t>(reraise)].arg == 0) {
+        if (int closing = else_reraise(op.target); closing > reraise) {
+          reraise = closing;
+          grew = true;
+        }
       }
     }
   }
@@ -1551,6 +1643,9 @@ int CodeDecoder::decode_setup_finally(int i, int end, int exit) {
   if (pop_block < 0) throw DecodeFailure("try/finally without its normal path");
   pop_block = merge_exit_copies(i, pop_block, handler);
   int try_end = pop_block + 1 + copy_length;
+  // (The short exit after the statement copied into the copy's branches.)
+  if (int walked = normal_copy_end(pop_block + 1, handler, reraise, -1); walked >= 0)
+    try_end = walked;
   // The normal path jumps over the handler to the code after the statement.
   if (static_cast<size_t>(try_end) < ops.size() && try_end < handler &&
       ops[static_cast<size_t>(try_end)].op == Op::Jump &&

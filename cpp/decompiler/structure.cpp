@@ -437,19 +437,38 @@ CodeDecoder::WhileShape CodeDecoder::while_head(int head) const {
     }
     int body = k + 1;
     int tail = flow_.last_backward_source[static_cast<size_t>(body)];
+    // (Without a bottom test, the loop's jumps back all go to the test: `continue`s.)
+    if (tail <= k) tail = flow_.last_backward_source[static_cast<size_t>(head)];
     if (tail <= k) continue;
     // 3.12+ has no backward conditional jump: the bottom test is `jump-if exit; JUMP_BACKWARD`.
     bool split_tail = ops[static_cast<size_t>(tail)].op == Op::Jump &&
                       ops[static_cast<size_t>(tail - 1)].op == Op::JumpIf &&
                       same_target(ops[static_cast<size_t>(tail - 1)].target, op.target);
-    if (ops[static_cast<size_t>(tail)].op != Op::JumpIf && !split_tail) continue;
+    // A body that never falls off its end has no bottom test: its last jump back is a
+    // `continue` (to the test), and it ends before the exit in a return or raise, or in that
+    // jump. No jump of the body goes to the exit or past it (a `break` ending the body falls
+    // into the exit: `if t: ...; continue` then `break`, read with its bottom test elsewhere).
+    bool open_end = !split_tail && ops[static_cast<size_t>(tail)].op == Op::Jump &&
+                    ops[static_cast<size_t>(tail)].target == head && op.target > tail;
+    if (open_end) {
+      Op last = ops[static_cast<size_t>(op.target) - 1].op;
+      open_end = op.target - 1 == tail || last == Op::ReturnValue || last == Op::ReturnConst ||
+                 last == Op::RaiseVarargs || last == Op::Reraise;
+      for (int m = body; open_end && m < op.target; ++m) {
+        const Operation& inner = ops[static_cast<size_t>(m)];
+        if (is_jump(inner.op) && inner.target >= op.target) open_end = false;
+      }
+    }
+    if (ops[static_cast<size_t>(tail)].op != Op::JumpIf && !split_tail && !open_end) continue;
     if (op.target < tail + 1) continue;
     int exit = op.target;
     // Between the bottom test and the exit there may be a copy of the code after the loop
     // (a short block ending in return), placed there by the compiler (or, the test being an
     // and/or, one copy for each of its jumps, back to back); or the top test's jump was threaded
     // through the jump after the loop (over the else of an if ending with it).
-    if (op.target != tail + 1 && same_target(op.target, tail + 1)) {
+    if (open_end) {
+      tail = exit - 1;
+    } else if (op.target != tail + 1 && same_target(op.target, tail + 1)) {
       exit = tail + 1;
     } else if (op.target != tail + 1) {
       int gap = op.target - (tail + 1);
@@ -472,6 +491,7 @@ CodeDecoder::WhileShape CodeDecoder::while_head(int head) const {
     shape.body = body;
     shape.tail = tail;
     shape.exit = exit;
+    shape.open_end = open_end;
     return shape;
   }
   return shape;
@@ -497,6 +517,7 @@ int CodeDecoder::decode_while(int head, const WhileShape& shape) {
   }
   int body_end = shape.tail + 1 - copy_length - jumps_back;
   if (ops[static_cast<size_t>(shape.tail)].op == Op::Jump && !shape.threaded) --body_end;
+  if (shape.open_end) body_end = shape.exit;
   if (body_end < shape.body) throw DecodeFailure("while test copy");
   if (jumps_back > 0 || shape.threaded) {  // (the copy computes the same values)
     std::vector<int> top, bottom;
@@ -1294,6 +1315,9 @@ std::vector<CodeDecoder::ConditionItem> CodeDecoder::collect_conditions(int j, i
   };
   size_t best = complete(1) ? 1 : 0;
   std::vector<ExprPtr> best_stack = stack_;
+  // 3.11+: a test is computed under one handler; an operation under another starts a statement
+  // of its own (a try statement's body: `if a:` then `try: if b:`, whose jumps may meet).
+  int region = code_.minor >= 11 && j > 0 ? flow_.handler_covering(j - 1) : -2;
   int k = items.back().next;
   while (k < end && items.size() < 64) {
     int start = k;
@@ -1305,11 +1329,12 @@ std::vector<CodeDecoder::ConditionItem> CodeDecoder::collect_conditions(int j, i
              (ops[static_cast<size_t>(k)].op != Op::JumpIf || value_boolop_end(k) >= 0)) {
         // (A lambda or generator expression in a test makes a function, a generator expression
         // takes its iterable's iterator: no statement. Nor into a try body: `if a: try: if b:
-        // ...` ending alike.)
+        // ...` ending alike; a later part is covered by the first's handler.)
         Op op = ops[static_cast<size_t>(k)].op;
         if ((!is_pure(op) && op != Op::MakeFunction && op != Op::GetIter) ||
             flow_.last_backward_source[static_cast<size_t>(k)] > k ||
-            flow_.handler_covering(k) != flow_.handler_covering(j)) {
+            flow_.handler_covering(k) != flow_.handler_covering(j) ||
+            (region != -2 && op != Op::Nop && flow_.handler_covering(k) != region)) {
           ok = false;
           break;
         }
@@ -1977,6 +2002,26 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
   if (role_ == CodeRole::Module && ends_in_return_none(ops, label)) {
     if (!then_body.empty() && then_body.back()->kind == StmtKind::Return) then_body.pop_back();
     Body else_body = label < end ? decode_range(label, end, exit) : Body{};
+    make_if(std::move(then_body), std::move(else_body));
+    return end;
+  }
+  // 3.11 copies the implicit `return None` (it has no line) into a then-branch that jumped over
+  // its else to it: a copy starting no line, where a written `return` starts its own, ends the
+  // branch, and the else runs to that final return, under the same handlers as the test.
+  int size = static_cast<int>(ops.size());
+  bool final_implicit_return = false;
+  if (size >= 2 && ends_in_return_none(ops, size)) {
+    int start = ops[static_cast<size_t>(size) - 1].op == Op::ReturnConst ? size - 1 : size - 2;
+    final_implicit_return = ops[static_cast<size_t>(start)].line < 0 &&
+                            flow_.handler_covering(start) == flow_.handler_covering(j) &&
+                            flow_.handler_covering(size - 1) == flow_.handler_covering(j);
+  }
+  if (code_.minor == 11 && role_ != CodeRole::Module && label < end && final_implicit_return &&
+      (end == size || resolve(end) >= size - 2) && !then_body.empty() &&
+      then_body.back()->kind == StmtKind::Return && !then_body.back()->new_line &&
+      (then_body.back()->exprs.empty() || is_none(then_body.back()->exprs[0]))) {
+    then_body.pop_back();
+    Body else_body = decode_range(label, end, exit);
     make_if(std::move(then_body), std::move(else_body));
     return end;
   }

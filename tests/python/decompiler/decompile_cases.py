@@ -3536,6 +3536,162 @@ CASES: list[Case] = [
         (["s", ""],),
         ([""],),
     ),
+    _case(
+        "if_then_try_except_body_starts_with_if",
+        """
+        def f(a, b):
+            out = []
+            if a:
+                try:
+                    if b:
+                        out.append(1 // (b - 1))
+                except ZeroDivisionError:
+                    out.append("zero")
+            out.append("end")
+            return out
+        """,
+        (0, 0),
+        (1, 0),
+        (1, 1),
+        (1, 3),
+    ),
+    _case(
+        "try_finally_if_else_ends_function",
+        """
+        def g(out, had, n):
+            out.append("start")
+            try:
+                out.append(10 // n)
+            finally:
+                if had:
+                    out.append("had")
+                else:
+                    out.append("reset")
+
+        def gen(out, had):
+            try:
+                yield 1
+            finally:
+                if had:
+                    out.append("had")
+                elif had is None:
+                    out.append("none")
+                else:
+                    out.append("reset")
+
+        def f(had, n):
+            out = []
+            try:
+                g(out, had, n)
+            except ZeroDivisionError:
+                out.append("zero")
+            out.extend(gen(out, had))
+            return out
+        """,
+        (True, 1),
+        (False, 2),
+        (None, 0),
+        (True, 0),
+    ),
+    _case(
+        "try_finally_if_elif_no_else_ends_generator",
+        """
+        class Box:
+            pass
+
+        def gen(box, prior):
+            box.current = "mine"
+            try:
+                yield 1
+            finally:
+                if prior is not None:
+                    box.current = prior
+                elif hasattr(box, "current"):
+                    del box.current
+
+        def f(prior):
+            box = Box()
+            out = list(gen(box, prior))
+            out.append(getattr(box, "current", "unset"))
+            return out
+        """,
+        (None,),
+        ("old",),
+    ),
+    _case(
+        "and_test_calls_generator_expression",
+        """
+        def f(size, stride):
+            if not (isinstance(size, tuple) and all(type(s) is int for s in size)):
+                return False
+            if stride and [s for s in stride if s > 1] and (lambda: stride)():
+                return "strided"
+            return len(size)
+        """,
+        ([1, 2], ()),
+        ((1, 2), ()),
+        ((1, 2.0), ()),
+        ((1,), (1, 2)),
+        ((1,), (1, 1)),
+    ),
+    _case(
+        "if_then_try_finally_else_implicit_return_copied",
+        """
+        def gen(out, on):
+            if on:
+                try:
+                    yield "on"
+                finally:
+                    out.append("closed")
+            else:
+                yield "off"
+
+        def g(out, on):
+            if on:
+                try:
+                    out.append(1 // (on - 1))
+                finally:
+                    out.append("fin")
+            else:
+                out.append("else")
+
+        def f(on):
+            out = []
+            out.extend(gen(out, on))
+            try:
+                g(out, on)
+            except ZeroDivisionError:
+                out.append("zero")
+            return out
+        """,
+        (0,),
+        (1,),
+        (2,),
+    ),
+    _case(
+        "while_body_never_falls_off_its_end",
+        """
+        def f(items):
+            path = []
+            while not isinstance(items, str):
+                if isinstance(items, list):
+                    path.append(len(items))
+                    items = items[0] if items else "empty"
+                    continue
+                if isinstance(items, tuple):
+                    path.append("t")
+                    items = "".join(map(str, items))
+                    continue
+                return None
+            path.append(items)
+            return path
+        """,
+        ("s",),
+        ([["a"]],),
+        ([[]],),
+        ((1, 2),),
+        (3,),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
@@ -3642,9 +3798,6 @@ _PYC_CODE_NOT_YET = {
     "if_loop_else_implicit_return_copied": {
         10: SAME_BEHAVIOUR_OTHER_CODE
         + "f: instruction #13: expected POP_JUMP_IF_FALSE -> #31, got POP_JUMP_IF_FALSE -> #29",
-        11: SAME_BEHAVIOUR_OTHER_CODE
-        + "f: instruction #13: expected POP_JUMP_FORWARD_IF_FALSE -> #33, got"
-        " POP_JUMP_FORWARD_IF_FALSE -> #31",
     },
     "try_after_try_with_nested_try": {
         10: SAME_BEHAVIOUR_OTHER_CODE
