@@ -3760,11 +3760,6 @@ _CODE_NOT_YET: dict = {
         13: SAME_BEHAVIOUR_OTHER_CODE
         + "f: instruction #3: expected FOR_ITER -> #31, got FOR_ITER -> #32",
     },
-    "if_loop_else_implicit_return_copied": {
-        11: SAME_BEHAVIOUR_OTHER_CODE
-        + "f: instruction #13: expected POP_JUMP_FORWARD_IF_FALSE -> #33, got"
-        " POP_JUMP_FORWARD_IF_FALSE -> #31",
-    },
 }
 
 # Found only when the whole module is decompiled from a .pyc of that version.
