@@ -59,6 +59,9 @@ struct LoopContext {
 
 // Whether operations [a, a + n) and [b, b + n) are the same instructions (a copied tail).
 bool same_operations(const std::vector<Operation>& ops, int a, int b, int n);
+// Whether `at` starts a named except clause's unbinding of its name, `name = None; del name`
+// (three operations).
+bool unbinds_clause_name(const std::vector<Operation>& ops, int at);
 // The line of operation `k` (operations carry the line only where one starts); -1 if none.
 int line_at(const std::vector<Operation>& ops, int k);
 // Whether `at` starts `__exit__(None, None, None)` and the POP_TOP of its result (3.11+).

@@ -160,6 +160,13 @@ struct Retargeted {
 }  // namespace
 
 // Whether operations [a, a + n) and [b, b + n) are the same instructions (a copied tail).
+bool unbinds_clause_name(const std::vector<Operation>& ops, int at) {
+  if (at < 0 || static_cast<size_t>(at) + 2 >= ops.size()) return false;
+  const Operation* o = &ops[static_cast<size_t>(at)];
+  return o[0].op == Op::LoadConst && o[1].op == Op::StoreName && o[2].op == Op::DeleteName &&
+         o[1].text == o[2].text;
+}
+
 bool same_operations(const std::vector<Operation>& ops, int a, int b, int n) {
   if (a < 0 || b < 0 || n < 0 || static_cast<size_t>(a + n) > ops.size() ||
       static_cast<size_t>(b + n) > ops.size()) {
@@ -553,12 +560,7 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
       return -1;
     }
     int q = p + 1;
-    if (q + 3 < cleanup && ops[static_cast<size_t>(q)].op == Op::LoadConst &&
-        ops[static_cast<size_t>(q) + 1].op == Op::StoreName &&
-        ops[static_cast<size_t>(q) + 2].op == Op::DeleteName &&
-        ops[static_cast<size_t>(q) + 1].text == ops[static_cast<size_t>(q) + 2].text) {
-      q += 3;
-    }
+    if (q + 3 < cleanup && unbinds_clause_name(ops, q)) q += 3;
     return flow_.handler_covering(q) == flow_.handler_covering(cleanup) ? q : -1;
   };
   // 3.12+ copies the code after the statement, when short and ending in a return or raise, to
@@ -1898,11 +1900,7 @@ int CodeDecoder::decode_setup_except(int i, int handler, int end, int exit) {
       while (p > e - 9 && p > handler && ops[static_cast<size_t>(p)].op != Op::PopExcept) --p;
       if (ops[static_cast<size_t>(p)].op != Op::PopExcept) continue;
       int s = p + 1;
-      if (ops[static_cast<size_t>(s)].op == Op::LoadConst &&
-          ops[static_cast<size_t>(s) + 1].op == Op::StoreName &&
-          ops[static_cast<size_t>(s) + 2].op == Op::DeleteName &&
-          ops[static_cast<size_t>(s) + 1].text == ops[static_cast<size_t>(s) + 2].text)
-        s += 3;
+      if (unbinds_clause_name(ops, s)) s += 3;
       int length = e - s;
       // (`return K`: the clause's own return reads alike, and is kept as it is.)
       bool returns_constant = length == 2 && ops[static_cast<size_t>(s)].op == Op::LoadConst &&
@@ -2066,11 +2064,7 @@ int CodeDecoder::decode_setup_except(int i, int handler, int end, int exit) {
     for (int p = from; p < to && !tail.empty() && clause_copy.empty(); ++p) {
       if (ops[static_cast<size_t>(p)].op != Op::PopExcept) continue;
       int s = p + 1;
-      if (ops[static_cast<size_t>(s)].op == Op::LoadConst &&
-          ops[static_cast<size_t>(s) + 1].op == Op::StoreName &&
-          ops[static_cast<size_t>(s) + 2].op == Op::DeleteName &&
-          ops[static_cast<size_t>(s) + 1].text == ops[static_cast<size_t>(s) + 2].text)
-        s += 3;
+      if (unbinds_clause_name(ops, s)) s += 3;
       if (s + tail_length <= to && same_operations(ops, s, tail_ops, tail_length)) ++count;
     }
     copies.push_back(count);

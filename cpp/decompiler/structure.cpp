@@ -659,11 +659,7 @@ int CodeDecoder::decode_while_true(int head, int last_jump, int end, int region_
         if (!is_except) continue;
       }
       int s = p + 1;
-      if (s + 3 < size && ops[static_cast<size_t>(s)].op == Op::LoadConst &&
-          ops[static_cast<size_t>(s) + 1].op == Op::StoreName &&
-          ops[static_cast<size_t>(s) + 2].op == Op::DeleteName &&
-          ops[static_cast<size_t>(s) + 1].text == ops[static_cast<size_t>(s) + 2].text)
-        s += 3;
+      if (s + 3 < size && unbinds_clause_name(ops, s)) s += 3;
       if (s >= last_jump) continue;
       Op first = ops[static_cast<size_t>(s)].op;
       if (first != Op::LoadName && first != Op::LoadConst && first != Op::PushNull) continue;
