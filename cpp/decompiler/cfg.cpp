@@ -5,12 +5,12 @@
 
 namespace glassbox::decompiler {
 
-namespace {
-
 bool falls_through(Op op) {
   return op != Op::Jump && op != Op::ReturnValue && op != Op::ReturnConst &&
          op != Op::RaiseVarargs && op != Op::Reraise;
 }
+
+namespace {
 
 // Operations reachable without an exception: handler code (placed inline in 3.11, after the
 // function's code in 3.12+) is not, and its jumps back into the code are not loops.

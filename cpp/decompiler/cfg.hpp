@@ -8,6 +8,9 @@
 
 namespace glassbox::decompiler {
 
+// Whether the operation after `op` may run next (no jump, return or raise ends it here).
+bool falls_through(Op op);
+
 struct HandlerRegion {
   int target = 0;
   int start = 0;  // first covered operation

@@ -1137,9 +1137,7 @@ int CodeDecoder::decode_try_finally(int i, int body_end, int handler, int end, i
       last = std::max(last, k);
       const Operation& o = ops[static_cast<size_t>(k)];
       if (o.target >= 0) work.push_back(o.target);
-      if (o.op != Op::Jump && o.op != Op::ReturnValue && o.op != Op::ReturnConst &&
-          o.op != Op::RaiseVarargs && o.op != Op::Reraise)
-        work.push_back(k + 1);
+      if (falls_through(o.op)) work.push_back(k + 1);
     }
     copy_length = reached;
     // (A jump over an inline handler block, to the next operation reached, has no copy: there
@@ -1291,9 +1289,7 @@ void CodeDecoder::consume_copy_handlers(int begin, int end) {
         consumed_[static_cast<size_t>(k)] = true;
         const Operation& o = ops[static_cast<size_t>(k)];
         if (o.target >= 0) work.push_back(o.target);
-        if (o.op != Op::Jump && o.op != Op::ReturnValue && o.op != Op::ReturnConst &&
-            o.op != Op::RaiseVarargs && o.op != Op::Reraise)
-          work.push_back(k + 1);
+        if (falls_through(o.op)) work.push_back(k + 1);
         int covering = flow_.handler_covering(k);
         if (is_cleanup_block(ops, covering)) {
           for (int c = covering; c < covering + 3; ++c) {
