@@ -237,24 +237,21 @@ bool Executor::run_as_team(Arena& arena, std::size_t first, std::size_t end) {
   if (team < 2 || !TeamStalls::may_fork()) return false;
   const auto& steps = plan_.steps();
   const auto& values = plan_.program().values();
-  const double start = monotonic_seconds();
-  double worked = 0;  // by the calling thread
-#pragma omp parallel num_threads(team)
   {
-    const int part = omp_get_thread_num(), parts = omp_get_num_threads();
-    for (std::size_t k = first; k < end; ++k) {
-      if (k > first) {
+    TeamRegion region;
+#pragma omp parallel num_threads(team)
+    {
+      const int part = omp_get_thread_num(), parts = omp_get_num_threads();
+      for (std::size_t k = first; k < end; ++k) {
+        if (k > first) {
 #pragma omp barrier
+        }
+        KernelContext context(*steps[k].instr, values, arena.slots.data(), arena.versions.data(),
+                              &arena.caches[k]);
+        region.part(part, [&] { steps[k].run_part(context, part, parts); });
       }
-      KernelContext context(*steps[k].instr, values, arena.slots.data(), arena.versions.data(),
-                            &arena.caches[k]);
-      const double t0 = part == 0 ? monotonic_seconds() : 0;
-      steps[k].run_part(context, part, parts);
-      if (part == 0) worked += monotonic_seconds() - t0;
     }
   }
-  const double elapsed = monotonic_seconds() - start;
-  TeamStalls::record(worked, elapsed - worked);
   return true;
 #else
   (void)arena, (void)first, (void)end;

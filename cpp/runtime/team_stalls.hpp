@@ -24,4 +24,30 @@ class TeamStalls {
 
 double monotonic_seconds();
 
+// Times one team region for TeamStalls: made before the region, `part` runs each thread's share
+// (timing the calling thread's, part 0), and the destructor, after the join, records the work
+// against the wait.
+class TeamRegion {
+ public:
+  TeamRegion() : start_(monotonic_seconds()) {}
+  TeamRegion(const TeamRegion&) = delete;
+  TeamRegion& operator=(const TeamRegion&) = delete;
+  ~TeamRegion() { TeamStalls::record(worked_, monotonic_seconds() - start_ - worked_); }
+
+  template <typename Share>
+  void part(int index, Share&& share) {
+    if (index != 0) {
+      share();
+      return;
+    }
+    const double t0 = monotonic_seconds();
+    share();
+    worked_ += monotonic_seconds() - t0;
+  }
+
+ private:
+  double start_;
+  double worked_ = 0;  // by the calling thread
+};
+
 }  // namespace glassbox::runtime

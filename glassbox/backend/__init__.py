@@ -26,7 +26,6 @@ def glassbox_backend(gm, example_inputs, **kwargs):
     without AOTAutograd's runtime wrapper (about 15 us a call). Graphs that need that wrapper
     (input mutations, outputs aliasing inputs, module state, dynamic shapes) and training take
     the AOTAutograd road."""
-    import torch
     from torch._decomp import core_aten_decompositions
     from torch._dynamo.backends.common import aot_autograd
     from torch._functorch.aot_autograd import make_boxed_func
@@ -49,8 +48,7 @@ def glassbox_backend(gm, example_inputs, **kwargs):
         return compiler
 
     decompositions = core_aten_decompositions()
-    tensors = [a for a in example_inputs if isinstance(a, torch.Tensor)]
-    if torch.is_grad_enabled() and any(t.requires_grad for t in tensors):
+    if _needs_grad(example_inputs):
         decompositions = _training_decompositions(decompositions)
     return aot_autograd(
         fw_compiler=named("forward"),
@@ -75,6 +73,16 @@ def _training_decompositions(table: dict) -> dict:
     }
 
 
+def _needs_grad(example_inputs) -> bool:
+    """Whether a call with these inputs records gradients (grad mode on, an input requiring
+    grad): the training road."""
+    import torch
+
+    return torch.is_grad_enabled() and any(
+        isinstance(a, torch.Tensor) and a.requires_grad for a in example_inputs
+    )
+
+
 def _compile_inference(gm, example_inputs):
     """The compiled graph for an inference call that needs no calling-convention changes, or None.
 
@@ -87,7 +95,7 @@ def _compile_inference(gm, example_inputs):
     tensors = [a for a in example_inputs if isinstance(a, torch.Tensor)]
     if len(tensors) != len(example_inputs):
         return None
-    if torch.is_grad_enabled() and any(t.requires_grad for t in tensors):
+    if _needs_grad(example_inputs):
         return None
     if any(not isinstance(d, int) for t in tensors for d in t.shape):
         return None

@@ -190,10 +190,9 @@ def _output_layout(val) -> tuple[list[int], list[int]] | None:
     strides they expect, not the ones they get."""
     if not isinstance(val, torch.Tensor) or val.numel() == 0 or val.dim() < 2:
         return None
-    strides = val.stride()
-    if tuple(strides) == _contiguous_strides(tuple(val.shape)):
+    shape, strides = tuple(val.shape), tuple(val.stride())
+    if strides == _contiguous_strides(shape):
         return None
-    shape = tuple(val.shape)
     order = sorted(range(val.dim()), key=lambda d: (-strides[d], d))
     step = 1
     for d in reversed(order):  # dense: each dimension steps over all the ones inside it

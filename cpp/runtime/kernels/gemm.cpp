@@ -154,23 +154,23 @@ void sgemm(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, flo
   // Blocks of whole 16-column groups (one AVX-512 register of output) where possible.
   const std::int64_t groups = (n + 15) / 16;
   openblas_set_num_threads(1);  // process-wide: every call in the region runs on its caller
-  const double start = monotonic_seconds();
-  double worked = 0;  // by the calling thread
+  {
+    TeamRegion region;
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(blocks) schedule(static)
 #endif
-  for (int j = 0; j < blocks; ++j) {
-    const double t0 = j == 0 ? monotonic_seconds() : 0;
-    std::int64_t n0 = std::min(n, groups * j / blocks * 16);
-    std::int64_t n1 = std::min(n, groups * (j + 1) / blocks * 16);
-    if (n1 > n0) {
-      prepare(n0, n1);
-      sgemm_columns(ta, tb, m, n, k, n0, n1, alpha, a, b, beta, c);
-      apply_epilogue(epilogue, c, m, n, n0, n1);
+    for (int j = 0; j < blocks; ++j) {
+      region.part(j, [&] {
+        std::int64_t n0 = std::min(n, groups * j / blocks * 16);
+        std::int64_t n1 = std::min(n, groups * (j + 1) / blocks * 16);
+        if (n1 > n0) {
+          prepare(n0, n1);
+          sgemm_columns(ta, tb, m, n, k, n0, n1, alpha, a, b, beta, c);
+          apply_epilogue(epilogue, c, m, n, n0, n1);
+        }
+      });
     }
-    if (j == 0) worked = monotonic_seconds() - t0;
   }
-  TeamStalls::record(worked, monotonic_seconds() - start - worked);
   openblas_set_num_threads(threads);
 }
 

@@ -155,17 +155,11 @@ void run_matvec(const MatVec& p) {
     columns(p, 0, p.n);
     return;
   }
-  const double start = monotonic_seconds();
-  double worked = 0;  // by the calling thread
+  TeamRegion region;
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(team) schedule(static)
 #endif
-  for (int t = 0; t < team; ++t) {
-    const double t0 = t == 0 ? monotonic_seconds() : 0;
-    run_matvec_part(p, t, team);
-    if (t == 0) worked = monotonic_seconds() - t0;
-  }
-  TeamStalls::record(worked, monotonic_seconds() - start - worked);
+  for (int t = 0; t < team; ++t) region.part(t, [&] { run_matvec_part(p, t, team); });
 }
 
 }  // namespace glassbox::runtime
