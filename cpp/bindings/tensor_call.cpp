@@ -2,6 +2,7 @@
 
 #include <array>
 #include <atomic>
+#include <new>
 #include <string>
 
 #include "bindings/errors.hpp"
@@ -225,6 +226,32 @@ int tensor_call_traverse(PyObject* self, visitproc visit, void* arg) {
   return call->visit([&](PyObject* o) { return visit(o, arg); });
 }
 
+// RunError, the Python class of InputError (bind_runtime registers it before bind_tensor_call).
+PyObject* run_error_type = nullptr;
+
+// The call itself, as the type's tp_call: Dynamo's generated code calls the compiled graph with
+// `fn(*args)`, which comes here with its argument tuple as is (a `__call__` method would go
+// through the slot wrapper and nanobind's dispatch, which copies the tuple: ~0.3 us a call).
+// Errors become the exceptions nanobind would raise.
+PyObject* tensor_call_call(PyObject* self, PyObject* args, PyObject* kwargs) {
+  if (kwargs && PyDict_GET_SIZE(kwargs) != 0) {
+    PyErr_SetString(PyExc_TypeError, "TensorCall takes positional arguments only");
+    return nullptr;
+  }
+  try {
+    return nb::inst_ptr<TensorCall>(self)->call(nb::borrow<nb::args>(args)).release().ptr();
+  } catch (nb::python_error& e) {
+    e.restore();
+  } catch (const InputError& e) {
+    PyErr_SetString(run_error_type ? run_error_type : PyExc_ValueError, e.what());
+  } catch (const std::bad_alloc&) {
+    PyErr_NoMemory();
+  } catch (const std::exception& e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  }
+  return nullptr;
+}
+
 int tensor_call_clear(PyObject* self) {
   TensorCall* call = nb::inst_ptr<TensorCall>(self);
   call->guard = nb::none();
@@ -234,16 +261,18 @@ int tensor_call_clear(PyObject* self) {
 
 PyType_Slot tensor_call_slots[] = {{Py_tp_traverse, reinterpret_cast<void*>(tensor_call_traverse)},
                                    {Py_tp_clear, reinterpret_cast<void*>(tensor_call_clear)},
+                                   {Py_tp_call, reinterpret_cast<void*>(tensor_call_call)},
                                    {0, nullptr}};
 
 }  // namespace
 
 void bind_tensor_call(nb::module_& m) {
+  nb::object run_error = nb::getattr(m, "RunError", nb::none());
+  if (!run_error.is_none()) run_error_type = run_error.release().ptr();  // kept for good
   nb::class_<TensorCall>(m, "TensorCall", nb::type_slots(tensor_call_slots),
                          nb::is_weak_referenceable(),
                          "The per-call entry of a compiled graph over one program "
                          "(RuntimeProgram.tensor_call).")
-      .def("__call__", &TensorCall::call)
       .def("run_checked", &TensorCall::run_checked,
            "The address path without the guard: for a fallback that has checked the inputs.")
       .def_rw("guard", &TensorCall::guard,

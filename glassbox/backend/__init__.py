@@ -30,6 +30,7 @@ def glassbox_backend(gm, example_inputs, **kwargs):
     from torch._dynamo.backends.common import aot_autograd
     from torch._functorch.aot_autograd import make_boxed_func
 
+    _leave_out_overhead_records()
     compiled = _compile_inference(gm, example_inputs)
     if compiled is not None:
         return compiled
@@ -56,6 +57,49 @@ def glassbox_backend(gm, example_inputs, **kwargs):
         inference_compiler=named("inference"),
         decompositions=decompositions,
     )(gm, example_inputs)
+
+
+def _leave_out_overhead_records() -> None:
+    """Leave Dynamo's profiler records out of the frame being compiled.
+
+    With ``torch._dynamo.config.record_runtime_overhead`` (on by default), the code Dynamo
+    generates for a frame calls two of its functions around the argument extraction, on every
+    call, only to name that stretch in profiler traces: ~2 us a call, which is a tenth of a batch-1
+    MLP's call. Frames compiled by glassbox go without them unless a profiler runs while they
+    compile or ``GLASSBOX_RECORD_RUNTIME_OVERHEAD=1``. The setting is read when Dynamo writes the
+    frame's code, after the backend returns, and restored when Dynamo's compile of the frame ends,
+    so frames compiled by other backends keep the records."""
+    import os
+
+    import torch
+    from torch._dynamo import callback_handler
+    from torch._dynamo import config as dynamo_config
+    from torch._guards import TracingContext
+
+    if (
+        not dynamo_config.record_runtime_overhead
+        or os.environ.get("GLASSBOX_RECORD_RUNTIME_OVERHEAD") == "1"
+        or torch.autograd.profiler._is_profiler_enabled
+        or TracingContext.try_get() is None  # called outside a Dynamo compile: nothing to restore
+    ):
+        return
+    # One callback, registered again after torch._dynamo.reset() cleared it (it must not remove
+    # itself: Dynamo is iterating over the list when it runs).
+    if _restore_overhead_records not in callback_handler.end_callbacks:
+        callback_handler.register_end_callback(_restore_overhead_records)
+    dynamo_config.record_runtime_overhead = False
+    _OVERHEAD_RECORDS["off"] = True
+
+
+_OVERHEAD_RECORDS = {"off": False}  # whether glassbox turned the records off for this compile
+
+
+def _restore_overhead_records(_args=None) -> None:
+    from torch._dynamo import config as dynamo_config
+
+    if _OVERHEAD_RECORDS["off"]:
+        dynamo_config.record_runtime_overhead = True
+        _OVERHEAD_RECORDS["off"] = False
 
 
 # Decompositions whose forward does not fit the backward AOTAutograd pairs with it: the CPU

@@ -38,13 +38,24 @@ GBX_ROW_CLONES void dot_rows(const float* b, const float* a, std::int64_t k, std
   for (; j + 2 <= j1; j += 2) {
     const float* r0 = b + j * k;
     const float* r1 = r0 + k;
-    f32x16 s0 = {}, s1 = {};
+    // Two sums a row: four independent chains of multiply-adds keep the vector units busy
+    // (two chains wait on the multiply-add's latency).
+    f32x16 s0 = {}, s1 = {}, u0 = {}, u1 = {};
     std::int64_t i = 0;
+    for (; i + 2 * kLanes <= k; i += 2 * kLanes) {
+      f32x16 x = load16(a + i), z = load16(a + i + kLanes);
+      s0 += load16(r0 + i) * x;
+      s1 += load16(r1 + i) * x;
+      u0 += load16(r0 + i + kLanes) * z;
+      u1 += load16(r1 + i + kLanes) * z;
+    }
     for (; i + kLanes <= k; i += kLanes) {
       f32x16 x = load16(a + i);
       s0 += load16(r0 + i) * x;
       s1 += load16(r1 + i) * x;
     }
+    s0 += u0;
+    s1 += u1;
     float t0 = 0.0f, t1 = 0.0f;
     for (; i < k; ++i) {
       t0 += r0[i] * a[i];

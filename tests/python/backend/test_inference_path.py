@@ -137,6 +137,54 @@ def test_bad_calls_give_clear_errors():
         with pytest.raises(ValueError, match="expected at least 2 arguments, got 1"):
             compiled(a)
         assert_close(compiled(a, b)[0], f(a, b)[0])
+    with pytest.raises(TypeError, match="positional arguments only"):
+        compiled(a, b=b)
+
+
+def _overhead_records(fn) -> list[str]:
+    """The names of Dynamo's profiler-record calls in the code it generated for fn's frame."""
+    import dis
+
+    from torch._dynamo.eval_frame import _debug_get_cache_entry_list
+
+    (entry,) = _debug_get_cache_entry_list(fn.__code__)
+    return [
+        i.argval for i in dis.get_instructions(entry.code) if "record_pregraph" in str(i.argval)
+    ]
+
+
+def _mlp_frame(backend, x):
+    torch._dynamo.reset()
+
+    def f(x):
+        return torch.relu(x @ x.T) + 1
+
+    with torch.no_grad():
+        out = torch.compile(f, backend=backend, fullgraph=True, dynamic=False)(x)
+    return f, out
+
+
+def test_frames_go_without_dynamos_profiler_records(monkeypatch):
+    """The two calls record_runtime_overhead puts in every frame's code are left out of the frames
+    glassbox compiles only: the setting is back on afterwards, other backends keep them, and
+    GLASSBOX_RECORD_RUNTIME_OVERHEAD=1 keeps them for glassbox too."""
+    from torch._dynamo import config as dynamo_config
+
+    x = torch.randn(4, 3)
+    assert dynamo_config.record_runtime_overhead
+    f, out = _mlp_frame("glassbox", x)
+    assert_close(out, torch.relu(x @ x.T) + 1)
+    assert _overhead_records(f) == []
+    assert dynamo_config.record_runtime_overhead
+    f, _ = _mlp_frame("eager", x)
+    assert _overhead_records(f) == [
+        "record_pregraph_bytecode_enter",
+        "record_pregraph_bytecode_exit",
+    ]
+    monkeypatch.setenv("GLASSBOX_RECORD_RUNTIME_OVERHEAD", "1")
+    f, _ = _mlp_frame("glassbox", x)
+    assert len(_overhead_records(f)) == 2
+    assert dynamo_config.record_runtime_overhead
 
 
 def test_the_direct_road_entry_is_collected():
