@@ -92,6 +92,19 @@ def bench(name, seconds):
     return row
 
 
+def _loaded_openblas() -> str:
+    """The OpenBLAS the runtime was linked with (the OpenMP build where present: see
+    CMakeLists.txt), so that both sides of the GEMM row run the same library."""
+    from glassbox import _core  # noqa: F401  (loads it)
+
+    with open("/proc/self/maps") as maps:
+        for line in maps:
+            path = line.split()[-1]
+            if "libopenblas" in path:
+                return path
+    return "libopenblas.so.0"
+
+
 def bench_gemm(n, seconds):
     """GFLOP/s of an exported n x n x n product through glassbox.load vs OpenBLAS's own sgemm
     (the same system library, called through ctypes)."""
@@ -100,7 +113,7 @@ def bench_gemm(n, seconds):
 
     import numpy as np
 
-    blas = ctypes.CDLL("libopenblas.so.0")
+    blas = ctypes.CDLL(_loaded_openblas())
     a, b = np.random.rand(n, n).astype(np.float32), np.random.rand(n, n).astype(np.float32)
     c = np.empty((n, n), np.float32)
     fp = ctypes.POINTER(ctypes.c_float)

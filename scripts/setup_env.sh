@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 APT_PACKAGES=(libgtest-dev clang-14 libclang-rt-14-dev clang-format-14
-              flatbuffers-compiler libflatbuffers-dev libopenblas-dev libdnnl-dev)
+              flatbuffers-compiler libflatbuffers-dev libopenblas-dev libopenblas-openmp-dev libdnnl-dev)
 
 install_apt_packages() {
   local missing=()

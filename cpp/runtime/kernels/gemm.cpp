@@ -124,6 +124,12 @@ int blas_threads() {
   return threads;
 }
 
+// Whether OpenBLAS's threads are OpenMP's (Debian's libopenblas0-openmp; see CMakeLists.txt).
+bool blas_runs_on_openmp() {
+  static const bool openmp = openblas_get_parallel() == 2;
+  return openmp;
+}
+
 // Row-major C = epilogue(alpha op(A) op(B) + beta C), C is [m, n]. `prepare(n0, n1)` runs first
 // on each column block (addmm writes the bias there).
 template <typename Prepare>
@@ -153,7 +159,11 @@ void sgemm(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, flo
   }
   // Blocks of whole 16-column groups (one AVX-512 register of output) where possible.
   const std::int64_t groups = (n + 15) / 16;
-  openblas_set_num_threads(1);  // process-wide: every call in the region runs on its caller
+  // Each call in the region must run on its caller. OpenBLAS built on OpenMP does so inside a
+  // parallel region by itself (and its thread count is OpenMP's, which torch shares); the
+  // pthread build needs its process-wide count lowered for the region's duration.
+  const bool lower_threads = !blas_runs_on_openmp();
+  if (lower_threads) openblas_set_num_threads(1);
   {
     TeamRegion region;
 #ifdef _OPENMP
@@ -171,7 +181,7 @@ void sgemm(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, flo
       });
     }
   }
-  openblas_set_num_threads(threads);
+  if (lower_threads) openblas_set_num_threads(threads);
 }
 
 void sgemm(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
