@@ -275,17 +275,20 @@ class Executor::ArenaLease {
 
 std::vector<OutputTensor> Executor::run(const std::vector<InputTensor>& inputs) {
   const Program& p = plan_.program();
-  ArenaLease arena(*this);
-  bind_inputs(*arena, inputs);
-  execute(*arena, (*arena).input_data.data(), (*arena).input_versions.data(), nullptr);
+  // The outputs are allocated first and computed in place (no copy out of the arena).
   std::vector<OutputTensor> outputs;
+  std::vector<void*> into;
   outputs.reserve(p.outputs().size());
+  into.reserve(p.outputs().size());
   for (std::int32_t s : p.outputs()) {
     const ValueDesc& v = p.values()[s];
-    OutputTensor out{v.dtype, v.shape, aligned_buffer(v.nbytes())};
-    if (v.nbytes()) std::memcpy(out.data(), (*arena).slots[s], v.nbytes());
-    outputs.push_back(std::move(out));
+    outputs.push_back(OutputTensor{v.dtype, v.shape, aligned_buffer(v.nbytes())});
+    into.push_back(outputs.back().data());
   }
+  ArenaLease arena(*this);
+  bind_inputs(*arena, inputs);
+  execute(*arena, (*arena).input_data.data(), (*arena).input_versions.data(), into.data());
+  copy_outputs(*arena, into.data());
   return outputs;
 }
 
