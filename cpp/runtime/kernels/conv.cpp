@@ -10,8 +10,15 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "runtime/kernel.hpp"
+#include "runtime/kernels/blas.hpp"
+#include "runtime/team_stalls.hpp"
 
 namespace glassbox::runtime {
 namespace {
@@ -52,65 +59,116 @@ void verify_conv2d(const VerifyContext& c) {
           "output");
 }
 
-void run_conv2d(const KernelContext& c) {
-  const auto& a = c.ints();
-  bool has_bias = a[0] != 0;
-  std::int64_t sh = a[1], sw = a[2], ph = a[3], pw = a[4], dh = a[5], dw = a[6], g = a[7];
-  TensorRef x = c.in(0), w = c.in(1), out = c.out(0);
-  std::int64_t n = x.dim(0), C = x.dim(1), H = x.dim(2), W = x.dim(3);
-  std::int64_t O = w.dim(0), kh = w.dim(2), kw = w.dim(3), OH = out.dim(2), OW = out.dim(3);
-  std::int64_t cg = C / g, og = O / g, K = cg * kh * kw, P = OH * OW;
-  if (out.numel() == 0) return;
-  bool direct = kh == 1 && kw == 1 && sh == 1 && sw == 1 && ph == 0 && pw == 0;
-  std::vector<float> col(direct ? 0 : static_cast<std::size_t>(K * P));
-  for (std::int64_t b = 0; b < n; ++b) {
-    for (std::int64_t gi = 0; gi < g; ++gi) {
-      const float* xg = x.f32() + (b * C + gi * cg) * H * W;
-      const float* src = xg;
-      if (!direct) {
+struct ConvShape {
+  std::int64_t C, H, W, O, kh, kw, OH, OW, sh, sw, ph, pw, dh, dw, g, cg, og, K, P;
+  bool direct;  // 1x1, stride 1, no padding: the image is its own column matrix
+};
+
+// The column matrix [K, P] of one group of one image.
+void im2col(const ConvShape& s, const float* xg, float* col, bool threads) {
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static) if (K * P >= (1 << 16))
+#pragma omp parallel for schedule(static) if (threads && s.K * s.P >= (1 << 16))
 #endif
-        for (std::int64_t ci = 0; ci < cg; ++ci) {
-          for (std::int64_t i = 0; i < kh; ++i) {
-            for (std::int64_t j = 0; j < kw; ++j) {
-              float* row = col.data() + ((ci * kh + i) * kw + j) * P;
-              for (std::int64_t oh = 0; oh < OH; ++oh) {
-                std::int64_t ih = oh * sh - ph + i * dh;
-                float* r = row + oh * OW;
-                if (ih < 0 || ih >= H) {
-                  std::fill(r, r + OW, 0.0f);
-                  continue;
-                }
-                const float* xr = xg + (ci * H + ih) * W;
-                for (std::int64_t ow = 0; ow < OW; ++ow) {
-                  std::int64_t iw = ow * sw - pw + j * dw;
-                  r[ow] = (iw >= 0 && iw < W) ? xr[iw] : 0.0f;
-                }
-              }
-            }
+  for (std::int64_t ci = 0; ci < s.cg; ++ci) {
+    for (std::int64_t i = 0; i < s.kh; ++i) {
+      for (std::int64_t j = 0; j < s.kw; ++j) {
+        float* row = col + ((ci * s.kh + i) * s.kw + j) * s.P;
+        for (std::int64_t oh = 0; oh < s.OH; ++oh) {
+          std::int64_t ih = oh * s.sh - s.ph + i * s.dh;
+          float* r = row + oh * s.OW;
+          if (ih < 0 || ih >= s.H) {
+            std::fill(r, r + s.OW, 0.0f);
+            continue;
+          }
+          const float* xr = xg + (ci * s.H + ih) * s.W;
+          for (std::int64_t ow = 0; ow < s.OW; ++ow) {
+            std::int64_t iw = ow * s.sw - s.pw + j * s.dw;
+            r[ow] = (iw >= 0 && iw < s.W) ? xr[iw] : 0.0f;
           }
         }
-        src = col.data();
-      }
-      float* og_out = out.f32() + (b * O + gi * og) * P;
-      if (K == 0) {
-        std::fill(og_out, og_out + og * P, 0.0f);
-      } else {
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<blasint>(og),
-                    static_cast<blasint>(P), static_cast<blasint>(K), 1.0f, w.f32() + gi * og * K,
-                    static_cast<blasint>(K), src, static_cast<blasint>(P), 0.0f, og_out,
-                    static_cast<blasint>(P));
-      }
-    }
-    if (has_bias) {
-      const float* bias = c.in(2).f32();
-      for (std::int64_t o = 0; o < O; ++o) {
-        float* p = out.f32() + (b * O + o) * P;
-        for (std::int64_t i = 0; i < P; ++i) p[i] += bias[o];
       }
     }
   }
+}
+
+// One image: per group, im2col (`threads`: over OpenMP threads) and one sgemm; then the bias.
+void conv_image(const ConvShape& s, const float* x, const float* w, const float* bias, float* out,
+                float* col, bool threads) {
+  for (std::int64_t gi = 0; gi < s.g; ++gi) {
+    const float* src = x + gi * s.cg * s.H * s.W;
+    if (!s.direct) {
+      im2col(s, src, col, threads);
+      src = col;
+    }
+    float* og_out = out + gi * s.og * s.P;
+    if (s.K == 0) {
+      std::fill(og_out, og_out + s.og * s.P, 0.0f);
+    } else {
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<blasint>(s.og),
+                  static_cast<blasint>(s.P), static_cast<blasint>(s.K), 1.0f, w + gi * s.og * s.K,
+                  static_cast<blasint>(s.K), src, static_cast<blasint>(s.P), 0.0f, og_out,
+                  static_cast<blasint>(s.P));
+    }
+  }
+  if (bias) {
+    for (std::int64_t o = 0; o < s.O; ++o) {
+      float* p = out + o * s.P;
+      for (std::int64_t i = 0; i < s.P; ++i) p[i] += bias[o];
+    }
+  }
+}
+
+// Images over OpenMP threads, each with its own column matrix and single-threaded sgemms (a batch
+// of small per-image products gains nothing from BLAS threads: ResNet-like convolutions at batch
+// 32 ran ~2x slower than eager that way). 0 or 1: the images in turn, BLAS threads inside each.
+int image_team(std::int64_t n, const ConvShape& s) {
+#ifdef _OPENMP
+  if (n < 2 || omp_in_parallel() || s.O * s.K * s.P < (1 << 16)) return 1;
+  return static_cast<int>(std::min<std::int64_t>(omp_get_max_threads(), n));
+#else
+  (void)n, (void)s;
+  return 1;
+#endif
+}
+
+void run_conv2d(const KernelContext& c) {
+  const auto& a = c.ints();
+  TensorRef x = c.in(0), w = c.in(1), out = c.out(0);
+  ConvShape s{};
+  s.C = x.dim(1), s.H = x.dim(2), s.W = x.dim(3), s.O = w.dim(0), s.kh = w.dim(2), s.kw = w.dim(3);
+  s.OH = out.dim(2), s.OW = out.dim(3);
+  s.sh = a[1], s.sw = a[2], s.ph = a[3], s.pw = a[4], s.dh = a[5], s.dw = a[6], s.g = a[7];
+  s.cg = s.C / s.g, s.og = s.O / s.g, s.K = s.cg * s.kh * s.kw, s.P = s.OH * s.OW;
+  s.direct = s.kh == 1 && s.kw == 1 && s.sh == 1 && s.sw == 1 && s.ph == 0 && s.pw == 0;
+  if (out.numel() == 0) return;
+  const std::int64_t n = x.dim(0);
+  const float* bias = a[0] != 0 ? c.in(2).f32() : nullptr;
+  const std::size_t col_size = s.direct ? 0 : static_cast<std::size_t>(s.K * s.P);
+  auto image = [&](std::int64_t b, float* col, bool threads) {
+    conv_image(s, x.f32() + b * s.C * s.H * s.W, w.f32(), bias, out.f32() + b * s.O * s.P, col,
+               threads);
+  };
+  const int team = image_team(n, s);
+  if (team >= 2 && TeamStalls::may_fork()) {
+    std::vector<float> cols(col_size * static_cast<std::size_t>(team));
+    BlasOnCallers on_callers;
+    TeamRegion region;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(team) schedule(static)
+#endif
+    for (std::int64_t b = 0; b < n; ++b) {
+#ifdef _OPENMP
+      const int t = omp_get_thread_num();
+#else
+      const int t = 0;
+#endif
+      region.part(t,
+                  [&] { image(b, cols.data() + col_size * static_cast<std::size_t>(t), false); });
+    }
+    return;
+  }
+  std::vector<float> col(col_size);
+  for (std::int64_t b = 0; b < n; ++b) image(b, col.data(), true);
 }
 
 void verify_max_pool(const VerifyContext& c) {
@@ -135,6 +193,23 @@ void verify_max_pool(const VerifyContext& c) {
   }
 }
 
+// The taps t in [0, k) of a window starting at `start` with 0 <= start + t d < size: [lo, hi).
+void taps(std::int64_t start, std::int64_t k, std::int64_t d, std::int64_t size, std::int64_t& lo,
+          std::int64_t& hi) {
+  lo = start >= 0 ? 0 : (-start + d - 1) / d;
+  hi = start >= size ? 0 : std::min(k, (size - 1 - start) / d + 1);
+  if (hi < lo) hi = lo;
+}
+
+// Planes (image x channel) over OpenMP threads when there is enough work.
+template <typename Plane>
+void over_planes(std::int64_t planes, std::int64_t work_per_plane, Plane&& plane) {
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) if (planes > 1 && planes * work_per_plane >= (1 << 17))
+#endif
+  for (std::int64_t p = 0; p < planes; ++p) plane(p);
+}
+
 void run_max_pool(const KernelContext& c) {
   const auto& a = c.ints();
   std::int64_t kh = a[0], kw = a[1], sh = a[2], sw = a[3], ph = a[4], pw = a[5], dh = a[6],
@@ -143,32 +218,35 @@ void run_max_pool(const KernelContext& c) {
   std::int64_t planes = x.dim(0) * x.dim(1), H = x.dim(2), W = x.dim(3), OH = out.dim(2),
                OW = out.dim(3);
   std::int64_t* idx = c.num_outputs() == 2 ? c.out(1).i64() : nullptr;
-  for (std::int64_t p = 0; p < planes; ++p) {
-    const float* xp = x.f32() + p * H * W;
+  const float* xs = x.f32();
+  float* outs = out.f32();
+  // As torch's CPU kernel: the first of equal maxima, NaN wins (the last NaN); a window with no
+  // tap inside the input is -inf at index -1 (padding is at most half the kernel, so none is).
+  over_planes(planes, OH * OW * kh * kw, [&](std::int64_t p) {
+    const float* xp = xs + p * H * W;
     for (std::int64_t oh = 0; oh < OH; ++oh) {
+      std::int64_t h0 = oh * sh - ph, i0, i1;
+      taps(h0, kh, dh, H, i0, i1);
       for (std::int64_t ow = 0; ow < OW; ++ow) {
+        std::int64_t w0 = ow * sw - pw, j0, j1;
+        taps(w0, kw, dw, W, j0, j1);
         float best = -std::numeric_limits<float>::infinity();
-        std::int64_t at = -1;
-        for (std::int64_t i = 0; i < kh; ++i) {
-          std::int64_t ih = oh * sh - ph + i * dh;
-          if (ih < 0 || ih >= H) continue;
-          for (std::int64_t j = 0; j < kw; ++j) {
-            std::int64_t iw = ow * sw - pw + j * dw;
-            if (iw < 0 || iw >= W) continue;
-            float v = xp[ih * W + iw];
-            if (v > best || v != v || at < 0) {
-              best = v;
-              at = ih * W + iw;
-              if (v != v) break;
-            }
+        std::int64_t at = i0 < i1 && j0 < j1 ? (h0 + i0 * dh) * W + w0 + j0 * dw : -1;
+        for (std::int64_t i = i0; i < i1; ++i) {
+          const std::int64_t row = (h0 + i * dh) * W + w0;
+          for (std::int64_t j = j0; j < j1; ++j) {
+            const float v = xp[row + j * dw];
+            const bool take = v > best || v != v;
+            best = take ? v : best;
+            at = take ? row + j * dw : at;
           }
         }
         std::int64_t o = (p * OH + oh) * OW + ow;
-        out.f32()[o] = best;
+        outs[o] = best;
         if (idx) idx[o] = at;
       }
     }
-  }
+  });
 }
 
 void verify_avg_pool(const VerifyContext& c) {
@@ -195,8 +273,10 @@ void run_avg_pool(const KernelContext& c) {
   TensorRef x = c.in(0), out = c.out(0);
   std::int64_t planes = x.dim(0) * x.dim(1), H = x.dim(2), W = x.dim(3), OH = out.dim(2),
                OW = out.dim(3);
-  for (std::int64_t p = 0; p < planes; ++p) {
-    const float* xp = x.f32() + p * H * W;
+  const float* xs = x.f32();
+  float* outs = out.f32();
+  over_planes(planes, OH * OW * kh * kw, [&](std::int64_t p) {
+    const float* xp = xs + p * H * W;
     for (std::int64_t oh = 0; oh < OH; ++oh) {
       for (std::int64_t ow = 0; ow < OW; ++ow) {
         std::int64_t h0 = oh * sh - ph, w0 = ow * sw - pw;
@@ -211,10 +291,10 @@ void run_avg_pool(const KernelContext& c) {
           for (std::int64_t j = w0; j < w1; ++j) sum += xp[i * W + j];
         }
         std::int64_t div = divisor ? divisor : (include_pad ? pool : (h1 - h0) * (w1 - w0));
-        out.f32()[(p * OH + oh) * OW + ow] = div > 0 ? static_cast<float>(sum / div) : 0.0f;
+        outs[(p * OH + oh) * OW + ow] = div > 0 ? static_cast<float>(sum / div) : 0.0f;
       }
     }
-  }
+  });
 }
 
 void verify_adaptive_avg(const VerifyContext& c) {
@@ -231,8 +311,10 @@ void run_adaptive_avg(const KernelContext& c) {
   TensorRef x = c.in(0), out = c.out(0);
   std::int64_t planes = x.dim(0) * x.dim(1), H = x.dim(2), W = x.dim(3), OH = out.dim(2),
                OW = out.dim(3);
-  for (std::int64_t p = 0; p < planes; ++p) {
-    const float* xp = x.f32() + p * H * W;
+  const float* xs = x.f32();
+  float* outs = out.f32();
+  over_planes(planes, H * W, [&](std::int64_t p) {
+    const float* xp = xs + p * H * W;
     for (std::int64_t oh = 0; oh < OH; ++oh) {
       std::int64_t h0 = oh * H / OH, h1 = ((oh + 1) * H + OH - 1) / OH;
       for (std::int64_t ow = 0; ow < OW; ++ow) {
@@ -242,10 +324,10 @@ void run_adaptive_avg(const KernelContext& c) {
           for (std::int64_t j = w0; j < w1; ++j) sum += xp[i * W + j];
         }
         std::int64_t cnt = (h1 - h0) * (w1 - w0);
-        out.f32()[(p * OH + oh) * OW + ow] = cnt ? static_cast<float>(sum / cnt) : NAN;
+        outs[(p * OH + oh) * OW + ow] = cnt ? static_cast<float>(sum / cnt) : NAN;
       }
     }
-  }
+  });
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include <algorithm>
 
 #include "runtime/kernel.hpp"
+#include "runtime/kernels/blas.hpp"
 #include "runtime/kernels/gemv.hpp"
 #include "runtime/kernels/packed_gemm.hpp"
 #include "runtime/kernels/vector_math.hpp"
@@ -116,20 +117,6 @@ int column_blocks(std::int64_t m, std::int64_t n, std::int64_t k, int blas_threa
 #endif
 }
 
-// OpenBLAS's thread count as configured when the first product ran (OPENBLAS_NUM_THREADS or the
-// core count). Read once: a split lowers the process-wide count to 1 for its duration, and a
-// concurrent run reading it then would "restore" 1 for good.
-int blas_threads() {
-  static const int threads = openblas_get_num_threads();
-  return threads;
-}
-
-// Whether OpenBLAS's threads are OpenMP's (Debian's libopenblas0-openmp; see CMakeLists.txt).
-bool blas_runs_on_openmp() {
-  static const bool openmp = openblas_get_parallel() == 2;
-  return openmp;
-}
-
 // Row-major C = epilogue(alpha op(A) op(B) + beta C), C is [m, n]. `prepare(n0, n1)` runs first
 // on each column block (addmm writes the bias there).
 template <typename Prepare>
@@ -159,12 +146,8 @@ void sgemm(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, flo
   }
   // Blocks of whole 16-column groups (one AVX-512 register of output) where possible.
   const std::int64_t groups = (n + 15) / 16;
-  // Each call in the region must run on its caller. OpenBLAS built on OpenMP does so inside a
-  // parallel region by itself (and its thread count is OpenMP's, which torch shares); the
-  // pthread build needs its process-wide count lowered for the region's duration.
-  const bool lower_threads = !blas_runs_on_openmp();
-  if (lower_threads) openblas_set_num_threads(1);
   {
+    BlasOnCallers on_callers;
     TeamRegion region;
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(blocks) schedule(static)
@@ -181,7 +164,6 @@ void sgemm(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, flo
       });
     }
   }
-  if (lower_threads) openblas_set_num_threads(threads);
 }
 
 void sgemm(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
@@ -311,6 +293,24 @@ void run_bmm(const KernelContext& c) {
 }
 
 }  // namespace
+
+int blas_threads() {
+  static const int threads = openblas_get_num_threads();
+  return threads;
+}
+
+bool blas_runs_on_openmp() {
+  static const bool openmp = openblas_get_parallel() == 2;
+  return openmp;
+}
+
+BlasOnCallers::BlasOnCallers() : lowered_(!blas_runs_on_openmp()) {
+  if (lowered_) openblas_set_num_threads(1);  // process-wide
+}
+
+BlasOnCallers::~BlasOnCallers() {
+  if (lowered_) openblas_set_num_threads(blas_threads());
+}
 
 void register_gemm_kernels(KernelRegistry& registry) {
   registry.add({"mm", verify_mm, run_mm, shares_mm, part_mm});

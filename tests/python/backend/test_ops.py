@@ -19,6 +19,12 @@ def nt(t):
     return t.transpose(-1, -2).contiguous().transpose(-1, -2)
 
 
+def _nan_as_99(values_indices):
+    """NaN values made comparable (assert_close takes NaN for a mismatch)."""
+    values, indices = values_indices
+    return torch.where(values == values, values, 99.0), indices
+
+
 CASES = {
     "add_broadcast": (lambda a, b: a + b, (r(3, 4), r(4))),
     "sub_alpha": (lambda a, b: torch.sub(a, b, alpha=2), (r(3, 4), r(3, 1))),
@@ -121,7 +127,26 @@ CASES = {
         lambda x, w: F.conv2d(x, w, None, padding=2, dilation=2, groups=2),
         (r(1, 4, 7, 7), r(6, 2, 3, 3)),
     ),
+    # Batches large enough that images (convolution) and planes (pooling) go over threads.
+    "conv2d_batch_threads": (
+        lambda x, w, b, wg: (
+            F.conv2d(x, w, b, padding=1),
+            F.conv2d(x, wg, None, stride=2, padding=3, dilation=2, groups=4),
+        ),
+        (r(5, 8, 16, 16), r(16, 8, 3, 3), r(16), r(8, 2, 3, 3)),
+    ),
     "max_pool": (lambda x: F.max_pool2d(x, 3, 2, 1), (r(1, 2, 8, 8),)),
+    # Ties keep the first maximum, NaN wins; values and indices as torch gives them.
+    "max_pool_ties_nan_indices": (
+        lambda x: _nan_as_99(
+            F.max_pool2d(x.round().where(x.abs() < 2.5, float("nan")), 3, 2, 1, 2, False, True)
+        ),
+        (r(6, 16, 24, 24),),
+    ),
+    "pools_many_planes": (
+        lambda x: (F.max_pool2d(x, 2), F.avg_pool2d(x, 3, 2, 1), F.adaptive_avg_pool2d(x, 3)),
+        (r(8, 32, 20, 20),),
+    ),
     "avg_pool": (lambda x: F.avg_pool2d(x, 2), (r(1, 2, 8, 8),)),
     "adaptive_avg_pool": (lambda x: F.adaptive_avg_pool2d(x, 1), (r(2, 3, 5, 5),)),
     "embedding": (lambda w, i: F.embedding(i, w), (r(10, 4), torch.tensor([[1, 2], [9, 0]]))),
