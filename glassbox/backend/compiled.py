@@ -71,16 +71,22 @@ _OUTPUT, _ARGUMENT, _NONE = 0, 1, 2  # where each item of a graph's output list 
 
 
 def _weight_positions(instrs) -> list[int]:
-    """Input positions read as the weight operand of a product (B of mm, addmm): the runtime keeps
-    them packed from run to run while the caller gives them the same address and version. Not
-    those of one-row products (the matrix-vector kernel streams the weight as it is, so reading
-    their versions would be wasted: ~0.1 us a weight a call)."""
+    """Input positions read as the weight operand of a product (B of mm, addmm) or of a
+    convolution: the runtime keeps them packed (reordered) from run to run while the caller gives
+    them the same address and version. Not those of one-row products (the matrix-vector kernel
+    streams the weight as it is, so reading their versions would be wasted: ~0.1 us a weight a
+    call)."""
     positions = set()
     for ins in instrs:
         if ins.op in ("mm", "addmm") and ins.outputs[0].shape[0] != 1:
-            root = ins.inputs[-1].root()
-            if root.kind == INPUT:
-                positions.add(root.index)
+            weight = ins.inputs[-1]
+        elif ins.op == "conv2d":
+            weight = ins.inputs[1]
+        else:
+            continue
+        root = weight.root()
+        if root.kind == INPUT:
+            positions.add(root.index)
     return sorted(positions)
 
 

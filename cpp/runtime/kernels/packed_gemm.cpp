@@ -3,16 +3,13 @@
 #include <dnnl.hpp>
 #include <unordered_map>
 
+#include "runtime/kernels/onednn.hpp"
+
 namespace glassbox::runtime {
 namespace {
 
 using dnnl::memory;
 using Tag = memory::format_tag;
-
-dnnl::engine& cpu_engine() {
-  static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
-  return engine;
-}
 
 // A row-major [rows, cols] matrix whose slot may hold its transpose.
 memory::desc matrix(std::int64_t rows, std::int64_t cols, bool transposed) {
@@ -45,7 +42,7 @@ struct PackedGemm : KernelCache {
 
   explicit PackedGemm(const PackedProduct& p) {
     try {
-      dnnl::engine& engine = cpu_engine();
+      dnnl::engine& engine = onednn_engine();
       memory::desc src_md = matrix(p.m, p.k, p.ta), dst_md = matrix(p.m, p.n, false);
       memory::desc plain_md = matrix(p.k, p.n, p.tb);
       memory::desc any_md({p.k, p.n}, memory::data_type::f32, Tag::any);
@@ -71,12 +68,17 @@ struct PackedGemm : KernelCache {
   }
 };
 
-dnnl::stream& cpu_stream() {
-  thread_local dnnl::stream stream(cpu_engine());
-  return stream;
+}  // namespace
+
+dnnl::engine& onednn_engine() {
+  static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  return engine;
 }
 
-}  // namespace
+dnnl::stream& onednn_stream() {
+  thread_local dnnl::stream stream(onednn_engine());
+  return stream;
+}
 
 bool run_packed_gemm(const KernelContext& c, const PackedProduct& p) {
   std::unique_ptr<KernelCache>* cache = c.cache();
@@ -84,7 +86,7 @@ bool run_packed_gemm(const KernelContext& c, const PackedProduct& p) {
   if (!*cache) *cache = std::make_unique<PackedGemm>(p);
   auto* g = dynamic_cast<PackedGemm*>(cache->get());
   if (!g || g->refused) return false;
-  dnnl::stream& stream = cpu_stream();
+  dnnl::stream& stream = onednn_stream();
   if (g->source != p.b || g->version != p.b_version) {
     g->plain_weights.set_data_handle(const_cast<float*>(p.b));
     dnnl::reorder(g->plain_weights, g->weights).execute(stream, g->plain_weights, g->weights);

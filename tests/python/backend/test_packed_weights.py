@@ -39,17 +39,23 @@ def test_a_new_module_at_freed_addresses_is_not_taken_for_the_old_one():
         gc.collect()
 
 
-def test_modules_sharing_compiled_code_each_get_their_own_weights():
-    torch.manual_seed(0)
+def _sharing_code(a, b, x):
+    """Two modules of one class compiled (so sharing Dynamo's code for forward), each checked
+    against eager twice; returns the compiled pair."""
     torch._dynamo.reset()
-    a, b = EncoderBlock(32, 2, 64).eval(), EncoderBlock(32, 2, 64).eval()
-    x = torch.randn(1, 8, 32)
-    fa = torch.compile(a, backend="glassbox", fullgraph=True, dynamic=False)
-    fb = torch.compile(b, backend="glassbox", fullgraph=True, dynamic=False)
+    fa, fb = (torch.compile(m, backend="glassbox", fullgraph=True, dynamic=False) for m in (a, b))
     with torch.no_grad():
         for _ in range(2):
             assert_close(fa(x), a(x))
             assert_close(fb(x), b(x))
+    return fa, fb
+
+
+def test_modules_sharing_compiled_code_each_get_their_own_weights():
+    torch.manual_seed(0)
+    _sharing_code(
+        EncoderBlock(32, 2, 64).eval(), EncoderBlock(32, 2, 64).eval(), torch.randn(1, 8, 32)
+    )
 
 
 def test_inference_tensor_weights_are_never_reused():
@@ -61,3 +67,23 @@ def test_inference_tensor_weights_are_never_reused():
         assert_close(fn(x), model(x))
         model.layers[0].weight.mul_(3.0)  # no version counter to bump
         assert_close(fn(x), model(x))
+
+
+def test_convolution_weights_reordered_once_are_reordered_after_changes():
+    """oneDNN's convolution keeps its weight in the primitive's layout: in-place writes, a new
+    tensor behind the parameter and another module sharing the code are all seen."""
+    torch.manual_seed(0)
+
+    def net():
+        return torch.nn.Sequential(
+            torch.nn.Conv2d(3, 8, 3, padding=1), torch.nn.ReLU(), torch.nn.Conv2d(8, 4, 1)
+        ).eval()
+
+    a, b, x = net(), net(), torch.randn(2, 3, 10, 10)
+    fa, fb = _sharing_code(a, b, x)
+    with torch.no_grad():
+        a[0].weight.mul_(-2.0)
+        assert_close(fa(x), a(x))
+        a[2].weight.data = torch.randn(4, 8, 1, 1)
+        assert_close(fa(x), a(x))
+        assert_close(fb(x), b(x))

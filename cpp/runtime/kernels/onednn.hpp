@@ -1,0 +1,12 @@
+// oneDNN's CPU engine and a stream per thread, shared by the kernels that run oneDNN primitives
+// (kernels/packed_gemm.cpp, kernels/conv.cpp). oneDNN's threads are OpenMP's (Debian's libdnnl).
+#pragma once
+
+#include <dnnl.hpp>
+
+namespace glassbox::runtime {
+
+dnnl::engine& onednn_engine();
+dnnl::stream& onednn_stream();
+
+}  // namespace glassbox::runtime
