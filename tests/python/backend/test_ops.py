@@ -68,6 +68,12 @@ CASES = {
         (r(70, 16), r(9, 16)),
     ),
     "mm_relu_epilogue_one_row": (lambda a, b: torch.relu(a @ b), (r(1, 256), r(256, 600))),
+    # One-row linears whose rows are read against x held in registers (k a multiple of 256), with
+    # row counts that leave remainders of the four-row groups, and one with k not a multiple.
+    "linear_one_row_resident_x": (
+        lambda x, w, b, x2, w2: (F.linear(x, w, b), F.linear(x2, w2)),
+        (r(1, 768), r(515, 768), r(515), r(1, 300), r(130, 300)),
+    ),
     "linear_relu_two_readers": (
         lambda x, w, b: (lambda h: (F.relu(h), h * 2))(F.linear(x, w, b)),
         (r(5, 16), r(9, 16), r(9)),
