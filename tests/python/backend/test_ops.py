@@ -11,6 +11,9 @@ import torch
 import torch.nn.functional as F
 from conftest import assert_close, run_and_report
 
+# Fixed inputs: a sum over hundreds of products can land near zero, where float32 rounding in a
+# different summation order than eager's (either closer to the exact value) may exceed atol.
+torch.manual_seed(0)
 r = torch.randn
 
 
