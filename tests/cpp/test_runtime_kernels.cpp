@@ -110,10 +110,21 @@ TEST(RuntimeKernels, OneRowProductsMatchDirectSums) {
     std::int64_t epilogue;
   };
   const Case cases[] = {
-      {5, 3, true, 0, 1, 1, 0},       {37, 19, true, 2, 1, 1, 1},    {37, 19, false, 2, 1, 1, 1},
-      {64, 33, false, 1, 0.5, 2, 0},  {16, 48, true, 2, 0, 1, 2},    {7, 0, true, 2, 1, 1, 0},
-      {1, 70, true, 1, 1, 1, 3},      {530, 260, true, 2, 1, 1, 1},  {530, 260, false, 2, 1, 1, 0},
-      {1000, 131, false, 0, 1, 1, 2}, {300, 513, true, 1, 2, 0.5, 0}};
+      {5, 3, true, 0, 1, 1, 0},
+      {37, 19, true, 2, 1, 1, 1},
+      {37, 19, false, 2, 1, 1, 1},
+      {64, 33, false, 1, 0.5, 2, 0},
+      {16, 48, true, 2, 0, 1, 2},
+      {7, 0, true, 2, 1, 1, 0},
+      {1, 70, true, 1, 1, 1, 3},
+      {530, 260, true, 2, 1, 1, 1},
+      {530, 260, false, 2, 1, 1, 0},
+      {1000, 131, false, 0, 1, 1, 2},
+      {300, 513, true, 1, 2, 0.5, 0},
+      // x held in registers (k a multiple of 256), four-row groups with remainders.
+      {515, 512, true, 2, 1, 1, 1},
+      {6, 256, true, 0, 1, 1, 0},
+      {3, 768, true, 1, 1, 1, 2}};
   for (const Case& c : cases) {
     std::vector<float> a(static_cast<std::size_t>(c.k)), b(static_cast<std::size_t>(c.n * c.k)),
         bias(static_cast<std::size_t>(c.bias == 2 ? c.n : 1));

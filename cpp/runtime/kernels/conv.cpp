@@ -1,5 +1,6 @@
 // Convolution and pooling over NCHW float32.
 //   conv2d (x, w, [bias]) -> out        ints [has_bias, sh, sw, ph, pw, dh, dw, groups]
+//                                       oneDNN's convolution (OneDnnConv); where it refuses,
 //                                       im2col then one sgemm per image and group
 //   max_pool2d (x) -> out[, indices]    ints [kh, kw, sh, sw, ph, pw, dh, dw, ceil_mode]
 //   avg_pool2d (x) -> out               ints [kh, kw, sh, sw, ph, pw, ceil_mode,

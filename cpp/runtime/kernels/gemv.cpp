@@ -168,7 +168,7 @@ GBX_CLONES void finish(const MatVec& p, std::int64_t j0, std::int64_t j1) {
 
 void columns(const MatVec& p, std::int64_t j0, std::int64_t j1) {
   if (j1 <= j0) return;
-  if (p.tb && p.k % kResident == 0)
+  if (p.tb && p.k >= kResident && p.k % kResident == 0)
     dot_rows_resident(p.b, p.a, p.k, j0, j1, p.y);
   else if (p.tb)
     dot_rows(p.b, p.a, p.k, j0, j1, p.y);
