@@ -194,13 +194,24 @@ bool matvec_shares(std::int64_t n, std::int64_t k) {
   return n * k >= kMatVecParallelWeights && n >= 2 * kLanes;
 }
 
+// Where part `part` of a team of `team` starts, in 16-output groups. The calling thread (part 0)
+// takes 9/10 of the others' share: it forks the team, so it starts last, and its caches are cold
+// from the interpreter. Measured on the MLP at batch 1 (2 threads): the team's region took ~12.2 us
+// split evenly, the calling thread finishing last; ~11 us with 45% for the caller (40%: ~13.5,
+// the helper then last).
+std::int64_t part_start(std::int64_t groups, std::int64_t part, std::int64_t team) {
+  if (part <= 0) return 0;
+  if (part >= team) return groups;
+  return groups * (9 + 10 * (part - 1)) / (9 + 10 * (team - 1));
+}
+
 void run_matvec_part(const MatVec& p, int part, int parts) {
   // Blocks of whole 16-output groups: each thread writes its own cache lines of y.
   const std::int64_t groups = (p.n + kLanes - 1) / kLanes;
   const std::int64_t team = std::min<std::int64_t>(parts, std::max<std::int64_t>(1, p.n / kLanes));
   if (part >= team) return;
-  columns(p, std::min(p.n, groups * part / team * kLanes),
-          std::min(p.n, groups * (part + 1) / team * kLanes));
+  columns(p, std::min(p.n, part_start(groups, part, team) * kLanes),
+          std::min(p.n, part_start(groups, part + 1, team) * kLanes));
 }
 
 void run_matvec(const MatVec& p) {
