@@ -321,18 +321,29 @@ _RESHAPES = (aten.view.default, aten._unsafe_view.default, aten.reshape.default)
 
 def fold_activation(lw: Lowerer, node, x, name):
     """The slot of ``node`` (an activation of ``x``) when the activation can be applied by the
-    product that computed ``x``, or None. That product must be the last instruction emitted and
-    its result read by this node alone, directly or through reshapes, so no one sees it before the
-    activation."""
+    product or convolution that computed ``x``, or None. That instruction must be the last one
+    emitted and its result read by this node alone, directly or through reshapes (a convolution:
+    directly, or through the batch norm it applies, see _fold_batch_norm), so no one sees it before
+    the activation. The epilogue is ints[2] of mm/addmm, ints[9] of conv2d."""
     last = lw.instrs[-1] if lw.instrs else None
-    if last is None or last.op not in ("mm", "addmm") or len(last.ints) != 2:
+    if last is None or not isinstance(x, Slot) or x.view is not None:
         return None
-    if not isinstance(x, Slot) or x.view is not None or x.root() is not last.outputs[0]:
+    if x.root() is not last.outputs[0]:
         return None
     n = node.args[0]
-    while len(n.users) == 1 and n.target in _RESHAPES:
-        n = n.args[0]
-    if len(n.users) != 1 or n.target not in (aten.mm.default, aten.addmm.default):
+    if last.op in ("mm", "addmm") and len(last.ints) == 2:
+        while len(n.users) == 1 and n.target in _RESHAPES:
+            n = n.args[0]
+        if len(n.users) != 1 or n.target not in (aten.mm.default, aten.addmm.default):
+            return None
+    elif last.op == "conv2d" and len(last.ints) in (8, 9):
+        if n.target is operator.getitem and len(n.users) == 1:
+            n = n.args[0]  # the batch norm folded into the convolution: its only reader is n
+        if len(n.users) != 1 or n.target not in (aten.convolution.default, _BATCH_NORM):
+            return None
+        if len(last.ints) == 8:
+            last.ints.append(0)  # no batch norm
+    else:
         return None
     last.ints.append(EPILOGUES[name])
     return lw.alias(last.outputs[0], static_shape(meta_val(node)))
@@ -681,8 +692,44 @@ def _layer_norm(lw, node, x, normalized_shape, weight, bias, eps):
     return outs
 
 
-@handles(aten._native_batch_norm_legit_no_training.default, check=red_check)
+_BATCH_NORM = aten._native_batch_norm_legit_no_training.default
+
+
+def _fold_batch_norm(lw: Lowerer, node, x, params, eps):
+    """The output slots of an inference batch norm that the convolution computing ``x`` applies as
+    it writes its result (a per-channel scale and shift, ints[8] of conv2d: 1 | has_weight << 1 |
+    has_bias << 2, then the parameters as inputs and eps as floats[0]), or None. The convolution
+    must be the last instruction emitted, read by this batch norm alone, whose result is read
+    through its first output only (its other outputs are empty in inference)."""
+    last = lw.instrs[-1] if lw.instrs else None
+    if last is None or last.op != "conv2d" or len(last.ints) != 8:
+        return None
+    if not isinstance(x, Slot) or x.view is not None or x.root() is not last.outputs[0]:
+        return None
+    conv = node.args[0]
+    if conv.target is not aten.convolution.default or len(conv.users) != 1:
+        return None
+    if any(u.target is not operator.getitem or u.args[1] != 0 for u in node.users):
+        return None
+    present = [t for t in params if t is not None]
+    # Contiguous already, so that taking them emits nothing after the convolution.
+    if not all(isinstance(t, Slot) and t.view is None for t in present):
+        return None
+    weight, bias = params[0], params[1]
+    last.inputs += present
+    last.ints.append(1 | int(weight is not None) << 1 | int(bias is not None) << 2)
+    last.floats.append(float(eps))
+    vals = meta_val(node)
+    return (lw.alias(last.outputs[0], static_shape(vals[0])),) + tuple(
+        lw.new_slot(v) for v in vals[1:]
+    )
+
+
+@handles(_BATCH_NORM, check=red_check)
 def _batch_norm(lw, node, x, weight, bias, mean, var, momentum, eps):
+    folded = _fold_batch_norm(lw, node, x, (weight, bias, mean, var), eps)
+    if folded is not None:
+        return folded
     outs = _outs(lw, node)
     ins = [lw.contiguous(x)] + [
         lw.contiguous(t) for t in (weight, bias, mean, var) if t is not None

@@ -1,7 +1,12 @@
 // Convolution and pooling over NCHW float32.
-//   conv2d (x, w, [bias]) -> out        ints [has_bias, sh, sw, ph, pw, dh, dw, groups]
-//                                       oneDNN's convolution (OneDnnConv); where it refuses,
-//                                       im2col then one sgemm per image and group
+//   conv2d (x, w, [bias], [bn_weight], [bn_bias], [bn_mean, bn_var]) -> out
+//                                       ints [has_bias, sh, sw, ph, pw, dh, dw, groups
+//                                             (, batch_norm (, epilogue))], floats [bn eps]
+//                                       batch_norm: 0, or 1 | has_weight << 1 | has_bias << 2: an
+//                                       inference batch norm applied to the result (its
+//                                       parameters follow the bias); epilogue: an activation
+//                                       after it (Epilogue). oneDNN's convolution (OneDnnConv);
+//                                       where it refuses, im2col then one sgemm per image and group
 //   max_pool2d (x) -> out[, indices]    ints [kh, kw, sh, sw, ph, pw, dh, dw, ceil_mode]
 //   avg_pool2d (x) -> out               ints [kh, kw, sh, sw, ph, pw, ceil_mode,
 //                                             count_include_pad, divisor_override (0: none)]
@@ -22,6 +27,7 @@
 #include "runtime/kernel.hpp"
 #include "runtime/kernels/blas.hpp"
 #include "runtime/kernels/onednn.hpp"
+#include "runtime/kernels/packed_gemm.hpp"
 #include "runtime/team_stalls.hpp"
 
 namespace glassbox::runtime {
@@ -43,11 +49,30 @@ bool positive(const std::vector<std::int64_t>& v, std::size_t from, std::size_t 
   return true;
 }
 
+// The batch norm a convolution applies (ints[8]), its parameters' count, and the epilogue.
+struct ConvExtras {
+  std::int64_t bn = 0;
+  std::size_t bn_inputs = 0;
+  Epilogue epilogue = Epilogue::None;
+};
+
+ConvExtras conv_extras(const std::vector<std::int64_t>& a) {
+  ConvExtras e;
+  e.bn = a.size() > 8 ? a[8] : 0;
+  if (e.bn) e.bn_inputs = 2 + ((e.bn >> 1) & 1) + ((e.bn >> 2) & 1);
+  e.epilogue = a.size() > 9 ? static_cast<Epilogue>(a[9]) : Epilogue::None;
+  return e;
+}
+
 void verify_conv2d(const VerifyContext& c) {
-  c.num_ints(8);
   const auto& a = c.ints();
+  c.require(a.size() >= 8 && a.size() <= 10, "expects 8 to 10 int arguments");
+  const ConvExtras e = conv_extras(a);
+  c.require(e.bn == 0 || (e.bn & 1 && e.bn <= 7), "bad batch norm flags");
+  c.require(a.size() <= 9 || (a[9] >= 0 && a[9] <= 3), "bad epilogue");
+  c.num_floats(e.bn ? 1 : 0);
   bool has_bias = a[0] != 0;
-  c.arity(2 + has_bias, 1);
+  c.arity(2 + has_bias + e.bn_inputs, 1);
   c.require(positive(a, 1, 3) && positive(a, 5, 8) && a[3] >= 0 && a[4] >= 0 && a[3] < (1 << 20) &&
                 a[4] < (1 << 20),
             "bad stride, padding, dilation or groups");
@@ -57,6 +82,10 @@ void verify_conv2d(const VerifyContext& c) {
   std::int64_t g = a[7];
   c.require(x.shape[1] == w.shape[1] * g && w.shape[0] % g == 0, "channels do not match groups");
   if (has_bias) c.shape(c.in(2), {w.shape[0]}, "bias");
+  for (std::size_t j = 0; j < e.bn_inputs; ++j) {
+    c.dtype(c.in(2 + has_bias + j), DType::Float32, "batch norm parameter");
+    c.shape(c.in(2 + has_bias + j), {w.shape[0]}, "batch norm parameter");
+  }
   c.shape(out,
           {x.shape[0], w.shape[0], pooled_size(x.shape[2], w.shape[2], a[1], a[3], a[5], false),
            pooled_size(x.shape[3], w.shape[3], a[2], a[4], a[6], false)},
@@ -66,6 +95,10 @@ void verify_conv2d(const VerifyContext& c) {
 struct ConvShape {
   std::int64_t C, H, W, O, kh, kw, OH, OW, sh, sw, ph, pw, dh, dw, g, cg, og, K, P;
   bool direct;  // 1x1, stride 1, no padding: the image is its own column matrix
+  // After the bias: a folded batch norm's per-channel scale and shift (or null), the epilogue.
+  const float* scale = nullptr;
+  const float* shift = nullptr;
+  Epilogue epilogue = Epilogue::None;
 };
 
 // The column matrix [K, P] of one group of one image.
@@ -120,6 +153,15 @@ void conv_image(const ConvShape& s, const float* x, const float* w, const float*
       for (std::int64_t i = 0; i < s.P; ++i) p[i] += bias[o];
     }
   }
+  if (!s.scale && s.epilogue == Epilogue::None) return;
+  for (std::int64_t o = 0; o < s.O; ++o) {
+    float* p = out + o * s.P;
+    if (s.scale) {
+      const float a = s.scale[o], b = s.shift[o];
+      for (std::int64_t i = 0; i < s.P; ++i) p[i] = p[i] * a + b;
+    }
+    epilogue_row(s.epilogue, p, 0, s.P);
+  }
 }
 
 // Images over OpenMP threads, each with its own column matrix and single-threaded sgemms (a batch
@@ -147,10 +189,11 @@ struct OneDnnConv : KernelCache {
   dnnl::convolution_forward primitive;
   dnnl::memory src, plain_weights, weights, bias, dst;  // src, dst: the caller's NCHW memory
   dnnl::memory inner_src, inner_dst;  // in the primitive's layouts, when they differ from NCHW
+  dnnl::memory bn_scale, bn_shift;    // per output channel, post-ops of a folded batch norm
   const void* source = nullptr;
   std::uint64_t version = 0;
 
-  OneDnnConv(const ConvShape& s, std::int64_t n, bool has_bias) {
+  OneDnnConv(const ConvShape& s, std::int64_t n, bool has_bias, const ConvExtras& e) {
     using dnnl::memory;
     using Tag = memory::format_tag;
     const auto f32 = memory::data_type::f32;
@@ -173,7 +216,19 @@ struct OneDnnConv : KernelCache {
                                                              dst_any, strides, dilates, pad, pad)
                            : dnnl::convolution_forward::desc(kind, algo, src_any, any_md, dst_any,
                                                              strides, dilates, pad, pad);
-      dnnl::convolution_forward::primitive_desc pd(desc, engine);
+      dnnl::primitive_attr attr;
+      dnnl::post_ops ops;
+      memory::desc per_channel({1, s.O, 1, 1}, f32, Tag::nchw);
+      if (e.bn) {
+        ops.append_binary(dnnl::algorithm::binary_mul, per_channel);
+        ops.append_binary(dnnl::algorithm::binary_add, per_channel);
+      }
+      if (e.epilogue != Epilogue::None)
+        ops.append_eltwise(1.0f, onednn_eltwise(e.epilogue), 0.0f, 0.0f);
+      attr.set_post_ops(ops);
+      dnnl::convolution_forward::primitive_desc pd(desc, attr, engine);
+      bn_scale = memory(per_channel, engine, nullptr);
+      bn_shift = memory(per_channel, engine, nullptr);
       primitive = dnnl::convolution_forward(pd);
       src = memory(src_md, engine, nullptr);
       dst = memory(dst_md, engine, nullptr);
@@ -190,11 +245,12 @@ struct OneDnnConv : KernelCache {
 
 // Runs the convolution through oneDNN and returns true, or returns false having done nothing (no
 // cache, an empty operand, a shape the library refuses): the caller then runs im2col + sgemm.
-bool run_onednn_conv(const KernelContext& c, const ConvShape& s, std::int64_t n) {
+bool run_onednn_conv(const KernelContext& c, const ConvShape& s, std::int64_t n,
+                     const ConvExtras& e, std::vector<float>& scale, std::vector<float>& shift) {
   std::unique_ptr<KernelCache>* cache = c.cache();
   if (!cache || n == 0 || s.C == 0 || s.O == 0 || s.K == 0) return false;
   const bool has_bias = c.ints()[0] != 0;
-  if (!*cache) *cache = std::make_unique<OneDnnConv>(s, n, has_bias);
+  if (!*cache) *cache = std::make_unique<OneDnnConv>(s, n, has_bias, e);
   auto* k = dynamic_cast<OneDnnConv*>(cache->get());
   if (!k || k->refused) return false;
   dnnl::stream& stream = onednn_stream();
@@ -217,6 +273,12 @@ bool run_onednn_conv(const KernelContext& c, const ConvShape& s, std::int64_t n)
     k->bias.set_data_handle(const_cast<float*>(c.in(2).f32()));
     args.emplace(DNNL_ARG_BIAS, k->bias);
   }
+  if (e.bn) {
+    k->bn_scale.set_data_handle(scale.data());
+    k->bn_shift.set_data_handle(shift.data());
+    args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, k->bn_scale);
+    args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(1) | DNNL_ARG_SRC_1, k->bn_shift);
+  }
   k->primitive.execute(stream, args);
   if (k->inner_dst) dnnl::reorder(k->inner_dst, k->dst).execute(stream, k->inner_dst, k->dst);
   stream.wait();
@@ -234,7 +296,29 @@ void run_conv2d(const KernelContext& c) {
   s.direct = s.kh == 1 && s.kw == 1 && s.sh == 1 && s.sw == 1 && s.ph == 0 && s.pw == 0;
   if (out.numel() == 0) return;
   const std::int64_t n = x.dim(0);
-  if (run_onednn_conv(c, s, n)) return;
+  // A folded batch norm: y = x * scale + shift per channel, as torch's inference batch norm
+  // (x - mean) / sqrt(var + eps) * weight + bias.
+  const ConvExtras e = conv_extras(a);
+  std::vector<float> scale, shift;
+  if (e.bn) {
+    std::size_t at = 2 + (a[0] != 0);
+    const float* bw = (e.bn >> 1) & 1 ? c.in(at++).f32() : nullptr;
+    const float* bb = (e.bn >> 2) & 1 ? c.in(at++).f32() : nullptr;
+    const float* mean = c.in(at++).f32();
+    const float* var = c.in(at).f32();
+    const double eps = c.floats()[0];
+    scale.resize(static_cast<std::size_t>(s.O));
+    shift.resize(static_cast<std::size_t>(s.O));
+    for (std::int64_t o = 0; o < s.O; ++o) {
+      const double k = (bw ? bw[o] : 1.0) / std::sqrt(static_cast<double>(var[o]) + eps);
+      scale[o] = static_cast<float>(k);
+      shift[o] = static_cast<float>((bb ? bb[o] : 0.0) - mean[o] * k);
+    }
+    s.scale = scale.data();
+    s.shift = shift.data();
+  }
+  s.epilogue = e.epilogue;
+  if (run_onednn_conv(c, s, n, e, scale, shift)) return;
   const float* bias = a[0] != 0 ? c.in(2).f32() : nullptr;
   const std::size_t col_size = s.direct ? 0 : static_cast<std::size_t>(s.K * s.P);
   auto image = [&](std::int64_t b, float* col, bool threads) {

@@ -4,9 +4,13 @@
 
 #include <dnnl.hpp>
 
+#include "runtime/kernels/packed_gemm.hpp"
+
 namespace glassbox::runtime {
 
 dnnl::engine& onednn_engine();
 dnnl::stream& onednn_stream();
+// The eltwise algorithm of an epilogue (undef for none).
+dnnl::algorithm onednn_eltwise(Epilogue epilogue);
 
 }  // namespace glassbox::runtime

@@ -17,20 +17,6 @@ memory::desc matrix(std::int64_t rows, std::int64_t cols, bool transposed) {
                       transposed ? memory::dims{1, rows} : memory::dims{cols, 1});
 }
 
-dnnl::algorithm eltwise_of(Epilogue epilogue) {
-  switch (epilogue) {
-    case Epilogue::Relu:
-      return dnnl::algorithm::eltwise_relu;
-    case Epilogue::GeluErf:
-      return dnnl::algorithm::eltwise_gelu_erf;
-    case Epilogue::GeluTanh:
-      return dnnl::algorithm::eltwise_gelu_tanh;
-    case Epilogue::None:
-      break;
-  }
-  return dnnl::algorithm::undef;
-}
-
 // One instruction's primitive and packed weight. Built at its first run; `weights` holds B in the
 // primitive's layout, packed from `source` at `version`.
 struct PackedGemm : KernelCache {
@@ -52,7 +38,7 @@ struct PackedGemm : KernelCache {
       dnnl::primitive_attr attr;
       if (p.epilogue != Epilogue::None) {
         dnnl::post_ops ops;
-        ops.append_eltwise(1.0f, eltwise_of(p.epilogue), 0.0f, 0.0f);
+        ops.append_eltwise(1.0f, onednn_eltwise(p.epilogue), 0.0f, 0.0f);
         attr.set_post_ops(ops);
       }
       dnnl::matmul::primitive_desc pd(desc, attr, engine);
@@ -73,6 +59,20 @@ struct PackedGemm : KernelCache {
 dnnl::engine& onednn_engine() {
   static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
   return engine;
+}
+
+dnnl::algorithm onednn_eltwise(Epilogue epilogue) {
+  switch (epilogue) {
+    case Epilogue::Relu:
+      return dnnl::algorithm::eltwise_relu;
+    case Epilogue::GeluErf:
+      return dnnl::algorithm::eltwise_gelu_erf;
+    case Epilogue::GeluTanh:
+      return dnnl::algorithm::eltwise_gelu_tanh;
+    case Epilogue::None:
+      break;
+  }
+  return dnnl::algorithm::undef;
 }
 
 dnnl::stream& onednn_stream() {

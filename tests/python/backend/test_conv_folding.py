@@ -1,0 +1,87 @@
+"""Convolutions that apply the inference batch norm and the ReLU after them as they write their
+result (one conv2d instruction, oneDNN post-ops), and the cases that must not fold; each against
+eager."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+import torch.nn.functional as F
+from conftest import assert_close, run_and_report
+from torch._decomp import core_aten_decompositions
+from torch._functorch.aot_autograd import aot_export_joint_simple
+
+from glassbox.backend.lower import Lowerer, meta_val
+
+
+def _lowered(fn, *args):
+    """The instructions the lowering emits for fn's core ATen graph (op, ints, floats)."""
+    g = aot_export_joint_simple(
+        fn, args, trace_joint=False, decompositions=core_aten_decompositions()
+    )
+    lw = Lowerer()
+    position = 0
+    for n in g.graph.nodes:
+        if n.op == "placeholder":
+            lw.env[n] = lw.input_slot(meta_val(n), position)
+            position += 1
+        elif n.op == "call_function":
+            lw.lower_node(n)
+    return [(i.op, list(i.ints), list(i.floats)) for i in lw.instrs]
+
+
+def _bn(h, m, v, w, b):
+    return F.batch_norm(h, m, v, w, b, False, 0.1, 1e-5)
+
+
+torch.manual_seed(0)
+X, W, B = torch.randn(3, 4, 9, 9), torch.randn(6, 4, 3, 3), torch.randn(6)
+M, V = torch.randn(6), torch.rand(6) + 0.5
+BW, BB = torch.randn(6), torch.randn(6)
+
+
+def conv_bn_relu(x, w, b, m, v, bw, bb):
+    return (F.relu(_bn(F.conv2d(x, w, b, padding=1), m, v, bw, bb)),)
+
+
+def conv_bn_no_affine(x, w, m, v):
+    return (_bn(F.conv2d(x, w, None, stride=2), m, v, None, None),)
+
+
+def conv_relu(x, w, b):
+    return (F.relu(F.conv2d(x, w, b, padding=1)),)
+
+
+def conv_read_twice(x, w, b, m, v):
+    h = F.conv2d(x, w, b, padding=1)
+    return (F.relu(_bn(h, m, v, None, None)), h * 2)
+
+
+def bn_read_twice(x, w, b, m, v, bw, bb):
+    y = _bn(F.conv2d(x, w, b, padding=1), m, v, bw, bb)
+    return (F.relu(y), y + 1)
+
+
+CASES = {
+    # name: (fn, args, the lowered ops, conv2d's ints past the 8 of the convolution itself)
+    "conv_bn_relu": (conv_bn_relu, (X, W, B, M, V, BW, BB), ["conv2d"], [7, 1]),
+    "conv_bn_no_affine": (conv_bn_no_affine, (X, W, M, V), ["conv2d"], [1]),
+    "conv_relu": (conv_relu, (X, W, B), ["conv2d"], [0, 1]),
+    "conv_read_twice": (conv_read_twice, (X, W, B, M, V), None, []),
+    "bn_read_twice": (bn_read_twice, (X, W, B, M, V, BW, BB), None, [7]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_folding_matches_eager(name):
+    fn, args, ops, extra = CASES[name]
+    lowered = _lowered(fn, *args)
+    if ops is not None:
+        assert [op for op, _, _ in lowered] == ops
+    conv = next(ins for ins in lowered if ins[0] == "conv2d")
+    assert conv[1][8:] == extra
+    assert conv[2] == ([1e-5] if extra and extra[0] else [])
+    with torch.no_grad():
+        out, reports = run_and_report(fn, *args)
+        assert reports and all(r.native_nodes == r.total_nodes for r in reports)
+        assert_close(out, fn(*args))
