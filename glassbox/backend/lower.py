@@ -319,16 +319,23 @@ EPILOGUES = {"RELU": 1, "GELU": 2, "GELU_TANH": 3}
 _RESHAPES = (aten.view.default, aten._unsafe_view.default, aten.reshape.default)
 
 
+def _last_writer_of(lw: Lowerer, x):
+    """The last instruction emitted when ``x`` is its first output as a whole (no pending view),
+    else None: the instruction that may still take on more work on ``x`` (a fold)."""
+    last = lw.instrs[-1] if lw.instrs else None
+    if last is None or not isinstance(x, Slot) or x.view is not None:
+        return None
+    return last if x.root() is last.outputs[0] else None
+
+
 def fold_activation(lw: Lowerer, node, x, name):
     """The slot of ``node`` (an activation of ``x``) when the activation can be applied by the
     product or convolution that computed ``x``, or None. That instruction must be the last one
     emitted and its result read by this node alone, directly or through reshapes (a convolution:
     directly, or through the batch norm it applies, see _fold_batch_norm), so no one sees it before
     the activation. The epilogue is ints[2] of mm/addmm, ints[9] of conv2d."""
-    last = lw.instrs[-1] if lw.instrs else None
-    if last is None or not isinstance(x, Slot) or x.view is not None:
-        return None
-    if x.root() is not last.outputs[0]:
+    last = _last_writer_of(lw, x)
+    if last is None:
         return None
     n = node.args[0]
     if last.op in ("mm", "addmm") and len(last.ints) == 2:
@@ -701,10 +708,8 @@ def _fold_batch_norm(lw: Lowerer, node, x, params, eps):
     has_bias << 2, then the parameters as inputs and eps as floats[0]), or None. The convolution
     must be the last instruction emitted, read by this batch norm alone, whose result is read
     through its first output only (its other outputs are empty in inference)."""
-    last = lw.instrs[-1] if lw.instrs else None
+    last = _last_writer_of(lw, x)
     if last is None or last.op != "conv2d" or len(last.ints) != 8:
-        return None
-    if not isinstance(x, Slot) or x.view is not None or x.root() is not last.outputs[0]:
         return None
     conv = node.args[0]
     if conv.target is not aten.convolution.default or len(conv.users) != 1:

@@ -90,6 +90,25 @@ TEST(RuntimeKernels, Conv2dMatchesDirectSum) {
   EXPECT_EQ(y, (std::vector<float>{12, 16, 24, 28}));
 }
 
+TEST(RuntimeKernels, Conv2dFoldedBatchNormOnTheIm2colPath) {
+  // No input channels: oneDNN is not asked, and the output of each channel is its bias, then the
+  // folded batch norm relu((bias - mean) / sqrt(var + eps) * weight + shift) over every position.
+  const std::vector<float> bias{1, -2, 3}, weight{2, 1, -1}, shift{0.5f, 0, 1}, mean{0, 1, 2},
+      var{4, 0.25f, 1};
+  const double eps = 1e-5;
+  std::vector<rt::ValueDesc> ins{v({2, 0, 2, 2}, rt::ValueKind::Input, 0),
+                                 v({3, 0, 1, 1}, rt::ValueKind::Input, 1)};
+  for (int i = 0; i < 5; ++i) ins.push_back(v({3}, rt::ValueKind::Input, 2 + i));
+  auto y = run1("conv2d", ins, v({2, 3, 2, 2}, rt::ValueKind::Arena, 0),
+                {{}, {}, bias, weight, shift, mean, var}, {1, 1, 1, 0, 0, 1, 1, 1, 7, 1}, {eps});
+  ASSERT_EQ(y.size(), 24u);
+  for (std::size_t i = 0; i < y.size(); ++i) {
+    std::size_t o = i / 4 % 3;
+    double expected = (bias[o] - mean[o]) / std::sqrt(var[o] + eps) * weight[o] + shift[o];
+    EXPECT_NEAR(y[i], std::max(expected, 0.0), 1e-5) << i;
+  }
+}
+
 TEST(RuntimeKernels, EmbeddingIndexOutOfRangeIsRunError) {
   EXPECT_THROW(
       run1("embedding",

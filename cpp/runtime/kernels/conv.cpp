@@ -128,7 +128,8 @@ void im2col(const ConvShape& s, const float* xg, float* col, bool threads) {
   }
 }
 
-// One image: per group, im2col (`threads`: over OpenMP threads) and one sgemm; then the bias.
+// One image: per group, im2col (`threads`: over OpenMP threads) and one sgemm; then the bias, the
+// folded batch norm and the epilogue.
 void conv_image(const ConvShape& s, const float* x, const float* w, const float* bias, float* out,
                 float* col, bool threads) {
   for (std::int64_t gi = 0; gi < s.g; ++gi) {
@@ -147,15 +148,12 @@ void conv_image(const ConvShape& s, const float* x, const float* w, const float*
                   static_cast<blasint>(s.P));
     }
   }
-  if (bias) {
-    for (std::int64_t o = 0; o < s.O; ++o) {
-      float* p = out + o * s.P;
+  if (!bias && !s.scale && s.epilogue == Epilogue::None) return;
+  for (std::int64_t o = 0; o < s.O; ++o) {  // one pass per channel, while it is in cache
+    float* p = out + o * s.P;
+    if (bias) {
       for (std::int64_t i = 0; i < s.P; ++i) p[i] += bias[o];
     }
-  }
-  if (!s.scale && s.epilogue == Epilogue::None) return;
-  for (std::int64_t o = 0; o < s.O; ++o) {
-    float* p = out + o * s.P;
     if (s.scale) {
       const float a = s.scale[o], b = s.shift[o];
       for (std::int64_t i = 0; i < s.P; ++i) p[i] = p[i] * a + b;
@@ -187,13 +185,12 @@ int image_team(std::int64_t n, const ConvShape& s) {
 struct OneDnnConv : KernelCache {
   bool refused = false;
   dnnl::convolution_forward primitive;
-  dnnl::memory src, plain_weights, weights, bias, dst;  // src, dst: the caller's NCHW memory
+  dnnl::memory src, bias, dst;        // src, dst: the caller's NCHW memory
   dnnl::memory inner_src, inner_dst;  // in the primitive's layouts, when they differ from NCHW
   dnnl::memory bn_scale, bn_shift;    // per output channel, post-ops of a folded batch norm
-  const void* source = nullptr;
-  std::uint64_t version = 0;
+  ReorderedWeight weight;
 
-  OneDnnConv(const ConvShape& s, std::int64_t n, bool has_bias, const ConvExtras& e) {
+  OneDnnConv(const ConvShape& s, std::int64_t n, bool has_bias) {
     using dnnl::memory;
     using Tag = memory::format_tag;
     const auto f32 = memory::data_type::f32;
@@ -219,12 +216,12 @@ struct OneDnnConv : KernelCache {
       dnnl::primitive_attr attr;
       dnnl::post_ops ops;
       memory::desc per_channel({1, s.O, 1, 1}, f32, Tag::nchw);
-      if (e.bn) {
+      if (s.scale) {
         ops.append_binary(dnnl::algorithm::binary_mul, per_channel);
         ops.append_binary(dnnl::algorithm::binary_add, per_channel);
       }
-      if (e.epilogue != Epilogue::None)
-        ops.append_eltwise(1.0f, onednn_eltwise(e.epilogue), 0.0f, 0.0f);
+      if (s.epilogue != Epilogue::None)
+        ops.append_eltwise(1.0f, onednn_eltwise(s.epilogue), 0.0f, 0.0f);
       attr.set_post_ops(ops);
       dnnl::convolution_forward::primitive_desc pd(desc, attr, engine);
       bn_scale = memory(per_channel, engine, nullptr);
@@ -234,8 +231,8 @@ struct OneDnnConv : KernelCache {
       dst = memory(dst_md, engine, nullptr);
       if (pd.src_desc() != src_md) inner_src = memory(pd.src_desc(), engine);
       if (pd.dst_desc() != dst_md) inner_dst = memory(pd.dst_desc(), engine);
-      plain_weights = memory(plain_md, engine, nullptr);
-      weights = memory(pd.weights_desc(), engine);
+      weight.plain = memory(plain_md, engine, nullptr);
+      weight.packed = memory(pd.weights_desc(), engine);
       bias = memory(bias_md, engine, nullptr);
     } catch (const dnnl::error&) {
       refused = true;
@@ -245,37 +242,29 @@ struct OneDnnConv : KernelCache {
 
 // Runs the convolution through oneDNN and returns true, or returns false having done nothing (no
 // cache, an empty operand, a shape the library refuses): the caller then runs im2col + sgemm.
-bool run_onednn_conv(const KernelContext& c, const ConvShape& s, std::int64_t n,
-                     const ConvExtras& e, std::vector<float>& scale, std::vector<float>& shift) {
+bool run_onednn_conv(const KernelContext& c, const ConvShape& s, std::int64_t n) {
   std::unique_ptr<KernelCache>* cache = c.cache();
   if (!cache || n == 0 || s.C == 0 || s.O == 0 || s.K == 0) return false;
   const bool has_bias = c.ints()[0] != 0;
-  if (!*cache) *cache = std::make_unique<OneDnnConv>(s, n, has_bias, e);
+  if (!*cache) *cache = std::make_unique<OneDnnConv>(s, n, has_bias);
   auto* k = dynamic_cast<OneDnnConv*>(cache->get());
   if (!k || k->refused) return false;
   dnnl::stream& stream = onednn_stream();
-  const float* w = c.in(1).f32();
-  const std::uint64_t version = c.version(1);
-  if (version == 0 || k->source != w || k->version != version) {
-    k->plain_weights.set_data_handle(const_cast<float*>(w));
-    dnnl::reorder(k->plain_weights, k->weights).execute(stream, k->plain_weights, k->weights);
-    k->source = w;
-    k->version = version;
-  }
+  k->weight.refresh(stream, c.in(1).f32(), c.version(1));
   k->src.set_data_handle(const_cast<float*>(c.in(0).f32()));
   k->dst.set_data_handle(c.out(0).f32());
   if (k->inner_src) dnnl::reorder(k->src, k->inner_src).execute(stream, k->src, k->inner_src);
   dnnl::memory& src = k->inner_src ? k->inner_src : k->src;
   dnnl::memory& dst = k->inner_dst ? k->inner_dst : k->dst;
   std::unordered_map<int, dnnl::memory> args{
-      {DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, k->weights}, {DNNL_ARG_DST, dst}};
+      {DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, k->weight.packed}, {DNNL_ARG_DST, dst}};
   if (has_bias) {
     k->bias.set_data_handle(const_cast<float*>(c.in(2).f32()));
     args.emplace(DNNL_ARG_BIAS, k->bias);
   }
-  if (e.bn) {
-    k->bn_scale.set_data_handle(scale.data());
-    k->bn_shift.set_data_handle(shift.data());
+  if (s.scale) {
+    k->bn_scale.set_data_handle(const_cast<float*>(s.scale));
+    k->bn_shift.set_data_handle(const_cast<float*>(s.shift));
     args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, k->bn_scale);
     args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(1) | DNNL_ARG_SRC_1, k->bn_shift);
   }
@@ -318,7 +307,7 @@ void run_conv2d(const KernelContext& c) {
     s.shift = shift.data();
   }
   s.epilogue = e.epilogue;
-  if (run_onednn_conv(c, s, n, e, scale, shift)) return;
+  if (run_onednn_conv(c, s, n)) return;
   const float* bias = a[0] != 0 ? c.in(2).f32() : nullptr;
   const std::size_t col_size = s.direct ? 0 : static_cast<std::size_t>(s.K * s.P);
   auto image = [&](std::int64_t b, float* col, bool threads) {

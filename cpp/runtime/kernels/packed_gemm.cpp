@@ -17,14 +17,13 @@ memory::desc matrix(std::int64_t rows, std::int64_t cols, bool transposed) {
                       transposed ? memory::dims{1, rows} : memory::dims{cols, 1});
 }
 
-// One instruction's primitive and packed weight. Built at its first run; `weights` holds B in the
-// primitive's layout, packed from `source` at `version`.
+// One instruction's primitive and packed weight. Built at its first run; `weight` holds B in the
+// primitive's layout.
 struct PackedGemm : KernelCache {
   bool refused = false;
   dnnl::matmul primitive;
-  memory src, plain_weights, weights, bias, dst;
-  const void* source = nullptr;
-  std::uint64_t version = 0;
+  memory src, bias, dst;
+  ReorderedWeight weight;
 
   explicit PackedGemm(const PackedProduct& p) {
     try {
@@ -45,8 +44,8 @@ struct PackedGemm : KernelCache {
       primitive = dnnl::matmul(pd);
       src = memory(src_md, engine, nullptr);
       dst = memory(dst_md, engine, nullptr);
-      plain_weights = memory(plain_md, engine, nullptr);
-      weights = memory(pd.weights_desc(), engine);
+      weight.plain = memory(plain_md, engine, nullptr);
+      weight.packed = memory(pd.weights_desc(), engine);
       bias = memory(bias_md, engine, nullptr);
     } catch (const dnnl::error&) {
       refused = true;
@@ -80,6 +79,15 @@ dnnl::stream& onednn_stream() {
   return stream;
 }
 
+void ReorderedWeight::refresh(dnnl::stream& stream, const float* weight,
+                              std::uint64_t weight_version) {
+  if (weight_version != 0 && source == weight && version == weight_version) return;
+  plain.set_data_handle(const_cast<float*>(weight));
+  dnnl::reorder(plain, packed).execute(stream, plain, packed);
+  source = weight;
+  version = weight_version;
+}
+
 bool run_packed_gemm(const KernelContext& c, const PackedProduct& p) {
   std::unique_ptr<KernelCache>* cache = c.cache();
   if (!cache || p.b_version == 0 || p.m == 0 || p.n == 0 || p.k == 0) return false;
@@ -87,16 +95,11 @@ bool run_packed_gemm(const KernelContext& c, const PackedProduct& p) {
   auto* g = dynamic_cast<PackedGemm*>(cache->get());
   if (!g || g->refused) return false;
   dnnl::stream& stream = onednn_stream();
-  if (g->source != p.b || g->version != p.b_version) {
-    g->plain_weights.set_data_handle(const_cast<float*>(p.b));
-    dnnl::reorder(g->plain_weights, g->weights).execute(stream, g->plain_weights, g->weights);
-    g->source = p.b;
-    g->version = p.b_version;
-  }
+  g->weight.refresh(stream, p.b, p.b_version);
   g->src.set_data_handle(const_cast<float*>(p.a));
   g->dst.set_data_handle(p.out);
   std::unordered_map<int, memory> args{
-      {DNNL_ARG_SRC, g->src}, {DNNL_ARG_WEIGHTS, g->weights}, {DNNL_ARG_DST, g->dst}};
+      {DNNL_ARG_SRC, g->src}, {DNNL_ARG_WEIGHTS, g->weight.packed}, {DNNL_ARG_DST, g->dst}};
   if (p.bias) {
     g->bias.set_data_handle(const_cast<float*>(p.bias));
     args.emplace(DNNL_ARG_BIAS, g->bias);
