@@ -4,7 +4,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-APT_PACKAGES=(libgtest-dev clang-14 libclang-rt-14-dev clang-format-14
+# Named in full, never left to "Recommends" (installed with --no-install-recommends): the build
+# must not depend on what a machine happens to have. CMakeLists.txt names the package for each
+# thing it cannot find.
+APT_PACKAGES=(pkg-config libgtest-dev clang-14 libclang-rt-14-dev clang-format-14
               flatbuffers-compiler libflatbuffers-dev libopenblas-dev libopenblas-openmp-dev libdnnl-dev)
 
 install_apt_packages() {
@@ -14,11 +17,19 @@ install_apt_packages() {
   done
   [ ${#missing[@]} -eq 0 ] && return 0
   local sudo=""
-  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null 2>&1 && sudo="sudo" || {
+      echo "setup: missing Debian packages: ${missing[*]} (run as root, or install them and rerun)" >&2
+      return 1
+    }
+  fi
   echo "setup: installing Debian packages: ${missing[*]}"
-  if ! DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y --no-install-recommends "${missing[@]}"; then
-    $sudo apt-get update
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y --no-install-recommends "${missing[@]}"
+  local apt=($sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends)
+  if ! "${apt[@]}" "${missing[@]}"; then
+    $sudo apt-get update -q && "${apt[@]}" "${missing[@]}" || {
+      echo "setup: could not install Debian packages: ${missing[*]}" >&2
+      return 1
+    }
   fi
 }
 
