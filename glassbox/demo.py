@@ -58,7 +58,7 @@ def decompile_demo(tmp: Path) -> str:
     source.write_text(EXAMPLE_SOURCE)
     pyc = py_compile.compile(str(source), cfile=str(tmp / "example.pyc"), doraise=True)
     exe = decompile_executable()
-    print(f"== 1. decompiler: glassbox-decompile --dis example.pyc  (the listing dis.dis prints)")
+    print("== 1. decompiler: glassbox-decompile --dis example.pyc  (the listing dis.dis prints)")
     listing = subprocess.run([exe, "--dis", pyc], capture_output=True, text=True, check=True)
     lines = listing.stdout.splitlines()
     print("   " + "\n   ".join(lines[:14]) + f"\n   ... ({len(lines)} lines)")
@@ -159,7 +159,8 @@ def backend_demo(out_dir: str = "build/demo-backend") -> tuple[int, str]:
         return result.returncode, f"glassbox-run failed with exit code {result.returncode}"
     error = abs(np.load(out / "out0.npy") - expected.numpy()).max()
     print(f"   max |glassbox-run - eager| = {error:.1e}  (no Python in the run)")
-    return 0, f"{artifact} ({artifact.stat().st_size} bytes) runs in glassbox-run, error {error:.1e}"
+    size = artifact.stat().st_size
+    return 0, f"{artifact} ({size} bytes) runs in glassbox-run, error {error:.1e}"
 
 
 def main() -> int:
