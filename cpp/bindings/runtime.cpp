@@ -37,9 +37,10 @@ int dtype_code(const Array& a, std::size_t i) {
   if (d == nb::dtype<float>()) return GBX_FLOAT32;
   if (d == nb::dtype<std::int64_t>()) return GBX_INT64;
   if (d == nb::dtype<bool>()) return GBX_BOOL;
+  if (d == nb::dtype<std::int32_t>()) return GBX_INT32;
   throw InputError("input " + std::to_string(i) + ": unsupported dtype (code " +
                    std::to_string(d.code) + ", " + std::to_string(d.bits) +
-                   " bits); glassbox runs float32, int64 and bool");
+                   " bits); glassbox runs float32, int64, int32 and bool");
 }
 
 class RuntimeProgram {
@@ -87,6 +88,19 @@ class RuntimeProgram {
                          std::move(allocate), std::move(result_plan), std::move(fallback)});
   }
 
+  // (name, input, value or None) of each recorded argument.
+  nb::list arguments() const {
+    nb::list out;
+    for (std::size_t i = 0; i < gbx_num_arguments(program_.get()); ++i) {
+      const char *name = nullptr, *value = nullptr;
+      std::int32_t input = -1;
+      gbx_argument_info(program_.get(), i, &name, &input, &value);
+      out.append(
+          nb::make_tuple(nb::str(name), input, value ? nb::object(nb::str(value)) : nb::none()));
+    }
+    return out;
+  }
+
  private:
   gbx_result* run_raw(const gbx_tensor* tensors, std::size_t n) const {
     gbx_result* raw;
@@ -109,6 +123,7 @@ class RuntimeProgram {
       std::vector<std::size_t> shape(t.shape, t.shape + t.ndim);
       nb::dlpack::dtype dt = t.dtype == GBX_FLOAT32 ? nb::dtype<float>()
                              : t.dtype == GBX_INT64 ? nb::dtype<std::int64_t>()
+                             : t.dtype == GBX_INT32 ? nb::dtype<std::int32_t>()
                                                     : nb::dtype<bool>();
       auto* keep = new std::shared_ptr<gbx_result>(*result);
       nb::capsule owner(
@@ -139,11 +154,13 @@ class RuntimeProgram {
 using ValueTuple = std::tuple<int, std::vector<std::int64_t>, int, std::int64_t>;
 using InstrTuple = std::tuple<std::string, std::vector<std::int32_t>, std::vector<std::int32_t>,
                               std::vector<std::int64_t>, std::vector<double>>;
+using ArgumentTuple = std::tuple<std::string, std::int32_t, std::string>;
 
 nb::bytes serialize(const std::vector<ValueTuple>& values, const std::vector<std::int32_t>& inputs,
                     const std::vector<std::int32_t>& outputs,
                     const std::vector<InstrTuple>& instructions,
-                    const std::vector<nb::bytes>& constants, std::uint64_t arena_size) {
+                    const std::vector<nb::bytes>& constants, std::uint64_t arena_size,
+                    const std::vector<ArgumentTuple>& arguments) {
   rt::ProgramSpec spec;
   for (const auto& [dtype, shape, kind, index] : values) {
     rt::ValueDesc v;
@@ -160,6 +177,7 @@ nb::bytes serialize(const std::vector<ValueTuple>& values, const std::vector<std
   }
   for (const nb::bytes& c : constants) spec.constants.emplace_back(c.c_str(), c.size());
   spec.arena_size = arena_size;
+  for (const auto& [name, input, value] : arguments) spec.arguments.push_back({name, input, value});
   std::string bytes = rt::serialize_program(spec);
   return nb::bytes(bytes.data(), bytes.size());
 }
@@ -178,6 +196,9 @@ void bind_runtime(nb::module_& m) {
       .def_prop_ro("num_outputs", &RuntimeProgram::num_outputs)
       .def("input_info", &RuntimeProgram::input_info, "(dtype code, shape) of each input")
       .def("output_info", &RuntimeProgram::output_info, "(dtype code, shape) of each output")
+      .def("arguments", &RuntimeProgram::arguments,
+           "(name, input position or -1, fixed value as a Python literal or None) of each "
+           "argument of the exported function, in call order")
       .def("run", &RuntimeProgram::run, nb::arg("inputs"),
            "Run on arrays (NumPy or DLPack, any strides); returns NumPy arrays.")
       .def(
@@ -191,5 +212,6 @@ void bind_runtime(nb::module_& m) {
           "(1, k) argument k, (2, 0) None. Calls its guard has not passed go to fallback(*args).");
   m.def("serialize_program", &serialize, nb::arg("values"), nb::arg("inputs"), nb::arg("outputs"),
         nb::arg("instructions"), nb::arg("constants"), nb::arg("arena_size"),
+        nb::arg("arguments") = std::vector<ArgumentTuple>(),
         "Build the bytes of a .gbx artifact from a lowered program.");
 }

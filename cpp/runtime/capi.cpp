@@ -116,6 +116,25 @@ int gbx_input_info(const gbx_program* program, size_t i, gbx_tensor* info) {
       1);
 }
 
+size_t gbx_num_arguments(const gbx_program* program) {
+  return program ? program->executor.program().arguments().size() : 0;
+}
+
+int gbx_argument_info(const gbx_program* program, size_t i, const char** name, int32_t* input,
+                      const char** value) {
+  return guarded(
+      [&]() -> int {
+        if (!program || !name || !input || !value) throw std::invalid_argument("null argument");
+        const auto& args = program->executor.program().arguments();
+        if (i >= args.size()) throw std::out_of_range("argument index out of range");
+        *name = args[i].name.c_str();
+        *input = args[i].input;
+        *value = args[i].input < 0 ? args[i].value.c_str() : nullptr;
+        return 0;
+      },
+      1);
+}
+
 int gbx_output_info(const gbx_program* program, size_t i, gbx_tensor* info) {
   return guarded(
       [&]() -> int {

@@ -21,6 +21,7 @@ struct TensorRef {
   float* f32() const { return static_cast<float*>(data); }
   std::int64_t* i64() const { return static_cast<std::int64_t*>(data); }
   bool* b8() const { return static_cast<bool*>(data); }
+  std::int32_t* i32() const { return static_cast<std::int32_t*>(data); }
   const Shape& shape() const { return desc->shape; }
   std::int64_t numel() const { return desc->numel; }
   std::size_t ndim() const { return desc->shape.size(); }
@@ -132,5 +133,26 @@ void register_view_kernels(KernelRegistry& registry);
 bool broadcast_strides(const Shape& in, const Shape& out, std::vector<std::int64_t>& strides);
 // A dim in [-ndim, ndim) made non-negative, or -1 if out of range.
 std::int64_t normalize_dim(std::int64_t dim, std::size_t ndim);
+
+// Calls fn(i, offset) for each element i (row-major) of `shape` (at most 16 dims, as verified
+// at load), where offset = base + (the element's index) . strides.
+template <typename Fn>
+void for_each_strided(const Shape& shape, const std::int64_t* strides, std::int64_t base, Fn fn) {
+  std::int64_t n = numel_of(shape);
+  std::size_t nd = shape.size();
+  std::int64_t index[16] = {0};
+  std::int64_t offset = base;
+  for (std::int64_t i = 0; i < n; ++i) {
+    fn(i, offset);
+    for (std::size_t k = nd; k-- > 0;) {
+      if (++index[k] < shape[k]) {
+        offset += strides[k];
+        break;
+      }
+      offset -= strides[k] * (shape[k] - 1);
+      index[k] = 0;
+    }
+  }
+}
 
 }  // namespace glassbox::runtime

@@ -65,9 +65,11 @@ NpyArray read_npy(const std::string& path) {
     arr.dtype = DType::Int64;
   else if (descr == "'|b1'")
     arr.dtype = DType::Bool;
+  else if (descr == "'<i4'")
+    arr.dtype = DType::Int32;
   else
     fail(path, "unsupported dtype " + descr +
-                   " (glassbox-run reads float32 '<f4', int64 '<i8' and bool '|b1')");
+                   " (glassbox-run reads float32 '<f4', int64 '<i8', int32 '<i4' and bool '|b1')");
   if (header_field(header, "fortran_order", path) != "False") {
     fail(path, "Fortran-order arrays are not supported; save with np.ascontiguousarray");
   }
@@ -99,7 +101,10 @@ NpyArray read_npy(const std::string& path) {
 }
 
 void write_npy(const std::string& path, DType dtype, const Shape& shape, const void* data) {
-  std::string descr = dtype == DType::Float32 ? "<f4" : dtype == DType::Int64 ? "<i8" : "|b1";
+  std::string descr = dtype == DType::Float32 ? "<f4"
+                      : dtype == DType::Int64 ? "<i8"
+                      : dtype == DType::Int32 ? "<i4"
+                                              : "|b1";
   std::string dims;
   for (std::size_t i = 0; i < shape.size(); ++i)
     dims += std::to_string(shape[i]) + (shape.size() == 1 || i + 1 < shape.size() ? "," : "");

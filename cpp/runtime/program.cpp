@@ -93,6 +93,7 @@ Program::Program(std::unique_ptr<ArtifactBytes> bytes) : bytes_(std::move(bytes)
   parse();
   verify_slots();
   verify_instructions();
+  verify_arguments();
 }
 
 // Structure: the FlatBuffer verifier, then a copy of every table into plain descriptions.
@@ -182,6 +183,14 @@ void Program::parse() {
     throw LoadError("arena of " + std::to_string(p->arena_size()) + " bytes is implausible");
   }
   arena_size_ = static_cast<std::size_t>(p->arena_size());
+  if (p->arguments()) {
+    for (flatbuffers::uoffset_t i = 0; i < p->arguments()->size(); ++i) {
+      const fb::Argument* a = p->arguments()->Get(i);
+      if (!a->name()) throw LoadError(at("argument", i) + " has no name");
+      arguments_.push_back({a->name()->str(), a->input(), a->value() ? a->value()->str() : ""});
+      if (a->input() < 0 && !a->value()) throw LoadError(at("argument", i) + " has no value");
+    }
+  }
 }
 
 // Meaning of slots: every slot's storage exists and is large enough.
@@ -299,6 +308,24 @@ void Program::verify_instructions() {
   }
   for (std::size_t i = 0; i < outputs_.size(); ++i) {
     if (!is_defined(outputs_[i])) throw LoadError(at("output", i) + " is never written");
+  }
+}
+
+// Meaning of the recorded signature: each argument is a program input (each input once) or a
+// fixed value, and no two share a name.
+void Program::verify_arguments() {
+  std::vector<char> seen(inputs_.size(), 0);
+  for (std::size_t i = 0; i < arguments_.size(); ++i) {
+    const ArgumentDesc& a = arguments_[i];
+    if (a.input < -1 || a.input >= static_cast<std::int32_t>(inputs_.size())) {
+      throw LoadError(at("argument", i) + " ('" + a.name + "') names no program input");
+    }
+    if (a.input >= 0 && seen[a.input]++) {
+      throw LoadError(at("argument", i) + " ('" + a.name + "') is an input named twice");
+    }
+    for (std::size_t j = 0; j < i; ++j) {
+      if (arguments_[j].name == a.name) throw LoadError(at("argument", i) + ": name repeated");
+    }
   }
 }
 

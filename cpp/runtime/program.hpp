@@ -48,12 +48,15 @@ class Program {
   const std::vector<InstrDesc>& instructions() const { return instructions_; }
   std::size_t arena_size() const { return arena_size_; }
   const void* constant_data(std::size_t index) const { return constants_[index]; }
+  // The exported function's arguments in call order (empty when none were recorded).
+  const std::vector<ArgumentDesc>& arguments() const { return arguments_; }
 
  private:
   explicit Program(std::unique_ptr<ArtifactBytes> bytes);
   void parse();
   void verify_slots();
   void verify_instructions();
+  void verify_arguments();
 
   std::unique_ptr<ArtifactBytes> bytes_;
   std::vector<ValueDesc> values_;
@@ -62,6 +65,7 @@ class Program {
   std::vector<InstrDesc> instructions_;
   std::vector<const void*> constants_;
   std::size_t arena_size_ = 0;
+  std::vector<ArgumentDesc> arguments_;
 };
 
 }  // namespace glassbox::runtime

@@ -39,10 +39,15 @@ std::string serialize_program(const ProgramSpec& spec) {
     for (std::size_t i = 0; i < spec.constants.size(); ++i) {
       consts.push_back(fb::CreateConstant(b, offsets[i], spec.constants[i].size()));
     }
-    auto program =
-        fb::CreateProgram(b, kFormatVersion, b.CreateVector(values), b.CreateVector(spec.inputs),
-                          b.CreateVector(spec.outputs), b.CreateVector(instrs),
-                          b.CreateVector(consts), spec.arena_size, seg_offset, seg_size);
+    std::vector<flatbuffers::Offset<fb::Argument>> args;
+    for (const ArgumentDesc& a : spec.arguments) {
+      args.push_back(fb::CreateArgument(b, b.CreateString(a.name), a.input,
+                                        a.input < 0 ? b.CreateString(a.value) : 0));
+    }
+    auto program = fb::CreateProgram(
+        b, kFormatVersion, b.CreateVector(values), b.CreateVector(spec.inputs),
+        b.CreateVector(spec.outputs), b.CreateVector(instrs), b.CreateVector(consts),
+        spec.arena_size, seg_offset, seg_size, args.empty() ? 0 : b.CreateVector(args));
     fb::FinishProgramBuffer(b, program);
     return std::string(reinterpret_cast<const char*>(b.GetBufferPointer()), b.GetSize());
   };

@@ -17,6 +17,7 @@ struct ProgramSpec {
   std::vector<InstrDesc> instructions;
   std::vector<std::string> constants;  // raw bytes of each constant
   std::uint64_t arena_size = 0;
+  std::vector<ArgumentDesc> arguments;  // empty: none recorded
 };
 
 std::string serialize_program(const ProgramSpec& spec);

@@ -10,6 +10,8 @@ std::size_t element_size(DType dtype) {
       return 8;
     case DType::Bool:
       return 1;
+    case DType::Int32:
+      return 4;
   }
   return 1;
 }
@@ -22,6 +24,8 @@ const char* dtype_name(DType dtype) {
       return "int64";
     case DType::Bool:
       return "bool";
+    case DType::Int32:
+      return "int32";
   }
   return "?";
 }

@@ -10,9 +10,9 @@
 
 namespace glassbox::runtime {
 
-enum class DType : std::int8_t { Float32 = 0, Int64 = 1, Bool = 2 };
+enum class DType : std::int8_t { Float32 = 0, Int64 = 1, Bool = 2, Int32 = 3 };
 
-inline bool is_valid_dtype(int code) { return code >= 0 && code <= 2; }
+inline bool is_valid_dtype(int code) { return code >= 0 && code <= 3; }
 std::size_t element_size(DType dtype);
 const char* dtype_name(DType dtype);
 
@@ -38,6 +38,13 @@ struct InstrDesc {
   std::vector<std::int32_t> outputs;
   std::vector<std::int64_t> ints;
   std::vector<double> floats;
+};
+
+// One argument of an exported function (schema/program.fbs, Argument).
+struct ArgumentDesc {
+  std::string name;
+  std::int32_t input = -1;  // program input position, or -1 for a value fixed at export
+  std::string value;        // that value as a Python literal
 };
 
 // An artifact that fails verification. The message says what and where.

@@ -26,7 +26,7 @@ def _map_args(a, env, ids):
     return a
 
 
-_DTYPES = {0: torch.float32, 1: torch.int64, 2: torch.bool}
+_DTYPES = {0: torch.float32, 1: torch.int64, 2: torch.bool, 3: torch.int32}
 
 
 def _by_address(

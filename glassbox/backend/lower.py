@@ -18,6 +18,7 @@ from glassbox.backend.program import (
     CONSTANT,
     FLOAT32,
     INPUT,
+    INT32,
     INT64,
     Instr,
     Slot,
@@ -28,7 +29,7 @@ from glassbox.backend.program import (
 
 aten = torch.ops.aten
 
-DTYPES = {torch.float32: FLOAT32, torch.int64: INT64, torch.bool: BOOL}
+DTYPES = {torch.float32: FLOAT32, torch.int64: INT64, torch.bool: BOOL, torch.int32: INT32}
 
 
 class Unsupported(Exception):
@@ -116,8 +117,10 @@ class Lowerer:
 
     def broadcastable(self, slot: Slot) -> Slot:
         """For elementwise operands: an expanded view is read through broadcasting, no copy."""
-        if slot.view is None or slot.materialized is not None:
+        if slot.view is None:
             return slot
+        if slot.materialized is not None:  # copied already: read the copy
+            return slot.materialized
         v = slot.view
         reduced = tuple(1 if st == 0 else d for d, st in zip(slot.shape, v.strides, strict=False))
         expect = contiguous_strides(reduced)
@@ -222,9 +225,9 @@ INT_SAFE = {
 
 def ew_check(node):
     dtype = meta_val(node).dtype
-    if dtype == torch.int64 and node.target not in INT_SAFE:
-        raise Unsupported("int64 result of a non-integer op")
-    if dtype not in (torch.float32, torch.bool, torch.int64):
+    if dtype in (torch.int64, torch.int32) and node.target not in INT_SAFE:
+        raise Unsupported(f"{dtype} result of a non-integer op")
+    if dtype not in DTYPES:
         raise Unsupported("elementwise on unsupported dtype")
     if node.target in (aten.bitwise_and.Tensor, aten.bitwise_or.Tensor, aten.bitwise_not.default):
         if any(meta_val(a).dtype != torch.bool for a in node.all_input_nodes):
@@ -536,8 +539,12 @@ def _transpose(lw, node, x, d0=0, d1=1):
 
 @handles(aten.expand.default)
 def _expand(lw, node, x, sizes, implicit=False):
+    return broadcast_view(lw, x, static_shape(meta_val(node)))
+
+
+def broadcast_view(lw, x, shape):
+    """``x`` broadcast to ``shape``, a pending view."""
     base, strides, offset = _view_strides(lw, x)
-    shape = static_shape(meta_val(node))
     lead = len(shape) - len(x.shape)
     new_strides = [0] * lead + [
         0 if (x.shape[i] == 1 and shape[lead + i] != 1) else strides[i] for i in range(len(x.shape))
@@ -606,6 +613,7 @@ def _to_copy(lw, node, x, **kwargs):
 
 
 @handles(aten.full.default)
+@handles(aten.full_like.default)
 def _full(lw, node, size, value, **kwargs):
     out = out_slot(lw, node)
     lw.emit("full", [], [out], [], [float(value)])
@@ -631,6 +639,74 @@ def _getitem(lw, node, xs, i):
     return xs[i]
 
 
+def _metadata_check(node):
+    """``_assert_tensor_metadata`` checks a traced tensor's metadata, which is static here (the
+    graph runs only on inputs of the traced shapes and dtypes): proven now, or left to PyTorch,
+    which raises where the graph would."""
+    val = meta_val(node.args[0])
+    size, stride, dtype = (list(node.args[1:]) + [None, None, None])[:3]
+    kw = node.kwargs
+    size, stride, dtype = kw.get("size", size), kw.get("stride", stride), kw.get("dtype", dtype)
+    device, layout = kw.get("device"), kw.get("layout")
+    if (
+        (size is not None and list(val.shape) != list(size))
+        or (stride is not None and list(val.stride()) != list(stride))
+        or (dtype is not None and val.dtype != dtype)
+        or (device is not None and val.device != torch.device(device))
+        or (layout is not None and val.layout != layout)
+    ):
+        raise Unsupported("a metadata assertion that fails")
+
+
+@handles(aten._assert_tensor_metadata.default, check=_metadata_check)
+def _assert_metadata(lw, node, x, *args, **kwargs):
+    return None  # proven by _metadata_check when the graph was lowered: no instruction
+
+
+@handles(aten.copy.default)
+def _copy(lw, node, dst, src, non_blocking=False):
+    """``dst``'s shape and dtype, ``src``'s values (broadcast, converted)."""
+    out = out_slot(lw, node)
+    if src.shape != out.shape:
+        src = broadcast_view(lw, src, out.shape)
+    src = lw.contiguous(src)
+    if src.dtype == out.dtype:
+        return src
+    lw.emit("convert", [src], [out])
+    return out
+
+
+def _scatter_strided(lw, node, x, src, strides, offset):
+    """``x`` with the view (``offset``, ``strides`` over ``src``'s shape) replaced by ``src``."""
+    out = out_slot(lw, node)
+    lw.emit("scatter_strided", [lw.contiguous(x), lw.contiguous(src)], [out], [offset, *strides])
+    return out
+
+
+@handles(aten.slice_scatter.default)
+def _slice_scatter(lw, node, x, src, dim=0, start=None, end=None, step=1):
+    """``x`` with ``x[start:end:step]`` along ``dim`` replaced by ``src`` (of that slice's shape,
+    which sets the end)."""
+    strides = list(contiguous_strides(x.shape))
+    dim %= len(x.shape)
+    size = x.shape[dim]
+    start = 0 if start is None else start
+    start = max(0, min(size, start + size if start < 0 else start))
+    offset = start * strides[dim]
+    strides[dim] *= step
+    return _scatter_strided(lw, node, x, src, strides, offset)
+
+
+@handles(aten.select_scatter.default)
+def _select_scatter(lw, node, x, src, dim, index):
+    strides = list(contiguous_strides(x.shape))
+    dim %= len(x.shape)
+    index = index + x.shape[dim] if index < 0 else index
+    offset = index * strides[dim]
+    del strides[dim]
+    return _scatter_strided(lw, node, x, src, strides, offset)
+
+
 # Reductions -------------------------------------------------------------------------------------
 def red_check(node):
     out = meta_val(node)
@@ -641,6 +717,8 @@ def red_check(node):
 
 def _dims(x, dims):
     nd = len(x.shape)
+    if isinstance(dims, int):
+        dims = [dims]
     if dims is None or dims == [] or dims == ():
         return list(range(nd))
     return sorted(d % nd for d in dims) if nd else []
@@ -659,6 +737,22 @@ handles(aten.sum.dim_IntList, aten.sum.default, check=red_check)(reduction("sum"
 handles(aten.mean.dim, aten.mean.default, check=red_check)(reduction("mean"))
 handles(aten.amax.default, check=red_check)(reduction("amax"))
 handles(aten.amin.default, check=red_check)(reduction("amin"))
+# Whether some / every element is nonzero, for inputs of any dtype (masks): a bool result.
+handles(aten.any.dim, aten.any.dims, aten.any.default)(reduction("any"))
+handles(aten.all.dim, aten.all.dims, aten.all.default)(reduction("all"))
+
+
+def cumsum_check(node):
+    out, x = meta_val(node), meta_val(node.args[0])
+    if not (out.dtype == torch.float32 or (out.dtype == torch.int64 and x.dtype != torch.float32)):
+        raise Unsupported(f"cumsum from {x.dtype} to {out.dtype}")
+
+
+@handles(aten.cumsum.default, check=cumsum_check)
+def _cumsum(lw, node, x, dim, dtype=None):
+    out = out_slot(lw, node)
+    lw.emit("cumsum", [lw.contiguous(x)], [out], [dim])
+    return out
 
 
 @handles(aten.var.correction, check=red_check)
@@ -806,6 +900,38 @@ def _adaptive_avg(lw, node, x, output_size):
 def _embedding(lw, node, weight, indices, *rest):
     out = out_slot(lw, node)
     lw.emit("embedding", [lw.contiguous(weight), lw.contiguous(indices)], [out])
+    return out
+
+
+def gather_check(node):
+    if meta_val(node.args[2]).dtype != torch.int64:
+        raise Unsupported("gather with a non-int64 index")
+
+
+@handles(aten.gather.default, check=gather_check)
+def _gather(lw, node, x, dim, index, sparse_grad=False):
+    out = out_slot(lw, node)
+    lw.emit("gather", [lw.contiguous(x), lw.contiguous(index)], [out], [dim])
+    return out
+
+
+def index_check(node):
+    indices = node.args[1]
+    if not any(i is not None for i in indices):
+        raise Unsupported("index without index tensors")
+    for i in indices:
+        if i is not None and meta_val(i).dtype != torch.int64:
+            raise Unsupported("index by a mask or non-int64 tensor")
+
+
+@handles(aten.index.Tensor, check=index_check)
+def _index(lw, node, x, indices):
+    """Advanced indexing ``x[..., i, j, ...]`` by int64 tensors (broadcast together); the
+    kernel places the indexed dims as torch does."""
+    out = out_slot(lw, node)
+    dims = [d for d, i in enumerate(indices) if i is not None]
+    tensors = [lw.contiguous(i) for i in indices if i is not None]
+    lw.emit("index", [lw.contiguous(x), *tensors], [out], dims)
     return out
 
 

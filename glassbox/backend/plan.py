@@ -83,8 +83,14 @@ def _coalesce(free):
 
 
 def serialize(
-    instrs: list[Instr], inputs: list[Slot], outputs: list[Slot], constants: list[bytes]
+    instrs: list[Instr],
+    inputs: list[Slot],
+    outputs: list[Slot],
+    constants: list[bytes],
+    arguments: list[tuple[str, int, str]] = (),
 ) -> bytes:
+    """The artifact's bytes. ``arguments``: the exported function's signature, (name, input
+    position or -1, a fixed value's Python literal) in call order (see glassbox.export)."""
     from glassbox import _core
 
     instrs = fuse_elementwise(instrs, outputs)
@@ -117,4 +123,6 @@ def serialize(
     for s in slots:
         index = numbering[id(s.alias_of)] if s.kind == ALIAS else s.index
         values.append((s.dtype, list(s.shape), s.kind, index))
-    return _core.serialize_program(values, in_ids, out_ids, instr_tuples, constants, arena_size)
+    return _core.serialize_program(
+        values, in_ids, out_ids, instr_tuples, constants, arena_size, list(arguments)
+    )

@@ -11,7 +11,10 @@ from dataclasses import dataclass, field
 
 # Value kinds and dtype codes, as in schema/program.fbs.
 INPUT, CONSTANT, ARENA, ALIAS = 0, 1, 2, 3
-FLOAT32, INT64, BOOL = 0, 1, 2
+FLOAT32, INT64, BOOL, INT32 = 0, 1, 2, 3
+
+
+ITEMSIZE = {FLOAT32: 4, INT64: 8, BOOL: 1, INT32: 4}
 
 
 def contiguous_strides(shape) -> tuple[int, ...]:
@@ -48,7 +51,7 @@ class Slot:
 
     @property
     def nbytes(self) -> int:
-        return numel(self.shape) * (4 if self.dtype == FLOAT32 else 8 if self.dtype == INT64 else 1)
+        return numel(self.shape) * ITEMSIZE[self.dtype]
 
     def root(self) -> Slot:
         return self.alias_of.root() if self.alias_of is not None else self

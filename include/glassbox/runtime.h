@@ -25,7 +25,7 @@ extern "C" {
 
 #define GBX_FORMAT_VERSION 1
 
-typedef enum gbx_dtype { GBX_FLOAT32 = 0, GBX_INT64 = 1, GBX_BOOL = 2 } gbx_dtype;
+typedef enum gbx_dtype { GBX_FLOAT32 = 0, GBX_INT64 = 1, GBX_BOOL = 2, GBX_INT32 = 3 } gbx_dtype;
 
 /* A tensor view: not owning. strides are in elements; NULL means C-contiguous. */
 typedef struct gbx_tensor {
@@ -50,6 +50,12 @@ size_t gbx_num_outputs(const gbx_program* program);
 /* The declared dtype and shape of input i (data is NULL, shape valid while the program lives). */
 int gbx_input_info(const gbx_program* program, size_t i, gbx_tensor* info);
 int gbx_output_info(const gbx_program* program, size_t i, gbx_tensor* info);
+/* The exported function's arguments in call order (0 when the artifact records none). Argument i:
+ * its name, the program input it is (*input >= 0), or -1 with *value a value fixed at export
+ * (a bool, int, float or None, as a Python literal). Strings live as long as the program. */
+size_t gbx_num_arguments(const gbx_program* program);
+int gbx_argument_info(const gbx_program* program, size_t i, const char** name, int32_t* input,
+                      const char** value);
 
 /* Run the program. Inputs must match the declared count, dtypes and shapes; any strides work. */
 gbx_result* gbx_run(gbx_program* program, const gbx_tensor* inputs, size_t num_inputs);
@@ -64,9 +70,8 @@ int gbx_run_into(gbx_program* program, const gbx_tensor* inputs, const uint64_t*
 /* gbx_run_into for inputs given by address alone: inputs[i] is C-contiguous memory of input i's
  * declared dtype and shape (gbx_input_info), which the caller has checked; nothing about the inputs
  * but null data is checked here. num_inputs and num_outputs must be the declared counts. */
-int gbx_run_declared_into(gbx_program* program, const void* const* inputs,
-                          const uint64_t* versions, size_t num_inputs, void* const* outputs,
-                          size_t num_outputs);
+int gbx_run_declared_into(gbx_program* program, const void* const* inputs, const uint64_t* versions,
+                          size_t num_inputs, void* const* outputs, size_t num_outputs);
 size_t gbx_result_num_outputs(const gbx_result* result);
 /* A contiguous view of output i, owned by the result. */
 int gbx_result_output(const gbx_result* result, size_t i, gbx_tensor* out);

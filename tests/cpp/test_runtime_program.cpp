@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "glassbox/runtime.h"
@@ -301,5 +302,38 @@ TEST(RuntimeProgram, ChainedOneRowProductsRunAsATeam) {
       for (std::int64_t i = 0; i < h; ++i) e += hidden[i] * w2[i * n + j];
       ASSERT_NEAR(y[j], e, 1e-3 * (1 + std::abs(e))) << "run " << run << " output " << j;
     }
+  }
+}
+
+// The exported function's signature: kept through the C ABI, verified at load.
+TEST(RuntimeProgram, ArgumentsRoundTripAndAreVerified) {
+  rt::ProgramSpec s = linear_relu();
+  s.arguments = {{"x", 0, ""}, {"causal", -1, "True"}, {"scale", -1, "0.5"}};
+  Program prog(rt::serialize_program(s));
+  ASSERT_NE(prog.p, nullptr) << gbx_last_error();
+  ASSERT_EQ(gbx_num_arguments(prog.p), 3u);
+  const char *name = nullptr, *value = nullptr;
+  std::int32_t input = 0;
+  ASSERT_EQ(gbx_argument_info(prog.p, 0, &name, &input, &value), 0);
+  EXPECT_EQ(std::string(name), "x");
+  EXPECT_EQ(input, 0);
+  EXPECT_EQ(value, nullptr);
+  ASSERT_EQ(gbx_argument_info(prog.p, 1, &name, &input, &value), 0);
+  EXPECT_EQ(std::string(name), "causal");
+  EXPECT_EQ(input, -1);
+  EXPECT_EQ(std::string(value), "True");
+  EXPECT_NE(gbx_argument_info(prog.p, 3, &name, &input, &value), 0);
+  EXPECT_EQ(gbx_num_arguments(Program(rt::serialize_program(linear_relu())).p), 0u);
+
+  const std::vector<std::pair<std::vector<rt::ArgumentDesc>, std::string>> bad = {
+      {{{"x", 1, ""}}, "names no program input"},
+      {{{"x", 0, ""}, {"y", 0, ""}}, "named twice"},
+      {{{"x", 0, ""}, {"x", -1, "1"}}, "name repeated"},
+  };
+  for (const auto& [args, message] : bad) {
+    s.arguments = args;
+    Program broken(rt::serialize_program(s));
+    EXPECT_EQ(broken.p, nullptr);
+    EXPECT_NE(std::string(gbx_last_error()).find(message), std::string::npos) << gbx_last_error();
   }
 }

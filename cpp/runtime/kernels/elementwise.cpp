@@ -4,8 +4,8 @@
 //   floats = scalar constants, read by CONST (a = index into floats)
 // Registers 0..n_inputs-1 hold the inputs (broadcast to the output shape); op k writes register
 // n_inputs + k. All outputs share one shape. Values are computed in float32 (in double when an
-// operand or result is int64) and stored as the output dtype (bool stores x != 0). Work proceeds in
-// blocks so each op is a tight loop.
+// operand or result is an integer) and stored as the output dtype (bool stores x != 0). Work
+// proceeds in blocks so each op is a tight loop.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -92,12 +92,14 @@ int arity_of(std::int64_t op) {
 constexpr std::int64_t kBlock = 1024;
 [[maybe_unused]] constexpr std::int64_t kParallelElements = 1 << 16;
 
-template <typename R>
-std::int64_t to_int64(R v) {
+// A computed value stored as an integer: NaN becomes 0, values out of range saturate (C++ leaves
+// out-of-range conversions undefined).
+template <typename I, typename R>
+I to_int(R v) {
   if (!(v == v)) return 0;
-  if (v >= R(9.2e18)) return std::numeric_limits<std::int64_t>::max();
-  if (v <= R(-9.2e18)) return std::numeric_limits<std::int64_t>::min();
-  return static_cast<std::int64_t>(v);
+  if (v >= static_cast<R>(std::numeric_limits<I>::max())) return std::numeric_limits<I>::max();
+  if (v <= static_cast<R>(std::numeric_limits<I>::min())) return std::numeric_limits<I>::min();
+  return static_cast<I>(v);
 }
 
 struct Parsed {
@@ -395,6 +397,9 @@ void run_as(const KernelContext& c) {
           case DType::Bool:
             load_block(ip.ref.b8(), dst, start, len, shape, ip.strides, ip.same, ip.scalar);
             break;
+          case DType::Int32:
+            load_block(ip.ref.i32(), dst, start, len, shape, ip.strides, ip.same, ip.scalar);
+            break;
         }
       }
       for (std::int64_t k = 0; k < p.n_ops; ++k) {
@@ -416,10 +421,15 @@ void run_as(const KernelContext& c) {
               out.f32()[start + i] = static_cast<float>(src[i]);
             break;
           case DType::Int64:
-            for (std::int64_t i = 0; i < len; ++i) out.i64()[start + i] = to_int64(src[i]);
+            for (std::int64_t i = 0; i < len; ++i)
+              out.i64()[start + i] = to_int<std::int64_t>(src[i]);
             break;
           case DType::Bool:
             for (std::int64_t i = 0; i < len; ++i) out.b8()[start + i] = src[i] != R(0);
+            break;
+          case DType::Int32:
+            for (std::int64_t i = 0; i < len; ++i)
+              out.i32()[start + i] = to_int<std::int32_t>(src[i]);
             break;
         }
       }
@@ -427,12 +437,14 @@ void run_as(const KernelContext& c) {
   }
 }
 
-// float32 programs compute in float; any int64 operand or result switches to double, which holds
-// every integer up to 2^53 exactly (index arithmetic, masks).
+// float32 programs compute in float; any int64 or int32 operand or result switches to double, which
+// holds every int32 and every int64 up to 2^53 exactly (index arithmetic, masks).
+bool is_integer(DType d) { return d == DType::Int64 || d == DType::Int32; }
+
 void run(const KernelContext& c) {
   bool wide = false;
-  for (std::size_t j = 0; j < c.num_inputs(); ++j) wide |= c.in(j).dtype() == DType::Int64;
-  for (std::size_t j = 0; j < c.num_outputs(); ++j) wide |= c.out(j).dtype() == DType::Int64;
+  for (std::size_t j = 0; j < c.num_inputs(); ++j) wide |= is_integer(c.in(j).dtype());
+  for (std::size_t j = 0; j < c.num_outputs(); ++j) wide |= is_integer(c.out(j).dtype());
   if (wide)
     run_as<double>(c);
   else

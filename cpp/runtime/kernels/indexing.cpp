@@ -1,9 +1,16 @@
-// Indexing: embedding and index_select. Indices are int64 and checked at run time; an index out of
-// range is a RunError, never a wild read.
+// Indexing: embedding, index_select, gather and advanced indexing. Indices are int64 and checked at
+// run time; an index out of range is a RunError, never a wild read.
 //   embedding (weight [V, D], indices int64 [...]) -> out [..., D]
 //   index_select (x, indices int64 [n]) -> out       ints [dim]
+//   gather (x, index int64) -> out [index's shape]  ints [dim]: out[i] = x[i with index[i] at dim]
+//                                                    (no negative indices, as torch)
+//   index (x, idx_0, ..., idx_k-1 int64) -> out       ints [d_0 < ... < d_k-1]: x[..., idx, ...]
+//          with the index tensors broadcast to one shape B, read at dims d_j of x. As torch: B
+//          takes the place of the indexed dims when they are adjacent, else comes first.
+#include <algorithm>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "runtime/kernel.hpp"
 
@@ -76,11 +83,168 @@ void run_index_select(const KernelContext& c) {
   }
 }
 
+void verify_gather(const VerifyContext& c) {
+  c.arity(2, 1);
+  c.num_ints(1);
+  const ValueDesc &x = c.in(0), &idx = c.in(1), &out = c.out(0);
+  c.dtype(idx, DType::Int64, "index");
+  c.require(out.dtype == x.dtype, "dtypes differ");
+  c.shape(out, idx.shape, "output");
+  std::size_t nd = x.shape.size();
+  c.require(idx.shape.size() == nd || (nd == 0 && idx.shape.size() <= 1),
+            "index and input ranks differ");
+  std::int64_t dim = nd ? normalize_dim(c.ints()[0], nd) : 0;
+  c.require(dim >= 0, "dim out of range");
+  for (std::size_t d = 0; d < nd; ++d) {
+    if (static_cast<std::int64_t>(d) != dim)
+      c.require(idx.shape[d] <= x.shape[d], "index is larger than the input outside dim");
+  }
+}
+
+void run_gather(const KernelContext& c) {
+  TensorRef x = c.in(0), idx = c.in(1), out = c.out(0);
+  std::size_t nd = x.ndim(), elem = element_size(x.dtype());
+  std::int64_t dim = nd ? normalize_dim(c.ints()[0], nd) : 0;
+  std::int64_t size = nd ? x.dim(dim) : 1;
+  Shape strides(nd, 1);  // x's strides, with dim's replaced by 0 (its index comes from idx)
+  for (std::size_t d = nd; d-- > 1;) strides[d - 1] = strides[d] * x.dim(d);
+  std::int64_t dim_stride = nd ? strides[dim] : 0;
+  if (nd) strides[dim] = 0;
+  const auto* src = static_cast<const std::uint8_t*>(x.data);
+  auto* dst = static_cast<std::uint8_t*>(out.data);
+  for_each_strided(idx.shape(), strides.data(), 0, [&](std::int64_t i, std::int64_t at) {
+    std::int64_t k = idx.i64()[i];
+    if (k < 0 || k >= size) {
+      throw RunError("gather: index " + std::to_string(k) + " is out of range for size " +
+                     std::to_string(size));
+    }
+    std::memcpy(dst + i * elem, src + (at + k * dim_stride) * elem, elem);
+  });
+}
+
+// Where each output dim of `index` comes from: a dim of x (>= 0) or dim b of the broadcast index
+// shape (-1 - b). Not ok when the index shapes do not broadcast.
+struct IndexLayout {
+  bool ok = false;
+  Shape broadcast;          // B
+  std::vector<int> source;  // per output dim
+  Shape out_shape;
+};
+
+bool broadcast_shape(const Shape& a, Shape& into) {
+  if (a.size() > into.size()) into.insert(into.begin(), a.size() - into.size(), 1);
+  for (std::size_t k = 0; k < a.size(); ++k) {
+    std::int64_t& d = into[into.size() - a.size() + k];
+    if (d == 1) {
+      d = a[k];
+    } else if (a[k] != 1 && a[k] != d) {
+      return false;
+    }
+  }
+  return true;
+}
+
+IndexLayout index_layout(const Shape& x, const std::vector<Shape>& indices,
+                         const std::vector<std::int64_t>& dims) {
+  IndexLayout l;
+  for (const Shape& s : indices) {
+    if (!broadcast_shape(s, l.broadcast)) return {};
+  }
+  l.ok = true;
+  bool adjacent = dims.back() - dims.front() == static_cast<std::int64_t>(dims.size()) - 1;
+  auto add_broadcast = [&] {
+    for (std::size_t b = 0; b < l.broadcast.size(); ++b) {
+      l.source.push_back(-1 - static_cast<int>(b));
+      l.out_shape.push_back(l.broadcast[b]);
+    }
+  };
+  if (!adjacent) add_broadcast();
+  for (std::size_t d = 0; d < x.size(); ++d) {
+    auto at = static_cast<std::int64_t>(d);
+    if (std::count(dims.begin(), dims.end(), at)) {
+      if (adjacent && at == dims.front()) add_broadcast();
+      continue;
+    }
+    l.source.push_back(static_cast<int>(d));
+    l.out_shape.push_back(x[d]);
+  }
+  return l;
+}
+
+void verify_index(const VerifyContext& c) {
+  c.require(c.num_inputs() >= 2 && c.num_outputs() == 1, "expects x, index tensors and one output");
+  std::size_t k = c.num_inputs() - 1;
+  c.num_ints(k);
+  const ValueDesc &x = c.in(0), &out = c.out(0);
+  std::vector<Shape> shapes;
+  for (std::size_t j = 0; j < k; ++j) {
+    c.dtype(c.in(1 + j), DType::Int64, "index");
+    std::int64_t d = c.ints()[j];
+    c.require(
+        d >= 0 && d < static_cast<std::int64_t>(x.shape.size()) && (j == 0 || d > c.ints()[j - 1]),
+        "indexed dims must be increasing dims of the input");
+    shapes.push_back(c.in(1 + j).shape);
+  }
+  IndexLayout l = index_layout(x.shape, shapes, c.ints());
+  c.require(l.ok, "index shapes do not broadcast");
+  c.require(l.out_shape.size() <= 16, "too many output dims");
+  c.shape(out, l.out_shape, "output");
+  c.require(out.dtype == x.dtype, "dtypes differ");
+}
+
+// Rows of the output (all dims but x's trailing ones after the last indexed dim, which are copied
+// as one contiguous chunk), each located through its coordinates.
+void run_index(const KernelContext& c) {
+  TensorRef x = c.in(0), out = c.out(0);
+  const std::vector<std::int64_t>& dims = c.ints();
+  std::size_t k = dims.size(), nd = x.ndim(), elem = element_size(x.dtype());
+  std::vector<Shape> shapes;
+  for (std::size_t j = 0; j < k; ++j) shapes.push_back(c.in(1 + j).shape());
+  IndexLayout l = index_layout(x.shape(), shapes, dims);
+  Shape xs(nd, 1);
+  for (std::size_t d = nd; d-- > 1;) xs[d - 1] = xs[d] * x.dim(d);
+  std::vector<std::vector<std::int64_t>> bs(k);
+  for (std::size_t j = 0; j < k; ++j) broadcast_strides(shapes[j], l.broadcast, bs[j]);
+  std::size_t trailing = nd - static_cast<std::size_t>(dims.back()) - 1;
+  std::size_t row_dims = l.out_shape.size() - trailing;
+  std::size_t bytes = static_cast<std::size_t>(xs[dims.back()]) * elem;  // x's trailing dims
+  Shape row_shape(l.out_shape.begin(), l.out_shape.begin() + static_cast<std::ptrdiff_t>(row_dims));
+  std::vector<std::int64_t> unused(row_dims, 0);
+  const auto* src = static_cast<const std::uint8_t*>(x.data);
+  auto* dst = static_cast<std::uint8_t*>(out.data);
+  std::int64_t coord[16] = {0};
+  std::vector<std::int64_t> picked(k);  // each index tensor's element for this row
+  for_each_strided(row_shape, unused.data(), 0, [&](std::int64_t r, std::int64_t) {
+    std::int64_t at = 0;
+    std::fill(picked.begin(), picked.end(), 0);
+    for (std::size_t o = 0; o < row_dims; ++o) {
+      int s = l.source[o];
+      if (s >= 0) {
+        at += coord[o] * xs[s];
+      } else {
+        for (std::size_t j = 0; j < k; ++j) picked[j] += coord[o] * bs[j][-1 - s];
+      }
+    }
+    for (std::size_t j = 0; j < k; ++j) {
+      std::int64_t size = x.dim(dims[j]), v = c.in(1 + j).i64()[picked[j]];
+      check_index(v, size, "index");
+      at += (v < 0 ? v + size : v) * xs[dims[j]];
+    }
+    if (bytes) std::memcpy(dst + r * bytes, src + at * elem, bytes);
+    for (std::size_t o = row_dims; o-- > 0;) {  // the next row's coordinates
+      if (++coord[o] < row_shape[o]) break;
+      coord[o] = 0;
+    }
+  });
+}
+
 }  // namespace
 
 void register_indexing_kernels(KernelRegistry& registry) {
   registry.add({"embedding", verify_embedding, run_embedding});
   registry.add({"index_select", verify_index_select, run_index_select});
+  registry.add({"gather", verify_gather, run_gather});
+  registry.add({"index", verify_index, run_index});
 }
 
 }  // namespace glassbox::runtime

@@ -1,8 +1,11 @@
-// Reductions over a set of dims: sum, mean, amax, amin, var. float32 in and out.
+// Reductions over a set of dims: sum, mean, amax, amin, var (float32 in and out), any and all
+// (any dtype in, bool out: whether some / every element is nonzero; NaN is nonzero).
 //   ints [keepdim, dim...]   floats [] or, for var, [correction]
 // The output shape is the input shape with the reduced dims set to 1 (keepdim) or removed.
 // Accumulation is in double. When the reduced dims are the trailing ones each output is one
 // contiguous run; otherwise a general pass scatters every input element to its output.
+// And one scan: cumsum (in) -> out, ints [dim]: float32 out accumulates in double, int64 out
+// in int64 (from int64, int32 or bool input, as torch promotes).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -20,14 +23,12 @@ std::vector<char> reduced_mask(const std::vector<std::int64_t>& ints, std::size_
   return mask;
 }
 
-template <Reduce R>
-void verify(const VerifyContext& c) {
+// The reduced dims (ints[1:]) and the output shape they give; returns how many elements each
+// output reduces.
+std::int64_t verify_reduced_shape(const VerifyContext& c) {
   c.arity(1, 1);
   c.require(!c.ints().empty(), "missing keepdim");
-  c.num_floats(R == Reduce::Var ? 1 : 0);
   const ValueDesc &in = c.in(0), &out = c.out(0);
-  c.dtype(in, DType::Float32, "input");
-  c.dtype(out, DType::Float32, "output");
   std::size_t nd = in.shape.size();
   std::vector<char> mask(nd, 0);
   for (std::size_t j = 1; j < c.ints().size(); ++j) {
@@ -46,8 +47,17 @@ void verify(const VerifyContext& c) {
     }
   }
   c.shape(out, expected, "output");
+  return count;
+}
+
+template <Reduce R>
+void verify(const VerifyContext& c) {
+  std::int64_t count = verify_reduced_shape(c);
+  c.num_floats(R == Reduce::Var ? 1 : 0);
+  c.dtype(c.in(0), DType::Float32, "input");
+  c.dtype(c.out(0), DType::Float32, "output");
   if (R == Reduce::Amax || R == Reduce::Amin) {
-    c.require(count > 0 || out.numel == 0, "max/min of an empty set");
+    c.require(count > 0 || c.out(0).numel == 0, "max/min of an empty set");
   }
 }
 
@@ -145,6 +155,77 @@ void run(const KernelContext& c) {
   for (std::int64_t o = 0; o < outs; ++o) out.f32()[o] = static_cast<float>(acc[o]);
 }
 
+// Element i of a tensor of any dtype, as T.
+template <typename T>
+T element(const TensorRef& t, std::int64_t i) {
+  switch (t.dtype()) {
+    case DType::Float32:
+      return static_cast<T>(t.f32()[i]);
+    case DType::Int64:
+      return static_cast<T>(t.i64()[i]);
+    case DType::Int32:
+      return static_cast<T>(t.i32()[i]);
+    case DType::Bool:
+      return static_cast<T>(t.b8()[i]);
+  }
+  return T(0);
+}
+
+void verify_logical(const VerifyContext& c) {
+  verify_reduced_shape(c);
+  c.num_floats(0);
+  c.dtype(c.out(0), DType::Bool, "output");
+}
+
+// any: the largest of the 0/1 flags is 1 (of none: -inf); all: the smallest is 1 (of none: +inf).
+template <Reduce R>
+void run_logical(const KernelContext& c) {
+  TensorRef in = c.in(0), out = c.out(0);
+  std::vector<float> flags(static_cast<std::size_t>(in.numel()));
+  for (std::int64_t i = 0; i < in.numel(); ++i) flags[i] = element<double>(in, i) != 0.0;
+  std::vector<double> acc(static_cast<std::size_t>(out.numel()), init<R>());
+  accumulate<R>(flags.data(), in.shape(), reduced_mask(c.ints(), in.ndim()), acc, nullptr);
+  for (std::int64_t o = 0; o < out.numel(); ++o) out.b8()[o] = acc[o] > 0.0;
+}
+
+void verify_cumsum(const VerifyContext& c) {
+  c.arity(1, 1);
+  c.num_ints(1);
+  const ValueDesc &in = c.in(0), &out = c.out(0);
+  c.require(normalize_dim(c.ints()[0], in.shape.size()) >= 0 || in.shape.empty(),
+            "dim out of range");
+  c.shape(out, in.shape, "output");
+  c.require(
+      out.dtype == DType::Float32 || (out.dtype == DType::Int64 && in.dtype != DType::Float32),
+      "output must be float32, or int64 from an integer or bool input");
+}
+
+template <typename Acc, typename Out>
+void scan(const TensorRef& in, Out* out, std::int64_t outer, std::int64_t n, std::int64_t inner) {
+  for (std::int64_t o = 0; o < outer; ++o) {
+    for (std::int64_t i = 0; i < inner; ++i) {
+      Acc acc = 0;
+      for (std::int64_t k = 0; k < n; ++k) {
+        std::int64_t at = (o * n + k) * inner + i;
+        acc += element<Acc>(in, at);
+        out[at] = static_cast<Out>(acc);
+      }
+    }
+  }
+}
+
+void run_cumsum(const KernelContext& c) {
+  TensorRef in = c.in(0), out = c.out(0);
+  std::int64_t dim = in.ndim() ? normalize_dim(c.ints()[0], in.ndim()) : 0;
+  std::int64_t outer = 1, inner = 1, n = in.ndim() ? in.dim(dim) : 1;
+  for (std::int64_t d = 0; d < dim; ++d) outer *= in.dim(d);
+  for (std::size_t d = dim + 1; d < in.ndim(); ++d) inner *= in.dim(d);
+  if (out.dtype() == DType::Float32)
+    scan<double>(in, out.f32(), outer, n, inner);
+  else
+    scan<std::int64_t>(in, out.i64(), outer, n, inner);
+}
+
 }  // namespace
 
 void register_reduction_kernels(KernelRegistry& registry) {
@@ -153,6 +234,9 @@ void register_reduction_kernels(KernelRegistry& registry) {
   registry.add({"amax", verify<Reduce::Amax>, run<Reduce::Amax>});
   registry.add({"amin", verify<Reduce::Amin>, run<Reduce::Amin>});
   registry.add({"var", verify<Reduce::Var>, run<Reduce::Var>});
+  registry.add({"any", verify_logical, run_logical<Reduce::Amax>});
+  registry.add({"all", verify_logical, run_logical<Reduce::Amin>});
+  registry.add({"cumsum", verify_cumsum, run_cumsum});
 }
 
 }  // namespace glassbox::runtime

@@ -2,6 +2,8 @@
 // Everything that changes the order of elements is one gather into a contiguous output.
 //   copy_strided (in) -> out    ints [offset, stride x ndim(out)]: out[i] = in[offset + i . stride]
 //                               (permute, transpose, expand, slice, select, clone, ...)
+//   scatter_strided (self, src) -> out   ints [offset, stride x ndim(src)]: out = self, then
+//                               out[offset + i . stride] = src[i] (slice_scatter, select_scatter)
 //   cat          (in...) -> out ints [dim]
 //   convert      (in) -> out    dtype conversion, same shape
 //   full         () -> out      floats [value]
@@ -16,22 +18,47 @@
 namespace glassbox::runtime {
 namespace {
 
+// ints [offset, stride x ndim(view)] describe a view of `view` shape inside `numel` elements.
+void verify_view_bounds(const VerifyContext& c, const Shape& view, std::int64_t numel) {
+  c.num_ints(1 + view.size());
+  if (numel_of(view) == 0) return;
+  std::int64_t lo = c.ints()[0], hi = c.ints()[0];
+  for (std::size_t d = 0; d < view.size(); ++d) {
+    std::int64_t s = c.ints()[1 + d];
+    c.require(s >= -(std::int64_t{1} << 40) && s <= (std::int64_t{1} << 40), "stride out of range");
+    if (s >= 0)
+      hi += s * (view[d] - 1);
+    else
+      lo += s * (view[d] - 1);
+  }
+  c.require(lo >= 0 && hi < numel, "the view reaches outside its base");
+}
+
 void verify_copy_strided(const VerifyContext& c) {
   c.arity(1, 1);
   const ValueDesc &in = c.in(0), &out = c.out(0);
   c.require(in.dtype == out.dtype, "input and output dtypes differ");
-  c.num_ints(1 + out.shape.size());
-  if (out.numel == 0) return;
-  std::int64_t lo = c.ints()[0], hi = c.ints()[0];
-  for (std::size_t d = 0; d < out.shape.size(); ++d) {
-    std::int64_t s = c.ints()[1 + d];
-    c.require(s >= -(std::int64_t{1} << 40) && s <= (std::int64_t{1} << 40), "stride out of range");
-    if (s >= 0)
-      hi += s * (out.shape[d] - 1);
-    else
-      lo += s * (out.shape[d] - 1);
-  }
-  c.require(lo >= 0 && hi < in.numel, "the view reaches outside its input");
+  verify_view_bounds(c, out.shape, in.numel);
+}
+
+void verify_scatter_strided(const VerifyContext& c) {
+  c.arity(2, 1);
+  const ValueDesc &self = c.in(0), &src = c.in(1), &out = c.out(0);
+  c.require(self.dtype == out.dtype && src.dtype == out.dtype, "dtypes differ");
+  c.shape(out, self.shape, "output");
+  verify_view_bounds(c, src.shape, out.numel);
+}
+
+// out = self, then src written over the strided view of out (slice_scatter, select_scatter).
+void run_scatter_strided(const KernelContext& c) {
+  TensorRef self = c.in(0), src = c.in(1), out = c.out(0);
+  std::size_t elem = element_size(out.dtype());
+  if (out.numel()) std::memcpy(out.data, self.data, static_cast<std::size_t>(out.numel()) * elem);
+  const auto* from = static_cast<const std::uint8_t*>(src.data);
+  auto* to = static_cast<std::uint8_t*>(out.data);
+  for_each_strided(
+      src.shape(), c.ints().data() + 1, c.ints()[0],
+      [&](std::int64_t i, std::int64_t at) { std::memcpy(to + at * elem, from + i * elem, elem); });
 }
 
 void run_copy_strided(const KernelContext& c) {
@@ -155,6 +182,9 @@ void convert_to(const From* src, const TensorRef& out, std::int64_t n) {
     case DType::Bool:
       convert(src, out.b8(), n);
       break;
+    case DType::Int32:
+      convert(src, out.i32(), n);
+      break;
   }
 }
 
@@ -169,6 +199,9 @@ void run_convert(const KernelContext& c) {
       break;
     case DType::Bool:
       convert_to(in.b8(), out, in.numel());
+      break;
+    case DType::Int32:
+      convert_to(in.i32(), out, in.numel());
       break;
   }
 }
@@ -195,6 +228,12 @@ void run_full(const KernelContext& c) {
     case DType::Bool:
       for (std::int64_t i = 0; i < n; ++i) out.b8()[i] = v != 0.0;
       break;
+    case DType::Int32: {
+      std::int32_t iv = 0;
+      convert(&v, &iv, 1);
+      for (std::int64_t i = 0; i < n; ++i) out.i32()[i] = iv;
+      break;
+    }
   }
 }
 
@@ -212,6 +251,8 @@ void run_arange(const KernelContext& c) {
     double v = start + step * static_cast<double>(i);
     if (out.dtype() == DType::Float32)
       out.f32()[i] = static_cast<float>(v);
+    else if (out.dtype() == DType::Int32)
+      convert(&v, out.i32() + i, 1);
     else
       convert(&v, out.i64() + i, 1);
   }
@@ -221,6 +262,7 @@ void run_arange(const KernelContext& c) {
 
 void register_view_kernels(KernelRegistry& registry) {
   registry.add({"copy_strided", verify_copy_strided, run_copy_strided});
+  registry.add({"scatter_strided", verify_scatter_strided, run_scatter_strided});
   registry.add({"cat", verify_cat, run_cat});
   registry.add({"convert", verify_convert, run_convert});
   registry.add({"full", verify_full, run_full});

@@ -140,9 +140,9 @@ def test_wrong_inputs_are_clear_errors(mlp_artifact):
 def test_export_rejects_unsupported_ops(tmp_path):
     class M(torch.nn.Module):
         def forward(self, x):
-            return torch.cumsum(x, 0)
+            return torch.cumprod(x, 0)
 
-    with pytest.raises(glassbox.backend.ExportError, match="cumsum"):
+    with pytest.raises(glassbox.backend.ExportError, match="cumprod"):
         glassbox.export(M(), (torch.randn(3),), tmp_path / "m.gbx")
 
 
@@ -158,3 +158,49 @@ def test_export_prints_no_torch_deprecation_noise(tmp_path):
         glassbox.export(model, (x,), str(tmp_path / "m.gbx"))
     with torch.no_grad():
         assert_close(glassbox.load(str(tmp_path / "m.gbx"))(x), model(x))
+
+
+class _Attention(torch.nn.Module):
+    """A forward with arguments that are not tensors: fixed at export, recorded by name."""
+
+    def forward(self, q, k, causal: bool, scale=1.0, bias=None):
+        s = q @ k.transpose(-1, -2) * scale
+        if causal:
+            s = s.masked_fill(torch.ones(4, 4, dtype=torch.bool).triu(1), float("-inf"))
+        return s.softmax(-1) if bias is None else s + bias
+
+
+def test_export_fixes_non_tensor_arguments(tmp_path):
+    q, k = torch.randn(2, 4, 8), torch.randn(2, 4, 8)
+    model = _Attention()
+    path = tmp_path / "attn.gbx"
+    glassbox.export(model, (q, k, True), path, example_kwargs={"scale": 0.5, "bias": None})
+    fn = glassbox.load(path)
+    assert fn.num_inputs == 2
+    assert fn.arguments == [
+        ("q", 0, None),
+        ("k", 1, None),
+        ("causal", -1, True),
+        ("scale", -1, 0.5),
+        ("bias", -1, None),
+    ]
+    assert fn.constants == {"causal": True, "scale": 0.5, "bias": None}
+    expected = model(q, k, True, scale=0.5)
+    assert_close(fn(q, k), expected)  # the tensors alone
+    assert_close(fn(q, k, True, scale=0.5, bias=None), expected)  # the exported call
+    assert_close(fn(k=k, q=q), expected)
+    with pytest.raises(ValueError, match="'causal' was fixed to True at export, got False"):
+        fn(q, k, False)
+    with pytest.raises(ValueError, match="'scale' was fixed to 0.5"):
+        fn(q, k, scale=1)
+    with pytest.raises(TypeError, match="missing argument 'k'"):
+        fn(q, causal=True)
+
+
+def test_export_rejects_other_non_tensor_arguments(tmp_path):
+    class M(torch.nn.Module):
+        def forward(self, x, mode: str):
+            return x * 2 if mode == "double" else x
+
+    with pytest.raises(glassbox.backend.ExportError, match="input mode is a str"):
+        glassbox.export(M(), (torch.randn(3), "double"), tmp_path / "m.gbx")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 import torch
 import torch.nn.functional as F
-from conftest import assert_close, run_and_report
+from conftest import assert_close, compile_native, run_and_report
 
 # Fixed inputs: a sum over hundreds of products can land near zero, where float32 rounding in a
 # different summation order than eager's (either closer to the exact value) may exceed atol.
@@ -160,6 +160,61 @@ CASES = {
     "adaptive_avg_pool": (lambda x: F.adaptive_avg_pool2d(x, 1), (r(2, 3, 5, 5),)),
     "embedding": (lambda w, i: F.embedding(i, w), (r(10, 4), torch.tensor([[1, 2], [9, 0]]))),
     "empty": (lambda a, b: (a + b).relu(), (r(0, 4), r(4))),
+    # What model graphs build their attention masks and positions from (see
+    # bench/backend_coverage.py): any/all, full_like, advanced indexing, gather, cumsum, int32.
+    "any_all": (
+        lambda m, x: (m.any(-1, keepdim=True), (x > 0).all(0), m.any(), x.any(1), (x > 9).all()),
+        (r(3, 5) > 0, r(3, 5)),
+    ),
+    "full_like": (
+        lambda x: (torch.full_like(x, 0.5) + x, torch.zeros_like(x, dtype=torch.long)),
+        (r(2, 3),),
+    ),
+    "index_mask_by_positions": (
+        lambda mask: mask[
+            torch.arange(2)[:, None, None, None], torch.arange(6)[None, None, None, :]
+        ],
+        (r(2, 6) > 0,),
+    ),
+    "index_adjacent_and_separated": (
+        lambda x, i, j: (x[:, i, j], x[i[:2], :, j[:2]], x[i], x[..., j]),
+        (r(3, 4, 5), torch.tensor([0, -1, 2]), torch.tensor([4, 0, 1])),
+    ),
+    "gather": (
+        lambda x, i: (torch.gather(x, 1, i), torch.gather(x, 0, i[:1].clamp(max=1))),
+        (r(2, 4), torch.tensor([[3, 0, 0], [1, 2, 3]])),
+    ),
+    "cumsum_dtypes": (
+        lambda x, ids: (
+            torch.cumsum(x, 1),
+            torch.cumsum(ids.ne(1), -1),
+            (torch.cumsum(ids.ne(1).int(), 1).type_as(ids.ne(1).int()) * ids.ne(1).int()).long()
+            + 1,
+        ),
+        (r(2, 5), torch.tensor([[0, 1, 4, 1, 7], [1, 1, 2, 3, 4]])),
+    ),
+    "int32_arange_pow": (
+        lambda x: x * torch.pow(torch.tensor(0.5), torch.arange(1, 5, dtype=torch.int32)),
+        (r(4),),
+    ),
+    "shift_tokens_right": (
+        lambda ids: (lambda y: y.masked_fill(y == -100, 0))(
+            torch.cat([torch.full_like(ids[:, :1], 2), ids[:, :-1]], 1)
+        ),
+        (torch.tensor([[5, -100, 7], [1, 2, 3]]),),
+    ),
+    "slice_and_select_scatter": (
+        lambda x, s: torch.select_scatter(torch.slice_scatter(x, s, 1, 1, 4, 2), s[:, 0], 1, 0),
+        (r(3, 5), r(3, 2)),
+    ),
+    "copy_broadcast_convert": (
+        lambda x, y: torch.ops.aten.copy.default(x, y),
+        (torch.zeros(2, 3, dtype=torch.long), torch.tensor([1.0, 2.0, 3.0])),
+    ),
+    "metadata_assertion_dropped": (
+        lambda x: torch.ops.aten._assert_tensor_metadata(x, None, None, torch.float32) or x + 1,
+        (r(3),),
+    ),
     "scalar_0d": (lambda a, b: a * b, (r(()), r(3))),
 }
 
@@ -176,9 +231,15 @@ def test_op_matches_eager(name):
 
 
 def test_unsupported_op_falls_back():
-    fn = lambda a: torch.cumsum(a, 0).relu() * 2  # noqa: E731
+    fn = lambda a: torch.cumprod(a, 0).relu() * 2  # noqa: E731
     a = r(5, 3)
     actual, reports = run_and_report(fn, a)
     assert_close(actual, fn(a))
-    assert any("cumsum" in op for rep in reports for op in rep.fallback_ops)
+    assert any("cumprod" in op for rep in reports for op in rep.fallback_ops)
     assert reports[0].native_share < 1.0
+
+
+def test_index_out_of_range_is_an_error_not_a_crash():
+    fn = lambda x, i: x[i] * 2  # noqa: E731
+    with pytest.raises(Exception, match="out of range"):
+        compile_native(fn)(r(3, 2), torch.tensor([0, 3]))
