@@ -15,6 +15,7 @@ import types
 from collections.abc import Mapping
 from typing import NamedTuple
 
+from glassbox import decompiler
 from glassbox.decompiler import Decompiled, compile_with_constants
 
 # Header fields a recompiled function may differ in without running differently: a decompiled
@@ -40,22 +41,16 @@ def disassembly(code: types.CodeType) -> str:
 
 
 def _decompile(code: types.CodeType) -> tuple[Decompiled | None, str | None]:
-    """(decompiled, None) or (None or the decompiled source with fallbacks, reason)."""
+    """(decompiled, None), (decompiled with fallbacks, reason) or (None, reason)."""
     try:
-        from glassbox.decompiler import decompile_detailed
-    except Exception as error:  # pragma: no cover - glassbox is importable when we run
-        return None, f"glassbox's decompiler not importable: {error!r}"
-    try:
-        decompiled = decompile_detailed(code)
+        decompiled = decompiler.decompile_detailed(code)
     except Exception as error:
         return None, f"decompiler failed: {type(error).__name__}: {error}"
     if decompiled.fallbacks:
         first = decompiled.fallbacks[0]
         where = f"{first.code_name} line {first.first_line}: {first.reason}"
-        return (
-            decompiled,
-            f"decompiler left {len(decompiled.fallbacks)} fallback region(s): {where}",
-        )
+        count = len(decompiled.fallbacks)
+        return decompiled, f"decompiler left {count} fallback region(s), the first in {where}"
     return decompiled, None
 
 
@@ -79,15 +74,19 @@ def declare_free_variables(code: types.CodeType, source: str) -> str:
         return source
     if function is None or not function.body:
         return source
-    used = {node.id for node in ast.walk(function) if isinstance(node, ast.Name)}
+    used: set[str] = set()
+    for node in ast.walk(function):
+        if isinstance(node, ast.Name):
+            used.add(node.id)
+        elif isinstance(node, ast.Nonlocal):
+            used.update(node.names)
     missing = [n for n in code.co_freevars if n not in used and n.isidentifier()]
     if not missing:
         return source
     first = function.body[0]
-    docstring = isinstance(first, ast.Expr) and isinstance(
-        getattr(first, "value", None), ast.Constant
-    )
-    at = first.end_lineno if docstring and len(function.body) > 1 else first.lineno - 1
+    value = first.value if isinstance(first, ast.Expr) else None
+    docstring = isinstance(value, ast.Constant) and isinstance(value.value, str)
+    at = first.end_lineno if docstring else first.lineno - 1
     indent = " " * first.col_offset
     lines = source.splitlines(keepends=True)
     declaration = (
@@ -186,6 +185,13 @@ def recompile(
     return None, f"recompiled bytecode differs: {first or 'no function named ' + code.co_name}"
 
 
+def _argument_names(code: types.CodeType) -> tuple[str, ...]:
+    """The parameters' names, ``*args`` and ``**kwargs`` included (as Dynamo compares them)."""
+    count = code.co_argcount + code.co_kwonlyargcount
+    count += bool(code.co_flags & 0x04) + bool(code.co_flags & 0x08)  # VARARGS, VARKEYWORDS
+    return code.co_varnames[:count]
+
+
 def same_interface(code: types.CodeType, candidate: types.CodeType) -> bool:
     """Whether ``candidate`` can stand in for ``code`` in Dynamo's frame: the same arguments,
     free variables (Dynamo binds them by position) and cell variables (Dynamo checks them)."""
@@ -193,8 +199,7 @@ def same_interface(code: types.CodeType, candidate: types.CodeType) -> bool:
         code.co_argcount == candidate.co_argcount
         and code.co_posonlyargcount == candidate.co_posonlyargcount
         and code.co_kwonlyargcount == candidate.co_kwonlyargcount
-        and code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
-        == candidate.co_varnames[: candidate.co_argcount + candidate.co_kwonlyargcount]
+        and _argument_names(code) == _argument_names(candidate)
         and code.co_freevars == candidate.co_freevars
         and code.co_cellvars == candidate.co_cellvars
         and (code.co_flags & 0x0F) == (candidate.co_flags & 0x0F)

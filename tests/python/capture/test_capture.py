@@ -270,3 +270,23 @@ def test_decompiled_policy_runs_the_dumped_files(tmp_path, name):
 def test_run_dumped_policy_is_checked(tmp_path):
     with pytest.raises(ValueError, match="run_dumped"):
         glassbox.capture(tmp_path, run_dumped="sometimes")
+
+
+@pytest.mark.parametrize("docstring", ["", '        """doc"""\n'])
+def test_unused_free_variables_are_declared(docstring):
+    """Dynamo's code keeps free variables its body no longer reads (a decorator's ``fn``): the
+    decompiled function declares them so that it has the same closure."""
+    from glassbox.capture.source import declare_free_variables
+
+    outer = "def outer():\n    fn = 1\n    def wrapper(x):\n        return fn\n    return wrapper\n"
+    code = compile(outer, "<o>", "exec").co_consts[0].co_consts[2]
+    assert code.co_freevars == ("fn",)
+    source = (
+        "def __glassbox_enclosing():\n    fn = None\n    def wrapper(x):\n"
+        + docstring
+        + "        return x\n    return wrapper\n"
+    )
+    declared = declare_free_variables(code, source)
+    wrapper = compile(declared, "<d>", "exec").co_consts[0].co_consts[-1]
+    assert wrapper.co_name == "wrapper" and wrapper.co_freevars == ("fn",)
+    assert declare_free_variables(code, declared) == declared
