@@ -26,7 +26,7 @@ from glassbox.capture.records import (
     compile_dir,
     safe_name,
 )
-from glassbox.capture.source import compilable, render, same_interface
+from glassbox.capture.source import compilable, reading_only, render, same_interface
 from glassbox.capture.trace import GRAPH_FILES, TraceCollector
 from glassbox.capture.writer import DumpWriter
 
@@ -112,10 +112,7 @@ class Capture:
         """Dynamo's bytecode hook: dump ``transformed``; return the dumped code when the policy
         lets it run."""
         try:
-            code = self._dump_transformed(original, transformed)
-            if code is not None and not same_interface(original, code):
-                raise ValueError("the dumped code's arguments, free or cell variables differ")
-            return code
+            return self._dump_transformed(original, transformed)
         except Exception as error:  # capture never breaks compilation
             self.errors.append(f"bytecode hook for {original.co_name}: {error!r}")
             return None
@@ -132,6 +129,9 @@ class Capture:
             f"Dynamo's transformed code of {original.co_name} ({frame.where}), compile {compile_id}"
         )
         rendered = render(transformed, str(self.writer.path(relative)), title, self.run_dumped)
+        if rendered.code is not None and not same_interface(original, rendered.code):
+            why = "the dumped code's arguments, free or cell variables are not the original's"
+            rendered = reading_only(transformed, title, why, None)  # Dynamo would refuse it
         self._write_py(relative, rendered.source)
         entry = EntryRecord(
             compile_id,
@@ -146,7 +146,9 @@ class Capture:
         if frame.is_resume:
             original_rel = f"{folder}/resume_original_{safe_name(original.co_name)}.py"
             title = f"Dynamo's resume function {original.co_name}, as Dynamo generated it"
-            text = render(original, str(self.writer.path(original_rel)), title, "never").source
+            path = str(self.writer.path(original_rel))
+            why = "Dynamo's input: what runs is its transformed code (transformed_*.py)"
+            text = render(original, path, title, "never", never_reason=why).source
             self._write_py(original_rel, text)
             entry.original_file = original_rel
         frame.entries.append(entry)

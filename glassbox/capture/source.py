@@ -224,7 +224,11 @@ def _header(title: str, reason: str | None) -> str:
 
 
 def render(
-    code: types.CodeType, filename: str, title: str, run_dumped: str = "verified"
+    code: types.CodeType,
+    filename: str,
+    title: str,
+    run_dumped: str = "verified",
+    never_reason: str = "the run_dumped policy is 'never'",
 ) -> Rendered:
     """The dump file's text for ``code``, and the code compiled from it when it may run instead.
 
@@ -233,10 +237,13 @@ def render(
     interpreter's optimization level; ``"decompiled"`` (opt-in, for stepping through; it may
     change what the program does), also when the decompiler reconstructed everything and the
     function has Dynamo's arguments, free and cell variables but other bytecode; ``"never"``,
-    the original bytecode always runs. Otherwise the file says why Dynamo's bytecode runs."""
+    the original bytecode always runs (``never_reason`` says why). Otherwise the file says why
+    Dynamo's bytecode runs."""
     decompiled, reason = _decompile(code)
+    if run_dumped == "never":
+        reason = reason or never_reason
     if decompiled is None:
-        return _fallback(code, title, reason, None)
+        return reading_only(code, title, reason, None)
     source = declare_free_variables(code, decompiled.source)
     if reason is None and run_dumped != "never":
         compiled, reason = recompile(
@@ -248,10 +255,13 @@ def render(
         )
         if compiled is not None:
             return Rendered(_header(title, reason) + source, compiled, None, reason)
-    return _fallback(code, title, reason, source)
+    return reading_only(code, title, reason, source)
 
 
-def _fallback(code: types.CodeType, title: str, reason: str | None, source: str | None) -> Rendered:
+def reading_only(
+    code: types.CodeType, title: str, reason: str | None, source: str | None
+) -> Rendered:
+    """The dump file of code whose original bytecode runs: why, the best source, the listing."""
     listing = "".join(f"#   {line}\n" for line in disassembly(code).splitlines())
     parts = [
         f"# {title}\n",
