@@ -9,7 +9,9 @@ import re
 import sys
 import types
 import warnings
-from typing import Any, NamedTuple, TextIO
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any, NamedTuple, TextIO, cast
 
 from glassbox import _core
 from glassbox.errors import DecompileWarning
@@ -64,10 +66,15 @@ class Fallback(NamedTuple):
 
 
 class Decompiled(NamedTuple):
-    """Decompiled source and the regions left as marked fallbacks (empty on full success)."""
+    """Decompiled source and the regions left as marked fallbacks (empty on full success).
+
+    ``constants`` maps each name the source uses for a constant marshal cannot carry (see
+    :func:`decompile`) to that object; empty for code whose constants are all marshallable.
+    """
 
     source: str
     fallbacks: list[Fallback]
+    constants: Mapping[str, Any] = MappingProxyType({})
 
 
 def _running_minor() -> int:
@@ -185,7 +192,7 @@ def decompile_detailed(obj: Any) -> Decompiled:
     function = getattr(function, "__func__", function)
     if isinstance(function, types.FunctionType):
         result = _decompile_code(function.__code__)
-        return Decompiled(_with_signature(result.source, function), result.fallbacks)
+        return result._replace(source=_with_signature(result.source, function))
     return _decompile_code(obj)
 
 
@@ -196,10 +203,19 @@ def _decompile_code(obj: Any) -> Decompiled:
         raise TypeError("decompile takes a code object, a function or method, or .pyc bytes")
     else:
         code = _code_of(obj)
+        try:
+            data, constants = marshal.dumps(code), {}
+        except ValueError:  # a live code object's constant marshal cannot carry: name it
+            code, constants = name_constants(code)
+            data = marshal.dumps(code)
         as_function = bool(code.co_flags & CO_NEWLOCALS)
-        source, fallbacks = _core.decompile_marshal(
-            marshal.dumps(code), _running_minor(), as_function
-        )
+        source, fallbacks = _core.decompile_marshal(data, _running_minor(), as_function)
+        if constants:
+            return Decompiled(
+                _with_constant_names(source, constants),
+                [Fallback(*fallback) for fallback in fallbacks],
+                MappingProxyType(constants),
+            )
     return Decompiled(source, [Fallback(*fallback) for fallback in fallbacks])
 
 
@@ -216,6 +232,12 @@ def decompile(obj: Any) -> str:
       (``lambda`` and comprehension code come out as a ``def`` too). Free variables are kept
       by an enclosing function that defines the cells.
 
+    A live code object may hold constants marshal cannot carry (Dynamo puts objects such as a
+    ``torch.device`` in ``co_consts``): each is named ``__glassbox_const_N`` in the source, and
+    a comment at its top gives each name's object (its ``repr``). Bind the names to run the
+    source; :func:`compile_with_constants` compiles it so that it loads the objects as
+    constants, as the original does (:attr:`Decompiled.constants` has the objects).
+
     Regions the decompiler cannot reconstruct are emitted as marked fallbacks: the source is
     returned anyway and a :class:`glassbox.DecompileWarning` names each region (its
     ``fallbacks`` attribute lists them as :class:`Fallback`). Raises
@@ -225,3 +247,128 @@ def decompile(obj: Any) -> str:
     if result.fallbacks:
         warnings.warn(DecompileWarning(result.fallbacks), stacklevel=2)
     return result.source
+
+
+# -- constants marshal cannot carry ----------------------------------------------------------
+# Each becomes a bytes placeholder (never a docstring, unlike a str) while the code is marshalled
+# and decompiled; the source then names it, and compile_with_constants puts the object back.
+CONSTANT_PREFIX = "__glassbox_const_"
+_PLACEHOLDER_LITERAL = re.compile(r"""b(['"])(__glassbox_const_\d+)\1""")
+_CONSTANT_NAME = re.compile(r"\b__glassbox_const_\d+\b")
+# Where the compiler folds or tests a constant operand at compile time: a named constant there
+# would not behave as the object once it is a literal.
+_FOLDED_FIELDS = {
+    ast.BinOp: ("left", "right"),
+    ast.UnaryOp: ("operand",),
+    ast.Subscript: ("value", "slice"),
+    ast.BoolOp: ("values",),
+    ast.If: ("test",),
+    ast.While: ("test",),
+    ast.IfExp: ("test",),
+    ast.Assert: ("test",),
+    ast.comprehension: ("ifs",),
+    ast.FormattedValue: ("value",),
+}
+
+
+def _marshallable(value: object) -> bool:
+    try:
+        marshal.dumps(value)
+    except ValueError:
+        return False
+    return True
+
+
+def _placeholder_constants(code: types.CodeType, constants: dict[str, Any]) -> types.CodeType:
+    consts = []
+    for value in code.co_consts:
+        if isinstance(value, types.CodeType):
+            value = _placeholder_constants(value, constants)
+        elif not _marshallable(value):
+            name = next((n for n, v in constants.items() if v is value), None)
+            if name is None:
+                name = f"{CONSTANT_PREFIX}{len(constants)}"
+                constants[name] = value
+            value = name.encode()
+        consts.append(value)
+    return code.replace(co_consts=tuple(consts))
+
+
+def name_constants(code: types.CodeType) -> tuple[types.CodeType, dict[str, Any]]:
+    """``code`` with each constant marshal cannot carry (in nested code objects too) replaced by
+    a placeholder, and the objects by the name the decompiled source gives them."""
+    constants: dict[str, Any] = {}
+    if _marshallable(code):
+        return code, constants
+    return _placeholder_constants(code, constants), constants
+
+
+def _one_line_repr(value: object, limit: int = 100) -> str:
+    try:
+        text = repr(value)
+    except Exception as error:  # a repr that fails still names the type
+        text = f"<{type(value).__name__} object, repr failed: {error!r}>"
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _with_constant_names(source: str, constants: Mapping[str, Any]) -> str:
+    """The decompiler's source with each placeholder literal written as its name, under a comment
+    that says which object each name stands for."""
+    named = _PLACEHOLDER_LITERAL.sub(lambda match: match.group(2), source)
+    lines = ["# Constants of the code object that marshal cannot carry, named (bind the names to"]
+    lines.append(
+        "# run this source; glassbox.decompiler.compile_with_constants loads the objects):"
+    )
+    lines += [f"#   {name} = {_one_line_repr(value)}" for name, value in constants.items()]
+    return "\n".join(lines) + "\n" + named
+
+
+def _check_not_folded(tree: ast.AST, constants: Mapping[str, Any]) -> None:
+    for node in ast.walk(tree):
+        for field in _FOLDED_FIELDS.get(type(node), ()):
+            value = getattr(node, field)
+            for child in value if isinstance(value, list) else [value]:
+                if isinstance(child, ast.Name) and child.id in constants:
+                    raise ValueError(
+                        f"{child.id} is an operand the compiler evaluates "
+                        f"({type(node).__name__}.{field}): it cannot be compiled as a constant"
+                    )
+
+
+def _restored(value: object, objects: dict[bytes, Any]) -> object:
+    if isinstance(value, types.CodeType):
+        consts = tuple(_restored(item, objects) for item in value.co_consts)
+        return value.replace(co_consts=consts)
+    if type(value) is bytes:
+        if value in objects:
+            return objects[value]
+        if CONSTANT_PREFIX.encode() in value:
+            raise ValueError("the compiler folded a named constant into another constant")
+    if type(value) in (tuple, frozenset):  # the compiler folds displays of constants
+        return type(value)(_restored(item, objects) for item in value)
+    return value
+
+
+def compile_with_constants(
+    source: str,
+    filename: str,
+    constants: Mapping[str, Any],
+    mode: str = "exec",
+    optimize: int = -1,
+) -> types.CodeType:
+    """Compile decompiled ``source`` so that each name of ``constants`` (see :func:`decompile`)
+    is a constant holding its object, as in the code that was decompiled (``LOAD_CONST``, not a
+    global). Compiled with ``dont_inherit=True`` at the ``optimize`` level (-1: the running
+    interpreter's). Raises ``SyntaxError`` for bad source, and ``ValueError`` where a named
+    constant is an operand the compiler would evaluate (``c + 1``, ``c[0]``, ``if c:``)."""
+    if not constants:
+        return compile(source, filename, mode, dont_inherit=True, optimize=optimize)
+    _check_not_folded(ast.parse(source, filename, mode), constants)
+    placeholders = _CONSTANT_NAME.sub(
+        lambda match: repr(match.group(0).encode()) if match.group(0) in constants else match[0],
+        source,
+    )
+    code = compile(placeholders, filename, mode, dont_inherit=True, optimize=optimize)
+    objects = {name.encode(): value for name, value in constants.items()}
+    return cast(types.CodeType, _restored(code, objects))

@@ -17,7 +17,7 @@ __all__ = ["Capture", "capture", "debug", "prepare_debug"]
 class _CallableModule(type(sys.modules[__name__])):
     """``glassbox.capture`` is both this package and the function: ``glassbox.capture(dir)``."""
 
-    def __call__(self, dump_dir, *, run_dumped="decompiled"):
+    def __call__(self, dump_dir, *, run_dumped="verified"):
         return capture(dump_dir, run_dumped=run_dumped)
 
 

@@ -37,6 +37,7 @@ def build_index(capture) -> dict:
                     "compile_id": entry.compile_id,
                     "transformed_file": entry.transformed_file,
                     "runs_from_dump": entry.runs_from_dump,
+                    "verified": entry.runs_from_dump and entry.unverified is None,
                     "why_original_runs": entry.why_not,
                     "resume_original_file": entry.original_file,
                     "guards_file": entry.guards_file,
@@ -58,22 +59,11 @@ def build_index(capture) -> dict:
                 "compiles": entries,
             }
         )
-    other = []
-    for compile_id, records in compiles.items():
-        if compile_id in seen_ids or not records.metrics:
-            continue
-        m = records.metrics
-        other.append(
-            {
-                "compile_id": compile_id,
-                "function": m.get("co_name"),
-                "file": m.get("co_filename"),
-                "line": m.get("co_firstlineno"),
-                "fail_reason": m.get("fail_reason"),
-                "graph_break_reasons": records.graph_break_reasons,
-                "compile_time_s": _compile_time_s(m),
-            }
-        )
+    other = [
+        _without_code(compile_id, records)
+        for compile_id, records in compiles.items()
+        if compile_id not in seen_ids and records.metrics
+    ]
     return {
         "tool": MARKER,
         "format": 1,
@@ -82,6 +72,39 @@ def build_index(capture) -> dict:
         "functions": functions,
         "compiles_without_code": other,
         "errors": list(capture.errors),
+    }
+
+
+def skip_summary(fail_reason: str | None) -> str:
+    """Why Dynamo made no code of a frame, in a line: the titles of the graph breaks in Dynamo's
+    fail reason (each is followed by its ``Explanation:``) and the last explanation."""
+    if not fail_reason:
+        return "Dynamo made no code of it (nothing to compile): it ran as written"
+    lines = fail_reason.splitlines()
+    titles, explanation = [], ""
+    for index, line in enumerate(lines[1:], start=1):
+        if line.strip().startswith("Explanation:"):
+            titles.append(lines[index - 1].strip())
+            explanation = line.strip()[len("Explanation:") :].strip()
+    if not titles:
+        return _first_line(fail_reason)
+    return " -> ".join(titles) + (f": {explanation}" if explanation else "")
+
+
+def _without_code(compile_id: str, records) -> dict:
+    """A compile that gave no transformed code: Dynamo skipped the frame or gave up on it, and
+    the frame ran eagerly (as written)."""
+    metrics = records.metrics
+    return {
+        "compile_id": compile_id,
+        "function": metrics.get("co_name"),
+        "file": metrics.get("co_filename"),
+        "line": metrics.get("co_firstlineno"),
+        "ran": "eagerly",
+        "why": skip_summary(metrics.get("fail_reason")),
+        "fail_reason": metrics.get("fail_reason"),
+        "graph_break_reasons": records.graph_break_reasons,
+        "compile_time_s": _compile_time_s(metrics),
     }
 
 
@@ -100,8 +123,27 @@ def _first_line(text: str | None, limit: int = 160) -> str:
     return ""
 
 
+def _runs_text(entry: dict) -> str:
+    if entry["verified"]:
+        return "yes (verified)"
+    if entry["runs_from_dump"]:
+        return "yes, NOT verified (run_dumped='decompiled')"
+    return f"no: {_first_line(entry['why_original_runs'], 80)}"
+
+
+def _summary(index: dict) -> str:
+    entries = [e for f in index["functions"] for e in f["compiles"]]
+    running = sum(e["runs_from_dump"] for e in entries)
+    eager = len(index["compiles_without_code"])
+    return (
+        f"{running} of {len(entries)} compiled entries run from this dump (the others run "
+        f"Dynamo's bytecode; each says why); {eager} frame(s) Dynamo made no code of."
+    )
+
+
 def render_markdown(index: dict) -> str:
     lines = ["# glassbox capture", "", f"Python {index['python']}, torch {index['torch']}.", ""]
+    lines += [_summary(index), ""]
     for function in index["functions"]:
         kind = " (resume function)" if function["is_resume_function"] else ""
         lines += [
@@ -115,11 +157,7 @@ def render_markdown(index: dict) -> str:
             "|---|---|---|---|---|---|",
         ]
         for entry in function["compiles"]:
-            runs = (
-                "yes"
-                if entry["runs_from_dump"]
-                else f"no: {_first_line(entry['why_original_runs'], 80)}"
-            )
+            runs = _runs_text(entry)
             seconds = (
                 f"{entry['compile_time_s']:.3f}" if entry["compile_time_s"] is not None else ""
             )
@@ -131,11 +169,17 @@ def render_markdown(index: dict) -> str:
             )
         lines.append("")
     if index["compiles_without_code"]:
-        lines += ["## Compiles that produced no code", ""]
+        lines += [
+            "## Frames Dynamo made no code of (they ran eagerly)",
+            "",
+            "Dynamo skipped these frames or gave up on them; nothing of theirs is in this dump. "
+            "Full reasons in index.json.",
+            "",
+        ]
         for other in index["compiles_without_code"]:
             lines.append(
                 f"- {other['compile_id']} `{other['function']}` {other['file']}:"
-                f"{other['line']}: {_first_line(other['fail_reason'])}"
+                f"{other['line']}: {other['why']}"
             )
         lines.append("")
     if index["errors"]:

@@ -32,6 +32,7 @@ class EntryRecord:
     conditions: list | None = None  # the guard's readable conditions, once rendered
     guard_body: str | None = None  # their guard function's body (guards.guard_body)
     source: str = ""  # the text of transformed_file, kept for the full_code file
+    unverified: str | None = None  # run_dumped="decompiled": how the running code differs
 
 
 @dataclass

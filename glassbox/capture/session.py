@@ -1,10 +1,12 @@
 """``glassbox.capture(dump_dir)``: hooks into Dynamo while the block runs, writes the dump.
 
 Two hooks, both removed on exit: Dynamo's bytecode hook (each transformed code object is
-decompiled into the dump and, when fully decompiled, the dumped code is what Dynamo runs) and a
+decompiled into the dump and, when verified, the dumped code is what Dynamo runs) and a
 handler on PyTorch's structured trace (graphs, output code, metrics and graph-break reasons by
 compile id), with a filter that keeps torch from building the trace records capture does not use.
 Guards, the full_code files and the index are written on exit, from Dynamo's cache entries.
+Every hook steps aside on any exception (the program runs on as without capture) and the index
+says why; every ``.py`` written compiles (text that would not is kept as comments).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import os
 import threading
 import types
+import warnings
 
 from glassbox.capture import index as index_mod
 from glassbox.capture.full_code import render_full_code
@@ -23,7 +26,7 @@ from glassbox.capture.records import (
     compile_dir,
     safe_name,
 )
-from glassbox.capture.source import render
+from glassbox.capture.source import compilable, reading_only, render, same_interface
 from glassbox.capture.trace import GRAPH_FILES, TraceCollector
 from glassbox.capture.writer import DumpWriter
 
@@ -52,7 +55,7 @@ RUN_DUMPED_POLICIES = ("verified", "decompiled", "never")
 class Capture:
     """The context manager behind :func:`glassbox.capture`; one per ``with`` block."""
 
-    def __init__(self, dump_dir: str | os.PathLike, run_dumped: str = "decompiled") -> None:
+    def __init__(self, dump_dir: str | os.PathLike, run_dumped: str = "verified") -> None:
         if run_dumped not in RUN_DUMPED_POLICIES:
             raise ValueError(f"run_dumped must be one of {RUN_DUMPED_POLICIES}, not {run_dumped!r}")
         self.run_dumped = run_dumped
@@ -126,7 +129,10 @@ class Capture:
             f"Dynamo's transformed code of {original.co_name} ({frame.where}), compile {compile_id}"
         )
         rendered = render(transformed, str(self.writer.path(relative)), title, self.run_dumped)
-        self.writer.write(relative, rendered.source)
+        if rendered.code is not None and not same_interface(original, rendered.code):
+            why = "the dumped code's arguments, free or cell variables are not the original's"
+            rendered = reading_only(transformed, title, why, None)  # Dynamo would refuse it
+        self._write_py(relative, rendered.source)
         entry = EntryRecord(
             compile_id,
             transformed,
@@ -134,14 +140,16 @@ class Capture:
             rendered.code is not None,
             rendered.reason,
             source=rendered.source,
+            unverified=rendered.unverified,
         )
         entry.resume_names = _resume_names(transformed)
         if frame.is_resume:
             original_rel = f"{folder}/resume_original_{safe_name(original.co_name)}.py"
             title = f"Dynamo's resume function {original.co_name}, as Dynamo generated it"
-            self.writer.write(
-                original_rel, render(original, str(self.writer.path(original_rel)), title).source
-            )
+            path = str(self.writer.path(original_rel))
+            why = "Dynamo's input: what runs is its transformed code (transformed_*.py)"
+            text = render(original, path, title, "never", never_reason=why).source
+            self._write_py(original_rel, text)
             entry.original_file = original_rel
         frame.entries.append(entry)
         return rendered.code
@@ -153,7 +161,11 @@ class Capture:
         else:
             title = name.replace("_", " ")
             text = f"# {title}, compile {compile_id}.\n" + GRAPH_PRELUDE + payload
-        self.writer.write(relative, text)
+        self._write_py(relative, text)
+
+    def _write_py(self, relative: str, text: str) -> None:
+        """Write a ``.py`` file of the dump; text that does not compile is kept as comments."""
+        self.writer.write(relative, compilable(text, str(self.writer.path(relative))))
 
     # -- on exit -------------------------------------------------------------------------
     def _finish(self) -> None:
@@ -165,11 +177,14 @@ class Capture:
         for frame in self.frames.values():
             try:
                 text = render_full_code(frame, self.collector.compiles)
-                self.writer.write(frame.full_code_file, text)
+                self._write_py(frame.full_code_file, text)
             except Exception as error:
                 self.errors.append(f"full_code of {frame.name}: {error!r}")
         self.errors.extend(self.collector.errors)
-        index_mod.write_index(self)
+        try:
+            index_mod.write_index(self)
+        except Exception as error:  # the dump is incomplete, the program runs on
+            warnings.warn(f"glassbox.capture could not write its index: {error!r}", stacklevel=3)
 
     def _write_guards(self, frame: FrameRecord) -> None:
         from torch._C._dynamo.eval_frame import _debug_get_cache_entry_list
@@ -184,7 +199,7 @@ class Capture:
             entry.conditions = conditions_of(cache_entry.guard_manager)
             entry.guard_body = guard_body(entry.conditions)
             text = render_guards_file(entry.guard_body, compile_id, frame.name, frame.where)
-            self.writer.write(relative, text)
+            self._write_py(relative, text)
             entry.guards_file = relative
 
 
@@ -199,17 +214,19 @@ def _resume_names(code: types.CodeType) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def capture(dump_dir: str | os.PathLike, *, run_dumped: str = "decompiled") -> Capture:
+def capture(dump_dir: str | os.PathLike, *, run_dumped: str = "verified") -> Capture:
     """Record everything torch.compile does inside the ``with`` block into ``dump_dir``.
 
-    ``run_dumped`` says when the dumped transformed code runs instead of Dynamo's bytecode:
-    ``"decompiled"`` (default) whenever it was fully reconstructed (no fallback) with the same
-    arguments and free variables, so breakpoints in it are hit; ``"verified"`` only when it
-    recompiles to the same bytecode; ``"never"``."""
+    ``run_dumped`` says when the dumped transformed code runs instead of Dynamo's bytecode (so
+    that breakpoints in it are hit): ``"verified"`` (the default) only when it recompiles, at
+    the running interpreter's optimization level, to Dynamo's bytecode (line numbers, file name
+    and qualified name aside); ``"never"``; ``"decompiled"``, an opt-in for stepping through
+    that also runs fully reconstructed code with Dynamo's arguments, free and cell variables
+    whose bytecode differs: it is not shown to behave as Dynamo's and may change results or
+    raise. Wherever the dumped code does not run, Dynamo's does and the file says why."""
     return Capture(dump_dir, run_dumped)
 
 
-def prepare_debug(dump_src_dir: str | os.PathLike, *, run_dumped: str = "decompiled") -> Capture:
-    """depyf's name for :func:`capture`, made for stepping through: by default the dumped code
-    runs whenever it was fully decompiled (``run_dumped="decompiled"``)."""
+def prepare_debug(dump_src_dir: str | os.PathLike, *, run_dumped: str = "verified") -> Capture:
+    """depyf's name for :func:`capture` (the same ``run_dumped`` policies and default)."""
     return Capture(dump_src_dir, run_dumped)

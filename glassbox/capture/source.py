@@ -9,10 +9,14 @@ running; the file then holds the best text there is and says why.
 
 from __future__ import annotations
 
+import ast
 import dis
 import types
-import warnings
+from collections.abc import Mapping
 from typing import NamedTuple
+
+from glassbox import decompiler
+from glassbox.decompiler import Decompiled, compile_with_constants
 
 # Header fields a recompiled function may differ in without running differently: a decompiled
 # method is a module-level ``def``, so its qualified name loses the class prefix.
@@ -21,8 +25,9 @@ IGNORED_FIELDS = frozenset({"co_qualname"})
 
 class Rendered(NamedTuple):
     source: str  # the text of the dump file
-    code: types.CodeType | None  # compiled from ``source``, equal to the original; None: fallback
+    code: types.CodeType | None  # compiled from ``source``, to run instead; None: the original runs
     reason: str | None  # why the original bytecode runs instead (None when ``code`` is set)
+    unverified: str | None = None  # run_dumped="decompiled": how ``code`` differs from Dynamo's
 
 
 def disassembly(code: types.CodeType) -> str:
@@ -35,25 +40,59 @@ def disassembly(code: types.CodeType) -> str:
         return dis.Bytecode(code).dis()
 
 
-def _decompile(code: types.CodeType) -> tuple[str | None, str | None]:
-    """(source, None) or (None or partial source, reason)."""
+def _decompile(code: types.CodeType) -> tuple[Decompiled | None, str | None]:
+    """(decompiled, None), (decompiled with fallbacks, reason) or (None, reason)."""
     try:
-        import glassbox
-    except Exception as error:  # pragma: no cover - glassbox is importable when we run
-        return None, f"glassbox not importable: {error!r}"
-    decompile = getattr(glassbox, "decompile", None)
-    if decompile is None:
-        return None, "this glassbox has no decompiler"
-    try:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            source = decompile(code)
+        decompiled = decompiler.decompile_detailed(code)
     except Exception as error:
         return None, f"decompiler failed: {type(error).__name__}: {error}"
-    marked = [w for w in caught if type(w.message).__name__ == "DecompileWarning"]
-    if marked:
-        return source, f"decompiler left fallback regions: {marked[0].message}"
-    return source, None
+    if decompiled.fallbacks:
+        first = decompiled.fallbacks[0]
+        where = f"{first.code_name} line {first.first_line}: {first.reason}"
+        count = len(decompiled.fallbacks)
+        return decompiled, f"decompiler left {count} fallback region(s), the first in {where}"
+    return decompiled, None
+
+
+def _function_named(tree: ast.AST, name: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
+            return node
+    return None
+
+
+def declare_free_variables(code: types.CodeType, source: str) -> str:
+    """``source`` with a ``nonlocal`` statement for each free variable of ``code`` that the
+    decompiled function never reads: Dynamo's code keeps the original's free variables (a
+    decorator's wrapper keeps ``func``) even where its body no longer uses them, and the
+    function compiled from the source must have the same closure to stand in for it."""
+    if not code.co_freevars:
+        return source
+    try:
+        function = _function_named(ast.parse(source), code.co_name)
+    except SyntaxError:
+        return source
+    if function is None or not function.body:
+        return source
+    used: set[str] = set()
+    for node in ast.walk(function):
+        if isinstance(node, ast.Name):
+            used.add(node.id)
+        elif isinstance(node, ast.Nonlocal):
+            used.update(node.names)
+    missing = [n for n in code.co_freevars if n not in used and n.isidentifier()]
+    if not missing:
+        return source
+    first = function.body[0]
+    value = first.value if isinstance(first, ast.Expr) else None
+    docstring = isinstance(value, ast.Constant) and isinstance(value.value, str)
+    at = first.end_lineno if docstring else first.lineno - 1
+    indent = " " * first.col_offset
+    lines = source.splitlines(keepends=True)
+    declaration = (
+        f"{indent}nonlocal {', '.join(missing)}  # glassbox: free in Dynamo's code, unused\n"
+    )
+    return "".join(lines[:at] + [declaration] + lines[at:])
 
 
 def _normalized(code: types.CodeType) -> tuple:
@@ -114,77 +153,115 @@ def _candidates(module_code: types.CodeType, name: str):
 
 
 def recompile(
-    code: types.CodeType, source: str, filename: str, require_equal: bool | None = True
+    code: types.CodeType,
+    source: str,
+    filename: str,
+    require_equal: bool = True,
+    constants: Mapping[str, object] | None = None,
 ) -> tuple[types.CodeType | None, str | None]:
     """``source`` compiled under ``filename``: the function equal to ``code``, or a reason.
 
-    With ``require_equal=False`` a function that differs from ``code`` only in its bytecode
-    (same name, arguments and free variables) is accepted too; the reason then says how it
-    differs, and the caller decides. With ``require_equal=None`` the bytecode is not compared:
-    the first function with ``code``'s name and interface is the answer."""
+    Compiled at the running interpreter's optimization level (``python -O`` drops ``assert`` and
+    ``if __debug__:``, so source that relies on them differs there and is refused). Named
+    constants (see :func:`glassbox.decompiler.compile_with_constants`) are loaded as constants,
+    as in Dynamo's code. With ``require_equal=False`` a function that differs from ``code`` only
+    in its bytecode (same name, arguments, free and cell variables) is accepted too, and the
+    reason then says how it differs: the caller decides (``run_dumped="decompiled"``)."""
     try:
-        module_code = compile(source, filename, "exec", dont_inherit=True)
+        module_code = compile_with_constants(source, filename, constants or {}, optimize=-1)
     except SyntaxError as error:
         return None, f"decompiled source does not compile: {error}"
-    if require_equal is None:  # the interface alone decides
-        for candidate in _candidates(module_code, code.co_name):
-            if _same_interface(code, candidate):
-                return candidate.replace(co_name=code.co_name, co_qualname=code.co_qualname), None
-        return None, f"no function named {code.co_name} with Dynamo's arguments and free variables"
+    except ValueError as error:
+        return None, f"decompiled source cannot be compiled with its constants: {error}"
     first = None
     for candidate in _candidates(module_code, code.co_name):
         why = difference(code, candidate)
+        accepted = candidate.replace(co_name=code.co_name, co_qualname=code.co_qualname)
         if why is None:
-            return candidate.replace(co_name=code.co_name, co_qualname=code.co_qualname), None
+            return accepted, None
         first = first or why
-        if not require_equal and _same_interface(code, candidate):
-            accepted = candidate.replace(co_name=code.co_name, co_qualname=code.co_qualname)
+        if not require_equal and same_interface(code, candidate):
             return accepted, f"recompiled bytecode differs: {why}"
     return None, f"recompiled bytecode differs: {first or 'no function named ' + code.co_name}"
 
 
-def _same_interface(code: types.CodeType, candidate: types.CodeType) -> bool:
-    """Whether ``candidate`` can stand in for ``code`` in Dynamo's frame: same arguments and the
-    same free variables (Dynamo binds them by position)."""
+def _argument_names(code: types.CodeType) -> tuple[str, ...]:
+    """The parameters' names, ``*args`` and ``**kwargs`` included (as Dynamo compares them)."""
+    count = code.co_argcount + code.co_kwonlyargcount
+    count += bool(code.co_flags & 0x04) + bool(code.co_flags & 0x08)  # VARARGS, VARKEYWORDS
+    return code.co_varnames[:count]
+
+
+def same_interface(code: types.CodeType, candidate: types.CodeType) -> bool:
+    """Whether ``candidate`` can stand in for ``code`` in Dynamo's frame: the same arguments,
+    free variables (Dynamo binds them by position) and cell variables (Dynamo checks them)."""
     return (
         code.co_argcount == candidate.co_argcount
         and code.co_posonlyargcount == candidate.co_posonlyargcount
         and code.co_kwonlyargcount == candidate.co_kwonlyargcount
-        and code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
-        == candidate.co_varnames[: candidate.co_argcount + candidate.co_kwonlyargcount]
+        and _argument_names(code) == _argument_names(candidate)
         and code.co_freevars == candidate.co_freevars
+        and code.co_cellvars == candidate.co_cellvars
         and (code.co_flags & 0x0F) == (candidate.co_flags & 0x0F)
     )
 
 
+def _header(title: str, reason: str | None) -> str:
+    """The dump file's first two lines (always two, so that the code compiled before the header
+    was chosen has the file's line numbers)."""
+    if reason is None:
+        status = (
+            "Decompiled by glassbox and verified (its bytecode is Dynamo's, line numbers aside):"
+            " this file is the code that runs."
+        )
+    else:
+        why = " ".join(reason.split())
+        status = (
+            "Decompiled by glassbox: this file is the code that runs, NOT verified"
+            f" (run_dumped='decompiled'): {why}"
+        )
+    return f"# {' '.join(title.split())}\n# {status}\n"
+
+
 def render(
-    code: types.CodeType, filename: str, title: str, run_dumped: str = "decompiled"
+    code: types.CodeType,
+    filename: str,
+    title: str,
+    run_dumped: str = "verified",
+    never_reason: str = "the run_dumped policy is 'never'",
 ) -> Rendered:
     """The dump file's text for ``code``, and the code compiled from it when it may run instead.
 
-    ``run_dumped`` is the policy: ``"verified"``, only when the recompiled bytecode equals
-    Dynamo's; ``"decompiled"``, also when it differs in layout but the decompiler reconstructed
-    everything (no fallback) and the function has the same arguments and free variables;
-    ``"never"``, the original bytecode always runs."""
-    source, reason = _decompile(code)
-    if source is not None and reason is None and run_dumped != "never":
-        if run_dumped == "verified":
-            header = (
-                f"# {title}\n# Decompiled by glassbox and verified: this file is the code that"
-                " runs.\n"
-            )
-            compiled, reason = recompile(code, header + source, filename)
-        else:
-            # No strict comparison (the verifier's job, and a cost on every compile): the code
-            # runs when it has Dynamo's interface.
-            header = (
-                f"# {title}\n# Decompiled by glassbox: this file is the code that runs.\n"
-                "# Its bytecode may be laid out differently from Dynamo's"
-                " (run_dumped='decompiled').\n"
-            )
-            compiled, reason = recompile(code, header + source, filename, require_equal=None)
+    ``run_dumped`` is the policy: ``"verified"`` (the default), only when the recompiled
+    bytecode equals Dynamo's (line numbers, file name and qualified name aside) at the running
+    interpreter's optimization level; ``"decompiled"`` (opt-in, for stepping through; it may
+    change what the program does), also when the decompiler reconstructed everything and the
+    function has Dynamo's arguments, free and cell variables but other bytecode; ``"never"``,
+    the original bytecode always runs (``never_reason`` says why). Otherwise the file says why
+    Dynamo's bytecode runs."""
+    decompiled, reason = _decompile(code)
+    if run_dumped == "never":
+        reason = reason or never_reason
+    if decompiled is None:
+        return reading_only(code, title, reason, None)
+    source = declare_free_variables(code, decompiled.source)
+    if reason is None and run_dumped != "never":
+        compiled, reason = recompile(
+            code,
+            _header(title, None) + source,
+            filename,
+            require_equal=run_dumped == "verified",
+            constants=decompiled.constants,
+        )
         if compiled is not None:
-            return Rendered(header + source, compiled, None)
+            return Rendered(_header(title, reason) + source, compiled, None, reason)
+    return reading_only(code, title, reason, source)
+
+
+def reading_only(
+    code: types.CodeType, title: str, reason: str | None, source: str | None
+) -> Rendered:
+    """The dump file of code whose original bytecode runs: why, the best source, the listing."""
     listing = "".join(f"#   {line}\n" for line in disassembly(code).splitlines())
     parts = [
         f"# {title}\n",
@@ -195,3 +272,17 @@ def render(
         parts.append("\n# Best decompiled source (not verified):\n\n" + source.rstrip() + "\n")
     parts.append("\n# Disassembly:\n" + listing)
     return Rendered("".join(parts), None, reason)
+
+
+def compilable(text: str, filename: str) -> str:
+    """``text`` if it compiles as Python, else the same lines as comments under a line that says
+    why: every ``.py`` file of a dump compiles."""
+    try:
+        compile(text, filename, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError) as error:
+        commented = "".join("# " + line if line.strip() else line for line in text.splitlines(True))
+        return (
+            f"# glassbox: this text does not compile as Python ({error!r}); kept as comments.\n"
+            + commented
+        )
+    return text

@@ -13,7 +13,9 @@ Both paths file the same thing.
 from __future__ import annotations
 
 import json
+import keyword
 import logging
+import re
 from dataclasses import dataclass, field
 
 from glassbox.capture.trace_filter import TraceFilter
@@ -44,6 +46,25 @@ METRIC_FIELDS = (
 )
 GRAPH_BREAK_ARTIFACT = "dynamo_graph_break_reason"
 _KEPT_NAMES = frozenset([*GRAPH_FILES, METRICS])
+
+
+_CLASS_LINE = re.compile(r"^(?P<indent>[ \t]*)class (?P<name>[^\s(:]+)(?P<rest>[(:])", re.MULTILINE)
+
+
+def valid_class_names(code: str) -> str:
+    """Graph code with each class name made an identifier: torch names the graph module of a
+    lambda ``<lambda>`` (``class <lambda>(torch.nn.Module):`` is not Python)."""
+
+    def rename(match: re.Match) -> str:
+        name = match["name"]
+        if name.isidentifier():
+            return match[0]
+        fixed = "".join(c if c.isalnum() or c == "_" else "_" for c in name)
+        fixed = fixed if fixed.isidentifier() else "_" + fixed
+        fixed = fixed + "_" if keyword.iskeyword(fixed) else fixed
+        return f"{match['indent']}class {fixed}{match['rest']}"
+
+    return _CLASS_LINE.sub(rename, code)
 
 
 def keeps(name: str, metadata_fn) -> bool:
@@ -191,6 +212,8 @@ class TraceCollector(logging.Handler):
         attempt = meta.get("attempt", 0) or 0
         for name in GRAPH_FILES:
             if name in meta and payload:
+                if name != "inductor_output_code":
+                    payload = valid_class_names(payload)
                 self._records(compile_id, attempt).graphs[name] = payload
                 if name == "inductor_output_code":
                     path = (meta[name] or {}).get("filename")

@@ -14,6 +14,7 @@ import glassbox
 from glassbox.capture import session as capture_session
 from glassbox.capture.source import recompile, render
 from glassbox.capture.writer import DumpDirError
+from glassbox.decompiler import Decompiled
 
 sys.path.insert(0, str(__import__("pathlib").Path(__file__).parent))
 from capture_zoo import make  # noqa: E402
@@ -152,7 +153,7 @@ def test_capture_survives_a_failing_decompiler(tmp_path, monkeypatch):
     def broken(code):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(glassbox, "decompile", broken)
+    monkeypatch.setattr(glassbox.decompiler, "decompile_detailed", broken)
     model, x = make("break_print")
     expected = model(x)
     with glassbox.capture(tmp_path):
@@ -182,7 +183,9 @@ def test_render_uses_the_decompiler_when_it_verifies(tmp_path, monkeypatch):
     namespace = {}
     exec(compile(source, "<original>", "exec", dont_inherit=True), namespace)
     f = namespace["f"]
-    monkeypatch.setattr(glassbox, "decompile", lambda code: source)
+    monkeypatch.setattr(
+        glassbox.decompiler, "decompile_detailed", lambda code: Decompiled(source, [])
+    )
     rendered = render(f.__code__, str(tmp_path / "f.py"), "title")
     assert rendered.code is not None and rendered.reason is None
     assert rendered.code.co_filename == str(tmp_path / "f.py")
@@ -240,9 +243,9 @@ def test_prepare_debug_is_capture(tmp_path):
 
 
 @pytest.mark.parametrize("name", ["break_print", "break_item"])
-def test_prepare_debug_runs_the_dumped_files(tmp_path, name):
-    """prepare_debug (run_dumped="decompiled"): the real decompiler's output of Dynamo's
-    transformed code and resume functions is what runs, and the results are unchanged."""
+def test_decompiled_policy_runs_the_dumped_files(tmp_path, name):
+    """run_dumped="decompiled" (opt-in): the real decompiler's output of Dynamo's transformed
+    code and resume functions is what runs, and the results are unchanged."""
     model, x = make(name)
     expected = model(x)
     files_run: set[str] = set()
@@ -251,7 +254,7 @@ def test_prepare_debug_runs_the_dumped_files(tmp_path, name):
         if frame.f_code.co_filename.startswith(str(tmp_path)):
             files_run.add(frame.f_code.co_filename)
 
-    with glassbox.prepare_debug(tmp_path / "dump"):
+    with glassbox.prepare_debug(tmp_path / "dump", run_dumped="decompiled"):
         compiled = torch.compile(model, backend="eager")
         sys.setprofile(profile)
         try:
@@ -267,3 +270,23 @@ def test_prepare_debug_runs_the_dumped_files(tmp_path, name):
 def test_run_dumped_policy_is_checked(tmp_path):
     with pytest.raises(ValueError, match="run_dumped"):
         glassbox.capture(tmp_path, run_dumped="sometimes")
+
+
+@pytest.mark.parametrize("docstring", ["", '        """doc"""\n'])
+def test_unused_free_variables_are_declared(docstring):
+    """Dynamo's code keeps free variables its body no longer reads (a decorator's ``fn``): the
+    decompiled function declares them so that it has the same closure."""
+    from glassbox.capture.source import declare_free_variables
+
+    outer = "def outer():\n    fn = 1\n    def wrapper(x):\n        return fn\n    return wrapper\n"
+    code = compile(outer, "<o>", "exec").co_consts[0].co_consts[2]
+    assert code.co_freevars == ("fn",)
+    source = (
+        "def __glassbox_enclosing():\n    fn = None\n    def wrapper(x):\n"
+        + docstring
+        + "        return x\n    return wrapper\n"
+    )
+    declared = declare_free_variables(code, source)
+    wrapper = compile(declared, "<d>", "exec").co_consts[0].co_consts[-1]
+    assert wrapper.co_name == "wrapper" and wrapper.co_freevars == ("fn",)
+    assert declare_free_variables(code, declared) == declared

@@ -36,6 +36,8 @@ def test_zoo_results_unchanged(tmp_path, name):
     torch.testing.assert_close(got, expected)
     index = json.loads((tmp_path / "index.json").read_text())
     assert index["functions"] and not index["errors"], index["errors"]
+    for path in tmp_path.rglob("*.py"):  # every dumped file is Python
+        compile(path.read_text(), str(path), "exec", dont_inherit=True)
 
 
 @pytest.mark.parametrize("name", ["break_print", "nested"])

@@ -6,6 +6,7 @@ import contextlib
 import gc
 import json
 import logging
+import re
 import sys
 import types
 import weakref
@@ -167,7 +168,8 @@ def test_another_trace_handler_gets_every_record(tmp_path):
 
 def _graphs_and_index(dump: Path) -> tuple[dict[str, str], list]:
     """The graph files by path, and per compile what the index says but for the compile time and
-    the resume functions' names (a counter of the process)."""
+    the resume functions' names (a counter of the process), and with Dynamo's compiled
+    functions unnamed in the reasons (their names hold a counter and a uuid)."""
     graphs = {str(p.relative_to(dump)): p.read_text() for p in dump.glob("compile_*/*_graph.py")}
     index = json.loads((dump / "index.json").read_text())
     compiles = [
@@ -175,6 +177,9 @@ def _graphs_and_index(dump: Path) -> tuple[dict[str, str], list]:
         for function in index["functions"]
         for entry in function["compiles"]
     ]
+    for entry in compiles:
+        why = entry["why_original_runs"] or ""
+        entry["why_original_runs"] = re.sub(r"__compiled_fn_\w+", "__compiled_fn", why)
     return graphs, compiles
 
 
