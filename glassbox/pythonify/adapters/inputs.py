@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import inspect
 
-from glassbox.pythonify.adapters.glue import GlueError, literal
+from glassbox.pythonify.adapters.signature import NotLiteral, literal
 from glassbox.pythonify.ir import ArgumentExtraction
 
 
@@ -19,17 +19,18 @@ class PythonifyError(Exception):
 
 
 def entry_function(target):
-    """(the function Dynamo compiles first, how the file reaches its globals, eager call)."""
+    """(the function Dynamo enters first, the path to it from ``target``, whether a module).
+
+    Not unwrapped: Dynamo enters the outermost function, a decorator's wrapper included (its
+    closure holds the wrapped function).
+    """
     import torch
 
     if isinstance(target, torch.nn.Module):
-        return type(target).forward, "type(target).forward.__globals__", True
-    function = inspect.unwrap(target)
-    if not inspect.isfunction(function):
+        return type(target).forward, "type(target).forward", True
+    if not inspect.isfunction(target):
         raise PythonifyError(f"cannot pythonify a {type(target).__name__}")
-    if function.__closure__:
-        pass  # closure cells are read by the glue from target.__closure__ (by position)
-    return function, "target.__globals__", False
+    return target, "target", False
 
 
 def _params(function, bound_self: bool) -> list[str]:
@@ -44,7 +45,7 @@ def _params(function, bound_self: bool) -> list[str]:
         if parameter.default is not parameter.empty:
             try:
                 text += "=" + literal(parameter.default)
-            except GlueError as error:
+            except NotLiteral as error:
                 raise PythonifyError(
                     f"default of {parameter.name!r} is not a literal: {error}"
                 ) from None
@@ -60,12 +61,13 @@ def _params(function, bound_self: bool) -> list[str]:
 
 
 def argument_extraction(target) -> ArgumentExtraction:
-    function, globals_path, is_module = entry_function(target)
+    function, path, is_module = entry_function(target)
     return ArgumentExtraction(
         frame_name=function.__name__,
         params=_params(function, is_module),
         call_target="target",
-        globals_path=globals_path,
+        globals_path=f"{path}.__globals__",
+        function_path=path,
         eager_call="target(*args, **kwargs)",
     )
 
