@@ -115,7 +115,7 @@ def arguments_section(program: ir.Program) -> str:
         "",
         "",
         "def frame_cells(target):",
-        f"    return {a.function_path}.__closure__ or ()",
+        f"    return {a.cells_path}",
         "",
     ]
     for region, paths in a.input_paths.items():
@@ -389,7 +389,7 @@ def result_source(program: ir.Program) -> str:
     r = program.result
     entry_args = (
         "target, *args, **kwargs"
-        if program.arguments.globals_path.startswith("type(")
+        if program.arguments.globals_path.startswith("type(target)")
         else "*args, **kwargs"
     )
     return f'''\

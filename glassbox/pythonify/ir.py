@@ -19,7 +19,7 @@ class ArgumentExtraction:
     params: list[str]  # its parameters, as in a ``def`` (defaults rendered as literals)
     call_target: str  # "target" (a function) or "target" as self (a module's forward)
     globals_path: str  # Python expression over ``target`` giving the frame's globals
-    function_path: str  # Python expression over ``target`` giving the function Dynamo entered
+    cells_path: str  # Python expression over ``target`` giving that function's closure cells
     eager_call: str  # the expression that runs the original code eagerly
     input_paths: dict[str, list[str]] = field(default_factory=dict)  # region -> graph input paths
 

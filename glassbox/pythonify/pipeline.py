@@ -57,7 +57,7 @@ class RuntimeWrapperPipeline:
 
     def build(self, title: str) -> Program:
         arguments = argument_extraction(self.target)
-        function, _, _ = entry_function(self.target)
+        function = entry_function(self.target).function
         entry_code = function.__code__
         if entry_code not in self.frames or not self.frames[entry_code].entries:
             raise PythonifyError(

@@ -46,7 +46,7 @@ def decompile_glue(code: types.CodeType) -> DecompiledGlue:
     function.body = [s for s in function.body if not _never_runs(s)] or [ast.Pass()]
     _name_placeholders(function, set(placeholders.values))
     ast.fix_missing_locations(function)
-    read = _global_reads(function)
+    read = [name for name in _global_reads(function) if name not in code.co_freevars]
     _check_order(function)
     return DecompiledGlue(function, read, list(code.co_freevars), placeholders.values)
 

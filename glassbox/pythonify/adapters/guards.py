@@ -66,6 +66,8 @@ def portable(condition, frame_locals, frame_globals) -> Condition:
     code, _, inline_note = condition.code.partition("  # ")
     note = "; ".join(p for p in (inline_note, condition.note) if p)
     code = _DYNAMO_BUILTINS.sub("builtins.__dict__", _DYNAMO_IMPORT.sub(_unmangle, code))
+    if "module('torch._dynamo." in code:  # Dynamo's own polyfills: the file runs without them
+        return Condition(None, f"Dynamo's own module, not used by the file: {code}; {note}")
     match = _ID_EQ.match(code)
     if match is None:
         return Condition(code, note)
