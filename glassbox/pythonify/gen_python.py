@@ -328,7 +328,7 @@ def glue_source(glue: ir.CallableInvocation) -> str:
     lines = [
         f"def {glue.name}(G, cells):",
         f'    """Compile {glue.compile_id}: Dynamo\'s transformed code as Python ({glue.origin} by '
-        'glassbox),',
+        "glassbox),",
         '    with the globals and free variables it reads bound first."""',
     ]
     for binding in glue.bindings:

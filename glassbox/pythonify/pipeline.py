@@ -60,6 +60,13 @@ class RuntimeWrapperPipeline:
         function = entry_function(self.target).function
         entry_code = function.__code__
         if entry_code not in self.frames or not self.frames[entry_code].entries:
+            others = [c.co_qualname for c, f in self.frames.items() if f.entries]
+            if others:
+                raise PythonifyError(
+                    f"Dynamo skipped {function.__qualname__} (a graph break in a loop, say) and "
+                    f"compiled only frames it calls from eager code ({', '.join(others)}); the "
+                    "file cannot route calls made by eager code into them"
+                )
             raise PythonifyError(
                 f"Dynamo compiled no frame for {function.__qualname__}: it ran the call eagerly "
                 "(a skipped module such as nn.GRU/nn.LSTM, or code Dynamo skips), so there is "

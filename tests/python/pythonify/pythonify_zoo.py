@@ -50,7 +50,7 @@ class Branchy(torch.nn.Module):
 
 
 def scaled(factor: float):
-    """A decorator in the style of transformers' (functools.wraps, the wrapped function in a cell)."""
+    """A decorator as transformers writes them (functools.wraps; the wrapped function in a cell)."""
 
     def decorate(function):
         @functools.wraps(function)
@@ -63,7 +63,7 @@ def scaled(factor: float):
 
 
 class Decorated(torch.nn.Module):
-    """A forward wrapped by a decorator: Dynamo enters the wrapper, whose code has free variables."""
+    """A decorated forward: Dynamo enters the wrapper, whose code has free variables."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -124,7 +124,7 @@ class Inner(torch.nn.Module):
 
 
 class NestedBreak(torch.nn.Module):
-    """Graph breaks inside a nested call, twice (the second call in a loop)."""
+    """A graph break inside a nested call."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -133,6 +133,14 @@ class NestedBreak(torch.nn.Module):
 
     def forward(self, x):
         h = self.inner(self.fc(x))
+        return h + h.tanh()
+
+
+class NestedLoopBreak(NestedBreak):
+    """A graph break inside a nested call made in a loop."""
+
+    def forward(self, x):
+        h = self.fc(x)
         for _ in range(2):
             h = h + self.inner(h).tanh()
         return h
@@ -159,6 +167,7 @@ def sequential() -> torch.nn.Module:
 MODELS = {
     "MLP": MLP, "BreakNorm": BreakNorm, "Branchy": Branchy, "Decorated": Decorated,
     "Closures": Closures, "Outputs": Outputs, "NestedBreak": NestedBreak, "LoopBreak": LoopBreak,
+    "NestedLoopBreak": NestedLoopBreak,
     "Sequential": sequential,
 }  # fmt: skip
 
