@@ -113,6 +113,10 @@ def arguments_section(program: ir.Program) -> str:
         "def frame_globals(target):",
         f"    return {a.globals_path}",
         "",
+        "",
+        "def frame_cells(target):",
+        f"    return {a.cells_path}",
+        "",
     ]
     for region, paths in a.input_paths.items():
         out.append("")
@@ -226,6 +230,58 @@ def wrapper_source(region: ir.CompiledRegion) -> str:
     return "\n".join(lines)
 
 
+# What ``DynamoUtils`` in GLUE_HELPERS defines (the pipeline refuses glue that calls anything else).
+DYNAMO_UTILS_FUNCTIONS = frozenset({
+    "record_pregraph_bytecode_enter", "record_pregraph_bytecode_exit",
+    "object_setattr_ignore_descriptor", "object_delattr_ignore_descriptor",
+    "call_size", "call_stride", "call_storage_offset",
+})  # fmt: skip
+GLUE_HELPERS = '''
+
+def closure_values(names, cells):
+    """A frame's free variables by name, from its closure cells (Dynamo's guards read L[name])."""
+    values = {}
+    for name, cell in zip(names, cells):
+        try:
+            values[name] = cell.cell_contents
+        except ValueError:  # an empty cell
+            pass
+    return values
+
+
+class DynamoUtils:
+    """The torch._dynamo.utils functions Dynamo's transformed code calls, without Dynamo."""
+
+    @staticmethod
+    def record_pregraph_bytecode_enter():
+        return None  # a profiler marker in Dynamo; nothing to mark here
+
+    @staticmethod
+    def record_pregraph_bytecode_exit(marker):
+        return None
+
+    @staticmethod
+    def object_setattr_ignore_descriptor(obj, name, value):
+        object.__getattribute__(obj, "__dict__")[name] = value
+
+    @staticmethod
+    def object_delattr_ignore_descriptor(obj, name):
+        del object.__getattribute__(obj, "__dict__")[name]
+
+    @staticmethod
+    def call_size(x, i):
+        return x.size(i)
+
+    @staticmethod
+    def call_stride(x, i):
+        return x.stride(i)
+
+    @staticmethod
+    def call_storage_offset(x):
+        return x.storage_offset()
+'''
+
+
 CONTIGUOUS = '''
 def contiguous(grad):
     """AOTAutograd traced the backward with contiguous tangents; give it contiguous ones."""
@@ -268,12 +324,20 @@ or not isinstance(x, torch.Tensor)
 
 
 def glue_source(glue: ir.CallableInvocation) -> str:
-    head = f"def {glue.name}({', '.join(glue.params)}):"
-    doc = (
-        f'    """Compile {glue.compile_id}: Dynamo\'s transformed code as Python '
-        f'({glue.origin} from its bytecode)."""'
-    )
-    return head + "\n" + doc + "\n" + _indent(glue.lines).rstrip()
+    """A function of (G, cells) that binds the names the decompiled transformed code reads."""
+    lines = [
+        f"def {glue.name}(G, cells):",
+        f'    """Compile {glue.compile_id}: Dynamo\'s transformed code as Python ({glue.origin} by '
+        "glassbox),",
+        '    with the globals and free variables it reads bound first."""',
+    ]
+    for binding in glue.bindings:
+        note = f"  # {binding.note}" if binding.note else ""
+        lines.append(f"    {binding.name} = {binding.source}{note}")
+    lines.append("")
+    lines += ["    " + line if line else "" for line in glue.function.splitlines()]
+    lines += ["", f"    return {glue.function_name}"]
+    return "\n".join(lines)
 
 
 def _plain(param: str) -> str:
@@ -283,7 +347,7 @@ def _plain(param: str) -> str:
 def dispatch_source(dispatch: ir.MultiRegionDispatch) -> str:
     params = [p for p in dispatch.params if p not in ("*", "/")]
     names = [_plain(p).lstrip("*") for p in params]
-    passed, keyword = ["G"], False
+    passed, keyword = [], False
     for p in dispatch.params:
         name = _plain(p)
         if p == "/":
@@ -300,16 +364,21 @@ def dispatch_source(dispatch: ir.MultiRegionDispatch) -> str:
     call_args = ", ".join(passed)
     where = f" ({dispatch.code_location})" if dispatch.code_location else ""
     lines = [
-        f"def {dispatch.name}(G, {', '.join(dispatch.params)}):",
-        f'    """Frame {dispatch.frame_name}{where}: the first variant whose guards hold."""',
+        f"def {dispatch.name}(G, cells, {', '.join(dispatch.params)}):",
+        f'    """Frame {dispatch.frame_name}{where}: the first variant whose guards hold.',
+        "",
+        "    G: the frame's globals; cells: its closure (the free variables, by position).",
+        '    """',
         "    L = {" + ", ".join(f"{n!r}: {n}" for n in names) + "}",
-        "    failures = []",
     ]
+    if dispatch.free:
+        lines.append(f"    L.update(closure_values({tuple(dispatch.free)!r}, cells))")
+    lines.append("    failures = []")
     for check, glue in dispatch.variants:
         lines += [
             f"    failed = {check.name}(L, G)",
             "    if failed is None:",
-            f"        return {glue.name}({call_args})",
+            f"        return {glue.name}(G, cells)({call_args})",
             f"    failures.append(({check.compile_id!r}, failed))",
         ]
     lines.append(f"    raise GuardError({dispatch.frame_name!r}, failures, {dispatch.entry!r})")
@@ -320,14 +389,14 @@ def result_source(program: ir.Program) -> str:
     r = program.result
     entry_args = (
         "target, *args, **kwargs"
-        if program.arguments.globals_path.startswith("type(")
+        if program.arguments.globals_path.startswith("type(target)")
         else "*args, **kwargs"
     )
     return f'''\
 def run(target, *args, **kwargs):
     """What torch.compile(target)(*args, **kwargs) computes, without torch.compile."""
     try:
-        return {r.entry}(frame_globals(target), {entry_args})
+        return {r.entry}(frame_globals(target), frame_cells(target), {entry_args})
     except GuardError as error:
         if ON_GUARD_FAILURE == "eager" and error.args[2]:
             return {program.arguments.eager_call}
@@ -392,6 +461,7 @@ def render(program: ir.Program, kernels_as_source: bool = True) -> str:
     if kernels_as_source and any(k.kind == "inductor" for k in program.kernels):
         parts.append(INDUCTOR_LOADER)
     parts.append(CONTIGUOUS)
+    parts.append(GLUE_HELPERS)
     parts.append(_section(1, "Argument extraction", arguments_section(program)))
     parts.append(
         _section(2, "Guard checks", "\n\n\n".join(guard_source(g) for g in program.guards))

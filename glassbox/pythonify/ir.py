@@ -19,6 +19,7 @@ class ArgumentExtraction:
     params: list[str]  # its parameters, as in a ``def`` (defaults rendered as literals)
     call_target: str  # "target" (a function) or "target" as self (a module's forward)
     globals_path: str  # Python expression over ``target`` giving the frame's globals
+    cells_path: str  # Python expression over ``target`` giving that function's closure cells
     eager_call: str  # the expression that runs the original code eagerly
     input_paths: dict[str, list[str]] = field(default_factory=dict)  # region -> graph input paths
 
@@ -92,14 +93,24 @@ class CompiledRegion:
 
 
 @dataclass
+class Binding:
+    """A name the decompiled glue reads (a global or a free variable) and what it is bound to."""
+
+    name: str
+    source: str  # a Python expression over G (the frame's globals) and cells (its closure)
+    note: str = ""
+
+
+@dataclass
 class CallableInvocation:
-    """The glue of one cache entry: the transformed code as Python, calling regions."""
+    """The glue of one cache entry: the transformed code, decompiled, with its names bound."""
 
     name: str
     compile_id: str
-    params: list[str]
-    lines: list[str]
-    origin: str  # "decompiled" (glassbox.decompile, verified) or "translated" (bytecode)
+    bindings: list[Binding]
+    function: str  # the decompiled ``def`` (named as the frame)
+    function_name: str
+    origin: str = "decompiled"
 
 
 @dataclass
@@ -112,6 +123,7 @@ class MultiRegionDispatch:
     variants: list[tuple[GuardCheck, CallableInvocation]]
     entry: bool
     code_location: str = ""
+    free: list[str] = field(default_factory=list)  # the frame's free variables, read as L[name]
 
 
 @dataclass

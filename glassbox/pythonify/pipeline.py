@@ -8,13 +8,15 @@ dispatchers that try each frame's variants in Dynamo's order.
 
 from __future__ import annotations
 
+import ast
+import re
 import types
 
 from glassbox.capture.records import safe_name
-from glassbox.pythonify.adapters import glue as glue_adapter
 from glassbox.pythonify.adapters.aot import aot_wrapper
 from glassbox.pythonify.adapters.cudagraphs import cudagraph_setup
 from glassbox.pythonify.adapters.dynamo import COMPILED_FN, Recorder, region_of
+from glassbox.pythonify.adapters.glue import GlueError, decompile_glue
 from glassbox.pythonify.adapters.guards import guard_check, helpers_used
 from glassbox.pythonify.adapters.inputs import (
     PythonifyError,
@@ -22,7 +24,11 @@ from glassbox.pythonify.adapters.inputs import (
     entry_function,
     example_locals,
 )
+from glassbox.pythonify.adapters.signature import signature_of
+from glassbox.pythonify.adapters.values import restate
+from glassbox.pythonify.gen_python import DYNAMO_UTILS_FUNCTIONS
 from glassbox.pythonify.ir import (
+    Binding,
     CallableInvocation,
     CompiledRegion,
     MultiRegionDispatch,
@@ -30,9 +36,11 @@ from glassbox.pythonify.ir import (
     ReturnResult,
 )
 
-# Dynamo's bytecode-timing calls (torch._dynamo.utils.record_pregraph_bytecode_*) are dropped:
-# they only feed Dynamo's own metrics, and the file must not need Dynamo.
-_DYNAMO_UTILS = "_DYNAMO_UTILS_"
+# torch._dynamo.utils as the glue reads it: the file's own ``DynamoUtils`` (profiling markers as
+# no-ops, the setattr helpers restated), so that the file does not need Dynamo.
+_DYNAMO_UTILS = "__import_torch_dot__dynamo_dot_utils"
+# Globals Dynamo installs in the frame's module (compiled graphs, resume functions, imports).
+_INSTALLED = re.compile(r"^(__compiled_fn_|__resume_at_|__import_|__builtins_dict__|___)")
 
 
 class RuntimeWrapperPipeline:
@@ -49,9 +57,16 @@ class RuntimeWrapperPipeline:
 
     def build(self, title: str) -> Program:
         arguments = argument_extraction(self.target)
-        function, _, _ = entry_function(self.target)
+        function = entry_function(self.target).function
         entry_code = function.__code__
         if entry_code not in self.frames or not self.frames[entry_code].entries:
+            others = [c.co_qualname for c, f in self.frames.items() if f.entries]
+            if others:
+                raise PythonifyError(
+                    f"Dynamo skipped {function.__qualname__} (a graph break in a loop, say) and "
+                    f"compiled only frames it calls from eager code ({', '.join(others)}); the "
+                    "file cannot route calls made by eager code into them"
+                )
             raise PythonifyError(
                 f"Dynamo compiled no frame for {function.__qualname__}: it ran the call eagerly "
                 "(a skipped module such as nn.GRU/nn.LSTM, or code Dynamo skips), so there is "
@@ -101,7 +116,7 @@ class RuntimeWrapperPipeline:
             self.glue.append(glue)
             variants.append((check, glue))
             called += resumes
-        params = glue_adapter.signature_of(code)
+        params = signature_of(code)
         if entry:
             params = argument_extraction(self.target).params
         self.dispatchers.append(
@@ -112,45 +127,73 @@ class RuntimeWrapperPipeline:
                 variants=variants,
                 entry=entry,
                 code_location=f"{code.co_filename}:{code.co_firstlineno}",
+                free=list(code.co_freevars),
             )
         )
         return called
 
     def _glue(self, name: str, record, frame) -> tuple[CallableInvocation, list]:
-        resumes = []
-
-        def rename(global_name: str) -> str:
-            if COMPILED_FN.match(global_name):
-                return self._region(global_name, frame, record).name
-            if global_name.startswith("__resume_at_"):
-                function = frame.globals.get(global_name)
-                code = getattr(function, "__code__", None)
-                if code not in self.frames or not self.frames[code].entries:
-                    raise PythonifyError(
-                        f"resume function {global_name} ran without being compiled by Dynamo"
-                    )
-                resumes.append(code)
-                return self.dispatch_names[code]
-            if global_name == "__import_torch_dot__dynamo_dot_utils":
-                return _DYNAMO_UTILS
-            if global_name.startswith("__import_"):
-                return f"module({global_name[len('__import_') :].replace('_dot_', '.')!r})"
-            if global_name.startswith("__builtins_dict__"):
-                return "builtins.__dict__"
-            return f"global_value(G, {global_name!r})"
-
+        where = f"{frame.original.co_name} (compile {record.compile_id})"
         try:
-            translated = glue_adapter.translate(
-                record.transformed, name, rename, _DYNAMO_UTILS, set(self.dispatch_names.values())
+            glue = decompile_glue(record.transformed)
+        except GlueError as error:
+            raise PythonifyError(f"cannot write the glue of {where}: {error}") from None
+        resumes: list[types.CodeType] = []
+        bindings = [
+            Binding(name, f"cells[{i}].cell_contents", "free variable")
+            for i, name in enumerate(glue.free)
+        ]
+        for placeholder, value in glue.placeholders.items():
+            source = restate(value)
+            if source is None:
+                raise PythonifyError(
+                    f"cannot write the glue of {where}: constant {value!r} has no source form"
+                )
+            bindings.append(Binding(placeholder, source, "a constant of the transformed code"))
+        for global_name in glue.globals:
+            source, note = self._global_binding(
+                global_name, glue.function, frame, record, resumes, where
             )
-        except glue_adapter.GlueError as error:
+            bindings.append(Binding(global_name, source, note))
+        function = ast.unparse(glue.function)
+        invocation = CallableInvocation(
+            name, record.compile_id, bindings, function, glue.function.name
+        )
+        return invocation, resumes
+
+    def _global_binding(
+        self, global_name: str, function, frame, record, resumes, where
+    ) -> tuple[str, str]:
+        """What a global the glue reads becomes in the file (and why)."""
+        value = frame.globals.get(global_name)
+        if COMPILED_FN.match(global_name):
+            return self._region(global_name, frame, record).name, "compiled graph"
+        if global_name.startswith("__resume_at_"):
+            code = getattr(value, "__code__", None)
+            if code not in self.frames or not self.frames[code].entries:
+                raise PythonifyError(
+                    f"cannot write the glue of {where}: resume function {global_name} ran "
+                    "without being compiled by Dynamo"
+                )
+            resumes.append(code)
+            return f"functools.partial({self.dispatch_names[code]}, G, ())", "resume function"
+        if global_name == _DYNAMO_UTILS:
+            unknown = _attributes_of(function, global_name) - DYNAMO_UTILS_FUNCTIONS
+            if unknown:
+                raise PythonifyError(
+                    f"cannot write the glue of {where}: it calls torch._dynamo.utils."
+                    f"{sorted(unknown)[0]}, which the file does not restate"
+                )
+            return "DynamoUtils", "Dynamo's run-time helpers, restated"
+        if not _INSTALLED.match(global_name):
+            return f"global_value(G, {global_name!r})", "global"
+        source = restate(value) if global_name in frame.globals else None
+        if source is None:
             raise PythonifyError(
-                f"cannot write the glue of {frame.original.co_name} (compile "
-                f"{record.compile_id}): {error}"
-            ) from None
-        lines = translated.lines
-        params = ["G", *translated.params]
-        return CallableInvocation(name, record.compile_id, params, lines, "translated"), resumes
+                f"cannot write the glue of {where}: the global {global_name} Dynamo installed "
+                f"({type(value).__name__}) cannot be restated by name"
+            )
+        return source, "installed by Dynamo"
 
     def _region(self, global_name: str, frame, record) -> CompiledRegion:
         record_region = region_of(frame.globals.get(global_name))
@@ -174,6 +217,17 @@ class RuntimeWrapperPipeline:
         )
         self.regions[key] = region
         return region
+
+
+def _attributes_of(function: ast.FunctionDef, name: str) -> set[str]:
+    """The attributes ``function`` reads from the global ``name``."""
+    return {
+        node.attr
+        for node in ast.walk(function)
+        if isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == name
+    }
 
 
 def _devices(args, kwargs) -> set[str]:

@@ -20,6 +20,7 @@ import types
 from glassbox.capture.guard_runtime import module as import_module
 from glassbox.capture.guard_runtime import resolve
 from glassbox.capture.guards import conditions_of
+from glassbox.pythonify.adapters.values import restate
 from glassbox.pythonify.ir import Condition, GuardCheck
 
 _DYNAMO_IMPORT = re.compile(r"G\['__import_(\w+?)'\]")
@@ -38,28 +39,18 @@ def _unmangle(match: re.Match) -> str:
 
 def _portable_identity(expr: str, obj) -> str | None:
     """An expression true exactly when ``expr`` names ``obj``, without ids."""
-    if obj is None or obj is True or obj is False or obj is Ellipsis:
-        return f"{expr} is {obj!r}"
-    if isinstance(obj, types.ModuleType):
-        return f"{expr} is module({obj.__name__!r})"
     if isinstance(obj, types.CodeType):
         return (
             f"({expr}.co_name == {obj.co_name!r} and {expr}.co_firstlineno == "
             f"{obj.co_firstlineno} and {expr}.co_filename.endswith("
             f"{obj.co_filename.rsplit('/', 1)[-1]!r}))"
         )
-    module_name = getattr(obj, "__module__", None)
-    qualname = getattr(obj, "__qualname__", None)
-    if isinstance(module_name, str) and isinstance(qualname, str) and "<locals>" not in qualname:
-        path = f"{module_name}.{qualname}"
-        try:
-            if resolve(path) is obj:
-                return f"{expr} is resolve({path!r})"
-        except Exception:
-            pass
-        if module_name == "builtins" and getattr(builtins, qualname, None) is obj:
-            return f"{expr} is {qualname}"
-    return None
+    import torch
+
+    if isinstance(obj, torch.device):
+        return None  # a new device object is equal, never identical
+    source = restate(obj)
+    return None if source is None else f"{expr} is {source}"
 
 
 def _evaluate(expr: str, frame_locals, frame_globals):
@@ -75,6 +66,8 @@ def portable(condition, frame_locals, frame_globals) -> Condition:
     code, _, inline_note = condition.code.partition("  # ")
     note = "; ".join(p for p in (inline_note, condition.note) if p)
     code = _DYNAMO_BUILTINS.sub("builtins.__dict__", _DYNAMO_IMPORT.sub(_unmangle, code))
+    if "module('torch._dynamo." in code:  # Dynamo's own polyfills: the file runs without them
+        return Condition(None, f"Dynamo's own module, not used by the file: {code}; {note}")
     match = _ID_EQ.match(code)
     if match is None:
         return Condition(code, note)

@@ -9,8 +9,10 @@ own ``__globals__``. Graph inputs are read by the glue by the same paths Dynamo'
 from __future__ import annotations
 
 import inspect
+import types
+from dataclasses import dataclass
 
-from glassbox.pythonify.adapters.glue import GlueError, literal
+from glassbox.pythonify.adapters.signature import NotLiteral, literal
 from glassbox.pythonify.ir import ArgumentExtraction
 
 
@@ -18,23 +20,55 @@ class PythonifyError(Exception):
     """The compiled program uses something pythonify cannot write down faithfully."""
 
 
-def entry_function(target):
-    """(the function Dynamo compiles first, how the file reaches its globals, eager call)."""
+@dataclass
+class Entry:
+    """The function Dynamo enters first, and how the file reaches its globals and closure."""
+
+    function: types.FunctionType
+    globals_source: str  # an expression over ``target``
+    cells_source: str  # an expression over ``target``: the closure cells, by position
+    bound_self: bool  # a module's forward: ``target`` is its ``self``
+
+
+def entry_function(target) -> Entry:
+    """Not unwrapped: Dynamo enters the outermost function, a decorator's wrapper included (its
+    closure holds the wrapped function). A module whose forward Dynamo skips (``torch.nn``'s own,
+    such as ``Sequential``) is entered through ``wrap_inline``'s ``inner(*args, **kwargs)``, whose
+    one cell holds the module.
+    """
     import torch
 
     if isinstance(target, torch.nn.Module):
-        return type(target).forward, "type(target).forward.__globals__", True
-    function = inspect.unwrap(target)
-    if not inspect.isfunction(function):
+        if _entered_through_wrap_inline(target):
+            from torch._dynamo.external_utils import wrap_inline
+
+            return Entry(
+                wrap_inline(target),
+                "module('torch._dynamo.external_utils').__dict__",
+                "(types.CellType(target),)",
+                False,
+            )
+        path = "type(target).forward"
+        return Entry(type(target).forward, f"{path}.__globals__", f"{path}.__closure__ or ()", True)
+    if not inspect.isfunction(target):
         raise PythonifyError(f"cannot pythonify a {type(target).__name__}")
-    if function.__closure__:
-        pass  # closure cells are read by the glue from target.__closure__ (by position)
-    return function, "target.__globals__", False
+    return Entry(target, "target.__globals__", "target.__closure__ or ()", False)
 
 
-def _params(function, bound_self: bool) -> list[str]:
+def _entered_through_wrap_inline(module) -> bool:
+    """Dynamo's own test (``OptimizedModule._initialize``) for wrapping the top frame."""
+    from torch._dynamo import config, trace_rules
+
+    forward = module.forward
+    return bool(
+        config.wrap_top_frame
+        or (isinstance(forward, types.MethodType) and trace_rules.check(forward))
+    )
+
+
+def _params(function) -> list[str]:
     out = []
-    signature = inspect.signature(function)
+    signature = inspect.signature(function, follow_wrapped=False)
     for parameter in signature.parameters.values():
         text = parameter.name
         if parameter.kind is parameter.VAR_POSITIONAL:
@@ -44,7 +78,7 @@ def _params(function, bound_self: bool) -> list[str]:
         if parameter.default is not parameter.empty:
             try:
                 text += "=" + literal(parameter.default)
-            except GlueError as error:
+            except NotLiteral as error:
                 raise PythonifyError(
                     f"default of {parameter.name!r} is not a literal: {error}"
                 ) from None
@@ -60,20 +94,24 @@ def _params(function, bound_self: bool) -> list[str]:
 
 
 def argument_extraction(target) -> ArgumentExtraction:
-    function, globals_path, is_module = entry_function(target)
+    entry = entry_function(target)
     return ArgumentExtraction(
-        frame_name=function.__name__,
-        params=_params(function, is_module),
+        frame_name=entry.function.__name__,
+        params=_params(entry.function),
         call_target="target",
-        globals_path=globals_path,
+        globals_path=entry.globals_source,
+        cells_path=entry.cells_source,
         eager_call="target(*args, **kwargs)",
     )
 
 
 def example_locals(target, args, kwargs) -> dict:
     """The entry frame's locals for the example inputs (to evaluate identity guards)."""
-    function, _, is_module = entry_function(target)
-    call_args = (target, *args) if is_module else args
-    bound = inspect.signature(function).bind(*call_args, **kwargs)
+    entry = entry_function(target)
+    call_args = (target, *args) if entry.bound_self else args
+    signature = inspect.signature(entry.function, follow_wrapped=False)
+    bound = signature.bind(*call_args, **kwargs)
     bound.apply_defaults()
-    return dict(bound.arguments)
+    free = entry.function.__code__.co_freevars
+    cells = entry.function.__closure__ or ()
+    return dict(bound.arguments) | {n: c.cell_contents for n, c in zip(free, cells, strict=True)}

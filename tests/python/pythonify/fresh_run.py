@@ -33,7 +33,7 @@ def main() -> None:
     x = args[0].requires_grad_(train)
     namespace = {"target": model, "args": args, "kwargs": kwargs}
     exec(compile(Path(path).read_text(), path, "exec"), namespace)  # the exec() convention
-    y = namespace["y"]
+    y = zoo.tensor_of(namespace["y"])
     result = {"y": y.detach(), "buffers": {k: v.clone() for k, v in model.named_buffers()}}
     if train:
         y.sum().backward()

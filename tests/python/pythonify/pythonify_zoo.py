@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+
 import torch
 
 
@@ -46,9 +49,132 @@ class Branchy(torch.nn.Module):
         return h.sin()
 
 
+def scaled(factor: float):
+    """A decorator as transformers writes them (functools.wraps; the wrapped function in a cell)."""
+
+    def decorate(function):
+        @functools.wraps(function)
+        def wrapper(self, *args, **kwargs):
+            return function(self, *args, **kwargs) * factor
+
+        return wrapper
+
+    return decorate
+
+
+class Decorated(torch.nn.Module):
+    """A decorated forward: Dynamo enters the wrapper, whose code has free variables."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = torch.nn.Linear(4, 4)
+
+    @scaled(0.5)
+    def forward(self, x, *, flag=True, mode="tanh", n=2, extra=None):
+        h = self.fc(x)
+        for _ in range(n):
+            h = getattr(torch, mode)(h) if flag else h
+        return h if extra is None else h + extra
+
+
+class Closures(torch.nn.Module):
+    """Inner functions over forward's locals (cell variables) and a generator expression."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fcs = torch.nn.ModuleList([torch.nn.Linear(4, 4) for _ in range(3)])
+
+    def forward(self, x):
+        scale = x.shape[-1] ** -0.5
+
+        def layer(i, h):
+            return self.fcs[i](h).relu() * scale
+
+        parts = [layer(i, x) for i in range(3)]
+        return sum(p.sin() for p in parts)
+
+
+@dataclasses.dataclass
+class Result:
+    value: torch.Tensor
+    aux: torch.Tensor
+
+
+class Outputs(torch.nn.Module):
+    """A dict and a dataclass in the output."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = torch.nn.Linear(4, 4)
+
+    def forward(self, x):
+        h = self.fc(x)
+        return {"result": Result(h.relu(), h.sum(dim=1)), "x": x.cos()}
+
+
+class Inner(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = torch.nn.Linear(4, 4)
+
+    def forward(self, x):
+        h = self.fc(x).relu()
+        torch._dynamo.graph_break()
+        return h * 2
+
+
+class NestedBreak(torch.nn.Module):
+    """A graph break inside a nested call."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.inner = Inner()
+        self.fc = torch.nn.Linear(4, 4)
+
+    def forward(self, x):
+        h = self.inner(self.fc(x))
+        return h + h.tanh()
+
+
+class NestedLoopBreak(NestedBreak):
+    """A graph break inside a nested call made in a loop."""
+
+    def forward(self, x):
+        h = self.fc(x)
+        for _ in range(2):
+            h = h + self.inner(h).tanh()
+        return h
+
+
+class LoopBreak(torch.nn.Module):
+    """A graph break inside a loop of forward itself: Dynamo skips forward, compiles the blocks."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.blocks = torch.nn.ModuleList([Inner() for _ in range(2)])
+
+    def forward(self, x):
+        for block in self.blocks:
+            x = block(x)
+            torch._dynamo.graph_break()
+        return x
+
+
+def sequential() -> torch.nn.Module:
+    return torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 4))
+
+
+MODELS = {
+    "MLP": MLP, "BreakNorm": BreakNorm, "Branchy": Branchy, "Decorated": Decorated,
+    "Closures": Closures, "Outputs": Outputs, "NestedBreak": NestedBreak, "LoopBreak": LoopBreak,
+    "NestedLoopBreak": NestedLoopBreak,
+    "Sequential": sequential,
+}  # fmt: skip
+
+
 def build(name: str, seed: int = 0) -> torch.nn.Module:
     torch.manual_seed(seed)
-    return {"MLP": MLP, "BreakNorm": BreakNorm, "Branchy": Branchy}[name]()
+    return MODELS[name]()
 
 
 def inputs(name: str, seed: int = 1, batch: int = 3):
@@ -56,4 +182,15 @@ def inputs(name: str, seed: int = 1, batch: int = 3):
     x = torch.randn(batch, 4, generator=generator)
     if name == "Branchy":
         return (x,), {"bias": torch.randn(4, generator=generator)}
+    if name == "Decorated":
+        return (x,), {"flag": True, "mode": "sigmoid", "n": 3, "extra": None}
     return (x,), {}
+
+
+def tensor_of(output) -> torch.Tensor:
+    """One tensor standing for an output (a dict or dataclass of tensors: theirs, concatenated)."""
+    if isinstance(output, torch.Tensor):
+        return output
+    if dataclasses.is_dataclass(output):
+        output = {f.name: getattr(output, f.name) for f in dataclasses.fields(output)}
+    return torch.cat([tensor_of(v).flatten() for v in output.values()])

@@ -37,7 +37,7 @@ def reference(name, backend, batch=3, train=True, dynamic=None):
         args, kwargs = zoo.inputs(name, batch=batch)
         x = args[0].requires_grad_(train)
         fn = torch.compile(model, backend=backend, dynamic=dynamic) if mode == "compiled" else model
-        y = fn(*args, **kwargs)
+        y = zoo.tensor_of(fn(*args, **kwargs))
         result = {"y": y.detach(), "buffers": {k: v.clone() for k, v in model.named_buffers()}}
         if train:
             y.sum().backward()
