@@ -96,6 +96,9 @@ def capture_demo(dump_dir: str = "build/demo-capture") -> str:
         by_folder.setdefault("" if folder == "." else folder + "/", []).append(path.name)
     for folder, names in by_folder.items():
         print(f"   {folder or './'}  " + ", ".join(names))
+    entries = [entry for frame in capture.frames.values() for entry in frame.entries]
+    running = sum(entry.runs_from_dump for entry in entries)
+    print(f"   {running} of {len(entries)} transformed code objects run from their dump file")
     return f"{len(files)} .py files in {dump}/ (start with {dump / 'index.md'})"
 
 

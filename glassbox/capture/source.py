@@ -17,6 +17,7 @@ from typing import NamedTuple
 
 from glassbox import decompiler
 from glassbox.decompiler import Decompiled, compile_with_constants
+from glassbox.verify.effects import same_effects
 
 # Header fields a recompiled function may differ in without running differently: a decompiled
 # method is a module-level ``def``, so its qualified name loses the class prefix.
@@ -180,8 +181,13 @@ def recompile(
         if why is None:
             return accepted, None
         first = first or why
-        if not require_equal and same_interface(code, candidate):
-            return accepted, f"recompiled bytecode differs: {why}"
+        if same_interface(code, candidate):
+            not_same = same_effects(code, candidate)
+            if not_same is None:
+                return accepted, None
+            first = f"{why}; {not_same}"
+            if not require_equal:
+                return accepted, f"recompiled bytecode differs: {first}"
     return None, f"recompiled bytecode differs: {first or 'no function named ' + code.co_name}"
 
 
@@ -211,8 +217,8 @@ def _header(title: str, reason: str | None) -> str:
     was chosen has the file's line numbers)."""
     if reason is None:
         status = (
-            "Decompiled by glassbox and verified (its bytecode is Dynamo's, line numbers aside):"
-            " this file is the code that runs."
+            "Decompiled by glassbox and verified (its bytecode is Dynamo's, or it does Dynamo's"
+            " operations with the same values in the same order): this file is the code that runs."
         )
     else:
         why = " ".join(reason.split())

@@ -1,0 +1,384 @@
+"""Whether two code objects do the same thing, when their bytecode differs only in bookkeeping.
+
+Dynamo's transformed code keeps values on the stack where source must name them, deletes locals
+whose values are still on the stack, and loads its own globals early; no source recompiles to
+that bytecode exactly. This module runs straight-line code symbolically and compares what it
+*does*: every operation that can run other code or be seen outside the frame (a call, an
+attribute or item read or write, an arithmetic operator, a global or cell read, an import, a
+container built or mutated) is an effect, recorded in order with the symbolic values it takes;
+locals, the stack, constants and tuples are bookkeeping that only moves values between effects.
+Two code objects whose effects and returned value are equal, step for step, behave alike.
+
+The check is conservative: a branch, an exception handler, a generator, or any instruction not
+listed below means "not shown", never "equal". Two exceptions to strict ordering are Dynamo's
+own facts: globals whose names Dynamo installs (``__compiled_fn_*``, ``__resume_at_*``,
+``__import_*``, ``__builtins_dict_*``) are bound before the frame runs and never rebound, so
+reading them is bookkeeping too; and ``del`` of a local only ends a lifetime (a value may then be
+freed later, never computed differently), so deletions are ignored.
+"""
+
+from __future__ import annotations
+
+import dis
+import sys
+import types
+from collections.abc import Callable
+from typing import Any
+
+from glassbox.verify.effect_lists import LIST, LIST_METHODS, Lists
+
+NULL = ("<null>",)
+DYNAMO_GLOBAL_PREFIXES = ("__compiled_fn_", "__resume_at_", "__import_", "__builtins_dict_")
+CO_GENERATOR_LIKE = 0x20 | 0x80 | 0x100 | 0x200  # generators, coroutines, async generators
+BOOKKEEPING = frozenset(
+    {
+        "NOP",
+        "RESUME",
+        "CACHE",
+        "EXTENDED_ARG",
+        "PRECALL",
+        "MAKE_CELL",
+        "COPY_FREE_VARS",
+        "NOT_TAKEN",
+    }
+)
+MUTATIONS = frozenset(
+    {"LIST_EXTEND", "LIST_APPEND", "SET_UPDATE", "SET_ADD", "DICT_UPDATE", "DICT_MERGE"}
+)
+OPERATOR_OPS = frozenset(
+    {
+        "BINARY_OP",
+        "COMPARE_OP",
+        "IS_OP",
+        "CONTAINS_OP",
+        "UNARY_NEGATIVE",
+        "UNARY_NOT",
+        "UNARY_INVERT",
+        "UNARY_POSITIVE",
+        "TO_BOOL",
+        "GET_ITER",
+        "FORMAT_SIMPLE",
+        "CALL_INTRINSIC_1",
+    }
+)
+BINARY_OPS_310 = {name for name in dis.opname if name.startswith(("BINARY_", "INPLACE_"))}
+
+
+class NotShown(Exception):
+    """The code does something this check does not model: no verdict."""
+
+
+def _constant_term(value: Any) -> tuple:
+    if isinstance(value, (int, float, complex, str, bytes, bool, type(None), type(...))):
+        return ("const", type(value).__name__, repr(value))
+    if isinstance(value, tuple):
+        return ("tuple", tuple(_constant_term(item) for item in value))
+    if isinstance(value, frozenset):
+        return ("frozenset", tuple(sorted(repr(item) for item in value)))
+    if isinstance(value, types.CodeType):
+        raise NotShown("a code object constant (a nested function)")
+    return ("object", id(value))  # named constants: the very object on both sides
+
+
+class _Run:
+    """One symbolic run of a straight-line code object."""
+
+    def __init__(self, code: types.CodeType) -> None:
+        self.code = code
+        self.stack: list[tuple] = []
+        self.locals: dict[str, tuple] = {}
+        self.effects: list[tuple] = []
+        self.kw_names: tuple = ()
+        self.lists = Lists()
+        nargs = code.co_argcount + code.co_kwonlyargcount
+        nargs += bool(code.co_flags & 0x04) + bool(code.co_flags & 0x08)
+        for name in code.co_varnames[:nargs]:
+            self.locals[name] = ("arg", name)
+
+    def effect(self, *what: Any) -> tuple:
+        """Record an effect and return the symbolic value it produces. Known lists it is given
+        escape (see :mod:`glassbox.verify.effect_lists`)."""
+        self.effects.append(self.lists.escape(what))
+        return ("value", len(self.effects) - 1)
+
+    def pop(self, n: int = 1) -> list[tuple]:
+        if n > len(self.stack):
+            raise NotShown("stack underflow")
+        if n == 0:
+            return []
+        items = self.stack[-n:]
+        del self.stack[-n:]
+        return items
+
+    def load_local(self, name: str) -> tuple:
+        if name not in self.locals:
+            raise NotShown(f"local {name} may be unbound")
+        return self.locals[name]
+
+
+def _name_of_global(instruction: dis.Instruction) -> str:
+    return instruction.argval if isinstance(instruction.argval, str) else str(instruction.argval)
+
+
+def _callee(run: _Run, args: list[tuple]) -> tuple[tuple, list[tuple]]:
+    """Pops the two slots under a call's arguments (3.11+, and 3.10's CALL_METHOD): the callable
+    and the self or NULL beside it, in the version's order."""
+    first, second = run.pop(2)
+    if sys.version_info >= (3, 13):
+        return first, args if second == NULL else [second, *args]
+    if first == NULL:
+        return second, args
+    return first, [second, *args]
+
+
+def _call(run: _Run, argc: int, kw_names: tuple) -> None:
+    callable_, args = _callee(run, run.pop(argc))
+    if len(callable_) == 3 and callable_[0] == LIST:  # list.append / list.extend
+        if len(args) == 1 and not kw_names:
+            if not run.lists.call(callable_, tuple(args), kw_names):
+                run.effect("mutate", f"LIST_{callable_[2].upper()}", callable_[1], args[0])
+            run.stack.append(_constant_term(None))
+            return
+        callable_ = run.effect("getattr", callable_[1], callable_[2])
+    run.stack.append(run.effect("call", callable_, tuple(args), kw_names))
+
+
+def _load_global(run: _Run, instruction: dis.Instruction) -> None:
+    name = _name_of_global(instruction)
+    with_null = sys.version_info >= (3, 11) and instruction.arg & 1
+    if with_null and sys.version_info < (3, 13):
+        run.stack.append(NULL)
+    if name.startswith(DYNAMO_GLOBAL_PREFIXES):
+        run.stack.append(("global", name))
+    else:
+        run.stack.append(run.effect("load_global", name))
+    if with_null and sys.version_info >= (3, 13):
+        run.stack.append(NULL)
+
+
+def _load_attr(run: _Run, instruction: dis.Instruction, method: bool) -> None:
+    (obj,) = run.pop()
+    if run.lists.of(obj) is not None and instruction.argval in LIST_METHODS:
+        value: tuple = (LIST, obj, instruction.argval)  # called at once (or made an effect)
+    else:
+        value = run.effect("getattr", obj, instruction.argval)
+    # A method load and an attribute load followed by a call do the same; model both as the
+    # bound attribute, called with no extra self.
+    if method and sys.version_info >= (3, 13):
+        run.stack += [value, NULL]
+    elif method:
+        run.stack += [NULL, value]
+    else:
+        run.stack.append(value)
+
+
+def _stack_op(run: _Run, name: str, arg: int) -> bool:
+    """Stack and local bookkeeping; False if ``name`` is not one of these."""
+    stack = run.stack
+    if name == "POP_TOP":
+        run.pop()
+    elif name == "PUSH_NULL":
+        stack.append(NULL)
+    elif name in ("COPY", "DUP_TOP"):
+        depth = arg if name == "COPY" else 1
+        if depth > len(stack):
+            raise NotShown("stack underflow")
+        stack.append(stack[-depth])
+    elif name == "SWAP":
+        if arg > len(stack):
+            raise NotShown("stack underflow")
+        stack[-1], stack[-arg] = stack[-arg], stack[-1]
+    elif name in ("ROT_TWO", "ROT_THREE", "ROT_FOUR"):
+        n = {"ROT_TWO": 2, "ROT_THREE": 3, "ROT_FOUR": 4}[name]
+        items = run.pop(n)
+        stack += [items[-1], *items[:-1]]
+    else:
+        return False
+    return True
+
+
+def _local_op(run: _Run, instruction: dis.Instruction) -> bool:
+    name, value = instruction.opname, instruction.argval
+    if name in ("LOAD_FAST", "LOAD_FAST_CHECK"):
+        run.stack.append(run.load_local(value))
+    elif name == "LOAD_FAST_LOAD_FAST":
+        run.stack += [run.load_local(value[0]), run.load_local(value[1])]
+    elif name == "STORE_FAST":
+        run.locals[value] = run.pop()[0]
+    elif name == "STORE_FAST_STORE_FAST":
+        first, second = run.pop(2)
+        run.locals[value[0]], run.locals[value[1]] = second, first
+    elif name == "STORE_FAST_LOAD_FAST":
+        run.locals[value[0]] = run.pop()[0]
+        run.stack.append(run.load_local(value[1]))
+    elif name == "DELETE_FAST":
+        run.load_local(value)  # deleting an unbound local raises: not modelled
+        del run.locals[value]
+    elif name == "LOAD_CONST":
+        run.stack.append(_constant_term(value))
+    elif name == "RETURN_CONST":
+        run.effect("return", _constant_term(value))
+    else:
+        return False
+    return True
+
+
+def _build_op(run: _Run, instruction: dis.Instruction) -> bool:
+    name, arg = instruction.opname, instruction.arg or 0
+    if name == "BUILD_TUPLE":
+        run.stack.append(("tuple", tuple(run.pop(arg))))
+    elif name == "BUILD_LIST":
+        run.stack.append(run.lists.build(run.pop(arg)))
+    elif name in ("BUILD_SET", "BUILD_MAP"):  # hashing the items may call __hash__
+        items = run.pop(arg * 2 if name == "BUILD_MAP" else arg)
+        run.stack.append(run.effect("build", name, tuple(items)))
+    elif name == "BUILD_CONST_KEY_MAP":
+        keys = run.pop()[0]
+        run.stack.append(run.effect("build", name, keys, tuple(run.pop(arg))))
+    elif name == "BUILD_SLICE":
+        run.stack.append(("slice", tuple(run.pop(arg))))
+    elif name == "BUILD_STRING":
+        run.stack.append(run.effect("build", name, tuple(run.pop(arg))))
+    elif name in MUTATIONS:
+        (value,) = run.pop()
+        if arg > len(run.stack):
+            raise NotShown("stack underflow")
+        target = run.stack[-arg]
+        method = (LIST, target, "append" if name == "LIST_APPEND" else "extend")
+        if not (name.startswith("LIST_") and run.lists.call(method, (value,), ())):
+            run.effect("mutate", name, target, value)
+    elif name == "LIST_TO_TUPLE":
+        (value,) = run.pop()
+        items = run.lists.of(value)
+        known = ("tuple", tuple(items)) if items is not None else None
+        run.stack.append(known or run.effect("tuple_of", value))
+    elif name == "UNPACK_SEQUENCE":
+        source = run.effect("unpack", run.pop()[0], arg)
+        run.stack += [("item", source, i) for i in reversed(range(arg))]
+    else:
+        return False
+    return True
+
+
+def _access_op(run: _Run, instruction: dis.Instruction) -> bool:
+    name, value, arg = instruction.opname, instruction.argval, instruction.arg or 0
+    if name == "LOAD_GLOBAL":
+        _load_global(run, instruction)
+    elif name == "LOAD_NAME":
+        run.stack.append(run.effect("load_name", value))
+    elif name == "LOAD_DEREF":
+        run.stack.append(run.effect("load_deref", value))
+    elif name == "STORE_DEREF":
+        run.effect("store_deref", value, run.pop()[0])
+    elif name == "LOAD_ATTR":
+        _load_attr(run, instruction, sys.version_info >= (3, 12) and bool(arg & 1))
+    elif name == "LOAD_METHOD":
+        _load_attr(run, instruction, True)
+    elif name == "STORE_ATTR":
+        obj, stored = run.pop(2)[::-1]
+        run.effect("setattr", obj, value, stored)
+    elif name == "DELETE_ATTR":
+        run.effect("delattr", run.pop()[0], value)
+    elif name in ("BINARY_SUBSCR", "BINARY_SLICE"):
+        container, *key = run.pop(2 if name == "BINARY_SUBSCR" else 3)
+        index = key[0] if len(key) == 1 else ("slice", tuple(key))
+        read = run.lists.read(container, index)
+        run.stack.append(read if read is not None else run.effect("getitem", container, index))
+    elif name in ("STORE_SUBSCR", "STORE_SLICE"):
+        stored, container, *key = run.pop(3 if name == "STORE_SUBSCR" else 4)
+        index = key[0] if len(key) == 1 else ("slice", tuple(key))
+        if not run.lists.write(container, index, stored):
+            run.effect("setitem", container, index, stored)
+    elif name == "DELETE_SUBSCR":
+        container, index = run.pop(2)
+        if not run.lists.write(container, index, None):
+            run.effect("delitem", container, index)
+    else:
+        return False
+    return True
+
+
+def _other_op(run: _Run, instruction: dis.Instruction) -> bool:
+    name, arg = instruction.opname, instruction.arg or 0
+    if name in OPERATOR_OPS or (sys.version_info < (3, 11) and name in BINARY_OPS_310):
+        count = 2 if name.startswith(("BINARY", "INPLACE", "COMPARE", "IS_", "CONTAINS")) else 1
+        run.stack.append(run.effect("operator", name, arg, tuple(run.pop(count))))
+    elif name == "KW_NAMES":
+        run.kw_names = instruction.argval
+    elif name in ("CALL", "CALL_KW"):
+        kw_names = run.pop()[0] if name == "CALL_KW" else run.kw_names
+        _call(run, arg, kw_names)
+        run.kw_names = ()
+    elif name == "CALL_METHOD":  # 3.10: [NULL or method, bound or self, args]
+        _call(run, arg, ())
+    elif name in ("CALL_FUNCTION", "CALL_FUNCTION_KW"):  # 3.10: [callable, args, (names)]
+        kw_names = run.pop()[0] if name == "CALL_FUNCTION_KW" else ()
+        args = run.pop(arg)
+        (callable_,) = run.pop()
+        run.stack.append(run.effect("call", callable_, tuple(args), kw_names))
+    elif name == "CALL_FUNCTION_EX":
+        kwargs = run.pop()[0] if arg & 1 else None
+        (positional,) = run.pop()
+        if sys.version_info >= (3, 11):
+            callable_, _ = _callee(run, [])
+        else:
+            (callable_,) = run.pop()
+        items = run.lists.of(positional)  # the call makes a tuple of a list
+        positional = ("tuple", tuple(items)) if items is not None else positional
+        run.stack.append(run.effect("call_ex", callable_, positional, kwargs))
+    elif name == "FORMAT_VALUE":
+        spec = run.pop()[0] if arg & 0x04 else None
+        run.stack.append(run.effect("format", arg & 0x03, run.pop()[0], spec))
+    elif name in ("IMPORT_NAME", "IMPORT_FROM"):
+        operands = tuple(run.pop(2)) if name == "IMPORT_NAME" else (run.stack[-1],)
+        run.stack.append(run.effect(name, instruction.argval, operands))
+    elif name == "RETURN_VALUE":
+        run.effect("return", run.pop()[0])
+    else:
+        return False
+    return True
+
+
+STEPS: tuple[Callable[[_Run, dis.Instruction], bool], ...] = (
+    lambda run, ins: _stack_op(run, ins.opname, ins.arg or 0),
+    _local_op,
+    _build_op,
+    _access_op,
+    _other_op,
+)
+
+
+def trace(code: types.CodeType) -> list[tuple]:
+    """The effects of a straight-line code object, in order; raises :class:`NotShown`."""
+    if code.co_flags & CO_GENERATOR_LIKE:
+        raise NotShown("a generator or coroutine")
+    if getattr(code, "co_exceptiontable", b""):
+        raise NotShown("an exception handler")
+    run = _Run(code)
+    for instruction in dis.get_instructions(code):
+        if instruction.opname in BOOKKEEPING:
+            continue
+        if instruction.opcode in dis.hasjrel or instruction.opcode in dis.hasjabs:
+            raise NotShown(f"a branch ({instruction.opname})")
+        if not any(step(run, instruction) for step in STEPS):
+            raise NotShown(f"instruction {instruction.opname}")
+        if run.effects and run.effects[-1][0] == "return":
+            return run.effects
+    raise NotShown("falls off its end")
+
+
+def same_effects(expected: types.CodeType, got: types.CodeType) -> str | None:
+    """None when both code objects do the same effects with the same values, in the same order,
+    and return the same value; else why that was not shown."""
+    try:
+        mine, theirs = trace(expected), trace(got)
+    except NotShown as error:
+        return f"not shown to do the same: {error}"
+    except Exception as error:  # a malformed stack shape: no verdict
+        return f"not shown to do the same: {error!r}"
+    for index, (one, other) in enumerate(zip(mine, theirs, strict=False)):
+        if one != other:
+            return f"effect #{index} differs: {one[0]} against {other[0]}"
+    if len(mine) != len(theirs):
+        return f"{len(mine)} effects against {len(theirs)}"
+    return None
