@@ -28,6 +28,8 @@ from typing import Any
 from glassbox.verify.effect_lists import LIST, LIST_METHODS, Lists
 
 NULL = ("<null>",)
+CARRIED = ("<carried>",)  # a local a loop body sets: unknown in the body before it is set, after
+EXHAUSTED = ("<exhausted>",)  # 3.12+: what an exhausted FOR_ITER leaves for END_FOR
 DYNAMO_GLOBAL_PREFIXES = ("__compiled_fn_", "__resume_at_", "__import_", "__builtins_dict_")
 CO_GENERATOR_LIKE = 0x20 | 0x80 | 0x100 | 0x200  # generators, coroutines, async generators
 BOOKKEEPING = frozenset(
@@ -90,6 +92,8 @@ class _Run:
         self.effects: list[tuple] = []
         self.kw_names: tuple = ()
         self.lists = Lists()
+        self.scope: tuple = ()  # which loop body the effects being recorded belong to
+        self.loops = 0
         nargs = code.co_argcount + code.co_kwonlyargcount
         nargs += bool(code.co_flags & 0x04) + bool(code.co_flags & 0x08)
         for name in code.co_varnames[:nargs]:
@@ -99,7 +103,7 @@ class _Run:
         """Record an effect and return the symbolic value it produces. Known lists it is given
         escape (see :mod:`glassbox.verify.effect_lists`)."""
         self.effects.append(self.lists.escape(what))
-        return ("value", len(self.effects) - 1)
+        return ("value", self.scope, len(self.effects) - 1)
 
     def pop(self, n: int = 1) -> list[tuple]:
         if n > len(self.stack):
@@ -111,9 +115,10 @@ class _Run:
         return items
 
     def load_local(self, name: str) -> tuple:
-        if name not in self.locals:
-            raise NotShown(f"local {name} may be unbound")
-        return self.locals[name]
+        value = self.locals.get(name, CARRIED)
+        if value == CARRIED:
+            raise NotShown(f"local {name} may be unbound or set by another loop iteration")
+        return value
 
 
 def _name_of_global(instruction: dis.Instruction) -> str:
@@ -348,23 +353,92 @@ STEPS: tuple[Callable[[_Run, dis.Instruction], bool], ...] = (
 )
 
 
+def _instructions(code: types.CodeType) -> tuple[list[dis.Instruction], dict[int, int]]:
+    """The instructions that are not bookkeeping, and the position of each offset's next one."""
+    every = list(dis.get_instructions(code))
+    kept = [ins for ins in every if ins.opname not in BOOKKEEPING]
+    position, at = {}, len(kept)
+    for ins in reversed(every):
+        if ins.opname not in BOOKKEEPING:
+            at -= 1
+        position[ins.offset] = at
+    return kept, position
+
+
+def _run_block(run: _Run, code: list, position: dict[int, int], start: int, end: int) -> None:
+    """Runs instructions [start, end) that hold no jump but whole ``for`` loops."""
+    index = start
+    while index < end:
+        instruction = code[index]
+        if instruction.opname == "FOR_ITER":
+            index = _run_loop(run, code, position, index)
+            continue
+        if instruction.opcode in dis.hasjrel or instruction.opcode in dis.hasjabs:
+            raise NotShown(f"a branch ({instruction.opname})")
+        if instruction.opname == "END_FOR":  # 3.12 pops the iterator and a filler; 3.13 one
+            run.pop(2 if sys.version_info < (3, 13) else 1)
+        elif not any(step(run, instruction) for step in STEPS):
+            raise NotShown(f"instruction {instruction.opname}")
+        if run.effects and run.effects[-1][0] == "return":
+            if index + 1 < end or run.scope:
+                raise NotShown("a return inside a loop or before the end")
+            return
+        index += 1
+
+
+def _locals_set(instruction: dis.Instruction) -> tuple[str, ...]:
+    """The locals an instruction stores or deletes."""
+    name, value = instruction.opname, instruction.argval
+    if name in ("STORE_FAST", "DELETE_FAST"):
+        return (value,)
+    if name == "STORE_FAST_STORE_FAST":
+        return tuple(value)
+    return (value[0],) if name == "STORE_FAST_LOAD_FAST" else ()
+
+
+def _run_loop(run: _Run, code: list, position: dict[int, int], head: int) -> int:
+    """A ``for`` loop whose body is straight-line: one effect that holds the body's effects,
+    run once over a symbolic item. Returns the position after the loop."""
+    exit_ = position[code[head].argval]
+    back = code[exit_ - 1] if exit_ > head + 1 else None
+    if back is None or back.opname != "JUMP_BACKWARD" or position[back.argval] != head:
+        raise NotShown("a loop other than a plain for loop")
+    if any(run.lists.of(term) is not None for term in (*run.stack, *run.locals.values())):
+        raise NotShown("a list the frame built is live across a loop")
+    assigned = {name for ins in code[head + 1 : exit_ - 1] for name in _locals_set(ins)}
+    for name in assigned:
+        run.locals[name] = CARRIED
+    outer_stack, outer_effects, outer_scope = list(run.stack), run.effects, run.scope
+    run.loops += 1
+    run.effects, run.scope = [], (*outer_scope, run.loops)
+    run.stack.append(("loop item", run.scope))
+    _run_block(run, code, position, head + 1, exit_ - 1)
+    if run.stack != outer_stack:
+        raise NotShown("a loop body that leaves values on the stack")
+    body, run.effects, run.scope = tuple(run.effects), outer_effects, outer_scope
+    run.effect("loop", run.stack[-1], body)
+    for name in assigned:
+        run.locals[name] = CARRIED
+    if sys.version_info < (3, 12):
+        run.pop()
+    else:
+        run.stack.append(EXHAUSTED)
+    return exit_
+
+
 def trace(code: types.CodeType) -> list[tuple]:
-    """The effects of a straight-line code object, in order; raises :class:`NotShown`."""
+    """The effects of a code object that is straight-line but for plain ``for`` loops, in
+    order; raises :class:`NotShown`."""
     if code.co_flags & CO_GENERATOR_LIKE:
         raise NotShown("a generator or coroutine")
     if getattr(code, "co_exceptiontable", b""):
         raise NotShown("an exception handler")
     run = _Run(code)
-    for instruction in dis.get_instructions(code):
-        if instruction.opname in BOOKKEEPING:
-            continue
-        if instruction.opcode in dis.hasjrel or instruction.opcode in dis.hasjabs:
-            raise NotShown(f"a branch ({instruction.opname})")
-        if not any(step(run, instruction) for step in STEPS):
-            raise NotShown(f"instruction {instruction.opname}")
-        if run.effects and run.effects[-1][0] == "return":
-            return run.effects
-    raise NotShown("falls off its end")
+    instructions, position = _instructions(code)
+    _run_block(run, instructions, position, 0, len(instructions))
+    if not run.effects or run.effects[-1][0] != "return":
+        raise NotShown("falls off its end")
+    return run.effects
 
 
 def same_effects(expected: types.CodeType, got: types.CodeType) -> str | None:

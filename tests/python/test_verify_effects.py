@@ -102,6 +102,43 @@ def test_a_list_another_call_has_seen_is_read_by_effects() -> None:
     assert _same(escapes_then_read, read_before_escape) is not None
 
 
+def loop_with_temporaries(f, items):
+    setter = f.set
+    for key, value in items.items():
+        setter(key, value)
+    return f
+
+
+def loop_inline(f, items):
+    s = f.set
+    for k, v in items.items():
+        s(k, v)
+    return f
+
+
+def loop_other_order(f, items):
+    s = f.set
+    for k, v in items.items():
+        s(v, k)
+    return f
+
+
+def loop_carried(f, items):
+    total = 0
+    for k in items:
+        total = f(total, k)
+    return total
+
+
+def test_plain_for_loops_compare_their_bodies() -> None:
+    assert _same(loop_with_temporaries, loop_inline) is None
+    assert _same(loop_with_temporaries, loop_other_order) is not None
+
+
+def test_a_value_carried_between_iterations_is_not_shown() -> None:
+    assert "another loop iteration" in same_effects(loop_carried.__code__, loop_carried.__code__)
+
+
 def branches(a):
     if a:
         return 1
@@ -125,7 +162,7 @@ def handler(a):
         return None
 
 
-@pytest.mark.parametrize("function", [branches, loops, generator, handler])
+@pytest.mark.parametrize("function", [branches, loops, generator, handler, loop_carried])
 def test_what_is_not_modelled_is_not_shown(function) -> None:
     why = same_effects(function.__code__, function.__code__)
     assert why is not None and why.startswith("not shown")
