@@ -19,6 +19,7 @@ freed later, never computed differently), so deletions are ignored.
 
 from __future__ import annotations
 
+import copy
 import dis
 import sys
 import types
@@ -42,6 +43,24 @@ BOOKKEEPING = frozenset(
         "MAKE_CELL",
         "COPY_FREE_VARS",
         "NOT_TAKEN",
+    }
+)
+MAX_PATHS = 64
+# name -> (test, the test's outcome on which it jumps, whether the tested value stays on a jump)
+CONDITIONAL_JUMPS = {
+    f"{prefix}IF_{kind}": (test, outcome, False)
+    for prefix in ("POP_JUMP_", "POP_JUMP_FORWARD_", "POP_JUMP_BACKWARD_")
+    for kind, test, outcome in (
+        ("TRUE", "truth", True),
+        ("FALSE", "truth", False),
+        ("NONE", "is None", True),
+        ("NOT_NONE", "is None", False),
+    )
+}
+CONDITIONAL_JUMPS.update(
+    {
+        "JUMP_IF_TRUE_OR_POP": ("truth", True, True),
+        "JUMP_IF_FALSE_OR_POP": ("truth", False, True),
     }
 )
 MUTATIONS = frozenset(
@@ -94,6 +113,8 @@ class _Run:
         self.lists = Lists()
         self.scope: tuple = ()  # which loop body the effects being recorded belong to
         self.loops = 0
+        self.loop_depth = 0
+        self.forks = 0
         nargs = code.co_argcount + code.co_kwonlyargcount
         nargs += bool(code.co_flags & 0x04) + bool(code.co_flags & 0x08)
         for name in code.co_varnames[:nargs]:
@@ -366,24 +387,57 @@ def _instructions(code: types.CodeType) -> tuple[list[dis.Instruction], dict[int
 
 
 def _run_block(run: _Run, code: list, position: dict[int, int], start: int, end: int) -> None:
-    """Runs instructions [start, end) that hold no jump but whole ``for`` loops."""
+    """Runs instructions [start, end): straight-line code, plain ``for`` loops, and branches
+    (each path then runs to its end on its own)."""
     index = start
     while index < end:
         instruction = code[index]
         if instruction.opname == "FOR_ITER":
             index = _run_loop(run, code, position, index)
             continue
+        if instruction.opname in ("JUMP_FORWARD", "JUMP_ABSOLUTE") and not run.loop_depth:
+            index = position[instruction.argval]
+            continue
+        if instruction.opname in CONDITIONAL_JUMPS:
+            _branch(run, code, position, index, end)
+            return
         if instruction.opcode in dis.hasjrel or instruction.opcode in dis.hasjabs:
-            raise NotShown(f"a branch ({instruction.opname})")
+            raise NotShown(f"a jump of another kind ({instruction.opname})")
         if instruction.opname == "END_FOR":  # 3.12 pops the iterator and a filler; 3.13 one
             run.pop(2 if sys.version_info < (3, 13) else 1)
         elif not any(step(run, instruction) for step in STEPS):
             raise NotShown(f"instruction {instruction.opname}")
         if run.effects and run.effects[-1][0] == "return":
-            if index + 1 < end or run.scope:
-                raise NotShown("a return inside a loop or before the end")
+            if run.loop_depth:
+                raise NotShown("a return inside a loop")
             return
         index += 1
+
+
+def _branch(run: _Run, code: list, position: dict[int, int], index: int, end: int) -> None:
+    """A conditional jump: both paths run to their ends from copies of the state; one effect
+    holds the test and each path's effects (so how the source laid the paths out, which test
+    it negated, or which tail it shared, does not matter)."""
+    name = code[index].opname
+    if run.loop_depth:
+        raise NotShown("a branch inside a loop")
+    run.forks += 1
+    if run.forks > MAX_PATHS:
+        raise NotShown(f"more than {MAX_PATHS} paths")
+    test, jumps_when, keeps = CONDITIONAL_JUMPS[name]
+    (condition,) = run.pop()
+    paths = {}
+    for outcome in (True, False):
+        path = copy.deepcopy(run)
+        path.effects, path.scope = [], (*run.scope, ("path", run.forks, outcome))
+        if keeps and outcome == jumps_when:
+            path.stack.append(condition)
+        target = position[code[index].argval] if outcome == jumps_when else index + 1
+        _run_block(path, code, position, target, end)
+        if not path.effects or path.effects[-1][0] not in ("return", "branch"):
+            raise NotShown("a path that falls off the end")
+        paths[outcome], run.forks = tuple(path.effects), path.forks
+    run.effect("branch", test, condition, paths[True], paths[False])
 
 
 def _locals_set(instruction: dis.Instruction) -> tuple[str, ...]:
@@ -410,12 +464,14 @@ def _run_loop(run: _Run, code: list, position: dict[int, int], head: int) -> int
         run.locals[name] = CARRIED
     outer_stack, outer_effects, outer_scope = list(run.stack), run.effects, run.scope
     run.loops += 1
+    run.loop_depth += 1
     run.effects, run.scope = [], (*outer_scope, run.loops)
     run.stack.append(("loop item", run.scope))
     _run_block(run, code, position, head + 1, exit_ - 1)
     if run.stack != outer_stack:
         raise NotShown("a loop body that leaves values on the stack")
     body, run.effects, run.scope = tuple(run.effects), outer_effects, outer_scope
+    run.loop_depth -= 1
     run.effect("loop", run.stack[-1], body)
     for name in assigned:
         run.locals[name] = CARRIED
@@ -436,7 +492,7 @@ def trace(code: types.CodeType) -> list[tuple]:
     run = _Run(code)
     instructions, position = _instructions(code)
     _run_block(run, instructions, position, 0, len(instructions))
-    if not run.effects or run.effects[-1][0] != "return":
+    if not run.effects or run.effects[-1][0] not in ("return", "branch"):
         raise NotShown("falls off its end")
     return run.effects
 

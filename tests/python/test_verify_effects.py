@@ -162,7 +162,41 @@ def handler(a):
         return None
 
 
-@pytest.mark.parametrize("function", [branches, loops, generator, handler, loop_carried])
+def branches_inverted(a):
+    if not a:
+        return 2
+    return 1
+
+
+def branches_other_value(a):
+    if a:
+        return 1
+    return 3
+
+
+def branch_shared_tail(a, f):
+    if a:
+        f(1)
+    else:
+        f(2)
+    return f(3)
+
+
+def branch_copied_tail(a, f):
+    if a:
+        f(1)
+        return f(3)
+    f(2)
+    return f(3)
+
+
+def test_branches_compare_path_by_path() -> None:
+    assert _same(branches, branches_inverted) is None
+    assert _same(branch_shared_tail, branch_copied_tail) is None
+    assert _same(branches, branches_other_value) is not None
+
+
+@pytest.mark.parametrize("function", [loops, generator, handler, loop_carried])
 def test_what_is_not_modelled_is_not_shown(function) -> None:
     why = same_effects(function.__code__, function.__code__)
     assert why is not None and why.startswith("not shown")
