@@ -1,4 +1,6 @@
-"""Seed corpus for fuzz_loader: a few small real .gbx artifacts exported with glassbox.export.
+"""Seed corpus for fuzz_loader: a few small real .gbx artifacts exported with glassbox.export,
+and programs with symbolic sizes (expression table, symbols) from graphs compiled with
+``dynamic=True``.
 
 python scripts/make_loader_corpus.py OUT_DIR
 """
@@ -25,11 +27,40 @@ def seed_models() -> dict[str, tuple[torch.nn.Module, tuple[torch.Tensor, ...]]]
     }
 
 
+def symbolic_seeds() -> list[bytes]:
+    """The artifacts of a dynamic-shape MLP and attention-like block, as the backend writes them
+    (glassbox.export traces static shapes)."""
+    from glassbox.backend import compiled
+
+    captured: list[bytes] = []
+    original = compiled.serialize
+
+    def capture(*args, **kwargs):
+        captured.append(original(*args, **kwargs))
+        return captured[-1]
+
+    def attention(x):
+        return torch.softmax(x @ x.transpose(-1, -2), -1) @ x[:, :, :2]
+
+    mlp, _ = seed_models()["mlp"]
+    compiled.serialize = capture
+    try:
+        for fn, x in ((mlp, torch.randn(3, 4)), (attention, torch.randn(2, 5, 4))):
+            torch._dynamo.reset()
+            with torch.no_grad():
+                torch.compile(fn, backend="glassbox", dynamic=True)(x)
+    finally:
+        compiled.serialize = original
+    return captured
+
+
 def main(out_dir: str) -> None:
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     for name, (model, args) in seed_models().items():
         glassbox.export(model, args, str(out / f"{name}.gbx"))
+    for k, data in enumerate(symbolic_seeds()):
+        (out / f"symbolic{k}.gbx").write_bytes(data)
     print(f"wrote {len(list(out.glob('*.gbx')))} seed artifacts to {out}")
 
 

@@ -81,11 +81,25 @@ class RuntimeProgram {
   std::unique_ptr<TensorCall> tensor_call(std::vector<int> arg_positions, std::vector<int> weights,
                                           std::vector<nb::tuple> allocate_args, nb::object allocate,
                                           std::vector<std::pair<int, int>> result_plan,
-                                          nb::object fallback) const {
+                                          nb::object fallback,
+                                          std::vector<int> dynamic_inputs) const {
     return std::make_unique<TensorCall>(
         program_,
         TensorCall::Spec{std::move(arg_positions), std::move(weights), std::move(allocate_args),
-                         std::move(allocate), std::move(result_plan), std::move(fallback)});
+                         std::move(allocate), std::move(result_plan), std::move(fallback),
+                         std::move(dynamic_inputs)});
+  }
+
+  // (input, dim, min, max) of each symbol (empty for a program of static shapes).
+  std::vector<std::tuple<std::int32_t, std::int32_t, std::int64_t, std::int64_t>> symbols() const {
+    std::vector<std::tuple<std::int32_t, std::int32_t, std::int64_t, std::int64_t>> out;
+    for (std::size_t i = 0; i < gbx_num_symbols(program_.get()); ++i) {
+      std::int32_t input = 0, dim = 0;
+      std::int64_t lo = 0, hi = 0;
+      gbx_symbol_info(program_.get(), i, &input, &dim, &lo, &hi);
+      out.emplace_back(input, dim, lo, hi);
+    }
+    return out;
   }
 
   // (name, input, value or None) of each recorded argument.
@@ -155,12 +169,41 @@ using ValueTuple = std::tuple<int, std::vector<std::int64_t>, int, std::int64_t>
 using InstrTuple = std::tuple<std::string, std::vector<std::int32_t>, std::vector<std::int32_t>,
                               std::vector<std::int64_t>, std::vector<double>>;
 using ArgumentTuple = std::tuple<std::string, std::int32_t, std::string>;
+// Symbols (input, dim, min, max) and expressions (op, a, b) of a program with symbolic sizes;
+// per value and per instruction, the expression id of each dim or int (-1: static), or empty.
+using SymbolTuple = std::tuple<std::int32_t, std::int32_t, std::int64_t, std::int64_t>;
+using ExprTuple = std::tuple<int, std::int64_t, std::int64_t>;
+struct SymbolicSpec {
+  std::vector<SymbolTuple> symbols;
+  std::vector<ExprTuple> exprs;
+  std::vector<std::vector<std::int32_t>> value_dims;
+  std::vector<std::vector<std::int32_t>> int_exprs;
+};
+
+void add_symbols(rt::ProgramSpec& spec, const SymbolicSpec& sym) {
+  if (sym.symbols.empty()) return;
+  if (sym.value_dims.size() != spec.values.size() ||
+      sym.int_exprs.size() != spec.instructions.size()) {
+    throw InputError("expected symbolic dims per value and symbolic ints per instruction");
+  }
+  for (const auto& [input, dim, lo, hi] : sym.symbols) spec.symbols.push_back({input, dim, lo, hi});
+  for (const auto& [op, a, b] : sym.exprs) {
+    spec.exprs.push_back({static_cast<rt::ExprOp>(op), a, b});
+  }
+  for (std::size_t i = 0; i < spec.values.size(); ++i) spec.values[i].dims = sym.value_dims[i];
+  for (std::size_t i = 0; i < spec.instructions.size(); ++i) {
+    spec.instructions[i].int_exprs = sym.int_exprs[i];
+  }
+}
 
 nb::bytes serialize(const std::vector<ValueTuple>& values, const std::vector<std::int32_t>& inputs,
                     const std::vector<std::int32_t>& outputs,
                     const std::vector<InstrTuple>& instructions,
                     const std::vector<nb::bytes>& constants, std::uint64_t arena_size,
-                    const std::vector<ArgumentTuple>& arguments) {
+                    const std::vector<ArgumentTuple>& arguments,
+                    const std::vector<SymbolTuple>& symbols, const std::vector<ExprTuple>& exprs,
+                    const std::vector<std::vector<std::int32_t>>& value_dims,
+                    const std::vector<std::vector<std::int32_t>>& int_exprs) {
   rt::ProgramSpec spec;
   for (const auto& [dtype, shape, kind, index] : values) {
     rt::ValueDesc v;
@@ -173,11 +216,12 @@ nb::bytes serialize(const std::vector<ValueTuple>& values, const std::vector<std
   spec.inputs = inputs;
   spec.outputs = outputs;
   for (const auto& [op, ins, outs, ints, floats] : instructions) {
-    spec.instructions.push_back(rt::InstrDesc{op, ins, outs, ints, floats});
+    spec.instructions.push_back(rt::InstrDesc{op, ins, outs, ints, floats, {}});
   }
   for (const nb::bytes& c : constants) spec.constants.emplace_back(c.c_str(), c.size());
   spec.arena_size = arena_size;
   for (const auto& [name, input, value] : arguments) spec.arguments.push_back({name, input, value});
+  add_symbols(spec, SymbolicSpec{symbols, exprs, value_dims, int_exprs});
   std::string bytes = rt::serialize_program(spec);
   return nb::bytes(bytes.data(), bytes.size());
 }
@@ -199,19 +243,28 @@ void bind_runtime(nb::module_& m) {
       .def("arguments", &RuntimeProgram::arguments,
            "(name, input position or -1, fixed value as a Python literal or None) of each "
            "argument of the exported function, in call order")
+      .def("symbols", &RuntimeProgram::symbols,
+           "(input, dim, min, max) of each symbol: sizes that vary from call to call")
       .def("run", &RuntimeProgram::run, nb::arg("inputs"),
            "Run on arrays (NumPy or DLPack, any strides); returns NumPy arrays.")
       .def(
           "tensor_call", &RuntimeProgram::tensor_call, nb::arg("arg_positions"), nb::arg("weights"),
           nb::arg("allocate_args"), nb::arg("allocate"), nb::arg("result_plan"),
-          nb::arg("fallback"),
+          nb::arg("fallback"), nb::arg("dynamic_inputs") = std::vector<int>(),
           "The per-call entry of a compiled graph: a TensorCall taking the graph's arguments "
           "(argument arg_positions[i] is input i; the inputs listed in weights keep their "
           "versions while they are the same tensors, unwritten), allocating output o as "
           "allocate(*allocate_args[o]), returning the list result_plan describes: (0, o) output o, "
-          "(1, k) argument k, (2, 0) None. Calls its guard has not passed go to fallback(*args).");
+          "(1, k) argument k, (2, 0) None. Calls its guard has not passed go to fallback(*args). A "
+          "program with symbols: "
+          "dynamic_inputs lists the inputs whose shapes depend on them (checked per call) and "
+          "allocate_args[o] is (shape, strides, dtype), shape and strides replaced per call.");
   m.def("serialize_program", &serialize, nb::arg("values"), nb::arg("inputs"), nb::arg("outputs"),
         nb::arg("instructions"), nb::arg("constants"), nb::arg("arena_size"),
         nb::arg("arguments") = std::vector<ArgumentTuple>(),
+        nb::arg("symbols") = std::vector<SymbolTuple>(),
+        nb::arg("exprs") = std::vector<ExprTuple>(),
+        nb::arg("value_dims") = std::vector<std::vector<std::int32_t>>(),
+        nb::arg("int_exprs") = std::vector<std::vector<std::int32_t>>(),
         "Build the bytes of a .gbx artifact from a lowered program.");
 }

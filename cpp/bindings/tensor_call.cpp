@@ -1,5 +1,6 @@
 #include "bindings/tensor_call.hpp"
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <new>
@@ -87,6 +88,20 @@ TensorCall::TensorCall(std::shared_ptr<gbx_program> program, Spec spec)
     weight_slot_[static_cast<std::size_t>(w)] = static_cast<int>(seen_.size());
     seen_.emplace_back();
   }
+  for (int d : spec_.dynamic_inputs) {
+    if (d < 0 || static_cast<std::size_t>(d) >= n_in) throw InputError("bad dynamic input");
+  }
+  for (std::size_t i = 0; i < gbx_num_symbols(program_.get()); ++i) {
+    std::int32_t input = 0, dim = 0;
+    std::int64_t lo = 0, hi = 0;
+    gbx_symbol_info(program_.get(), i, &input, &dim, &lo, &hi);
+    symbols_.emplace_back(input, dim);
+  }
+  if (!symbols_.empty()) {
+    for (const nb::tuple& a : spec_.allocate_args) {
+      if (a.size() != 3) throw InputError("expected (shape, strides, dtype) allocation arguments");
+    }
+  }
   guard = nb::none();
 }
 
@@ -128,6 +143,84 @@ void TensorCall::clear() {
   spec_.fallback.reset();
 }
 
+namespace {
+
+// The sizes of a torch tensor (its `shape`, a tuple subclass).
+std::vector<std::int64_t> sizes_of(PyObject* tensor) {
+  static PyObject* name = interned("shape");
+  nb::object shape = nb::steal(PyObject_GetAttr(tensor, name));
+  if (!shape.is_valid()) throw nb::python_error();
+  if (!PyTuple_Check(shape.ptr())) throw InputError("an input's shape is not a tuple");
+  std::vector<std::int64_t> sizes(static_cast<std::size_t>(PyTuple_GET_SIZE(shape.ptr())));
+  for (std::size_t d = 0; d < sizes.size(); ++d) {
+    sizes[d] = PyLong_AsLongLong(PyTuple_GET_ITEM(shape.ptr(), static_cast<Py_ssize_t>(d)));
+    if (PyErr_Occurred()) throw nb::python_error();
+  }
+  return sizes;
+}
+
+bool is_contiguous(PyObject* tensor) {
+  static PyObject* name = interned("is_contiguous");
+  nb::object r = nb::steal(PyObject_CallMethodNoArgs(tensor, name));
+  if (!r.is_valid()) throw nb::python_error();
+  return r.ptr() == Py_True;
+}
+
+nb::tuple int_tuple(const std::vector<std::int64_t>& v) {
+  nb::object t = nb::steal(PyTuple_New(static_cast<Py_ssize_t>(v.size())));
+  if (!t.is_valid()) throw nb::python_error();
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    PyTuple_SET_ITEM(t.ptr(), static_cast<Py_ssize_t>(i), PyLong_FromLongLong(v[i]));
+  }
+  return nb::borrow<nb::tuple>(t);
+}
+
+}  // namespace
+
+std::vector<std::int64_t> TensorCall::bind(PyObject* const* args) const {
+  std::vector<std::vector<std::int64_t>> sizes(spec_.arg_positions.size());
+  for (int i : spec_.dynamic_inputs) {
+    PyObject* tensor = args[spec_.arg_positions[static_cast<std::size_t>(i)]];
+    sizes[static_cast<std::size_t>(i)] = sizes_of(tensor);
+    if (!is_contiguous(tensor)) throw InputError("input " + std::to_string(i) + " is strided");
+  }
+  std::vector<std::int64_t> binding;
+  for (const auto& [input, dim] : symbols_) {
+    const auto& s = sizes[static_cast<std::size_t>(input)];
+    if (static_cast<std::size_t>(dim) >= s.size()) {
+      throw InputError("input " + std::to_string(input) + " has too few dims");
+    }
+    binding.push_back(s[static_cast<std::size_t>(dim)]);
+  }
+  for (int i : spec_.dynamic_inputs) {
+    const auto& s = sizes[static_cast<std::size_t>(i)];
+    std::vector<std::int64_t> expected(s.size());
+    if (gbx_bound_shape(program_.get(), binding.data(), binding.size(), 0,
+                        static_cast<std::size_t>(i), expected.data()) != 0) {
+      throw InputError(gbx_last_error());
+    }
+    if (expected != s) throw InputError("input " + std::to_string(i) + ": unexpected shape");
+  }
+  return binding;
+}
+
+nb::object TensorCall::allocate_bound(std::size_t o,
+                                      const std::vector<std::int64_t>& binding) const {
+  gbx_tensor info;
+  gbx_output_info(program_.get(), o, &info);
+  std::vector<std::int64_t> shape(static_cast<std::size_t>(info.ndim)), strides(shape.size());
+  if (gbx_bound_shape(program_.get(), binding.data(), binding.size(), 1, o, shape.data()) != 0) {
+    throw InputError(gbx_last_error());
+  }
+  std::int64_t step = 1;
+  for (std::size_t d = shape.size(); d-- > 0;) {
+    strides[d] = step;
+    step *= std::max<std::int64_t>(shape[d], 1);
+  }
+  nb::object dtype = spec_.allocate_args[o][2];
+  return spec_.allocate(int_tuple(shape), int_tuple(strides), dtype);
+}
+
 PyObject* TensorCall::run(PyObject* const* args, std::size_t nargs) {
   const std::size_t n_in = spec_.arg_positions.size(), n_out = spec_.allocate_args.size();
   Scratch<const void*> inputs(n_in);
@@ -138,21 +231,30 @@ PyObject* TensorCall::run(PyObject* const* args, std::size_t nargs) {
     int w = weight_slot_[i];
     versions[i] = w < 0 ? 0 : weight_version(seen_[static_cast<std::size_t>(w)], tensor);
   }
+  const bool bound = !symbols_.empty();
+  const std::vector<std::int64_t> binding = bound ? bind(args) : std::vector<std::int64_t>();
   std::vector<nb::object> outputs(n_out);
   Scratch<void*> out_data(n_out);
   for (std::size_t o = 0; o < n_out; ++o) {
     PyObject* allocate_args = spec_.allocate_args[o].ptr();
-    outputs[o] =
-        nb::steal(PyObject_Vectorcall(spec_.allocate.ptr(), &PyTuple_GET_ITEM(allocate_args, 0),
-                                      PyTuple_GET_SIZE(allocate_args), nullptr));
+    if (bound) {
+      outputs[o] = allocate_bound(o, binding);
+    } else {
+      outputs[o] =
+          nb::steal(PyObject_Vectorcall(spec_.allocate.ptr(), &PyTuple_GET_ITEM(allocate_args, 0),
+                                        PyTuple_GET_SIZE(allocate_args), nullptr));
+    }
     if (!outputs[o].is_valid()) throw nb::python_error();
     out_data[o] = data_ptr(outputs[o].ptr());
   }
   int status;
   {
     nb::gil_scoped_release release;
-    status = gbx_run_declared_into(program_.get(), inputs.data(), versions.data(), n_in,
-                                   out_data.data(), n_out);
+    status = bound
+                 ? gbx_run_bound_into(program_.get(), binding.data(), binding.size(), inputs.data(),
+                                      versions.data(), n_in, out_data.data(), n_out)
+                 : gbx_run_declared_into(program_.get(), inputs.data(), versions.data(), n_in,
+                                         out_data.data(), n_out);
   }
   if (status != 0) throw InputError(gbx_last_error());
 

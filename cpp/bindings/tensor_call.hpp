@@ -30,6 +30,10 @@ class TensorCall {
     nb::object allocate;                   // (*allocate_args[o]) -> a new output tensor
     std::vector<std::pair<int, int>> result_plan;  // (ResultKind, index) per graph output
     nb::object fallback;                           // called with the arguments when unchecked
+    // A program with symbols: the inputs whose shapes depend on them (their sizes and strides are
+    // checked here, the guard checks the others), and allocate_args[o] is (shape, strides, dtype)
+    // of which the shape and strides are replaced by those of each call's binding.
+    std::vector<int> dynamic_inputs;
   };
   TensorCall(std::shared_ptr<gbx_program> program, Spec spec);
   TensorCall(const TensorCall&) = delete;
@@ -65,13 +69,19 @@ class TensorCall {
     std::uint64_t version = 0;
   };
   PyObject* run(PyObject* const* args, std::size_t nargs);
+  // A program with symbols: the binding the arguments' shapes give, after checking the dynamic
+  // inputs' shapes and contiguity against it.
+  std::vector<std::int64_t> bind(PyObject* const* args) const;
+  // Output o allocated at `binding` (the arguments of `allocate` with that shape).
+  nb::object allocate_bound(std::size_t o, const std::vector<std::int64_t>& binding) const;
   void require_live() const;
   std::uint64_t weight_version(Seen& seen, PyObject* tensor);
 
   std::shared_ptr<gbx_program> program_;
   Spec spec_;
-  std::vector<Seen> seen_;        // per spec_.weights entry
-  std::vector<int> weight_slot_;  // per program input: index into seen_, or -1
+  std::vector<Seen> seen_;                    // per spec_.weights entry
+  std::vector<int> weight_slot_;              // per program input: index into seen_, or -1
+  std::vector<std::pair<int, int>> symbols_;  // (input, dim) binding each symbol
 };
 
 void bind_tensor_call(nb::module_& m);

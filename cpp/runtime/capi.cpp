@@ -1,5 +1,6 @@
 // The C ABI over Program and Executor. Exceptions never cross it: they become a NULL or nonzero
 // return and a per-thread message.
+#include <algorithm>
 #include <exception>
 #include <new>
 #include <stdexcept>
@@ -187,6 +188,69 @@ int gbx_run_declared_into(gbx_program* program, const void* const* inputs, const
           throw std::invalid_argument("null inputs or outputs");
         }
         program->executor.run_declared_into(inputs, versions, outputs);
+        return 0;
+      },
+      1);
+}
+
+size_t gbx_num_symbols(const gbx_program* program) {
+  return program ? program->executor.program().symbols().size() : 0;
+}
+
+int gbx_symbol_info(const gbx_program* program, size_t i, int32_t* input, int32_t* dim,
+                    int64_t* min, int64_t* max) {
+  return guarded(
+      [&]() -> int {
+        if (!program || !input || !dim || !min || !max) {
+          throw std::invalid_argument("null argument");
+        }
+        const auto& symbols = program->executor.program().symbols();
+        if (i >= symbols.size()) throw std::out_of_range("symbol index out of range");
+        *input = symbols[i].input;
+        *dim = symbols[i].dim;
+        *min = symbols[i].min;
+        *max = symbols[i].max;
+        return 0;
+      },
+      1);
+}
+
+int gbx_bound_shape(gbx_program* program, const int64_t* symbols, size_t num_symbols, int is_output,
+                    size_t i, int64_t* shape) {
+  return guarded(
+      [&]() -> int {
+        if (!program || !shape || (num_symbols && !symbols)) {
+          throw std::invalid_argument("null argument");
+        }
+        const Program& p =
+            program->executor.plan_for(std::vector<int64_t>(symbols, symbols + num_symbols))
+                .program();
+        const auto& slots = is_output ? p.outputs() : p.inputs();
+        if (i >= slots.size()) throw std::out_of_range("index out of range");
+        const auto& s = p.values()[slots[i]].shape;
+        std::copy(s.begin(), s.end(), shape);
+        return 0;
+      },
+      1);
+}
+
+int gbx_run_bound_into(gbx_program* program, const int64_t* symbols, size_t num_symbols,
+                       const void* const* inputs, const uint64_t* versions, size_t num_inputs,
+                       void* const* outputs, size_t num_outputs) {
+  return guarded(
+      [&]() -> int {
+        if (!program || (num_symbols && !symbols)) throw std::invalid_argument("null argument");
+        const Program& p = program->executor.program();
+        if (num_inputs != p.inputs().size() || num_outputs != p.outputs().size()) {
+          throw glassbox::runtime::RunError("expected " + std::to_string(p.inputs().size()) +
+                                            " inputs and " + std::to_string(p.outputs().size()) +
+                                            " outputs");
+        }
+        if ((num_inputs && !inputs) || (num_outputs && !outputs)) {
+          throw std::invalid_argument("null inputs or outputs");
+        }
+        program->executor.run_bound_into(std::vector<int64_t>(symbols, symbols + num_symbols),
+                                         inputs, versions, outputs);
         return 0;
       },
       1);

@@ -35,9 +35,7 @@ std::unique_ptr<Executor::Arena> Executor::take_arena() {
       return arena;
     }
   }
-  auto arena = std::make_unique<Arena>();
-  arena->memory = aligned_buffer(plan_.program().arena_size());
-  return arena;
+  return std::make_unique<Arena>();  // memory is allocated by the first run
 }
 
 void Executor::give_back(std::unique_ptr<Arena> arena) {
@@ -145,8 +143,31 @@ class Profile {
 // tell them apart).
 constexpr std::uint64_t kConstantVersion = ~std::uint64_t{0};
 
-void Executor::bind_inputs(Arena& arena, const std::vector<InputTensor>& inputs) {
+const Plan& Executor::plan_for(const std::vector<std::int64_t>& binding) {
+  if (!plan_.program().has_symbols()) return plan_;
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = bound_plans_.find(binding);
+  if (it == bound_plans_.end()) {
+    auto plan = std::make_unique<Plan>(plan_.program().specialize(binding));
+    it = bound_plans_.emplace(binding, std::move(plan)).first;
+  }
+  return *it->second;
+}
+
+const Plan& Executor::plan_for_inputs(const std::vector<InputTensor>& inputs) {
   const Program& p = plan_.program();
+  if (!p.has_symbols()) return plan_;
+  std::vector<const Shape*> shapes;
+  for (const InputTensor& in : inputs) shapes.push_back(&in.shape);
+  if (shapes.size() != p.inputs().size()) {
+    throw RunError("expected " + std::to_string(p.inputs().size()) + " inputs, got " +
+                   std::to_string(inputs.size()));
+  }
+  return plan_for(p.bind(shapes));
+}
+
+void Executor::bind_inputs(const Plan& plan, Arena& arena, const std::vector<InputTensor>& inputs) {
+  const Program& p = plan.program();
   if (inputs.size() != p.inputs().size()) {
     throw RunError("expected " + std::to_string(p.inputs().size()) + " inputs, got " +
                    std::to_string(inputs.size()));
@@ -169,9 +190,13 @@ void Executor::bind_inputs(Arena& arena, const std::vector<InputTensor>& inputs)
   }
 }
 
-void Executor::execute(Arena& arena, const void* const* inputs, const std::uint64_t* in_versions,
-                       void* const* into) {
-  const Program& p = plan_.program();
+void Executor::execute(const Plan& plan, Arena& arena, const void* const* inputs,
+                       const std::uint64_t* in_versions, void* const* into) {
+  const Program& p = plan.program();
+  if (arena.capacity < p.arena_size() || !arena.memory) {
+    arena.memory = aligned_buffer(p.arena_size());
+    arena.capacity = p.arena_size();
+  }
   auto* base = static_cast<std::uint8_t*>(arena.memory.get());
   const auto& values = p.values();
   std::vector<void*>& slots = arena.slots;
@@ -208,18 +233,19 @@ void Executor::execute(Arena& arena, const void* const* inputs, const std::uint6
     }
   }
 
-  const auto& steps = plan_.steps();
-  if (arena.caches.size() != steps.size()) arena.caches.resize(steps.size());
+  const auto& steps = plan.steps();
+  std::vector<std::unique_ptr<KernelCache>>& caches = arena.caches[&plan];
+  if (caches.size() != steps.size()) caches.resize(steps.size());
   Profile* profile = Profile::get();
   for (std::size_t k = 0; k < steps.size(); ++k) {
     const PlannedInstruction& step = steps[k];
     std::size_t end = k;
     while (end < steps.size() && steps[end].run_part) ++end;
-    if (end - k >= 2 && !profile && run_as_team(arena, k, end)) {
+    if (end - k >= 2 && !profile && run_as_team(plan, arena, caches, k, end)) {
       k = end - 1;
       continue;
     }
-    KernelContext context(*step.instr, values, slots.data(), versions.data(), &arena.caches[k]);
+    KernelContext context(*step.instr, values, slots.data(), versions.data(), &caches[k]);
     if (profile) {
       auto t0 = std::chrono::steady_clock::now();
       step.run(context);
@@ -231,12 +257,14 @@ void Executor::execute(Arena& arena, const void* const* inputs, const std::uint6
   }
 }
 
-bool Executor::run_as_team(Arena& arena, std::size_t first, std::size_t end) {
+bool Executor::run_as_team(const Plan& plan, Arena& arena,
+                           std::vector<std::unique_ptr<KernelCache>>& caches, std::size_t first,
+                           std::size_t end) {
 #ifdef _OPENMP
   const int team = omp_in_parallel() ? 1 : omp_get_max_threads();
   if (team < 2 || !TeamStalls::may_fork()) return false;
-  const auto& steps = plan_.steps();
-  const auto& values = plan_.program().values();
+  const auto& steps = plan.steps();
+  const auto& values = plan.program().values();
   {
     TeamRegion region;
 #pragma omp parallel num_threads(team)
@@ -247,14 +275,14 @@ bool Executor::run_as_team(Arena& arena, std::size_t first, std::size_t end) {
 #pragma omp barrier
         }
         KernelContext context(*steps[k].instr, values, arena.slots.data(), arena.versions.data(),
-                              &arena.caches[k]);
+                              &caches[k]);
         region.part(part, [&] { steps[k].run_part(context, part, parts); });
       }
     }
   }
   return true;
 #else
-  (void)arena, (void)first, (void)end;
+  (void)plan, (void)arena, (void)caches, (void)first, (void)end;
   return false;
 #endif
 }
@@ -273,27 +301,9 @@ class Executor::ArenaLease {
   std::unique_ptr<Arena> arena_;
 };
 
-std::vector<OutputTensor> Executor::run(const std::vector<InputTensor>& inputs) {
-  const Program& p = plan_.program();
-  // The outputs are allocated first and computed in place (no copy out of the arena).
-  std::vector<OutputTensor> outputs;
-  std::vector<void*> into;
-  outputs.reserve(p.outputs().size());
-  into.reserve(p.outputs().size());
-  for (std::int32_t s : p.outputs()) {
-    const ValueDesc& v = p.values()[s];
-    outputs.push_back(OutputTensor{v.dtype, v.shape, aligned_buffer(v.nbytes())});
-    into.push_back(outputs.back().data());
-  }
-  ArenaLease arena(*this);
-  bind_inputs(*arena, inputs);
-  execute(*arena, (*arena).input_data.data(), (*arena).input_versions.data(), into.data());
-  copy_outputs(*arena, into.data());
-  return outputs;
-}
+namespace {
 
-void Executor::check_outputs(void* const* outputs, std::size_t n) const {
-  const Program& p = plan_.program();
+void check_outputs(const Program& p, void* const* outputs, std::size_t n) {
   if (n != p.outputs().size()) {
     throw RunError("expected " + std::to_string(p.outputs().size()) + " outputs, got " +
                    std::to_string(n));
@@ -305,35 +315,67 @@ void Executor::check_outputs(void* const* outputs, std::size_t n) const {
   }
 }
 
-void Executor::copy_outputs(const Arena& arena, void* const* outputs) const {
-  const Program& p = plan_.program();
+// Copies the outputs not computed in place into `outputs` (see run_into).
+void copy_outputs(const Program& p, const std::vector<void*>& slots, void* const* outputs) {
   for (std::size_t o = 0; o < p.outputs().size(); ++o) {
     std::int32_t s = p.outputs()[o];
     std::size_t nbytes = p.values()[s].nbytes();
-    if (nbytes && arena.slots[s] != outputs[o]) std::memcpy(outputs[o], arena.slots[s], nbytes);
+    if (nbytes && slots[s] != outputs[o]) std::memcpy(outputs[o], slots[s], nbytes);
   }
 }
 
-void Executor::run_into(const std::vector<InputTensor>& inputs, const std::vector<void*>& outputs) {
-  check_outputs(outputs.data(), outputs.size());
+}  // namespace
+
+std::vector<OutputTensor> Executor::run(const std::vector<InputTensor>& inputs) {
+  const Plan& plan = plan_for_inputs(inputs);
+  const Program& p = plan.program();
+  // The outputs are allocated first and computed in place (no copy out of the arena).
+  std::vector<OutputTensor> outputs;
+  std::vector<void*> into;
+  outputs.reserve(p.outputs().size());
+  into.reserve(p.outputs().size());
+  for (std::int32_t s : p.outputs()) {
+    const ValueDesc& v = p.values()[s];
+    outputs.push_back(OutputTensor{v.dtype, v.shape, aligned_buffer(v.nbytes())});
+    into.push_back(outputs.back().data());
+  }
   ArenaLease arena(*this);
-  bind_inputs(*arena, inputs);
-  execute(*arena, (*arena).input_data.data(), (*arena).input_versions.data(), outputs.data());
-  copy_outputs(*arena, outputs.data());
+  bind_inputs(plan, *arena, inputs);
+  execute(plan, *arena, (*arena).input_data.data(), (*arena).input_versions.data(), into.data());
+  copy_outputs(p, (*arena).slots, into.data());
+  return outputs;
+}
+
+void Executor::run_into(const std::vector<InputTensor>& inputs, const std::vector<void*>& outputs) {
+  const Plan& plan = plan_for_inputs(inputs);
+  check_outputs(plan.program(), outputs.data(), outputs.size());
+  ArenaLease arena(*this);
+  bind_inputs(plan, *arena, inputs);
+  execute(plan, *arena, (*arena).input_data.data(), (*arena).input_versions.data(), outputs.data());
+  copy_outputs(plan.program(), (*arena).slots, outputs.data());
 }
 
 void Executor::run_declared_into(const void* const* inputs, const std::uint64_t* versions,
                                  void* const* outputs) {
-  const Program& p = plan_.program();
+  if (plan_.program().has_symbols()) {
+    throw RunError("a program with symbols runs with a binding (gbx_run_bound_into)");
+  }
+  run_bound_into({}, inputs, versions, outputs);
+}
+
+void Executor::run_bound_into(const std::vector<std::int64_t>& binding, const void* const* inputs,
+                              const std::uint64_t* versions, void* const* outputs) {
+  const Plan& plan = plan_for(binding);
+  const Program& p = plan.program();
   for (std::size_t i = 0; i < p.inputs().size(); ++i) {
     if (!inputs[i] && p.values()[p.inputs()[i]].numel != 0) {
       throw RunError("input " + std::to_string(i) + ": null data");
     }
   }
-  check_outputs(outputs, p.outputs().size());
+  check_outputs(p, outputs, p.outputs().size());
   ArenaLease arena(*this);
-  execute(*arena, inputs, versions, outputs);
-  copy_outputs(*arena, outputs);
+  execute(plan, *arena, inputs, versions, outputs);
+  copy_outputs(p, (*arena).slots, outputs);
 }
 
 }  // namespace glassbox::runtime

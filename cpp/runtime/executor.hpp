@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -47,30 +48,39 @@ class Executor {
   // caller that checks its tensors itself (the torch.compile backend).
   void run_declared_into(const void* const* inputs, const std::uint64_t* versions,
                          void* const* outputs);
+  // run_declared_into for a program with symbols: input i has the shape its declaration has at
+  // `binding` (one value per symbol, the caller checked), and so have the outputs.
+  void run_bound_into(const std::vector<std::int64_t>& binding, const void* const* inputs,
+                      const std::uint64_t* versions, void* const* outputs);
+  // The program at `binding` (the program itself where it has no symbols): specialized, verified
+  // and planned at the first call with that binding, kept for the executor's life.
+  const Plan& plan_for(const std::vector<std::int64_t>& binding);
 
  private:
   struct Arena {
     std::shared_ptr<void> memory;
-    std::vector<std::shared_ptr<void>> staging;        // contiguous copies of strided inputs
-    std::vector<std::unique_ptr<KernelCache>> caches;  // one per plan step
-    std::vector<void*> slots;                          // of the current run, per value
-    std::vector<std::uint64_t> versions;               // see KernelContext::version
-    std::vector<const void*> input_data;               // contiguous inputs of the current run
+    std::size_t capacity = 0;                    // bytes of memory: grows with the binding
+    std::vector<std::shared_ptr<void>> staging;  // contiguous copies of strided inputs
+    std::map<const Plan*, std::vector<std::unique_ptr<KernelCache>>> caches;  // one per step
+    std::vector<void*> slots;             // of the current run, per value
+    std::vector<std::uint64_t> versions;  // see KernelContext::version
+    std::vector<const void*> input_data;  // contiguous inputs of the current run
     std::vector<std::uint64_t> input_versions;
   };
-  // Checks the inputs and binds them (strided ones copied into arena.staging) to
-  // arena.input_data and arena.input_versions.
-  void bind_inputs(Arena& arena, const std::vector<InputTensor>& inputs);
+  // The plan the shapes of these inputs select.
+  const Plan& plan_for_inputs(const std::vector<InputTensor>& inputs);
+  // Checks the inputs against `plan`'s program and binds them (strided ones copied into
+  // arena.staging) to arena.input_data and arena.input_versions.
+  void bind_inputs(const Plan& plan, Arena& arena, const std::vector<InputTensor>& inputs);
   // Binds arena.slots to memory and runs every step over contiguous inputs; `into` as in
   // run_into, or null.
-  void execute(Arena& arena, const void* const* inputs, const std::uint64_t* versions,
-               void* const* into);
+  void execute(const Plan& plan, Arena& arena, const void* const* inputs,
+               const std::uint64_t* versions, void* const* into);
   // Runs steps [first, end), all with a run_part, in one OpenMP parallel region (see PartFn);
   // false, having run nothing, where there is no team to share them.
-  bool run_as_team(Arena& arena, std::size_t first, std::size_t end);
-  // Copies the outputs not computed in place into `outputs` (see run_into).
-  void copy_outputs(const Arena& arena, void* const* outputs) const;
-  void check_outputs(void* const* outputs, std::size_t n) const;
+  bool run_as_team(const Plan& plan, Arena& arena,
+                   std::vector<std::unique_ptr<KernelCache>>& caches, std::size_t first,
+                   std::size_t end);
   class ArenaLease;
   std::unique_ptr<Arena> take_arena();
   void give_back(std::unique_ptr<Arena> arena);
@@ -78,6 +88,7 @@ class Executor {
   Plan plan_;
   std::mutex mutex_;
   std::vector<std::unique_ptr<Arena>> free_arenas_;
+  std::map<std::vector<std::int64_t>, std::unique_ptr<Plan>> bound_plans_;  // under mutex_
 };
 
 std::shared_ptr<void> aligned_buffer(std::size_t nbytes);

@@ -19,7 +19,6 @@ namespace {
 
 constexpr std::int64_t kMaxDims = 16;
 constexpr std::int64_t kMaxElements = std::int64_t{1} << 40;
-constexpr std::uint64_t kMaxArenaBytes = std::uint64_t{1} << 36;
 
 // Vector elements copied bytewise: the FlatBuffers verifier checks a vector's length field for
 // alignment but not its 8-byte elements, so reading them in place could be a misaligned load.
@@ -89,11 +88,23 @@ std::shared_ptr<const Program> Program::load_buffer(const void* data, std::size_
   return std::shared_ptr<const Program>(new Program(ArtifactBytes::copy(data, size)));
 }
 
+std::int64_t bounded_numel(const Shape& shape) {
+  std::int64_t n = 1;
+  for (std::int64_t dim : shape) {
+    if (dim != 0 && n > kMaxElements / dim) return -1;
+    n *= dim;
+  }
+  return n;
+}
+
 Program::Program(std::unique_ptr<ArtifactBytes> bytes) : bytes_(std::move(bytes)) {
   parse();
+  parse_symbols();
+  verify_symbols();
   verify_slots();
   verify_instructions();
   verify_arguments();
+  verify_example_binding();
 }
 
 // Structure: the FlatBuffer verifier, then a copy of every table into plain descriptions.
@@ -152,15 +163,9 @@ void Program::parse() {
           d.shape.push_back(dim);
         }
       }
-      // Element count without overflow.
-      std::int64_t n = 1;
-      for (std::int64_t dim : d.shape) {
-        if (dim != 0 && n > kMaxElements / dim) {
-          throw LoadError(at("value", i) + " is too large: " + shape_str(d.shape));
-        }
-        n *= dim;
-      }
-      d.numel = n;
+      d.numel = bounded_numel(d.shape);
+      if (d.numel < 0) throw LoadError(at("value", i) + " is too large: " + shape_str(d.shape));
+      d.dims = copy_vector(v->dims());
       values_.push_back(std::move(d));
     }
   }
@@ -176,6 +181,7 @@ void Program::parse() {
       d.outputs = copy_vector(in->outputs());
       d.ints = copy_vector(in->ints());
       d.floats = copy_vector(in->floats());
+      d.int_exprs = copy_vector(in->int_exprs());
       instructions_.push_back(std::move(d));
     }
   }

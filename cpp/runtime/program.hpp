@@ -12,12 +12,14 @@
 #include <vector>
 
 #include "runtime/kernel.hpp"
+#include "runtime/shape_expr.hpp"
 #include "runtime/tensor.hpp"
 
 namespace glassbox::runtime {
 
 constexpr std::uint32_t kFormatVersion = 1;
 constexpr std::size_t kSegmentAlignment = 64;
+constexpr std::uint64_t kMaxArenaBytes = std::uint64_t{1} << 36;
 
 // Bytes of an artifact: a read-only file mapping or an aligned heap copy.
 class ArtifactBytes {
@@ -51,14 +53,31 @@ class Program {
   // The exported function's arguments in call order (empty when none were recorded).
   const std::vector<ArgumentDesc>& arguments() const { return arguments_; }
 
+  // Sizes over symbols (program_symbols.cpp). A program with symbols declares every size at its
+  // example binding; specialize() gives the program of another binding (the symbols' values in
+  // order): every size evaluated, the arena placed again and the whole verified again, so a
+  // binding the program cannot run at is a RunError, never a crash.
+  bool has_symbols() const { return !symbols_.empty(); }
+  const std::vector<SymbolDesc>& symbols() const { return symbols_; }
+  std::shared_ptr<const Program> specialize(const std::vector<std::int64_t>& binding) const;
+  // The binding the shapes of the inputs give (input i of shape shapes[i]); RunError where a
+  // symbol's dims disagree or an input's rank differs from its declaration.
+  std::vector<std::int64_t> bind(const std::vector<const Shape*>& shapes) const;
+
  private:
   explicit Program(std::unique_ptr<ArtifactBytes> bytes);
+  Program(const Program&) = default;
   void parse();
+  void parse_symbols();
+  void verify_symbols() const;
+  // The declared sizes and ints are the expressions' values at the binding the declared input
+  // shapes give.
+  void verify_example_binding() const;
   void verify_slots();
   void verify_instructions();
   void verify_arguments();
 
-  std::unique_ptr<ArtifactBytes> bytes_;
+  std::shared_ptr<ArtifactBytes> bytes_;
   std::vector<ValueDesc> values_;
   std::vector<std::int32_t> inputs_;
   std::vector<std::int32_t> outputs_;
@@ -66,6 +85,11 @@ class Program {
   std::vector<const void*> constants_;
   std::size_t arena_size_ = 0;
   std::vector<ArgumentDesc> arguments_;
+  std::vector<SymbolDesc> symbols_;
+  std::vector<ExprDesc> exprs_;
 };
+
+// The element count of a shape, or -1 when it exceeds the runtime's limit (2^40).
+std::int64_t bounded_numel(const Shape& shape);
 
 }  // namespace glassbox::runtime

@@ -27,13 +27,15 @@ std::string serialize_program(const ProgramSpec& spec) {
     std::vector<flatbuffers::Offset<fb::Value>> values;
     for (const ValueDesc& v : spec.values) {
       values.push_back(fb::CreateValue(b, static_cast<fb::DType>(v.dtype), b.CreateVector(v.shape),
-                                       static_cast<fb::ValueKind>(v.kind), v.index));
+                                       static_cast<fb::ValueKind>(v.kind), v.index,
+                                       v.dims.empty() ? 0 : b.CreateVector(v.dims)));
     }
     std::vector<flatbuffers::Offset<fb::Instruction>> instrs;
     for (const InstrDesc& in : spec.instructions) {
-      instrs.push_back(fb::CreateInstruction(b, b.CreateString(in.op), b.CreateVector(in.inputs),
-                                             b.CreateVector(in.outputs), b.CreateVector(in.ints),
-                                             b.CreateVector(in.floats)));
+      instrs.push_back(fb::CreateInstruction(
+          b, b.CreateString(in.op), b.CreateVector(in.inputs), b.CreateVector(in.outputs),
+          b.CreateVector(in.ints), b.CreateVector(in.floats),
+          in.int_exprs.empty() ? 0 : b.CreateVector(in.int_exprs)));
     }
     std::vector<flatbuffers::Offset<fb::Constant>> consts;
     for (std::size_t i = 0; i < spec.constants.size(); ++i) {
@@ -44,10 +46,19 @@ std::string serialize_program(const ProgramSpec& spec) {
       args.push_back(fb::CreateArgument(b, b.CreateString(a.name), a.input,
                                         a.input < 0 ? b.CreateString(a.value) : 0));
     }
+    std::vector<flatbuffers::Offset<fb::Symbol>> symbols;
+    for (const SymbolDesc& sym : spec.symbols) {
+      symbols.push_back(fb::CreateSymbol(b, sym.input, sym.dim, sym.min, sym.max));
+    }
+    std::vector<flatbuffers::Offset<fb::Expr>> exprs;
+    for (const ExprDesc& e : spec.exprs) {
+      exprs.push_back(fb::CreateExpr(b, static_cast<fb::ExprOp>(e.op), e.a, e.b));
+    }
     auto program = fb::CreateProgram(
         b, kFormatVersion, b.CreateVector(values), b.CreateVector(spec.inputs),
         b.CreateVector(spec.outputs), b.CreateVector(instrs), b.CreateVector(consts),
-        spec.arena_size, seg_offset, seg_size, args.empty() ? 0 : b.CreateVector(args));
+        spec.arena_size, seg_offset, seg_size, args.empty() ? 0 : b.CreateVector(args),
+        symbols.empty() ? 0 : b.CreateVector(symbols), exprs.empty() ? 0 : b.CreateVector(exprs));
     fb::FinishProgramBuffer(b, program);
     return std::string(reinterpret_cast<const char*>(b.GetBufferPointer()), b.GetSize());
   };

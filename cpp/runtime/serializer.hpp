@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/shape_expr.hpp"
 #include "runtime/tensor.hpp"
 
 namespace glassbox::runtime {
@@ -18,6 +19,8 @@ struct ProgramSpec {
   std::vector<std::string> constants;  // raw bytes of each constant
   std::uint64_t arena_size = 0;
   std::vector<ArgumentDesc> arguments;  // empty: none recorded
+  std::vector<SymbolDesc> symbols;      // empty: static shapes
+  std::vector<ExprDesc> exprs;
 };
 
 std::string serialize_program(const ProgramSpec& spec);

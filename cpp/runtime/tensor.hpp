@@ -28,7 +28,8 @@ struct ValueDesc {
   Shape shape;
   std::int64_t numel = 0;
   ValueKind kind = ValueKind::Arena;
-  std::int64_t index = 0;  // input position, constant index, arena offset or aliased slot
+  std::int64_t index = 0;          // input position, constant index, arena offset or aliased slot
+  std::vector<std::int32_t> dims;  // empty, or per dim -1 (static) or an expression id
   std::size_t nbytes() const { return static_cast<std::size_t>(numel) * element_size(dtype); }
 };
 
@@ -38,6 +39,7 @@ struct InstrDesc {
   std::vector<std::int32_t> outputs;
   std::vector<std::int64_t> ints;
   std::vector<double> floats;
+  std::vector<std::int32_t> int_exprs;  // empty, or per ints entry -1 or an expression id
 };
 
 // One argument of an exported function (schema/program.fbs, Argument).

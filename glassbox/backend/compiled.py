@@ -7,10 +7,18 @@ from collections.abc import Callable, Sequence
 
 import torch
 
-from glassbox.backend.lower import Lowerer, Unsupported, _permute, meta_val
-from glassbox.backend.partition import Report, partition
+from glassbox.backend.lower import (
+    Lowerer,
+    NodeUnsupported,
+    Unsupported,
+    _permute,
+    is_symbolic_scalar,
+    meta_val,
+)
+from glassbox.backend.partition import Report, partition, symbolic_scalars
 from glassbox.backend.plan import serialize
 from glassbox.backend.program import INPUT
+from glassbox.backend.symbolic import dim_of, is_symbolic
 
 log = logging.getLogger("glassbox.backend")
 REPORTS: list[Report] = []
@@ -34,13 +42,19 @@ def _by_address(
 ) -> Callable[[list[torch.Tensor]], bool]:
     """A predicate on a program's input tensors: True when they can go to the runtime by address
     alone (the declared dtype and shape, C-contiguous, on the CPU, no lazy negation); otherwise
-    they go through ``run`` (a DLPack export per tensor, strides allowed). ~1 us a tensor."""
+    they go through ``run`` (a DLPack export per tensor, strides allowed). ~1 us a tensor.
+    A None size in ``specs`` depends on symbols: the C++ entry checks it."""
+
+    def same_shape(t: torch.Tensor, shape) -> bool:
+        return t.dim() == len(shape) and all(
+            d is None or d == e for d, e in zip(shape, t.shape, strict=False)
+        )
 
     def checked(ts: list[torch.Tensor]) -> bool:
         for t, (dtype, shape) in zip(ts, specs, strict=False):
             if (
                 t.dtype is not dtype
-                or t.shape != shape
+                or not same_shape(t, shape)
                 or not t.is_contiguous()
                 or not t.is_cpu
                 or t.is_neg()
@@ -51,20 +65,22 @@ def _by_address(
     return checked
 
 
-def _record(ts: list[torch.Tensor]) -> Callable[..., bool] | None:
+def _record(ts: list[torch.Tensor], specs) -> Callable[..., bool] | None:
     """A guard for later calls: the metadata of tensors that passed ``_by_address``, checked by
     the C++ TensorGuards Dynamo's own guards use (dtype, device, sizes, strides, dispatch keys, so
     also the negation bit; ~0.1 us a tensor). None on a torch without it: every call is checked
-    in Python."""
+    in Python. Sizes that depend on symbols, and the strides of their tensors, are left to the
+    C++ entry (see TensorCall::bind)."""
     try:
         from torch._C._dynamo.guards import TensorGuards
     except ImportError:  # pragma: no cover - a torch without Dynamo's C++ guards
         return None
-    return TensorGuards(
-        *ts,
-        dynamic_dims_sizes=[list(t.shape) for t in ts],
-        dynamic_dims_strides=[list(t.stride()) for t in ts],
-    ).check
+    sizes, strides = [], []
+    for t, (_, shape) in zip(ts, specs, strict=False):
+        dynamic = None in shape
+        sizes.append([None if d is None else t.shape[k] for k, d in enumerate(shape)])
+        strides.append([None] * t.dim() if dynamic else list(t.stride()))
+    return TensorGuards(*ts, dynamic_dims_sizes=sizes, dynamic_dims_strides=strides).check
 
 
 _OUTPUT, _ARGUMENT, _NONE = 0, 1, 2  # where each item of a graph's output list comes from
@@ -90,16 +106,25 @@ def _weight_positions(instrs) -> list[int]:
     return sorted(positions)
 
 
+def _empty_strided(shape, strides, dtype):
+    return torch.empty_strided(shape, strides, dtype=dtype, device="cpu")
+
+
 def _allocation(program) -> tuple[Callable[..., torch.Tensor], list[tuple]]:
     """How the C++ entry allocates each output: a callable and its arguments per output.
 
     torch's own CPU allocation without the dispatcher, as Inductor's generated code calls it
     (~0.45 us; ``torch.empty`` and ``torch.empty_like`` take ~0.85 us); ``torch.empty_like`` of a
-    template on a torch without it."""
+    template on a torch without it. A program with symbols always allocates by (shape, strides,
+    dtype): the C++ entry replaces the shape and strides with each call's."""
     outputs = [(_DTYPES[d], tuple(shape)) for d, shape in program.output_info()]
     try:
         from torch._C._dynamo.guards import _empty_strided_cpu
     except ImportError:  # pragma: no cover - a torch without it
+        if program.symbols():
+            return _empty_strided, [
+                (shape, _contiguous_strides(shape), dtype) for dtype, shape in outputs
+            ]
         # Real templates, whatever mode the compiler runs under (AOTAutograd compiles under a
         # fake tensor mode).
         from torch.utils._python_dispatch import _disable_current_modes
@@ -126,6 +151,7 @@ def tensor_call(
     arg_positions: Sequence[int],
     weights: Sequence[int],
     result_plan: list[tuple[int, int]],
+    dynamic: Sequence[Sequence[bool]] = (),
 ):
     """The program's per-call entry (a C++ ``TensorCall``): argument ``arg_positions[i]`` is input
     i; returns the list ``result_plan`` describes, of (_OUTPUT, o), (_ARGUMENT, k), (_NONE, 0).
@@ -140,8 +166,15 @@ def tensor_call(
     object (held by a weak reference) at the same autograd version counter, bumped by every
     in-place write through the tensor or its views; writes the counter does not see (through
     ``.data``, or a NumPy view) are not seen: call ``torch._dynamo.reset()`` after those.
-    Inference tensors have no counter and are never reused."""
-    specs = [(_DTYPES[d], torch.Size(shape)) for d, shape in program.input_info()]
+    Inference tensors have no counter and are never reused.
+
+    ``dynamic[i][k]``: whether dim k of input i depends on the program's symbols (sizes that vary
+    from call to call); the C++ entry binds the symbols from those inputs' shapes and checks them.
+    """
+    specs = [
+        (_DTYPES[d], tuple(None if dynamic and dynamic[i][k] else n for k, n in enumerate(shape)))
+        for i, (d, shape) in enumerate(program.input_info())
+    ]
     checked = _by_address(specs)
     allocate, allocate_args = _allocation(program)
 
@@ -152,7 +185,7 @@ def tensor_call(
             raise ValueError(f"expected at least {needed} arguments, got {len(args)}")
         ts = [args[k] for k in arg_positions]
         if checked(ts):
-            call.guard = _record(ts)
+            call.guard = _record(ts, specs)
             return call.run_checked(*args)
         outs = [torch.from_numpy(o) for o in program.run([_plain(t) for t in ts])]
         return [
@@ -160,8 +193,15 @@ def tensor_call(
             for kind, k in result_plan
         ]
 
+    dynamic_inputs = [i for i, (_, shape) in enumerate(specs) if None in shape]
     call = program.tensor_call(
-        list(arg_positions), list(weights), allocate_args, allocate, result_plan, fallback
+        list(arg_positions),
+        list(weights),
+        allocate_args,
+        allocate,
+        result_plan,
+        fallback,
+        dynamic_inputs,
     )
     return call
 
@@ -171,12 +211,17 @@ class NativeStep:
     the graph expects (contiguous), else the permutation that turns the runtime's contiguous
     tensor back into the graph's strides (see ``_output_layout``)."""
 
-    def __init__(self, program, in_ids, out_ids, nbytes, weights=(), layouts=None):
+    def __init__(self, program, in_ids, out_ids, nbytes, weights=(), layouts=None, dynamic=()):
         self.program, self.in_ids, self.out_ids, self.nbytes = program, in_ids, out_ids, nbytes
         self.weights = list(weights)
         self.layouts = list(layouts) if layouts is not None else [None] * len(out_ids)
+        self.dynamic = [list(d) for d in dynamic]  # per input, per dim: depends on symbols
         self.call = tensor_call(
-            program, range(len(in_ids)), self.weights, [(_OUTPUT, k) for k in range(len(out_ids))]
+            program,
+            range(len(in_ids)),
+            self.weights,
+            [(_OUTPUT, k) for k in range(len(out_ids))],
+            self.dynamic,
         )
 
     def __call__(self, env):
@@ -221,6 +266,7 @@ def _plain(t):
 
 class FallbackStep:
     def __init__(self, nodes, ids):
+        self.nodes = list(nodes)
         self.calls = [(ids[n], n.target, n.args, n.kwargs) for n in nodes]
         self.ids = ids
 
@@ -244,6 +290,9 @@ def lower_segment(gm, nodes, ids, inside):
                 lw.env[a] = lw.constant_slot(_get_attr(gm, a.target))
                 continue
             val = meta_val(a)
+            if is_symbolic_scalar(val):  # a size: its expression, no program input
+                lw.env[a] = dim_of(val)
+                continue
             if not isinstance(val, torch.Tensor):
                 raise Unsupported(f"input {a} is not a tensor")
             slot = lw.input_slot(val, len(in_slots))
@@ -265,7 +314,7 @@ def lower_segment(gm, nodes, ids, inside):
         out_slots.append(lw.contiguous(s))
         layouts.append(None if layout is None else layout[1])
     weights = _weight_positions(lw.instrs)
-    data = serialize(lw.instrs, in_slots, out_slots, lw.constants)
+    data = serialize(lw.instrs, in_slots, out_slots, lw.constants, shapes=lw.shapes)
     program = _core.RuntimeProgram.from_bytes(data)
     return NativeStep(
         program,
@@ -274,6 +323,7 @@ def lower_segment(gm, nodes, ids, inside):
         len(data),
         weights,
         layouts,
+        [[is_symbolic(d) for d in s.shape] for s in in_slots],
     )
 
 
@@ -284,13 +334,58 @@ def _get_attr(gm, target):
     return obj
 
 
+def _lower_segments(gm, ids, name):
+    """The steps of a graph and its report. A node whose lowering fails (its symbolic form, an
+    argument the handler cannot take) falls back alone: the graph is partitioned again without
+    it. A segment that fails as a whole (a size no input binds, ...) falls back whole."""
+    forced: dict = {}
+    while True:
+        segments, report = partition(gm.graph, name, forced)
+        steps = []
+        try:
+            for seg in segments:
+                steps.append(_segment_step(gm, seg, ids, report))
+        except NodeUnsupported as e:
+            log.info("node falls back: %s", e)
+            forced[e.node] = e.reason
+            continue
+        return steps, report
+
+
+def _segment_step(gm, seg, ids, report):
+    if seg.native:
+        try:
+            return lower_segment(gm, seg.nodes, ids, set(seg.nodes))
+        except NodeUnsupported:
+            raise
+        except Unsupported as e:
+            log.info("segment falls back: %s", e)
+            report.native_nodes -= len(seg.nodes)
+            report.fallback_ops["<segment: " + str(e) + ">"] += len(seg.nodes)
+    return FallbackStep(seg.nodes, ids)
+
+
+def _sizes_needed(graph, steps) -> list:
+    """The size computations (see partition.symbolic_scalars) that PyTorch ops or the graph's
+    outputs read, with those they read, in graph order."""
+    sizes = set(symbolic_scalars(graph))
+    readers = [n for step in steps if isinstance(step, FallbackStep) for n in step.nodes]
+    readers += [n for n in graph.nodes if n.op == "output"]
+    needed: set = set()
+    stack = [a for n in readers for a in n.all_input_nodes if a in sizes]
+    while stack:
+        n = stack.pop()
+        if n not in needed:
+            needed.add(n)
+            stack.extend(a for a in n.all_input_nodes if a in sizes)
+    return [n for n in graph.nodes if n in needed]
+
+
 class CompiledGraph:
     """Callable with the calling convention of the FX graph (positional tensors in, list out)."""
 
     def __init__(self, gm: torch.fx.GraphModule, name: str = "graph"):
         graph = gm.graph
-        segments, report = partition(graph, name)
-        self.report = report
         ids = {}
         placeholders = [n for n in graph.nodes if n.op == "placeholder"]
         for n in graph.nodes:
@@ -300,17 +395,11 @@ class CompiledGraph:
         self.constants = [
             (ids[n], _get_attr(gm, n.target)) for n in graph.nodes if n.op == "get_attr"
         ]
-        self.steps = []
-        for seg in segments:
-            if seg.native:
-                try:
-                    self.steps.append(lower_segment(gm, seg.nodes, ids, set(seg.nodes)))
-                    continue
-                except Unsupported as e:
-                    log.info("segment falls back: %s", e)
-                    report.native_nodes -= len(seg.nodes)
-                    report.fallback_ops["<segment: " + str(e) + ">"] += len(seg.nodes)
-            self.steps.append(FallbackStep(seg.nodes, ids))
+        self.steps, report = _lower_segments(gm, ids, name)
+        self.report = report
+        sizes = _sizes_needed(graph, self.steps)
+        if sizes:
+            self.steps.insert(0, FallbackStep(sizes, ids))
         output = next(n for n in graph.nodes if n.op == "output")
         self.output_args = output.args[0]
         self.ids = ids
@@ -338,7 +427,9 @@ class CompiledGraph:
                 plan.append((_NONE, 0))
             else:
                 return None
-        return tensor_call(step.program, [position[i] for i in step.in_ids], step.weights, plan)
+        return tensor_call(
+            step.program, [position[i] for i in step.in_ids], step.weights, plan, step.dynamic
+        )
 
     def __call__(self, *args):
         if self._fast is not None:
@@ -357,11 +448,11 @@ def compile_graph(gm: torch.fx.GraphModule, example_inputs, name: str = "graph")
     for n in gm.graph.nodes:
         if n.op == "placeholder":
             v = meta_val(n)
-            if not isinstance(v, torch.Tensor) or any(not isinstance(d, int) for d in v.shape):
+            if not isinstance(v, torch.Tensor) and not is_symbolic_scalar(v):
                 report = Report(
                     name, total_nodes=sum(1 for m in gm.graph.nodes if m.op == "call_function")
                 )
-                report.fallback_ops["<dynamic or non-tensor inputs>"] = report.total_nodes
+                report.fallback_ops["<non-tensor inputs>"] = report.total_nodes
                 REPORTS.append(report)
                 log.info("%s", report)
                 return gm.forward

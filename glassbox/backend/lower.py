@@ -26,6 +26,7 @@ from glassbox.backend.program import (
     contiguous_strides,
     numel,
 )
+from glassbox.backend.symbolic import Shapes, Unbound, dim_of, is_symbolic
 
 aten = torch.ops.aten
 
@@ -34,6 +35,15 @@ DTYPES = {torch.float32: FLOAT32, torch.int64: INT64, torch.bool: BOOL, torch.in
 
 class Unsupported(Exception):
     """This node cannot run natively; the partitioner sends it to PyTorch."""
+
+
+class NodeUnsupported(Unsupported):
+    """Lowering ``node`` failed (an op's symbolic form it cannot handle, ...): that node falls back
+    and the graph is partitioned again."""
+
+    def __init__(self, node, reason: str) -> None:
+        super().__init__(f"{node.target}: {reason}")
+        self.node, self.reason = node, reason
 
 
 def dtype_code(dtype) -> int:
@@ -46,16 +56,14 @@ def meta_val(node):
     return node.meta.get("val")
 
 
-def static_shape(t) -> tuple[int, ...]:
-    shape = []
-    for d in t.shape:
-        if not isinstance(d, int):
-            try:
-                d = int(d)
-            except Exception as e:
-                raise Unsupported("symbolic shape") from e
-        shape.append(d)
-    return tuple(shape)
+def shape_of(t) -> tuple:
+    """The sizes of a traced tensor: ints, or sympy expressions where they depend on symbols."""
+    return tuple(dim_of(d) for d in t.shape)
+
+
+def is_symbolic_scalar(val) -> bool:
+    """A traced value that is a size (an int computed from symbols), not a tensor."""
+    return isinstance(val, (torch.SymInt, int)) and not isinstance(val, bool)
 
 
 class Lowerer:
@@ -65,13 +73,16 @@ class Lowerer:
         self.instrs: list[Instr] = []
         self.constants: list[bytes] = []
         self.env: dict = {}
+        self.shapes = Shapes()
 
     # -- slots -------------------------------------------------------------------------------
     def new_slot(self, val) -> Slot:
-        return Slot(dtype_code(val.dtype), static_shape(val))
+        self.shapes.note(val)
+        return Slot(dtype_code(val.dtype), shape_of(val))
 
     def input_slot(self, val, position: int) -> Slot:
-        return Slot(dtype_code(val.dtype), static_shape(val), kind=INPUT, index=position)
+        self.shapes.note(val)
+        return Slot(dtype_code(val.dtype), shape_of(val), kind=INPUT, index=position)
 
     def constant_slot(self, tensor: torch.Tensor) -> Slot:
         t = tensor.detach().contiguous().cpu()
@@ -133,9 +144,8 @@ class Lowerer:
         return self.contiguous(slot)
 
     def emit(self, op, inputs, outputs, ints=(), floats=()) -> Instr:
-        ins = Instr(
-            op, list(inputs), list(outputs), [int(i) for i in ints], [float(f) for f in floats]
-        )
+        ints = [i if is_symbolic(i) else int(i) for i in ints]
+        ins = Instr(op, list(inputs), list(outputs), ints, [float(f) for f in floats])
         self.instrs.append(ins)
         return ins
 
@@ -153,7 +163,14 @@ class Lowerer:
             raise Unsupported(str(node.target))
         args = [self.arg(a) for a in node.args]
         kwargs = {k: self.arg(v) for k, v in node.kwargs.items()}
-        self.env[node] = handler(self, node, *args, **kwargs)
+        try:
+            self.env[node] = handler(self, node, *args, **kwargs)
+        except NodeUnsupported:
+            raise
+        except (Unsupported, Unbound) as e:
+            raise NodeUnsupported(node, str(e)) from e
+        except (TypeError, ValueError) as e:  # a size whose symbolic form the handler cannot use
+            raise NodeUnsupported(node, f"{type(e).__name__}: {e}") from e
 
 
 def check_supported(node) -> None:
@@ -165,15 +182,13 @@ def check_supported(node) -> None:
     for v in vals:
         if isinstance(v, torch.Tensor):
             dtype_code(v.dtype)
-            static_shape(v)
         elif v is not None and node.target is not operator.getitem:
             raise Unsupported("non-tensor output")
     for a in node.all_input_nodes:
         v = meta_val(a)
         if isinstance(v, torch.Tensor):
             dtype_code(v.dtype)
-            static_shape(v)
-        elif not isinstance(v, (list, tuple)):
+        elif not isinstance(v, (list, tuple)) and not is_symbolic_scalar(v):
             raise Unsupported("non-tensor input")
     check = CHECKS.get(node.target)
     if check is not None:
@@ -356,7 +371,7 @@ def fold_activation(lw: Lowerer, node, x, name):
     else:
         return None
     last.ints.append(EPILOGUES[name])
-    return lw.alias(last.outputs[0], static_shape(meta_val(node)))
+    return lw.alias(last.outputs[0], shape_of(meta_val(node)))
 
 
 _relu = unary("RELU")
@@ -463,10 +478,11 @@ def _view_strides(lw, x):
     return base, list(strides), offset
 
 
-def view_strides(shape, strides, new_shape):
+def view_strides(shape, strides, new_shape, lt=operator.lt):
     """Strides that show a tensor of ``shape`` and ``strides`` as ``new_shape`` without copying,
     or None where no view can (PyTorch's computeStride): dims are merged or split only within
-    runs of dims that are contiguous with each other."""
+    runs of dims that are contiguous with each other. ``lt`` compares sizes (symbolic ones by
+    their ranges, see Shapes.lt)."""
     if not shape or numel(shape) == 0:
         return None
     new = [0] * len(new_shape)
@@ -476,7 +492,7 @@ def view_strides(shape, strides, new_shape):
     for d in reversed(range(len(shape))):
         tensor_numel *= shape[d]
         if d == 0 or (shape[d - 1] != 1 and strides[d - 1] != tensor_numel * chunk_base):
-            while view_d >= 0 and (view_numel < tensor_numel or new_shape[view_d] == 1):
+            while view_d >= 0 and (lt(view_numel, tensor_numel) or new_shape[view_d] == 1):
                 new[view_d] = view_numel * chunk_base
                 view_numel *= new_shape[view_d]
                 view_d -= 1
@@ -490,12 +506,12 @@ def view_strides(shape, strides, new_shape):
 
 @handles(aten.view.default, aten._unsafe_view.default, aten.reshape.default)
 def _reshape(lw, node, x, shape):
-    shape = static_shape(meta_val(node))
+    shape = shape_of(meta_val(node))
     if x.view is not None and x.materialized is None:
         # A pending view stays one where it can (a slice of q/k/v split into heads): its
         # consumer then gathers from the base once instead of twice.
         base, strides, offset = lw.layout(x)
-        new = view_strides(x.shape, strides, shape)
+        new = view_strides(x.shape, strides, shape, lw.shapes.lt)
         if new is not None:
             return lw.view_of(x, shape, new, offset)
     return lw.alias(x, shape)
@@ -503,7 +519,7 @@ def _reshape(lw, node, x, shape):
 
 @handles(aten.squeeze.dim, aten.squeeze.dims, aten.squeeze.default, aten.unsqueeze.default)
 def _squeeze(lw, node, x, *dims):
-    shape = static_shape(meta_val(node))
+    shape = shape_of(meta_val(node))
     if x.view is None or x.materialized is not None:
         return lw.alias(x, shape)
     base, strides, offset = _view_strides(lw, x)
@@ -539,7 +555,7 @@ def _transpose(lw, node, x, d0=0, d1=1):
 
 @handles(aten.expand.default)
 def _expand(lw, node, x, sizes, implicit=False):
-    return broadcast_view(lw, x, static_shape(meta_val(node)))
+    return broadcast_view(lw, x, shape_of(meta_val(node)))
 
 
 def broadcast_view(lw, x, shape):
@@ -559,10 +575,26 @@ def _slice(lw, node, x, dim=0, start=None, end=None, step=1):
     size = x.shape[dim]
     start = 0 if start is None else start
     end = size if end is None else end
+    if any(is_symbolic(v) for v in (size, start, end)):
+        return _symbolic_slice(lw, node, x, dim, start, step, strides, offset)
     start = max(0, min(size, start + size if start < 0 else start))
     end = max(start, min(size, end + size if end < 0 else end))
     shape = list(x.shape)
     shape[dim] = (end - start + step - 1) // step
+    offset += start * strides[dim]
+    strides[dim] *= step
+    return lw.view_of(x, shape, strides, offset)
+
+
+def _symbolic_slice(lw, node, x, dim, start, step, strides, offset):
+    """A slice whose bounds or size depend on symbols: its size as traced, its start as given
+    (from the end where negative; clamped starts are left to the runtime's checks)."""
+    if is_symbolic(start) or start < 0:
+        raise Unsupported("a slice whose start depends on the sizes")
+    shape = list(x.shape)
+    shape[dim] = shape_of(meta_val(node))[dim] if node.target is aten.slice.Tensor else None
+    if shape[dim] is None:
+        raise Unsupported("a split of a symbolic size")
     offset += start * strides[dim]
     strides[dim] *= step
     return lw.view_of(x, shape, strides, offset)
@@ -612,6 +644,11 @@ def _to_copy(lw, node, x, **kwargs):
     return out
 
 
+@handles(torch.ops.prims.convert_element_type.default)
+def _convert_element_type(lw, node, x, dtype):
+    return _to_copy(lw, node, x)
+
+
 @handles(aten.full.default)
 @handles(aten.full_like.default)
 def _full(lw, node, size, value, **kwargs):
@@ -649,13 +686,18 @@ def _metadata_check(node):
     size, stride, dtype = kw.get("size", size), kw.get("stride", stride), kw.get("dtype", dtype)
     device, layout = kw.get("device"), kw.get("layout")
     if (
-        (size is not None and list(val.shape) != list(size))
-        or (stride is not None and list(val.stride()) != list(stride))
+        (size is not None and _sizes(val.shape) != _sizes(size))
+        or (stride is not None and _sizes(val.stride()) != _sizes(stride))
         or (dtype is not None and val.dtype != dtype)
         or (device is not None and val.device != torch.device(device))
         or (layout is not None and val.layout != layout)
     ):
         raise Unsupported("a metadata assertion that fails")
+
+
+def _sizes(sizes) -> list:
+    """Sizes compared as expressions: comparing SymInts would add a guard on them."""
+    return [dim_of(d) for d in sizes]
 
 
 @handles(aten._assert_tensor_metadata.default, check=_metadata_check)
@@ -819,9 +861,7 @@ def _fold_batch_norm(lw: Lowerer, node, x, params, eps):
     last.ints.append(1 | int(weight is not None) << 1 | int(bias is not None) << 2)
     last.floats.append(float(eps))
     vals = meta_val(node)
-    return (lw.alias(last.outputs[0], static_shape(vals[0])),) + tuple(
-        lw.new_slot(v) for v in vals[1:]
-    )
+    return (lw.alias(last.outputs[0], shape_of(vals[0])),) + tuple(lw.new_slot(v) for v in vals[1:])
 
 
 @handles(_BATCH_NORM, check=red_check)

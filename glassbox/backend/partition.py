@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from glassbox.backend.lower import Unsupported, check_supported
+from glassbox.backend.lower import Unsupported, check_supported, is_symbolic_scalar, meta_val
 
 
 @dataclass
@@ -24,13 +24,20 @@ class Report:
     native_nodes: int = 0
     fallback_ops: collections.Counter = field(default_factory=collections.Counter)
     segments: int = 0
+    reasons: dict = field(default_factory=dict)  # op -> why the first of its nodes fell back
 
     @property
     def native_share(self) -> float:
         return self.native_nodes / self.total_nodes if self.total_nodes else 1.0
 
     def __str__(self) -> str:
-        fb = ", ".join(f"{op} x{n}" for op, n in self.fallback_ops.most_common()) or "none"
+        fb = (
+            ", ".join(
+                f"{op} x{n}" + (f" ({self.reasons[op]})" if op in self.reasons else "")
+                for op, n in self.fallback_ops.most_common()
+            )
+            or "none"
+        )
         return (
             f"[glassbox] {self.name}: {self.native_nodes}/{self.total_nodes} nodes native "
             f"({100 * self.native_share:.1f}%), {self.segments} segments; fallback: {fb}"
@@ -43,11 +50,30 @@ class Segment:
     nodes: list
 
 
-def classify(graph: torch.fx.Graph) -> dict:
-    """node -> None if supported, else the reason."""
+def symbolic_scalars(graph: torch.fx.Graph) -> list:
+    """Nodes that compute sizes from the graph's size arguments alone (``s0 + 1``): native
+    segments read their values from the traced expressions, so they belong to no segment; a
+    PyTorch op or an output that reads one has it computed first (see CompiledGraph)."""
+    found: set = set()
+    for node in graph.nodes:
+        if (
+            node.op == "call_function"
+            and is_symbolic_scalar(meta_val(node))
+            and all(a.op == "placeholder" or a in found for a in node.all_input_nodes)
+        ):
+            found.add(node)
+    return [n for n in graph.nodes if n in found]
+
+
+def classify(graph: torch.fx.Graph, forced: dict | None = None) -> dict:
+    """node -> None if supported, else the reason. ``forced``: nodes whose lowering failed, with
+    the reason."""
     reasons = {}
     for node in graph.nodes:
         if node.op != "call_function":
+            continue
+        if forced and node in forced:
+            reasons[node] = forced[node]
             continue
         try:
             check_supported(node)
@@ -62,15 +88,20 @@ def classify(graph: torch.fx.Graph) -> dict:
     return reasons
 
 
-def partition(graph: torch.fx.Graph, name: str = "graph") -> tuple[list[Segment], Report]:
-    reasons = classify(graph)
-    nodes = [n for n in graph.nodes if n.op == "call_function"]
-    report = Report(name, total_nodes=len(nodes))
+def partition(
+    graph: torch.fx.Graph, name: str = "graph", forced: dict | None = None
+) -> tuple[list[Segment], Report]:
+    reasons = classify(graph, forced)
+    sizes = set(symbolic_scalars(graph))
+    nodes = [n for n in graph.nodes if n.op == "call_function" and n not in sizes]
+    report = Report(name, total_nodes=len(nodes) + len(sizes), native_nodes=len(sizes))
     for n in nodes:
         if reasons[n] is None:
             report.native_nodes += 1
         else:
             report.fallback_ops[str(n.target)] += 1
+            if reasons[n] != str(n.target):
+                report.reasons.setdefault(str(n.target), reasons[n])
     order = _sink_unsupported(nodes, reasons)
     segments: list[Segment] = []
     for n in order:
@@ -83,10 +114,30 @@ def partition(graph: torch.fx.Graph, name: str = "graph") -> tuple[list[Segment]
     return segments, report
 
 
+def _hoisted(nodes: list, reasons: dict) -> list:
+    """Fallback nodes that compute a 0-d tensor from the graph's inputs alone, deterministically:
+    a graph traced with dynamic shapes takes a module's float constants as 0-d float64 inputs
+    (an eps, a scale) that it converts before use. Run first, they split no native segment."""
+    found: set = set()
+    for n in nodes:
+        val = meta_val(n)
+        if (
+            reasons[n] is not None
+            and isinstance(val, torch.Tensor)
+            and val.dim() == 0
+            and torch.Tag.nondeterministic_seeded not in getattr(n.target, "tags", ())
+            and all(a.op in ("placeholder", "get_attr") or a in found for a in n.all_input_nodes)
+        ):
+            found.add(n)
+    return [n for n in nodes if n in found]
+
+
 def _sink_unsupported(nodes: list, reasons: dict) -> list:
-    """A valid topological order where fallback nodes run as late as possible."""
+    """A valid topological order where fallback nodes run as late as possible (but those
+    _hoisted, which run first)."""
+    order: list = _hoisted(nodes, reasons)
+    nodes = [n for n in nodes if n not in set(order)]
     position = {n: i for i, n in enumerate(nodes)}
-    order: list = []
     pending_fallback: list = []
     for n in nodes:
         if reasons[n] is not None:

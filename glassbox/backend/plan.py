@@ -4,7 +4,8 @@ serialize the result through the C++ writer (``glassbox._core.serialize_program`
 from __future__ import annotations
 
 from glassbox.backend import elementwise as ew
-from glassbox.backend.program import ALIAS, ARENA, Instr, Slot
+from glassbox.backend.program import ALIAS, ARENA, ITEMSIZE, Instr, Slot, numel
+from glassbox.backend.symbolic import ExprTable, Shapes, Unbound, is_symbolic
 
 ALIGN = 64
 
@@ -38,8 +39,10 @@ def fuse_elementwise(instrs: list[Instr], outputs: list[Slot]) -> list[Instr]:
     return fused
 
 
-def place_arena(instrs: list[Instr], outputs: list[Slot]) -> int:
-    """Give every arena slot an offset; buffers whose lifetimes do not overlap share memory."""
+def place_arena(instrs: list[Instr], outputs: list[Slot], nbytes=lambda s: s.nbytes) -> int:
+    """Give every arena slot an offset; buffers whose lifetimes do not overlap share memory.
+    The runtime places the arena of a program with symbols again for each binding, the same way
+    (cpp/runtime/arena_layout.cpp)."""
     last = last_uses(instrs, outputs)
     free: list[tuple[int, int]] = []  # (offset, size)
     live: list[tuple[int, int, int]] = []  # (end, offset, size)
@@ -55,7 +58,7 @@ def place_arena(instrs: list[Instr], outputs: list[Slot]) -> int:
         free = _coalesce(free)
         for s in ins.outputs:
             assert s.kind == ARENA
-            size = max(_align(s.nbytes), ALIGN)
+            size = max(_align(nbytes(s)), ALIGN)
             offset = None
             for i, (off, fsize) in enumerate(free):
                 if fsize >= size:
@@ -88,13 +91,21 @@ def serialize(
     outputs: list[Slot],
     constants: list[bytes],
     arguments: list[tuple[str, int, str]] = (),
+    shapes: Shapes | None = None,
 ) -> bytes:
     """The artifact's bytes. ``arguments``: the exported function's signature, (name, input
-    position or -1, a fixed value's Python literal) in call order (see glassbox.export)."""
+    position or -1, a fixed value's Python literal) in call order (see glassbox.export).
+    ``shapes``: the symbols' example values and ranges, where sizes depend on them; the program
+    declares every size at the example, and an expression table for the symbolic ones."""
     from glassbox import _core
 
+    shapes = shapes or Shapes()
     instrs = fuse_elementwise(instrs, outputs)
-    arena_size = place_arena(instrs, outputs)
+
+    def hint_nbytes(s: Slot) -> int:
+        return numel([shapes.hint(d) for d in s.shape]) * ITEMSIZE[s.dtype]
+
+    arena_size = place_arena(instrs, outputs, hint_nbytes)
     numbering: dict[int, int] = {}
     slots: list[Slot] = []
 
@@ -114,7 +125,7 @@ def serialize(
                 ins.op,
                 [number(s) for s in ins.inputs],
                 [number(s) for s in ins.outputs],
-                ins.ints,
+                [shapes.hint(i) for i in ins.ints],
                 ins.floats,
             )
         )
@@ -122,7 +133,29 @@ def serialize(
     values = []
     for s in slots:
         index = numbering[id(s.alias_of)] if s.kind == ALIAS else s.index
-        values.append((s.dtype, list(s.shape), s.kind, index))
+        values.append((s.dtype, [shapes.hint(d) for d in s.shape], s.kind, index))
+    symbolic = _symbolic_tables(shapes, slots, instrs, inputs)
     return _core.serialize_program(
-        values, in_ids, out_ids, instr_tuples, constants, arena_size, list(arguments)
+        values, in_ids, out_ids, instr_tuples, constants, arena_size, list(arguments), *symbolic
     )
+
+
+def _symbolic_tables(shapes: Shapes, slots, instrs, inputs) -> tuple:
+    """(symbols, exprs, value_dims, int_exprs) for serialize_program: empty for a program of
+    static sizes. A size no input dim can bind is an Unsupported for the whole segment."""
+    from glassbox.backend.lower import Unsupported
+
+    if not any(is_symbolic(d) for s in slots for d in s.shape) and not any(
+        is_symbolic(i) for ins in instrs for i in ins.ints
+    ):
+        return ()
+    table = ExprTable(shapes)
+    table.bind_inputs([s.shape for s in inputs])
+    try:
+        value_dims = [[table.ref(d) for d in s.shape] for s in slots]
+        int_exprs = [[table.ref(i) for i in ins.ints] for ins in instrs]
+    except Unbound as e:
+        raise Unsupported(str(e)) from e
+    value_dims = [dims if any(d >= 0 for d in dims) else [] for dims in value_dims]
+    int_exprs = [refs if any(r >= 0 for r in refs) else [] for refs in int_exprs]
+    return table.symbols, table.exprs, value_dims, int_exprs

@@ -72,6 +72,22 @@ int gbx_run_into(gbx_program* program, const gbx_tensor* inputs, const uint64_t*
  * but null data is checked here. num_inputs and num_outputs must be the declared counts. */
 int gbx_run_declared_into(gbx_program* program, const void* const* inputs, const uint64_t* versions,
                           size_t num_inputs, void* const* outputs, size_t num_outputs);
+/* Programs with symbols (sizes that depend on a sequence length, a batch, ...): symbol i is bound
+ * by the size of dim *dim of input *input, and lies in [*min, *max]. gbx_run and gbx_run_into bind
+ * the symbols from the input shapes; each binding is verified and planned once, at its first run
+ * (a binding the program cannot run at is an error). The declared shapes (gbx_input_info) are
+ * those of the example binding the program was lowered at. */
+size_t gbx_num_symbols(const gbx_program* program);
+int gbx_symbol_info(const gbx_program* program, size_t i, int32_t* input, int32_t* dim,
+                    int64_t* min, int64_t* max);
+/* The shape of input (is_output 0) or output (is_output 1) i at a binding (one value per symbol),
+ * written to shape (as many entries as the declared shape has dims). */
+int gbx_bound_shape(gbx_program* program, const int64_t* symbols, size_t num_symbols, int is_output,
+                    size_t i, int64_t* shape);
+/* gbx_run_declared_into at a binding: input i and output o have their shapes at that binding. */
+int gbx_run_bound_into(gbx_program* program, const int64_t* symbols, size_t num_symbols,
+                       const void* const* inputs, const uint64_t* versions, size_t num_inputs,
+                       void* const* outputs, size_t num_outputs);
 size_t gbx_result_num_outputs(const gbx_result* result);
 /* A contiguous view of output i, owned by the result. */
 int gbx_result_output(const gbx_result* result, size_t i, gbx_tensor* out);

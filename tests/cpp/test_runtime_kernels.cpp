@@ -39,7 +39,7 @@ std::vector<float> run1(const std::string& op, std::vector<rt::ValueDesc> ins, r
   s.outputs = {o};
   std::vector<std::int32_t> in_slots(ins.size());
   for (std::size_t i = 0; i < ins.size(); ++i) in_slots[i] = static_cast<std::int32_t>(i);
-  s.instructions.push_back({op, in_slots, {o}, ints, floats});
+  s.instructions.push_back({op, in_slots, {o}, ints, floats, {}});
   s.arena_size =
       (static_cast<std::uint64_t>(rt::numel_of(out.shape)) * rt::element_size(out.dtype) + 63) /
       64 * 64;

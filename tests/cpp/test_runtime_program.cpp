@@ -34,9 +34,9 @@ rt::ProgramSpec linear_relu() {
   s.values.push_back(value(rt::DType::Float32, {4, 3}, rt::ValueKind::Arena, 64));
   s.inputs = {0};
   s.outputs = {4};
-  s.instructions.push_back({"addmm", {2, 0, 1}, {3}, {0, 1}, {1.0, 1.0}});
+  s.instructions.push_back({"addmm", {2, 0, 1}, {3}, {0, 1}, {1.0, 1.0}, {}});
   // elementwise: one op RELU(r0) -> register 1, one output
-  s.instructions.push_back({"elementwise", {3}, {4}, {1, 17, 0, -1, -1, 1, 1}, {}});
+  s.instructions.push_back({"elementwise", {3}, {4}, {1, 17, 0, -1, -1, 1, 1}, {}, {}});
   std::vector<float> w = {1, 0, 0, 1, 1, -1}, b = {0.5f, -10.0f, 0};
   s.constants.emplace_back(reinterpret_cast<const char*>(w.data()), w.size() * 4);
   s.constants.emplace_back(reinterpret_cast<const char*>(b.data()), b.size() * 4);
@@ -213,7 +213,7 @@ rt::ProgramSpec matmul_of_inputs(std::int64_t m) {
   s.values.push_back(value(rt::DType::Float32, {m, 5}, rt::ValueKind::Arena, 0));
   s.inputs = {0, 1};
   s.outputs = {2};
-  s.instructions.push_back({"mm", {0, 1}, {2}, {0, 1}, {}});
+  s.instructions.push_back({"mm", {0, 1}, {2}, {0, 1}, {}, {}});
   s.arena_size = static_cast<std::uint64_t>(m * 5 * 4 + 64);
   return s;
 }
@@ -275,8 +275,9 @@ TEST(RuntimeProgram, ChainedOneRowProductsRunAsATeam) {
   s.values.push_back(value(rt::DType::Float32, {1, n}, rt::ValueKind::Arena, 4096));
   s.inputs = {0, 1, 2, 3};
   s.outputs = {5};
-  s.instructions.push_back({"addmm", {2, 0, 1}, {4}, {0, 1, 1}, {1.0, 1.0}});  // relu(x W1^T + b)
-  s.instructions.push_back({"mm", {4, 3}, {5}, {0, 0}, {}});                   // . @ W2
+  s.instructions.push_back(
+      {"addmm", {2, 0, 1}, {4}, {0, 1, 1}, {1.0, 1.0}, {}});      // relu(x W1^T + b)
+  s.instructions.push_back({"mm", {4, 3}, {5}, {0, 0}, {}, {}});  // . @ W2
   s.arena_size = 4096 + n * 4;
   Program prog(rt::serialize_program(s));
   ASSERT_NE(prog.p, nullptr) << gbx_last_error();
