@@ -204,6 +204,7 @@ class CodeDecoder {
   void push(ExprPtr value);
   void emit(StmtPtr stmt);
   void spill_pending(Stmt& stmt, bool names_too = false);  // names_too: a pending name as well
+  ExprPtr temp_name();                                     // a fresh `_gb_tmpN`
   bool mutates_deeper(int depth) const;
   void mutate_in_place(
       int depth, const char* method,
@@ -278,8 +279,9 @@ class CodeDecoder {
   void keep_static_attributes(Body& body) const;
   void add_declarations(Body& body) const;
   void add_name_order(Body& body) const;
+  std::vector<std::string> unused_free_variables() const;
   void add_unused_names(Body& body) const;
-  void add_debug_test(Body& body) const;
+  void add_folded_true_test(Body& body) const;
   bool restore_copied_tails(Body& body, const std::vector<std::string>& locals) const;
   int source_order_matches(const Body& body, const std::vector<std::string>& locals)
       const;  // name_order.cpp: a dead block fixing co_names/co_varnames order

@@ -1000,7 +1000,7 @@ Body CodeDecoder::finish_body(Body body) const {
       return body;
   }
   add_declarations(body);
-  add_debug_test(body);
+  add_folded_true_test(body);
   if (role_ == CodeRole::Function) add_name_order(body);
   if (role_ == CodeRole::Module || role_ == CodeRole::Class) add_unused_names(body);
   return body;
