@@ -280,6 +280,7 @@ class CodeDecoder {
   void add_declarations(Body& body) const;
   void add_name_order(Body& body) const;
   std::vector<std::string> unused_free_variables() const;
+  void add_dead_block_names(Body& block) const;
   void add_unused_names(Body& body) const;
   void add_folded_true_test(Body& body) const;
   bool restore_copied_tails(Body& body, const std::vector<std::string>& locals) const;

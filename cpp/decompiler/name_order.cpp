@@ -504,6 +504,41 @@ std::vector<std::string> CodeDecoder::unused_free_variables() const {
   return unused;
 }
 
+// co_names, in order, for the dead block of add_name_order.
+void CodeDecoder::add_dead_block_names(Body& block) const {
+  // `None.name`: the attribute puts `name` in co_names without making it a variable (a bare
+  // name could become a free variable of an enclosing function). None is always a constant of
+  // a function.
+  const std::vector<std::string>& names = code_.names;
+  for (size_t k = 0; k < names.size(); ++k) {
+    const std::string& name = names[k];
+    if (!is_identifier(name)) {
+      // A dotted module name of `from a.b import c` (c a local): the same import registers it
+      // and the name after it.
+      bool dotted = !name.empty() && name.front() != '.' && name.back() != '.' &&
+                    name.find("..") == std::string::npos;
+      size_t part = 0;
+      while (dotted && part < name.size()) {
+        size_t dot = std::min(name.find('.', part), name.size());
+        dotted = is_identifier(name.substr(part, dot - part));
+        part = dot + 1;
+      }
+      if (dotted && k + 1 < names.size() && is_identifier(names[k + 1]) &&
+          std::find(code_.varnames.begin(), code_.varnames.end(), names[k + 1]) !=
+              code_.varnames.end()) {
+        auto import = make_stmt(StmtKind::Import);
+        import->text = "from " + name + " import " + names[k + 1];
+        block.push_back(import);
+        ++k;
+      }
+      continue;
+    }
+    block.push_back(
+        make_stmt(StmtKind::Expr,
+                  {make_expr(ExprKind::Attribute, {make_constant("None")}, source_name(name))}));
+  }
+}
+
 void CodeDecoder::add_name_order(Body& body) const {
   std::vector<std::string> name_uses;
   std::vector<std::string> fast_uses;
@@ -561,39 +596,7 @@ void CodeDecoder::add_name_order(Body& body) const {
     for (const std::string& name : locals) targets.push_back(name_expr(name));
     block.push_back(make_stmt(StmtKind::Delete, targets));
   }
-  if (!names_ok) {
-    // `None.name`: the attribute puts `name` in co_names without making it a variable (a bare
-    // name could become a free variable of an enclosing function). None is always a constant of
-    // a function.
-    const std::vector<std::string>& names = code_.names;
-    for (size_t k = 0; k < names.size(); ++k) {
-      const std::string& name = names[k];
-      if (!is_identifier(name)) {
-        // A dotted module name of `from a.b import c` (c a local): the same import registers it
-        // and the name after it.
-        bool dotted = !name.empty() && name.front() != '.' && name.back() != '.' &&
-                      name.find("..") == std::string::npos;
-        size_t part = 0;
-        while (dotted && part < name.size()) {
-          size_t dot = std::min(name.find('.', part), name.size());
-          dotted = is_identifier(name.substr(part, dot - part));
-          part = dot + 1;
-        }
-        if (dotted && k + 1 < names.size() && is_identifier(names[k + 1]) &&
-            std::find(code_.varnames.begin(), code_.varnames.end(), names[k + 1]) !=
-                code_.varnames.end()) {
-          auto import = make_stmt(StmtKind::Import);
-          import->text = "from " + name + " import " + names[k + 1];
-          block.push_back(import);
-          ++k;
-        }
-        continue;
-      }
-      block.push_back(
-          make_stmt(StmtKind::Expr,
-                    {make_expr(ExprKind::Attribute, {make_constant("None")}, source_name(name))}));
-    }
-  }
+  if (!names_ok) add_dead_block_names(block);
   if (block.empty()) return;
   auto dead = make_stmt(StmtKind::If, {make_constant("0")}, {block, {}});
   size_t at = (!body.empty() && body[0]->kind == StmtKind::Expr &&
