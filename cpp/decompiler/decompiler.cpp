@@ -238,8 +238,9 @@ DecompileResult finish(const Body& body, const DecodeSession& session) {
 
 }  // namespace
 
-DecompileResult decompile_module(const bytecode::CodeObject& code) {
+DecompileResult decompile_module(const bytecode::CodeObject& code, Output output) {
   DecodeSession session;
+  session.output = output;
   Body body = CodeDecoder::decode_nested(code, CodeRole::Module, session, "");
   return finish(body, session);
 }
@@ -261,8 +262,9 @@ std::string def_name(const std::string& name) {
 
 }  // namespace
 
-DecompileResult decompile_function(const bytecode::CodeObject& code) {
+DecompileResult decompile_function(const bytecode::CodeObject& code, Output output) {
   DecodeSession session;
+  session.output = output;
   auto stmt = make_stmt(StmtKind::FunctionDef);
   stmt->text = def_name(code.name);
   stmt->bodies.push_back(CodeDecoder::decode_nested(code, CodeRole::Function, session, ""));

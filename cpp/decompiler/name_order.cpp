@@ -504,6 +504,42 @@ std::vector<std::string> CodeDecoder::unused_free_variables() const {
   return unused;
 }
 
+// Readable output: of the dead block, only what behaviour needs. A free variable no instruction
+// uses stays one (callers check the interface: Dynamo compares co_freevars), and a local that is
+// read but never stored stays local (reading it raises, where a global would be looked up).
+void CodeDecoder::add_interface_names(Body& body) const {
+  std::set<std::string> stored;
+  int parameters = code_.argcount + code_.kwonlyargcount + ((code_.flags & 0x04) ? 1 : 0) +
+                   ((code_.flags & 0x08) ? 1 : 0);
+  for (int k = 0; k < parameters && static_cast<size_t>(k) < code_.varnames.size(); ++k)
+    stored.insert(code_.varnames[static_cast<size_t>(k)]);
+  for (const Operation& op : lifted_.ops) {
+    if (op.op == Op::StoreName && op.scope == Scope::Fast) stored.insert(op.text);
+  }
+  std::vector<ExprPtr> unbound;
+  for (const Operation& op : lifted_.ops) {
+    bool read = uses_fast(op) && op.op != Op::StoreName;
+    if (read && !stored.count(op.text) &&
+        std::none_of(unbound.begin(), unbound.end(),
+                     [&](const ExprPtr& e) { return e->text == source_name(op.text); }))
+      unbound.push_back(name_expr(op.text));
+  }
+  Body block;
+  for (const std::string& name : unused_free_variables())
+    block.push_back(make_stmt(StmtKind::Expr, {name_expr(name)}));
+  if (!unbound.empty()) block.push_back(make_stmt(StmtKind::Delete, std::move(unbound)));
+  if (block.empty()) return;
+  auto comment = make_stmt(StmtKind::Comment);
+  comment->text = "glassbox: never runs; keeps free variables free and unassigned locals local";
+  size_t at = 0;
+  while (at < body.size() &&
+         (body[at]->kind == StmtKind::Global || body[at]->kind == StmtKind::Nonlocal))
+    ++at;
+  body.insert(body.begin() + static_cast<long>(at),
+              make_stmt(StmtKind::If, {make_constant("0")}, {std::move(block), {}}));
+  body.insert(body.begin() + static_cast<long>(at), comment);
+}
+
 // co_names, in order, for the dead block of add_name_order.
 void CodeDecoder::add_dead_block_names(Body& block) const {
   // `None.name`: the attribute puts `name` in co_names without making it a variable (a bare

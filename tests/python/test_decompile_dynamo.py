@@ -34,7 +34,8 @@ pytestmark = pytest.mark.skipif(
     sys.version_info[:2] != (3, 11), reason="Dynamo zoo is checked on 3.11"
 )
 
-from glassbox.decompiler import decompile_detailed  # noqa: E402
+from glassbox import _core  # noqa: E402
+from glassbox.decompiler import Decompiled, decompile_detailed  # noqa: E402
 from glassbox.verify import normalize  # noqa: E402
 
 
@@ -293,8 +294,9 @@ def find_code(code: types.CodeType, name: str):
 class Recorder:
     """The bytecode hook: decompile, recompile, and run the recompiled code instead."""
 
-    def __init__(self, optimize: int = 0) -> None:
+    def __init__(self, optimize: int = 0, readable: bool = False) -> None:
         self.optimize = optimize  # the level the source is compiled at (-1: the process's own)
+        self.readable = readable  # the readable output (no scaffolding for byte equality)
         self.total = 0
         self.exact = 0
         self.problems: list[str] = []
@@ -309,9 +311,15 @@ class Recorder:
         except ValueError:
             return None  # a constant marshal cannot write (torch.Size): nothing to decompile
         self.total += 1
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            result = decompile_detailed(new)
+        if self.readable:
+            source, fallbacks = _core.decompile_marshal(
+                marshal.dumps(new), sys.version_info.minor, True, readable=True
+            )
+            result = Decompiled(source, fallbacks)
+        else:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                result = decompile_detailed(new)
         if result.fallbacks:
             self.problems.append(f"{new.co_name}: fallback {result.fallbacks[0]}\n{result.source}")
             return None
@@ -330,7 +338,10 @@ class Recorder:
         if code is None:
             self.problems.append(f"{new.co_name}: no function in\n{result.source}")
             return None
-        if self.optimize == 0 and normalize.compare(new, code, frozenset({"co_qualname"})).equal:
+        if self.readable and "lists the names in the order" in result.source:
+            self.problems.append(f"{new.co_name}: scaffolding in readable output\n{result.source}")
+        exact = self.optimize == 0 and not self.readable
+        if exact and normalize.compare(new, code, frozenset({"co_qualname"})).equal:
             self.exact += 1
         self.replaced.append(new.co_name)
         return code.replace(
@@ -387,12 +398,12 @@ def cases() -> list:
     return params
 
 
-@pytest.mark.parametrize("optimize", [0, 1], ids=["O0", "O1"])
+@pytest.mark.parametrize("mode", ["O0", "O1", "readable"])
 @pytest.mark.parametrize("fn, args, kwargs", cases())
-def test_dynamo_code_decompiles_and_runs(fn, args, kwargs, optimize: int) -> None:
+def test_dynamo_code_decompiles_and_runs(fn, args, kwargs, mode: str) -> None:
     import torch._dynamo.convert_frame as convert_frame
 
-    recorder = Recorder(optimize)
+    recorder = Recorder(optimize=1 if mode == "O1" else 0, readable=mode == "readable")
     handle = convert_frame.register_bytecode_hook(recorder)
     try:
         torch._dynamo.reset()
