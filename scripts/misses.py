@@ -1,17 +1,24 @@
 """Every code object of a standard library that does not come back strictly equal, one per line.
 
     python3 scripts/misses.py 3.12 > /tmp/m312.tsv   # file, qualname, size, kind, difference
+    python3 scripts/misses.py 3.11 --optimize 0 --recompile-optimize 1   # the cross-level check
 
 ``kind`` is ``fallback`` when the decompiled function holds a marked fallback (its own code, not a
 nested one), ``missing`` when the code object has no counterpart (a parent fell back), else
-``other`` (same behaviour, other instructions). Sorted by size, smallest first: the best place to
+``other`` (same behaviour, other instructions); across levels, ``source`` where the source's own
+code object differs between them (its asserts, `if __debug__:`, docstrings), ``kept`` where
+the output then compiles to what the decompiled level's code does (`if __debug__:` read as the
+`if True:` it compiles like). Sorted by size, smallest first: the best place to
 start. ``GLASSBOX_DECOMPILE=/path/to/glassbox-decompile`` judges another build (a copy of an
 older one, to see what a change won and lost). Runs the comparison under the judging interpreter
-with the verifier's ``normalize.py``.
+with the verifier's ``normalize.py``. ``--optimize N`` decompiles .pyc compiled at level N;
+``--recompile-optimize M`` (default N) recompiles the output at M and compares it with the source
+compiled at M (0 then 1: does anything the decompiler wrote for -O0 code vanish under -O?).
 """
 
 from __future__ import annotations
 
+import argparse
 import glob
 import os
 import subprocess
@@ -24,6 +31,7 @@ import marshal, os, py_compile, subprocess, sys, tempfile, warnings
 sys.path.insert(0, sys.argv[1])
 import normalize
 decompiler = sys.argv[2]
+optimize, level = int(sys.argv[3]), int(sys.argv[4])
 files = sys.stdin.read().split("\n")
 warnings.simplefilter("ignore")
 def walk(e, g):
@@ -36,32 +44,53 @@ with tempfile.TemporaryDirectory() as tmp:
     for path in filter(None, files):
         try:
             pyc = os.path.join(tmp, "x.pyc")
-            py_compile.compile(path, cfile=pyc, doraise=True)
-            with open(pyc, "rb") as f:
+            py_compile.compile(path, cfile=pyc + ".expected", doraise=True, optimize=level)
+            with open(pyc + ".expected", "rb") as f:
                 original = marshal.loads(f.read()[16:])
+            py_compile.compile(path, cfile=pyc, doraise=True, optimize=optimize)
         except Exception:
             continue
         r = subprocess.run([decompiler, pyc], capture_output=True, timeout=60)
         if r.returncode not in (0, 1):
             print(f"{path}\t<module>\t0\tcrash\t{r.returncode}"); continue
         try:
-            got = compile(r.stdout.decode(), path, "exec")
+            got = compile(r.stdout.decode(), path, "exec", dont_inherit=True, optimize=level)
         except SyntaxError as e:
             print(f"{path}\t<module>\t0\tno_compile\t{e}"); continue
+        own = {}  # (qualname, occurrence) -> the source's code at the decompiled level
+        if optimize != level:
+            with open(pyc, "rb") as f:
+                for b, _ in walk(normalize.normalize(marshal.loads(f.read()[16:])), None):
+                    own.setdefault(b.qualname, []).append(b)
+        seen = {}
         for e, g in walk(normalize.normalize(original), normalize.normalize(got)):
+            at = seen[e.qualname] = seen.get(e.qualname, -1) + 1
             if g is None:
                 print(f"{path}\t{e.qualname}\t{len(e.ops)}\tmissing\t"); continue
             d = normalize.difference_here(e, g, frozenset())
             if d is None:
                 continue
             kind = "fallback" if has_fallback(g) and not has_fallback(e) else "other"
+            mine = own.get(e.qualname, [])
+            own_differs = at < len(mine) and normalize.difference_here(e, mine[at], frozenset())
+            if kind == "other" and own_differs:
+                # The source's own code differs between the levels (asserts, `if __debug__:`):
+                # "kept" where the output runs what the code it was decompiled from runs.
+                kept = normalize.difference_here(mine[at], g, frozenset()) is None
+                kind = "kept" if kept else "source"
             text = d.describe().replace("\t", " ")[:300]
             print(f"{path}\t{e.qualname}\t{len(e.ops)}\t{kind}\t{text}", flush=True)
 """
 
 
 def main() -> None:
-    version = sys.argv[1]
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("version", help="3.10, 3.11, 3.12 or 3.13 (found under ~/.pyenv)")
+    parser.add_argument("--optimize", type=int, choices=(0, 1, 2), default=0)
+    parser.add_argument("--recompile-optimize", type=int, choices=(0, 1, 2))
+    args = parser.parse_args()
+    version = args.version
+    level = args.optimize if args.recompile_optimize is None else args.recompile_optimize
     python = sorted(
         glob.glob(os.path.expanduser(f"~/.pyenv/versions/{version}.*/bin/python{version}"))
     )[-1]
@@ -86,6 +115,8 @@ def main() -> None:
             os.path.join(ROOT, "glassbox", "verify"),
             os.environ.get("GLASSBOX_DECOMPILE")
             or os.path.join(ROOT, ".venv", "bin", "glassbox-decompile"),
+            str(args.optimize),
+            str(level),
         ],
         input="\n".join(files),
         capture_output=True,

@@ -56,13 +56,15 @@ DecompiledPair to_pair(dc::DecompileResult result) {
   return {std::move(result.source), std::move(fallbacks)};
 }
 
-DecompiledPair decompile_marshal(const nb::bytes& data, int minor, bool as_function) {
+DecompiledPair decompile_marshal(const nb::bytes& data, int minor, bool as_function,
+                                 bool readable) {
   bc::ObjectRef obj = bc::read_marshal(as_view(data), minor);
   if (obj->kind != bc::ObjectKind::Code) {
     throw bc::BytecodeError("marshalled object is not a code object", 0);
   }
-  return to_pair(as_function ? dc::decompile_function(*obj->code)
-                             : dc::decompile_module(*obj->code));
+  dc::Output output = readable ? dc::Output::Readable : dc::Output::Exact;
+  return to_pair(as_function ? dc::decompile_function(*obj->code, output)
+                             : dc::decompile_module(*obj->code, output));
 }
 
 DecompiledPair decompile_pyc(const nb::bytes& data, std::optional<int> minor) {
@@ -129,9 +131,10 @@ NB_MODULE(_core, m) {
       "disassemble_pyc", &disassemble_pyc, nb::arg("data"), nb::arg("minor") = nb::none(),
       "dis.dis-equivalent listing of a whole .pyc file; the version comes from its magic number.");
   m.def("decompile_marshal", &decompile_marshal, nb::arg("data"), nb::arg("minor"),
-        nb::arg("as_function"),
+        nb::arg("as_function"), nb::arg("readable") = false,
         "Source of marshal.dumps(code) bytes for CPython 3.<minor>: a module, or a `def` when "
-        "as_function. Returns (source, [(code_name, first_line, reason), ...fallbacks]).");
+        "as_function; readable: without the scaffolding whose only purpose is byte equality. "
+        "Returns (source, [(code_name, first_line, reason), ...fallbacks]).");
   m.def("decompile_pyc", &decompile_pyc, nb::arg("data"), nb::arg("minor") = nb::none(),
         "Source of a whole .pyc file's module; the version comes from its magic number. "
         "Returns (source, [(code_name, first_line, reason), ...fallbacks]).");

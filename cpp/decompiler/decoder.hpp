@@ -17,6 +17,7 @@
 #include "bytecode/code.hpp"
 #include "decompiler/ast.hpp"
 #include "decompiler/cfg.hpp"
+#include "decompiler/decompiler.hpp"
 #include "decompiler/lift.hpp"
 
 namespace glassbox::decompiler {
@@ -40,6 +41,7 @@ struct Restore {
 // Shared by the decoders of one compilation unit (a module and everything nested in it).
 struct DecodeSession {
   long steps_left = 2000000;  // bounds the time of one decompilation
+  Output output = Output::Exact;
   struct Failure {
     std::string code_name;
     int first_line = 0;
@@ -204,6 +206,7 @@ class CodeDecoder {
   void push(ExprPtr value);
   void emit(StmtPtr stmt);
   void spill_pending(Stmt& stmt, bool names_too = false);  // names_too: a pending name as well
+  ExprPtr temp_name();                                     // a fresh `_gb_tmpN`
   bool mutates_deeper(int depth) const;
   void mutate_in_place(
       int depth, const char* method,
@@ -278,8 +281,11 @@ class CodeDecoder {
   void keep_static_attributes(Body& body) const;
   void add_declarations(Body& body) const;
   void add_name_order(Body& body) const;
+  std::vector<std::string> unused_free_variables() const;
+  void add_dead_block_names(Body& block) const;
+  void add_interface_names(Body& body) const;  // readable output: what behaviour needs
   void add_unused_names(Body& body) const;
-  void add_debug_test(Body& body) const;
+  void add_folded_true_test(Body& body) const;
   bool restore_copied_tails(Body& body, const std::vector<std::string>& locals) const;
   int source_order_matches(const Body& body, const std::vector<std::string>& locals)
       const;  // name_order.cpp: a dead block fixing co_names/co_varnames order

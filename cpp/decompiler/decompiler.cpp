@@ -99,6 +99,38 @@ bool contains_internal(const ExprPtr& e, int depth = 0) {
   return false;
 }
 
+// A cell (LOAD_CLOSURE) used as a value rather than as the closure of a function being made
+// (Dynamo hands a frame's cells to its resume functions): `(lambda: name).__closure__[0]` is that
+// very cell; a tuple of cells, the tuple of those.
+ExprPtr cell_source(const Expr& cells) {
+  std::vector<ExprPtr> items;
+  for (const ExprPtr& name : cells.args) {
+    auto closure =
+        make_expr(ExprKind::Attribute, {make_expr(ExprKind::Lambda, {name})}, "__closure__");
+    items.push_back(make_expr(ExprKind::Subscript, {closure, make_constant("0")}));
+  }
+  if (cells.ref != 1 && items.size() == 1) return items[0];
+  return make_expr(ExprKind::Tuple, std::move(items));
+}
+
+void give_cells_source(ExprPtr& e, int depth) {
+  if (!e || depth > 500) return;
+  if (e->kind == ExprKind::Internal && e->text == "closure" && !e->args.empty()) {
+    e = cell_source(*e);
+    return;
+  }
+  if (e->kind == ExprKind::Internal) return;
+  for (ExprPtr& arg : e->args) give_cells_source(arg, depth + 1);
+}
+
+void give_cells_source(Body& body) {
+  for (StmtPtr& s : body) {
+    for (ExprPtr& e : s->exprs) give_cells_source(e, 0);
+    for (ExceptHandler& h : s->handlers) give_cells_source(h.body);
+    for (Body& b : s->bodies) give_cells_source(b);
+  }
+}
+
 // Whether a statement tree still holds a stack value the decoder never turned into source (the
 // printer could only write it as `<tag>`, which does not compile).
 bool contains_internal(const Body& body) {
@@ -171,6 +203,7 @@ Body CodeDecoder::decode_nested(const bytecode::CodeObject& code, CodeRole role,
     decoder.table_readings_ = table_readings;
     try {
       Body body = decoder.decode();
+      give_cells_source(body);
       if (role != CodeRole::Comprehension && contains_internal(body)) {
         throw DecodeFailure("a decompiler-internal value has no source form");
       }
@@ -205,16 +238,35 @@ DecompileResult finish(const Body& body, const DecodeSession& session) {
 
 }  // namespace
 
-DecompileResult decompile_module(const bytecode::CodeObject& code) {
+DecompileResult decompile_module(const bytecode::CodeObject& code, Output output) {
   DecodeSession session;
+  session.output = output;
   Body body = CodeDecoder::decode_nested(code, CodeRole::Module, session, "");
   return finish(body, session);
 }
 
-DecompileResult decompile_function(const bytecode::CodeObject& code) {
+namespace {
+
+// The name a `def` of `code` gets: its own, or for `<lambda>` (Dynamo transforms lambdas into
+// code with statements) and the like, the name with its other characters as `_`: `_lambda_`.
+std::string def_name(const std::string& name) {
+  std::string out = name;
+  for (char& c : out) {
+    bool word = c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                (c >= '0' && c <= '9') || static_cast<unsigned char>(c) >= 0x80;
+    if (!word) c = '_';
+  }
+  if (out.empty() || (out[0] >= '0' && out[0] <= '9')) out = "_" + out;
+  return out;
+}
+
+}  // namespace
+
+DecompileResult decompile_function(const bytecode::CodeObject& code, Output output) {
   DecodeSession session;
+  session.output = output;
   auto stmt = make_stmt(StmtKind::FunctionDef);
-  stmt->text = code.name;
+  stmt->text = def_name(code.name);
   stmt->bodies.push_back(CodeDecoder::decode_nested(code, CodeRole::Function, session, ""));
   // Parameters without defaults: the code object alone does not carry them.
   stmt->header = function_parameters_without_defaults(code);
@@ -232,7 +284,7 @@ DecompileResult decompile_function(const bytecode::CodeObject& code) {
       outer_body.push_back(make_stmt(StmtKind::Assign, {make_name(name), make_constant("None")}));
     }
     outer_body.push_back(stmt);
-    outer_body.push_back(make_stmt(StmtKind::Return, {make_name(code.name)}));
+    outer_body.push_back(make_stmt(StmtKind::Return, {make_name(stmt->text)}));
     outer->bodies.push_back(std::move(outer_body));
     body.push_back(outer);
   } else {

@@ -22,11 +22,17 @@ struct DecompileResult {
   std::vector<Fallback> fallbacks;  // regions emitted as marked fallbacks; empty on full success
 };
 
+// Exact: source that recompiles to the same bytecode (.pyc and library code). Readable (generated
+// code such as Dynamo's): the same behaviour without the scaffolding whose only purpose is byte
+// equality (the dead `if 0:` blocks that fix the order of names and constants, `if True:` around
+// a statement where 3.10/3.11 folded a test).
+enum class Output { Exact, Readable };
+
 // A module code object (a .pyc's top level) to its whole source.
-DecompileResult decompile_module(const bytecode::CodeObject& code);
+DecompileResult decompile_module(const bytecode::CodeObject& code, Output output = Output::Exact);
 
 // A function's code object to a `def` whose compiled code equals the original. Free variables
 // are kept by an enclosing function that defines the cells (with a comment saying so).
-DecompileResult decompile_function(const bytecode::CodeObject& code);
+DecompileResult decompile_function(const bytecode::CodeObject& code, Output output = Output::Exact);
 
 }  // namespace glassbox::decompiler

@@ -1000,7 +1000,11 @@ Body CodeDecoder::finish_body(Body body) const {
       return body;
   }
   add_declarations(body);
-  add_debug_test(body);
+  if (session_.output == Output::Readable) {
+    if (role_ == CodeRole::Function) add_interface_names(body);
+    return body;
+  }
+  add_folded_true_test(body);
   if (role_ == CodeRole::Function) add_name_order(body);
   if (role_ == CodeRole::Module || role_ == CodeRole::Class) add_unused_names(body);
   return body;

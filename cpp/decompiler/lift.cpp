@@ -1,5 +1,6 @@
 #include "decompiler/lift.hpp"
 
+#include <algorithm>
 #include <array>
 #include <string_view>
 #include <unordered_map>
@@ -257,6 +258,70 @@ const char* const kBinaryOperators[] = {"+", "&",  "//", "<<", "@", "*", "%",
                                         "|", "**", ">>", "-",  "/", "^"};
 const char* const kCompareOperators[] = {"<", "<=", "==", "!=", ">", ">="};
 
+// Whether `row` covers an instruction marked in `reachable` (instructions sorted by offset).
+bool covers_reachable(const std::vector<Instruction>& all, const std::vector<bool>& reachable,
+                      const bytecode::ExceptionTableEntry& row) {
+  auto first =
+      std::lower_bound(all.begin(), all.end(), row.start,
+                       [](const Instruction& ins, int offset) { return ins.offset < offset; });
+  for (auto it = first; it != all.end() && it->offset < row.end; ++it) {
+    if (reachable[static_cast<size_t>(it - all.begin())]) return true;
+  }
+  return false;
+}
+
+// Whether control never continues to the next instruction after `name`.
+bool ends_flow(std::string_view name) {
+  return name == "JUMP_FORWARD" || name == "JUMP_ABSOLUTE" || name == "JUMP_BACKWARD" ||
+         name == "JUMP_BACKWARD_NO_INTERRUPT" || name == "JUMP" || name == "JUMP_NO_INTERRUPT" ||
+         name == "RETURN_VALUE" || name == "RETURN_CONST" || name == "RAISE_VARARGS" ||
+         name == "RERAISE";
+}
+
+// The instructions control can reach from the first one: by falling through, by a jump (3.10's
+// SETUP_* included), or, 3.11+, by an exception raised where a table row covers a reached one.
+// The compiler leaves no unreachable code; generated code does (a Dynamo resume function's
+// prologue jumps into the middle of the original body, which stays in place, never run).
+std::vector<bool> reachable_instructions(const std::vector<Instruction>& all,
+                                         const std::vector<bytecode::ExceptionTableEntry>& rows) {
+  std::unordered_map<int, size_t> at;
+  for (size_t i = 0; i < all.size(); ++i) at.emplace(all[i].offset, i);
+  std::vector<bool> seen(all.size(), false);
+  std::vector<size_t> work{0};
+  for (bool grew = true; grew;) {
+    while (!work.empty()) {
+      size_t i = work.back();
+      work.pop_back();
+      if (i >= all.size() || seen[i]) continue;
+      seen[i] = true;
+      auto target = at.find(all[i].jump_target);
+      if (all[i].jump_target >= 0 && target != at.end()) work.push_back(target->second);
+      if (!ends_flow(all[i].opname)) work.push_back(i + 1);
+    }
+    grew = false;
+    for (const auto& row : rows) {
+      auto target = at.find(row.target);
+      if (target == at.end() || seen[target->second] || !covers_reachable(all, seen, row)) continue;
+      work.push_back(target->second);
+      grew = true;
+    }
+  }
+  return seen;
+}
+
+// Whether instruction `i` is a forward jump over unreachable instructions only: no jump at all
+// once they are gone (Dynamo's resume prologue jumping over the original body's start).
+bool jumps_over_unreachable(const std::vector<Instruction>& all, const std::vector<bool>& reachable,
+                            size_t i) {
+  std::string_view name = all[i].opname;
+  if (name != "JUMP_FORWARD" && name != "JUMP_ABSOLUTE" && name != "JUMP") return false;
+  size_t k = i + 1;
+  for (; k < all.size() && all[k].offset < all[i].jump_target; ++k) {
+    if (reachable[k]) return false;
+  }
+  return k > i + 1 && k < all.size() && all[k].offset == all[i].jump_target;
+}
+
 class Lifter {
  public:
   explicit Lifter(const CodeObject& code) : code_(code), minor_(code.minor) {}
@@ -264,11 +329,16 @@ class Lifter {
   LiftedCode run() {
     // Bare: the lifter needs no argrepr (a listing's text) and checks the indices it reads.
     std::vector<Instruction> instructions = bytecode::decode_bare_instructions(code_);
+    std::vector<bytecode::ExceptionTableEntry> rows;
+    if (minor_ >= 11) rows = bytecode::parse_exception_table(code_);
+    std::vector<bool> reachable = reachable_instructions(instructions, rows);
     out_.ops.reserve(instructions.size());
     int max_offset = static_cast<int>(code_.code.size());
     std::vector<int> offset_index(static_cast<size_t>(max_offset) + 2, -1);
     for (size_t i = 0; i < instructions.size(); ++i) {
       const Instruction& ins = instructions[i];
+      // (The offset of an instruction left out maps to the next surviving operation.)
+      if (!reachable[i] || jumps_over_unreachable(instructions, reachable, i)) continue;
       if (size_t head = async_for_head(instructions, i); head > 0) {
         if (ins.offset >= 0 && ins.offset <= max_offset)
           offset_index[static_cast<size_t>(ins.offset)] = static_cast<int>(out_.ops.size());
@@ -309,7 +379,8 @@ class Lifter {
       if (op.target >= 0) op.target = index_of(op.target);
     }
     if (minor_ >= 11) {
-      for (const auto& entry : bytecode::parse_exception_table(code_)) {
+      for (const auto& entry : rows) {
+        if (!covers_reachable(instructions, reachable, entry)) continue;
         // The range of a dropped `async with` SEND loop (3.12+) is empty once lifted.
         if (dropped_send_loop_ && index_of(entry.start) == index_of(entry.end)) continue;
         if (async_for_ends_.count(entry.target)) continue;  // an `async for` loop's own handler

@@ -485,6 +485,96 @@ bool CodeDecoder::restore_copied_tails(Body& body, const std::vector<std::string
   return false;
 }
 
+// The free variables (co_freevars) that no instruction reads, writes or passes on as a closure.
+// (`super()` reads `__class__` from the frame, with no instruction of its own before 3.12.)
+std::vector<std::string> CodeDecoder::unused_free_variables() const {
+  std::vector<std::string> unused;
+  bool calls_super =
+      std::find(code_.names.begin(), code_.names.end(), "super") != code_.names.end();
+  for (const std::string& name : code_.freevars) {
+    if (name == "__class__" && calls_super) continue;
+    bool used = std::any_of(lifted_.ops.begin(), lifted_.ops.end(), [&](const Operation& op) {
+      bool deref = op.scope == Scope::Deref || op.scope == Scope::ClassDeref;
+      return op.text == name && (op.op == Op::LoadClosure ||
+                                 (deref && (op.op == Op::LoadName || op.op == Op::StoreName ||
+                                            op.op == Op::DeleteName)));
+    });
+    if (!used) unused.push_back(name);
+  }
+  return unused;
+}
+
+// Readable output: of the dead block, only what behaviour needs. A free variable no instruction
+// uses stays one (callers check the interface: Dynamo compares co_freevars), and a local that is
+// read but never stored stays local (reading it raises, where a global would be looked up).
+void CodeDecoder::add_interface_names(Body& body) const {
+  std::set<std::string> stored;
+  int parameters = code_.argcount + code_.kwonlyargcount + ((code_.flags & 0x04) ? 1 : 0) +
+                   ((code_.flags & 0x08) ? 1 : 0);
+  for (int k = 0; k < parameters && static_cast<size_t>(k) < code_.varnames.size(); ++k)
+    stored.insert(code_.varnames[static_cast<size_t>(k)]);
+  for (const Operation& op : lifted_.ops) {
+    if (op.op == Op::StoreName && op.scope == Scope::Fast) stored.insert(op.text);
+  }
+  std::vector<ExprPtr> unbound;
+  for (const Operation& op : lifted_.ops) {
+    bool read = uses_fast(op) && op.op != Op::StoreName;
+    if (read && !stored.count(op.text) &&
+        std::none_of(unbound.begin(), unbound.end(),
+                     [&](const ExprPtr& e) { return e->text == source_name(op.text); }))
+      unbound.push_back(name_expr(op.text));
+  }
+  Body block;
+  for (const std::string& name : unused_free_variables())
+    block.push_back(make_stmt(StmtKind::Expr, {name_expr(name)}));
+  if (!unbound.empty()) block.push_back(make_stmt(StmtKind::Delete, std::move(unbound)));
+  if (block.empty()) return;
+  auto comment = make_stmt(StmtKind::Comment);
+  comment->text = "glassbox: never runs; keeps free variables free and unassigned locals local";
+  size_t at = 0;
+  while (at < body.size() &&
+         (body[at]->kind == StmtKind::Global || body[at]->kind == StmtKind::Nonlocal))
+    ++at;
+  body.insert(body.begin() + static_cast<long>(at),
+              make_stmt(StmtKind::If, {make_constant("0")}, {std::move(block), {}}));
+  body.insert(body.begin() + static_cast<long>(at), comment);
+}
+
+// co_names, in order, for the dead block of add_name_order.
+void CodeDecoder::add_dead_block_names(Body& block) const {
+  // `None.name`: the attribute puts `name` in co_names without making it a variable (a bare
+  // name could become a free variable of an enclosing function). None is always a constant of
+  // a function.
+  const std::vector<std::string>& names = code_.names;
+  for (size_t k = 0; k < names.size(); ++k) {
+    const std::string& name = names[k];
+    if (!is_identifier(name)) {
+      // A dotted module name of `from a.b import c` (c a local): the same import registers it
+      // and the name after it.
+      bool dotted = !name.empty() && name.front() != '.' && name.back() != '.' &&
+                    name.find("..") == std::string::npos;
+      size_t part = 0;
+      while (dotted && part < name.size()) {
+        size_t dot = std::min(name.find('.', part), name.size());
+        dotted = is_identifier(name.substr(part, dot - part));
+        part = dot + 1;
+      }
+      if (dotted && k + 1 < names.size() && is_identifier(names[k + 1]) &&
+          std::find(code_.varnames.begin(), code_.varnames.end(), names[k + 1]) !=
+              code_.varnames.end()) {
+        auto import = make_stmt(StmtKind::Import);
+        import->text = "from " + name + " import " + names[k + 1];
+        block.push_back(import);
+        ++k;
+      }
+      continue;
+    }
+    block.push_back(
+        make_stmt(StmtKind::Expr,
+                  {make_expr(ExprKind::Attribute, {make_constant("None")}, source_name(name))}));
+  }
+}
+
 void CodeDecoder::add_name_order(Body& body) const {
   std::vector<std::string> name_uses;
   std::vector<std::string> fast_uses;
@@ -500,9 +590,13 @@ void CodeDecoder::add_name_order(Body& body) const {
   }
   int parameters = code_.argcount + code_.kwonlyargcount + ((code_.flags & 0x04) ? 1 : 0) +
                    ((code_.flags & 0x08) ? 1 : 0);
+  // (Generated code may list a name among both the locals and the free variables, which no
+  // source can: it stays a free variable, which callers of the code check.)
   std::vector<std::string> locals;
   for (size_t k = static_cast<size_t>(std::max(parameters, 0)); k < code_.varnames.size(); ++k) {
-    locals.push_back(code_.varnames[k]);
+    const std::string& name = code_.varnames[k];
+    if (std::find(code_.freevars.begin(), code_.freevars.end(), name) == code_.freevars.end())
+      locals.push_back(name);
   }
   std::vector<std::string> used_locals;
   for (const std::string& name : fast_uses) {
@@ -515,56 +609,30 @@ void CodeDecoder::add_name_order(Body& body) const {
   bool names_ok =
       name_uses.size() >= code_.names.size() || first_uses_match(name_uses, code_.names);
   bool locals_ok = used_locals.size() >= locals.size() || used_locals == locals;
+  bool order_ok = false;
   if (names_ok && locals_ok) {
     // Every name is used; the source registers them, but perhaps in another order than the
-    // original's (an else clause placed differently, a reordered branch).
+    // original's (an else clause placed differently, a reordered branch). Where the tree cannot
+    // tell, the order of first use in the bytecode is the best guess.
     int matches = source_order_matches(body, locals);
-    if (matches == 1) return;
-    if (matches == 0 && code_.minor == 10 && restore_copied_tails(body, locals)) return;
-    // Where the tree cannot tell, the order of first use in the bytecode is the best guess.
-    if (matches < 0 && first_uses_match(name_uses, code_.names) && used_locals == locals) return;
-    names_ok = locals_ok = false;
+    order_ok = matches == 1 ||
+               (matches == 0 && code_.minor == 10 && restore_copied_tails(body, locals)) ||
+               (matches < 0 && first_uses_match(name_uses, code_.names) && used_locals == locals);
+    if (!order_ok) names_ok = locals_ok = false;
   }
+  std::vector<std::string> unused_free = unused_free_variables();
+  if (order_ok && unused_free.empty()) return;
 
   Body block;
+  // A free variable no instruction uses (Dynamo keeps the original's): a bare read makes it one.
+  for (const std::string& name : unused_free)
+    block.push_back(make_stmt(StmtKind::Expr, {name_expr(name)}));
   if (!locals_ok && !locals.empty()) {
     std::vector<ExprPtr> targets;
     for (const std::string& name : locals) targets.push_back(name_expr(name));
     block.push_back(make_stmt(StmtKind::Delete, targets));
   }
-  if (!names_ok) {
-    // `None.name`: the attribute puts `name` in co_names without making it a variable (a bare
-    // name could become a free variable of an enclosing function). None is always a constant of
-    // a function.
-    const std::vector<std::string>& names = code_.names;
-    for (size_t k = 0; k < names.size(); ++k) {
-      const std::string& name = names[k];
-      if (!is_identifier(name)) {
-        // A dotted module name of `from a.b import c` (c a local): the same import registers it
-        // and the name after it.
-        bool dotted = !name.empty() && name.front() != '.' && name.back() != '.' &&
-                      name.find("..") == std::string::npos;
-        size_t part = 0;
-        while (dotted && part < name.size()) {
-          size_t dot = std::min(name.find('.', part), name.size());
-          dotted = is_identifier(name.substr(part, dot - part));
-          part = dot + 1;
-        }
-        if (dotted && k + 1 < names.size() && is_identifier(names[k + 1]) &&
-            std::find(code_.varnames.begin(), code_.varnames.end(), names[k + 1]) !=
-                code_.varnames.end()) {
-          auto import = make_stmt(StmtKind::Import);
-          import->text = "from " + name + " import " + names[k + 1];
-          block.push_back(import);
-          ++k;
-        }
-        continue;
-      }
-      block.push_back(
-          make_stmt(StmtKind::Expr,
-                    {make_expr(ExprKind::Attribute, {make_constant("None")}, source_name(name))}));
-    }
-  }
+  if (!names_ok) add_dead_block_names(block);
   if (block.empty()) return;
   auto dead = make_stmt(StmtKind::If, {make_constant("0")}, {block, {}});
   size_t at = (!body.empty() && body[0]->kind == StmtKind::Expr &&
@@ -653,15 +721,15 @@ std::string constant_key(const Expr& e, int depth) {
   return key + (e.args.size() == 1 ? ",)" : ")");
 }
 
-// Where the compiler meets constants, for `if __debug__:` (see add_debug_test).
+// Where the compiler meets constants, for the folded `if True:` (see add_folded_true_test).
 class ConstantUses {
  public:
   ConstantUses(std::map<std::string, size_t> index, std::map<std::string, size_t> code_index,
-               size_t debug)
-      : index_(std::move(index)), code_index_(std::move(code_index)), debug_(debug) {}
+               size_t folded)
+      : index_(std::move(index)), code_index_(std::move(code_index)), folded_(folded) {}
 
-  // The first statement (in compile order) that adds a constant placed after co_consts[debug_]:
-  // `if __debug__:` goes around it, or around the compound statement it opens when that adds no
+  // The first statement (in compile order) that adds a constant placed after co_consts[folded_]:
+  // `if True:` goes around it, or around the compound statement it opens when that adds no
   // constant of its own before it. Null where none is found, or where the source meets a True
   // first (which then adds the constant itself, where it belongs).
   StmtPtr* find(Body& b, int depth) {
@@ -695,7 +763,7 @@ class ConstantUses {
   static constexpr int kTrue = 2;     // first a True
   std::map<std::string, size_t> index_;
   std::map<std::string, size_t> code_index_;
-  size_t debug_;
+  size_t folded_;
   bool stopped_ = false;
 
   static std::vector<Body*> bodies(Stmt& s) {
@@ -712,7 +780,7 @@ class ConstantUses {
     int found = kNone;
     auto meet_index = [&](size_t index) {
       if (found == kAfter || found == kTrue) return;
-      found = index > debug_ ? kAfter : index == debug_ ? kTrue : kBefore;
+      found = index > folded_ ? kAfter : index == folded_ ? kTrue : kBefore;
     };
     auto meet = [&](const std::string& key, const std::map<std::string, size_t>& table) {
       auto at = table.find(key);
@@ -748,7 +816,7 @@ class ConstantUses {
       }
       // (Defaults are text; the compiler folds them into a tuple, leaving each constant unused.)
       if (e->kind == ExprKind::Lambda && e->text.find("True") != std::string::npos)
-        meet_index(debug_);
+        meet_index(folded_);
       if (e->kind == ExprKind::Lambda || e->kind == ExprKind::ListComp ||
           e->kind == ExprKind::SetComp || e->kind == ExprKind::DictComp ||
           e->kind == ExprKind::GeneratorExp) {
@@ -763,7 +831,7 @@ class ConstantUses {
         break;
       case StmtKind::FunctionDef:
       case StmtKind::ClassDef:
-        if (s.header.find("True") != std::string::npos) meet_index(debug_);
+        if (s.header.find("True") != std::string::npos) meet_index(folded_);
         meet(s.text, code_index_);
         break;
       case StmtKind::Return:
@@ -784,22 +852,25 @@ class ConstantUses {
 
 }  // namespace
 
-// 3.10/3.11 compile `if __debug__:` as LOAD_CONST True and a test the optimizer then removes: the
-// True stays in co_consts, unused, where the compiler met the test. Where the code holds such a
-// True and the tree adds a constant placed after it before any True, the test goes back around
-// the first statement that does (the same code: only a NOP with the test's line is lost).
-void CodeDecoder::add_debug_test(Body& body) const {
+// 3.10/3.11 compile `if __debug__:` and `if True:` alike (the AST optimizer folds `__debug__` into
+// True at -O0) as LOAD_CONST True and a test the optimizer then removes: the True stays in
+// co_consts, unused, where the compiler met the test. Where the code holds such a True and the
+// tree adds a constant placed after it before any True, the test goes back around the first
+// statement that does. It is written `if True:`, never `if __debug__:`: the bytecode runs the
+// statement at every level, and under -O `if __debug__:` would drop it (in Dynamo's resume
+// functions, an assignment the code after it reads: UnboundLocalError under `python -O`).
+void CodeDecoder::add_folded_true_test(Body& body) const {
   if (!keeps_folded_constants()) return;
-  size_t debug = 0;
-  for (size_t k = 1; k < code_.consts.size() && debug == 0; ++k) {
+  size_t folded = 0;
+  for (size_t k = 1; k < code_.consts.size() && folded == 0; ++k) {
     const auto& c = code_.consts[k];
     if (c->kind == bytecode::ObjectKind::True &&
         std::none_of(lifted_.ops.begin(), lifted_.ops.end(),
                      [&](const Operation& op) { return op.constant == c; })) {
-      debug = k;
+      folded = k;
     }
   }
-  if (debug == 0) return;
+  if (folded == 0) return;
   std::map<std::string, size_t> index;
   std::map<std::string, size_t> code_index;
   for (size_t k = 0; k < code_.consts.size(); ++k) {
@@ -814,10 +885,10 @@ void CodeDecoder::add_debug_test(Body& body) const {
     } catch (const DecodeFailure&) {
     }
   }
-  ConstantUses uses(std::move(index), std::move(code_index), debug);
+  ConstantUses uses(std::move(index), std::move(code_index), folded);
   StmtPtr* at = uses.find(body, 0);
   if (!at) return;
-  *at = make_stmt(StmtKind::If, {make_name("__debug__")}, {{*at}, {}});
+  *at = make_stmt(StmtKind::If, {make_constant("True")}, {{*at}, {}});
 }
 
 }  // namespace glassbox::decompiler

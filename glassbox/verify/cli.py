@@ -74,6 +74,24 @@ def build_parser() -> argparse.ArgumentParser:
         default=DEFAULT_TIMEOUT,
         help=f"seconds per file before the decompiler counts as hung (default {DEFAULT_TIMEOUT:g})",
     )
+    parser.add_argument(
+        "--optimize",
+        "-O",
+        type=int,
+        choices=(0, 1, 2),
+        default=0,
+        help="compile the decompiled .pyc at this level, as python -O (1) or -OO (2) writes "
+        ".opt-1/.opt-2 files (default 0)",
+    )
+    parser.add_argument(
+        "--recompile-optimize",
+        type=int,
+        choices=(0, 1, 2),
+        metavar="{0,1,2}",
+        help="recompile the output at this level and compare it with the source compiled at this "
+        "level (default: --optimize). '--optimize 0 --recompile-optimize 1' is the cross-level "
+        "check: nothing the decompiler writes for -O0 code may disappear under -O",
+    )
     parser.add_argument("--json", metavar="FILE", help="write every verdict and the summaries here")
     parser.add_argument(
         "--max-failures",
@@ -145,6 +163,8 @@ def main(argv: list[str] | None = None) -> int:
             decompiler,
             jobs=args.jobs,
             timeout=args.timeout,
+            optimize=args.optimize,
+            recompile_optimize=args.recompile_optimize,
             on_verdict=lambda record, bar=bar, root=root: bar.advance(
                 sources.display_name(record["file"], root)
             ),

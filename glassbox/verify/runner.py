@@ -84,15 +84,26 @@ def judge_files(
     *,
     jobs: int,
     timeout: float,
+    optimize: int = 0,
+    recompile_optimize: int | None = None,
     on_verdict: Callable[[dict], None] = lambda record: None,
 ) -> list[dict]:
-    """Verdicts on ``files`` (in their order) from ``jobs`` workers running ``interpreter``."""
+    """Verdicts on ``files`` (in their order) from ``jobs`` workers running ``interpreter``.
+
+    ``optimize`` is the level the decompiled .pyc is compiled at; ``recompile_optimize`` (default
+    the same) the level the output is recompiled and compared at (see worker.py).
+    """
     pending: queue.Queue[str] = queue.Queue()
     for path in files:
         pending.put(path)
     verdicts: dict[str, dict] = {}
     lock = threading.Lock()
-    config = {"decompiler": decompiler, "timeout": timeout}
+    config = {
+        "decompiler": decompiler,
+        "timeout": timeout,
+        "optimize": optimize,
+        "recompile_optimize": recompile_optimize,
+    }
 
     def serve() -> None:
         worker = _Worker(interpreter, config)

@@ -3,11 +3,16 @@
 Run as a script by the judging interpreter (``python3.X -I worker.py CONFIG_JSON``), never
 imported by glassbox: it uses only that interpreter's standard library and ``normalize.py`` next
 to it. It reads one JSON-encoded source path per line on stdin and answers each with one JSON
-object per line on stdout (see ``judge``). CONFIG_JSON holds ``decompiler`` (the executable) and
-``timeout`` (seconds per file).
+object per line on stdout (see ``judge``). CONFIG_JSON holds ``decompiler`` (the executable),
+``timeout`` (seconds per file) and, optionally, ``optimize`` (the level the decompiled .pyc is
+compiled at, as ``python -O``/``-OO`` would write ``.opt-1``/``.opt-2``) and ``recompile_optimize``
+(the level the output is compiled at; default the same).
 
 For each file: compile it to a .pyc in a temporary folder, run the decompiler on the .pyc, compile
 what it printed with this same interpreter, and compare both code-object trees (``normalize``).
+Where the two levels differ (the cross-level check: decompile -O0 code, recompile at -O1), the
+output is compared with the source compiled at the recompiling level: code the decompiler added
+that only -O0 keeps (an assignment under ``if __debug__:``) shows there.
 """
 
 from __future__ import annotations
@@ -72,7 +77,20 @@ def _compile_error(error: BaseException) -> str:
     return f"{type(error).__name__}: {message}{where}"
 
 
-def judge(path: str, decompiler: str, timeout: float, folder: str) -> dict:
+def _compiled(path: str, pyc: str, optimize: int):
+    py_compile.compile(path, cfile=pyc, doraise=True, optimize=optimize)
+    with open(pyc, "rb") as handle:
+        return marshal.loads(handle.read()[16:])
+
+
+def judge(
+    path: str,
+    decompiler: str,
+    timeout: float,
+    folder: str,
+    optimize: int = 0,
+    recompile_optimize: int | None = None,
+) -> dict:
     """The verdict on one source file, as a JSON-ready dict.
 
     ``status`` is one of ``equal``, ``different`` (recompiles, code differs), ``no_compile``
@@ -81,10 +99,13 @@ def judge(path: str, decompiler: str, timeout: float, folder: str) -> dict:
     """
     record: dict = {"file": path}
     pyc = os.path.join(folder, os.path.basename(path) + "c")
+    level = optimize if recompile_optimize is None else recompile_optimize
     try:
-        py_compile.compile(path, cfile=pyc, doraise=True)
-        with open(pyc, "rb") as handle:
-            original = marshal.loads(handle.read()[16:])
+        original = _compiled(path, pyc + ".expected", level)
+        if level != optimize:
+            _compiled(path, pyc, optimize)
+        else:
+            os.replace(pyc + ".expected", pyc)
     except (py_compile.PyCompileError, OSError, ValueError) as error:
         record.update(status="skipped", message=str(error).strip().splitlines()[-1][:300])
         return record
@@ -101,13 +122,14 @@ def judge(path: str, decompiler: str, timeout: float, folder: str) -> dict:
         record.update(status="crash", message=f"exit code {returncode}: {_tail(err, 1)}")
     else:
         record["fallback_lines"] = len(err.strip().splitlines()) if returncode == 1 else 0
-        _judge_output(record, original, out, path)
+        _judge_output(record, original, out, path, level)
     return record
 
 
-def _judge_output(record: dict, original, out: bytes, path: str) -> None:
+def _judge_output(record: dict, original, out: bytes, path: str, optimize: int) -> None:
     try:
-        recompiled = compile(out.decode("utf-8"), path, "exec", dont_inherit=True, optimize=0)
+        text = out.decode("utf-8")
+        recompiled = compile(text, path, "exec", dont_inherit=True, optimize=optimize)
     except Exception as error:  # SyntaxError, ValueError (null bytes), RecursionError, ...
         record.update(status="no_compile", message=_compile_error(error))
         return
@@ -129,7 +151,14 @@ def main() -> int:
         for line in sys.stdin:
             path = json.loads(line)
             try:
-                record = judge(path, config["decompiler"], config["timeout"], folder)
+                record = judge(
+                    path,
+                    config["decompiler"],
+                    config["timeout"],
+                    folder,
+                    config.get("optimize", 0),
+                    config.get("recompile_optimize"),
+                )
             except Exception:
                 record = {"file": path, "status": "error", "message": traceback.format_exc()}
             answers.write(json.dumps(record) + "\n")

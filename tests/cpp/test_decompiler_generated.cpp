@@ -45,6 +45,17 @@ TEST(DecompilerGenerated, UnusedNamesKeepTheirOrderInADeadBlock) {
             "    return g(b)\n");
 }
 
+TEST(DecompilerGenerated, ReadableOutputLeavesTheNameOrderOut) {
+  glassbox::bytecode::ObjectRef code = read_marshal(from_hex(kUnusedNamesHex), 11);
+  ASSERT_TRUE(code->code);
+  DecompileResult result = decompile_function(*code->code, Output::Readable);
+  EXPECT_TRUE(result.fallbacks.empty());
+  EXPECT_EQ(result.source,
+            "def f(a):\n"
+            "    b = a.x\n"
+            "    return g(b)\n");
+}
+
 // CPython 3.11, torch 2.13: Dynamo's transformed code of `def f_plain(x, y): return torch.relu(x) +
 // y * 2`. It calls the compiled graph while values wait on the stack, deletes locals the waiting
 // values were read from, and juggles lists; the source keeps the order of evaluation with

@@ -35,6 +35,10 @@ class Case:
     # the same, for the whole module compiled to a .pyc by that version (test_decompile_versions)
     pyc_not_yet: dict = field(default_factory=dict)
     pyc_code_not_yet: dict = field(default_factory=dict)
+    # The source holds code only -O0 runs (`if __debug__:`), which -O0 bytecode cannot tell from
+    # code that always runs: under -O the decompiled source runs it, as the bytecode does, so
+    # the -O checks compare it with the source at -O0.
+    debug_only_code: bool = False
 
     @property
     def text(self) -> str:
@@ -2424,6 +2428,20 @@ CASES: list[Case] = [
         """,
         (1,),
         (3,),
+        debug_only_code=True,
+    ),
+    _case(
+        "folded_true_test_around_a_needed_assignment",
+        """
+        def f(a):
+            "3.10/3.11 keep if True's True unused: the test must not come back as if __debug__."
+            if True:
+                y = a + 1
+            z = [y, 2]
+            return z, y * 3
+        """,
+        (1,),
+        (5,),
     ),
     _case(
         "for_break_copies_short_return",

@@ -6,7 +6,8 @@ Run as ``python3.X -I decompile_version_worker.py NORMALIZE_DIR DECOMPILER`` by
 that interpreter compiles: compile the case's module to a ``.pyc``, decompile the ``.pyc`` with the
 ``glassbox-decompile`` executable, compile its output with this same interpreter, compare the two
 module code objects with the verifier's comparator, then run both modules and ``f`` on the
-case's inputs and compare the outcomes. Prints one JSON object: case name -> verdict.
+case's inputs and compare the outcomes; then the same outcomes with the output compiled at -O1
+against the source at -O1. Prints one JSON object: case name -> verdict.
 """
 
 from __future__ import annotations
@@ -66,10 +67,16 @@ def judge(case, decompiler: str, folder: str) -> dict:
         return {**verdict, "status": "no_compile", "message": f"SyntaxError: {error}"}
     comparison = normalize.compare(code, recompiled)
     same = behaviour(code, case) == behaviour(recompiled, case)
+    # Under -O: the output for -O0 code, compiled at -O1, against the source at -O1 (at -O0 where
+    # the source has code only -O0 runs: the bytecode runs it at every level).
+    level = 0 if case.debug_only_code else 1
+    reference = compile(case.text, f"<case {case.name}>", "exec", dont_inherit=True, optimize=level)
+    optimized = compile(source, "<decompiled>", "exec", dont_inherit=True, optimize=1)
     verdict.update(
         code_equal=comparison.equal and run.returncode == 0,
         difference=comparison.first_difference.describe() if comparison.first_difference else None,
         behaviour_equal=same,
+        behaviour_equal_optimized=behaviour(reference, case) == behaviour(optimized, case),
     )
     return verdict
 

@@ -9,7 +9,10 @@ helpers and the case's own module). Then:
   (:func:`glassbox.verify.normalize.compare`), with no marked fallback regions;
 * calling both on every input of the case gives the same returned (or yielded, sent and
   returned) values, the same exceptions (type, args, cause, context) and the same side effects
-  in the same order (see ``decompile_harness``).
+  in the same order (see ``decompile_harness``);
+* under -O: the source decompiled from the -O0 code, compiled at -O1, behaves as the case's own
+  source compiled at -O1 (nothing the decompiler writes for -O0 code may vanish under -O; cases
+  whose source has code only -O0 runs compare with the -O0 code instead: ``debug_only_code``).
 
 A function's code object does not hold its default values (the function object does, built by
 the code that defines it), so the recompiled ``f`` gets the original's ``__defaults__`` and
@@ -46,8 +49,8 @@ def case_params(for_code: bool) -> list:
     return params
 
 
-def compile_case(source: str, filename: str) -> types.CodeType:
-    return compile(source, filename, "exec", dont_inherit=True)
+def compile_case(source: str, filename: str, optimize: int = 0) -> types.CodeType:
+    return compile(source, filename, "exec", dont_inherit=True, optimize=optimize)
 
 
 class RoundTrip:
@@ -93,6 +96,35 @@ def test_recompiles_to_the_same_code(name: str) -> None:
     expected, got = trip.expected_and_got_code()
     comparison = normalize.compare(expected, got)
     assert comparison.equal, f"{comparison.first_difference.describe()}\n{trip.describe()}"
+
+
+def optimized_outcomes(trip: RoundTrip) -> tuple:
+    """What the case's source (at -O1, or -O0 for ``debug_only_code``) and the decompiled source
+    (at -O1) do."""
+    case = trip.case
+    reference = compile_case(case.text, f"<case {case.name}>", 0 if case.debug_only_code else 1)
+    decompiled = compile_case(trip.decompiled.source, "<decompiled>", 1)
+    if case.module:
+        return (
+            module_outcome(fresh_namespace(), reference),
+            module_outcome(fresh_namespace(), decompiled),
+        )
+    expected_namespace, got_namespace = fresh_namespace(), fresh_namespace()
+    exec(reference, expected_namespace)
+    exec(reference, got_namespace)  # the same globals: helpers of the case's module
+    exec(decompiled, got_namespace)
+    function, again = expected_namespace[case.entry], got_namespace[case.entry]
+    again.__defaults__ = function.__defaults__
+    again.__kwdefaults__ = function.__kwdefaults__
+    return outcomes(expected_namespace, case), outcomes(got_namespace, case)
+
+
+@pytest.mark.parametrize("name", case_params(for_code=False))
+def test_behaves_the_same_under_O(name: str) -> None:
+    trip = round_trip(name)
+    with watchdog():
+        expected, got = optimized_outcomes(trip)
+    assert got == expected, trip.describe()
 
 
 @pytest.mark.parametrize("name", case_params(for_code=False))

@@ -5,7 +5,8 @@ For each interpreter found (:func:`glassbox.verify.pythons.find_version`), one w
 ``.pyc``, decompiles it with ``glassbox-decompile``, recompiles the output there, compares the
 module code objects with the verifier's comparator and runs both modules and ``f`` on the
 case's inputs. Each (version, case) is then a test of its own: the code is equal with no marked
-fallback, and the behaviour is the same. Cases the core cannot handle yet on a version are
+fallback, and the behaviour is the same, also with the output compiled at -O1 (against the source
+at -O1). Cases the core cannot handle yet on a version are
 ``xfail(strict=False)`` with their reason (``decompile_cases``).
 """
 
@@ -75,6 +76,12 @@ def test_pyc_recompiles_to_the_same_code(minor: int, name: str, decompile_exe: s
 def test_pyc_behaves_the_same(minor: int, name: str, decompile_exe: str) -> None:
     verdict = verdict_of(minor, name, decompile_exe)
     assert verdict["behaviour_equal"], shown(verdict)
+
+
+@pytest.mark.parametrize(("minor", "name"), params(for_code=False))
+def test_pyc_behaves_the_same_under_O(minor: int, name: str, decompile_exe: str) -> None:
+    verdict = verdict_of(minor, name, decompile_exe)
+    assert verdict["behaviour_equal_optimized"], shown(verdict)
 
 
 def test_cases_cover_every_version() -> None:
