@@ -258,9 +258,12 @@ def _build_op(run: _Run, instruction: dis.Instruction) -> bool:
     elif name in ("BUILD_SET", "BUILD_MAP"):  # hashing the items may call __hash__
         items = run.pop(arg * 2 if name == "BUILD_MAP" else arg)
         run.stack.append(run.effect("build", name, tuple(items)))
-    elif name == "BUILD_CONST_KEY_MAP":
-        keys = run.pop()[0]
-        run.stack.append(run.effect("build", name, keys, tuple(run.pop(arg))))
+    elif name == "BUILD_CONST_KEY_MAP":  # the same dict as BUILD_MAP of the pairs
+        keys, values = run.pop()[0], run.pop(arg)
+        if keys[:1] != ("tuple",) or len(keys[1]) != arg:
+            raise NotShown("BUILD_CONST_KEY_MAP without a tuple of keys")
+        pairs = tuple(item for pair in zip(keys[1], values, strict=True) for item in pair)
+        run.stack.append(run.effect("build", "BUILD_MAP", pairs))
     elif name == "BUILD_SLICE":
         run.stack.append(("slice", tuple(run.pop(arg))))
     elif name == "BUILD_STRING":
@@ -351,7 +354,10 @@ def _other_op(run: _Run, instruction: dis.Instruction) -> bool:
             (callable_,) = run.pop()
         items = run.lists.of(positional)  # the call makes a tuple of a list
         positional = ("tuple", tuple(items)) if items is not None else positional
-        run.stack.append(run.effect("call_ex", callable_, positional, kwargs))
+        if positional[:1] == ("tuple",) and kwargs is None:  # f(*(a, b)) is f(a, b)
+            run.stack.append(run.effect("call", callable_, positional[1], ()))
+        else:
+            run.stack.append(run.effect("call_ex", callable_, positional, kwargs))
     elif name == "FORMAT_VALUE":
         spec = run.pop()[0] if arg & 0x04 else None
         run.stack.append(run.effect("format", arg & 0x03, run.pop()[0], spec))
@@ -450,6 +456,12 @@ def _locals_set(instruction: dis.Instruction) -> tuple[str, ...]:
     return (value[0],) if name == "STORE_FAST_LOAD_FAST" else ()
 
 
+def _known_lists(run: _Run) -> set[tuple]:
+    """The lists with known items that the stack or the locals hold."""
+    terms = (*run.stack, *run.locals.values())
+    return {term for term in terms if run.lists.of(term) is not None}
+
+
 def _run_loop(run: _Run, code: list, position: dict[int, int], head: int) -> int:
     """A ``for`` loop whose body is straight-line: one effect that holds the body's effects,
     run once over a symbolic item. Returns the position after the loop."""
@@ -457,8 +469,7 @@ def _run_loop(run: _Run, code: list, position: dict[int, int], head: int) -> int
     back = code[exit_ - 1] if exit_ > head + 1 else None
     if back is None or back.opname != "JUMP_BACKWARD" or position[back.argval] != head:
         raise NotShown("a loop other than a plain for loop")
-    if any(run.lists.of(term) is not None for term in (*run.stack, *run.locals.values())):
-        raise NotShown("a list the frame built is live across a loop")
+    live = {term: list(run.lists.of(term) or ()) for term in _known_lists(run)}
     assigned = {name for ins in code[head + 1 : exit_ - 1] for name in _locals_set(ins)}
     for name in assigned:
         run.locals[name] = CARRIED
@@ -472,6 +483,8 @@ def _run_loop(run: _Run, code: list, position: dict[int, int], head: int) -> int
         raise NotShown("a loop body that leaves values on the stack")
     body, run.effects, run.scope = tuple(run.effects), outer_effects, outer_scope
     run.loop_depth -= 1
+    if any(run.lists.of(term) != items for term, items in live.items()):
+        raise NotShown("a loop body that changes a list the frame built before the loop")
     run.effect("loop", run.stack[-1], body)
     for name in assigned:
         run.locals[name] = CARRIED

@@ -85,6 +85,28 @@ def test_lists_the_frame_builds_are_bookkeeping_while_unseen() -> None:
     assert _same(built_then_read, called_directly) is None
 
 
+def star_tuple(f, a, b):
+    return f(*(a, b))
+
+
+def plain_call(f, a, b):
+    return f(a, b)
+
+
+def const_key_dict(f, a, b):
+    return f({"x": a, "y": b})
+
+
+def built_dict(f, a, b):
+    d = {"x": a, "y": b}
+    return f(d)
+
+
+def test_calls_and_dicts_spelled_two_ways() -> None:
+    assert _same(star_tuple, plain_call) is None
+    assert _same(const_key_dict, built_dict) is None
+
+
 def escapes_then_read(f, a):
     items = [a]
     f(items)
