@@ -16,8 +16,6 @@ import symtable
 import types
 from dataclasses import dataclass, field
 
-from glassbox.pythonify.adapters.constants import PREFIX, Placeholders, with_placeholders
-
 NEVER_RUNS = "never runs"  # the decompiler's name-order block: ``if 0: del a, b; None.x``
 
 
@@ -36,19 +34,17 @@ class DecompiledGlue:
 def decompile_glue(code: types.CodeType) -> DecompiledGlue:
     from glassbox.decompiler import decompile_detailed
 
-    placeholders = Placeholders()
-    prepared = with_placeholders(code, placeholders)
-    result = decompile_detailed(prepared)
+    result = decompile_detailed(code)  # constants marshal cannot carry come back named
     if result.fallbacks:
         reasons = "; ".join(f"{f.code_name}: {f.reason}" for f in result.fallbacks)
         raise GlueError(f"the decompiler could not reconstruct it ({reasons})")
     function = _function_named(ast.parse(result.source), code.co_name)
     function.body = [s for s in function.body if not _never_runs(s)] or [ast.Pass()]
-    _name_placeholders(function, set(placeholders.values))
     ast.fix_missing_locations(function)
     read = [name for name in _global_reads(function) if name not in code.co_freevars]
     _check_order(function)
-    return DecompiledGlue(function, read, list(code.co_freevars), placeholders.values)
+    read = [name for name in read if name not in result.constants]
+    return DecompiledGlue(function, read, list(code.co_freevars), dict(result.constants))
 
 
 def _function_named(tree: ast.Module, name: str) -> ast.FunctionDef:
@@ -65,19 +61,6 @@ def _never_runs(statement: ast.stmt) -> bool:
         and isinstance(statement.test, ast.Constant)
         and statement.test.value == 0
     )
-
-
-def _name_placeholders(function: ast.FunctionDef, names: set[str]) -> None:
-    """Each placeholder string constant back into a name (bound by the caller)."""
-
-    class Rename(ast.NodeTransformer):
-        def visit_Constant(self, node):  # noqa: N802 - the ast visitor's naming
-            if isinstance(node.value, str) and node.value.startswith(PREFIX):
-                if node.value in names:
-                    return ast.copy_location(ast.Name(node.value, ast.Load()), node)
-            return node
-
-    Rename().visit(function)
 
 
 def _global_reads(function: ast.FunctionDef) -> list[str]:
