@@ -1,6 +1,6 @@
 """The model sweep's records as a Markdown table, a summary and failures grouped by reason.
 
-    python3 scripts/sweep_report.py build/model-sweep.json   # prints the Markdown again
+    python3 scripts/sweep_report.py build/model-sweep.json [more.json ...]   # the Markdown again
 
 Used by scripts/model_sweep.py, which writes ``OUT.json`` (meta and records) and ``OUT.md``.
 """
@@ -159,6 +159,26 @@ def write(out: Path, meta: dict, records: list[dict]) -> None:
     Path(f"{out}.md").write_text(markdown(meta, records))
 
 
+BACKEND_ORDER = {"eager": 0, "aot_eager": 1, "inductor": 2}
+
+
+def merge(paths: list[str]) -> tuple[dict, list[dict]]:
+    """Several sweeps' records as one (e.g. eager and aot_eager in one run, inductor in another):
+    entries in the order first seen, backends in the order eager, aot_eager, inductor; a later
+    file's record for the same entry and backend wins."""
+    metas, by_key, order = [], {}, {}
+    for path in paths:
+        data = json.loads(Path(path).read_text())
+        metas.append(data["meta"])
+        for record in data["records"]:
+            order.setdefault(record["name"], len(order))
+            by_key[record["name"], record["backend"]] = record
+    records = sorted(
+        by_key.values(), key=lambda r: (order[r["name"]], BACKEND_ORDER.get(r["backend"], 9))
+    )
+    meta = {key: " + ".join(str(m.get(key)) for m in metas) for key in metas[0]}
+    return meta, records
+
+
 if __name__ == "__main__":
-    data = json.loads(Path(sys.argv[1]).read_text())
-    print(markdown(data["meta"], data["records"]))
+    print(markdown(*merge(sys.argv[1:])))
