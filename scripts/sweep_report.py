@@ -155,8 +155,13 @@ def progress_line(record: dict) -> str:
 
 
 def write(out: Path, meta: dict, records: list[dict]) -> None:
-    Path(f"{out}.json").write_text(json.dumps({"meta": meta, "records": records}, indent=1))
-    Path(f"{out}.md").write_text(markdown(meta, records))
+    """OUT.json and OUT.md, each replaced whole (a reader never sees half a file)."""
+    texts = {".json": json.dumps({"meta": meta, "records": records}, indent=1)}
+    texts[".md"] = markdown(meta, records)
+    for suffix, text in texts.items():
+        partial = Path(f"{out}{suffix}.partial")
+        partial.write_text(text)
+        partial.replace(f"{out}{suffix}")
 
 
 BACKEND_ORDER = {"eager": 0, "aot_eager": 1, "inductor": 2}
