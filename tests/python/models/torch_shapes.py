@@ -42,11 +42,6 @@ class WrappedForward(nn.Module):
         return torch.relu(self.fc(x))
 
 
-def wrapped_forward(seed: int) -> Built:
-    torch.manual_seed(seed)
-    return WrappedForward().eval(), (_inputs(seed, BATCH, WIDTH),), {}
-
-
 def closure(seed: int) -> Built:
     """A plain function compiled directly, closing over a weight tensor and a float."""
     torch.manual_seed(seed)
@@ -68,11 +63,6 @@ class GeneratorOverLocals(nn.Module):
         scales = (1.0, 0.5, 0.25)
         total = sum(s * p for s, p in zip(scales, parts, strict=True))
         return torch.stack(tuple(p.amax(dim=-1) for p in parts)), total
-
-
-def generator_over_locals(seed: int) -> Built:
-    torch.manual_seed(seed)
-    return GeneratorOverLocals().eval(), (_inputs(seed, BATCH, WIDTH),), {}
 
 
 def sequential(seed: int) -> Built:
@@ -103,11 +93,6 @@ class ModuleListLoop(nn.Module):
         return self.norms["post"](x)
 
 
-def module_list(seed: int) -> Built:
-    torch.manual_seed(seed)
-    return ModuleListLoop().eval(), (_inputs(seed, BATCH, WIDTH),), {}
-
-
 class Options(nn.Module):
     def __init__(self) -> None:
         super().__init__()
@@ -123,12 +108,6 @@ class Options(nn.Module):
         return x * scale if scale is not None else x
 
 
-def nontensor_kwargs(seed: int) -> Built:
-    torch.manual_seed(seed)
-    kwargs = {"normalize": True, "repeat": 2, "mask": None, "scale": None}
-    return Options().eval(), (_inputs(seed, BATCH, WIDTH),), kwargs
-
-
 class DictOutput(nn.Module):
     def __init__(self) -> None:
         super().__init__()
@@ -138,11 +117,6 @@ class DictOutput(nn.Module):
     def forward(self, x):
         hidden = torch.relu(self.body(x))
         return {"logits": self.head(hidden), "hidden": hidden, "count": 3}
-
-
-def dict_output(seed: int) -> Built:
-    torch.manual_seed(seed)
-    return DictOutput().eval(), (_inputs(seed, BATCH, WIDTH),), {}
 
 
 @dataclass
@@ -163,11 +137,6 @@ class DataclassOutput(nn.Module):
         return Prediction(logits=self.head(hidden), hidden=hidden)
 
 
-def dataclass_output(seed: int) -> Built:
-    torch.manual_seed(seed)
-    return DataclassOutput().eval(), (_inputs(seed, BATCH, WIDTH),), {}
-
-
 class BreakInLoop(nn.Module):
     def __init__(self) -> None:
         super().__init__()
@@ -178,11 +147,6 @@ class BreakInLoop(nn.Module):
             x = torch.relu(layer(x))
             torch._dynamo.graph_break()
         return x.sum(dim=-1)
-
-
-def break_in_loop(seed: int) -> Built:
-    torch.manual_seed(seed)
-    return BreakInLoop().eval(), (_inputs(seed, BATCH, WIDTH),), {}
 
 
 def _normalized(x: torch.Tensor) -> torch.Tensor:
@@ -201,11 +165,6 @@ class BreakInNestedCall(nn.Module):
         return self.outer(_normalized(self.inner(x)))
 
 
-def break_in_nested_call(seed: int) -> Built:
-    torch.manual_seed(seed)
-    return BreakInNestedCall().eval(), (_inputs(seed, BATCH, WIDTH),), {}
-
-
 class DataDependentBranch(nn.Module):
     def __init__(self) -> None:
         super().__init__()
@@ -218,26 +177,31 @@ class DataDependentBranch(nn.Module):
         return -y
 
 
-def data_dependent_branch(seed: int) -> Built:
+def _build_module(cls: type[nn.Module], kwargs: dict, seed: int) -> Built:
     torch.manual_seed(seed)
-    return DataDependentBranch().eval(), (_inputs(seed, BATCH, WIDTH),), {}
+    return cls().eval(), (_inputs(seed, BATCH, WIDTH),), dict(kwargs)
 
 
 def _shape(name: str, build, train: bool = False) -> Entry:
     return Entry(name, "torch", build, train)
 
 
+def _module(name: str, cls: type[nn.Module], train: bool = False, **kwargs) -> Entry:
+    """An entry whose target is ``cls()`` called on a (4, 16) input with ``kwargs``."""
+    return _shape(name, functools.partial(_build_module, cls, kwargs), train)
+
+
 ENTRIES = [
-    _shape("wrapped_forward", wrapped_forward, train=True),
+    _module("wrapped_forward", WrappedForward, train=True),
     _shape("closure", closure),
-    _shape("generator_over_locals", generator_over_locals, train=True),
+    _module("generator_over_locals", GeneratorOverLocals, train=True),
     _shape("sequential", sequential),
     _shape("nested_sequential", nested_sequential, train=True),
-    _shape("module_list", module_list),
-    _shape("nontensor_kwargs", nontensor_kwargs),
-    _shape("dict_output", dict_output, train=True),
-    _shape("dataclass_output", dataclass_output),
-    _shape("break_in_loop", break_in_loop, train=True),
-    _shape("break_in_nested_call", break_in_nested_call),
-    _shape("data_dependent_branch", data_dependent_branch),
+    _module("module_list", ModuleListLoop),
+    _module("nontensor_kwargs", Options, normalize=True, repeat=2, mask=None, scale=None),
+    _module("dict_output", DictOutput, train=True),
+    _module("dataclass_output", DataclassOutput),
+    _module("break_in_loop", BreakInLoop, train=True),
+    _module("break_in_nested_call", BreakInNestedCall),
+    _module("data_dependent_branch", DataDependentBranch),
 ]
