@@ -2,7 +2,7 @@
 and a pythonified file's per-call overhead against torch.compile's, as ratios from one run.
 
     .venv/bin/python bench/bench_models.py [--models gpt2,bert,...|all] [--repeat 3]
-        [--backend aot_eager] [--pythonify-models gpt2,dict_output] [--calls 200]
+        [--backend aot_eager] [--pythonify-models gpt2,dict_output] [--calls 200] [--threads 1]
 
 capture: for each entry, the first call (compile included, an empty Dynamo cache) of
 torch.compile with and without ``glassbox.capture``, best of ``--repeat``, the one that goes
@@ -13,7 +13,8 @@ An entry whose run raises (a capture bug, listed by the sweep) is left out of th
 pythonify: for each of ``--pythonify-models`` (inference, no_grad), the per-call time of the
 pythonified file's ``run(target, ...)`` and of the torch.compile'd target, interleaved in blocks,
 medians; the ratio pythonified/torch.compile (1.0: no overhead). A model pythonify refuses is
-reported as refused.
+reported as refused. Torch runs on one thread unless ``--threads`` says otherwise: on these
+tiny models, a loaded machine's OpenMP joins would swamp the calls themselves.
 """
 
 from __future__ import annotations
@@ -144,7 +145,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--pythonify-models", default=PYTHONIFY_MODELS)
     parser.add_argument("--calls", type=int, default=300)
+    parser.add_argument("--threads", type=int, default=1, help="torch threads (0: leave as is)")
     options = parser.parse_args(argv)
+    if options.threads:  # tiny models: OpenMP joins on a loaded machine swamp the call itself
+        torch.set_num_threads(options.threads)
     names = list(corpus.entries()) if options.models == "all" else options.models.split(",")
     with tempfile.TemporaryDirectory() as tmp:
         first_call(corpus.get(names[0]), options.backend, None)  # warm-up: imports, caches
