@@ -103,7 +103,7 @@ def _other(counts: Counter, known: tuple = ("ok", "changed", "raised", "crash", 
 def reason_key(text: str) -> str:
     """A reason without the names and numbers that differ between models."""
     text = re.sub(r"\(compile [^)]*\)", "", text)
-    text = re.sub(r"(glue of|named|function) \S+", r"\1 …", text)
+    text = re.sub(r"(glue of|named|frame for) \S+", r"\1 …", text)
     text = re.sub(r"\S+ \(line \d+\): ", "", text)
     text = re.sub(r"\d+", "N", text)
     return " ".join(text.split())[:160]

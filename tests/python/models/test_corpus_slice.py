@@ -84,7 +84,7 @@ def test_report_groups_and_fails_on_changed_results():
     base = {"family": "torch", "train": False, "compile": {"status": "ok"}}
     records = [
         {**base, "name": "a", "backend": "eager", "capture": {"status": "ok", "frames": 2,
-         "from_dump": 1, "why_not_from_dump": ["no function named f (line 3): why"]}},
+         "from_dump": 1, "why_not_from_dump": ["no function named f with Dynamo's arguments"]}},
         {**base, "name": "b", "backend": "aot_eager", "capture": {"status": "changed",
          "differences": ["out: max abs difference 1"]}, "pythonify": {"status": "refused",
          "error": "PythonifyError: cannot write the glue of g (compile 0/0): closures"}},
@@ -94,3 +94,4 @@ def test_report_groups_and_fails_on_changed_results():
     assert "| b | torch |  | aot_eager | changed: out: max abs difference 1 |" in text
     assert "frames running from their dump 1/2 (50%)" in text
     assert "pythonify refused: PythonifyError: cannot write the glue of … : closures: b/" in text
+    assert "runs Dynamo's bytecode: no function named … with Dynamo's arguments: a/eager" in text
