@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "python" / "models"))
 
 import corpus  # noqa: E402
-import outputs  # noqa: E402
+import corpus_outputs as outputs  # noqa: E402
 import torch  # noqa: E402
 
 import glassbox  # noqa: E402

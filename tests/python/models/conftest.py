@@ -10,7 +10,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
-sys.path.insert(0, str(Path(__file__).parent))  # corpus, checks: importable in subprocesses too
+sys.path.insert(0, str(Path(__file__).parent))  # corpus modules, importable in subprocesses too
 
 
 @pytest.fixture(autouse=True)

@@ -3,7 +3,8 @@
 An entry's ``build(seed)`` returns ``(target, args, kwargs)``: the module (in eval mode) or
 function to compile and the call's arguments, the same on every call with the same seed, in any
 process, so that a fresh process can rebuild exactly what another one compiled. ``train``
-entries are also run backward (``outputs.loss_of``); the others run under ``torch.no_grad()``.
+entries are also run backward (``corpus_outputs.loss_of``); the others run under
+``torch.no_grad()``.
 
 The Hugging Face architectures come from their configs (transformers is pinned in
 requirements/dev.txt): nothing is ever downloaded, no tokenizer is needed (``HF_HUB_OFFLINE``).

@@ -2,7 +2,7 @@
 
 The entry is rebuilt from the corpus (seed 0); torch.compile is made unusable first, and the
 Dynamo frames counted before and after the run must be the same (transformers imports Dynamo, so
-its import proves nothing). Saves the flat results (outputs.call) and the frame count to OUT.
+its import proves nothing). Saves the flat results (corpus_outputs.call) and the frame count to OUT.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import corpus  # noqa: E402
-import outputs  # noqa: E402
+import corpus_outputs as outputs  # noqa: E402
 
 
 def _forbidden(*args, **kwargs):

@@ -16,9 +16,9 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import checks  # noqa: E402
 import corpus  # noqa: E402
-import outputs  # noqa: E402
+import corpus_checks as checks  # noqa: E402
+import corpus_outputs as outputs  # noqa: E402
 import torch  # noqa: E402
 
 PYTHONIFY_BACKENDS = ("aot_eager", "inductor")

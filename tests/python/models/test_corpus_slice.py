@@ -12,8 +12,8 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-import checks
 import corpus
+import corpus_checks as checks
 import pytest
 import torch_shapes
 

@@ -19,7 +19,7 @@ import time
 import traceback
 from pathlib import Path
 
-import outputs
+import corpus_outputs as outputs
 import torch
 from corpus import Entry
 
