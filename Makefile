@@ -13,7 +13,7 @@ FUZZ_DIR := build/fuzz
 FUZZ_SECONDS ?= 600
 CLANGXX := clang++-14
 
-.PHONY: demo test test-cpp test-python fuzz fuzz-smoke lint format setup clean
+.PHONY: demo test test-cpp test-python test-models fuzz fuzz-smoke lint format setup clean
 
 demo: $(STAMPS)/installed
 	$(PY) -m glassbox.demo
@@ -45,6 +45,18 @@ test-cpp: $(STAMPS)/cpp-asan
 
 test-python: $(STAMPS)/installed
 	$(PY) -m pytest tests/python -q
+
+# The real-model corpus (tests/python/models, ~70 entries) through capture and pythonify with the
+# eager, aot_eager and inductor backends, each entry in its own process, under python and
+# python -O: hours on 2 cores. Fails if a capture run changes results or raises. Tables in
+# build/model-sweep.md and build/model-sweep-O.md. MODEL_SWEEP_ARGS narrows it, e.g.
+# MODEL_SWEEP_ARGS="--families vision --backends aot_eager".
+MODEL_SWEEP_ARGS ?=
+test-models: $(STAMPS)/installed
+	@status=0; \
+	$(PY) scripts/model_sweep.py $(MODEL_SWEEP_ARGS) || status=1; \
+	$(PY) scripts/model_sweep.py --optimize $(MODEL_SWEEP_ARGS) || status=1; \
+	exit $$status
 
 # libFuzzer targets under ASan and UBSan: the marshal reader, the disassembler and decompiler,
 # and the artifact loader. FUZZ_SECONDS is per target.
