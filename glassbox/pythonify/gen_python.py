@@ -86,12 +86,14 @@ def _constant_source(value) -> str:
     import torch
 
     data = value.contiguous().cpu()
-    raw = data.view(torch.uint8).numpy().tobytes().hex() if data.numel() else ""
     shape = tuple(data.shape)
+    device = f".to({str(value.device)!r})" if value.device.type != "cpu" else ""
+    if not data.numel():  # frombuffer refuses an empty buffer
+        return f"torch.empty({shape}, dtype={data.dtype}){device}"
+    raw = data.view(torch.uint8).numpy().tobytes().hex()
     return (
         f"torch.frombuffer(bytearray.fromhex({raw!r}), dtype=torch.uint8)"
-        f".view({data.dtype}).reshape({shape}).clone()"
-        + (f".to({str(value.device)!r})" if value.device.type != "cpu" else "")
+        f".view({data.dtype}).reshape({shape}).clone()" + device
     )
 
 

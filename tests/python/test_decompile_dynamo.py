@@ -11,7 +11,9 @@ bytecode is equal all the same.
 
 from __future__ import annotations
 
+import collections
 import copy
+import dataclasses
 import marshal
 import sys
 import types
@@ -162,6 +164,25 @@ def f_keywords(x):
     return torch.cat([y, x], dim=0)
 
 
+@dataclasses.dataclass
+class Output(collections.OrderedDict):
+    """A dataclass that is also an OrderedDict, as transformers' ModelOutput is."""
+
+    a: object = None
+    b: object = None
+
+    def __post_init__(self):
+        for field in dataclasses.fields(self):
+            if getattr(self, field.name) is not None:
+                self[field.name] = getattr(self, field.name)
+
+
+def f_dataclass(x):
+    # Dynamo rebuilds the output with object_setattr_ignore_descriptor, a helper it loads once and
+    # keeps on the stack across its statements and a loop over the dict.
+    return Output(a=x + 1, b=x * 2)
+
+
 class Counter(torch.nn.Module):
     def __init__(self):
         super().__init__()
@@ -212,6 +233,7 @@ def zoo():
         (f_decorated, (t,), {}),
         (f_generator, (t,), {}),
         (f_keywords, (t,), {}),
+        (f_dataclass, (t,), {}),
     ]
 
 
@@ -272,7 +294,7 @@ def same(a, b) -> bool:
             return False
         return all(same(x, y) for x, y in zip(a, b, strict=True))
     if isinstance(a, dict):
-        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+        return type(a) is type(b) and a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
     return a == b
 
 

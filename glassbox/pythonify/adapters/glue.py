@@ -46,7 +46,8 @@ def decompile_glue(code: types.CodeType) -> DecompiledGlue:
     function.body = [s for s in function.body if not _never_runs(s)] or [ast.Pass()]
     _name_placeholders(function, set(placeholders.values))
     ast.fix_missing_locations(function)
-    read = [name for name in _global_reads(function) if name not in code.co_freevars]
+    bound = set(code.co_freevars) | set(placeholders.values)  # placeholders: bound by the caller
+    read = [name for name in _global_reads(function) if name not in bound]
     _check_order(function)
     return DecompiledGlue(function, read, list(code.co_freevars), placeholders.values)
 

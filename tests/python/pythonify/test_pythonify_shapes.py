@@ -10,11 +10,6 @@ from test_pythonify import assert_same, fresh, reference, write
 import glassbox
 from glassbox.pythonify import PythonifyError
 
-DECOMPILER_ORDER_BUG = (
-    "the decompiler emits a walrus still pending on the stack (Dynamo's setattr helper loaded "
-    "before the output's dict loop) after statements that read its name; pythonify refuses"
-)
-
 
 @pytest.mark.parametrize("name", ["Decorated", "Closures", "Sequential", "NestedBreak"])
 def test_fresh_process_training_bitwise(name, tmp_path):
@@ -36,7 +31,6 @@ def test_decorated_inductor_fresh_process_bitwise(tmp_path):
     assert_same(got, want["eager"], exact=False)
 
 
-@pytest.mark.xfail(strict=True, raises=PythonifyError, reason=DECOMPILER_ORDER_BUG)
 def test_dict_and_dataclass_outputs(tmp_path):
     path, _ = write("Outputs", tmp_path)
     got = fresh(path, "Outputs", tmp_path)
@@ -51,7 +45,6 @@ def test_graph_break_in_a_loop_is_refused(name, tmp_path):
     assert not (tmp_path / f"{name}.py").exists()
 
 
-@pytest.mark.xfail(strict=True, raises=PythonifyError, reason=DECOMPILER_ORDER_BUG)
 def test_hf_gpt2_fresh_process_bitwise(tmp_path, monkeypatch):
     transformers = pytest.importorskip("transformers")
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
