@@ -64,3 +64,14 @@ def test_hf_gpt2_fresh_process_bitwise(tmp_path, monkeypatch):
     with torch.no_grad():
         exec(compile(path.read_text(), str(path), "exec"), namespace)
     assert torch.equal(namespace["y"].last_hidden_state, want)
+
+
+def test_hf_bert_fresh_process_bitwise(tmp_path, monkeypatch):
+    pytest.importorskip("transformers")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    path, _ = write("HFBert", tmp_path, train=False)
+    got = fresh(path, "HFBert", tmp_path, train=False)
+    assert got.get("dynamo_frames", 0) == 0
+    want = reference("HFBert", "aot_eager", train=False)
+    assert_same(got, want["compiled"], exact=True)
+    assert_same(got, want["eager"], exact=False)
