@@ -253,11 +253,12 @@ ExprPtr CodeDecoder::spill_chain(const ExprPtr& chain, bool names_too) {
 void CodeDecoder::spill_pending(Stmt& stmt, bool names_too, size_t produced_from) {
   if (stack_.size() <= statement_depth_ || role_ == CodeRole::Comprehension) return;
   // Only values above the topmost internal one (an iterator, a saved local, a with exit): below it
-  // are the values of an enclosing construct (a comprehension's result being built).
+  // are the values of an enclosing construct (a comprehension's result being built). A cell (it
+  // stays the frame's: read later, it is the same) and a pending store are values.
   size_t first = stack_.size();
   while (first > statement_depth_ && stack_[first - 1] &&
          (stack_[first - 1]->kind != ExprKind::Internal || is_null(stack_[first - 1]) ||
-          is_internal(stack_[first - 1], "chain"))) {
+          is_internal(stack_[first - 1], "chain") || is_internal(stack_[first - 1], "closure"))) {
     --first;
   }
   std::vector<std::string> written;
@@ -791,17 +792,20 @@ void CodeDecoder::execute(int i) {
       return;
     case Op::LoadAttr: {
       ExprPtr base = pop();
-      if (base->kind == ExprKind::Internal) throw DecodeFailure("attribute of internal value");
+      // (A cell, generated code: given its source form after decoding, cells_as_values.)
+      if (base->kind == ExprKind::Internal && !is_internal(base, "closure"))
+        throw DecodeFailure("attribute of internal value");
       return push(make_expr(ExprKind::Attribute, {base}, source_name(op.text)));
     }
     case Op::LoadMethod: {
       ExprPtr base = pop();
-      if (base->kind == ExprKind::Internal) throw DecodeFailure("method of internal value");
+      if (base->kind == ExprKind::Internal && !is_internal(base, "closure"))
+        throw DecodeFailure("method of internal value");
       push(internal("null"));
       return push(make_expr(ExprKind::Attribute, {base}, source_name(op.text)));
     }
-    case Op::LoadClosure:
-      return push(internal("closure"));
+    case Op::LoadClosure:  // (the cell's name: cells_as_values)
+      return push(internal("closure", {name_expr(op.text)}));
     case Op::LoadSuperAttr: {  // 3.12+: super().name, or super(cls, obj).name
       ExprPtr self = pop();
       ExprPtr cls = pop();
@@ -906,7 +910,7 @@ void CodeDecoder::execute(int i) {
       std::vector<ExprPtr> items(static_cast<size_t>(op.arg));
       for (size_t k = items.size(); k-- > 0;) items[k] = pop();
       if (op.op == Op::BuildTuple && !items.empty() && is_internal(items[0], "closure")) {
-        return push(internal("closure"));
+        return push(internal("closure", std::move(items)));
       }
       ExprKind kind = op.op == Op::BuildTuple  ? ExprKind::Tuple
                       : op.op == Op::BuildList ? ExprKind::List

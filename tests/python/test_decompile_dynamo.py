@@ -299,10 +299,7 @@ def same(a, b) -> bool:
 
 
 # Zoo entries whose Dynamo code the decompiler does not reconstruct yet, and why.
-NOT_YET = {
-    "f_decorated": "the wrapper Dynamo compiles for @torch.no_grad() keeps a closure cell in a "
-    "list; source has no expression for a cell (marked fallback)",
-}
+NOT_YET: dict[str, str] = {}
 
 
 def cases() -> list:

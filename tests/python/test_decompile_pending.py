@@ -59,8 +59,8 @@ def linetable(units: int) -> bytes:
     return bytes(table)
 
 
-def make(program: list[tuple], consts: tuple, names: tuple) -> types.FunctionType:
-    base = template.__code__
+def make(program: list[tuple], consts: tuple, names: tuple, base=None) -> types.FunctionType:
+    base = base or template.__code__
     code = assemble(program)
     new = base.replace(
         co_code=code,
@@ -161,3 +161,49 @@ def test_kept_values_run_as_the_bytecode_does(program, items) -> None:
     fn = make(program, (None, "first", "last"), ("append",))
     expected = fn(list(items), "s0")
     assert decompiled(fn)(list(items), "s0") == expected
+
+
+def cell_template():  # a code object with the cell x
+    x = 1
+
+    def g():
+        return x
+
+    return g
+
+
+# A cell used as a value (Dynamo passes a frame's cells to its resume functions): x = 1; the cell
+# of x kept on the stack while x = 2; then the cell's contents (2: the same cell, not a copy).
+# The same with the cell in a tuple in a list, as Dynamo builds them.
+CELL_AS_VALUE = [
+    ("MAKE_CELL", 1),
+    ("RESUME", 0),
+    ("LOAD_CONST", 1),
+    ("STORE_DEREF", 1),
+    ("LOAD_CLOSURE", 1),
+    ("LOAD_CONST", 2),
+    ("STORE_DEREF", 1),
+    ("LOAD_ATTR", 0),
+    ("RETURN_VALUE",),
+]
+CELLS_IN_A_LIST = [
+    *CELL_AS_VALUE[:5],
+    ("BUILD_TUPLE", 1),
+    ("BUILD_LIST", 1),
+    *CELL_AS_VALUE[5:7],
+    ("LOAD_CONST", 3),
+    ("BINARY_SUBSCR",),
+    ("LOAD_CONST", 3),
+    ("BINARY_SUBSCR",),
+    *CELL_AS_VALUE[7:],
+]
+
+
+@pytest.mark.parametrize(
+    "program",
+    [pytest.param(CELL_AS_VALUE, id="cell"), pytest.param(CELLS_IN_A_LIST, id="cells_in_a_list")],
+)
+def test_cells_as_values_are_the_frames_cells(program) -> None:
+    fn = make(program, (None, 1, 2, 0), ("cell_contents",), cell_template.__code__)
+    assert fn() == 2
+    assert decompiled(fn)() == 2

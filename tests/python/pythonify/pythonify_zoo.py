@@ -164,6 +164,21 @@ def sequential() -> torch.nn.Module:
     return torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 4))
 
 
+class NoGradBreak(torch.nn.Module):
+    """A forward under @torch.no_grad() with a graph break: Dynamo compiles the decorator's
+    wrapper, whose code passes the cell of its free variable (the wrapped function) on."""
+
+    def __init__(self):
+        super().__init__()
+        self.lin = torch.nn.Linear(4, 4)
+
+    @torch.no_grad()
+    def forward(self, x):
+        y = self.lin(x) * 2
+        print("glassbox-zoo")
+        return self.lin(y)
+
+
 def hf_bert() -> torch.nn.Module:
     """A tiny BERT (random weights, offline): a ModelOutput built in Dynamo's output code, and a
     guard on a global Dynamo installed by id."""
@@ -180,7 +195,7 @@ MODELS = {
     "MLP": MLP, "BreakNorm": BreakNorm, "Branchy": Branchy, "Decorated": Decorated,
     "Closures": Closures, "Outputs": Outputs, "NestedBreak": NestedBreak, "LoopBreak": LoopBreak,
     "NestedLoopBreak": NestedLoopBreak,
-    "Sequential": sequential, "HFBert": hf_bert,
+    "Sequential": sequential, "HFBert": hf_bert, "NoGradBreak": NoGradBreak,
 }  # fmt: skip
 
 

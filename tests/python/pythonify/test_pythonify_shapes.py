@@ -75,3 +75,13 @@ def test_hf_bert_fresh_process_bitwise(tmp_path, monkeypatch):
     want = reference("HFBert", "aot_eager", train=False)
     assert_same(got, want["compiled"], exact=True)
     assert_same(got, want["eager"], exact=False)
+
+
+def test_cell_passed_on_fresh_process_bitwise(tmp_path):
+    path, _ = write("NoGradBreak", tmp_path, train=False)
+    assert "= cells[0]  # the cell of free variable" in path.read_text()
+    got = fresh(path, "NoGradBreak", tmp_path, train=False)
+    assert got.get("dynamo_frames", 0) == 0
+    want = reference("NoGradBreak", "aot_eager", train=False)
+    assert_same(got, want["compiled"], exact=True)
+    assert_same(got, want["eager"], exact=False)
