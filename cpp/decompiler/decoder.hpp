@@ -7,6 +7,7 @@
 // caller (decompiler.cpp) turns into a marked fallback.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <set>
@@ -205,8 +206,11 @@ class CodeDecoder {
   ExprPtr top(int depth = 1) const;
   void push(ExprPtr value);
   void emit(StmtPtr stmt);
-  void spill_pending(Stmt& stmt, bool names_too = false);  // names_too: a pending name as well
-  ExprPtr temp_name();                                     // a fresh `_gb_tmpN`
+  // names_too: a pending name as well; produced_from: the slots from there on too (the values a
+  // region produced, read after the statement that encloses it).
+  void spill_pending(Stmt& stmt, bool names_too = false, size_t produced_from = SIZE_MAX);
+  ExprPtr spill_chain(const ExprPtr& chain, bool names_too);
+  ExprPtr fresh_temporary();
   bool mutates_deeper(int depth) const;
   void mutate_in_place(
       int depth, const char* method,

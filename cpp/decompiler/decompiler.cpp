@@ -99,38 +99,6 @@ bool contains_internal(const ExprPtr& e, int depth = 0) {
   return false;
 }
 
-// A cell (LOAD_CLOSURE) used as a value rather than as the closure of a function being made
-// (Dynamo hands a frame's cells to its resume functions): `(lambda: name).__closure__[0]` is that
-// very cell; a tuple of cells, the tuple of those.
-ExprPtr cell_source(const Expr& cells) {
-  std::vector<ExprPtr> items;
-  for (const ExprPtr& name : cells.args) {
-    auto closure =
-        make_expr(ExprKind::Attribute, {make_expr(ExprKind::Lambda, {name})}, "__closure__");
-    items.push_back(make_expr(ExprKind::Subscript, {closure, make_constant("0")}));
-  }
-  if (cells.ref != 1 && items.size() == 1) return items[0];
-  return make_expr(ExprKind::Tuple, std::move(items));
-}
-
-void give_cells_source(ExprPtr& e, int depth) {
-  if (!e || depth > 500) return;
-  if (e->kind == ExprKind::Internal && e->text == "closure" && !e->args.empty()) {
-    e = cell_source(*e);
-    return;
-  }
-  if (e->kind == ExprKind::Internal) return;
-  for (ExprPtr& arg : e->args) give_cells_source(arg, depth + 1);
-}
-
-void give_cells_source(Body& body) {
-  for (StmtPtr& s : body) {
-    for (ExprPtr& e : s->exprs) give_cells_source(e, 0);
-    for (ExceptHandler& h : s->handlers) give_cells_source(h.body);
-    for (Body& b : s->bodies) give_cells_source(b);
-  }
-}
-
 // Whether a statement tree still holds a stack value the decoder never turned into source (the
 // printer could only write it as `<tag>`, which does not compile).
 bool contains_internal(const Body& body) {
@@ -195,6 +163,51 @@ void CodeDecoder::mark_consumed(int begin, int end) {
   }
 }
 
+namespace {
+
+// Cells used as values (generated code: Dynamo passes a frame's cells to its resume functions).
+// Source has a cell only as the closure of a function: `(lambda: x).__closure__[0]` is the cell
+// of x itself, which the lambda shares with the function that owns it; a tuple of cells (what a
+// closure is built from), a tuple of those.
+void cells_as_values(ExprPtr& e, int depth = 0) {
+  if (!e || depth > 500) return;
+  if (e->kind == ExprKind::Internal && e->text == "closure" && !e->args.empty()) {
+    if (e->args.size() == 1 && e->args[0] && e->args[0]->kind == ExprKind::Name) {
+      ExprPtr lambda = make_expr(ExprKind::Lambda, {e->args[0]});
+      ExprPtr closure = make_expr(ExprKind::Attribute, {lambda}, "__closure__");
+      e = make_expr(ExprKind::Subscript, {closure, make_constant("0")});
+      return;
+    }
+    std::vector<ExprPtr> cells = e->args;
+    for (ExprPtr& cell : cells) {
+      if (!cell || cell->kind != ExprKind::Internal || cell->text != "closure") return;
+      cells_as_values(cell, depth + 1);
+    }
+    e = make_expr(ExprKind::Tuple, std::move(cells));
+    return;
+  }
+  for (ExprPtr& arg : e->args) cells_as_values(arg, depth + 1);
+  for (ComprehensionClause& clause : e->clauses) {
+    cells_as_values(clause.iter, depth + 1);
+    for (ExprPtr& c : clause.conditions) cells_as_values(c, depth + 1);
+  }
+}
+
+void cells_as_values(Body& body) {
+  for (StmtPtr& s : body) {
+    for (ExprPtr& e : s->exprs) cells_as_values(e);
+    for (ExprPtr& e : s->decorators) cells_as_values(e);
+    for (ExceptHandler& h : s->handlers) {
+      cells_as_values(h.type);
+      cells_as_values(h.body);
+    }
+    if (s->kind == StmtKind::FunctionDef || s->kind == StmtKind::ClassDef) continue;  // own code
+    for (Body& b : s->bodies) cells_as_values(b);
+  }
+}
+
+}  // namespace
+
 Body CodeDecoder::decode_nested(const bytecode::CodeObject& code, CodeRole role,
                                 DecodeSession& session, const std::string& class_name) {
   size_t failures_before = session.failures.size();
@@ -203,7 +216,7 @@ Body CodeDecoder::decode_nested(const bytecode::CodeObject& code, CodeRole role,
     decoder.table_readings_ = table_readings;
     try {
       Body body = decoder.decode();
-      give_cells_source(body);
+      if (role == CodeRole::Function) cells_as_values(body);
       if (role != CodeRole::Comprehension && contains_internal(body)) {
         throw DecodeFailure("a decompiler-internal value has no source form");
       }

@@ -125,25 +125,93 @@ bool contains_value(const ExprPtr& tree, const ExprPtr& value, int depth = 0) {
   return false;
 }
 
-// The names a statement binds or deletes.
-std::vector<std::string> written_names(const Stmt& stmt) {
-  std::vector<std::string> names;
+// The names bound in an expression: its walrus targets (a comprehension's bind in the enclosing
+// scope; a lambda's in its own, counted all the same: more names only spill more).
+void collect_walrus_targets(const ExprPtr& e, std::vector<std::string>& names, int depth = 0) {
+  if (!e || depth > 200) return;
+  if (e->kind == ExprKind::NamedExpr && !e->args.empty()) collect_names(e->args[0], names);
+  for (const ExprPtr& arg : e->args) collect_walrus_targets(arg, names, depth + 1);
+  for (const ComprehensionClause& clause : e->clauses) {
+    collect_walrus_targets(clause.iter, names, depth + 1);
+    for (const ExprPtr& test : clause.conditions) collect_walrus_targets(test, names, depth + 1);
+  }
+}
+
+// The names an import statement's source binds: `import a.b` binds a, `import a as b` and
+// `from m import a as b` bind b.
+void import_names(const std::string& text, std::vector<std::string>& names) {
+  bool from = text.compare(0, 5, "from ") == 0;
+  size_t start = from ? text.find(" import ") : text.find(' ');
+  if (start == std::string::npos) return;
+  start += from ? 8 : 1;
+  std::string list = text.substr(start);
+  size_t pos = 0;
+  while (pos <= list.size()) {
+    size_t comma = list.find(',', pos);
+    std::string part =
+        list.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    size_t as = part.find(" as ");
+    std::string name = as == std::string::npos ? part : part.substr(as + 4);
+    name.erase(std::remove_if(name.begin(), name.end(),
+                              [](char c) { return c == ' ' || c == '(' || c == ')' || c == '\n'; }),
+               name.end());
+    if (as == std::string::npos) name = name.substr(0, name.find('.'));
+    if (!name.empty() && name != "*") names.push_back(name);
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+}
+
+// Every name in a match pattern and every `as` name: the captures, and more.
+void pattern_names(const ExprPtr& e, std::vector<std::string>& names, int depth = 0) {
+  if (!e || depth > 200) return;
+  if (e->kind == ExprKind::Name) names.push_back(e->text);
+  if (e->kind == ExprKind::MatchAs && !e->text.empty()) names.push_back(e->text);
+  for (const ExprPtr& arg : e->args) pattern_names(arg, names, depth + 1);
+}
+
+// The names a statement binds or deletes, in its nested bodies too (not in a definition's own
+// scope): a value still on the stack that is one of them must be read before the statement runs.
+void written_names(const Stmt& stmt, std::vector<std::string>& names, int depth = 0) {
+  if (depth > 100) return;
   size_t targets = 0;
   if (stmt.kind == StmtKind::Delete)
     targets = stmt.exprs.size();
   else if (stmt.kind == StmtKind::Assign && !stmt.exprs.empty())
     targets = stmt.exprs.size() - 1;
-  else if ((stmt.kind == StmtKind::AugAssign || stmt.kind == StmtKind::AnnAssign) &&
+  else if ((stmt.kind == StmtKind::AugAssign || stmt.kind == StmtKind::AnnAssign ||
+            stmt.kind == StmtKind::For) &&
            !stmt.exprs.empty())
     targets = 1;
   for (size_t k = 0; k < targets; ++k) collect_names(stmt.exprs[k], names);
-  return names;
+  if (stmt.kind == StmtKind::With) {
+    for (size_t k = 1; k < stmt.exprs.size(); k += 2) collect_names(stmt.exprs[k], names);
+  }
+  if (stmt.kind == StmtKind::FunctionDef || stmt.kind == StmtKind::ClassDef ||
+      stmt.kind == StmtKind::TypeAlias) {
+    names.push_back(stmt.text);
+    for (const ExprPtr& e : stmt.decorators) collect_walrus_targets(e, names);
+  }
+  if (stmt.kind == StmtKind::Import) import_names(stmt.text, names);
+  for (const ExprPtr& e : stmt.exprs) collect_walrus_targets(e, names);
+  if (stmt.kind == StmtKind::Match) {
+    // Capture patterns are names (an over-approximation: every name in a pattern).
+    for (size_t k = 1; k < stmt.exprs.size(); ++k) pattern_names(stmt.exprs[k], names);
+  }
+  if (stmt.kind == StmtKind::FunctionDef || stmt.kind == StmtKind::ClassDef) return;
+  for (const Body& body : stmt.bodies) {
+    for (const StmtPtr& s : body) written_names(*s, names, depth + 1);
+  }
+  for (const ExceptHandler& handler : stmt.handlers) {
+    if (!handler.name.empty()) names.push_back(handler.name);
+    for (const StmtPtr& s : handler.body) written_names(*s, names, depth + 1);
+  }
 }
 
 }  // namespace
 
-// A name for a value the decoder moves to a temporary: `_gb_tmpN`, unused by the code.
-ExprPtr CodeDecoder::temp_name() {
+// A fresh temporary: a name the code object does not use.
+ExprPtr CodeDecoder::fresh_temporary() {
   std::string temp;
   do {
     temp = "_gb_tmp" + std::to_string(spilled_++);
@@ -152,53 +220,76 @@ ExprPtr CodeDecoder::temp_name() {
   return make_name(temp);
 }
 
+// A stored value still on the stack (`COPY 1; STORE_FAST t`, generated code) when a statement
+// runs: the store happens where the value was computed, before the statement, as `t = value`.
+// The stack reads the value again through a plain local it was stored to (nothing else can rebind
+// one, and spill_pending spills it again before a statement that does), else a temporary.
+ExprPtr CodeDecoder::spill_chain(const ExprPtr& chain, bool names_too) {
+  std::vector<ExprPtr> exprs;
+  std::string kept;
+  for (const auto& clause : chain->clauses) {
+    exprs.push_back(clause.target);
+    const ExprPtr& t = clause.target;
+    if (kept.empty() && !names_too && t->kind == ExprKind::Name && role_ == CodeRole::Function &&
+        std::find(code_.varnames.begin(), code_.varnames.end(), t->text) != code_.varnames.end() &&
+        std::find(code_.cellvars.begin(), code_.cellvars.end(), t->text) == code_.cellvars.end())
+      kept = t->text;
+  }
+  if (kept.empty()) {
+    ExprPtr temp = fresh_temporary();
+    kept = temp->text;
+    exprs.push_back(temp);
+  }
+  exprs.push_back(chain->args[0]);
+  out_->push_back(make_stmt(StmtKind::Assign, std::move(exprs)));
+  return make_name(kept);
+}
+
 // Values still on the stack were computed before `stmt` runs, but print where they are used, after
 // it. Compiled source never leaves such values across a statement (loop iterators and the like are
 // internal values), but generated bytecode (Dynamo's) does: a value that the statement could change
-// (a name it rebinds or deletes, anything that calls or reads a container) moves to a temporary.
-// A value already stored (`COPY; STORE_FAST t`, a pending chain) was stored then: its assignment
-// comes before the statement too, or a statement reading `t` would print before the `t := ...`.
-void CodeDecoder::spill_pending(Stmt& stmt, bool names_too) {
+// (a name it rebinds or deletes, anything that calls or reads a container) moves to a temporary,
+// and a value stored on its way (a walrus still pending) is stored here, before the statement.
+void CodeDecoder::spill_pending(Stmt& stmt, bool names_too, size_t produced_from) {
   if (stack_.size() <= statement_depth_ || role_ == CodeRole::Comprehension) return;
   // Only values above the topmost internal one (an iterator, a saved local, a with exit): below it
-  // are the values of an enclosing construct (a comprehension's result being built).
+  // are the values of an enclosing construct (a comprehension's result being built). A cell (it
+  // stays the frame's: read later, it is the same) and a pending store are values.
   size_t first = stack_.size();
   while (first > statement_depth_ && stack_[first - 1] &&
          (stack_[first - 1]->kind != ExprKind::Internal || is_null(stack_[first - 1]) ||
-          is_internal(stack_[first - 1], "chain"))) {
+          is_internal(stack_[first - 1], "chain") || is_internal(stack_[first - 1], "closure"))) {
     --first;
   }
-  std::vector<std::string> written = written_names(stmt);
-  auto needs_spill = [&](const ExprPtr& value) {
-    if (is_internal(value, "chain")) return true;
-    if (!value || value->kind == ExprKind::Internal || value->kind == ExprKind::Constant)
-      return false;
-    return value->kind != ExprKind::Name ||
-           (names_too && value->text.compare(0, 7, "_gb_tmp") != 0) ||  // (not one already)
-           std::find(written.begin(), written.end(), value->text) != written.end();
+  std::vector<std::string> written;
+  written_names(stmt, written);
+  // Whether the slot is read after a statement that encloses this one: names read again later
+  // could be rebound by then.
+  auto read_later = [&](size_t k) { return names_too || k >= produced_from; };
+  auto needs_spill = [&](size_t k) {
+    const ExprPtr& value = stack_[k];
+    if (!value || value->kind == ExprKind::Constant) return false;
+    if (value->kind == ExprKind::Internal) return is_internal(value, "chain");
+    if (value->kind != ExprKind::Name) return true;
+    if (value->text.compare(0, 7, "_gb_tmp") == 0) return false;  // bound once, where spilled
+    return read_later(k) || std::find(written.begin(), written.end(), value->text) != written.end();
   };
   std::function<void(size_t, int)> spill = [&](size_t k, int depth) {
     ExprPtr value = stack_[k];
-    if (!needs_spill(value)) return;
+    if (!needs_spill(k)) return;
     // A value another slot is built from (a COPY kept while it was built) was computed first.
     for (size_t j = first; depth < 16 && j < stack_.size(); ++j) {
-      if (j != k && stack_[j] != value && needs_spill(stack_[j]) &&
-          contains_value(value, stack_[j]))
+      if (j != k && stack_[j] != value && needs_spill(j) && contains_value(value, stack_[j]))
         spill(j, depth + 1);
     }
     value = stack_[k];
-    std::vector<ExprPtr> targets;
     ExprPtr name;
     if (is_internal(value, "chain")) {
-      for (auto& clause : value->clauses) targets.push_back(clause.target);
-      const ExprPtr& last = targets.back();
-      if (last->kind == ExprKind::Name &&
-          std::find(written.begin(), written.end(), last->text) == written.end())
-        name = last;
+      name = spill_chain(value, read_later(k));
+    } else {
+      name = fresh_temporary();
+      out_->push_back(make_stmt(StmtKind::Assign, {name, value}));
     }
-    if (!name) targets.push_back(name = temp_name());
-    targets.push_back(is_internal(value, "chain") ? value->args[0] : value);
-    out_->push_back(make_stmt(StmtKind::Assign, std::move(targets)));
     // The same object (a COPY) elsewhere on the stack or in the statement is now the temporary.
     for (ExprPtr& slot : stack_) replace_value(slot, value, name);
     for (ExprPtr& e : stmt.exprs) replace_value(e, value, name);
@@ -701,17 +792,20 @@ void CodeDecoder::execute(int i) {
       return;
     case Op::LoadAttr: {
       ExprPtr base = pop();
-      if (base->kind == ExprKind::Internal) throw DecodeFailure("attribute of internal value");
+      // (A cell, generated code: given its source form after decoding, cells_as_values.)
+      if (base->kind == ExprKind::Internal && !is_internal(base, "closure"))
+        throw DecodeFailure("attribute of internal value");
       return push(make_expr(ExprKind::Attribute, {base}, source_name(op.text)));
     }
     case Op::LoadMethod: {
       ExprPtr base = pop();
-      if (base->kind == ExprKind::Internal) throw DecodeFailure("method of internal value");
+      if (base->kind == ExprKind::Internal && !is_internal(base, "closure"))
+        throw DecodeFailure("method of internal value");
       push(internal("null"));
       return push(make_expr(ExprKind::Attribute, {base}, source_name(op.text)));
     }
-    case Op::LoadClosure:
-      return push(internal("closure", {make_name(source_name(op.text))}));
+    case Op::LoadClosure:  // (the cell's name: cells_as_values)
+      return push(internal("closure", {name_expr(op.text)}));
     case Op::LoadSuperAttr: {  // 3.12+: super().name, or super(cls, obj).name
       ExprPtr self = pop();
       ExprPtr cls = pop();
@@ -816,14 +910,7 @@ void CodeDecoder::execute(int i) {
       std::vector<ExprPtr> items(static_cast<size_t>(op.arg));
       for (size_t k = items.size(); k-- > 0;) items[k] = pop();
       if (op.op == Op::BuildTuple && !items.empty() && is_internal(items[0], "closure")) {
-        std::vector<ExprPtr> names;
-        for (const ExprPtr& item : items) {
-          if (!is_internal(item, "closure") || item->ref == 1) throw DecodeFailure("cell tuple");
-          names.push_back(item->args[0]);
-        }
-        auto cells = internal("closure", std::move(names));
-        cells->ref = 1;  // a tuple of cells (a closure), not one cell
-        return push(cells);
+        return push(internal("closure", std::move(items)));
       }
       ExprKind kind = op.op == Op::BuildTuple  ? ExprKind::Tuple
                       : op.op == Op::BuildList ? ExprKind::List

@@ -234,8 +234,12 @@ Body CodeDecoder::decode_range_extending(int begin, int* end, int limit, int exi
     // A try body that began with values on the stack (generated code): what it leaves on the
     // stack lives on after the statement, so it moves to temporaries inside the body.
     keep_region_stack = false;
+    size_t produced = 0;
+    while (produced < saved_stack.size() && produced < stack_.size() &&
+           stack_[produced] == saved_stack[produced])
+      ++produced;
     auto marker = make_stmt(StmtKind::Pass);
-    spill_pending(*marker);
+    spill_pending(*marker, false, produced);
     out_ = saved;
     return body;
   }

@@ -143,6 +143,10 @@ class RuntimeWrapperPipeline:
             Binding(name, f"cells[{i}].cell_contents", "free variable")
             for i, name in enumerate(glue.free)
         ]
+        bindings += [
+            Binding(name, f"cells[{i}]", f"the cell of free variable {glue.free[i]} itself")
+            for name, i in glue.cells.items()
+        ]
         for placeholder, value in glue.placeholders.items():
             source = restate(value)
             if source is None:

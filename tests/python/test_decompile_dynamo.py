@@ -16,6 +16,7 @@ with the decompiled resume functions in place of Dynamo's (a statement the decom
 
 from __future__ import annotations
 
+import collections
 import copy
 import dataclasses
 import json
@@ -222,6 +223,24 @@ def f_genexp_break(x):
     return sum(p.sum() for p in parts)
 
 
+class Output(collections.OrderedDict):
+    """A dataclass that is also an OrderedDict, as transformers' ModelOutput is."""
+
+    a: object = None
+    b: object = None
+
+    def __post_init__(self):
+        for field in dataclasses.fields(self):
+            if getattr(self, field.name) is not None:
+                self[field.name] = getattr(self, field.name)
+
+
+def f_ordered_dataclass(x):
+    # Dynamo rebuilds the output with object_setattr_ignore_descriptor, a helper it loads once and
+    # keeps on the stack across its statements and a loop over the dict.
+    return Output(a=x + 1, b=x * 2)
+
+
 class Counter(torch.nn.Module):
     def __init__(self):
         super().__init__()
@@ -277,6 +296,7 @@ def zoo():
         (f_wrapped, (t,), {}),
         (f_lambda, (t,), {}),
         (f_genexp_break, (t,), {}),
+        (f_ordered_dataclass, (t,), {}),
     ]
 
 
@@ -371,7 +391,7 @@ def same(a, b) -> bool:
             return False
         return all(same(x, y) for x, y in zip(a, b, strict=True))
     if isinstance(a, dict):
-        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+        return type(a) is type(b) and a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
     if dataclasses.is_dataclass(a):
         return type(a) is type(b) and same(vars(a), vars(b))
     return a == b

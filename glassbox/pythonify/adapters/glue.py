@@ -29,6 +29,7 @@ class DecompiledGlue:
     globals: list[str]  # names read from the frame's globals, in order of first use
     free: list[str]  # the frame's free variables (its closure, by position)
     placeholders: dict[str, object] = field(default_factory=dict)  # name -> constant
+    cells: dict[str, int] = field(default_factory=dict)  # name -> position of the frame's cell
 
 
 def decompile_glue(code: types.CodeType) -> DecompiledGlue:
@@ -40,11 +41,12 @@ def decompile_glue(code: types.CodeType) -> DecompiledGlue:
         raise GlueError(f"the decompiler could not reconstruct it ({reasons})")
     function = _function_named(ast.parse(result.source), code.co_name)
     function.body = [s for s in function.body if not _never_runs(s)] or [ast.Pass()]
+    cells = _name_free_cells(function, list(code.co_freevars))
     ast.fix_missing_locations(function)
     read = [name for name in _global_reads(function) if name not in code.co_freevars]
     _check_order(function)
-    read = [name for name in read if name not in result.constants]
-    return DecompiledGlue(function, read, list(code.co_freevars), dict(result.constants))
+    read = [name for name in read if name not in result.constants and name not in cells]
+    return DecompiledGlue(function, read, list(code.co_freevars), dict(result.constants), cells)
 
 
 def _function_named(tree: ast.Module, name: str) -> ast.FunctionDef:
@@ -61,6 +63,45 @@ def _never_runs(statement: ast.stmt) -> bool:
         and isinstance(statement.test, ast.Constant)
         and statement.test.value == 0
     )
+
+
+CELL_PREFIX = "__glassbox_cell_"
+
+
+def _name_free_cells(function: ast.FunctionDef, free: list[str]) -> dict[str, int]:
+    """The decompiler's source form of a cell used as a value, ``(lambda: x).__closure__[0]``, is
+    the cell of x in the function that owns it; the glue binds a free variable by value, so a free
+    variable's cell becomes a name bound to the frame's own cell (``cells[i]``)."""
+    cells: dict[str, int] = {}
+
+    class Rename(ast.NodeTransformer):
+        def visit_Subscript(self, node):  # noqa: N802 - the ast visitor's naming
+            self.generic_visit(node)
+            closure = node.value
+            if not (
+                isinstance(closure, ast.Attribute)
+                and closure.attr == "__closure__"
+                and isinstance(closure.value, ast.Lambda)
+                and isinstance(closure.value.body, ast.Name)
+                and closure.value.body.id in free
+                and isinstance(node.slice, ast.Constant)
+                and node.slice.value == 0
+                and not _has_parameters(closure.value.args)
+            ):
+                return node
+            name = CELL_PREFIX + closure.value.body.id
+            cells[name] = free.index(closure.value.body.id)
+            return ast.copy_location(ast.Name(name, ast.Load()), node)
+
+    Rename().visit(function)
+    return cells
+
+
+def _has_parameters(arguments: ast.arguments) -> bool:
+    return bool(
+        arguments.posonlyargs or arguments.args or arguments.kwonlyargs
+        or arguments.vararg or arguments.kwarg
+    )  # fmt: skip
 
 
 def _global_reads(function: ast.FunctionDef) -> list[str]:

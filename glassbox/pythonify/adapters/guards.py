@@ -5,6 +5,8 @@ conditions hold in another process:
 
 - globals Dynamo installed in the frame's module (``G['__import_torch_dot_nn']``,
   ``G['__builtins_dict___0']``) become ``module('torch.nn')`` and ``builtins.__dict__``;
+- globals Dynamo installed by id (``G['_1400..._c0']``, ``G['___module_collections_1400..._c0']``,
+  named after the object's id and the compile) are restated by value (``module('torch')``);
 - identity checks against process-local ids (``id(G['helper'].__code__) == 1403...``) are
   evaluated here, in the compiling process, and restated by path: ``... is module('math')``,
   ``... is resolve('pkg.mod.Class')``, or for code objects their name and first line. An identity
@@ -25,6 +27,7 @@ from glassbox.pythonify.ir import Condition, GuardCheck
 
 _DYNAMO_IMPORT = re.compile(r"G\['__import_(\w+?)'\]")
 _DYNAMO_BUILTINS = re.compile(r"G\['__builtins_dict___\d+'\]")
+_DYNAMO_BY_ID = re.compile(r"G\['(_(?:\w*?_)?\d+_c\d+)'\]")
 _ID_EQ = re.compile(r"^id\((?P<x>.+)\) == (?P<id>\d+)$")
 HELPERS = (
     "resolve", "module", "dict_contains", "check_no_aliasing", "tuple_iterator_len",
@@ -35,6 +38,21 @@ HELPERS = (
 
 def _unmangle(match: re.Match) -> str:
     return f"module({match[1].replace('_dot_', '.')!r})"
+
+
+def _restate_by_id(code: str, frame_globals) -> str | None:
+    """``code`` with each global Dynamo installed by id restated, or None where one cannot be."""
+    failed = False
+
+    def one(match: re.Match) -> str:
+        nonlocal failed
+        name = match[1]
+        source = restate(frame_globals[name]) if name in (frame_globals or {}) else None
+        failed = failed or source is None
+        return source or match[0]
+
+    code = _DYNAMO_BY_ID.sub(one, code)
+    return None if failed else code
 
 
 def _portable_identity(expr: str, obj) -> str | None:
@@ -66,6 +84,10 @@ def portable(condition, frame_locals, frame_globals) -> Condition:
     code, _, inline_note = condition.code.partition("  # ")
     note = "; ".join(p for p in (inline_note, condition.note) if p)
     code = _DYNAMO_BUILTINS.sub("builtins.__dict__", _DYNAMO_IMPORT.sub(_unmangle, code))
+    restated_code = _restate_by_id(code, frame_globals)
+    if restated_code is None:
+        return Condition(None, f"a global Dynamo installed has no source form: {code}; {note}")
+    code = restated_code
     if "module('torch._dynamo." in code:  # Dynamo's own polyfills: the file runs without them
         return Condition(None, f"Dynamo's own module, not used by the file: {code}; {note}")
     match = _ID_EQ.match(code)

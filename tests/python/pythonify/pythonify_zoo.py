@@ -164,11 +164,38 @@ def sequential() -> torch.nn.Module:
     return torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 4))
 
 
+class NoGradBreak(torch.nn.Module):
+    """A forward under @torch.no_grad() with a graph break: Dynamo compiles the decorator's
+    wrapper, whose code passes the cell of its free variable (the wrapped function) on."""
+
+    def __init__(self):
+        super().__init__()
+        self.lin = torch.nn.Linear(4, 4)
+
+    @torch.no_grad()
+    def forward(self, x):
+        y = self.lin(x) * 2
+        print("glassbox-zoo")
+        return self.lin(y)
+
+
+def hf_bert() -> torch.nn.Module:
+    """A tiny BERT (random weights, offline): a ModelOutput built in Dynamo's output code, and a
+    guard on a global Dynamo installed by id."""
+    import transformers
+
+    config = transformers.BertConfig(
+        num_hidden_layers=2, hidden_size=64, num_attention_heads=2, intermediate_size=128,
+        vocab_size=100, max_position_embeddings=32,
+    )  # fmt: skip
+    return transformers.BertModel(config)
+
+
 MODELS = {
     "MLP": MLP, "BreakNorm": BreakNorm, "Branchy": Branchy, "Decorated": Decorated,
     "Closures": Closures, "Outputs": Outputs, "NestedBreak": NestedBreak, "LoopBreak": LoopBreak,
     "NestedLoopBreak": NestedLoopBreak,
-    "Sequential": sequential,
+    "Sequential": sequential, "HFBert": hf_bert, "NoGradBreak": NoGradBreak,
 }  # fmt: skip
 
 
@@ -179,6 +206,8 @@ def build(name: str, seed: int = 0) -> torch.nn.Module:
 
 def inputs(name: str, seed: int = 1, batch: int = 3):
     generator = torch.Generator().manual_seed(seed)
+    if name == "HFBert":
+        return (torch.randint(0, 100, (batch, 8), generator=generator),), {}
     x = torch.randn(batch, 4, generator=generator)
     if name == "Branchy":
         return (x,), {"bias": torch.randn(4, generator=generator)}
@@ -193,4 +222,4 @@ def tensor_of(output) -> torch.Tensor:
         return output
     if dataclasses.is_dataclass(output):
         output = {f.name: getattr(output, f.name) for f in dataclasses.fields(output)}
-    return torch.cat([tensor_of(v).flatten() for v in output.values()])
+    return torch.cat([tensor_of(v).flatten() for v in output.values() if v is not None])

@@ -64,3 +64,24 @@ def test_hf_gpt2_fresh_process_bitwise(tmp_path, monkeypatch):
     with torch.no_grad():
         exec(compile(path.read_text(), str(path), "exec"), namespace)
     assert torch.equal(namespace["y"].last_hidden_state, want)
+
+
+def test_hf_bert_fresh_process_bitwise(tmp_path, monkeypatch):
+    pytest.importorskip("transformers")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    path, _ = write("HFBert", tmp_path, train=False)
+    got = fresh(path, "HFBert", tmp_path, train=False)
+    assert got.get("dynamo_frames", 0) == 0
+    want = reference("HFBert", "aot_eager", train=False)
+    assert_same(got, want["compiled"], exact=True)
+    assert_same(got, want["eager"], exact=False)
+
+
+def test_cell_passed_on_fresh_process_bitwise(tmp_path):
+    path, _ = write("NoGradBreak", tmp_path, train=False)
+    assert "= cells[0]  # the cell of free variable" in path.read_text()
+    got = fresh(path, "NoGradBreak", tmp_path, train=False)
+    assert got.get("dynamo_frames", 0) == 0
+    want = reference("NoGradBreak", "aot_eager", train=False)
+    assert_same(got, want["compiled"], exact=True)
+    assert_same(got, want["eager"], exact=False)
