@@ -79,6 +79,17 @@ ArtifactBytes::~ArtifactBytes() {
   }
 }
 
+void ArtifactBytes::release(const void* data, std::size_t bytes) const {
+  if (!mapped_ || bytes == 0) return;
+  const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const auto begin = reinterpret_cast<std::uintptr_t>(data);
+  const auto mapping = reinterpret_cast<std::uintptr_t>(data_);
+  if (begin < mapping || begin + bytes > mapping + size_) return;
+  // Pages shared with a neighbour go too: the mapping is read-only, so nothing is lost.
+  std::uintptr_t first = begin / page * page, last = (begin + bytes + page - 1) / page * page;
+  ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
+}
+
 std::shared_ptr<const Program> Program::load_file(const std::string& path) {
   return std::shared_ptr<const Program>(new Program(ArtifactBytes::map_file(path)));
 }
@@ -140,6 +151,7 @@ void Program::parse() {
         throw LoadError(at("constant", i) + " lies outside the constant segment or is misaligned");
       }
       constants_.push_back(data + seg_off + c->offset());
+      constant_bytes_ += c->nbytes();
     }
   }
 

@@ -72,6 +72,9 @@ class Lowerer:
     def __init__(self) -> None:
         self.instrs: list[Instr] = []
         self.constants: list[bytes] = []
+        # A tensor named twice (tied weights: an embedding and the head that reuses it) is one
+        # constant: keyed by its memory and layout, the tensor held so its address stays its own.
+        self._constant_index: dict[tuple, tuple[int, torch.Tensor]] = {}
         self.env: dict = {}
         self.shapes = Shapes()
 
@@ -85,9 +88,27 @@ class Lowerer:
         return Slot(dtype_code(val.dtype), shape_of(val), kind=INPUT, index=position)
 
     def constant_slot(self, tensor: torch.Tensor) -> Slot:
+        key = None
+        if tensor.device.type == "cpu" and tensor.layout == torch.strided:
+            key = (
+                tensor.untyped_storage().data_ptr(),
+                tensor.storage_offset(),
+                tuple(tensor.shape),
+                tensor.stride(),
+                tensor.dtype,
+            )
+            if key in self._constant_index:
+                return Slot(
+                    dtype_code(tensor.dtype),
+                    tuple(tensor.shape),
+                    kind=CONSTANT,
+                    index=self._constant_index[key][0],
+                )
         t = tensor.detach().contiguous().cpu()
         slot = Slot(dtype_code(t.dtype), tuple(t.shape), kind=CONSTANT, index=len(self.constants))
-        self.constants.append(t.numpy().tobytes() if t.dtype != torch.bool else t.numpy().tobytes())
+        if key is not None:
+            self._constant_index[key] = (len(self.constants), tensor)
+        self.constants.append(t.numpy().tobytes())
         return slot
 
     def alias(self, slot: Slot, shape) -> Slot:

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <string>
 #include <utility>
 #include <vector>
@@ -337,4 +338,43 @@ TEST(RuntimeProgram, ArgumentsRoundTripAndAreVerified) {
     EXPECT_EQ(broken.p, nullptr);
     EXPECT_NE(std::string(gbx_last_error()).find(message), std::string::npos) << gbx_last_error();
   }
+}
+
+// A mapped artifact hands its constants' pages back once a kernel packed them (the packed GEMM
+// path: 4 rows), and runs on unchanged: released pages are read again from the file.
+TEST(RuntimeProgram, MappedConstantsReleasedAfterPacking) {
+  std::string bytes = rt::serialize_program(linear_relu());
+  std::string path = ::testing::TempDir() + "gbx_release_test.gbx";
+  {
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    ASSERT_NE(f, nullptr);
+    std::fwrite(bytes.data(), 1, bytes.size(), f);
+    std::fclose(f);
+  }
+  gbx_program* mapped = gbx_load_file(path.c_str());
+  ASSERT_NE(mapped, nullptr) << gbx_last_error();
+  Program copied(bytes);
+  std::size_t constant_bytes = 0, arena_bytes = 0;
+  ASSERT_EQ(gbx_memory_info(mapped, &constant_bytes, &arena_bytes), 0);
+  EXPECT_EQ(constant_bytes, (2 * 3 + 3) * 4u);  // linear_relu's weight and bias
+  EXPECT_NE(gbx_memory_info(mapped, nullptr, &arena_bytes), 0);
+  std::vector<float> x = {1, 2, 3, 4, -1, -2, 0, 0};
+  std::int64_t shape[2] = {4, 2};
+  gbx_tensor in{x.data(), GBX_FLOAT32, 2, shape, nullptr};
+  for (int run = 0; run < 3; ++run) {
+    gbx_result* a = gbx_run(mapped, &in, 1);
+    gbx_result* b = gbx_run(copied.p, &in, 1);
+    ASSERT_NE(a, nullptr) << gbx_last_error();
+    ASSERT_NE(b, nullptr) << gbx_last_error();
+    gbx_tensor ta, tb;
+    gbx_result_output(a, 0, &ta);
+    gbx_result_output(b, 0, &tb);
+    const auto* pa = static_cast<const float*>(ta.data);
+    const auto* pb = static_cast<const float*>(tb.data);
+    EXPECT_TRUE(std::equal(pa, pa + 12, pb));
+    gbx_result_free(a);
+    gbx_result_free(b);
+  }
+  gbx_program_free(mapped);
+  std::remove(path.c_str());
 }

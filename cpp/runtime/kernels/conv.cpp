@@ -250,7 +250,10 @@ bool run_onednn_conv(const KernelContext& c, const ConvShape& s, std::int64_t n)
   auto* k = dynamic_cast<OneDnnConv*>(cache->get());
   if (!k || k->refused) return false;
   dnnl::stream& stream = onednn_stream();
-  k->weight.refresh(stream, c.in(1).f32(), c.version(1));
+  if (k->weight.refresh(stream, c.in(1).f32(), c.version(1))) {
+    stream.wait();
+    c.release_input(1);
+  }
   k->src.set_data_handle(const_cast<float*>(c.in(0).f32()));
   k->dst.set_data_handle(c.out(0).f32());
   if (k->inner_src) dnnl::reorder(k->src, k->inner_src).execute(stream, k->src, k->inner_src);

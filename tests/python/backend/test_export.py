@@ -3,10 +3,7 @@ truncated artifacts and wrong input count, shape or dtype all give clear errors.
 
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -17,17 +14,14 @@ from zoo import GPT2, MLP, GPTConfig
 
 import glassbox
 from glassbox import _core
+from glassbox.backend.export import find_runner
 
 
 @pytest.fixture(scope="module")
 def run_exe() -> str:
-    for candidate in (
-        os.environ.get("GLASSBOX_RUN"),
-        str(Path(sys.executable).with_name("glassbox-run")),
-        shutil.which("glassbox-run"),
-    ):
-        if candidate and Path(candidate).exists():
-            return candidate
+    runner = find_runner()
+    if runner:
+        return runner
     pytest.skip("glassbox-run is not installed (set GLASSBOX_RUN to a built one)")
 
 
