@@ -63,6 +63,7 @@ class KernelContext {
   TensorRef out(std::size_t i) const { return ref(instr_.outputs[i]); }
   const std::vector<std::int64_t>& ints() const { return instr_.ints; }
   const std::vector<double>& floats() const { return instr_.floats; }
+  const KernelArgs& args() const { return instr_.args; }
   // The version of input i's memory: nonzero when the same data pointer with the same version
   // is known to hold the same values (a constant, or a program input whose caller said so), so
   // work derived from it may be kept in cache(); 0 when nothing is known.
@@ -96,6 +97,7 @@ class VerifyContext {
   const ValueDesc& out(std::size_t i) const { return values_[instr_.outputs[i]]; }
   const std::vector<std::int64_t>& ints() const { return instr_.ints; }
   const std::vector<double>& floats() const { return instr_.floats; }
+  const KernelArgs& args() const { return instr_.args; }
 
   // Throw a LoadError naming the op unless `ok`.
   void require(bool ok, const std::string& what) const;

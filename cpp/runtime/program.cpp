@@ -12,6 +12,7 @@
 #include <limits>
 
 #include "program_generated.h"
+#include "runtime/kernel_args.hpp"
 
 namespace glassbox::runtime {
 
@@ -194,6 +195,7 @@ void Program::parse() {
       d.ints = copy_vector(in->ints());
       d.floats = copy_vector(in->floats());
       d.int_exprs = copy_vector(in->int_exprs());
+      d.args = read_kernel_args(*in);
       instructions_.push_back(std::move(d));
     }
   }
@@ -301,6 +303,10 @@ void Program::verify_instructions() {
     std::string where = at("instruction", i) + " (" + in.op + ")";
     const KernelDef* kernel = registry.find(in.op);
     if (!kernel) throw LoadError(where + ": unknown kernel '" + in.op + "'");
+    const char* family = kernel_of(in.args);
+    if (family && in.op != family) {
+      throw LoadError(where + ": carries the typed arguments of '" + family + "'");
+    }
     for (std::int32_t s : in.inputs) {
       if (s < 0 || static_cast<std::size_t>(s) >= n)
         throw LoadError(where + ": input slot out of range");

@@ -35,9 +35,9 @@ rt::ProgramSpec linear_relu() {
   s.values.push_back(value(rt::DType::Float32, {4, 3}, rt::ValueKind::Arena, 64));
   s.inputs = {0};
   s.outputs = {4};
-  s.instructions.push_back({"addmm", {2, 0, 1}, {3}, {0, 1}, {1.0, 1.0}, {}});
+  s.instructions.push_back({"addmm", {2, 0, 1}, {3}, {0, 1}, {1.0, 1.0}, {}, {}});
   // elementwise: one op RELU(r0) -> register 1, one output
-  s.instructions.push_back({"elementwise", {3}, {4}, {1, 17, 0, -1, -1, 1, 1}, {}, {}});
+  s.instructions.push_back({"elementwise", {3}, {4}, {1, 17, 0, -1, -1, 1, 1}, {}, {}, {}});
   std::vector<float> w = {1, 0, 0, 1, 1, -1}, b = {0.5f, -10.0f, 0};
   s.constants.emplace_back(reinterpret_cast<const char*>(w.data()), w.size() * 4);
   s.constants.emplace_back(reinterpret_cast<const char*>(b.data()), b.size() * 4);
@@ -214,7 +214,7 @@ rt::ProgramSpec matmul_of_inputs(std::int64_t m) {
   s.values.push_back(value(rt::DType::Float32, {m, 5}, rt::ValueKind::Arena, 0));
   s.inputs = {0, 1};
   s.outputs = {2};
-  s.instructions.push_back({"mm", {0, 1}, {2}, {0, 1}, {}, {}});
+  s.instructions.push_back({"mm", {0, 1}, {2}, {0, 1}, {}, {}, {}});
   s.arena_size = static_cast<std::uint64_t>(m * 5 * 4 + 64);
   return s;
 }
@@ -277,8 +277,8 @@ TEST(RuntimeProgram, ChainedOneRowProductsRunAsATeam) {
   s.inputs = {0, 1, 2, 3};
   s.outputs = {5};
   s.instructions.push_back(
-      {"addmm", {2, 0, 1}, {4}, {0, 1, 1}, {1.0, 1.0}, {}});      // relu(x W1^T + b)
-  s.instructions.push_back({"mm", {4, 3}, {5}, {0, 0}, {}, {}});  // . @ W2
+      {"addmm", {2, 0, 1}, {4}, {0, 1, 1}, {1.0, 1.0}, {}, {}});      // relu(x W1^T + b)
+  s.instructions.push_back({"mm", {4, 3}, {5}, {0, 0}, {}, {}, {}});  // . @ W2
   s.arena_size = 4096 + n * 4;
   Program prog(rt::serialize_program(s));
   ASSERT_NE(prog.p, nullptr) << gbx_last_error();
@@ -377,4 +377,49 @@ TEST(RuntimeProgram, MappedConstantsReleasedAfterPacking) {
   }
   gbx_program_free(mapped);
   std::remove(path.c_str());
+}
+
+// conv2d's arguments are a typed table (Conv2dArgs), verified at load: a conv2d without it, with
+// positional ints, with bad fields, or another kernel carrying it is refused.
+TEST(RuntimeProgram, Conv2dArgsAreTypedAndVerified) {
+  auto conv = [](rt::Conv2dArgs args, std::vector<std::int64_t> ints = {}) {
+    rt::ProgramSpec s;
+    s.values.push_back(value(rt::DType::Float32, {1, 2, 5, 5}, rt::ValueKind::Input, 0));
+    s.values.push_back(value(rt::DType::Float32, {3, 2, 3, 3}, rt::ValueKind::Input, 1));
+    s.values.push_back(value(rt::DType::Float32, {1, 3, 3, 3}, rt::ValueKind::Arena, 0));
+    s.inputs = {0, 1};
+    s.outputs = {2};
+    s.instructions.push_back({"conv2d", {0, 1}, {2}, std::move(ints), {}, {}, args});
+    s.arena_size = 128;
+    return s;
+  };
+  auto load = [](const rt::ProgramSpec& s) {
+    std::string bytes = rt::serialize_program(s);
+    gbx_program* p = gbx_load_buffer(bytes.data(), bytes.size());
+    std::string error = p ? "" : gbx_last_error();
+    gbx_program_free(p);
+    return error;
+  };
+  EXPECT_EQ(load(conv(rt::Conv2dArgs{})), "");
+  rt::Conv2dArgs padded;
+  padded.pad_h = padded.pad_w = 1;  // 5x5, 3x3 kernel, padding 1: 5x5 out, not 3x3
+  EXPECT_NE(load(conv(padded)).find("output has shape"), std::string::npos);
+  rt::ProgramSpec s = conv(rt::Conv2dArgs{});
+  s.instructions[0].args = std::monostate{};
+  EXPECT_NE(load(s).find("expects Conv2dArgs"), std::string::npos);
+  EXPECT_NE(
+      load(conv(rt::Conv2dArgs{}, {0, 1, 1, 0, 0, 1, 1, 1})).find("expects 0 integer arguments"),
+      std::string::npos);
+  rt::Conv2dArgs bad;
+  bad.stride_w = 0;
+  EXPECT_NE(load(conv(bad)).find("bad stride"), std::string::npos);
+  bad = rt::Conv2dArgs{};
+  bad.epilogue = 9;
+  EXPECT_NE(load(conv(bad)).find("bad epilogue"), std::string::npos);
+  bad = rt::Conv2dArgs{};
+  bad.batch_norm_weight = true;
+  EXPECT_NE(load(conv(bad)).find("without a batch norm"), std::string::npos);
+  s = linear_relu();
+  s.instructions[0].args = rt::Conv2dArgs{};
+  EXPECT_NE(load(s).find("typed arguments of 'conv2d'"), std::string::npos);
 }

@@ -198,3 +198,33 @@ def test_export_rejects_other_non_tensor_arguments(tmp_path):
 
     with pytest.raises(glassbox.backend.ExportError, match="input mode is a str"):
         glassbox.export(M(), (torch.randn(3), "double"), tmp_path / "m.gbx")
+
+
+def test_conv2d_args_travel_typed(tmp_path, run_exe):
+    """conv2d's stride, padding, dilation, groups, folded batch norm and activation go through
+    the artifact's Conv2dArgs table (no positional ints) and run the same under glassbox-run."""
+    torch.manual_seed(0)
+    conv = torch.nn.Conv2d(4, 6, 3, stride=2, padding=2, dilation=2, groups=2)
+    bn = torch.nn.BatchNorm2d(6)
+    bn.running_mean.uniform_(-1, 1)
+    bn.running_var.uniform_(0.5, 2)
+    model = torch.nn.Sequential(conv, bn, torch.nn.ReLU()).eval()
+    x = torch.randn(2, 4, 9, 9)
+    glassbox.export(model, (x,), tmp_path / "cnn.gbx")
+    assert_close(glassbox.load(tmp_path / "cnn.gbx")(x), model(x).detach(), atol=1e-5)
+    np.save(tmp_path / "x.npy", x.numpy())
+    subprocess.run(
+        [run_exe, tmp_path / "cnn.gbx", "--inputs", tmp_path / "x.npy", "--outputs", tmp_path],
+        check=True,
+    )
+    got = torch.from_numpy(np.load(tmp_path / "out0.npy"))
+    assert_close(got, model(x).detach(), atol=1e-5)
+
+
+def test_typed_args_only_for_their_kernel():
+    from glassbox.backend.program import Conv2dArgs
+
+    values = [(0, [2, 2], 0, 0), (0, [2, 2], 2, 0)]
+    instr = ("relu_not_conv", [0], [1], [], [], Conv2dArgs())
+    with pytest.raises(ValueError, match="typed arguments"):
+        _core.serialize_program(values, [0], [1], [instr], [], 64)
