@@ -42,7 +42,7 @@ class ArtifactBytes {
   bool mapped_ = false;
 };
 
-class Program : public ConstantPages {
+class Program final : public ConstantPages {
  public:
   static std::shared_ptr<const Program> load_file(const std::string& path);
   static std::shared_ptr<const Program> load_buffer(const void* data, std::size_t size);
