@@ -166,8 +166,10 @@ class RuntimeProgram {
 };
 
 using ValueTuple = std::tuple<int, std::vector<std::int64_t>, int, std::int64_t>;
+// The last element: None, or the kernel family's typed arguments (program.py's Conv2dArgs), read
+// by field name.
 using InstrTuple = std::tuple<std::string, std::vector<std::int32_t>, std::vector<std::int32_t>,
-                              std::vector<std::int64_t>, std::vector<double>>;
+                              std::vector<std::int64_t>, std::vector<double>, nb::object>;
 using ArgumentTuple = std::tuple<std::string, std::int32_t, std::string>;
 // Symbols (input, dim, min, max) and expressions (op, a, b) of a program with symbolic sizes;
 // per value and per instruction, the expression id of each dim or int (-1: static), or empty.
@@ -179,6 +181,21 @@ struct SymbolicSpec {
   std::vector<std::vector<std::int32_t>> value_dims;
   std::vector<std::vector<std::int32_t>> int_exprs;
 };
+
+rt::KernelArgs kernel_args(const std::string& op, const nb::object& args) {
+  if (args.is_none()) return std::monostate{};
+  if (op != "conv2d") throw InputError("typed arguments for '" + op + "', which takes none");
+  auto i64 = [&](const char* name) { return nb::cast<std::int64_t>(args.attr(name)); };
+  auto flag = [&](const char* name) { return nb::cast<bool>(args.attr(name)); };
+  rt::Conv2dArgs c;
+  c.stride_h = i64("stride_h"), c.stride_w = i64("stride_w");
+  c.pad_h = i64("pad_h"), c.pad_w = i64("pad_w");
+  c.dilation_h = i64("dilation_h"), c.dilation_w = i64("dilation_w");
+  c.groups = i64("groups"), c.epilogue = i64("epilogue");
+  c.has_bias = flag("has_bias"), c.batch_norm = flag("batch_norm");
+  c.batch_norm_weight = flag("batch_norm_weight"), c.batch_norm_bias = flag("batch_norm_bias");
+  return c;
+}
 
 void add_symbols(rt::ProgramSpec& spec, const SymbolicSpec& sym) {
   if (sym.symbols.empty()) return;
@@ -215,8 +232,9 @@ nb::bytes serialize(const std::vector<ValueTuple>& values, const std::vector<std
   }
   spec.inputs = inputs;
   spec.outputs = outputs;
-  for (const auto& [op, ins, outs, ints, floats] : instructions) {
-    spec.instructions.push_back(rt::InstrDesc{op, ins, outs, ints, floats, {}});
+  for (const auto& [op, ins, outs, ints, floats, args] : instructions) {
+    spec.instructions.push_back(
+        rt::InstrDesc{op, ins, outs, ints, floats, {}, kernel_args(op, args)});
   }
   for (const nb::bytes& c : constants) spec.constants.emplace_back(c.c_str(), c.size());
   spec.arena_size = arena_size;

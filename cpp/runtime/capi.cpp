@@ -117,6 +117,18 @@ int gbx_input_info(const gbx_program* program, size_t i, gbx_tensor* info) {
       1);
 }
 
+int gbx_memory_info(const gbx_program* program, size_t* constant_bytes, size_t* arena_bytes) {
+  return guarded(
+      [&]() -> int {
+        if (!program || !constant_bytes || !arena_bytes)
+          throw std::invalid_argument("null argument");
+        *constant_bytes = program->executor.program().constant_bytes();
+        *arena_bytes = program->executor.program().arena_size();
+        return 0;
+      },
+      1);
+}
+
 size_t gbx_num_arguments(const gbx_program* program) {
   return program ? program->executor.program().arguments().size() : 0;
 }

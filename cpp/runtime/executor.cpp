@@ -245,7 +245,7 @@ void Executor::execute(const Plan& plan, Arena& arena, const void* const* inputs
       k = end - 1;
       continue;
     }
-    KernelContext context(*step.instr, values, slots.data(), versions.data(), &caches[k]);
+    KernelContext context(*step.instr, values, slots.data(), versions.data(), &caches[k], &p);
     if (profile) {
       auto t0 = std::chrono::steady_clock::now();
       step.run(context);

@@ -35,24 +35,46 @@ struct KernelCache {
   virtual ~KernelCache() = default;
 };
 
+// Where constants live, for kernels that keep what they derive from one (a packed weight): the
+// pages of a constant in a read-only file mapping can be handed back once it is derived, and are
+// read again from the file if anything touches them (program.cpp). Elsewhere release does nothing.
+class ConstantPages {
+ public:
+  virtual void release(const void* data, std::size_t bytes) const = 0;
+
+ protected:
+  ~ConstantPages() = default;
+};
+
 class KernelContext {
  public:
   KernelContext(const InstrDesc& instr, const std::vector<ValueDesc>& values, void* const* slots,
                 const std::uint64_t* versions = nullptr,
-                std::unique_ptr<KernelCache>* cache = nullptr)
-      : instr_(instr), values_(values), slots_(slots), versions_(versions), cache_(cache) {}
+                std::unique_ptr<KernelCache>* cache = nullptr, const ConstantPages* pages = nullptr)
+      : instr_(instr),
+        values_(values),
+        slots_(slots),
+        versions_(versions),
+        cache_(cache),
+        pages_(pages) {}
   std::size_t num_inputs() const { return instr_.inputs.size(); }
   std::size_t num_outputs() const { return instr_.outputs.size(); }
   TensorRef in(std::size_t i) const { return ref(instr_.inputs[i]); }
   TensorRef out(std::size_t i) const { return ref(instr_.outputs[i]); }
   const std::vector<std::int64_t>& ints() const { return instr_.ints; }
   const std::vector<double>& floats() const { return instr_.floats; }
+  const KernelArgs& args() const { return instr_.args; }
   // The version of input i's memory: nonzero when the same data pointer with the same version
   // is known to hold the same values (a constant, or a program input whose caller said so), so
   // work derived from it may be kept in cache(); 0 when nothing is known.
   std::uint64_t version(std::size_t i) const { return versions_ ? versions_[instr_.inputs[i]] : 0; }
   // This instruction's cache, or null when the caller keeps none.
   std::unique_ptr<KernelCache>* cache() const { return cache_; }
+  // The kernel keeps what it derived from input i and reads input i again only when its version
+  // changes: when input i is a constant, its memory (or `bytes` of it from byte `offset`) may
+  // leave the process's resident set.
+  void release_input(std::size_t i, std::size_t offset = 0,
+                     std::size_t bytes = static_cast<std::size_t>(-1)) const;
 
  private:
   TensorRef ref(std::int32_t slot) const { return TensorRef{slots_[slot], &values_[slot]}; }
@@ -61,6 +83,7 @@ class KernelContext {
   void* const* slots_;
   const std::uint64_t* versions_;
   std::unique_ptr<KernelCache>* cache_;
+  const ConstantPages* pages_;
 };
 
 // What a kernel's verify function sees: descriptions only, no memory.
@@ -74,6 +97,7 @@ class VerifyContext {
   const ValueDesc& out(std::size_t i) const { return values_[instr_.outputs[i]]; }
   const std::vector<std::int64_t>& ints() const { return instr_.ints; }
   const std::vector<double>& floats() const { return instr_.floats; }
+  const KernelArgs& args() const { return instr_.args; }
 
   // Throw a LoadError naming the op unless `ok`.
   void require(bool ok, const std::string& what) const;

@@ -4,6 +4,15 @@
 
 namespace glassbox::runtime {
 
+void KernelContext::release_input(std::size_t i, std::size_t offset, std::size_t bytes) const {
+  if (!pages_) return;
+  const ValueDesc* v = &values_[instr_.inputs[i]];
+  if (v->kind == ValueKind::Alias) v = &values_[v->index];
+  if (v->kind != ValueKind::Constant || offset >= v->nbytes()) return;
+  const auto* data = static_cast<const std::uint8_t*>(slots_[instr_.inputs[i]]);
+  pages_->release(data + offset, std::min(bytes, v->nbytes() - offset));
+}
+
 void VerifyContext::require(bool ok, const std::string& what) const {
   if (!ok) throw LoadError("instruction '" + instr_.op + "': " + what);
 }

@@ -12,6 +12,7 @@
 #include <limits>
 
 #include "program_generated.h"
+#include "runtime/kernel_args.hpp"
 
 namespace glassbox::runtime {
 
@@ -79,6 +80,17 @@ ArtifactBytes::~ArtifactBytes() {
   }
 }
 
+void ArtifactBytes::release(const void* data, std::size_t bytes) const {
+  if (!mapped_ || bytes == 0) return;
+  const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const auto begin = reinterpret_cast<std::uintptr_t>(data);
+  const auto mapping = reinterpret_cast<std::uintptr_t>(data_);
+  if (begin < mapping || begin + bytes > mapping + size_) return;
+  // Pages shared with a neighbour go too: the mapping is read-only, so nothing is lost.
+  std::uintptr_t first = begin / page * page, last = (begin + bytes + page - 1) / page * page;
+  ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
+}
+
 std::shared_ptr<const Program> Program::load_file(const std::string& path) {
   return std::shared_ptr<const Program>(new Program(ArtifactBytes::map_file(path)));
 }
@@ -140,6 +152,7 @@ void Program::parse() {
         throw LoadError(at("constant", i) + " lies outside the constant segment or is misaligned");
       }
       constants_.push_back(data + seg_off + c->offset());
+      constant_bytes_ += c->nbytes();
     }
   }
 
@@ -182,6 +195,7 @@ void Program::parse() {
       d.ints = copy_vector(in->ints());
       d.floats = copy_vector(in->floats());
       d.int_exprs = copy_vector(in->int_exprs());
+      d.args = read_kernel_args(*in);
       instructions_.push_back(std::move(d));
     }
   }
@@ -289,6 +303,10 @@ void Program::verify_instructions() {
     std::string where = at("instruction", i) + " (" + in.op + ")";
     const KernelDef* kernel = registry.find(in.op);
     if (!kernel) throw LoadError(where + ": unknown kernel '" + in.op + "'");
+    const char* family = kernel_of(in.args);
+    if (family && in.op != family) {
+      throw LoadError(where + ": carries the typed arguments of '" + family + "'");
+    }
     for (std::int32_t s : in.inputs) {
       if (s < 0 || static_cast<std::size_t>(s) >= n)
         throw LoadError(where + ": input slot out of range");

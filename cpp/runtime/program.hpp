@@ -31,6 +31,9 @@ class ArtifactBytes {
   ArtifactBytes& operator=(const ArtifactBytes&) = delete;
   const std::uint8_t* data() const { return data_; }
   std::size_t size() const { return size_; }
+  // Hands the whole pages of [data, data + bytes) back when the bytes are a file mapping (they
+  // are read again from the file when touched); a heap copy keeps them.
+  void release(const void* data, std::size_t bytes) const;
 
  private:
   ArtifactBytes() = default;
@@ -39,7 +42,7 @@ class ArtifactBytes {
   bool mapped_ = false;
 };
 
-class Program {
+class Program final : public ConstantPages {
  public:
   static std::shared_ptr<const Program> load_file(const std::string& path);
   static std::shared_ptr<const Program> load_buffer(const void* data, std::size_t size);
@@ -50,6 +53,10 @@ class Program {
   const std::vector<InstrDesc>& instructions() const { return instructions_; }
   std::size_t arena_size() const { return arena_size_; }
   const void* constant_data(std::size_t index) const { return constants_[index]; }
+  std::size_t num_constants() const { return constants_.size(); }
+  // The bytes of the artifact's constants together.
+  std::size_t constant_bytes() const { return constant_bytes_; }
+  void release(const void* data, std::size_t bytes) const override { bytes_->release(data, bytes); }
   // The exported function's arguments in call order (empty when none were recorded).
   const std::vector<ArgumentDesc>& arguments() const { return arguments_; }
 
@@ -84,6 +91,7 @@ class Program {
   std::vector<InstrDesc> instructions_;
   std::vector<const void*> constants_;
   std::size_t arena_size_ = 0;
+  std::size_t constant_bytes_ = 0;
   std::vector<ArgumentDesc> arguments_;
   std::vector<SymbolDesc> symbols_;
   std::vector<ExprDesc> exprs_;

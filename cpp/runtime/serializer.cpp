@@ -1,6 +1,7 @@
 #include "runtime/serializer.hpp"
 
 #include "program_generated.h"
+#include "runtime/kernel_args.hpp"
 #include "runtime/program.hpp"
 
 namespace glassbox::runtime {
@@ -32,10 +33,12 @@ std::string serialize_program(const ProgramSpec& spec) {
     }
     std::vector<flatbuffers::Offset<fb::Instruction>> instrs;
     for (const InstrDesc& in : spec.instructions) {
+      auto [args_type, args] = write_kernel_args(b, in.args);
       instrs.push_back(fb::CreateInstruction(
           b, b.CreateString(in.op), b.CreateVector(in.inputs), b.CreateVector(in.outputs),
           b.CreateVector(in.ints), b.CreateVector(in.floats),
-          in.int_exprs.empty() ? 0 : b.CreateVector(in.int_exprs)));
+          in.int_exprs.empty() ? 0 : b.CreateVector(in.int_exprs),
+          static_cast<fb::KernelArgs>(args_type), flatbuffers::Offset<void>(args)));
     }
     std::vector<flatbuffers::Offset<fb::Constant>> consts;
     for (std::size_t i = 0; i < spec.constants.size(); ++i) {

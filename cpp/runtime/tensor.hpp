@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <variant>
 #include <vector>
 
 namespace glassbox::runtime {
@@ -33,6 +34,17 @@ struct ValueDesc {
   std::size_t nbytes() const { return static_cast<std::size_t>(numel) * element_size(dtype); }
 };
 
+// conv2d's typed arguments (schema/program.fbs, Conv2dArgs).
+struct Conv2dArgs {
+  std::int64_t stride_h = 1, stride_w = 1, pad_h = 0, pad_w = 0, dilation_h = 1, dilation_w = 1,
+               groups = 1;
+  bool has_bias = false, batch_norm = false, batch_norm_weight = false, batch_norm_bias = false;
+  std::int64_t epilogue = 0;  // Epilogue (packed_gemm.hpp)
+};
+
+// An instruction's typed arguments: none (its ints and floats say everything), or its family's.
+using KernelArgs = std::variant<std::monostate, Conv2dArgs>;
+
 struct InstrDesc {
   std::string op;
   std::vector<std::int32_t> inputs;
@@ -40,6 +52,7 @@ struct InstrDesc {
   std::vector<std::int64_t> ints;
   std::vector<double> floats;
   std::vector<std::int32_t> int_exprs;  // empty, or per ints entry -1 or an expression id
+  KernelArgs args;
 };
 
 // One argument of an exported function (schema/program.fbs, Argument).

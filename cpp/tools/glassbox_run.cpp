@@ -1,7 +1,9 @@
 // glassbox-run: run a .gbx artifact on .npy inputs with no Python.
-//   glassbox-run model.gbx --inputs a.npy b.npy --outputs DIR [--repeat N]
+//   glassbox-run model.gbx --inputs a.npy b.npy --outputs DIR [--repeat N] [--memory]
 // Writes DIR/out0.npy, out1.npy, ... (the flattened outputs in order). With --repeat N the program
-// runs N times and the mean latency is printed to stderr.
+// runs N times and the mean latency is printed to stderr. With --memory it prints to stderr the
+// bytes of the constants, the arena and the outputs, and the process's peak resident set.
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include <chrono>
@@ -20,8 +22,29 @@ namespace {
 int usage() {
   std::fprintf(
       stderr,
-      "usage: glassbox-run MODEL.gbx --inputs A.npy [B.npy ...] --outputs DIR [--repeat N]\n");
+      "usage: glassbox-run MODEL.gbx --inputs A.npy [B.npy ...] --outputs DIR [--repeat N] "
+      "[--memory]\n");
   return 2;
+}
+
+// One line of figures for --memory: the program's constants and arena, the outputs' bytes, and
+// the peak resident set so far (getrusage).
+void print_memory(const gbx_program* program, const gbx_result* result) {
+  size_t constants = 0, arena = 0, outputs = 0;
+  gbx_memory_info(program, &constants, &arena);
+  for (size_t i = 0; i < gbx_result_num_outputs(result); ++i) {
+    gbx_tensor t;
+    gbx_result_output(result, i, &t);
+    size_t n = t.dtype == GBX_BOOL ? 1 : (t.dtype == GBX_INT64 ? 8 : 4);
+    for (int32_t d = 0; d < t.ndim; ++d) n *= static_cast<size_t>(t.shape[d]);
+    outputs += n;
+  }
+  struct rusage usage {};
+  ::getrusage(RUSAGE_SELF, &usage);
+  std::fprintf(stderr,
+               "glassbox-run: constant_bytes %zu arena_bytes %zu output_bytes %zu "
+               "peak_rss_bytes %lld\n",
+               constants, arena, outputs, static_cast<long long>(usage.ru_maxrss) * 1024);
 }
 
 }  // namespace
@@ -30,6 +53,7 @@ int main(int argc, char** argv) {
   std::string model, out_dir;
   std::vector<std::string> inputs;
   long repeat = 1;
+  bool memory = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--inputs") {
@@ -39,6 +63,8 @@ int main(int argc, char** argv) {
     } else if (a == "--repeat" && i + 1 < argc) {
       repeat = std::strtol(argv[++i], nullptr, 10);
       if (repeat < 1) return usage();
+    } else if (a == "--memory") {
+      memory = true;
     } else if (a == "-h" || a == "--help") {
       usage();
       return 0;
@@ -85,6 +111,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "glassbox-run: %ld runs, mean %.4f ms\n", repeat,
                  ms / static_cast<double>(repeat));
 
+  if (memory) print_memory(program, result);
   ::mkdir(out_dir.c_str(), 0755);
   int status = 0;
   for (size_t i = 0; i < gbx_result_num_outputs(result); ++i) {

@@ -15,6 +15,23 @@ class ExportError(RuntimeError):
 FIXED_TYPES = (bool, int, float, type(None))
 
 
+def find_runner() -> str | None:
+    """The path of the installed ``glassbox-run`` (GLASSBOX_RUN, else beside this interpreter,
+    else on PATH), or None."""
+    import shutil
+    import sys
+    from pathlib import Path
+
+    for candidate in (
+        os.environ.get("GLASSBOX_RUN"),
+        str(Path(sys.executable).with_name("glassbox-run")),
+        shutil.which("glassbox-run"),
+    ):
+        if candidate and Path(candidate).exists():
+            return candidate
+    return None
+
+
 def export(model, example_args, path, example_kwargs=None):
     """Trace ``model`` with torch.export, lower every node natively, write ``path``.
 

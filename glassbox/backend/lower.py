@@ -20,6 +20,7 @@ from glassbox.backend.program import (
     INPUT,
     INT32,
     INT64,
+    Conv2dArgs,
     Instr,
     Slot,
     View,
@@ -72,6 +73,9 @@ class Lowerer:
     def __init__(self) -> None:
         self.instrs: list[Instr] = []
         self.constants: list[bytes] = []
+        # A tensor named twice (tied weights: an embedding and the head that reuses it) is one
+        # constant: keyed by its memory and layout, the tensor held so its address stays its own.
+        self._constant_index: dict[tuple, tuple[int, torch.Tensor]] = {}
         self.env: dict = {}
         self.shapes = Shapes()
 
@@ -85,9 +89,27 @@ class Lowerer:
         return Slot(dtype_code(val.dtype), shape_of(val), kind=INPUT, index=position)
 
     def constant_slot(self, tensor: torch.Tensor) -> Slot:
+        key = None
+        if tensor.device.type == "cpu" and tensor.layout == torch.strided:
+            key = (
+                tensor.untyped_storage().data_ptr(),
+                tensor.storage_offset(),
+                tuple(tensor.shape),
+                tensor.stride(),
+                tensor.dtype,
+            )
+            if key in self._constant_index:
+                return Slot(
+                    dtype_code(tensor.dtype),
+                    tuple(tensor.shape),
+                    kind=CONSTANT,
+                    index=self._constant_index[key][0],
+                )
         t = tensor.detach().contiguous().cpu()
         slot = Slot(dtype_code(t.dtype), tuple(t.shape), kind=CONSTANT, index=len(self.constants))
-        self.constants.append(t.numpy().tobytes() if t.dtype != torch.bool else t.numpy().tobytes())
+        if key is not None:
+            self._constant_index[key] = (len(self.constants), tensor)
+        self.constants.append(t.numpy().tobytes())
         return slot
 
     def alias(self, slot: Slot, shape) -> Slot:
@@ -351,7 +373,7 @@ def fold_activation(lw: Lowerer, node, x, name):
     product or convolution that computed ``x``, or None. That instruction must be the last one
     emitted and its result read by this node alone, directly or through reshapes (a convolution:
     directly, or through the batch norm it applies, see _fold_batch_norm), so no one sees it before
-    the activation. The epilogue is ints[2] of mm/addmm, ints[9] of conv2d."""
+    the activation. The epilogue is ints[2] of mm/addmm, Conv2dArgs.epilogue of conv2d."""
     last = _last_writer_of(lw, x)
     if last is None:
         return None
@@ -361,13 +383,13 @@ def fold_activation(lw: Lowerer, node, x, name):
             n = n.args[0]
         if len(n.users) != 1 or n.target not in (aten.mm.default, aten.addmm.default):
             return None
-    elif last.op == "conv2d" and len(last.ints) in (8, 9):
+    elif last.op == "conv2d" and last.args.epilogue == 0:
         if n.target is operator.getitem and len(n.users) == 1:
             n = n.args[0]  # the batch norm folded into the convolution: its only reader is n
         if len(n.users) != 1 or n.target not in (aten.convolution.default, _BATCH_NORM):
             return None
-        if len(last.ints) == 8:
-            last.ints.append(0)  # no batch norm
+        last.args.epilogue = EPILOGUES[name]
+        return lw.alias(last.outputs[0], shape_of(meta_val(node)))
     else:
         return None
     last.ints.append(EPILOGUES[name])
@@ -840,12 +862,12 @@ _BATCH_NORM = aten._native_batch_norm_legit_no_training.default
 
 def _fold_batch_norm(lw: Lowerer, node, x, params, eps):
     """The output slots of an inference batch norm that the convolution computing ``x`` applies as
-    it writes its result (a per-channel scale and shift, ints[8] of conv2d: 1 | has_weight << 1 |
-    has_bias << 2, then the parameters as inputs and eps as floats[0]), or None. The convolution
+    it writes its result (a per-channel scale and shift: Conv2dArgs.batch_norm and which
+    parameters are present, the parameters as inputs and eps as floats[0]), or None. The convolution
     must be the last instruction emitted, read by this batch norm alone, whose result is read
     through its first output only (its other outputs are empty in inference)."""
     last = _last_writer_of(lw, x)
-    if last is None or last.op != "conv2d" or len(last.ints) != 8:
+    if last is None or last.op != "conv2d" or last.args.batch_norm or last.args.epilogue:
         return None
     conv = node.args[0]
     if conv.target is not aten.convolution.default or len(conv.users) != 1:
@@ -858,7 +880,8 @@ def _fold_batch_norm(lw: Lowerer, node, x, params, eps):
         return None
     weight, bias = params[0], params[1]
     last.inputs += present
-    last.ints.append(1 | int(weight is not None) << 1 | int(bias is not None) << 2)
+    last.args.batch_norm = True
+    last.args.batch_norm_weight, last.args.batch_norm_bias = weight is not None, bias is not None
     last.floats.append(float(eps))
     vals = meta_val(node)
     return (lw.alias(last.outputs[0], shape_of(vals[0])),) + tuple(lw.new_slot(v) for v in vals[1:])
@@ -888,8 +911,11 @@ def conv_check(node):
 def _conv(lw, node, x, w, b, stride, padding, dilation, transposed, output_padding, groups):
     out = out_slot(lw, node)
     ins = [lw.contiguous(x), lw.contiguous(w)] + ([lw.contiguous(b)] if b is not None else [])
-    ints = [int(b is not None), *stride, *padding, *dilation, groups]
-    lw.emit("conv2d", ins, [out], ints)
+    if any(is_symbolic(v) for v in (*stride, *padding, *dilation, groups)):
+        raise Unsupported("symbolic convolution stride, padding, dilation or groups")
+    (sh, sw), (ph, pw), (dh, dw) = stride, padding, dilation
+    args = Conv2dArgs(sh, sw, ph, pw, dh, dw, groups, has_bias=b is not None)
+    lw.emit("conv2d", ins, [out]).args = args
     return out
 
 

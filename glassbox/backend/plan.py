@@ -127,6 +127,7 @@ def serialize(
                 [number(s) for s in ins.outputs],
                 [shapes.hint(i) for i in ins.ints],
                 ins.floats,
+                ins.args,
             )
         )
     out_ids = [number(s) for s in outputs]

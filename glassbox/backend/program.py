@@ -57,6 +57,26 @@ class Slot:
         return self.alias_of.root() if self.alias_of is not None else self
 
 
+@dataclass
+class Conv2dArgs:
+    """conv2d's typed arguments (schema/program.fbs, Conv2dArgs; the bindings read them by name).
+    Inputs: x, w, then the bias and the folded batch norm's weight, bias, mean and var as the
+    flags say; floats [eps] with a batch norm."""
+
+    stride_h: int = 1
+    stride_w: int = 1
+    pad_h: int = 0
+    pad_w: int = 0
+    dilation_h: int = 1
+    dilation_w: int = 1
+    groups: int = 1
+    has_bias: bool = False
+    batch_norm: bool = False
+    batch_norm_weight: bool = False
+    batch_norm_bias: bool = False
+    epilogue: int = 0  # EPILOGUES (lower.py)
+
+
 @dataclass(eq=False)
 class Instr:
     op: str
@@ -68,3 +88,4 @@ class Instr:
     # each op is (opcode, operands) with operands ("in", slot) | ("op", k) | ("const", float).
     micro: list | None = None
     micro_outputs: list | None = None  # per output slot: ("in", slot) | ("op", k)
+    args: Conv2dArgs | None = None  # typed arguments of the kernel's family (its ints stay empty)

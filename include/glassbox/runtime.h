@@ -57,6 +57,10 @@ size_t gbx_num_arguments(const gbx_program* program);
 int gbx_argument_info(const gbx_program* program, size_t i, const char** name, int32_t* input,
                       const char** value);
 
+/* The bytes of the artifact's constants (its weights, each stored once) and of the arena one run
+ * plans for its intermediate values (at the declared shapes). */
+int gbx_memory_info(const gbx_program* program, size_t* constant_bytes, size_t* arena_bytes);
+
 /* Run the program. Inputs must match the declared count, dtypes and shapes; any strides work. */
 gbx_result* gbx_run(gbx_program* program, const gbx_tensor* inputs, size_t num_inputs);
 /* Run the program, writing output i into outputs[i]: caller memory of output i's declared dtype and

@@ -61,7 +61,7 @@ std::vector<T> run(const std::string& op, const std::vector<Typed>& ins, rt::DTy
   s.values.push_back(out);
   auto o = static_cast<std::int32_t>(ins.size());
   s.outputs = {o};
-  s.instructions.push_back({op, slots, {o}, std::move(ints), std::move(floats), {}});
+  s.instructions.push_back({op, slots, {o}, std::move(ints), std::move(floats), {}, {}});
   s.arena_size = (rt::numel_of(out_shape) * rt::element_size(out_dtype) + 63) / 64 * 64 + 64;
   std::string bytes = rt::serialize_program(s);
   rt::Executor ex(rt::Program::load_buffer(bytes.data(), bytes.size()));

@@ -26,7 +26,7 @@ rt::ValueDesc v(rt::Shape shape, rt::ValueKind kind, std::int64_t index,
 
 std::vector<float> run1(const std::string& op, std::vector<rt::ValueDesc> ins, rt::ValueDesc out,
                         std::vector<std::vector<float>> data, std::vector<std::int64_t> ints,
-                        std::vector<double> floats = {}) {
+                        std::vector<double> floats = {}, rt::KernelArgs args = {}) {
   rt::ProgramSpec s;
   for (std::size_t i = 0; i < ins.size(); ++i) {
     s.values.push_back(ins[i]);
@@ -39,7 +39,7 @@ std::vector<float> run1(const std::string& op, std::vector<rt::ValueDesc> ins, r
   s.outputs = {o};
   std::vector<std::int32_t> in_slots(ins.size());
   for (std::size_t i = 0; i < ins.size(); ++i) in_slots[i] = static_cast<std::int32_t>(i);
-  s.instructions.push_back({op, in_slots, {o}, ints, floats, {}});
+  s.instructions.push_back({op, in_slots, {o}, ints, floats, {}, args});
   s.arena_size =
       (static_cast<std::uint64_t>(rt::numel_of(out.shape)) * rt::element_size(out.dtype) + 63) /
       64 * 64;
@@ -86,7 +86,7 @@ TEST(RuntimeKernels, Conv2dMatchesDirectSum) {
       run1("conv2d",
            {v({1, 1, 3, 3}, rt::ValueKind::Input, 0), v({1, 1, 2, 2}, rt::ValueKind::Input, 1)},
            v({1, 1, 2, 2}, rt::ValueKind::Arena, 0), {{1, 2, 3, 4, 5, 6, 7, 8, 9}, {1, 1, 1, 1}},
-           {0, 1, 1, 0, 0, 1, 1, 1});
+           {}, {}, rt::Conv2dArgs{});
   EXPECT_EQ(y, (std::vector<float>{12, 16, 24, 28}));
 }
 
@@ -99,8 +99,11 @@ TEST(RuntimeKernels, Conv2dFoldedBatchNormOnTheIm2colPath) {
   std::vector<rt::ValueDesc> ins{v({2, 0, 2, 2}, rt::ValueKind::Input, 0),
                                  v({3, 0, 1, 1}, rt::ValueKind::Input, 1)};
   for (int i = 0; i < 5; ++i) ins.push_back(v({3}, rt::ValueKind::Input, 2 + i));
+  rt::Conv2dArgs args;
+  args.has_bias = args.batch_norm = args.batch_norm_weight = args.batch_norm_bias = true;
+  args.epilogue = 1;  // relu
   auto y = run1("conv2d", ins, v({2, 3, 2, 2}, rt::ValueKind::Arena, 0),
-                {{}, {}, bias, weight, shift, mean, var}, {1, 1, 1, 0, 0, 1, 1, 1, 7, 1}, {eps});
+                {{}, {}, bias, weight, shift, mean, var}, {}, {eps}, args);
   ASSERT_EQ(y.size(), 24u);
   for (std::size_t i = 0; i < y.size(); ++i) {
     std::size_t o = i / 4 % 3;

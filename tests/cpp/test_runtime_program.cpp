@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <string>
 #include <utility>
 #include <vector>
@@ -34,9 +35,9 @@ rt::ProgramSpec linear_relu() {
   s.values.push_back(value(rt::DType::Float32, {4, 3}, rt::ValueKind::Arena, 64));
   s.inputs = {0};
   s.outputs = {4};
-  s.instructions.push_back({"addmm", {2, 0, 1}, {3}, {0, 1}, {1.0, 1.0}, {}});
+  s.instructions.push_back({"addmm", {2, 0, 1}, {3}, {0, 1}, {1.0, 1.0}, {}, {}});
   // elementwise: one op RELU(r0) -> register 1, one output
-  s.instructions.push_back({"elementwise", {3}, {4}, {1, 17, 0, -1, -1, 1, 1}, {}, {}});
+  s.instructions.push_back({"elementwise", {3}, {4}, {1, 17, 0, -1, -1, 1, 1}, {}, {}, {}});
   std::vector<float> w = {1, 0, 0, 1, 1, -1}, b = {0.5f, -10.0f, 0};
   s.constants.emplace_back(reinterpret_cast<const char*>(w.data()), w.size() * 4);
   s.constants.emplace_back(reinterpret_cast<const char*>(b.data()), b.size() * 4);
@@ -213,7 +214,7 @@ rt::ProgramSpec matmul_of_inputs(std::int64_t m) {
   s.values.push_back(value(rt::DType::Float32, {m, 5}, rt::ValueKind::Arena, 0));
   s.inputs = {0, 1};
   s.outputs = {2};
-  s.instructions.push_back({"mm", {0, 1}, {2}, {0, 1}, {}, {}});
+  s.instructions.push_back({"mm", {0, 1}, {2}, {0, 1}, {}, {}, {}});
   s.arena_size = static_cast<std::uint64_t>(m * 5 * 4 + 64);
   return s;
 }
@@ -276,8 +277,8 @@ TEST(RuntimeProgram, ChainedOneRowProductsRunAsATeam) {
   s.inputs = {0, 1, 2, 3};
   s.outputs = {5};
   s.instructions.push_back(
-      {"addmm", {2, 0, 1}, {4}, {0, 1, 1}, {1.0, 1.0}, {}});      // relu(x W1^T + b)
-  s.instructions.push_back({"mm", {4, 3}, {5}, {0, 0}, {}, {}});  // . @ W2
+      {"addmm", {2, 0, 1}, {4}, {0, 1, 1}, {1.0, 1.0}, {}, {}});      // relu(x W1^T + b)
+  s.instructions.push_back({"mm", {4, 3}, {5}, {0, 0}, {}, {}, {}});  // . @ W2
   s.arena_size = 4096 + n * 4;
   Program prog(rt::serialize_program(s));
   ASSERT_NE(prog.p, nullptr) << gbx_last_error();
@@ -337,4 +338,88 @@ TEST(RuntimeProgram, ArgumentsRoundTripAndAreVerified) {
     EXPECT_EQ(broken.p, nullptr);
     EXPECT_NE(std::string(gbx_last_error()).find(message), std::string::npos) << gbx_last_error();
   }
+}
+
+// A mapped artifact hands its constants' pages back once a kernel packed them (the packed GEMM
+// path: 4 rows), and runs on unchanged: released pages are read again from the file.
+TEST(RuntimeProgram, MappedConstantsReleasedAfterPacking) {
+  std::string bytes = rt::serialize_program(linear_relu());
+  std::string path = ::testing::TempDir() + "gbx_release_test.gbx";
+  {
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    ASSERT_NE(f, nullptr);
+    std::fwrite(bytes.data(), 1, bytes.size(), f);
+    std::fclose(f);
+  }
+  gbx_program* mapped = gbx_load_file(path.c_str());
+  ASSERT_NE(mapped, nullptr) << gbx_last_error();
+  Program copied(bytes);
+  std::size_t constant_bytes = 0, arena_bytes = 0;
+  ASSERT_EQ(gbx_memory_info(mapped, &constant_bytes, &arena_bytes), 0);
+  EXPECT_EQ(constant_bytes, (2 * 3 + 3) * 4u);  // linear_relu's weight and bias
+  EXPECT_NE(gbx_memory_info(mapped, nullptr, &arena_bytes), 0);
+  std::vector<float> x = {1, 2, 3, 4, -1, -2, 0, 0};
+  std::int64_t shape[2] = {4, 2};
+  gbx_tensor in{x.data(), GBX_FLOAT32, 2, shape, nullptr};
+  for (int run = 0; run < 3; ++run) {
+    gbx_result* a = gbx_run(mapped, &in, 1);
+    gbx_result* b = gbx_run(copied.p, &in, 1);
+    ASSERT_NE(a, nullptr) << gbx_last_error();
+    ASSERT_NE(b, nullptr) << gbx_last_error();
+    gbx_tensor ta, tb;
+    gbx_result_output(a, 0, &ta);
+    gbx_result_output(b, 0, &tb);
+    const auto* pa = static_cast<const float*>(ta.data);
+    const auto* pb = static_cast<const float*>(tb.data);
+    EXPECT_TRUE(std::equal(pa, pa + 12, pb));
+    gbx_result_free(a);
+    gbx_result_free(b);
+  }
+  gbx_program_free(mapped);
+  std::remove(path.c_str());
+}
+
+// conv2d's arguments are a typed table (Conv2dArgs), verified at load: a conv2d without it, with
+// positional ints, with bad fields, or another kernel carrying it is refused.
+TEST(RuntimeProgram, Conv2dArgsAreTypedAndVerified) {
+  auto conv = [](rt::Conv2dArgs args, std::vector<std::int64_t> ints = {}) {
+    rt::ProgramSpec s;
+    s.values.push_back(value(rt::DType::Float32, {1, 2, 5, 5}, rt::ValueKind::Input, 0));
+    s.values.push_back(value(rt::DType::Float32, {3, 2, 3, 3}, rt::ValueKind::Input, 1));
+    s.values.push_back(value(rt::DType::Float32, {1, 3, 3, 3}, rt::ValueKind::Arena, 0));
+    s.inputs = {0, 1};
+    s.outputs = {2};
+    s.instructions.push_back({"conv2d", {0, 1}, {2}, std::move(ints), {}, {}, args});
+    s.arena_size = 128;
+    return s;
+  };
+  auto load = [](const rt::ProgramSpec& s) {
+    std::string bytes = rt::serialize_program(s);
+    gbx_program* p = gbx_load_buffer(bytes.data(), bytes.size());
+    std::string error = p ? "" : gbx_last_error();
+    gbx_program_free(p);
+    return error;
+  };
+  EXPECT_EQ(load(conv(rt::Conv2dArgs{})), "");
+  rt::Conv2dArgs padded;
+  padded.pad_h = padded.pad_w = 1;  // 5x5, 3x3 kernel, padding 1: 5x5 out, not 3x3
+  EXPECT_NE(load(conv(padded)).find("output has shape"), std::string::npos);
+  rt::ProgramSpec s = conv(rt::Conv2dArgs{});
+  s.instructions[0].args = std::monostate{};
+  EXPECT_NE(load(s).find("expects Conv2dArgs"), std::string::npos);
+  EXPECT_NE(
+      load(conv(rt::Conv2dArgs{}, {0, 1, 1, 0, 0, 1, 1, 1})).find("expects 0 integer arguments"),
+      std::string::npos);
+  rt::Conv2dArgs bad;
+  bad.stride_w = 0;
+  EXPECT_NE(load(conv(bad)).find("bad stride"), std::string::npos);
+  bad = rt::Conv2dArgs{};
+  bad.epilogue = 9;
+  EXPECT_NE(load(conv(bad)).find("bad epilogue"), std::string::npos);
+  bad = rt::Conv2dArgs{};
+  bad.batch_norm_weight = true;
+  EXPECT_NE(load(conv(bad)).find("without a batch norm"), std::string::npos);
+  s = linear_relu();
+  s.instructions[0].args = rt::Conv2dArgs{};
+  EXPECT_NE(load(s).find("typed arguments of 'conv2d'"), std::string::npos);
 }

@@ -41,9 +41,9 @@ rt::ProgramSpec symbolic_linear_relu() {
   s.values.push_back(value({1}, rt::ValueKind::Arena, 128, {2}));
   s.inputs = {0};
   s.outputs = {4};
-  s.instructions.push_back({"addmm", {2, 0, 1}, {3}, {0, 1}, {1.0, 1.0}, {}});
-  s.instructions.push_back({"elementwise", {3}, {4}, {1, 17, 0, -1, -1, 1, 1}, {}, {}});
-  s.instructions.push_back({"full", {}, {5}, {}, {0.0}, {}});
+  s.instructions.push_back({"addmm", {2, 0, 1}, {3}, {0, 1}, {1.0, 1.0}, {}, {}});
+  s.instructions.push_back({"elementwise", {3}, {4}, {1, 17, 0, -1, -1, 1, 1}, {}, {}, {}});
+  s.instructions.push_back({"full", {}, {5}, {}, {0.0}, {}, {}});
   std::vector<float> w = {1, 0, 0, 1, 1, -1}, b = {0.5f, -10.0f, 0};
   s.constants.emplace_back(reinterpret_cast<const char*>(w.data()), w.size() * 4);
   s.constants.emplace_back(reinterpret_cast<const char*>(b.data()), b.size() * 4);

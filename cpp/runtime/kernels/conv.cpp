@@ -1,12 +1,10 @@
 // Convolution and pooling over NCHW float32.
 //   conv2d (x, w, [bias], [bn_weight], [bn_bias], [bn_mean, bn_var]) -> out
-//                                       ints [has_bias, sh, sw, ph, pw, dh, dw, groups
-//                                             (, batch_norm (, epilogue))], floats [bn eps]
-//                                       batch_norm: 0, or 1 | has_weight << 1 | has_bias << 2: an
-//                                       inference batch norm applied to the result (its
-//                                       parameters follow the bias); epilogue: an activation
-//                                       after it (Epilogue). oneDNN's convolution (OneDnnConv);
-//                                       where it refuses, im2col then one sgemm per image and group
+//                                       Conv2dArgs (no ints), floats [bn eps]: an inference batch
+//                                       norm applied to the result (its parameters follow the
+//                                       bias), then an activation (Epilogue). oneDNN's convolution
+//                                       (OneDnnConv); where it refuses, im2col then one sgemm per
+//                                       image and group
 //   max_pool2d (x) -> out[, indices]    ints [kh, kw, sh, sw, ph, pw, dh, dw, ceil_mode]
 //   avg_pool2d (x) -> out               ints [kh, kw, sh, sw, ph, pw, ceil_mode,
 //                                             count_include_pad, divisor_override (0: none)]
@@ -49,46 +47,40 @@ bool positive(const std::vector<std::int64_t>& v, std::size_t from, std::size_t 
   return true;
 }
 
-// The batch norm a convolution applies (ints[8]), its parameters' count, and the epilogue.
-struct ConvExtras {
-  std::int64_t bn = 0;
-  std::size_t bn_inputs = 0;
-  Epilogue epilogue = Epilogue::None;
-};
-
-ConvExtras conv_extras(const std::vector<std::int64_t>& a) {
-  ConvExtras e;
-  e.bn = a.size() > 8 ? a[8] : 0;
-  if (e.bn) e.bn_inputs = 2 + ((e.bn >> 1) & 1) + ((e.bn >> 2) & 1);
-  e.epilogue = a.size() > 9 ? static_cast<Epilogue>(a[9]) : Epilogue::None;
-  return e;
+// The batch norm's parameters among the inputs (after the bias).
+std::size_t bn_inputs(const Conv2dArgs& a) {
+  return a.batch_norm ? 2 + a.batch_norm_weight + a.batch_norm_bias : 0;
 }
 
+bool in_range(std::int64_t v, std::int64_t lo) { return v >= lo && v <= (1 << 20); }
+
 void verify_conv2d(const VerifyContext& c) {
-  const auto& a = c.ints();
-  c.require(a.size() >= 8 && a.size() <= 10, "expects 8 to 10 int arguments");
-  const ConvExtras e = conv_extras(a);
-  c.require(e.bn == 0 || (e.bn & 1 && e.bn <= 7), "bad batch norm flags");
-  c.require(a.size() <= 9 || (a[9] >= 0 && a[9] <= 3), "bad epilogue");
-  c.num_floats(e.bn ? 1 : 0);
-  bool has_bias = a[0] != 0;
-  c.arity(2 + has_bias + e.bn_inputs, 1);
-  c.require(positive(a, 1, 3) && positive(a, 5, 8) && a[3] >= 0 && a[4] >= 0 && a[3] < (1 << 20) &&
-                a[4] < (1 << 20),
+  const auto* a = std::get_if<Conv2dArgs>(&c.args());
+  c.require(a != nullptr, "expects Conv2dArgs");
+  c.num_ints(0);
+  c.require(a->batch_norm || (!a->batch_norm_weight && !a->batch_norm_bias),
+            "batch norm parameters without a batch norm");
+  c.require(a->epilogue >= 0 && a->epilogue <= 3, "bad epilogue");
+  c.num_floats(a->batch_norm ? 1 : 0);
+  c.arity(2 + a->has_bias + bn_inputs(*a), 1);
+  c.require(in_range(a->stride_h, 1) && in_range(a->stride_w, 1) && in_range(a->pad_h, 0) &&
+                in_range(a->pad_w, 0) && in_range(a->dilation_h, 1) && in_range(a->dilation_w, 1) &&
+                in_range(a->groups, 1),
             "bad stride, padding, dilation or groups");
   const ValueDesc &x = c.in(0), &w = c.in(1), &out = c.out(0);
   for (const ValueDesc* v : {&x, &w, &out}) c.dtype(*v, DType::Float32, "operand");
   c.require(x.shape.size() == 4 && w.shape.size() == 4, "input and weight must be 4-d");
-  std::int64_t g = a[7];
+  const std::int64_t g = a->groups;
   c.require(x.shape[1] == w.shape[1] * g && w.shape[0] % g == 0, "channels do not match groups");
-  if (has_bias) c.shape(c.in(2), {w.shape[0]}, "bias");
-  for (std::size_t j = 0; j < e.bn_inputs; ++j) {
-    c.dtype(c.in(2 + has_bias + j), DType::Float32, "batch norm parameter");
-    c.shape(c.in(2 + has_bias + j), {w.shape[0]}, "batch norm parameter");
+  if (a->has_bias) c.shape(c.in(2), {w.shape[0]}, "bias");
+  for (std::size_t j = 0; j < bn_inputs(*a); ++j) {
+    c.dtype(c.in(2 + a->has_bias + j), DType::Float32, "batch norm parameter");
+    c.shape(c.in(2 + a->has_bias + j), {w.shape[0]}, "batch norm parameter");
   }
   c.shape(out,
-          {x.shape[0], w.shape[0], pooled_size(x.shape[2], w.shape[2], a[1], a[3], a[5], false),
-           pooled_size(x.shape[3], w.shape[3], a[2], a[4], a[6], false)},
+          {x.shape[0], w.shape[0],
+           pooled_size(x.shape[2], w.shape[2], a->stride_h, a->pad_h, a->dilation_h, false),
+           pooled_size(x.shape[3], w.shape[3], a->stride_w, a->pad_w, a->dilation_w, false)},
           "output");
 }
 
@@ -245,12 +237,15 @@ struct OneDnnConv : KernelCache {
 bool run_onednn_conv(const KernelContext& c, const ConvShape& s, std::int64_t n) {
   std::unique_ptr<KernelCache>* cache = c.cache();
   if (!cache || n == 0 || s.C == 0 || s.O == 0 || s.K == 0) return false;
-  const bool has_bias = c.ints()[0] != 0;
+  const bool has_bias = std::get<Conv2dArgs>(c.args()).has_bias;
   if (!*cache) *cache = std::make_unique<OneDnnConv>(s, n, has_bias);
   auto* k = dynamic_cast<OneDnnConv*>(cache->get());
   if (!k || k->refused) return false;
   dnnl::stream& stream = onednn_stream();
-  k->weight.refresh(stream, c.in(1).f32(), c.version(1));
+  if (k->weight.refresh(stream, c.in(1).f32(), c.version(1))) {
+    stream.wait();
+    c.release_input(1);
+  }
   k->src.set_data_handle(const_cast<float*>(c.in(0).f32()));
   k->dst.set_data_handle(c.out(0).f32());
   if (k->inner_src) dnnl::reorder(k->src, k->inner_src).execute(stream, k->src, k->inner_src);
@@ -275,24 +270,24 @@ bool run_onednn_conv(const KernelContext& c, const ConvShape& s, std::int64_t n)
 }
 
 void run_conv2d(const KernelContext& c) {
-  const auto& a = c.ints();
+  const Conv2dArgs& a = std::get<Conv2dArgs>(c.args());
   TensorRef x = c.in(0), w = c.in(1), out = c.out(0);
   ConvShape s{};
   s.C = x.dim(1), s.H = x.dim(2), s.W = x.dim(3), s.O = w.dim(0), s.kh = w.dim(2), s.kw = w.dim(3);
   s.OH = out.dim(2), s.OW = out.dim(3);
-  s.sh = a[1], s.sw = a[2], s.ph = a[3], s.pw = a[4], s.dh = a[5], s.dw = a[6], s.g = a[7];
+  s.sh = a.stride_h, s.sw = a.stride_w, s.ph = a.pad_h, s.pw = a.pad_w;
+  s.dh = a.dilation_h, s.dw = a.dilation_w, s.g = a.groups;
   s.cg = s.C / s.g, s.og = s.O / s.g, s.K = s.cg * s.kh * s.kw, s.P = s.OH * s.OW;
   s.direct = s.kh == 1 && s.kw == 1 && s.sh == 1 && s.sw == 1 && s.ph == 0 && s.pw == 0;
   if (out.numel() == 0) return;
   const std::int64_t n = x.dim(0);
   // A folded batch norm: y = x * scale + shift per channel, as torch's inference batch norm
   // (x - mean) / sqrt(var + eps) * weight + bias.
-  const ConvExtras e = conv_extras(a);
   std::vector<float> scale, shift;
-  if (e.bn) {
-    std::size_t at = 2 + (a[0] != 0);
-    const float* bw = (e.bn >> 1) & 1 ? c.in(at++).f32() : nullptr;
-    const float* bb = (e.bn >> 2) & 1 ? c.in(at++).f32() : nullptr;
+  if (a.batch_norm) {
+    std::size_t at = 2 + a.has_bias;
+    const float* bw = a.batch_norm_weight ? c.in(at++).f32() : nullptr;
+    const float* bb = a.batch_norm_bias ? c.in(at++).f32() : nullptr;
     const float* mean = c.in(at++).f32();
     const float* var = c.in(at).f32();
     const double eps = c.floats()[0];
@@ -306,9 +301,9 @@ void run_conv2d(const KernelContext& c) {
     s.scale = scale.data();
     s.shift = shift.data();
   }
-  s.epilogue = e.epilogue;
+  s.epilogue = static_cast<Epilogue>(a.epilogue);
   if (run_onednn_conv(c, s, n)) return;
-  const float* bias = a[0] != 0 ? c.in(2).f32() : nullptr;
+  const float* bias = a.has_bias ? c.in(2).f32() : nullptr;
   const std::size_t col_size = s.direct ? 0 : static_cast<std::size_t>(s.K * s.P);
   auto image = [&](std::int64_t b, float* col, bool threads) {
     conv_image(s, x.f32() + b * s.C * s.H * s.W, w.f32(), bias, out.f32() + b * s.O * s.P, col,

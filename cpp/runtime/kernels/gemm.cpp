@@ -202,8 +202,8 @@ void run_mm(const KernelContext& c) {
     run_matvec(matvec_of_mm(c));
     return;
   }
-  if (try_packed(c,
-                 {ta, tb, m, n, k, a.f32(), b.f32(), c.version(1), nullptr, out.f32(), epilogue})) {
+  if (try_packed(
+          c, {ta, tb, m, n, k, a.f32(), b.f32(), c.version(1), nullptr, out.f32(), epilogue, 1})) {
     return;
   }
   sgemm(ta, tb, m, n, k, 1.0f, a.f32(), b.f32(), 0.0f, out.f32(), epilogue);
@@ -257,8 +257,8 @@ void run_addmm(const KernelContext& c) {
   broadcast_strides(bias.shape(), out.shape(), st);
   Epilogue epilogue = epilogue_of(c);
   if (beta == 1.0f && alpha == 1.0f && st[0] == 0 && (st[1] == 1 || n == 1) &&
-      try_packed(
-          c, {ta, tb, m, n, k, a.f32(), b.f32(), c.version(2), bias.f32(), out.f32(), epilogue})) {
+      try_packed(c, {ta, tb, m, n, k, a.f32(), b.f32(), c.version(2), bias.f32(), out.f32(),
+                     epilogue, 2})) {
     return;
   }
   const float* bp = bias.f32();

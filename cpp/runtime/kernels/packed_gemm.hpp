@@ -33,6 +33,7 @@ struct PackedProduct {
   const float* bias;        // [n], added to every row, or null
   float* out;               // [m, n]
   Epilogue epilogue;
+  std::size_t b_input;  // the instruction's input that holds B (released once packed)
 };
 
 // Run the product through the packed path and return true, or return false having done nothing

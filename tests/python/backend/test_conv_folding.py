@@ -15,7 +15,7 @@ from glassbox.backend.lower import Lowerer, meta_val
 
 
 def _lowered(fn, *args):
-    """The instructions the lowering emits for fn's core ATen graph (op, ints, floats)."""
+    """The instructions the lowering emits for fn's core ATen graph (op, ints, floats, args)."""
     g = aot_export_joint_simple(
         fn, args, trace_joint=False, decompositions=core_aten_decompositions()
     )
@@ -27,7 +27,7 @@ def _lowered(fn, *args):
             position += 1
         elif n.op == "call_function":
             lw.lower_node(n)
-    return [(i.op, list(i.ints), list(i.floats)) for i in lw.instrs]
+    return [(i.op, list(i.ints), list(i.floats), i.args) for i in lw.instrs]
 
 
 def _bn(h, m, v, w, b):
@@ -63,12 +63,13 @@ def bn_read_twice(x, w, b, m, v, bw, bb):
 
 
 CASES = {
-    # name: (fn, args, the lowered ops, conv2d's ints past the 8 of the convolution itself)
-    "conv_bn_relu": (conv_bn_relu, (X, W, B, M, V, BW, BB), ["conv2d"], [7, 1]),
-    "conv_bn_no_affine": (conv_bn_no_affine, (X, W, M, V), ["conv2d"], [1]),
-    "conv_relu": (conv_relu, (X, W, B), ["conv2d"], [0, 1]),
-    "conv_read_twice": (conv_read_twice, (X, W, B, M, V), None, []),
-    "bn_read_twice": (bn_read_twice, (X, W, B, M, V, BW, BB), None, [7]),
+    # name: (fn, args, the lowered ops, what conv2d folds: (batch_norm, its weight, its bias,
+    # epilogue))
+    "conv_bn_relu": (conv_bn_relu, (X, W, B, M, V, BW, BB), ["conv2d"], (True, True, True, 1)),
+    "conv_bn_no_affine": (conv_bn_no_affine, (X, W, M, V), ["conv2d"], (True, False, False, 0)),
+    "conv_relu": (conv_relu, (X, W, B), ["conv2d"], (False, False, False, 1)),
+    "conv_read_twice": (conv_read_twice, (X, W, B, M, V), None, (False, False, False, 0)),
+    "bn_read_twice": (bn_read_twice, (X, W, B, M, V, BW, BB), None, (True, True, True, 0)),
 }
 
 
@@ -77,10 +78,11 @@ def test_folding_matches_eager(name):
     fn, args, ops, extra = CASES[name]
     lowered = _lowered(fn, *args)
     if ops is not None:
-        assert [op for op, _, _ in lowered] == ops
-    conv = next(ins for ins in lowered if ins[0] == "conv2d")
-    assert conv[1][8:] == extra
-    assert conv[2] == ([1e-5] if extra and extra[0] else [])
+        assert [op for op, _, _, _ in lowered] == ops
+    _, ints, floats, a = next(ins for ins in lowered if ins[0] == "conv2d")
+    assert ints == []
+    assert (a.batch_norm, a.batch_norm_weight, a.batch_norm_bias, a.epilogue) == extra
+    assert floats == ([1e-5] if extra[0] else [])
     with torch.no_grad():
         out, reports = run_and_report(fn, *args)
         assert reports and all(r.native_nodes == r.total_nodes for r in reports)

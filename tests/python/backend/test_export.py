@@ -3,10 +3,7 @@ truncated artifacts and wrong input count, shape or dtype all give clear errors.
 
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -17,17 +14,14 @@ from zoo import GPT2, MLP, GPTConfig
 
 import glassbox
 from glassbox import _core
+from glassbox.backend.export import find_runner
 
 
 @pytest.fixture(scope="module")
 def run_exe() -> str:
-    for candidate in (
-        os.environ.get("GLASSBOX_RUN"),
-        str(Path(sys.executable).with_name("glassbox-run")),
-        shutil.which("glassbox-run"),
-    ):
-        if candidate and Path(candidate).exists():
-            return candidate
+    runner = find_runner()
+    if runner:
+        return runner
     pytest.skip("glassbox-run is not installed (set GLASSBOX_RUN to a built one)")
 
 
@@ -204,3 +198,33 @@ def test_export_rejects_other_non_tensor_arguments(tmp_path):
 
     with pytest.raises(glassbox.backend.ExportError, match="input mode is a str"):
         glassbox.export(M(), (torch.randn(3), "double"), tmp_path / "m.gbx")
+
+
+def test_conv2d_args_travel_typed(tmp_path, run_exe):
+    """conv2d's stride, padding, dilation, groups, folded batch norm and activation go through
+    the artifact's Conv2dArgs table (no positional ints) and run the same under glassbox-run."""
+    torch.manual_seed(0)
+    conv = torch.nn.Conv2d(4, 6, 3, stride=2, padding=2, dilation=2, groups=2)
+    bn = torch.nn.BatchNorm2d(6)
+    bn.running_mean.uniform_(-1, 1)
+    bn.running_var.uniform_(0.5, 2)
+    model = torch.nn.Sequential(conv, bn, torch.nn.ReLU()).eval()
+    x = torch.randn(2, 4, 9, 9)
+    glassbox.export(model, (x,), tmp_path / "cnn.gbx")
+    assert_close(glassbox.load(tmp_path / "cnn.gbx")(x), model(x).detach(), atol=1e-5)
+    np.save(tmp_path / "x.npy", x.numpy())
+    subprocess.run(
+        [run_exe, tmp_path / "cnn.gbx", "--inputs", tmp_path / "x.npy", "--outputs", tmp_path],
+        check=True,
+    )
+    got = torch.from_numpy(np.load(tmp_path / "out0.npy"))
+    assert_close(got, model(x).detach(), atol=1e-5)
+
+
+def test_typed_args_only_for_their_kernel():
+    from glassbox.backend.program import Conv2dArgs
+
+    values = [(0, [2, 2], 0, 0), (0, [2, 2], 2, 0)]
+    instr = ("relu_not_conv", [0], [1], [], [], Conv2dArgs())
+    with pytest.raises(ValueError, match="typed arguments"):
+        _core.serialize_program(values, [0], [1], [instr], [], 64)

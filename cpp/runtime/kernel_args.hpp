@@ -1,0 +1,31 @@
+// Typed kernel arguments (schema/program.fbs, KernelArgs): read from and written to an artifact,
+// and which kernel each family belongs to. Moving a family off its positional ints: NOTES.md.
+#pragma once
+
+#include <cstdint>
+#include <utility>
+
+#include "runtime/tensor.hpp"
+
+namespace flatbuffers {
+class FlatBufferBuilder;
+}
+
+namespace glassbox::fb {
+struct Instruction;
+}
+
+namespace glassbox::runtime {
+
+// The typed arguments an instruction carries (monostate when none). Values are checked by the
+// kernel's verify function, not here.
+KernelArgs read_kernel_args(const fb::Instruction& instruction);
+
+// The union's type tag and table offset for CreateInstruction (0, 0 for none).
+std::pair<std::uint8_t, std::uint32_t> write_kernel_args(flatbuffers::FlatBufferBuilder& b,
+                                                         const KernelArgs& args);
+
+// The kernel a family of arguments belongs to, or null for none.
+const char* kernel_of(const KernelArgs& args);
+
+}  // namespace glassbox::runtime
