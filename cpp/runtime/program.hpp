@@ -17,7 +17,7 @@
 
 namespace glassbox::runtime {
 
-constexpr std::uint32_t kFormatVersion = 1;
+constexpr std::uint32_t kFormatVersion = 2;  // 2: conv2d takes its arguments as a Conv2dArgs table
 constexpr std::size_t kSegmentAlignment = 64;
 constexpr std::uint64_t kMaxArenaBytes = std::uint64_t{1} << 36;
 
