@@ -25,10 +25,7 @@ ARCHITECTURES = ["gpt2", "bert", "t5", "vit", "wav2vec2"]
 SHAPES = [entry.name for entry in torch_shapes.ENTRIES]
 KNOWN_CAPTURE_FAILURES: dict[str, str] = {}
 PYTHONIFIED = ["dict_output", "bert"]
-KNOWN_PYTHONIFY_FAILURES = {
-    "bert": "the fresh process's guard reads a global Dynamo named by a process-local id"
-    " (KeyError '_<id>_c1'): no variant accepts the inputs"
-}
+KNOWN_PYTHONIFY_FAILURES: dict[str, str] = {}
 
 
 def _marked(names: list[str], known: dict[str, str]) -> list:
