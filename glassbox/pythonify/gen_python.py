@@ -90,7 +90,7 @@ def _constant_source(value) -> str:
     device = f".to({str(value.device)!r})" if value.device.type != "cpu" else ""
     if not data.numel():  # frombuffer refuses an empty buffer
         return f"torch.empty({shape}, dtype={data.dtype}){device}"
-    raw = data.view(torch.uint8).numpy().tobytes().hex()
+    raw = data.reshape(-1).view(torch.uint8).numpy().tobytes().hex()  # (0-d: one element)
     return (
         f"torch.frombuffer(bytearray.fromhex({raw!r}), dtype=torch.uint8)"
         f".view({data.dtype}).reshape({shape}).clone()" + device

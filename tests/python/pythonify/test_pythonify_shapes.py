@@ -85,3 +85,15 @@ def test_cell_passed_on_fresh_process_bitwise(tmp_path):
     want = reference("NoGradBreak", "aot_eager", train=False)
     assert_same(got, want["compiled"], exact=True)
     assert_same(got, want["eager"], exact=False)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [torch.tensor(2.5), torch.tensor(7), torch.arange(6.0).reshape(2, 3), torch.empty(0, 3)],
+    ids=["0-d float", "0-d int", "2-d", "empty"],
+)
+def test_tensor_constants_are_written_back_exactly(value):
+    from glassbox.pythonify.gen_python import _constant_source
+
+    back = eval(_constant_source(value), {"torch": torch})
+    assert back.dtype == value.dtype and back.shape == value.shape and torch.equal(back, value)
