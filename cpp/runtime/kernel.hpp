@@ -158,24 +158,30 @@ bool broadcast_strides(const Shape& in, const Shape& out, std::vector<std::int64
 // A dim in [-ndim, ndim) made non-negative, or -1 if out of range.
 std::int64_t normalize_dim(std::int64_t dim, std::size_t ndim);
 
+// Advances a row-major `index` over `shape` by one element, keeping `offset` equal to
+// (the base it started from) + index . strides.
+inline void next_strided(const Shape& shape, const std::int64_t* strides, std::int64_t* index,
+                         std::int64_t& offset) {
+  for (std::size_t k = shape.size(); k-- > 0;) {
+    if (++index[k] < shape[k]) {
+      offset += strides[k];
+      return;
+    }
+    offset -= strides[k] * (shape[k] - 1);
+    index[k] = 0;
+  }
+}
+
 // Calls fn(i, offset) for each element i (row-major) of `shape` (at most 16 dims, as verified
 // at load), where offset = base + (the element's index) . strides.
 template <typename Fn>
 void for_each_strided(const Shape& shape, const std::int64_t* strides, std::int64_t base, Fn fn) {
   std::int64_t n = numel_of(shape);
-  std::size_t nd = shape.size();
   std::int64_t index[16] = {0};
   std::int64_t offset = base;
   for (std::int64_t i = 0; i < n; ++i) {
     fn(i, offset);
-    for (std::size_t k = nd; k-- > 0;) {
-      if (++index[k] < shape[k]) {
-        offset += strides[k];
-        break;
-      }
-      offset -= strides[k] * (shape[k] - 1);
-      index[k] = 0;
-    }
+    next_strided(shape, strides, index, offset);
   }
 }
 

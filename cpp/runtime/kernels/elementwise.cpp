@@ -180,14 +180,7 @@ void load_block(const T* src, R* dst, std::int64_t start, std::int64_t len, cons
   }
   for (std::int64_t i = 0; i < len; ++i) {
     dst[i] = static_cast<R>(src[offset]);
-    for (std::size_t k = nd; k-- > 0;) {
-      if (++index[k] < shape[k]) {
-        offset += strides[k];
-        break;
-      }
-      offset -= strides[k] * (shape[k] - 1);
-      index[k] = 0;
-    }
+    next_strided(shape, strides.data(), index, offset);
   }
 }
 
