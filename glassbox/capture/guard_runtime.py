@@ -58,8 +58,18 @@ def resolve(path: str):
 
 
 def module(name: str):
-    """The imported module ``name``."""
-    return sys.modules.get(name) or importlib.import_module(name)
+    """The imported module ``name``; or, for a name no import finds (an op namespace such as
+    ``torch.ops.transformers``, a module type set as an attribute), its parent's attribute."""
+    found = sys.modules.get(name)
+    if found is not None:
+        return found
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        parent, _, attribute = name.rpartition(".")
+        if not parent:
+            raise
+        return getattr(module(parent), attribute)
 
 
 def guard_function(fn):

@@ -66,8 +66,8 @@ def _class_path(cls_text: str | None, type_id: int) -> str | None:
     """A dotted path that resolves, in this process, to the class with id ``type_id``."""
     if not cls_text:
         return None
-    if "." not in cls_text:
-        return f"builtins.{cls_text}"
+    if "." not in cls_text:  # a builtin type, or one only the types module names (method, ...)
+        return builtin_type_path(cls_text, type_id)
     try:
         from glassbox.capture.guard_runtime import resolve
 
@@ -75,6 +75,20 @@ def _class_path(cls_text: str | None, type_id: int) -> str | None:
             return cls_text
     except Exception:
         pass
+    return None
+
+
+def builtin_type_path(name: str, type_id: int) -> str | None:
+    """``builtins.<name>`` or ``types.<Name>`` for the type called ``name`` whose id is
+    ``type_id`` (``method`` is ``types.MethodType``: the builtins module has no such name)."""
+    import builtins
+    import types
+
+    if id(getattr(builtins, name, None)) == type_id:
+        return f"builtins.{name}"
+    for attribute, value in vars(types).items():
+        if isinstance(value, type) and value.__name__ == name and id(value) == type_id:
+            return f"types.{attribute}"
     return None
 
 

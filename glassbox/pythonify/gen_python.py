@@ -327,10 +327,12 @@ or not isinstance(x, torch.Tensor)
 
 def glue_source(glue: ir.CallableInvocation) -> str:
     """A function of (G, cells) that binds the names the decompiled transformed code reads."""
+    what = f"Compile {glue.compile_id}: Dynamo's transformed code"
+    if glue.compile_id == "eager":
+        what = "Not compiled by Dynamo: the resume function"
     lines = [
         f"def {glue.name}(G, cells):",
-        f'    """Compile {glue.compile_id}: Dynamo\'s transformed code as Python ({glue.origin} by '
-        "glassbox),",
+        f'    """{what} as Python ({glue.origin} by glassbox),',
         '    with the globals and free variables it reads bound first."""',
     ]
     for binding in glue.bindings:

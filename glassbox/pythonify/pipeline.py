@@ -15,7 +15,7 @@ import types
 from glassbox.capture.records import safe_name
 from glassbox.pythonify.adapters.aot import aot_wrapper
 from glassbox.pythonify.adapters.cudagraphs import cudagraph_setup
-from glassbox.pythonify.adapters.dynamo import COMPILED_FN, Recorder, region_of
+from glassbox.pythonify.adapters.dynamo import COMPILED_FN, FrameRecord, Recorder, region_of
 from glassbox.pythonify.adapters.glue import GlueError, decompile_glue
 from glassbox.pythonify.adapters.guards import guard_check, helpers_used
 from glassbox.pythonify.adapters.inputs import (
@@ -24,6 +24,7 @@ from glassbox.pythonify.adapters.inputs import (
     entry_function,
     example_locals,
 )
+from glassbox.pythonify.adapters.resume import globals_source, read_resume
 from glassbox.pythonify.adapters.signature import signature_of
 from glassbox.pythonify.adapters.values import restate
 from glassbox.pythonify.gen_python import DYNAMO_UTILS_FUNCTIONS
@@ -31,6 +32,8 @@ from glassbox.pythonify.ir import (
     Binding,
     CallableInvocation,
     CompiledRegion,
+    Condition,
+    GuardCheck,
     MultiRegionDispatch,
     Program,
     ReturnResult,
@@ -54,6 +57,7 @@ class RuntimeWrapperPipeline:
         self.regions: dict[int, CompiledRegion] = {}
         self.dispatch_names: dict[types.CodeType, str] = {}
         self.guards, self.glue, self.dispatchers = [], [], []
+        self.eager_resumes: set[types.CodeType] = set()
 
     def build(self, title: str) -> Program:
         arguments = argument_extraction(self.target)
@@ -73,7 +77,7 @@ class RuntimeWrapperPipeline:
                 "nothing to pythonify; torch._dynamo.explain(target)(*args) says why"
             )
         for code in self.frames:
-            self.dispatch_names[code] = f"frame_{safe_name(code.co_name)}"
+            self._name_frame(code)
         pending, done = [entry_code], set()
         while pending:
             code = pending.pop(0)
@@ -102,6 +106,19 @@ class RuntimeWrapperPipeline:
             guard_helpers=helpers_used(self.guards),
         )
 
+    def _name_frame(self, code: types.CodeType) -> str:
+        """The frame's dispatcher name, unique in the file: resume functions of one frame share
+        a co_name (the two branches after a data-dependent jump resume at the same line)."""
+        if code not in self.dispatch_names:
+            base = f"frame_{safe_name(code.co_name)}"
+            taken = set(self.dispatch_names.values())
+            name, n = base, 1
+            while name in taken:
+                n += 1
+                name = f"{base}_{n}"
+            self.dispatch_names[code] = name
+        return self.dispatch_names[code]
+
     # -- one frame -----------------------------------------------------------------------
     def _frame(self, code: types.CodeType, entry: bool) -> list[types.CodeType]:
         frame = self.frames[code]
@@ -109,7 +126,7 @@ class RuntimeWrapperPipeline:
         frame_locals = example_locals(self.target, self.args, self.kwargs) if entry else None
         variants, called = [], []
         for n, record in enumerate(frame.entries):
-            ident = f"{safe_name(code.co_name)}_{n}"
+            ident = f"{frame_name.removeprefix('frame_')}_{n}"
             check = guard_check(f"guard_{ident}", code.co_name, record, frame_locals, frame.globals)
             glue, resumes = self._glue(f"glue_{ident}", record, frame)
             self.guards.append(check)
@@ -134,8 +151,14 @@ class RuntimeWrapperPipeline:
 
     def _glue(self, name: str, record, frame) -> tuple[CallableInvocation, list]:
         where = f"{frame.original.co_name} (compile {record.compile_id})"
+        return self._invocation(name, record.transformed, record.compile_id, frame, where)
+
+    def _invocation(
+        self, name: str, code: types.CodeType, compile_id: str, frame, where: str
+    ) -> tuple[CallableInvocation, list]:
+        """``code`` decompiled into a function of (G, cells) with every name it reads bound."""
         try:
-            glue = decompile_glue(record.transformed)
+            glue = decompile_glue(code)
         except GlueError as error:
             raise PythonifyError(f"cannot write the glue of {where}: {error}") from None
         resumes: list[types.CodeType] = []
@@ -155,32 +178,19 @@ class RuntimeWrapperPipeline:
                 )
             bindings.append(Binding(placeholder, source, "a constant of the transformed code"))
         for global_name in glue.globals:
-            source, note = self._global_binding(
-                global_name, glue.function, frame, record, resumes, where
-            )
+            source, note = self._global_binding(global_name, glue.function, frame, resumes, where)
             bindings.append(Binding(global_name, source, note))
         function = ast.unparse(glue.function)
-        invocation = CallableInvocation(
-            name, record.compile_id, bindings, function, glue.function.name
-        )
+        invocation = CallableInvocation(name, compile_id, bindings, function, glue.function.name)
         return invocation, resumes
 
-    def _global_binding(
-        self, global_name: str, function, frame, record, resumes, where
-    ) -> tuple[str, str]:
+    def _global_binding(self, global_name: str, function, frame, resumes, where) -> tuple[str, str]:
         """What a global the glue reads becomes in the file (and why)."""
         value = frame.globals.get(global_name)
         if COMPILED_FN.match(global_name):
-            return self._region(global_name, frame, record).name, "compiled graph"
+            return self._region(global_name, frame).name, "compiled graph"
         if global_name.startswith("__resume_at_"):
-            code = getattr(value, "__code__", None)
-            if code not in self.frames or not self.frames[code].entries:
-                raise PythonifyError(
-                    f"cannot write the glue of {where}: resume function {global_name} ran "
-                    "without being compiled by Dynamo"
-                )
-            resumes.append(code)
-            return f"functools.partial({self.dispatch_names[code]}, G, ())", "resume function"
+            return self._resume_binding(global_name, value, frame, resumes, where)
         if global_name == _DYNAMO_UTILS:
             unknown = _attributes_of(function, global_name) - DYNAMO_UTILS_FUNCTIONS
             if unknown:
@@ -199,7 +209,68 @@ class RuntimeWrapperPipeline:
             )
         return source, "installed by Dynamo"
 
-    def _region(self, global_name: str, frame, record) -> CompiledRegion:
+    def _resume_binding(self, global_name: str, value, frame, resumes, where) -> tuple[str, str]:
+        """A ``__resume_at_*`` global: the resume frame's dispatcher, given its globals (and, when
+        Dynamo installed a factory, the closure the glue passes)."""
+        try:
+            resume = read_resume(value)
+        except ValueError as error:
+            raise PythonifyError(
+                f"cannot write the glue of {where}: resume function {global_name}: {error}"
+            ) from None
+        resume_globals = globals_source(resume.globals, frame.globals)
+        if resume_globals is None:
+            raise PythonifyError(
+                f"cannot write the glue of {where}: the globals of resume function {global_name} "
+                "are not a module's"
+            )
+        code = resume.code
+        if code in self.frames and self.frames[code].entries:
+            resumes.append(code)
+            dispatcher, note = self.dispatch_names[code], "resume function"
+        else:
+            dispatcher = self._uncompiled_resume(code, resume.globals, global_name)
+            note = "resume function Dynamo did not compile, as plain Python"
+        if resume.factory:
+            source = f"lambda closure: functools.partial({dispatcher}, {resume_globals}, closure)"
+            return source, note + " (made with the closure the code passes)"
+        return f"functools.partial({dispatcher}, {resume_globals}, ())", note
+
+    def _uncompiled_resume(self, code: types.CodeType, resume_globals: dict, global_name: str):
+        """A resume function Dynamo has no compiled variant of (it ran it eagerly: nothing to
+        trace; or it never ran, a branch not taken while recording): the file runs it as plain
+        Python, decompiled, as torch.compile runs it eagerly. Its dispatcher checks no guards."""
+        if code in self.eager_resumes:
+            return self.dispatch_names[code]
+        where = f"{code.co_name} ({global_name}, not compiled by Dynamo)"
+        ident = self._name_frame(code).removeprefix("frame_") + "_eager"
+        self.eager_resumes.add(code)
+        note = (
+            "Dynamo compiled no variant of this resume function while recording (it ran it "
+            "eagerly, or the branch that calls it did not run): it runs as plain Python"
+        )
+        check = GuardCheck(f"guard_{ident}", code.co_name, "eager", [Condition(None, note)])
+        frame = FrameRecord(code, resume_globals)
+        glue, called = self._invocation(f"glue_{ident}", code, "eager", frame, where)
+        glue.origin = "decompiled"
+        if called:
+            raise PythonifyError(f"cannot write {where}: it calls another resume function")
+        self.guards.append(check)
+        self.glue.append(glue)
+        self.dispatchers.append(
+            MultiRegionDispatch(
+                name=self.dispatch_names[code],
+                frame_name=code.co_name,
+                params=signature_of(code),
+                variants=[(check, glue)],
+                entry=False,
+                code_location=f"{code.co_filename}:{code.co_firstlineno}",
+                free=list(code.co_freevars),
+            )
+        )
+        return self.dispatch_names[code]
+
+    def _region(self, global_name: str, frame) -> CompiledRegion:
         record_region = region_of(frame.globals.get(global_name))
         if record_region is None:
             raise PythonifyError(f"{global_name} was not compiled by the pythonify recorder")

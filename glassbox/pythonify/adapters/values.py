@@ -6,6 +6,7 @@ import builtins
 import types
 
 from glassbox.capture.guard_runtime import resolve
+from glassbox.capture.guards import builtin_type_path
 
 
 def restate(obj) -> str | None:
@@ -25,6 +26,14 @@ def restate(obj) -> str | None:
     module_name = getattr(obj, "__module__", None)
     qualname = getattr(obj, "__qualname__", None)
     if isinstance(module_name, str) and isinstance(qualname, str) and "<locals>" not in qualname:
+        if module_name == "builtins" and isinstance(obj, type):
+            path = builtin_type_path(qualname, id(obj))
+            if path is not None:
+                return (
+                    path.removeprefix("builtins.")
+                    if path.startswith("builtins.")
+                    else (f"resolve({path!r})")
+                )
         if module_name == "builtins" and getattr(builtins, qualname, None) is obj:
             return qualname
         path = f"{module_name}.{qualname}"

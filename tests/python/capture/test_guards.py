@@ -128,3 +128,22 @@ def test_full_code_holds_each_entry_guard_as_in_its_guards_file(tmp_path):
         for batch in (2, 3, 4):
             L = {"self": model, "x": torch.randn(batch, 8)}
             assert namespace[f"guard_{ident}"](L, G) == ours(L, G) == dynamo.check(L)
+
+
+def test_type_checks_name_types_the_builtins_module_lacks():
+    """``type(x) is method``: Dynamo names types.MethodType ``method``, which is no builtin name;
+    the condition resolves the type itself, and a name whose id does not match stays an id."""
+    import types
+
+    from glassbox.capture.guard_runtime import module, resolve
+    from glassbox.capture.guards import _type_condition
+
+    condition = _type_condition("x", id(types.MethodType), "method")
+    assert condition == "type(x) is resolve('types.MethodType')"
+    bound = MLP().forward
+    assert eval(condition.replace("x", "bound"), {"bound": bound, "resolve": resolve})
+    assert _type_condition("x", id(int), "int") == "type(x) is int"
+    assert _type_condition("x", id(float), "int").startswith("id(type(x)) == ")
+    assert module("torch.ops.aten") is torch.ops.aten  # an attribute, not an importable module
+    with pytest.raises(AttributeError):
+        module("torch.nn.no_such_module_here")

@@ -97,3 +97,35 @@ def test_tensor_constants_are_written_back_exactly(value):
 
     back = eval(_constant_source(value), {"torch": torch})
     assert back.dtype == value.dtype and back.shape == value.shape and torch.equal(back, value)
+
+
+class _Branch(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = torch.nn.Linear(8, 8)
+
+    def forward(self, x):
+        y = self.fc(x)
+        if y.sum() > 0:  # a graph break on a tensor's value: one resume function per branch
+            return y.relu() * 2
+        return -y
+
+
+def test_resume_function_dynamo_never_compiled_runs_as_plain_python(tmp_path):
+    """Recorded with the first branch taken, Dynamo compiled only its resume function; the other
+    branch's resume function (same name, same line) is written as plain Python, not confused with
+    the compiled one, and the file gives eager's results on inputs that take either branch."""
+    torch.manual_seed(0)
+    model = _Branch().eval()
+    with torch.no_grad():
+        model.fc.bias.fill_(0.0)
+        ones = torch.ones(2, 8)
+        sign = 1.0 if model(ones).sum() > 0 else -1.0
+        path = tmp_path / "branch.py"
+        glassbox.pythonify(model, (sign * ones,), path, backend="aot_eager")
+        text = path.read_text()
+        assert "resume function Dynamo did not compile, as plain Python" in text
+        for x in (sign * ones, -sign * ones):
+            namespace = {"target": model, "args": (x,)}
+            exec(compile(text, str(path), "exec"), namespace)
+            assert torch.equal(namespace["y"], model(x))
