@@ -142,8 +142,9 @@ def guard_source(check: ir.GuardCheck) -> str:
         if condition.code is None:
             lines.append(f"        # not checked: {note}")
             continue
-        lines.append(f"        if not ({condition.code}):  # {note}"[:4000])
-        lines.append(f"            return {condition.code!r}")
+        lines += [f"        {name} = {value}" for name, value in condition.binds]
+        lines.append(f"        if not ({condition.code}):" + (f"  # {note}" if note else "")[:4000])
+        lines.append(f"            return {(condition.original or condition.code)!r}")
     lines += [
         "        pass",
         "    except Exception as error:  # a value a guard reads is missing or of another kind",

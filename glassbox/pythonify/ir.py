@@ -28,6 +28,8 @@ class ArgumentExtraction:
 class Condition:
     code: str | None  # a Python boolean expression over L and G; None: a note only
     note: str
+    binds: list[tuple[str, str]] = field(default_factory=list)  # locals read first: name, expr
+    original: str | None = None  # the condition as Dynamo's guard reads it (its failure message)
 
 
 @dataclass

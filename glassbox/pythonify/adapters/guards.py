@@ -22,6 +22,7 @@ import types
 from glassbox.capture.guard_runtime import module as import_module
 from glassbox.capture.guard_runtime import resolve
 from glassbox.capture.guards import conditions_of
+from glassbox.pythonify.adapters.guard_paths import share_paths
 from glassbox.pythonify.adapters.values import restate
 from glassbox.pythonify.ir import Condition, GuardCheck
 
@@ -112,13 +113,13 @@ def guard_check(name: str, frame_name: str, entry, frame_locals, frame_globals) 
     conditions = [
         portable(c, frame_locals, frame_globals) for c in conditions_of(entry.guard_manager)
     ]
-    return GuardCheck(name, frame_name, entry.compile_id, conditions)
+    return share_paths(GuardCheck(name, frame_name, entry.compile_id, conditions))
 
 
 def helpers_used(checks: list[GuardCheck]) -> set[str]:
     used = set()
     for check in checks:
         for condition in check.conditions:
-            if condition.code:
-                used |= {h for h in HELPERS if h + "(" in condition.code}
+            texts = [condition.code or ""] + [value for _, value in condition.binds]
+            used |= {h for h in HELPERS for text in texts if h + "(" in text}
     return used
