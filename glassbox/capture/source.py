@@ -84,16 +84,41 @@ def declare_free_variables(code: types.CodeType, source: str) -> str:
     missing = [n for n in code.co_freevars if n not in used and n.isidentifier()]
     if not missing:
         return source
+    declaration = f"nonlocal {', '.join(missing)}  # glassbox: free in Dynamo's code, unused\n"
+    return _at_top_of(function, source, [declaration])
+
+
+def _at_top_of(function: ast.FunctionDef | ast.AsyncFunctionDef, source: str, added: list) -> str:
+    """``source`` with the lines ``added`` first in ``function``'s body (after a docstring)."""
     first = function.body[0]
     value = first.value if isinstance(first, ast.Expr) else None
     docstring = isinstance(value, ast.Constant) and isinstance(value.value, str)
     at = first.end_lineno if docstring else first.lineno - 1
     indent = " " * first.col_offset
     lines = source.splitlines(keepends=True)
-    declaration = (
-        f"{indent}nonlocal {', '.join(missing)}  # glassbox: free in Dynamo's code, unused\n"
-    )
-    return "".join(lines[:at] + [declaration] + lines[at:])
+    return "".join(lines[:at] + [indent + line for line in added] + lines[at:])
+
+
+def declare_cell_variables(code: types.CodeType, source: str) -> str:
+    """``source`` where the decompiled function has the cell variables of ``code`` that it
+    lacks: Dynamo's code keeps the original's cells (a generator over a local makes the local a
+    cell) where its body no longer closes over them. A lambda in a block that never runs makes
+    them cells without running anything (3.10 and 3.11 keep its unused code object)."""
+    if not code.co_cellvars:
+        return source
+    try:
+        function = _function_named(ast.parse(source), code.co_name)
+        compiled = next(_candidates(compile(source, "<cells>", "exec"), code.co_name), None)
+    except (SyntaxError, ValueError):
+        return source
+    if function is None or not function.body or compiled is None:
+        return source
+    missing = [n for n in code.co_cellvars if n not in compiled.co_cellvars and n.isidentifier()]
+    if not missing:
+        return source
+    names = ", ".join(missing)
+    lines = ["if 0:  # glassbox: cells in Dynamo's code\n", f"    lambda: ({names},)\n"]
+    return _at_top_of(function, source, lines)
 
 
 def _normalized(code: types.CodeType) -> tuple:
@@ -250,7 +275,7 @@ def render(
         reason = reason or never_reason
     if decompiled is None:
         return reading_only(code, title, reason, None)
-    source = declare_free_variables(code, decompiled.source)
+    source = declare_cell_variables(code, declare_free_variables(code, decompiled.source))
     if reason is None and run_dumped != "never":
         compiled, reason = recompile(
             code,

@@ -58,7 +58,11 @@ class Lists:
         return tuple(self.escape(item) for item in term)
 
     def read(self, container: Any, key: tuple) -> Any | None:
-        """``container[key]`` where both are known: an item, or a new list for a slice."""
+        """``container[key]`` where both are known: an item, or a new list for a slice; an item
+        of a tuple term (an exact tuple) by a constant int."""
+        if container[:1] == ("tuple",) and key[:2] == ("const", "int"):
+            at = constant_index(key, len(container[1]))
+            return None if at is None else container[1][at]
         items = self.of(container)
         index = None if items is None else constant_index(key, len(items))
         if index is None:

@@ -4,10 +4,12 @@ Dynamo's transformed code keeps values on the stack where source must name them,
 whose values are still on the stack, and loads its own globals early; no source recompiles to
 that bytecode exactly. This module runs straight-line code symbolically and compares what it
 *does*: every operation that can run other code or be seen outside the frame (a call, an
-attribute or item read or write, an arithmetic operator, a global or cell read, an import, a
-container built or mutated) is an effect, recorded in order with the symbolic values it takes;
-locals, the stack, constants and tuples are bookkeeping that only moves values between effects.
-Two code objects whose effects and returned value are equal, step for step, behave alike.
+attribute or item read or write, an arithmetic operator, a global or shared cell read, an
+import, a container built or mutated) is an effect, recorded in order with the symbolic values
+it takes; locals, the stack, constants and tuples are bookkeeping that only moves values between
+effects. Two code objects whose effects and returned value are equal, step for step, behave
+alike. Lists the frame builds (``effect_lists``), its cells and new functions (``effect_cells``)
+and Dynamo's own hooks and graph outputs (``effect_dynamo``) are modelled in their own modules.
 
 The check is conservative: a branch, an exception handler, a generator, or any instruction not
 listed below means "not shown", never "equal". Two exceptions to strict ordering are Dynamo's
@@ -26,11 +28,11 @@ import types
 from collections.abc import Callable
 from typing import Any
 
+from glassbox.verify import effect_dynamo as dynamo
+from glassbox.verify.effect_cells import Cells, cell_op, cells_set
 from glassbox.verify.effect_lists import LIST, LIST_METHODS, Lists
+from glassbox.verify.effect_terms import CARRIED, EXHAUSTED, NULL, NotShown, constant_term
 
-NULL = ("<null>",)
-CARRIED = ("<carried>",)  # a local a loop body sets: unknown in the body before it is set, after
-EXHAUSTED = ("<exhausted>",)  # 3.12+: what an exhausted FOR_ITER leaves for END_FOR
 DYNAMO_GLOBAL_PREFIXES = ("__compiled_fn_", "__resume_at_", "__import_", "__builtins_dict_")
 CO_GENERATOR_LIKE = 0x20 | 0x80 | 0x100 | 0x200  # generators, coroutines, async generators
 BOOKKEEPING = frozenset(
@@ -66,6 +68,8 @@ CONDITIONAL_JUMPS.update(
 MUTATIONS = frozenset(
     {"LIST_EXTEND", "LIST_APPEND", "SET_UPDATE", "SET_ADD", "DICT_UPDATE", "DICT_MERGE"}
 )
+EMPTY_UPDATES = frozenset({"LIST_EXTEND", "SET_UPDATE"})
+EMPTY_TUPLE = ("tuple", ())
 OPERATOR_OPS = frozenset(
     {
         "BINARY_OP",
@@ -83,22 +87,6 @@ OPERATOR_OPS = frozenset(
     }
 )
 BINARY_OPS_310 = {name for name in dis.opname if name.startswith(("BINARY_", "INPLACE_"))}
-
-
-class NotShown(Exception):
-    """The code does something this check does not model: no verdict."""
-
-
-def _constant_term(value: Any) -> tuple:
-    if isinstance(value, (int, float, complex, str, bytes, bool, type(None), type(...))):
-        return ("const", type(value).__name__, repr(value))
-    if isinstance(value, tuple):
-        return ("tuple", tuple(_constant_term(item) for item in value))
-    if isinstance(value, frozenset):
-        return ("frozenset", tuple(sorted(repr(item) for item in value)))
-    if isinstance(value, types.CodeType):
-        raise NotShown("a code object constant (a nested function)")
-    return ("object", id(value))  # named constants: the very object on both sides
 
 
 class _Run:
@@ -119,10 +107,13 @@ class _Run:
         nargs += bool(code.co_flags & 0x04) + bool(code.co_flags & 0x08)
         for name in code.co_varnames[:nargs]:
             self.locals[name] = ("arg", name)
+        self.cells = Cells(code.co_cellvars, code.co_freevars, set(code.co_varnames[:nargs]))
+        self.dynamo = dynamo.DynamoBookkeeping()
 
     def effect(self, *what: Any) -> tuple:
         """Record an effect and return the symbolic value it produces. Known lists it is given
         escape (see :mod:`glassbox.verify.effect_lists`)."""
+        self.dynamo.seen(what)
         self.effects.append(self.lists.escape(what))
         return ("value", self.scope, len(self.effects) - 1)
 
@@ -163,10 +154,19 @@ def _call(run: _Run, argc: int, kw_names: tuple) -> None:
         if len(args) == 1 and not kw_names:
             if not run.lists.call(callable_, tuple(args), kw_names):
                 run.effect("mutate", f"LIST_{callable_[2].upper()}", callable_[1], args[0])
-            run.stack.append(_constant_term(None))
+            run.stack.append(constant_term(None))
             return
         callable_ = run.effect("getattr", callable_[1], callable_[2])
-    run.stack.append(run.effect("call", callable_, tuple(args), kw_names))
+    run.stack.append(_call_effect(run, callable_, args, kw_names))
+
+
+def _call_effect(run: _Run, callable_: tuple, args: list[tuple] | tuple, kw_names: tuple) -> tuple:
+    """A call (one of Dynamo's profiler hooks is recorded apart); its value."""
+    value = dynamo.hook_call(run, callable_, list(args), kw_names)
+    if value is None:
+        value = run.effect("call", callable_, tuple(args), kw_names)
+        dynamo.note_call(run, callable_, value)
+    return value
 
 
 def _load_global(run: _Run, instruction: dis.Instruction) -> None:
@@ -184,10 +184,11 @@ def _load_global(run: _Run, instruction: dis.Instruction) -> None:
 
 def _load_attr(run: _Run, instruction: dis.Instruction, method: bool) -> None:
     (obj,) = run.pop()
+    hook = dynamo.hook(run, obj, instruction.argval)
     if run.lists.of(obj) is not None and instruction.argval in LIST_METHODS:
         value: tuple = (LIST, obj, instruction.argval)  # called at once (or made an effect)
     else:
-        value = run.effect("getattr", obj, instruction.argval)
+        value = hook or run.effect("getattr", obj, instruction.argval)
     # A method load and an attribute load followed by a call do the same; model both as the
     # bound attribute, called with no extra self.
     if method and sys.version_info >= (3, 13):
@@ -241,9 +242,9 @@ def _local_op(run: _Run, instruction: dis.Instruction) -> bool:
         run.load_local(value)  # deleting an unbound local raises: not modelled
         del run.locals[value]
     elif name == "LOAD_CONST":
-        run.stack.append(_constant_term(value))
+        run.stack.append(constant_term(value))
     elif name == "RETURN_CONST":
-        run.effect("return", _constant_term(value))
+        run.effect("return", constant_term(value))
     else:
         return False
     return True
@@ -274,7 +275,9 @@ def _build_op(run: _Run, instruction: dis.Instruction) -> bool:
             raise NotShown("stack underflow")
         target = run.stack[-arg]
         method = (LIST, target, "append" if name == "LIST_APPEND" else "extend")
-        if not (name.startswith("LIST_") and run.lists.call(method, (value,), ())):
+        if name in EMPTY_UPDATES and value == EMPTY_TUPLE:  # {*()}: adds nothing, runs nothing
+            pass
+        elif not (name.startswith("LIST_") and run.lists.call(method, (value,), ())):
             run.effect("mutate", name, target, value)
     elif name == "LIST_TO_TUPLE":
         (value,) = run.pop()
@@ -295,10 +298,6 @@ def _access_op(run: _Run, instruction: dis.Instruction) -> bool:
         _load_global(run, instruction)
     elif name == "LOAD_NAME":
         run.stack.append(run.effect("load_name", value))
-    elif name == "LOAD_DEREF":
-        run.stack.append(run.effect("load_deref", value))
-    elif name == "STORE_DEREF":
-        run.effect("store_deref", value, run.pop()[0])
     elif name == "LOAD_ATTR":
         _load_attr(run, instruction, sys.version_info >= (3, 12) and bool(arg & 1))
     elif name == "LOAD_METHOD":
@@ -311,7 +310,7 @@ def _access_op(run: _Run, instruction: dis.Instruction) -> bool:
     elif name in ("BINARY_SUBSCR", "BINARY_SLICE"):
         container, *key = run.pop(2 if name == "BINARY_SUBSCR" else 3)
         index = key[0] if len(key) == 1 else ("slice", tuple(key))
-        read = run.lists.read(container, index)
+        read = run.lists.read(container, index) or dynamo.graph_output(run, container, index)
         run.stack.append(read if read is not None else run.effect("getitem", container, index))
     elif name in ("STORE_SUBSCR", "STORE_SLICE"):
         stored, container, *key = run.pop(3 if name == "STORE_SUBSCR" else 4)
@@ -344,7 +343,7 @@ def _other_op(run: _Run, instruction: dis.Instruction) -> bool:
         kw_names = run.pop()[0] if name == "CALL_FUNCTION_KW" else ()
         args = run.pop(arg)
         (callable_,) = run.pop()
-        run.stack.append(run.effect("call", callable_, tuple(args), kw_names))
+        run.stack.append(_call_effect(run, callable_, args, kw_names))
     elif name == "CALL_FUNCTION_EX":
         kwargs = run.pop()[0] if arg & 1 else None
         (positional,) = run.pop()
@@ -355,7 +354,7 @@ def _other_op(run: _Run, instruction: dis.Instruction) -> bool:
         items = run.lists.of(positional)  # the call makes a tuple of a list
         positional = ("tuple", tuple(items)) if items is not None else positional
         if positional[:1] == ("tuple",) and kwargs is None:  # f(*(a, b)) is f(a, b)
-            run.stack.append(run.effect("call", callable_, positional[1], ()))
+            run.stack.append(_call_effect(run, callable_, positional[1], ()))
         else:
             run.stack.append(run.effect("call_ex", callable_, positional, kwargs))
     elif name == "FORMAT_VALUE":
@@ -373,6 +372,7 @@ def _other_op(run: _Run, instruction: dis.Instruction) -> bool:
 
 STEPS: tuple[Callable[[_Run, dis.Instruction], bool], ...] = (
     lambda run, ins: _stack_op(run, ins.opname, ins.arg or 0),
+    cell_op,
     _local_op,
     _build_op,
     _access_op,
@@ -462,6 +462,15 @@ def _known_lists(run: _Run) -> set[tuple]:
     return {term for term in terms if run.lists.of(term) is not None}
 
 
+def _carry(run: _Run, assigned: set[str], cells: set[str]) -> None:
+    """The locals and own cells a loop body sets: unknown around and across its iterations."""
+    for name in assigned:
+        run.locals[name] = CARRIED
+    for name in cells:
+        if run.cells.own(name):
+            run.cells.held[name] = CARRIED
+
+
 def _run_loop(run: _Run, code: list, position: dict[int, int], head: int) -> int:
     """A ``for`` loop whose body is straight-line: one effect that holds the body's effects,
     run once over a symbolic item. Returns the position after the loop."""
@@ -470,9 +479,10 @@ def _run_loop(run: _Run, code: list, position: dict[int, int], head: int) -> int
     if back is None or back.opname != "JUMP_BACKWARD" or position[back.argval] != head:
         raise NotShown("a loop other than a plain for loop")
     live = {term: list(run.lists.of(term) or ()) for term in _known_lists(run)}
-    assigned = {name for ins in code[head + 1 : exit_ - 1] for name in _locals_set(ins)}
-    for name in assigned:
-        run.locals[name] = CARRIED
+    body_code = code[head + 1 : exit_ - 1]
+    assigned = {name for ins in body_code for name in _locals_set(ins)}
+    cells = {name for ins in body_code for name in cells_set(ins) if run.cells.own(name)}
+    _carry(run, assigned, cells)
     outer_stack, outer_effects, outer_scope = list(run.stack), run.effects, run.scope
     run.loops += 1
     run.loop_depth += 1
@@ -486,8 +496,7 @@ def _run_loop(run: _Run, code: list, position: dict[int, int], head: int) -> int
     if any(run.lists.of(term) != items for term, items in live.items()):
         raise NotShown("a loop body that changes a list the frame built before the loop")
     run.effect("loop", run.stack[-1], body)
-    for name in assigned:
-        run.locals[name] = CARRIED
+    _carry(run, assigned, cells)
     if sys.version_info < (3, 12):
         run.pop()
     else:
@@ -507,7 +516,7 @@ def trace(code: types.CodeType) -> list[tuple]:
     _run_block(run, instructions, position, 0, len(instructions))
     if not run.effects or run.effects[-1][0] not in ("return", "branch"):
         raise NotShown("falls off its end")
-    return run.effects
+    return [*run.effects, run.dynamo.summary()]
 
 
 def same_effects(expected: types.CodeType, got: types.CodeType) -> str | None:

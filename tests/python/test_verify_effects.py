@@ -7,6 +7,8 @@ tell them apart, and must refuse (with a reason) everything it does not model.
 from __future__ import annotations
 
 import sys
+import textwrap
+import types
 
 import pytest
 
@@ -260,3 +262,199 @@ def test_dynamo_globals_are_read_early_without_effect() -> None:
     user = compile("def f(g, x):\n    fn = h\n    t = g()\n    return fn(x, t)\n", "<t>", "exec")
     user_late = compile("def f(g, x):\n    t = g()\n    return h(x, t)\n", "<t>", "exec")
     assert same_effects(user.co_consts[0], user_late.co_consts[0]) is not None
+
+
+def _f(body: str) -> types.CodeType:
+    """The code of ``def f`` in ``body``, nested in a function whose locals ``v`` and ``w`` are
+    cells (so ``f`` may close over them)."""
+    source = "def outer():\n    v = w = None\n" + textwrap.indent(body, "    ")
+    outer = compile(source, "<t>", "exec").co_consts[0]
+    return next(c for c in outer.co_consts if isinstance(c, types.CodeType) and c.co_name == "f")
+
+
+def _same_f(one: str, other: str) -> str | None:
+    return same_effects(_f(one), _f(other))
+
+
+CELLS = "def f(g):\n    return g((lambda: v).__closure__[0], (lambda: w).__closure__[0])\n"
+
+
+def test_a_cell_read_back_from_a_new_closure_is_the_cell() -> None:
+    # Dynamo hands cells to a resume function; source spells a cell as (lambda: v).__closure__[0]
+    other = "def f(g):\n    c = (lambda: v).__closure__\n    d = (lambda: w).__closure__\n"
+    assert _same_f(CELLS, other + "    return g(c[0], d[0])\n") is None
+    assert _same_f(
+        CELLS, other.replace("(lambda: v)", "(lambda: w, v)") + "    return g(d[0], c[0])\n"
+    )
+
+
+def test_cells_in_another_order_are_seen() -> None:
+    swapped = "def f(g):\n    return g((lambda: w).__closure__[0], (lambda: v).__closure__[0])\n"
+    assert _same_f(CELLS, swapped) is not None
+
+
+ESCAPES = "def f(g):\n    w\n    return g(lambda a=1: v)\n"
+
+
+@pytest.mark.parametrize(
+    "other, same",
+    [
+        ("def f(g):\n    w\n    h = lambda a=1: v\n    return g(h)\n", True),
+        ("def f(g):\n    v\n    return g(lambda a=1: w)\n", False),  # another cell
+        ("def f(g):\n    w\n    return g(lambda a=1: v + 1)\n", False),  # other code
+        ("def f(g):\n    w\n    return g(lambda a=2: v)\n", False),  # another default
+        ("def f(g):\n    w\n    return g(lambda a=1, *, b=1: v)\n", False),
+    ],
+)
+def test_new_functions_compare_code_closure_and_defaults(other, same) -> None:
+    assert (_same_f(ESCAPES, other) is None) is same
+
+
+def test_two_new_functions_are_two_objects() -> None:
+    once = "def f(g):\n    w\n    h = lambda: v\n    return g(h, h)\n"
+    twice = "def f(g):\n    w\n    return g(lambda: v, lambda: v)\n"
+    assert _same_f(once, once) is None
+    assert _same_f(once, twice) is not None
+
+
+def test_a_free_cell_read_stays_in_order() -> None:
+    early = "def f(g):\n    h = v\n    r = g()\n    return h(r, w)\n"
+    late = "def f(g):\n    r = g()\n    return v(r, w)\n"
+    assert _same_f(early, early) is None
+    assert _same_f(early, late) is not None  # g may set v
+
+
+def _cells(source: str) -> types.CodeType:
+    """``def f`` of ``source`` with ``x`` (an argument) and ``y`` made cells of its own."""
+    lines = source.splitlines(keepends=True)
+    code = compile(
+        "".join([lines[0], "    if 0:\n        lambda: (x, y)\n", *lines[1:]]), "<t>", "exec"
+    )
+    return next(c for c in code.co_consts if isinstance(c, types.CodeType))
+
+
+OWN = "def f(x, g):\n    y = x\n    r = g()\n    return r(y)\n"
+
+
+@pytest.mark.parametrize(
+    "other, same",
+    [
+        ("def f(x, g):\n    r = g()\n    return r(x)\n", True),  # an own cell is a local
+        ("def f(x, g):\n    r = g()\n    y = r\n    return r(y)\n", False),
+        ("def f(x, g):\n    r = g()\n    x = r\n    return r(x)\n", False),
+    ],
+)
+def test_own_cells_are_locals_until_handed_out(other, same) -> None:
+    assert _cells(OWN).co_cellvars == ("x", "y")
+    assert (same_effects(_cells(OWN), _cells(other)) is None) is same
+
+
+HANDED_OUT = "def f(x, g):\n    y = g()\n    return g(lambda: y)\n"
+
+
+@pytest.mark.parametrize(
+    "other, same",
+    [
+        ("def f(x, g):\n    t = g()\n    y = t\n    return g(lambda: y)\n", True),
+        ("def f(x, g):\n    t = g()\n    return g(lambda: y)\n", False),  # y is empty there
+        ("def f(x, g):\n    y = x\n    g()\n    return g(lambda: y)\n", False),
+    ],
+)
+def test_a_handed_out_cell_holds_what_the_frame_put_in(other, same) -> None:
+    assert (same_effects(_cells(HANDED_OUT), _cells(other)) is None) is same
+
+
+def test_a_cell_read_after_it_is_handed_out_is_an_effect() -> None:
+    read_late = "def f(x, g):\n    h = lambda: x\n    r = g(h)\n    return r(x)\n"
+    read_early = "def f(x, g):\n    a = x\n    h = lambda: x\n    r = g(h)\n    return r(a)\n"
+    assert same_effects(_cells(read_late), _cells(read_late)) is None
+    assert same_effects(_cells(read_late), _cells(read_early)) is not None  # g(h) may set x
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "def f(x, g):\n    for i in g:\n        y = i\n    return g(y)\n",
+        "def f(x, g):\n    y = x\n    for i in g:\n        g(lambda: y)\n    return g\n",
+        "def f(x, g):\n    del y\n    return g\n",
+    ],
+)
+def test_own_cells_a_loop_sets_hands_out_or_empty_are_not_shown(source) -> None:
+    why = same_effects(_cells(source), _cells(source))
+    assert why is not None and why.startswith("not shown")
+
+
+HOOKS = "__import_torch_dot__dynamo_dot_utils"
+
+
+def _dynamo(body: str) -> types.CodeType:
+    source = "def f(x, g):\n" + textwrap.indent(body.replace("U.", HOOKS + "."), "    ")
+    return compile(source, "<t>", "exec").co_consts[0]
+
+
+HOOKED = "cm = U.record_pregraph_bytecode_enter()\na = x.w\nU.record_pregraph_bytecode_exit(cm)\n"
+
+
+@pytest.mark.parametrize(
+    "other, same",
+    [
+        (
+            "a = x.w\ncm = U.record_pregraph_bytecode_enter()\n"
+            "U.record_pregraph_bytecode_exit(cm)\n",
+            True,
+        ),
+        ("a = x.w\nU.record_pregraph_bytecode_enter()\n", False),  # no exit
+        (
+            "a = x.w\nU.record_pregraph_bytecode_enter()\nU.record_pregraph_bytecode_exit(a)\n",
+            False,
+        ),
+    ],
+)
+def test_dynamo_profiler_hooks_are_ordered_only_among_themselves(other, same) -> None:
+    tail = "return __compiled_fn_1(a)\n"
+    assert (same_effects(_dynamo(HOOKED + tail), _dynamo(other + tail)) is None) is same
+
+
+def test_other_dynamo_utilities_stay_in_order() -> None:
+    one = "cm = U.other()\na = x.w\nreturn cm(a)\n"
+    other = "a = x.w\ncm = U.other()\nreturn cm(a)\n"
+    assert same_effects(_dynamo(one), _dynamo(other)) is not None
+
+
+GRAPH = "out = __compiled_fn_1(x)\nh = G\nreturn h(out[0])\n"  # G: a global
+
+
+@pytest.mark.parametrize(
+    "other, same",
+    [
+        ("out = __compiled_fn_1(x)\na = out[0]\nreturn G(a)\n", True),
+        ("out = __compiled_fn_1(x)\na = out[1]\nreturn G(a)\n", False),
+        ("out = __compiled_fn_1(x)\na = out[0]\nout[5]\nreturn G(a)\n", False),  # may raise
+    ],
+)
+def test_graph_outputs_are_read_without_effect(other, same) -> None:
+    assert (same_effects(_dynamo(GRAPH), _dynamo(other)) is None) is same
+
+
+def test_graph_outputs_read_after_other_code_saw_them_are_effects() -> None:
+    late = "out = __compiled_fn_1(x)\nG(out)\nreturn G(out[0])\n"
+    early = "out = __compiled_fn_1(x)\na = out[0]\nG(out)\nreturn G(a)\n"
+    assert same_effects(_dynamo(late), _dynamo(late)) is None
+    assert same_effects(_dynamo(late), _dynamo(early)) is not None  # G may change out
+
+
+def test_items_of_another_calls_result_are_read_in_order() -> None:
+    one = "out = x(x)\nh = G\nreturn h(out[0])\n"
+    other = "out = x(x)\na = out[0]\nreturn G(a)\n"
+    assert same_effects(_dynamo(one), _dynamo(other)) is not None
+
+
+def test_items_of_a_tuple_are_bookkeeping() -> None:
+    assert same_effects(_dynamo("t = (x, g)\nreturn g(t[1])\n"), _dynamo("return g(g)\n")) is None
+    assert same_effects(_dynamo("t = (x, g)\nreturn g(t[0])\n"), _dynamo("return g(g)\n"))
+    assert same_effects(_dynamo("t = (x, g)\nreturn g(t[2])\n"), _dynamo("return g(g)\n"))
+
+
+def test_an_empty_update_adds_nothing() -> None:
+    assert same_effects(_dynamo("return g({*(), *x})\n"), _dynamo("return g({*x})\n")) is None
+    assert same_effects(_dynamo("return g({*(1,), *x})\n"), _dynamo("return g({*x})\n"))

@@ -290,3 +290,22 @@ def test_unused_free_variables_are_declared(docstring):
     wrapper = compile(declared, "<d>", "exec").co_consts[0].co_consts[-1]
     assert wrapper.co_name == "wrapper" and wrapper.co_freevars == ("fn",)
     assert declare_free_variables(code, declared) == declared
+
+
+@pytest.mark.parametrize("docstring", ["", '    """doc"""\n'])
+def test_cell_variables_the_body_no_longer_closes_over_are_made_cells(docstring):
+    """Dynamo's code keeps the original's cells (a generator over ``x`` makes ``x`` one) where
+    its body reads ``x`` directly: the decompiled function gets the same cells."""
+    from glassbox.capture.source import declare_cell_variables
+
+    original = "def forward(self, x):\n    return sum(p * x for p in self)\n"
+    code = compile(original, "<o>", "exec").co_consts[0]
+    assert code.co_cellvars == ("x",)
+    source = "def forward(self, x):\n" + docstring + "    return self.f(x)\n"
+    declared = declare_cell_variables(code, source)
+    forward = next(c for c in compile(declared, "<d>", "exec").co_consts if hasattr(c, "co_name"))
+    assert forward.co_cellvars == ("x",) and forward.co_varnames == ("self", "x")
+    assert declare_cell_variables(code, declared) == declared
+    namespace: dict = {}
+    exec(declared, namespace)
+    assert namespace["forward"](type("S", (), {"f": staticmethod(lambda v: v + 1)}), 1) == 2

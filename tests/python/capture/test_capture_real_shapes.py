@@ -126,12 +126,12 @@ class GeneratorOverLocals(nn.Module):
 
 
 @pytest.mark.parametrize("run_dumped", ["verified", "decompiled"])
-def test_generator_over_locals_never_raises(tmp_path, run_dumped):
-    """Dynamo keeps the original's cell variables: code without them must not be handed back
-    (Dynamo raises "cell var mismatch" out of the user's call)."""
+def test_generator_over_locals_keeps_its_cells(tmp_path, run_dumped):
+    """Dynamo keeps the original's cell variables, and raises "cell var mismatch" out of the
+    user's call for code without them: the dumped function is given them, and runs."""
     index = _capture(tmp_path, GeneratorOverLocals(), (torch.randn(2, 8),), run_dumped=run_dumped)
     (entry,) = _entries(index)
-    assert not entry["runs_from_dump"]
+    assert entry["runs_from_dump"], entry["why_original_runs"]
 
 
 class BreakInLoop(nn.Module):
