@@ -23,12 +23,29 @@ from glassbox.pythonify.ir import Condition, GuardCheck
 ROOTS = ("L", "G")
 
 
-def _is_path(node: ast.AST) -> bool:
-    """``L[...]``, ``G[...]``, ``module('x')`` and attribute/constant-subscript chains on them."""
-    while isinstance(node, (ast.Attribute, ast.Subscript)):
-        if isinstance(node, ast.Subscript) and not isinstance(node.slice, ast.Constant):
-            return False
-        node = node.value
+PURE_CALLS = ("type", "dict")  # type(x), dict(type(x).__dict__): reads, shared like attributes
+
+
+def _inner(node: ast.AST) -> ast.AST | None:
+    """The path ``node`` extends by one link (an attribute, a constant subscript, a pure call)."""
+    if isinstance(node, ast.Attribute):
+        return node.value
+    if isinstance(node, ast.Subscript):
+        return node.value if isinstance(node.slice, ast.Constant) else None
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in PURE_CALLS
+        and len(node.args) == 1
+        and not node.keywords
+        and not isinstance(node.args[0], ast.Starred)
+    ):
+        return node.args[0]
+    return None
+
+
+def _is_root(node: ast.AST) -> bool:
+    """``L``, ``G`` or ``module('x')``."""
     if isinstance(node, ast.Name):
         return node.id in ROOTS
     return (
@@ -41,11 +58,20 @@ def _is_path(node: ast.AST) -> bool:
     )
 
 
+def _is_path(node: ast.AST) -> bool:
+    """A root and links on it: ``L['self']._modules['fc']``, ``dict(type(G['x']).__dict__)``."""
+    while not _is_root(node):
+        node = _inner(node)
+        if node is None:
+            return False
+    return True
+
+
 def _prefixes(node: ast.AST) -> list[ast.AST]:
     """The chain from its root to ``node`` itself, root first."""
     out = [node]
-    while isinstance(node, (ast.Attribute, ast.Subscript)):
-        node = node.value
+    while not _is_root(node):
+        node = _inner(node)
         out.append(node)
     return out[::-1]
 
