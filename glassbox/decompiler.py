@@ -186,18 +186,29 @@ def _with_signature(source: str, func: types.FunctionType) -> str:
     return candidate
 
 
-def decompile_detailed(obj: Any) -> Decompiled:
+def decompile_detailed(obj: Any, *, readable: bool = False) -> Decompiled:
     """Like :func:`decompile`, but returns the fallbacks instead of warning about them."""
     function = inspect.unwrap(obj) if callable(obj) else None
     function = getattr(function, "__func__", function)
     if isinstance(function, types.FunctionType):
-        result = _decompile_code(function.__code__)
+        result = _decompile_code(function.__code__, readable)
         return result._replace(source=_with_signature(result.source, function))
-    return _decompile_code(obj)
+    return _decompile_code(obj, readable)
 
 
-def _decompile_code(obj: Any) -> Decompiled:
+def _decompile_code(obj: Any, readable: bool = False) -> Decompiled:
+    if readable:
+        from glassbox.readable import readable as hoisted
+
+        result = _exact_or_readable(obj, True)
+        return result._replace(source=hoisted(result.source))
+    return _exact_or_readable(obj, False)
+
+
+def _exact_or_readable(obj: Any, readable: bool) -> Decompiled:
     if isinstance(obj, (bytes, bytearray, memoryview)):
+        if readable:
+            raise TypeError("readable output is for code objects and functions, not .pyc bytes")
         source, fallbacks = _core.decompile_pyc(bytes(obj))
     elif isinstance(obj, str):
         raise TypeError("decompile takes a code object, a function or method, or .pyc bytes")
@@ -209,7 +220,8 @@ def _decompile_code(obj: Any) -> Decompiled:
             code, constants = name_constants(code)
             data = marshal.dumps(code)
         as_function = bool(code.co_flags & CO_NEWLOCALS)
-        source, fallbacks = _core.decompile_marshal(data, _running_minor(), as_function)
+        options = {"readable": True} if readable else {}
+        source, fallbacks = _core.decompile_marshal(data, _running_minor(), as_function, **options)
         if constants:
             return Decompiled(
                 _with_constant_names(source, constants),
@@ -219,8 +231,9 @@ def _decompile_code(obj: Any) -> Decompiled:
     return Decompiled(source, [Fallback(*fallback) for fallback in fallbacks])
 
 
-def decompile(obj: Any) -> str:
-    """Python source that compiles back to ``obj``'s bytecode.
+def decompile(obj: Any, *, readable: bool = False) -> str:
+    """Python source that compiles back to ``obj``'s bytecode (or, with ``readable=True``,
+    source that behaves the same, written as a person would).
 
     ``obj`` is one of:
 
@@ -242,8 +255,14 @@ def decompile(obj: Any) -> str:
     returned anyway and a :class:`glassbox.DecompileWarning` names each region (its
     ``fallbacks`` attribute lists them as :class:`Fallback`). Raises
     :class:`glassbox.BytecodeError` for malformed bytes and ``TypeError`` for other objects.
+
+    ``readable=True`` (code objects and functions; for generated code such as Dynamo's) leaves
+    out what only byte equality needs: the block that fixes the order of local names, the
+    folded ``if True:`` tests, and values stored on their way (``(t := x).y``), which become
+    statements (``t = x`` then ``t.y``). The source does the same operations in the same order,
+    but does not recompile to the same bytecode.
     """
-    result = decompile_detailed(obj)
+    result = decompile_detailed(obj, readable=readable)
     if result.fallbacks:
         warnings.warn(DecompileWarning(result.fallbacks), stacklevel=2)
     return result.source

@@ -41,10 +41,12 @@ def disassembly(code: types.CodeType) -> str:
         return dis.Bytecode(code).dis()
 
 
-def _decompile(code: types.CodeType) -> tuple[Decompiled | None, str | None]:
+def _decompile(
+    code: types.CodeType, readable: bool = False
+) -> tuple[Decompiled | None, str | None]:
     """(decompiled, None), (decompiled with fallbacks, reason) or (None, reason)."""
     try:
-        decompiled = decompiler.decompile_detailed(code)
+        decompiled = decompiler.decompile_detailed(code, readable=readable)
     except Exception as error:
         return None, f"decompiler failed: {type(error).__name__}: {error}"
     if decompiled.fallbacks:
@@ -270,6 +272,10 @@ def render(
     function has Dynamo's arguments, free and cell variables but other bytecode; ``"never"``,
     the original bytecode always runs (``never_reason`` says why). Otherwise the file says why
     Dynamo's bytecode runs."""
+    if run_dumped == "verified":
+        rendered = _verified_readable(code, filename, title)
+        if rendered is not None:
+            return rendered
     decompiled, reason = _decompile(code)
     if run_dumped == "never":
         reason = reason or never_reason
@@ -287,6 +293,21 @@ def render(
         if compiled is not None:
             return Rendered(_header(title, reason) + source, compiled, None, reason)
     return reading_only(code, title, reason, source)
+
+
+def _verified_readable(code: types.CodeType, filename: str, title: str) -> Rendered | None:
+    """The decompiler's readable source when it is shown to do what ``code`` does (its effects,
+    in order); None otherwise, and the exact source is tried next."""
+    decompiled, reason = _decompile(code, readable=True)
+    if decompiled is None or reason is not None:
+        return None
+    source = declare_cell_variables(code, declare_free_variables(code, decompiled.source))
+    compiled, reason = recompile(
+        code, _header(title, None) + source, filename, constants=decompiled.constants
+    )
+    if compiled is None:
+        return None
+    return Rendered(_header(title, None) + source, compiled, None, None)
 
 
 def reading_only(

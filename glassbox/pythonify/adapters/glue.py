@@ -35,7 +35,7 @@ class DecompiledGlue:
 def decompile_glue(code: types.CodeType) -> DecompiledGlue:
     from glassbox.decompiler import decompile_detailed
 
-    result = decompile_detailed(code)  # constants marshal cannot carry come back named
+    result = decompile_detailed(code, readable=True)  # unmarshallable constants come back named
     if result.fallbacks:
         reasons = "; ".join(f"{f.code_name}: {f.reason}" for f in result.fallbacks)
         raise GlueError(f"the decompiler could not reconstruct it ({reasons})")

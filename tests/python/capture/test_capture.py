@@ -150,7 +150,7 @@ def test_foreign_dir_is_refused_and_untouched(tmp_path):
 
 
 def test_capture_survives_a_failing_decompiler(tmp_path, monkeypatch):
-    def broken(code):
+    def broken(code, readable=False):
         raise RuntimeError("boom")
 
     monkeypatch.setattr(glassbox.decompiler, "decompile_detailed", broken)
@@ -183,9 +183,11 @@ def test_render_uses_the_decompiler_when_it_verifies(tmp_path, monkeypatch):
     namespace = {}
     exec(compile(source, "<original>", "exec", dont_inherit=True), namespace)
     f = namespace["f"]
-    monkeypatch.setattr(
-        glassbox.decompiler, "decompile_detailed", lambda code: Decompiled(source, [])
-    )
+
+    def decompiled(code, readable=False):
+        return Decompiled(source, [])
+
+    monkeypatch.setattr(glassbox.decompiler, "decompile_detailed", decompiled)
     rendered = render(f.__code__, str(tmp_path / "f.py"), "title")
     assert rendered.code is not None and rendered.reason is None
     assert rendered.code.co_filename == str(tmp_path / "f.py")
