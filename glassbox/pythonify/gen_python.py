@@ -252,6 +252,28 @@ def closure_values(names, cells):
     return values
 
 
+def routed(function, dispatcher, code):
+    """``function``, a frame Dynamo compiled on its own, called from code that runs as plain
+    Python: its calls go through the frame's dispatcher (Dynamo's frame hook does the same).
+    ``code`` (name, first line, file name) is the code recorded; another function fails as a
+    guard does."""
+
+    def call(*args, **kwargs):
+        try:
+            found = getattr(function, "__code__", None)
+            if found is None or (found.co_name, found.co_firstlineno) != code[:2] or not (
+                found.co_filename.endswith(code[2])
+            ):
+                raise GuardError(code[0], [("routed", f"the function called is not {code}")], True)
+            return dispatcher(function.__globals__, function.__closure__ or (), *args, **kwargs)
+        except GuardError as error:
+            if ON_GUARD_FAILURE == "eager" and error.args[2]:
+                return function(*args, **kwargs)
+            raise
+
+    return call
+
+
 class DynamoUtils:
     """The torch._dynamo.utils functions Dynamo's transformed code calls, without Dynamo."""
 

@@ -12,17 +12,18 @@ import ast
 import re
 import types
 
-from glassbox.capture.records import safe_name
+from glassbox.capture.records import RESUME_PREFIX, safe_name
 from glassbox.pythonify.adapters.aot import aot_wrapper
 from glassbox.pythonify.adapters.cudagraphs import cudagraph_setup
 from glassbox.pythonify.adapters.dynamo import COMPILED_FN, FrameRecord, Recorder, region_of
-from glassbox.pythonify.adapters.glue import GlueError, decompile_glue
+from glassbox.pythonify.adapters.glue import GlueError, called_names, decompile_glue
 from glassbox.pythonify.adapters.guards import guard_check, helpers_used
 from glassbox.pythonify.adapters.inputs import (
     PythonifyError,
     argument_extraction,
     entry_function,
     example_locals,
+    params_of,
 )
 from glassbox.pythonify.adapters.resume import globals_source, read_resume
 from glassbox.pythonify.adapters.signature import signature_of
@@ -58,6 +59,7 @@ class RuntimeWrapperPipeline:
         self.dispatch_names: dict[types.CodeType, str] = {}
         self.guards, self.glue, self.dispatchers = [], [], []
         self.eager_resumes: set[types.CodeType] = set()
+        self.routed: dict[types.CodeType, types.FunctionType] = {}  # code -> function recorded
 
     def build(self, title: str) -> Program:
         arguments = argument_extraction(self.target)
@@ -78,6 +80,7 @@ class RuntimeWrapperPipeline:
             )
         for code in self.frames:
             self._name_frame(code)
+        self.entry_code, self.entry_function = entry_code, function
         pending, done = [entry_code], set()
         while pending:
             code = pending.pop(0)
@@ -85,6 +88,13 @@ class RuntimeWrapperPipeline:
                 continue
             done.add(code)
             pending += self._frame(code, entry=code is entry_code)
+        unreached = [c.co_qualname for c, f in self.frames.items() if f.entries and c not in done]
+        if unreached:
+            raise PythonifyError(
+                f"Dynamo compiled {', '.join(unreached)} as frames of their own, called from code "
+                "that runs as plain Python (an attribute or method call, say); the file cannot "
+                "route such a call to the compiled frame, so it would run it uncompiled"
+            )
         regions = sorted(self.regions.values(), key=lambda r: r.name)
         for region in regions:
             arguments.input_paths[region.name] = region.input_sources
@@ -136,13 +146,15 @@ class RuntimeWrapperPipeline:
         params = signature_of(code)
         if entry:
             params = argument_extraction(self.target).params
+        elif code in self.routed:
+            params = params_of(self.routed[code])
         self.dispatchers.append(
             MultiRegionDispatch(
                 name=frame_name,
                 frame_name=code.co_name,
                 params=params,
                 variants=variants,
-                entry=entry,
+                entry=entry or code in self.routed,
                 code_location=f"{code.co_filename}:{code.co_firstlineno}",
                 free=list(code.co_freevars),
             )
@@ -180,6 +192,7 @@ class RuntimeWrapperPipeline:
         for global_name in glue.globals:
             source, note = self._global_binding(global_name, glue.function, frame, resumes, where)
             bindings.append(Binding(global_name, source, note))
+        self._route_calls(glue, bindings, frame, resumes)
         function = ast.unparse(glue.function)
         invocation = CallableInvocation(name, compile_id, bindings, function, glue.function.name)
         return invocation, resumes
@@ -208,6 +221,55 @@ class RuntimeWrapperPipeline:
                 f"({type(value).__name__}) cannot be restated by name"
             )
         return source, "installed by Dynamo"
+
+    def _route_calls(self, glue, bindings: list[Binding], frame, called: list) -> None:
+        """A name the glue calls that held, while recording, a function Dynamo compiled as a
+        frame of its own (a decorator's wrapped function, a helper the frame calls after a graph
+        break) goes through that frame's dispatcher, as Dynamo's frame hook sends the call."""
+        names = called_names(glue.function)
+        for binding in bindings:
+            if binding.name not in names or binding.note not in ("free variable", "global"):
+                continue
+            value = self._recorded_value(binding.name, glue, frame)
+            code = getattr(value, "__code__", None)
+            if not isinstance(value, types.FunctionType) or code not in self.frames:
+                continue
+            if not self.frames[code].entries:
+                continue
+            self.routed[code] = value
+            called.append(code)
+            recorded = (code.co_name, code.co_firstlineno, code.co_filename.rsplit("/", 1)[-1])
+            binding.source = f"routed({binding.source}, {self.dispatch_names[code]}, {recorded!r})"
+            binding.note += ", its calls routed to the frame Dynamo compiled"
+
+    def _recorded_value(self, name: str, glue, frame):
+        """What ``name`` held while recording: the free variables of the entry frame and of
+        routed frames (their functions were recorded) and any frame's globals are known; a
+        resume frame's closure is not (None)."""
+        if name in glue.free:
+            function = self._recorded_function(frame.original)
+            names = function.__code__.co_freevars if function is not None else ()
+            cells = dict(zip(names, function.__closure__ or (), strict=True)) if names else {}
+            try:
+                return cells[name].cell_contents
+            except (KeyError, ValueError):
+                return None
+        return frame.globals.get(name)
+
+    def _recorded_function(self, code: types.CodeType) -> types.FunctionType | None:
+        """The function whose closure ``code`` sees: the entry's, a routed frame's, or, for a
+        resume function (closure passed at run time), the function it resumes (its cells are
+        the ones the transformed code passes on). A wrong pick is caught by ``routed`` at run
+        time: it checks the code of what it is called with."""
+        known = dict(self.routed)
+        known[self.entry_code] = self.entry_function
+        if code in known:
+            return known[code]
+        for original, function in known.items():
+            prefix = f"{RESUME_PREFIX}{original.co_name}_at_"
+            if code.co_name.startswith(prefix) and code.co_filename == original.co_filename:
+                return function
+        return None
 
     def _resume_binding(self, global_name: str, value, frame, resumes, where) -> tuple[str, str]:
         """A ``__resume_at_*`` global: the resume frame's dispatcher, given its globals (and, when

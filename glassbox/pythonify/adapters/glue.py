@@ -156,3 +156,12 @@ def _stores(statements) -> set[str]:
             if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
                 out.add(node.id)
     return out
+
+
+def called_names(function: ast.FunctionDef) -> set[str]:
+    """Names the function calls directly (``name(...)``)."""
+    return {
+        node.func.id
+        for node in ast.walk(function)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+    }

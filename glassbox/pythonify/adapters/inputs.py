@@ -66,7 +66,8 @@ def _entered_through_wrap_inline(module) -> bool:
     )
 
 
-def _params(function) -> list[str]:
+def params_of(function) -> list[str]:
+    """The parameters of ``function`` as in a ``def`` (defaults as literals)."""
     out = []
     signature = inspect.signature(function, follow_wrapped=False)
     for parameter in signature.parameters.values():
@@ -97,7 +98,7 @@ def argument_extraction(target) -> ArgumentExtraction:
     entry = entry_function(target)
     return ArgumentExtraction(
         frame_name=entry.function.__name__,
-        params=_params(entry.function),
+        params=params_of(entry.function),
         call_target="target",
         globals_path=entry.globals_source,
         cells_path=entry.cells_source,
