@@ -207,3 +207,22 @@ def test_cells_as_values_are_the_frames_cells(program) -> None:
     fn = make(program, (None, 1, 2, 0), ("cell_contents",), cell_template.__code__)
     assert fn() == 2
     assert decompiled(fn)() == 2
+
+
+# Dynamo's transformed code ends its generated part with a jump into the original instructions,
+# which follow it at once (`JUMP_FORWARD 0`): no jump at all. out = d; the jump; return out.
+JUMP_TO_NEXT = [
+    ("RESUME", 0),
+    ("LOAD_FAST", 0),
+    ("STORE_FAST", 2),
+    ("JUMP_FORWARD", "next"),
+    ("label", "next"),
+    ("LOAD_FAST", 2),
+    ("RETURN_VALUE",),
+]
+
+
+def test_jump_to_the_next_instruction_is_no_jump() -> None:
+    fn = make(JUMP_TO_NEXT, (None,), ())
+    assert decompiled(fn)([1], "s0") == fn([1], "s0") == [1]
+
