@@ -76,12 +76,17 @@ ExprPtr CodeDecoder::pop_raw() {
   return value;
 }
 
-// A stored value used again as a value: `(name := value)`.
+// A stored value used again as a value: `(name := value)`. Stored to several names on its way
+// (`(b := (a := value))`, or generated code's `COPY 1; STORE_FAST a; COPY 1; STORE_FAST b`), the
+// first store is the innermost.
 ExprPtr walrus(const ExprPtr& chain) {
-  if (chain->clauses.size() != 1 || chain->clauses[0].target->kind != ExprKind::Name) {
-    throw DecodeFailure("assignment used as a value");
+  if (chain->clauses.empty()) throw DecodeFailure("assignment used as a value");
+  ExprPtr value = chain->args[0];
+  for (const auto& clause : chain->clauses) {
+    if (clause.target->kind != ExprKind::Name) throw DecodeFailure("assignment used as a value");
+    value = make_expr(ExprKind::NamedExpr, {clause.target, value});
   }
-  return make_expr(ExprKind::NamedExpr, {chain->clauses[0].target, chain->args[0]});
+  return value;
 }
 
 ExprPtr CodeDecoder::pop() {

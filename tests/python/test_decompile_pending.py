@@ -274,3 +274,24 @@ def test_unpacked_values_used_as_values(program) -> None:
     with pytest.raises(ValueError):
         decompiled(fn)(("a", "b"), "s0")  # the unpacking still checks the count
 
+
+# One value stored to two locals on its way, then used: (g := (out := d)) (Dynamo's
+# `COPY 1; STORE_FAST a; COPY 1; STORE_FAST b` before an attribute load).
+STORED_TWICE_THEN_USED = [
+    ("RESUME", 0),
+    ("LOAD_FAST", 0),
+    ("COPY", 1),
+    ("STORE_FAST", 2),
+    ("COPY", 1),
+    ("STORE_FAST", 3),
+    ("BUILD_LIST", 1),
+    ("LOAD_FAST", 2),
+    ("LOAD_FAST", 3),
+    ("BUILD_TUPLE", 3),
+    ("RETURN_VALUE",),
+]
+
+
+def test_value_stored_to_two_names_then_used() -> None:
+    fn = make(STORED_TWICE_THEN_USED, (None,), ())
+    assert decompiled(fn)("v", "s0") == fn("v", "s0") == (["v"], "v", "v")
