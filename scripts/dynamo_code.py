@@ -3,6 +3,11 @@
     .venv/bin/python scripts/dynamo_code.py collect /tmp/dynamo-code  # a .marshal per code object
     .venv/bin/python scripts/dynamo_code.py measure /tmp/dynamo-code [--core OLD/_core.so] [-v]
     .venv/bin/python scripts/dynamo_code.py run [--optimize 1]   # decompiled code in Dynamo's place
+    .venv/bin/python scripts/dynamo_code.py collect DIR --corpus gpt2,electra --corpus-only
+
+``--corpus NAMES`` (collect, run) adds entries of the real-model corpus (tests/python/models),
+built and called as the model sweep does, compiled with ``--backend`` (default aot_eager);
+``--corpus-only`` leaves out the built-in models and shapes.
 
 ``collect`` compiles tiny HF models (GPT-2, BERT, Llama, T5, ViT; random weights from configs,
 never downloaded: needs ``transformers``) and a few torch-level shapes (graph breaks in loops, in
@@ -177,6 +182,38 @@ def model_runs():
         yield f"{name}_hooked", hooked, (), {}
 
 
+def corpus_runs(names: list[str], backend: str):
+    """(name, callable, args, kwargs) per entry of the real-model corpus (tests/python/models),
+    run as the model sweep runs it; ``fn(compiled=False)`` gives its eager results."""
+    import torch
+
+    sys.path.insert(0, os.path.join(ROOT, "tests", "python", "models"))
+    import corpus
+    import corpus_outputs
+
+    for name in names:
+        entry = corpus.get(name)
+
+        def run_entry(entry=entry, compiled=True):
+            target, args, kwargs = entry.build(0)
+            run = torch.compile(target, backend=backend) if compiled else None
+            return corpus_outputs.call(target, args, kwargs, entry.train, run=run)
+
+        yield f"corpus_{name}", run_entry, (), {}
+
+
+def all_runs(corpus_names: list[str], backend: str, builtin: bool = True):
+    """The built-in models and shapes (unless not ``builtin``), then the corpus entries named."""
+    if builtin:
+        yield from model_runs()
+        yield from ((n, f, a, {}) for n, f, a in torch_shapes())
+    yield from corpus_runs(corpus_names, backend)
+
+
+def self_compiling(name: str) -> bool:
+    return name.endswith(("_generate", "_hooked")) or name.startswith("corpus_")
+
+
 def decompiled_code(code: types.CodeType, optimize: int):
     """``code`` decompiled and compiled again (at ``optimize``), or None with a fallback."""
     from glassbox.decompiler import decompile_detailed
@@ -204,7 +241,9 @@ def outputs(value):
     return []
 
 
-def run(optimize: int, core_path: str | None) -> None:
+def run(
+    optimize: int, core_path: str | None, corpus_names: list[str], backend: str, builtin: bool
+) -> None:
     """Each run twice: eager, then compiled with Dynamo's code replaced by its decompiled source."""
     import torch
     import torch._dynamo.convert_frame as convert_frame
@@ -225,19 +264,20 @@ def run(optimize: int, core_path: str | None) -> None:
         replaced[current[0]] += got is not None
         return got
 
-    for name, fn, args, kwargs in list(model_runs()) + [
-        (n, f, a, {}) for n, f, a in torch_shapes()
-    ]:
+    for name, fn, args, kwargs in all_runs(corpus_names, backend, builtin):
         current[0] = name
         torch.manual_seed(0)
         torch._dynamo.reset()
-        self_compiling = name.endswith(("_generate", "_hooked"))
+        compiles_itself = self_compiling(name)
         try:
-            expected = outputs(fn(*args, **kwargs)) if not self_compiling else None
+            if name.startswith("corpus_"):
+                expected = outputs(fn(compiled=False))
+            else:
+                expected = outputs(fn(*args, **kwargs)) if not compiles_itself else None
             handle = convert_frame.register_bytecode_hook(hook)
             try:
                 torch.manual_seed(0)
-                compiled = fn if self_compiling else torch.compile(fn, backend="eager")
+                compiled = fn if compiles_itself else torch.compile(fn, backend="eager")
                 got = compiled(*args, **kwargs)
             finally:
                 handle.remove()
@@ -251,7 +291,7 @@ def run(optimize: int, core_path: str | None) -> None:
         print(f"{name}: {'same' if same else 'DIFFERENT'} ({replaced[name]} code objects replaced)")
 
 
-def collect(folder: str) -> None:
+def collect(folder: str, corpus_names: list[str], backend: str, builtin: bool) -> None:
     import torch
     import torch._dynamo.convert_frame as convert_frame
 
@@ -273,12 +313,11 @@ def collect(folder: str) -> None:
 
     handle = convert_frame.register_bytecode_hook(hook)
     try:
-        runs = list(model_runs()) + [(n, f, args, {}) for n, f, args in torch_shapes()]
-        for name, fn, args, kwargs in runs:
+        for name, fn, args, kwargs in all_runs(corpus_names, backend, builtin):
             current[0] = name
             torch._dynamo.reset()
             try:
-                if name.endswith(("_generate", "_hooked")):
+                if self_compiling(name):
                     fn()  # compiles its own parts
                 else:
                     torch.compile(fn, backend="eager")(*args, **kwargs)
@@ -375,7 +414,8 @@ def measure(folder: str, core_path: str | None, verbose: bool) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
-    commands.add_parser("collect").add_argument("folder")
+    collected = commands.add_parser("collect")
+    collected.add_argument("folder")
     measured = commands.add_parser("measure")
     measured.add_argument("folder")
     measured.add_argument("--core", help="a _core extension to judge instead of glassbox's own")
@@ -383,11 +423,16 @@ def main() -> None:
     ran = commands.add_parser("run")
     ran.add_argument("--optimize", type=int, default=0, help="compile the source at this level")
     ran.add_argument("--core", help="a _core extension to judge instead of glassbox's own")
+    for command in (collected, ran):
+        command.add_argument("--corpus", default="", help="corpus entries too (gpt2,electra,...)")
+        command.add_argument("--backend", default="aot_eager", help="the corpus entries' backend")
+        command.add_argument("--corpus-only", action="store_true", help="no built-in models")
     args = parser.parse_args()
+    corpus_names = [n for n in getattr(args, "corpus", "").split(",") if n]
     if args.command == "collect":
-        collect(args.folder)
+        collect(args.folder, corpus_names, args.backend, not args.corpus_only)
     elif args.command == "run":
-        run(args.optimize, args.core)
+        run(args.optimize, args.core, corpus_names, args.backend, not args.corpus_only)
     else:
         measure(args.folder, args.core, args.verbose)
 

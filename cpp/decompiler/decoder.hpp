@@ -207,8 +207,9 @@ class CodeDecoder {
   void push(ExprPtr value);
   void emit(StmtPtr stmt);
   // names_too: a pending name as well; produced_from: the slots from there on too (the values a
-  // region produced, read after the statement that encloses it).
-  void spill_pending(Stmt& stmt, bool names_too = false, size_t produced_from = SIZE_MAX);
+  // region produced, read after the statement that encloses it); below: only the slots under it.
+  void spill_pending(Stmt& stmt, bool names_too = false, size_t produced_from = SIZE_MAX,
+                     size_t below = SIZE_MAX);
   ExprPtr spill_chain(const ExprPtr& chain, bool names_too);
   ExprPtr fresh_temporary();
   bool mutates_deeper(int depth) const;
@@ -226,6 +227,7 @@ class CodeDecoder {
   bool take_region_value_ = false;  // the next region may leave one value: keep it in region_value_
   ExprPtr region_value_;
   void store(ExprPtr target, ExprPtr value);
+  ExprPtr unpack_to_temporaries(ExprPtr slot);  // an unpacked value used as a value
   size_t tuple_values_pending() const;
   void unpack_pending_values(size_t count, bool stored_last_first);
   void swapped_tuple_assignment(int i);

@@ -310,7 +310,9 @@ std::vector<bool> reachable_instructions(const std::vector<Instruction>& all,
 }
 
 // Whether instruction `i` is a forward jump over unreachable instructions only: no jump at all
-// once they are gone (Dynamo's resume prologue jumping over the original body's start).
+// once they are gone (Dynamo's resume prologue jumping over the original body's start), or over
+// none (Dynamo's `JUMP_FORWARD 0` from its generated code into the original instructions; the
+// compiler never leaves a jump to the next instruction).
 bool jumps_over_unreachable(const std::vector<Instruction>& all, const std::vector<bool>& reachable,
                             size_t i) {
   std::string_view name = all[i].opname;
@@ -319,7 +321,7 @@ bool jumps_over_unreachable(const std::vector<Instruction>& all, const std::vect
   for (; k < all.size() && all[k].offset < all[i].jump_target; ++k) {
     if (reachable[k]) return false;
   }
-  return k > i + 1 && k < all.size() && all[k].offset == all[i].jump_target;
+  return k < all.size() && all[k].offset == all[i].jump_target;
 }
 
 class Lifter {

@@ -207,3 +207,91 @@ def test_cells_as_values_are_the_frames_cells(program) -> None:
     fn = make(program, (None, 1, 2, 0), ("cell_contents",), cell_template.__code__)
     assert fn() == 2
     assert decompiled(fn)() == 2
+
+
+# Dynamo's transformed code ends its generated part with a jump into the original instructions,
+# which follow it at once (`JUMP_FORWARD 0`): no jump at all. out = d; the jump; return out.
+JUMP_TO_NEXT = [
+    ("RESUME", 0),
+    ("LOAD_FAST", 0),
+    ("STORE_FAST", 2),
+    ("JUMP_FORWARD", "next"),
+    ("label", "next"),
+    ("LOAD_FAST", 2),
+    ("RETURN_VALUE",),
+]
+
+
+def test_jump_to_the_next_instruction_is_no_jump() -> None:
+    fn = make(JUMP_TO_NEXT, (None,), ())
+    assert decompiled(fn)([1], "s0") == fn([1], "s0") == [1]
+
+
+# Unpacked values kept on the stack and used as values (Dynamo unpacks a graph's results and
+# juggles them into lists), not stored at once as the compiler does: [[a], b + c] for d = (a, b, c).
+UNPACKED_AS_VALUES = [
+    ("RESUME", 0),
+    ("LOAD_FAST", 0),
+    ("UNPACK_SEQUENCE", 3),
+    ("BUILD_LIST", 1),
+    ("SWAP", 3),
+    ("BINARY_OP", 0),
+    ("BUILD_LIST", 2),
+    ("RETURN_VALUE",),
+]
+# The same with a statement (d = None) while the items are still on the stack: the unpacking ran
+# before it, so the items are d's old ones.
+UNPACKED_BEFORE_A_STATEMENT = [
+    *UNPACKED_AS_VALUES[:3],
+    ("LOAD_CONST", 0),
+    ("STORE_FAST", 0),
+    *UNPACKED_AS_VALUES[3:],
+]
+# The first item stored (out = a), the others used as values: [out, c + b].
+UNPACKED_PARTLY_STORED = [
+    *UNPACKED_AS_VALUES[:3],
+    ("STORE_FAST", 2),
+    ("BINARY_OP", 0),
+    ("LOAD_FAST", 2),
+    ("SWAP", 2),
+    ("BUILD_LIST", 2),
+    ("RETURN_VALUE",),
+]
+
+
+@pytest.mark.parametrize(
+    "program",
+    [
+        pytest.param(UNPACKED_AS_VALUES, id="as_values"),
+        pytest.param(UNPACKED_BEFORE_A_STATEMENT, id="before_a_statement"),
+        pytest.param(UNPACKED_PARTLY_STORED, id="partly_stored"),
+    ],
+)
+def test_unpacked_values_used_as_values(program) -> None:
+    fn = make(program, (None,), ())
+    expected = fn(("a", "b", "c"), "s0")
+    assert decompiled(fn)(("a", "b", "c"), "s0") == expected
+    with pytest.raises(ValueError):
+        decompiled(fn)(("a", "b"), "s0")  # the unpacking still checks the count
+
+
+# One value stored to two locals on its way, then used: (g := (out := d)) (Dynamo's
+# `COPY 1; STORE_FAST a; COPY 1; STORE_FAST b` before an attribute load).
+STORED_TWICE_THEN_USED = [
+    ("RESUME", 0),
+    ("LOAD_FAST", 0),
+    ("COPY", 1),
+    ("STORE_FAST", 2),
+    ("COPY", 1),
+    ("STORE_FAST", 3),
+    ("BUILD_LIST", 1),
+    ("LOAD_FAST", 2),
+    ("LOAD_FAST", 3),
+    ("BUILD_TUPLE", 3),
+    ("RETURN_VALUE",),
+]
+
+
+def test_value_stored_to_two_names_then_used() -> None:
+    fn = make(STORED_TWICE_THEN_USED, (None,), ())
+    assert decompiled(fn)("v", "s0") == fn("v", "s0") == (["v"], "v", "v")

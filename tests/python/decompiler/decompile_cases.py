@@ -210,6 +210,16 @@ CASES: list[Case] = [
         ([5],),
     ),
     _case(
+        "walrus_nested",  # one value stored to two names on its way, then used
+        """
+        def f(xs):
+            total = len(b := (a := xs[:2])) + len(a)
+            return total, a, b, (d := (c := rec("v", xs))), c, d
+        """,
+        ([1, 2, 3],),
+        ([],),
+    ),
+    _case(
         "fstring",
         """
         def f(a, b, width, precision):
