@@ -353,10 +353,17 @@ def glue_source(glue: ir.CallableInvocation) -> str:
     what = f"Compile {glue.compile_id}: Dynamo's transformed code"
     if glue.compile_id == "eager":
         what = "Not compiled by Dynamo: the resume function"
+    check = "shown to do the same operations in the same order (glassbox.verify)"
+    if glue.not_shown is not None:
+        why = _comment(glue.not_shown)[:300].replace("\\", "/").replace('"', "'")
+        check = "NOT shown to do the same: " + why
     lines = [
         f"def {glue.name}(G, cells):",
         f'    """{what} as Python ({glue.origin} by glassbox),',
-        '    with the globals and free variables it reads bound first."""',
+        "    with the globals and free variables it reads bound first.",
+        "",
+        f"    Against the bytecode: {check}",
+        '    """',
     ]
     for binding in glue.bindings:
         note = f"  # {binding.note}" if binding.note else ""

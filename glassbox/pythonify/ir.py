@@ -113,6 +113,7 @@ class CallableInvocation:
     function: str  # the decompiled ``def`` (named as the frame)
     function_name: str
     origin: str = "decompiled"
+    not_shown: str | None = None  # None: shown to do what Dynamo's code does; else why not
 
 
 @dataclass

@@ -195,6 +195,7 @@ class RuntimeWrapperPipeline:
         self._route_calls(glue, bindings, frame, resumes)
         function = ast.unparse(glue.function)
         invocation = CallableInvocation(name, compile_id, bindings, function, glue.function.name)
+        invocation.not_shown = glue.not_shown
         return invocation, resumes
 
     def _global_binding(self, global_name: str, function, frame, resumes, where) -> tuple[str, str]:

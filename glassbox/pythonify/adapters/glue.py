@@ -30,6 +30,7 @@ class DecompiledGlue:
     free: list[str]  # the frame's free variables (its closure, by position)
     placeholders: dict[str, object] = field(default_factory=dict)  # name -> constant
     cells: dict[str, int] = field(default_factory=dict)  # name -> position of the frame's cell
+    not_shown: str | None = None  # None: shown to do what ``code`` does; else why it was not
 
 
 def decompile_glue(code: types.CodeType) -> DecompiledGlue:
@@ -46,7 +47,22 @@ def decompile_glue(code: types.CodeType) -> DecompiledGlue:
     read = [name for name in _global_reads(function) if name not in code.co_freevars]
     _check_order(function)
     read = [name for name in read if name not in result.constants and name not in cells]
-    return DecompiledGlue(function, read, list(code.co_freevars), dict(result.constants), cells)
+    glue = DecompiledGlue(function, read, list(code.co_freevars), dict(result.constants), cells)
+    glue.not_shown = _not_shown(code, result)
+    return glue
+
+
+def _not_shown(code: types.CodeType, result) -> str | None:
+    """Whether the decompiled source, compiled, is shown to do what ``code`` does (the check
+    capture makes before running a dump: equal bytecode, or the same effects in order)."""
+    from glassbox.capture.source import declare_cell_variables, declare_free_variables, recompile
+
+    source = declare_cell_variables(code, declare_free_variables(code, result.source))
+    try:
+        compiled, reason = recompile(code, source, "<glue>", constants=result.constants)
+    except Exception as error:  # the check itself failed: say so, never guess
+        return f"the check failed: {type(error).__name__}: {error}"
+    return None if compiled is not None else (reason or "not shown")
 
 
 def _function_named(tree: ast.Module, name: str) -> ast.FunctionDef:

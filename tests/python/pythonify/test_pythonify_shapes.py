@@ -174,6 +174,7 @@ def test_resume_function_dynamo_never_compiled_runs_as_plain_python(tmp_path):
         glassbox.pythonify(model, (sign * ones,), path, backend="aot_eager")
         text = path.read_text()
         assert "resume function Dynamo did not compile, as plain Python" in text
+        assert text.count("Against the bytecode: shown to do the same") == text.count("def glue_")
         for x in (sign * ones, -sign * ones):
             namespace = {"target": model, "args": (x,)}
             exec(compile(text, str(path), "exec"), namespace)
