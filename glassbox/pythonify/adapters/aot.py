@@ -84,6 +84,9 @@ def fx_kernel(name: str, gm, compiled=None) -> KernelLoad:
 
 
 def inductor_kernel(name: str, graph) -> KernelLoad:
+    if not graph.inductor_source and not any("call" in n.op for n in graph.gm.graph.nodes):
+        # A graph without calls (it returns inputs): Inductor runs the FX graph's own forward.
+        return fx_kernel(name, graph.gm, graph.compiled)
     if not graph.inductor_source:
         raise PythonifyError(f"inductor produced no output code for {name}")
     compiled = graph.compiled

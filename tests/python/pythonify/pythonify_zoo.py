@@ -181,7 +181,8 @@ class NoGradBreak(torch.nn.Module):
 
 class Aliases(torch.nn.Module):
     """Outputs that alias: an intermediate returned with its views, the input and its
-    transpose (AOT: alias_of_intermediate_base_is_user_output, is_input, alias_of_input)."""
+    transpose (AOT: alias_of_intermediate_base_is_user_output, is_input, alias_of_input). With
+    dynamic shapes the view's size is symbolic: AOT replays the output's own view instead."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -189,7 +190,7 @@ class Aliases(torch.nn.Module):
 
     def forward(self, x):
         y = self.fc(x)
-        return y, y.view(-1), y[0], x, x.t()
+        return y, y.view(x.shape[0], 2, 2), y[0], x, x.t()
 
 
 class IntermediateBases(torch.nn.Module):
@@ -219,6 +220,14 @@ class InplaceViews(torch.nn.Module):
         return y, z, y.unsqueeze(0).squeeze_(0)
 
 
+class Passthrough(torch.nn.Module):
+    """Returns its input and a detached alias: under no_grad a graph without calls (Inductor
+    runs the FX graph itself)."""
+
+    def forward(self, x):
+        return x.detach(), x
+
+
 def hf_bert() -> torch.nn.Module:
     """A tiny BERT (random weights, offline): a ModelOutput built in Dynamo's output code, and a
     guard on a global Dynamo installed by id."""
@@ -237,6 +246,7 @@ MODELS = {
     "NestedLoopBreak": NestedLoopBreak,
     "Sequential": sequential, "HFBert": hf_bert, "NoGradBreak": NoGradBreak,
     "Aliases": Aliases, "IntermediateBases": IntermediateBases, "InplaceViews": InplaceViews,
+    "Passthrough": Passthrough,
 }  # fmt: skip
 
 

@@ -41,7 +41,7 @@ def _summary(outs, x: torch.Tensor, model: torch.nn.Module, train: bool) -> dict
     return result
 
 
-def _run(name: str, backend: str, train: bool, tmp_path, how: str) -> dict:
+def _run(name: str, backend: str, train: bool, tmp_path, how: str, dynamic=None) -> dict:
     torch._dynamo.reset()
     model = zoo.build(name, 0)
     (x,), _ = zoo.inputs(name)
@@ -49,10 +49,10 @@ def _run(name: str, backend: str, train: bool, tmp_path, how: str) -> dict:
     path = tmp_path / f"{name}-{backend}.py"
     with torch.set_grad_enabled(train):
         if how == "compile":
-            outs = torch.compile(model, backend=backend)(x)
+            outs = torch.compile(model, backend=backend, dynamic=dynamic)(x)
         else:
             glassbox.pythonify(zoo.build(name, 0), (x.detach().requires_grad_(train),), path,
-                               backend=backend)  # fmt: skip
+                               backend=backend, dynamic=dynamic)  # fmt: skip
             torch._dynamo.reset()
             namespace = {"target": model, "args": (x,)}
             exec(compile(path.read_text(), str(path), "exec"), namespace)
@@ -79,10 +79,19 @@ def test_aliased_outputs_training(name, backend, tmp_path):
 
 
 @pytest.mark.parametrize("backend", ["aot_eager", "inductor"])
-def test_aliased_outputs_inference(backend, tmp_path):
-    want = _run("Aliases", backend, False, tmp_path, "compile")
-    assert want["rows"][4]["input"] == (False, True)  # x.t() is a view of x
-    _assert_equal(_run("Aliases", backend, False, tmp_path, "pythonify"), want)
+@pytest.mark.parametrize("name", ["Aliases", "Passthrough"])
+def test_aliased_outputs_inference(name, backend, tmp_path):
+    want = _run(name, backend, False, tmp_path, "compile")
+    assert want["rows"][-1]["input"] in ((False, True), (True, False))  # x.t() or x itself
+    _assert_equal(_run(name, backend, False, tmp_path, "pythonify"), want)
+
+
+def test_aliased_outputs_dynamic_shapes(tmp_path):
+    """Symbolic view arguments: AOT (and the file) replay the output's own view of its base."""
+    want = _run("Aliases", "aot_eager", True, tmp_path, "compile", dynamic=True)
+    _assert_equal(_run("Aliases", "aot_eager", True, tmp_path, "pythonify", dynamic=True), want)
+    text = (tmp_path / "Aliases-aot_eager.py").read_text()
+    assert "alias_from_base(fw[0], fw[1].alias, True)" in text
 
 
 def test_aliased_outputs_fresh_process(tmp_path):
