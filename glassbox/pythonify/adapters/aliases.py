@@ -11,6 +11,8 @@ here it becomes the same ``torch.ops.aten`` call as text.
 
 from __future__ import annotations
 
+from typing import Any
+
 from glassbox.pythonify.adapters.inputs import PythonifyError
 from glassbox.pythonify.ir import OutputAlias
 
@@ -24,12 +26,12 @@ REGENERATED = (
 PLAIN = ("non_alias", "unsafe_view_alias", "custom_function_view")
 
 
-def _unambiguous(op) -> str:
+def _unambiguous(op: Any) -> str:
     overload = op._overloadname
     return op._opname if overload == "default" else f"{op._opname}_{overload}"
 
 
-def _view_op(classname: str):
+def _view_op(classname: str) -> Any:
     """The operator a ``<name>_ViewMeta`` forward calls (the out-of-place view, reapplied)."""
     import torch
 
@@ -46,11 +48,11 @@ def _view_op(classname: str):
     return _out_of_place(found[0]) if found[0]._opname.endswith("_") else found[0]
 
 
-def _arguments(op) -> list[str]:
+def _arguments(op: Any) -> list[str]:
     return [str(a.type) for a in op._schema.arguments[1:]]
 
 
-def _out_of_place(op):
+def _out_of_place(op: Any) -> Any:
     """An in-place view's ViewMeta replays the view of its group: the out-of-place operator
     (``transpose_`` -> ``transpose.int``) taking the same arguments."""
     import torch
@@ -63,7 +65,7 @@ def _out_of_place(op):
     return found[0]
 
 
-def _literal(value) -> str:
+def _literal(value: object) -> str:
     import torch
 
     if isinstance(value, (list, tuple)):
@@ -82,7 +84,7 @@ def _literal(value) -> str:
     return text
 
 
-def view_call(meta) -> str:
+def view_call(meta: Any) -> str:
     """One ViewMeta as ``torch.ops.aten.<op>.<overload>({}, args...)[out_index]``."""
     op = _view_op(type(meta).__name__)
     schema = op._schema
@@ -106,7 +108,7 @@ def view_call(meta) -> str:
     return call if out_index is None else f"{call}[{out_index}]"
 
 
-def _views(info, replay: bool) -> list[str] | None:
+def _views(info: Any, replay: bool) -> list[str] | None:
     sequence = info.view_meta_sequence
     if not replay or sequence is None:
         return None
@@ -115,7 +117,7 @@ def _views(info, replay: bool) -> list[str] | None:
     return [view_call(meta) for meta in sequence.sequence]
 
 
-def output_aliases(md, region_name: str, training: bool) -> list[OutputAlias]:
+def output_aliases(md: Any, region_name: str, training: bool) -> list[OutputAlias]:
     """Each aliased user output of ``md`` (ViewAndMutationMeta), as the runtime rebuilds it."""
     from torch._functorch import config
 
