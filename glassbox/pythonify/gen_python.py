@@ -167,36 +167,64 @@ def kernel_source(kernel: ir.KernelLoad) -> str:
     )
 
 
-def wrapper_source(region: ir.CompiledRegion) -> str:
+def _alias_expression(alias: ir.OutputAlias, training: bool) -> str:
+    """AOT's regeneration of one aliased output from ``inputs`` and ``fw`` (the forward's
+    returns after the mutated inputs: user outputs, then intermediate bases)."""
+    unwrap = ".alias" if training else ""  # training: the Function returned a TensorAlias
+    if alias.kind in ("is_input", "alias_of_input"):
+        base = f"inputs[{alias.base_index}]"
+    else:
+        base = f"fw[{alias.base_index}]" + (unwrap if alias.base_is_alias else "")
+    if alias.kind == "is_input":
+        return base
+    if alias.views is None:
+        return f"alias_from_base({base}, fw[{alias.index}]{unwrap}, {alias.requires_grad!r})"
+    view = base
+    for call in alias.views:
+        view = call.format(view)
+    return f"alias_grad({base}, {view}, {alias.requires_grad!r})"
+
+
+def _returns(w: ir.AOTAutogradWrapper, indent: str) -> list[str]:
+    """The user outputs from ``outs``, aliased ones regenerated as AOTAutograd's runtime does."""
+    m, o = len(w.mutated_inputs), w.num_outputs
+    if not w.aliases:
+        return [f"{indent}return list(outs[{m}:{m + o}])"]
+    lines = [f"{indent}fw = outs[{m}:]", f"{indent}ret = list(fw[:{o}])"]
+    for alias in w.aliases:
+        note = f"  # {alias.kind}"
+        expression = _alias_expression(alias, not w.inference)
+        lines.append(f"{indent}ret[{alias.index}] = {expression}{note}")
+    return lines + [f"{indent}return ret"]
+
+
+def _inference_source(region: ir.CompiledRegion, doc: str, mutations: list[str]) -> str:
     w = region.wrapper
-    forward, m, o = w.forward.name, len(w.mutated_inputs), w.num_outputs
-    doc = f"Dynamo graph {region.dynamo_name} (compile {region.compile_id})"
-    mutations = [f"    inputs[{idx}].copy_(outs[{i}])" for i, idx in enumerate(w.mutated_inputs)]
-    if w.inference:
-        lines = [
-            f"def {region.name}(*inputs):",
-            f'    """{doc}: the inference graph, then input mutations."""',
-            f"    outs = {forward}(*inputs)",
-            *mutations,
-        ]
-        for idx in w.unsafe_view_outputs:
-            lines.append(
-                f"    outs[{m + idx}] = "
-                f"torch.ops.aten._unsafe_view(outs[{m + idx}], outs[{m + idx}].shape)"
-            )
-        lines.append(f"    return list(outs[{m}:{m + o}])")
-        return "\n".join(lines)
-    cls = f"{region.name}_Function"
+    m = len(w.mutated_inputs)
+    lines = [
+        f"def {region.name}(*inputs):",
+        f'    """{doc}: the inference graph, then input mutations."""',
+        f"    outs = {w.forward.name}(*inputs)",
+        *mutations,
+    ]
+    for idx in w.unsafe_view_outputs:
+        lines.append(
+            f"    outs[{m + idx}] = "
+            f"torch.ops.aten._unsafe_view(outs[{m + idx}], outs[{m + idx}].shape)"
+        )
+    return "\n".join(lines + _returns(w, "    "))
+
+
+def _function_forward(w: ir.AOTAutogradWrapper) -> list[str]:
+    """``forward`` of the autograd.Function: the graph, saved values, aliases as TensorAlias."""
+    m, o = len(w.mutated_inputs), w.num_outputs
     a, b = w.saved_tensors
     c, d = w.saved_tensors_no_vc
     e, f = w.saved_symints
     lines = [
-        f"class {cls}(torch.autograd.Function):",
-        f'    """{doc}: AOTAutograd forward and backward graphs."""',
-        "",
         "    @staticmethod",
         "    def forward(ctx, *inputs):",
-        f"        outs = list({forward}(*inputs))",
+        f"        outs = list({w.forward.name}(*inputs))",
     ]
     for idx in w.unsafe_view_outputs:
         k = m + idx
@@ -207,15 +235,28 @@ def wrapper_source(region: ir.CompiledRegion) -> str:
         f"        ctx.saved_no_vc = [t.detach() if t._is_view() else t for t in outs[{c}:{d}]]",
         f"        ctx.symints = outs[{e}:{f}]",
     ]
+    for alias in w.aliases:
+        lines.append(f"        outs[{m + alias.index}] = TensorAlias(outs[{m + alias.index}])")
     if w.non_differentiable:
         picks = ", ".join(f"outs[{i}]" for i in w.non_differentiable)
         lines.append(
             "        ctx.mark_non_differentiable("
             f"*[t for t in ({picks},) if isinstance(t, torch.Tensor)])"
         )
-    lines += [
+    return lines + [
         "        ctx._materialize_non_diff_grads = False",
-        f"        return tuple(outs[:{m + o}])",
+        f"        return tuple(outs[:{m + o + w.num_intermediate_bases}])",
+    ]
+
+
+def _training_source(region: ir.CompiledRegion, doc: str, mutations: list[str]) -> str:
+    w = region.wrapper
+    cls = f"{region.name}_Function"
+    lines = [
+        f"class {cls}(torch.autograd.Function):",
+        f'    """{doc}: AOTAutograd forward and backward graphs."""',
+        "",
+        *_function_forward(w),
         "",
         "    @staticmethod",
         "    def backward(ctx, *grads):",
@@ -226,11 +267,74 @@ def wrapper_source(region: ir.CompiledRegion) -> str:
         "",
         f"def {region.name}(*inputs):",
         f'    """{doc}: forward through {cls}, then input mutations."""',
-        f"    outs = {cls}.apply(*inputs)",
-        *mutations,
-        f"    return list(outs[{m}:{m + o}])",
     ]
-    return "\n".join(lines)
+    if w.aliases:  # AOT applies the Function with view replay on (autograd views replay views)
+        lines += [
+            "    replay = torch._C._is_view_replay_enabled()",
+            "    torch._C._set_view_replay_enabled(True)",
+            "    try:",
+            f"        outs = {cls}.apply(*inputs)",
+            "    finally:",
+            "        torch._C._set_view_replay_enabled(replay)",
+        ]
+    else:
+        lines.append(f"    outs = {cls}.apply(*inputs)")
+    return "\n".join(lines + mutations + _returns(w, "    "))
+
+
+def wrapper_source(region: ir.CompiledRegion) -> str:
+    w = region.wrapper
+    doc = f"Dynamo graph {region.dynamo_name} (compile {region.compile_id})"
+    mutations = [f"    inputs[{idx}].copy_(outs[{i}])" for i, idx in enumerate(w.mutated_inputs)]
+    if w.inference:
+        return _inference_source(region, doc, mutations)
+    return _training_source(region, doc, mutations)
+
+
+ALIAS_HELPERS = '''
+
+class TensorAlias:
+    """An aliased output the autograd.Function returns wrapped (AOTAutograd's TensorAlias):
+    autograd does not track it; the wrapper regenerates it from its base afterwards."""
+
+    def __init__(self, alias):
+        self.alias = alias
+
+
+def alias_grad(base, out, requires_grad):
+    """gen_alias_from_base's last step: the alias requires grad as the traced output did."""
+    if base.requires_grad and not requires_grad:
+        return out.detach()
+    if not base.requires_grad and requires_grad:
+        out.requires_grad_(True)
+    return out
+
+
+def alias_from_base(base, out, requires_grad):
+    """gen_alias_from_base without a recorded view replay: ``out``'s own view of its ``_base``
+    replayed on ``base``, else ``base.as_strided`` with ``out``'s size, stride and offset."""
+    if out._base is not None:
+        b = out._base
+        same = base.size() == b.size() and base.stride() == b.stride()
+        if base is not b and not (same and base.storage_offset() == b.storage_offset()):
+            reshaped = base.as_strided(b.size(), b.stride(), b.storage_offset())
+        else:
+            reshaped = base
+        view = out._view_func(reshaped)
+        if view is not None and view.shape == out.shape:
+            return alias_grad(base, view, requires_grad)
+    size, stride, offset = out.size(), out.stride(), out.storage_offset()
+    if base.is_complex() and not out.is_complex():
+        view = torch.view_as_real(base).as_strided(size, stride, offset)
+    elif not base.is_complex() and out.is_complex():
+        view = torch.view_as_complex(base).as_strided(size, stride, offset)
+    else:
+        view = base.as_strided(size, stride, offset)
+    view = alias_grad(base, view, requires_grad)
+    if view.dtype != out.dtype:
+        view = view.view(out.dtype)
+    return view
+'''
 
 
 # What ``DynamoUtils`` in GLUE_HELPERS defines (the pipeline refuses glue that calls anything else).
@@ -495,6 +599,8 @@ def render(program: ir.Program, kernels_as_source: bool = True) -> str:
     if kernels_as_source and any(k.kind == "inductor" for k in program.kernels):
         parts.append(INDUCTOR_LOADER)
     parts.append(CONTIGUOUS)
+    if any(region.wrapper.aliases for region in program.regions):
+        parts.append(ALIAS_HELPERS)
     parts.append(GLUE_HELPERS)
     parts.append(_section(1, "Argument extraction", arguments_section(program)))
     parts.append(

@@ -53,6 +53,25 @@ class KernelLoad:
 
 
 @dataclass
+class OutputAlias:
+    """A user output AOTAutograd's runtime regenerates as an alias (``gen_alias_from_base``).
+
+    ``kind`` is the ``OutputType`` name. The base is ``inputs[base_index]`` (``is_input``,
+    ``alias_of_input``) or the forward's return ``base_index`` counted after the mutated inputs
+    (user outputs, then intermediate bases). ``views``: the view calls replayed on the base, in
+    order, each a Python call with ``{}`` for its tensor (AOT's ViewMeta replay); None: the
+    compiled output's own view of its ``_base``, else ``as_strided`` (AOT's fallback).
+    """
+
+    index: int  # the user output's position
+    kind: str
+    base_index: int
+    base_is_alias: bool = False  # the base is an aliased user output (unwrapped in training)
+    requires_grad: bool = False
+    views: list[str] | None = None
+
+
+@dataclass
 class AOTAutogradWrapper:
     """AOTAutograd's runtime for one region: which outputs are what, what is saved."""
 
@@ -69,6 +88,8 @@ class AOTAutogradWrapper:
     saved_symints: tuple[int, int] = (0, 0)
     non_differentiable: list[int] = field(default_factory=list)  # fw return positions
     grad_positions: list[int] = field(default_factory=list)  # grads the backward graph takes
+    aliases: list[OutputAlias] = field(default_factory=list)  # outputs regenerated as aliases
+    num_intermediate_bases: int = 0  # forward returns after the user outputs, bases of aliases
 
 
 @dataclass

@@ -4,8 +4,9 @@ The forward graph returns, in order: new values of inputs the runtime mutates, t
 intermediate bases, tensors saved for backward (with, then without, version-counter checks) and
 SymInts saved for backward. :class:`AOTAutogradWrapper` records those positions; the visitors
 write the ``torch.autograd.Function`` that calls the graphs. What the written wrapper does not
-reproduce (aliased outputs, intermediate bases, tensor subclasses, effect tokens, metadata-only
-input mutations) is refused here with :class:`PythonifyError`, never approximated.
+reproduce (tensor subclasses, effect tokens, metadata-only input mutations, output aliases it
+cannot regenerate as AOT does: see ``aliases``) is refused here with :class:`PythonifyError`,
+never approximated.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import math
 import types
 
+from glassbox.pythonify.adapters.aliases import output_aliases
 from glassbox.pythonify.adapters.inputs import PythonifyError
 from glassbox.pythonify.ir import AOTAutogradWrapper, KernelLoad
 
@@ -82,6 +84,9 @@ def fx_kernel(name: str, gm, compiled=None) -> KernelLoad:
 
 
 def inductor_kernel(name: str, graph) -> KernelLoad:
+    if not graph.inductor_source and not any("call" in n.op for n in graph.gm.graph.nodes):
+        # A graph without calls (it returns inputs): Inductor runs the FX graph's own forward.
+        return fx_kernel(name, graph.gm, graph.compiled)
     if not graph.inductor_source:
         raise PythonifyError(f"inductor produced no output code for {name}")
     compiled = graph.compiled
@@ -110,8 +115,6 @@ def aot_wrapper(region_name: str, record, backend: str) -> AOTAutogradWrapper:
         raise PythonifyError(f"no AOTAutograd metadata was recorded for {region_name}")
     if getattr(md, "tokens", None):
         raise PythonifyError(f"{region_name}: effect tokens are not supported")
-    if md.num_intermediate_bases:
-        raise PythonifyError(f"{region_name}: outputs aliasing intermediates are not supported")
     if any(type(m).__name__ == "SubclassCreationMeta" for m in md.subclass_inp_meta or ()):
         raise PythonifyError(f"{region_name}: tensor subclass inputs are not supported")
     mutated = list(md.mutated_inp_runtime_indices)
@@ -119,13 +122,8 @@ def aot_wrapper(region_name: str, record, backend: str) -> AOTAutogradWrapper:
         info = md.input_info[index]
         if info.mutates_metadata or not info.mutates_data:
             raise PythonifyError(f"{region_name}: input {index} has a metadata mutation")
-    allowed = (OutputType.non_alias, OutputType.unsafe_view_alias, OutputType.custom_function_view)
-    for i, info in enumerate(md.output_info):
-        if info.output_type not in allowed:
-            raise PythonifyError(
-                f"{region_name}: output {i} is an alias ({info.output_type.name}); not supported"
-            )
     inference = record.inference is not None and record.forward is None
+    aliases = output_aliases(md, region_name, training=not inference)
     forward_graph = record.inference if inference else record.forward
     if forward_graph is None:
         raise PythonifyError(f"{region_name}: no forward graph was recorded")
@@ -141,6 +139,8 @@ def aot_wrapper(region_name: str, record, backend: str) -> AOTAutogradWrapper:
         mutated_inputs=mutated,
         num_outputs=md.num_outputs,
         unsafe_view_outputs=list(md.unsafe_view_out_indices),
+        aliases=aliases,
+        num_intermediate_bases=md.num_intermediate_bases,
     )
     if inference:
         return wrapper
@@ -166,7 +166,11 @@ def aot_wrapper(region_name: str, record, backend: str) -> AOTAutogradWrapper:
     import torch
 
     for i, info in enumerate(md.output_info):
-        if issubclass(info.raw_type, torch.Tensor) and info.requires_grad_for_backward:
+        plain = info.output_type in (
+            OutputType.non_alias, OutputType.unsafe_view_alias, OutputType.custom_function_view
+        )  # fmt: skip
+        if plain and issubclass(info.raw_type, torch.Tensor) and info.requires_grad_for_backward:
             grads.append(len(mutated) + i)
-    wrapper.grad_positions = grads
+    start = len(mutated) + md.num_outputs  # intermediate bases: always differentiable
+    wrapper.grad_positions = grads + list(range(start, start + md.num_intermediate_bases))
     return wrapper

@@ -179,6 +179,55 @@ class NoGradBreak(torch.nn.Module):
         return self.lin(y)
 
 
+class Aliases(torch.nn.Module):
+    """Outputs that alias: an intermediate returned with its views, the input and its
+    transpose (AOT: alias_of_intermediate_base_is_user_output, is_input, alias_of_input). With
+    dynamic shapes the view's size is symbolic: AOT replays the output's own view instead."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = torch.nn.Linear(4, 4)
+
+    def forward(self, x):
+        y = self.fc(x)
+        return y, y.view(x.shape[0], 2, 2), y[0], x, x.t()
+
+
+class IntermediateBases(torch.nn.Module):
+    """Two views of one intermediate that is not returned (AOT returns it as an intermediate
+    base), a product, and a view of a view of the input."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = torch.nn.Linear(4, 4)
+
+    def forward(self, x):
+        y = self.fc(x).relu()
+        return y.view(-1), y.t(), y * 2, x.view(-1)[1:].unsqueeze(0)
+
+
+class InplaceViews(torch.nn.Module):
+    """Views of an intermediate changed in place (ViewMetas of in-place views: transpose_)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = torch.nn.Linear(4, 4)
+
+    def forward(self, x):
+        y = self.fc(x)
+        z = y.view(-1, 2)
+        z.transpose_(0, 1)
+        return y, z, y.unsqueeze(0).squeeze_(0)
+
+
+class Passthrough(torch.nn.Module):
+    """Returns its input and a detached alias: under no_grad a graph without calls (Inductor
+    runs the FX graph itself)."""
+
+    def forward(self, x):
+        return x.detach(), x
+
+
 def hf_bert() -> torch.nn.Module:
     """A tiny BERT (random weights, offline): a ModelOutput built in Dynamo's output code, and a
     guard on a global Dynamo installed by id."""
@@ -196,6 +245,8 @@ MODELS = {
     "Closures": Closures, "Outputs": Outputs, "NestedBreak": NestedBreak, "LoopBreak": LoopBreak,
     "NestedLoopBreak": NestedLoopBreak,
     "Sequential": sequential, "HFBert": hf_bert, "NoGradBreak": NoGradBreak,
+    "Aliases": Aliases, "IntermediateBases": IntermediateBases, "InplaceViews": InplaceViews,
+    "Passthrough": Passthrough,
 }  # fmt: skip
 
 
@@ -222,4 +273,5 @@ def tensor_of(output) -> torch.Tensor:
         return output
     if dataclasses.is_dataclass(output):
         output = {f.name: getattr(output, f.name) for f in dataclasses.fields(output)}
-    return torch.cat([tensor_of(v).flatten() for v in output.values() if v is not None])
+    values = output if isinstance(output, (tuple, list)) else output.values()
+    return torch.cat([tensor_of(v).flatten() for v in values if v is not None])
