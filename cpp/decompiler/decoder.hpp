@@ -212,6 +212,7 @@ class CodeDecoder {
                      size_t below = SIZE_MAX);
   ExprPtr spill_chain(const ExprPtr& chain, bool names_too);
   ExprPtr fresh_temporary();
+  bool cell_variable(const std::string& name) const;
   bool mutates_deeper(int depth) const;
   void mutate_in_place(
       int depth, const char* method,

@@ -231,6 +231,13 @@ ExprPtr CodeDecoder::fresh_temporary() {
   return make_name(temp);
 }
 
+// Whether `name` (as printed) is a cell or free variable of the code object: read with LOAD_DEREF.
+bool CodeDecoder::cell_variable(const std::string& name) const {
+  auto named = [&](const std::string& var) { return source_name(var) == name; };
+  return std::any_of(code_.cellvars.begin(), code_.cellvars.end(), named) ||
+         std::any_of(code_.freevars.begin(), code_.freevars.end(), named);
+}
+
 // A stored value still on the stack (`COPY 1; STORE_FAST t`, generated code) when a statement
 // runs: the store happens where the value was computed, before the statement, as `t = value`.
 // The stack reads the value again through a plain local it was stored to (nothing else can rebind
@@ -287,7 +294,11 @@ void CodeDecoder::spill_pending(Stmt& stmt, bool names_too, size_t produced_from
     if (value->kind == ExprKind::Internal) return is_internal(value, "chain");
     if (value->kind != ExprKind::Name) return true;
     if (value->text.compare(0, 7, "_gb_tmp") == 0) return false;  // bound once, where spilled
-    return read_later(k) || std::find(written.begin(), written.end(), value->text) != written.end();
+    // A cell's value is read where the bytecode read it: any code the statement runs (a call, an
+    // attribute, a finalizer) may rebind a cell that a closure shares.
+    return read_later(k) ||
+           std::find(written.begin(), written.end(), value->text) != written.end() ||
+           cell_variable(value->text);
   };
   std::function<void(size_t, int)> spill = [&](size_t k, int depth) {
     ExprPtr value = stack_[k];

@@ -17,12 +17,40 @@ LIST = "<list>"  # (LIST, n): the n-th list the frame built; (LIST, list, name):
 LIST_METHODS = frozenset({"append", "extend"})
 
 
-class Lists:
-    """The frame's lists: their items while known (None once escaped)."""
+class Containers:
+    """Containers the frame builds, named ``(TAG, n)``: their items while known (None once
+    escaped), and the order in which they escaped."""
+
+    TAG = ""
+    ESCAPED = ""
 
     def __init__(self) -> None:
-        self.items: list[list[Any] | None] = []
+        self.items: list[Any] = []
         self.escaped: dict[int, int] = {}
+
+    def escaped_items(self, items: Any) -> tuple:
+        """The known items of an escaping container, as the effect records them."""
+        return tuple(map(self.escape, items or ()))
+
+    def escape(self, term: Any) -> Any:
+        """``term`` as an effect sees it: every known container of this kind in it escapes."""
+        if not isinstance(term, tuple):
+            return term
+        if len(term) == 2 and term[0] == self.TAG:
+            number = term[1]
+            if number in self.escaped:
+                return (self.ESCAPED, self.escaped[number])
+            self.escaped[number] = len(self.escaped)
+            items, self.items[number] = self.items[number], None
+            return (self.ESCAPED, self.escaped[number], self.escaped_items(items))
+        return tuple(self.escape(item) for item in term)
+
+
+class Lists(Containers):
+    """The frame's lists: their items while known (None once escaped)."""
+
+    TAG = LIST
+    ESCAPED = "escaped list"
 
     def build(self, items: list[Any]) -> tuple:
         self.items.append(list(items))
@@ -43,19 +71,6 @@ class Lists:
         if isinstance(term, tuple) and term[:1] == ("tuple",):
             return list(term[1])
         return None
-
-    def escape(self, term: Any) -> Any:
-        """``term`` as an effect sees it: every known list in it escapes."""
-        if not isinstance(term, tuple):
-            return term
-        if len(term) == 2 and term[0] == LIST:
-            number = term[1]
-            if number in self.escaped:
-                return ("escaped list", self.escaped[number])
-            self.escaped[number] = len(self.escaped)
-            items, self.items[number] = self.items[number], None
-            return ("escaped list", self.escaped[number], tuple(map(self.escape, items or ())))
-        return tuple(self.escape(item) for item in term)
 
     def read(self, container: Any, key: tuple) -> Any | None:
         """``container[key]`` where both are known: an item, or a new list for a slice; an item

@@ -8,8 +8,9 @@ attribute or item read or write, an arithmetic operator, a global or shared cell
 import, a container built or mutated) is an effect, recorded in order with the symbolic values
 it takes; locals, the stack, constants and tuples are bookkeeping that only moves values between
 effects. Two code objects whose effects and returned value are equal, step for step, behave
-alike. Lists the frame builds (``effect_lists``), its cells and new functions (``effect_cells``)
-and Dynamo's own hooks and graph outputs (``effect_dynamo``) are modelled in their own modules.
+alike. Lists and dicts the frame builds (``effect_lists``, ``effect_dicts``), its cells and new
+functions (``effect_cells``) and Dynamo's own hooks and graph outputs (``effect_dynamo``) are
+modelled in their own modules.
 
 The check is conservative: a branch, an exception handler, a generator, or any instruction not
 listed below means "not shown", never "equal". Two exceptions to strict ordering are Dynamo's
@@ -30,6 +31,7 @@ from typing import Any
 
 from glassbox.verify import effect_dynamo as dynamo
 from glassbox.verify.effect_cells import Cells, cell_op, cells_set
+from glassbox.verify.effect_dicts import Dicts
 from glassbox.verify.effect_lists import LIST, LIST_METHODS, Lists
 from glassbox.verify.effect_terms import CARRIED, EXHAUSTED, NULL, NotShown, constant_term
 
@@ -99,6 +101,7 @@ class _Run:
         self.effects: list[tuple] = []
         self.kw_names: tuple = ()
         self.lists = Lists()
+        self.dicts = Dicts()
         self.scope: tuple = ()  # which loop body the effects being recorded belong to
         self.loops = 0
         self.loop_depth = 0
@@ -111,10 +114,17 @@ class _Run:
         self.dynamo = dynamo.DynamoBookkeeping()
 
     def effect(self, *what: Any) -> tuple:
-        """Record an effect and return the symbolic value it produces. Known lists it is given
-        escape (see :mod:`glassbox.verify.effect_lists`)."""
+        """Record an effect and return the symbolic value it produces. Known lists and dicts it
+        is given escape (see :mod:`glassbox.verify.effect_lists`, ``effect_dicts``), and so do
+        those held in them."""
         self.dynamo.seen(what)
-        self.effects.append(self.lists.escape(what))
+        seen: Any = what
+        while True:
+            escaped = self.dicts.escape(self.lists.escape(seen))
+            if escaped == seen:
+                break
+            seen = escaped
+        self.effects.append(seen)
         return ("value", self.scope, len(self.effects) - 1)
 
     def pop(self, n: int = 1) -> list[tuple]:
@@ -258,13 +268,15 @@ def _build_op(run: _Run, instruction: dis.Instruction) -> bool:
         run.stack.append(run.lists.build(run.pop(arg)))
     elif name in ("BUILD_SET", "BUILD_MAP"):  # hashing the items may call __hash__
         items = run.pop(arg * 2 if name == "BUILD_MAP" else arg)
-        run.stack.append(run.effect("build", name, tuple(items)))
+        known = run.dicts.build(items) if name == "BUILD_MAP" else None
+        run.stack.append(known or run.effect("build", name, tuple(items)))
     elif name == "BUILD_CONST_KEY_MAP":  # the same dict as BUILD_MAP of the pairs
         keys, values = run.pop()[0], run.pop(arg)
         if keys[:1] != ("tuple",) or len(keys[1]) != arg:
             raise NotShown("BUILD_CONST_KEY_MAP without a tuple of keys")
-        pairs = tuple(item for pair in zip(keys[1], values, strict=True) for item in pair)
-        run.stack.append(run.effect("build", "BUILD_MAP", pairs))
+        pairs = [item for pair in zip(keys[1], values, strict=True) for item in pair]
+        known = run.dicts.build(pairs)
+        run.stack.append(known or run.effect("build", "BUILD_MAP", tuple(pairs)))
     elif name == "BUILD_SLICE":
         run.stack.append(("slice", tuple(run.pop(arg))))
     elif name == "BUILD_STRING":
@@ -276,6 +288,10 @@ def _build_op(run: _Run, instruction: dis.Instruction) -> bool:
         target = run.stack[-arg]
         method = (LIST, target, "append" if name == "LIST_APPEND" else "extend")
         if name in EMPTY_UPDATES and value == EMPTY_TUPLE:  # {*()}: adds nothing, runs nothing
+            pass
+        elif name in ("DICT_MERGE", "DICT_UPDATE") and run.dicts.merge(
+            target, value, strict=name == "DICT_MERGE"
+        ):
             pass
         elif not (name.startswith("LIST_") and run.lists.call(method, (value,), ())):
             run.effect("mutate", name, target, value)
@@ -456,10 +472,23 @@ def _locals_set(instruction: dis.Instruction) -> tuple[str, ...]:
     return (value[0],) if name == "STORE_FAST_LOAD_FAST" else ()
 
 
-def _known_lists(run: _Run) -> set[tuple]:
-    """The lists with known items that the stack or the locals hold."""
-    terms = (*run.stack, *run.locals.values())
-    return {term for term in terms if run.lists.of(term) is not None}
+def _known_items(run: _Run) -> list:
+    """A copy of the items of every list and dict of the frame, wherever held (None: escaped)."""
+    lists = [
+        ("list", n, None if items is None else list(items))
+        for n, items in enumerate(run.lists.items)
+    ]
+    dicts = [
+        ("dict", n, None if items is None else dict(items))
+        for n, items in enumerate(run.dicts.items)
+    ]
+    return [*lists, *dicts]
+
+
+def _changed(before: list, after: list) -> bool:
+    """Whether a list or dict known in ``before`` changed or escaped by ``after``."""
+    now = {(kind, n): items for kind, n, items in after}
+    return any(items is not None and now[kind, n] != items for kind, n, items in before)
 
 
 def _carry(run: _Run, assigned: set[str], cells: set[str]) -> None:
@@ -478,7 +507,7 @@ def _run_loop(run: _Run, code: list, position: dict[int, int], head: int) -> int
     back = code[exit_ - 1] if exit_ > head + 1 else None
     if back is None or back.opname != "JUMP_BACKWARD" or position[back.argval] != head:
         raise NotShown("a loop other than a plain for loop")
-    live = {term: list(run.lists.of(term) or ()) for term in _known_lists(run)}
+    known = _known_items(run)
     body_code = code[head + 1 : exit_ - 1]
     assigned = {name for ins in body_code for name in _locals_set(ins)}
     cells = {name for ins in body_code for name in cells_set(ins) if run.cells.own(name)}
@@ -493,8 +522,8 @@ def _run_loop(run: _Run, code: list, position: dict[int, int], head: int) -> int
         raise NotShown("a loop body that leaves values on the stack")
     body, run.effects, run.scope = tuple(run.effects), outer_effects, outer_scope
     run.loop_depth -= 1
-    if any(run.lists.of(term) != items for term, items in live.items()):
-        raise NotShown("a loop body that changes a list the frame built before the loop")
+    if _changed(known, _known_items(run)):
+        raise NotShown("a loop body that changes a list or dict the frame built before the loop")
     run.effect("loop", run.stack[-1], body)
     _carry(run, assigned, cells)
     if sys.version_info < (3, 12):

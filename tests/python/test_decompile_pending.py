@@ -59,7 +59,9 @@ def linetable(units: int) -> bytes:
     return bytes(table)
 
 
-def make(program: list[tuple], consts: tuple, names: tuple, base=None) -> types.FunctionType:
+def make(
+    program: list[tuple], consts: tuple, names: tuple, base=None, closure=None
+) -> types.FunctionType:
     base = base or template.__code__
     code = assemble(program)
     new = base.replace(
@@ -70,7 +72,7 @@ def make(program: list[tuple], consts: tuple, names: tuple, base=None) -> types.
         co_linetable=linetable(len(code) // 2),
         co_exceptiontable=b"",
     )
-    return types.FunctionType(new, {})
+    return types.FunctionType(new, {}, closure=closure)
 
 
 def decompiled(fn: types.FunctionType) -> types.FunctionType:
@@ -295,3 +297,54 @@ STORED_TWICE_THEN_USED = [
 def test_value_stored_to_two_names_then_used() -> None:
     fn = make(STORED_TWICE_THEN_USED, (None,), ())
     assert decompiled(fn)("v", "s0") == fn("v", "s0") == (["v"], "v", "v")
+
+
+def free_template():  # a code object with the free variable f (locals r, out)
+    f = None
+
+    def body(r):
+        out = None
+        return f, out
+
+    return body
+
+
+# A free variable read onto the stack before a statement that runs other code and called after it
+# (Dynamo's decorator wrappers: `func` loaded, the arguments built, then the call): f; out = r(),
+# where r rebinds f; f(out) calls the function read first.
+FREE_READ_EARLY = [
+    ("COPY_FREE_VARS", 1),
+    ("RESUME", 0),
+    ("PUSH_NULL",),
+    ("LOAD_DEREF", 2),
+    ("PUSH_NULL",),
+    ("LOAD_FAST", 0),
+    *call(0),
+    ("STORE_FAST", 1),
+    ("LOAD_FAST", 1),
+    *call(1),
+    ("RETURN_VALUE",),
+]
+
+
+@pytest.mark.parametrize("readable", [False, True])
+def test_a_free_variable_is_read_where_the_bytecode_read_it(readable) -> None:
+    from glassbox.verify.effects import same_effects
+
+    body = free_template()
+    fn = make(FREE_READ_EARLY, (None,), (), body.__code__, body.__closure__)
+    cell = fn.__closure__[0]
+
+    def rebinds():
+        cell.cell_contents = lambda value: ("second", value)
+        return "out"
+
+    result = decompile_detailed(fn.__code__, readable=readable)
+    assert not result.fallbacks, result.source
+    namespace: dict = {}
+    exec(compile(result.source, "<decompiled>", "exec"), namespace)
+    code = namespace["__glassbox_enclosing"]().__code__
+    assert same_effects(fn.__code__, code) is None, result.source
+    for function in (fn, types.FunctionType(code, {}, closure=fn.__closure__)):
+        cell.cell_contents = lambda value: ("first", value)
+        assert function(rebinds) == ("first", "out")

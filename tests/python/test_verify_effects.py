@@ -6,6 +6,7 @@ tell them apart, and must refuse (with a reason) everything it does not model.
 
 from __future__ import annotations
 
+import dis
 import sys
 import textwrap
 import types
@@ -458,3 +459,68 @@ def test_items_of_a_tuple_are_bookkeeping() -> None:
 def test_an_empty_update_adds_nothing() -> None:
     assert same_effects(_dynamo("return g({*(), *x})\n"), _dynamo("return g({*x})\n")) is None
     assert same_effects(_dynamo("return g({*(1,), *x})\n"), _dynamo("return g({*x})\n"))
+
+
+def _uncopied(function) -> types.CodeType:
+    """``function``'s code with the copy of its ``**`` dict removed (``BUILD_MAP 0`` and
+    ``DICT_MERGE 1`` made ``NOP``): the dict itself goes to CALL_FUNCTION_EX, as Dynamo writes
+    it."""
+    code = bytearray(function.__code__.co_code)
+    nop = dis.opmap["NOP"]
+    for opname, arg in (("BUILD_MAP", 0), ("DICT_MERGE", 1)):
+        at = next(
+            i.offset for i in dis.get_instructions(function) if i.opname == opname and i.arg == arg
+        )
+        code[at : at + 2] = bytes([nop, 0])
+    return function.__code__.replace(co_code=bytes(code))
+
+
+def kwargs_built(f, t, a, b):
+    d = {"x": a, "y": b}
+    return f(*t, **d)
+
+
+def kwargs_inline(f, t, a, b):
+    return f(*t, **{"x": a, "y": b})
+
+
+def kwargs_other_order(f, t, a, b):
+    d = {"y": b, "x": a}
+    return f(*t, **d)
+
+
+def kwargs_used_again(f, t, a, b):
+    d = {"x": a, "y": b}
+    r = f(*t, **d)
+    return r, d
+
+
+def kwargs_computed_key(f, t, a, b):
+    d = {a: a, "y": b}
+    return f(*t, **d)
+
+
+def kwargs_argument(f, t, a, b):
+    return f(*t, **b)
+
+
+def test_a_copied_dict_only_the_frame_holds_is_the_dict() -> None:
+    # source copies the dict it passes with **; Dynamo passes the dict it built
+    assert same_effects(_uncopied(kwargs_built), kwargs_built.__code__) is None
+    assert same_effects(_uncopied(kwargs_built), kwargs_inline.__code__) is None
+    assert same_effects(_uncopied(kwargs_built), kwargs_other_order.__code__) is not None
+
+
+@pytest.mark.parametrize("function", [kwargs_used_again, kwargs_computed_key, kwargs_argument])
+def test_a_dict_the_callee_may_keep_or_others_hold_is_not_its_copy(function) -> None:
+    # the callee gets the frame's dict itself, not a copy: it may change it (used again after),
+    # hashing a computed key may run code, an argument's dict is held by the caller too
+    assert same_effects(_uncopied(function), function.__code__) is not None
+    assert same_effects(function.__code__, function.__code__) is None
+
+
+def test_a_dict_read_after_a_call_saw_it_is_an_effect() -> None:
+    seen = "d = {'x': x}\ng(d)\nreturn g(**d)\n"
+    copied_first = "d = {'x': x}\ne = {**d}\ng(d)\nreturn g(**e)\n"
+    assert same_effects(_dynamo(seen), _dynamo(seen)) is None
+    assert same_effects(_dynamo(seen), _dynamo(copied_first)) is not None  # g may change d
