@@ -175,9 +175,23 @@ def _stores(statements) -> set[str]:
 
 
 def called_names(function: ast.FunctionDef) -> set[str]:
-    """Names the function calls directly (``name(...)``)."""
-    return {
+    """Names the function calls (``name(...)``), directly or through plain copies
+    (``t = name`` ... ``t(...)``, as the decompiler spills a value read before it is called)."""
+    called = {
         node.func.id
         for node in ast.walk(function)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
     }
+    copies = [
+        (node.targets[0].id, node.value.id)
+        for node in ast.walk(function)
+        if isinstance(node, ast.Assign)
+        and len(node.targets) == 1
+        and isinstance(node.targets[0], ast.Name)
+        and isinstance(node.value, ast.Name)
+    ]
+    while True:
+        more = {source for target, source in copies if target in called} - called
+        if not more:
+            return called
+        called |= more
