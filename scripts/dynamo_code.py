@@ -349,14 +349,9 @@ def def_name(name: str) -> str:
 
 
 def find_code(code: types.CodeType, name: str):
-    if code.co_name == name:
-        return code
-    for const in code.co_consts:
-        if isinstance(const, types.CodeType):
-            found = find_code(const, name)
-            if found is not None:
-                return found
-    return None
+    import normalize  # glassbox/verify on sys.path: the judging interpreter's own copy
+
+    return normalize.find_code(code, name)
 
 
 def judge(core, data: bytes) -> tuple[str, str, str]:

@@ -160,6 +160,18 @@ class Comparison:
         return self.first_difference is None
 
 
+def find_code(code: types.CodeType, name: str) -> types.CodeType | None:
+    """The first code object named ``name`` in ``code`` and the code nested in it, depth first."""
+    if code.co_name == name:
+        return code
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            found = find_code(const, name)
+            if found is not None:
+                return found
+    return None
+
+
 def const_key(value: object) -> tuple:
     """A hashable value that is equal exactly when two constants are the same constant."""
     if isinstance(value, types.CodeType):

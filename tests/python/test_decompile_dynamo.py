@@ -300,15 +300,7 @@ def zoo():
     ]
 
 
-def find_code(code: types.CodeType, name: str):
-    if code.co_name == name:
-        return code
-    for const in code.co_consts:
-        if isinstance(const, types.CodeType):
-            found = find_code(const, name)
-            if found is not None:
-                return found
-    return None
+find_code = normalize.find_code
 
 
 class Recorder:
