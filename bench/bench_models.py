@@ -38,7 +38,7 @@ import torch  # noqa: E402
 import glassbox  # noqa: E402
 
 DEFAULT_MODELS = "gpt2,llama,bert,distilbert,t5,bart,vit,resnet,wav2vec2,clip,module_list"
-PYTHONIFY_MODELS = "gpt2,bert,llama,t5,dict_output,break_in_nested_call"
+PYTHONIFY_MODELS = "bert,llama,t5,bart,dict_output,break_in_nested_call"
 
 
 def first_call(entry: corpus.Entry, backend: str, dump_dir: str | None) -> tuple[float, float]:
