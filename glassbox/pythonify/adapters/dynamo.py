@@ -18,6 +18,14 @@ from dataclasses import dataclass, field
 from glassbox.capture.records import RESUME_PREFIX
 
 COMPILED_FN = re.compile(r"^__compiled_fn_(\d+)")
+# Recording compiles without Inductor's caches; on the corpus, torch 2.13's Inductor compiling
+# afresh under python -O gave NaN or wrong outputs (codegen, t5, wavlm, siglip) or raised
+# (IndexError in select_tiling) where the same compile without -O matches eager.
+INDUCTOR_UNDER_O = (
+    "backend='inductor' under python -O: Inductor compiling without its cache under -O gives "
+    "wrong outputs or fails on real models (torch 2.13); pythonify without -O, or with "
+    "backend='aot_eager'"
+)
 
 
 @dataclass
@@ -97,6 +105,10 @@ class Recorder:
     def __init__(self, backend: str = "inductor", mode: str | None = None, options=None) -> None:
         if backend not in self.SUPPORTED:
             raise ValueError(f"pythonify supports backends {self.SUPPORTED}, not {backend!r}")
+        if backend == "inductor" and sys.flags.optimize:
+            from glassbox.pythonify.adapters.inputs import PythonifyError
+
+            raise PythonifyError(INDUCTOR_UNDER_O)
         self.backend = backend
         self.mode = mode
         self.options = options

@@ -196,3 +196,20 @@ def test_nothing_compiled_is_an_error_not_a_missing_file(tmp_path):
     with pytest.raises(PythonifyError, match="compiled no frame for .*forward"):
         glassbox.pythonify(Recurrent(), (torch.randn(2, 3, 4),), path, backend="aot_eager")
     assert not path.exists()
+
+
+def test_inductor_under_python_O_is_refused():
+    """Inductor compiling afresh under -O miscompiles real models (torch 2.13): refused by name."""
+    code = (
+        "import glassbox\n"
+        "from glassbox.pythonify.adapters.dynamo import Recorder\n"
+        "from glassbox.pythonify import PythonifyError\n"
+        "Recorder('aot_eager')\n"
+        "try:\n"
+        "    Recorder('inductor')\n"
+        "except PythonifyError as error:\n"
+        "    print('refused:', error)\n"
+    )
+    done = subprocess.run([sys.executable, "-O", "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "refused: backend='inductor' under python -O" in done.stdout
