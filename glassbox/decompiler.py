@@ -197,12 +197,12 @@ def decompile_detailed(obj: Any, *, readable: bool = False) -> Decompiled:
 
 
 def _decompile_code(obj: Any, readable: bool = False) -> Decompiled:
-    if readable:
-        from glassbox.readable import readable as hoisted
+    result = _exact_or_readable(obj, readable)
+    if not readable:
+        return result
+    from glassbox.readable import readable as hoisted
 
-        result = _exact_or_readable(obj, True)
-        return result._replace(source=hoisted(result.source))
-    return _exact_or_readable(obj, False)
+    return result._replace(source=hoisted(result.source))
 
 
 def _exact_or_readable(obj: Any, readable: bool) -> Decompiled:

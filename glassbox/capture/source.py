@@ -123,6 +123,12 @@ def declare_cell_variables(code: types.CodeType, source: str) -> str:
     return _at_top_of(function, source, lines)
 
 
+def runnable_source(code: types.CodeType, source: str) -> str:
+    """Decompiled ``source`` with the free and cell variables of ``code`` it lacks declared, so
+    that it compiles to a function with ``code``'s interface."""
+    return declare_cell_variables(code, declare_free_variables(code, source))
+
+
 def _normalized(code: types.CodeType) -> tuple:
     """What the small built-in comparator compares (used when glassbox.verify is absent)."""
     ops = []
@@ -281,7 +287,7 @@ def render(
         reason = reason or never_reason
     if decompiled is None:
         return reading_only(code, title, reason, None)
-    source = declare_cell_variables(code, declare_free_variables(code, decompiled.source))
+    source = runnable_source(code, decompiled.source)
     if reason is None and run_dumped != "never":
         compiled, reason = recompile(
             code,
@@ -301,7 +307,7 @@ def _verified_readable(code: types.CodeType, filename: str, title: str) -> Rende
     decompiled, reason = _decompile(code, readable=True)
     if decompiled is None or reason is not None:
         return None
-    source = declare_cell_variables(code, declare_free_variables(code, decompiled.source))
+    source = runnable_source(code, decompiled.source)
     compiled, reason = recompile(
         code, _header(title, None) + source, filename, constants=decompiled.constants
     )

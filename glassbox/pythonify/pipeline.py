@@ -148,18 +148,21 @@ class RuntimeWrapperPipeline:
             params = argument_extraction(self.target).params
         elif code in self.routed:
             params = params_of(self.routed[code])
+        self._dispatcher(code, params, variants, entry or code in self.routed)
+        return called
+
+    def _dispatcher(self, code: types.CodeType, params: list[str], variants, entry: bool) -> None:
         self.dispatchers.append(
             MultiRegionDispatch(
-                name=frame_name,
+                name=self.dispatch_names[code],
                 frame_name=code.co_name,
                 params=params,
                 variants=variants,
-                entry=entry or code in self.routed,
+                entry=entry,
                 code_location=f"{code.co_filename}:{code.co_firstlineno}",
                 free=list(code.co_freevars),
             )
         )
-        return called
 
     def _glue(self, name: str, record, frame) -> tuple[CallableInvocation, list]:
         where = f"{frame.original.co_name} (compile {record.compile_id})"
@@ -228,8 +231,9 @@ class RuntimeWrapperPipeline:
         frame of its own (a decorator's wrapped function, a helper the frame calls after a graph
         break) goes through that frame's dispatcher, as Dynamo's frame hook sends the call."""
         names = called_names(glue.function)
+        plain = set(glue.free) | {g for g in glue.globals if not _INSTALLED.match(g)}
         for binding in bindings:
-            if binding.name not in names or binding.note not in ("free variable", "global"):
+            if binding.name not in names or binding.name not in plain:
                 continue
             value = self._recorded_value(binding.name, glue, frame)
             code = getattr(value, "__code__", None)
@@ -315,22 +319,11 @@ class RuntimeWrapperPipeline:
         check = GuardCheck(f"guard_{ident}", code.co_name, "eager", [Condition(None, note)])
         frame = FrameRecord(code, resume_globals)
         glue, called = self._invocation(f"glue_{ident}", code, "eager", frame, where)
-        glue.origin = "decompiled"
         if called:
             raise PythonifyError(f"cannot write {where}: it calls another resume function")
         self.guards.append(check)
         self.glue.append(glue)
-        self.dispatchers.append(
-            MultiRegionDispatch(
-                name=self.dispatch_names[code],
-                frame_name=code.co_name,
-                params=signature_of(code),
-                variants=[(check, glue)],
-                entry=False,
-                code_location=f"{code.co_filename}:{code.co_firstlineno}",
-                free=list(code.co_freevars),
-            )
-        )
+        self._dispatcher(code, signature_of(code), [(check, glue)], entry=False)
         return self.dispatch_names[code]
 
     def _region(self, global_name: str, frame) -> CompiledRegion:

@@ -55,9 +55,9 @@ def decompile_glue(code: types.CodeType) -> DecompiledGlue:
 def _not_shown(code: types.CodeType, result) -> str | None:
     """Whether the decompiled source, compiled, is shown to do what ``code`` does (the check
     capture makes before running a dump: equal bytecode, or the same effects in order)."""
-    from glassbox.capture.source import declare_cell_variables, declare_free_variables, recompile
+    from glassbox.capture.source import recompile, runnable_source
 
-    source = declare_cell_variables(code, declare_free_variables(code, result.source))
+    source = runnable_source(code, result.source)
     try:
         compiled, reason = recompile(code, source, "<glue>", constants=result.constants)
     except Exception as error:  # the check itself failed: say so, never guess
