@@ -2,7 +2,8 @@
 
 The file needs torch (and, for Inductor, torch._inductor's runtime to load the generated kernels);
 it never calls torch.compile or Dynamo. Guard helpers (``resolve``, ``module``...) come from
-``glassbox.capture.guard_runtime``; ``module``/``global_value`` fall back to local definitions.
+``glassbox.capture.guard_runtime`` (their source is written into the file); ``global_value`` is
+the file's own.
 """
 
 from __future__ import annotations
@@ -60,15 +61,6 @@ def global_value(G, name):
         return G[name]
     except KeyError:
         return getattr(builtins, name)
-'''
-
-MODULE_FALLBACK = '''
-def module(name):
-    """The imported module ``name``."""
-    import importlib
-    import sys
-
-    return sys.modules.get(name) or importlib.import_module(name)
 '''
 
 INDUCTOR_LOADER = '''
