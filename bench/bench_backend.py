@@ -14,9 +14,7 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import sys
-import time
 from pathlib import Path
 
 # --threads N pins eager/Inductor (torch) and glassbox (OpenBLAS, and OpenMP: the column split,
@@ -29,6 +27,9 @@ import torch  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "python" / "backend"))
 from zoo import GPT2, MLP, EncoderBlock, GPTConfig, ResNet18Like, randomize_bn  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from timing import interleaved, three_runners  # noqa: E402
 
 import glassbox  # noqa: E402,F401  (registers the backend)
 from glassbox.backend import REPORTS, register  # noqa: E402
@@ -50,31 +51,11 @@ def make(name, batch):
     raise ValueError(name)
 
 
-def interleaved(fns, args, seconds):
-    """Median seconds per call of each function, calling them in turn (one call each per round),
-    so that a change in the machine's load while measuring weighs on all of them alike."""
-    for fn in fns.values():
-        for _ in range(3):
-            fn(*args)
-    times = {key: [] for key in fns}
-    end = time.perf_counter() + seconds * len(fns)
-    while time.perf_counter() < end or len(times[next(iter(fns))]) < 5:
-        for key, fn in fns.items():
-            t0 = time.perf_counter()
-            fn(*args)
-            times[key].append(time.perf_counter() - t0)
-    return {key: statistics.median(t) for key, t in times.items()}
-
-
 def bench(name, seconds):
     row = {}
     for batch in ARGS.batches:
         model, args = make(name, batch)
-        model.eval()
-        runners = {"eager": model}
-        for backend in ("inductor", "glassbox"):
-            torch._dynamo.reset()
-            runners[backend] = torch.compile(model, backend=backend, dynamic=False)
+        runners = three_runners(model)
         with torch.no_grad():
             start = len(REPORTS)
             ref = model(*args)
@@ -82,7 +63,7 @@ def bench(name, seconds):
                 out = fn(*args)
                 err = ((out - ref).abs().max() / ref.abs().max().clamp_min(1e-12)).item()
                 assert err < 1e-3, (name, key, err)
-            for key, t in interleaved(runners, args, seconds).items():
+            for key, t in interleaved(runners, seconds, *args).items():
                 row[(key, batch)] = t
             if batch == 1:
                 reps = REPORTS[start:]
@@ -130,7 +111,7 @@ def bench_gemm(n, seconds):
     with tempfile.TemporaryDirectory() as tmp:
         glassbox.export(MM(), (torch.from_numpy(a), torch.from_numpy(b)), f"{tmp}/mm.gbx")
         fn = glassbox.load(f"{tmp}/mm.gbx")
-        t = interleaved({"raw": raw, "gbx": lambda: fn(a, b)}, (), seconds)
+        t = interleaved({"raw": raw, "gbx": lambda: fn(a, b)}, seconds)
         t_raw, t_gbx = t["raw"], t["gbx"]
     flops = 2 * n**3
     return flops / t_gbx / 1e9, flops / t_raw / 1e9

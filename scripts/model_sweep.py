@@ -132,6 +132,8 @@ def main(argv: list[str] | None = None) -> int:
         meta["seconds"] = round(time.perf_counter() - start, 1)
         sweep_report.write(out, meta, records)
     print(sweep_report.summary(records))
+    if "glassbox" in backends:
+        print(sweep_report.native_summary(records))
     print(f"table: {out}.md, records: {out}.json")
     return 1 if sweep_report.capture_broke(records) else 0
 

@@ -56,10 +56,22 @@ def _bitwise(record: dict) -> str:
     return ("yes" if part["bitwise"] else "no") + close
 
 
+def _native(record: dict) -> str:
+    """The glassbox backend's graphs: native share of their nodes and segments of each."""
+    graphs = record.get("native")
+    if not graphs:
+        return ""
+    nodes = sum(g["nodes"] for g in graphs)
+    share = 100 * sum(g["native"] for g in graphs) / nodes if nodes else 100.0
+    close = "" if record["compile"].get("close_to_eager") else ", not within 1e-4 of eager"
+    return f"{share:.1f}%, segments {','.join(str(g['segments']) for g in graphs)}{close}"
+
+
 def table(records: list[dict]) -> str:
     lines = [
-        "| model | family | train | backend | capture | frames from dump | pythonify | bitwise |",
-        "|---|---|---|---|---|---|---|---|",
+        "| model | family | train | backend | capture | frames from dump | pythonify | bitwise "
+        "| native |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for r in records:
         capture = _cell(capture_status(r), r.get("capture") or r["compile"])
@@ -67,7 +79,7 @@ def table(records: list[dict]) -> str:
         train = "yes" if r["train"] else ""
         lines.append(
             f"| {r['name']} | {r['family']} | {train} | {r['backend']} | {capture} "
-            f"| {_from_dump(r)} | {python} | {_bitwise(r)} |"
+            f"| {_from_dump(r)} | {python} | {_bitwise(r)} | {_native(r)} |"
         )
     return "\n".join(lines)
 
@@ -93,6 +105,30 @@ def summary(records: list[dict]) -> str:
         f"{_share(from_dump, frames)}. Pythonify: ok {_share(pythonify['ok'], len(tried))}, "
         f"refused {_share(pythonify['refused'], len(tried))}, failed {_share(failed, len(tried))} "
         f"({_other(pythonify, ('ok', 'refused'))})."
+    )
+
+
+def native_summary(records: list[dict]) -> str:
+    """The glassbox backend over the corpus: inference graphs' nodes run natively, graphs that
+    are one native segment, entries within 1e-4 of eager (gradients too for training entries)."""
+    runs = [r for r in records if r["backend"] == "glassbox" and r["compile"]["status"] == "ok"]
+    if not runs:
+        return ""
+    graphs = [g for r in runs if not r["train"] for g in r.get("native", [])]
+    nodes = sum(g["nodes"] for g in graphs)
+    native = sum(g["native"] for g in graphs)
+    whole = sum(g["segments"] == 1 and g["native"] == g["nodes"] for g in graphs)
+    fallback = Counter()
+    for g in graphs:
+        fallback.update(g["fallback"])
+    close = [r for r in runs if r["compile"].get("close_to_eager")]
+    train = [r for r in runs if r["train"]]
+    return (
+        f"Backend glassbox: inference graphs {native}/{nodes} nodes native "
+        f"({100 * native / max(1, nodes):.2f}%), one native segment {_share(whole, len(graphs))}; "
+        f"within 1e-4 of eager {_share(len(close), len(runs))} (training entries, gradients "
+        f"included: {_share(sum(r in close for r in train), len(train))}); fallback ops: "
+        + (", ".join(f"{op} x{n}" for op, n in fallback.most_common(12)) or "none")
     )
 
 
@@ -141,7 +177,8 @@ def groups(records: list[dict]) -> str:
 def markdown(meta: dict, records: list[dict]) -> str:
     head = ", ".join(f"{k} {v}" for k, v in meta.items())
     return (
-        f"# Model sweep\n\n{head}\n\n{summary(records)}\n\n{table(records)}\n\n"
+        f"# Model sweep\n\n{head}\n\n{summary(records)}\n\n{native_summary(records)}\n\n"
+        f"{table(records)}\n\n"
         f"## Failures, refusals and dumped code that does not run, by reason\n\n"
         f"{groups(records)}\n"
     )
@@ -151,6 +188,7 @@ def progress_line(record: dict) -> str:
     return (
         f"{record['name']:<22} {record['backend']:<10} capture {capture_status(record):<14}"
         f" from dump {_from_dump(record):<6} pythonify {pythonify_status(record)}"
+        f" {_native(record)}"
     )
 
 
@@ -164,7 +202,7 @@ def write(out: Path, meta: dict, records: list[dict]) -> None:
         partial.replace(f"{out}{suffix}")
 
 
-BACKEND_ORDER = {"eager": 0, "aot_eager": 1, "inductor": 2}
+BACKEND_ORDER = {"eager": 0, "aot_eager": 1, "inductor": 2, "glassbox": 3}
 
 
 def merge(paths: list[str]) -> tuple[dict, list[dict]]:

@@ -360,8 +360,12 @@ def _segment_step(gm, seg, ids, report):
             raise
         except Unsupported as e:
             log.info("segment falls back: %s", e)
-            report.native_nodes -= len(seg.nodes)
-            report.fallback_ops["<segment: " + str(e) + ">"] += len(seg.nodes)
+            reason = str(e)
+        except Exception as e:  # a glassbox bug: PyTorch runs the segment, and the report says so
+            log.warning("glassbox could not build a native segment; PyTorch runs it: %r", e)
+            reason = f"internal error: {type(e).__name__}: {e}"
+        report.native_nodes -= len(seg.nodes)
+        report.fallback_ops["<segment: " + reason + ">"] += len(seg.nodes)
     return FallbackStep(seg.nodes, ids)
 
 

@@ -7,7 +7,7 @@ with the same output shape, and :func:`encode` turns each into registers and int
 
 from __future__ import annotations
 
-from glassbox.backend.program import BOOL, FLOAT32, Instr, Slot
+from glassbox.backend.program import ALIAS, BOOL, FLOAT32, Instr, Slot
 
 OPCODES = [
     "CONST", "ADD", "SUB", "MUL", "DIV", "POW", "MAX", "MIN", "EQ", "NE", "LT", "LE", "GT", "GE",
@@ -74,7 +74,11 @@ def fuse(instrs: list[Instr], live_after) -> list[Instr]:
             close()
             out.append(ins)
             continue
-        if group is not None and group.outputs[0].shape == ins.outputs[0].shape:
+        if (
+            group is not None
+            and group.outputs[0].shape == ins.outputs[0].shape
+            and not _reads_view_of(ins, group.outputs)
+        ):
             pairs = zip(group.outputs, group.micro_outputs, strict=False)
             produced = {id(s): ref for s, ref in pairs}
             base = len(group.micro)
@@ -104,6 +108,17 @@ def fuse(instrs: list[Instr], live_after) -> list[Instr]:
         group_members = [pos]
     close()
     return out
+
+
+def _reads_view_of(ins: Instr, produced: list[Slot]) -> bool:
+    """Whether ``ins`` reads a view (an alias slot) of a value the group produces: the group
+    writes its outputs after it has read its inputs, so such an instruction starts a new group."""
+    roots = {id(s) for s in produced}
+    return any(
+        a[0] == "in" and a[1].kind == ALIAS and id(a[1].root()) in roots
+        for _, args, _ in ins.micro
+        for a in args
+    )
 
 
 def encode(ins: Instr) -> None:

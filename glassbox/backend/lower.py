@@ -342,6 +342,8 @@ def _pow_scalar(e, a, b):
         exponent = e.ops[b[1]][2]
         if exponent == 2.0:
             return e.op("MUL", a, a)
+        if exponent == 3.0:  # as ATen's pow kernel computes it: (a * a) * a
+            return e.op("MUL", e.op("MUL", a, a), a)
         if exponent == 0.5:
             return e.op("SQRT", a)
         if exponent == -1.0:

@@ -65,6 +65,21 @@ TEST(VectorMath, GeluTanhWithinTwoHundredThousandth) {
   EXPECT_LT(worst, 2e-5);
 }
 
+TEST(VectorMath, TanhWithinFourTenMillionthsAcrossBothForms) {
+  double worst = 0;
+  for (double x = -12.0; x <= 12.0; x += 1.1e-4) {
+    float xf = static_cast<float>(x);
+    if (xf == 0.0f) continue;
+    worst = std::max(worst, rel(vm::tanh_f32(xf), std::tanh(static_cast<double>(xf))));
+  }
+  for (double x = 1e-30; x < 1.0; x *= 1.07) {  // small magnitudes, where 1 - e would cancel
+    float xf = static_cast<float>(x);
+    worst = std::max(worst, rel(vm::tanh_f32(xf), std::tanh(static_cast<double>(xf))));
+    worst = std::max(worst, rel(vm::tanh_f32(-xf), std::tanh(-static_cast<double>(xf))));
+  }
+  EXPECT_LT(worst, 4e-7);
+}
+
 TEST(VectorMath, SpecialValues) {
   const float inf = std::numeric_limits<float>::infinity();
   const float nan = std::numeric_limits<float>::quiet_NaN();
@@ -86,6 +101,11 @@ TEST(VectorMath, SpecialValues) {
   EXPECT_EQ(vm::erf_f32(inf), 1.0f);
   EXPECT_EQ(vm::erf_f32(-inf), -1.0f);
   EXPECT_EQ(vm::erf_f32(0.0f), 0.0f);
+  EXPECT_TRUE(std::isnan(vm::tanh_f32(nan)));
+  EXPECT_EQ(vm::tanh_f32(inf), 1.0f);
+  EXPECT_EQ(vm::tanh_f32(-inf), -1.0f);
+  EXPECT_EQ(vm::tanh_f32(0.0f), 0.0f);
+  EXPECT_TRUE(std::signbit(vm::tanh_f32(-0.0f)));
   EXPECT_EQ(vm::sigmoid_f32(-200.0f), 0.0f);
   EXPECT_EQ(vm::sigmoid_f32(200.0f), 1.0f);
 }

@@ -185,7 +185,7 @@ void load_block(const T* src, R* dst, std::int64_t start, std::int64_t len, cons
 }
 
 // Transcendental ops: float32 through the branch-free approximations of vector_math.hpp (they
-// vectorise; std::erf and std::exp do not), double through libm.
+// vectorise; std::erf, std::exp and std::tanh do not), double through libm.
 GBX_VMATH float erf_of(float x) { return vmath::erf_f32(x); }
 inline double erf_of(double x) { return std::erf(x); }
 GBX_VMATH float exp_of(float x) { return vmath::exp_f32(x); }
@@ -193,6 +193,8 @@ inline double exp_of(double x) { return std::exp(x); }
 GBX_VMATH float gelu_erf(float x) { return vmath::gelu_erf_f32(x); }
 inline double gelu_erf(double x) { return 0.5 * x * std::erfc(-x * 0.70710678118654752); }
 GBX_VMATH float gelu_tanh(float x) { return vmath::gelu_tanh_f32(x); }
+GBX_VMATH float tanh_of(float x) { return vmath::tanh_f32(x); }
+inline double tanh_of(double x) { return std::tanh(x); }
 inline double gelu_tanh(double x) {
   return x / (1.0 + std::exp(-2.0 * 0.79788456080286536 * (x + 0.044715 * x * x * x)));
 }
@@ -259,7 +261,7 @@ inline __attribute__((always_inline)) void apply(std::int64_t op, R* r, const R*
       for (std::int64_t i = 0; i < n; ++i) r[i] = R(1) / (R(1) + exp_of(-a[i]));
       break;
     case TANH:
-      for (std::int64_t i = 0; i < n; ++i) r[i] = std::tanh(a[i]);
+      for (std::int64_t i = 0; i < n; ++i) r[i] = tanh_of(a[i]);
       break;
     case EXP:
       for (std::int64_t i = 0; i < n; ++i) r[i] = exp_of(a[i]);

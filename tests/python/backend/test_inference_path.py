@@ -9,7 +9,7 @@ import weakref
 
 import pytest
 import torch
-from conftest import assert_close, compile_native
+from conftest import assert_close, compile_native, run_and_report
 from zoo import MLP
 
 from glassbox.backend import REPORTS
@@ -255,3 +255,21 @@ def test_no_leak_report_at_exit(tmp_path):
     assert done.returncode == 0, done.stderr
     assert abs(float(done.stdout.split()[-1])) < 1e-5
     assert "leaked" not in done.stderr, done.stderr
+
+
+def test_a_segment_glassbox_cannot_build_runs_in_pytorch(monkeypatch, caplog):
+    """A failure inside glassbox's lowering (here forced) is never the user's exception: PyTorch
+    runs the segment, the report names the error, and a warning says so."""
+    import glassbox.backend.compiled as compiled
+
+    def broken(*args, **kwargs):
+        raise KeyError("forced")
+
+    monkeypatch.setattr(compiled, "lower_segment", broken)
+    x = torch.randn(4, 8)
+    with caplog.at_level("WARNING", logger="glassbox.backend"):
+        out, reports = run_and_report(lambda a: torch.relu(a @ a.T) + 1, x)
+    assert torch.equal(out, torch.relu(x @ x.T) + 1)
+    assert reports[0].native_nodes == 0
+    assert any("internal error: KeyError" in op for op in reports[0].fallback_ops)
+    assert "PyTorch runs it" in caplog.text

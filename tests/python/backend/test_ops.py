@@ -28,6 +28,11 @@ def _nan_as_99(values_indices):
     return torch.where(values == values, values, 99.0), indices
 
 
+def _view_of_fused_value(a, b):
+    t = a * 2 + b
+    return t.view(2, 8, 4) * b + t * 3
+
+
 CASES = {
     "add_broadcast": (lambda a, b: a + b, (r(3, 4), r(4))),
     "sub_alpha": (lambda a, b: torch.sub(a, b, alpha=2), (r(3, 4), r(3, 1))),
@@ -38,6 +43,15 @@ CASES = {
         (r(2, 8),),
     ),
     "gelu_tanh": (lambda a: F.gelu(a, approximate="tanh"), (r(16),)),
+    # Hugging Face's gelu_new: pow(x, 3.0) and tanh (both forms of tanh: |x| below and above 0.55)
+    "gelu_new": (
+        lambda a: 0.5 * a * (1.0 + torch.tanh(0.7978845608 * (a + 0.044715 * torch.pow(a, 3.0)))),
+        (torch.linspace(-9, 9, 301),),
+    ),
+    "tanh_range": (torch.tanh, (torch.cat([torch.linspace(-12, 12, 257), r(64) * 1e-3]),)),
+    # A view of a value that the same fused elementwise run produces (AOTAutograd's backward of a
+    # residual add): the run must end before the view is read.
+    "view_of_fused_value": (_view_of_fused_value, (r(2, 8, 4), r(2, 8, 4))),
     # A wide range (tails included) through every branch-free float32 approximation.
     "transcendental_range": (
         lambda a: (

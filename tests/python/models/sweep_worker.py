@@ -4,7 +4,8 @@
 
 Appends to OUT one JSON line as each stage starts (``{"stage": ..., "backend": ...}``, so that
 the driver can tell where a crash or hang happened) and one record per backend:
-``{"name", "family", "train", "backend", "compile", "capture", "pythonify"}``.
+``{"name", "family", "train", "backend", "compile", "capture", "pythonify"}``; for the glassbox
+backend also ``native``: one record per graph it compiled (``native_graphs``).
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ import corpus_checks as checks  # noqa: E402
 import corpus_outputs as outputs  # noqa: E402
 import torch  # noqa: E402
 
+from glassbox.backend import REPORTS  # noqa: E402
+
 PYTHONIFY_BACKENDS = ("aot_eager", "inductor")
 
 
@@ -35,12 +38,30 @@ class Log:
         self.handle.flush()
 
 
+def native_graphs(reports: list) -> list[dict]:
+    """What the glassbox backend made of each graph: its name (inference, forward or backward),
+    nodes, nodes run natively, segments, and the ops that fell back."""
+    return [
+        {
+            "graph": report.name,
+            "nodes": report.total_nodes,
+            "native": report.native_nodes,
+            "segments": report.segments,
+            "fallback": dict(report.fallback_ops),
+        }
+        for report in reports
+    ]
+
+
 def run_backend(entry: corpus.Entry, backend: str, eager: outputs.Flat, log: Log, tmp: Path):
     record = {"name": entry.name, "family": entry.family, "train": entry.train}
     record["backend"] = backend
     log.write({"stage": "compile", "backend": backend})
     try:
+        start = len(REPORTS)
         plain = checks.compiled_call(entry, backend)
+        if backend == "glassbox":
+            record["native"] = native_graphs(REPORTS[start:])
     except Exception as error:  # torch.compile itself fails: nothing of glassbox to judge
         record["compile"] = {"status": "error", "error": checks.short_error(error)}
         log.write(record)
