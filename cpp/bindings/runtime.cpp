@@ -20,6 +20,7 @@
 
 #include "bindings/errors.hpp"
 #include "bindings/tensor_call.hpp"
+#include "runtime/kernel_args.hpp"
 #include "runtime/serializer.hpp"
 
 namespace nb = nanobind;
@@ -166,8 +167,8 @@ class RuntimeProgram {
 };
 
 using ValueTuple = std::tuple<int, std::vector<std::int64_t>, int, std::int64_t>;
-// The last element: None, or the kernel family's typed arguments (program.py's Conv2dArgs), read
-// by field name.
+// The last element: None, or the kernel family's typed arguments (program.py's Conv2dArgs,
+// GemmArgs), read by field name.
 using InstrTuple = std::tuple<std::string, std::vector<std::int32_t>, std::vector<std::int32_t>,
                               std::vector<std::int64_t>, std::vector<double>, nb::object>;
 using ArgumentTuple = std::tuple<std::string, std::int32_t, std::string>;
@@ -184,9 +185,16 @@ struct SymbolicSpec {
 
 rt::KernelArgs kernel_args(const std::string& op, const nb::object& args) {
   if (args.is_none()) return std::monostate{};
-  if (op != "conv2d") throw InputError("typed arguments for '" + op + "', which takes none");
+  const char* family = rt::family_of_kernel(op);
+  if (!family) throw InputError("typed arguments for '" + op + "', which takes none");
   auto i64 = [&](const char* name) { return nb::cast<std::int64_t>(args.attr(name)); };
   auto flag = [&](const char* name) { return nb::cast<bool>(args.attr(name)); };
+  if (std::string(family) == "GemmArgs") {
+    rt::GemmArgs g;
+    g.trans_a = flag("trans_a"), g.trans_b = flag("trans_b"), g.epilogue = i64("epilogue");
+    g.beta = nb::cast<double>(args.attr("beta")), g.alpha = nb::cast<double>(args.attr("alpha"));
+    return g;
+  }
   rt::Conv2dArgs c;
   c.stride_h = i64("stride_h"), c.stride_w = i64("stride_w");
   c.pad_h = i64("pad_h"), c.pad_w = i64("pad_w");

@@ -16,6 +16,13 @@ KernelArgs read_kernel_args(const fb::Instruction& instruction) {
     c.epilogue = static_cast<std::int64_t>(a->epilogue());
     return c;
   }
+  if (const fb::GemmArgs* a = instruction.args_as_GemmArgs()) {
+    GemmArgs g;
+    g.trans_a = a->trans_a(), g.trans_b = a->trans_b();
+    g.epilogue = static_cast<std::int64_t>(a->epilogue());
+    g.beta = a->beta(), g.alpha = a->alpha();
+    return g;
+  }
   return std::monostate{};
 }
 
@@ -28,11 +35,23 @@ std::pair<std::uint8_t, std::uint32_t> write_kernel_args(flatbuffers::FlatBuffer
                                        static_cast<fb::Epilogue>(c->epilogue));
     return {static_cast<std::uint8_t>(fb::KernelArgs::Conv2dArgs), offset.o};
   }
+  if (const auto* g = std::get_if<GemmArgs>(&args)) {
+    auto offset = fb::CreateGemmArgs(b, g->trans_a, g->trans_b,
+                                     static_cast<fb::Epilogue>(g->epilogue), g->beta, g->alpha);
+    return {static_cast<std::uint8_t>(fb::KernelArgs::GemmArgs), offset.o};
+  }
   return {0, 0};
 }
 
-const char* kernel_of(const KernelArgs& args) {
-  if (std::holds_alternative<Conv2dArgs>(args)) return "conv2d";
+const char* family_of(const KernelArgs& args) {
+  if (std::holds_alternative<Conv2dArgs>(args)) return "Conv2dArgs";
+  if (std::holds_alternative<GemmArgs>(args)) return "GemmArgs";
+  return nullptr;
+}
+
+const char* family_of_kernel(const std::string& op) {
+  if (op == "conv2d") return "Conv2dArgs";
+  if (op == "mm" || op == "addmm" || op == "bmm") return "GemmArgs";
   return nullptr;
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <utility>
 
 #include "runtime/tensor.hpp"
@@ -25,7 +26,10 @@ KernelArgs read_kernel_args(const fb::Instruction& instruction);
 std::pair<std::uint8_t, std::uint32_t> write_kernel_args(flatbuffers::FlatBufferBuilder& b,
                                                          const KernelArgs& args);
 
-// The kernel a family of arguments belongs to, or null for none.
-const char* kernel_of(const KernelArgs& args);
+// The name of the family of an instruction's arguments (its table in program.fbs), or null for
+// none; and the family a kernel takes, or null for a kernel that takes its ints and floats only.
+// An instruction carries exactly its kernel's family.
+const char* family_of(const KernelArgs& args);
+const char* family_of_kernel(const std::string& op);
 
 }  // namespace glassbox::runtime

@@ -284,6 +284,17 @@ void Program::verify_slots() {
   }
 }
 
+// An instruction carries exactly the typed arguments its kernel takes (schema/program.fbs,
+// KernelArgs), or none where the kernel takes none.
+static void verify_family(const InstrDesc& in, const std::string& where) {
+  const char* carried = family_of(in.args);
+  const char* wanted = family_of_kernel(in.op);
+  if (carried && (!wanted || std::strcmp(carried, wanted) != 0)) {
+    throw LoadError(where + ": carries " + carried + ", which '" + in.op + "' does not take");
+  }
+  if (wanted && !carried) throw LoadError(where + ": expects its arguments as " + wanted);
+}
+
 // Meaning of instructions: operands in range, defined before use, written once, only arena slots
 // written, and accepted by the kernel.
 void Program::verify_instructions() {
@@ -303,10 +314,7 @@ void Program::verify_instructions() {
     std::string where = at("instruction", i) + " (" + in.op + ")";
     const KernelDef* kernel = registry.find(in.op);
     if (!kernel) throw LoadError(where + ": unknown kernel '" + in.op + "'");
-    const char* family = kernel_of(in.args);
-    if (family && in.op != family) {
-      throw LoadError(where + ": carries the typed arguments of '" + family + "'");
-    }
+    verify_family(in, where);
     for (std::int32_t s : in.inputs) {
       if (s < 0 || static_cast<std::size_t>(s) >= n)
         throw LoadError(where + ": input slot out of range");

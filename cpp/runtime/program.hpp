@@ -17,7 +17,8 @@
 
 namespace glassbox::runtime {
 
-constexpr std::uint32_t kFormatVersion = 2;  // 2: conv2d takes its arguments as a Conv2dArgs table
+// 2: conv2d takes its arguments as a Conv2dArgs table; 3: mm, addmm and bmm as a GemmArgs table
+constexpr std::uint32_t kFormatVersion = 3;
 constexpr std::size_t kSegmentAlignment = 64;
 constexpr std::uint64_t kMaxArenaBytes = std::uint64_t{1} << 36;
 

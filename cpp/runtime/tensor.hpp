@@ -42,8 +42,15 @@ struct Conv2dArgs {
   std::int64_t epilogue = 0;  // Epilogue (packed_gemm.hpp)
 };
 
+// mm, addmm and bmm's typed arguments (schema/program.fbs, GemmArgs).
+struct GemmArgs {
+  bool trans_a = false, trans_b = false;
+  std::int64_t epilogue = 0;  // Epilogue (packed_gemm.hpp)
+  double beta = 1.0, alpha = 1.0;
+};
+
 // An instruction's typed arguments: none (its ints and floats say everything), or its family's.
-using KernelArgs = std::variant<std::monostate, Conv2dArgs>;
+using KernelArgs = std::variant<std::monostate, Conv2dArgs, GemmArgs>;
 
 struct InstrDesc {
   std::string op;

@@ -21,6 +21,7 @@ from glassbox.backend.program import (
     INT32,
     INT64,
     Conv2dArgs,
+    GemmArgs,
     Instr,
     Slot,
     View,
@@ -356,7 +357,8 @@ def _gelu(e, a, approximate="none"):
     return e.op("GELU_TANH" if approximate == "tanh" else "GELU", a)
 
 
-# Activations a product applies to its result as it writes it (ints[2] of mm/addmm).
+# Activations a product applies to its result as it writes it (GemmArgs.epilogue,
+# Conv2dArgs.epilogue).
 EPILOGUES = {"RELU": 1, "GELU": 2, "GELU_TANH": 3}
 _RESHAPES = (aten.view.default, aten._unsafe_view.default, aten.reshape.default)
 
@@ -375,12 +377,12 @@ def fold_activation(lw: Lowerer, node, x, name):
     product or convolution that computed ``x``, or None. That instruction must be the last one
     emitted and its result read by this node alone, directly or through reshapes (a convolution:
     directly, or through the batch norm it applies, see _fold_batch_norm), so no one sees it before
-    the activation. The epilogue is ints[2] of mm/addmm, Conv2dArgs.epilogue of conv2d."""
+    the activation: the epilogue field of its GemmArgs or Conv2dArgs."""
     last = _last_writer_of(lw, x)
     if last is None:
         return None
     n = node.args[0]
-    if last.op in ("mm", "addmm") and len(last.ints) == 2:
+    if last.op in ("mm", "addmm") and last.args.epilogue == 0:
         while len(n.users) == 1 and n.target in _RESHAPES:
             n = n.args[0]
         if len(n.users) != 1 or n.target not in (aten.mm.default, aten.addmm.default):
@@ -394,7 +396,7 @@ def fold_activation(lw: Lowerer, node, x, name):
         return lw.alias(last.outputs[0], shape_of(meta_val(node)))
     else:
         return None
-    last.ints.append(EPILOGUES[name])
+    last.args.epilogue = EPILOGUES[name]
     return lw.alias(last.outputs[0], shape_of(meta_val(node)))
 
 
@@ -476,7 +478,7 @@ def gemm_check(node):
 def _mm(lw, node, a, b):
     (a, ta), (b, tb) = gemm_operand(lw, a), gemm_operand(lw, b)
     out = out_slot(lw, node)
-    lw.emit("mm", [a, b], [out], [ta, tb])
+    lw.emit("mm", [a, b], [out]).args = GemmArgs(bool(ta), bool(tb))
     return out
 
 
@@ -484,7 +486,7 @@ def _mm(lw, node, a, b):
 def _bmm(lw, node, a, b):
     (a, ta), (b, tb) = gemm_operand(lw, a), gemm_operand(lw, b)
     out = out_slot(lw, node)
-    lw.emit("bmm", [a, b], [out], [ta, tb])
+    lw.emit("bmm", [a, b], [out]).args = GemmArgs(bool(ta), bool(tb))
     return out
 
 
@@ -492,7 +494,8 @@ def _bmm(lw, node, a, b):
 def _addmm(lw, node, bias, a, b, beta=1, alpha=1):
     (a, ta), (b, tb) = gemm_operand(lw, a), gemm_operand(lw, b)
     out = out_slot(lw, node)
-    lw.emit("addmm", [lw.broadcastable(bias), a, b], [out], [ta, tb], [beta, alpha])
+    ins = lw.emit("addmm", [lw.broadcastable(bias), a, b], [out])
+    ins.args = GemmArgs(bool(ta), bool(tb), beta=float(beta), alpha=float(alpha))
     return out
 
 

@@ -77,6 +77,18 @@ class Conv2dArgs:
     epilogue: int = 0  # EPILOGUES (lower.py)
 
 
+@dataclass
+class GemmArgs:
+    """mm, addmm and bmm's typed arguments (schema/program.fbs, GemmArgs): with trans_a the slot a
+    holds A^T, likewise b; addmm alone takes beta and alpha, bmm no epilogue."""
+
+    trans_a: bool = False
+    trans_b: bool = False
+    epilogue: int = 0  # EPILOGUES (lower.py)
+    beta: float = 1.0
+    alpha: float = 1.0
+
+
 @dataclass(eq=False)
 class Instr:
     op: str
@@ -88,4 +100,4 @@ class Instr:
     # each op is (opcode, operands) with operands ("in", slot) | ("op", k) | ("const", float).
     micro: list | None = None
     micro_outputs: list | None = None  # per output slot: ("in", slot) | ("op", k)
-    args: Conv2dArgs | None = None  # typed arguments of the kernel's family (its ints stay empty)
+    args: Conv2dArgs | GemmArgs | None = None  # the kernel family's typed arguments, if it has any

@@ -158,18 +158,17 @@ TEST(RuntimeKernels, OneRowProductsMatchDirectSums) {
     std::vector<rt::ValueDesc> ins = {v({1, c.k}, rt::ValueKind::Input, 0),
                                       v(b_shape, rt::ValueKind::Input, 1)};
     std::vector<std::vector<float>> data = {a, b};
-    std::vector<double> floats;
+    rt::GemmArgs args{false, c.tb, c.epilogue, 1.0, 1.0};
     std::string op = "mm";
     if (c.bias) {
       op = "addmm";
       ins.insert(ins.begin(),
                  v(c.bias == 2 ? rt::Shape{c.n} : rt::Shape{1}, rt::ValueKind::Input, 0));
       data.insert(data.begin(), bias);
-      floats = {c.beta, c.alpha};
+      args.beta = c.beta, args.alpha = c.alpha;
     }
     for (std::size_t i = 0; i < ins.size(); ++i) ins[i].index = static_cast<std::int64_t>(i);
-    auto y =
-        run1(op, ins, v({1, c.n}, rt::ValueKind::Arena, 0), data, {0, c.tb, c.epilogue}, floats);
+    auto y = run1(op, ins, v({1, c.n}, rt::ValueKind::Arena, 0), data, {}, {}, args);
     for (std::int64_t j = 0; j < c.n; ++j) {
       double s = 0;
       for (std::int64_t i = 0; i < c.k; ++i) {

@@ -35,7 +35,8 @@ rt::ProgramSpec linear_relu() {
   s.values.push_back(value(rt::DType::Float32, {4, 3}, rt::ValueKind::Arena, 64));
   s.inputs = {0};
   s.outputs = {4};
-  s.instructions.push_back({"addmm", {2, 0, 1}, {3}, {0, 1}, {1.0, 1.0}, {}, {}});
+  s.instructions.push_back(
+      {"addmm", {2, 0, 1}, {3}, {}, {}, {}, rt::GemmArgs{false, true, 0, 1.0, 1.0}});
   // elementwise: one op RELU(r0) -> register 1, one output
   s.instructions.push_back({"elementwise", {3}, {4}, {1, 17, 0, -1, -1, 1, 1}, {}, {}, {}});
   std::vector<float> w = {1, 0, 0, 1, 1, -1}, b = {0.5f, -10.0f, 0};
@@ -50,6 +51,15 @@ struct Program {
   ~Program() { gbx_program_free(p); }
   gbx_program* p;
 };
+
+// The loader's error for a program, or "" when it loads.
+std::string load_error(const rt::ProgramSpec& s) {
+  std::string bytes = rt::serialize_program(s);
+  gbx_program* p = gbx_load_buffer(bytes.data(), bytes.size());
+  std::string error = p ? "" : gbx_last_error();
+  gbx_program_free(p);
+  return error;
+}
 
 }  // namespace
 
@@ -214,7 +224,7 @@ rt::ProgramSpec matmul_of_inputs(std::int64_t m) {
   s.values.push_back(value(rt::DType::Float32, {m, 5}, rt::ValueKind::Arena, 0));
   s.inputs = {0, 1};
   s.outputs = {2};
-  s.instructions.push_back({"mm", {0, 1}, {2}, {0, 1}, {}, {}, {}});
+  s.instructions.push_back({"mm", {0, 1}, {2}, {}, {}, {}, rt::GemmArgs{false, true}});
   s.arena_size = static_cast<std::uint64_t>(m * 5 * 4 + 64);
   return s;
 }
@@ -277,8 +287,9 @@ TEST(RuntimeProgram, ChainedOneRowProductsRunAsATeam) {
   s.inputs = {0, 1, 2, 3};
   s.outputs = {5};
   s.instructions.push_back(
-      {"addmm", {2, 0, 1}, {4}, {0, 1, 1}, {1.0, 1.0}, {}, {}});      // relu(x W1^T + b)
-  s.instructions.push_back({"mm", {4, 3}, {5}, {0, 0}, {}, {}, {}});  // . @ W2
+      {"addmm", {2, 0, 1}, {4}, {}, {}, {}, rt::GemmArgs{false, true, 1, 1.0, 1.0}});  // relu(x
+                                                                                       // W1^T + b)
+  s.instructions.push_back({"mm", {4, 3}, {5}, {}, {}, {}, rt::GemmArgs{}});           // . @ W2
   s.arena_size = 4096 + n * 4;
   Program prog(rt::serialize_program(s));
   ASSERT_NE(prog.p, nullptr) << gbx_last_error();
@@ -393,33 +404,49 @@ TEST(RuntimeProgram, Conv2dArgsAreTypedAndVerified) {
     s.arena_size = 128;
     return s;
   };
-  auto load = [](const rt::ProgramSpec& s) {
-    std::string bytes = rt::serialize_program(s);
-    gbx_program* p = gbx_load_buffer(bytes.data(), bytes.size());
-    std::string error = p ? "" : gbx_last_error();
-    gbx_program_free(p);
-    return error;
-  };
-  EXPECT_EQ(load(conv(rt::Conv2dArgs{})), "");
+  EXPECT_EQ(load_error(conv(rt::Conv2dArgs{})), "");
   rt::Conv2dArgs padded;
   padded.pad_h = padded.pad_w = 1;  // 5x5, 3x3 kernel, padding 1: 5x5 out, not 3x3
-  EXPECT_NE(load(conv(padded)).find("output has shape"), std::string::npos);
+  EXPECT_NE(load_error(conv(padded)).find("output has shape"), std::string::npos);
   rt::ProgramSpec s = conv(rt::Conv2dArgs{});
   s.instructions[0].args = std::monostate{};
-  EXPECT_NE(load(s).find("expects Conv2dArgs"), std::string::npos);
-  EXPECT_NE(
-      load(conv(rt::Conv2dArgs{}, {0, 1, 1, 0, 0, 1, 1, 1})).find("expects 0 integer arguments"),
-      std::string::npos);
+  EXPECT_NE(load_error(s).find("expects its arguments as Conv2dArgs"), std::string::npos);
+  EXPECT_NE(load_error(conv(rt::Conv2dArgs{}, {0, 1, 1, 0, 0, 1, 1, 1}))
+                .find("expects 0 integer arguments"),
+            std::string::npos);
   rt::Conv2dArgs bad;
   bad.stride_w = 0;
-  EXPECT_NE(load(conv(bad)).find("bad stride"), std::string::npos);
+  EXPECT_NE(load_error(conv(bad)).find("bad stride"), std::string::npos);
   bad = rt::Conv2dArgs{};
   bad.epilogue = 9;
-  EXPECT_NE(load(conv(bad)).find("bad epilogue"), std::string::npos);
+  EXPECT_NE(load_error(conv(bad)).find("bad epilogue"), std::string::npos);
   bad = rt::Conv2dArgs{};
   bad.batch_norm_weight = true;
-  EXPECT_NE(load(conv(bad)).find("without a batch norm"), std::string::npos);
+  EXPECT_NE(load_error(conv(bad)).find("without a batch norm"), std::string::npos);
   s = linear_relu();
   s.instructions[0].args = rt::Conv2dArgs{};
-  EXPECT_NE(load(s).find("typed arguments of 'conv2d'"), std::string::npos);
+  EXPECT_NE(load_error(s).find("carries Conv2dArgs, which 'addmm' does not take"),
+            std::string::npos);
+}
+
+// mm, addmm and bmm take a GemmArgs table: without it, with positional ints, with an unknown
+// epilogue, or with alpha/beta on mm, the program is refused at load.
+TEST(RuntimeProgram, GemmArgsAreTypedAndVerified) {
+  rt::ProgramSpec s = linear_relu();
+  EXPECT_EQ(load_error(s), "");
+  s.instructions[0].args = std::monostate{};
+  EXPECT_NE(load_error(s).find("expects its arguments as GemmArgs"), std::string::npos);
+  s = linear_relu();
+  s.instructions[0].ints = {0, 1};
+  EXPECT_NE(load_error(s).find("takes no ints or floats"), std::string::npos);
+  s = linear_relu();
+  std::get<rt::GemmArgs>(s.instructions[0].args).epilogue = 7;
+  EXPECT_NE(load_error(s).find("unknown epilogue 7"), std::string::npos);
+  s = matmul_of_inputs(3);
+  EXPECT_EQ(load_error(s), "");
+  std::get<rt::GemmArgs>(s.instructions[0].args).alpha = 2.0;
+  EXPECT_NE(load_error(s).find("takes no alpha or beta"), std::string::npos);
+  s = matmul_of_inputs(3);
+  std::get<rt::GemmArgs>(s.instructions[0].args).trans_b = false;  // [3,4] @ [5,4]
+  EXPECT_NE(load_error(s).find("inner dimensions differ"), std::string::npos);
 }

@@ -41,7 +41,8 @@ rt::ProgramSpec symbolic_linear_relu() {
   s.values.push_back(value({1}, rt::ValueKind::Arena, 128, {2}));
   s.inputs = {0};
   s.outputs = {4};
-  s.instructions.push_back({"addmm", {2, 0, 1}, {3}, {0, 1}, {1.0, 1.0}, {}, {}});
+  s.instructions.push_back(
+      {"addmm", {2, 0, 1}, {3}, {}, {}, {}, rt::GemmArgs{false, true, 0, 1.0, 1.0}});
   s.instructions.push_back({"elementwise", {3}, {4}, {1, 17, 0, -1, -1, 1, 1}, {}, {}, {}});
   s.instructions.push_back({"full", {}, {5}, {}, {0.0}, {}, {}});
   std::vector<float> w = {1, 0, 0, 1, 1, -1}, b = {0.5f, -10.0f, 0};

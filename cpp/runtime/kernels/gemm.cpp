@@ -1,7 +1,7 @@
 // GEMM family through OpenBLAS sgemm: mm, addmm, bmm. No hand-written loops for the products.
-//   mm     (a, b) -> out                 ints [trans_a, trans_b(, epilogue)]
-//   addmm  (bias, a, b) -> out           ints [trans_a, trans_b(, epilogue)], floats [beta, alpha]
-//   bmm    (a, b) -> out                 ints [trans_a, trans_b]
+//   mm     (a, b) -> out                 GemmArgs: trans_a, trans_b, epilogue
+//   addmm  (bias, a, b) -> out           GemmArgs: trans_a, trans_b, epilogue, beta, alpha
+//   bmm    (a, b) -> out                 GemmArgs: trans_a, trans_b
 // The epilogue is an activation applied to the result as it is written (see Epilogue).
 // With trans_a the slot a holds A^T (shape [k, m]); likewise b. This lets the lowering fold a
 // transpose of a weight into the product instead of copying it. Short, wide products are split
@@ -58,15 +58,25 @@ struct MatDims {
 };
 
 // Check a, b, out of a (batched) product; `batch` dims are the leading ones.
+// The GemmArgs every product carries (the loader has checked that it does).
+const GemmArgs& gemm_args(const KernelContext& c) { return std::get<GemmArgs>(c.args()); }
+
+// GemmArgs' fields: a known epilogue (none for bmm); alpha and beta 1 but for addmm.
+const GemmArgs& verify_gemm_args(const VerifyContext& c, bool batched, bool scaled) {
+  const auto* g = std::get_if<GemmArgs>(&c.args());
+  c.require(g != nullptr, "expects GemmArgs");
+  c.require(c.ints().empty() && c.floats().empty(), "takes no ints or floats");
+  c.require(g->epilogue >= 0 && g->epilogue <= static_cast<std::int64_t>(Epilogue::GeluTanh),
+            "unknown epilogue " + std::to_string(g->epilogue));
+  c.require(!batched || g->epilogue == 0, "takes no epilogue");
+  c.require(scaled || (g->alpha == 1.0 && g->beta == 1.0), "takes no alpha or beta");
+  return *g;
+}
+
 MatDims verify_product(const VerifyContext& c, const ValueDesc& a, const ValueDesc& b,
-                       const ValueDesc& out, std::size_t batch_dims) {
-  c.require(c.ints().size() == 2 || (batch_dims == 0 && c.ints().size() == 3),
-            "expects ints [trans_a, trans_b" + std::string(batch_dims ? "]" : "(, epilogue)]"));
-  if (c.ints().size() == 3) {
-    c.require(c.ints()[2] >= 0 && c.ints()[2] <= static_cast<std::int64_t>(Epilogue::GeluTanh),
-              "unknown epilogue " + std::to_string(c.ints()[2]));
-  }
-  bool ta = c.ints()[0] != 0, tb = c.ints()[1] != 0;
+                       const ValueDesc& out, std::size_t batch_dims, bool scaled) {
+  const GemmArgs& g = verify_gemm_args(c, batch_dims > 0, scaled);
+  bool ta = g.trans_a, tb = g.trans_b;
   std::size_t nd = batch_dims + 2;
   c.require(a.shape.size() == nd && b.shape.size() == nd,
             "operands must have " + std::to_string(nd) + " dims");
@@ -172,7 +182,7 @@ void sgemm(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, flo
 }
 
 Epilogue epilogue_of(const KernelContext& c) {
-  return c.ints().size() > 2 ? static_cast<Epilogue>(c.ints()[2]) : Epilogue::None;
+  return static_cast<Epilogue>(gemm_args(c).epilogue);
 }
 
 bool try_packed(const KernelContext& c, const PackedProduct& p) {
@@ -182,20 +192,20 @@ bool try_packed(const KernelContext& c, const PackedProduct& p) {
 
 void verify_mm(const VerifyContext& c) {
   c.arity(2, 1);
-  verify_product(c, c.in(0), c.in(1), c.out(0), 0);
+  verify_product(c, c.in(0), c.in(1), c.out(0), 0, false);
 }
 
 // The one-row product of mm (m == 1): A is k contiguous floats whether its slot holds A or A^T.
 MatVec matvec_of_mm(const KernelContext& c) {
   TensorRef a = c.in(0), b = c.in(1), out = c.out(0);
-  bool ta = c.ints()[0] != 0, tb = c.ints()[1] != 0;
+  bool ta = gemm_args(c).trans_a, tb = gemm_args(c).trans_b;
   std::int64_t n = out.dim(1), k = ta ? a.dim(0) : a.dim(1);
   return {tb, n, k, a.f32(), b.f32(), nullptr, 0, 1.0f, 0.0f, out.f32(), epilogue_of(c)};
 }
 
 void run_mm(const KernelContext& c) {
   TensorRef a = c.in(0), b = c.in(1), out = c.out(0);
-  bool ta = c.ints()[0] != 0, tb = c.ints()[1] != 0;
+  bool ta = gemm_args(c).trans_a, tb = gemm_args(c).trans_b;
   std::int64_t m = out.dim(0), n = out.dim(1), k = ta ? a.dim(0) : a.dim(1);
   Epilogue epilogue = epilogue_of(c);
   if (m == 1) {
@@ -216,7 +226,7 @@ void part_mm(const KernelContext& c, int part, int parts) {
 // One-row products large enough to share out (mm: A is input 0; addmm: input 1).
 bool shares_one_row(const VerifyContext& c, std::size_t a_input) {
   const ValueDesc &a = c.in(a_input), &out = c.out(0);
-  bool ta = c.ints()[0] != 0;
+  bool ta = std::get<GemmArgs>(c.args()).trans_a;
   return out.shape[0] == 1 && matvec_shares(out.shape[1], ta ? a.shape[0] : a.shape[1]);
 }
 
@@ -224,8 +234,7 @@ bool shares_mm(const VerifyContext& c) { return shares_one_row(c, 0); }
 
 void verify_addmm(const VerifyContext& c) {
   c.arity(3, 1);
-  c.num_floats(2);
-  verify_product(c, c.in(1), c.in(2), c.out(0), 0);
+  verify_product(c, c.in(1), c.in(2), c.out(0), 0, true);
   c.dtype(c.in(0), DType::Float32, "bias");
   std::vector<std::int64_t> strides;
   c.require(
@@ -236,18 +245,20 @@ void verify_addmm(const VerifyContext& c) {
 // The one-row product of addmm (m == 1): the bias broadcasts along the row, stride 0 or 1.
 MatVec matvec_of_addmm(const KernelContext& c) {
   TensorRef bias = c.in(0), a = c.in(1), b = c.in(2), out = c.out(0);
-  bool ta = c.ints()[0] != 0, tb = c.ints()[1] != 0;
+  bool ta = gemm_args(c).trans_a, tb = gemm_args(c).trans_b;
   std::int64_t n = out.dim(1), k = ta ? a.dim(0) : a.dim(1);
   std::int64_t bias_stride = bias.ndim() > 0 && bias.shape().back() == n && n != 1 ? 1 : 0;
-  float alpha = static_cast<float>(c.floats()[1]), beta = static_cast<float>(c.floats()[0]);
+  float alpha = static_cast<float>(gemm_args(c).alpha),
+        beta = static_cast<float>(gemm_args(c).beta);
   return {tb,          n,     k,    a.f32(),   b.f32(),       bias.f32(),
           bias_stride, alpha, beta, out.f32(), epilogue_of(c)};
 }
 
 void run_addmm(const KernelContext& c) {
   TensorRef bias = c.in(0), a = c.in(1), b = c.in(2), out = c.out(0);
-  bool ta = c.ints()[0] != 0, tb = c.ints()[1] != 0;
-  float beta = static_cast<float>(c.floats()[0]), alpha = static_cast<float>(c.floats()[1]);
+  bool ta = gemm_args(c).trans_a, tb = gemm_args(c).trans_b;
+  float beta = static_cast<float>(gemm_args(c).beta),
+        alpha = static_cast<float>(gemm_args(c).alpha);
   std::int64_t m = out.dim(0), n = out.dim(1), k = ta ? a.dim(0) : a.dim(1);
   if (m == 1) {
     run_matvec(matvec_of_addmm(c));
@@ -279,12 +290,12 @@ bool shares_addmm(const VerifyContext& c) { return shares_one_row(c, 1); }
 
 void verify_bmm(const VerifyContext& c) {
   c.arity(2, 1);
-  verify_product(c, c.in(0), c.in(1), c.out(0), 1);
+  verify_product(c, c.in(0), c.in(1), c.out(0), 1, false);
 }
 
 void run_bmm(const KernelContext& c) {
   TensorRef a = c.in(0), b = c.in(1), out = c.out(0);
-  bool ta = c.ints()[0] != 0, tb = c.ints()[1] != 0;
+  bool ta = gemm_args(c).trans_a, tb = gemm_args(c).trans_b;
   std::int64_t batch = out.dim(0), m = out.dim(1), n = out.dim(2), k = ta ? a.dim(1) : a.dim(2);
   for (std::int64_t i = 0; i < batch; ++i) {
     sgemm(ta, tb, m, n, k, 1.0f, a.f32() + i * m * k, b.f32() + i * k * n, 0.0f,

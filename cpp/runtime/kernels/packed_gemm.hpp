@@ -18,7 +18,8 @@ namespace glassbox::runtime {
 constexpr std::int64_t kPackedGemmMinRows = 2;
 constexpr std::int64_t kPackedGemmMaxRows = 64;
 
-// An activation applied to a product's result as it is written (ints[2] of mm and addmm).
+// An activation applied to a product's result as it is written (GemmArgs.epilogue of mm and addmm,
+// Conv2dArgs.epilogue of conv2d).
 enum class Epilogue : std::int64_t { None = 0, Relu = 1, GeluErf = 2, GeluTanh = 3 };
 
 // The epilogue over row[n0, n1), in place (gemm.cpp).
