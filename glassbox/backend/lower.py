@@ -651,6 +651,38 @@ def _split(lw, node, x, sizes, dim=0):
     return tuple(outs)
 
 
+@handles(aten.repeat.default)
+def _repeat(lw, node, x, repeats):
+    """``x`` tiled ``repeats`` times along each dim (leading dims added as needed): a view with a
+    stride-0 copy dim before each of x's dims, copied, then read as the result's shape."""
+    out_shape = shape_of(meta_val(node))
+    if any(is_symbolic(v) for v in (*repeats, *x.shape)):
+        raise Unsupported("repeat with symbolic sizes")
+    _, strides, offset = _view_strides(lw, x)
+    lead = len(repeats) - len(x.shape)
+    sizes, steps = [1] * lead + list(x.shape), [0] * lead + strides
+    shape, tiled_strides = [], []
+    for r, size, step in zip(repeats, sizes, steps, strict=True):
+        shape += [r, size]
+        tiled_strides += [0, step]
+    tiled = lw.view_of(x, shape, tiled_strides, offset)
+    return lw.alias(tiled, out_shape)
+
+
+@handles(aten.constant_pad_nd.default)
+def _constant_pad(lw, node, x, pad, value=0):
+    """``x`` inside a tensor filled with ``value``: ``pad`` gives (before, after) per dim from the
+    last. Negative pads (crops) are left to PyTorch."""
+    if any(is_symbolic(v) or v < 0 for v in pad) or any(is_symbolic(d) for d in x.shape):
+        raise Unsupported("a crop or symbolic padding")
+    out_shape = shape_of(meta_val(node))
+    filled = Slot(x.dtype, out_shape)
+    lw.emit("full", [], [filled], [], [float(value)])
+    strides = contiguous_strides(out_shape)
+    offset = sum(pad[2 * i] * strides[len(out_shape) - 1 - i] for i in range(len(pad) // 2))
+    return _scatter_strided(lw, node, filled, x, list(strides), offset)
+
+
 @handles(aten.cat.default)
 def _cat(lw, node, tensors, dim=0):
     out = out_slot(lw, node)
@@ -908,20 +940,28 @@ def _batch_norm(lw, node, x, weight, bias, mean, var, momentum, eps):
 # Convolution and pooling ------------------------------------------------------------------------
 def conv_check(node):
     x = meta_val(node.args[0])
-    if x.dim() != 4 or node.args[6] or x.dtype != torch.float32:
-        raise Unsupported("only 2-d, non-transposed float32 convolution")
+    if x.dim() not in (3, 4) or node.args[6] or x.dtype != torch.float32:
+        raise Unsupported("only 1-d and 2-d, non-transposed float32 convolution")
 
 
 @handles(aten.convolution.default, check=conv_check)
 def _conv(lw, node, x, w, b, stride, padding, dilation, transposed, output_padding, groups):
-    out = out_slot(lw, node)
-    ins = [lw.contiguous(x), lw.contiguous(w)] + ([lw.contiguous(b)] if b is not None else [])
+    """A 2-d convolution; a 1-d one is the 2-d convolution of height 1 (x and w read as
+    [N, C, 1, L] and [O, C/groups, 1, K], the result read back as [N, O, L'])."""
     if any(is_symbolic(v) for v in (*stride, *padding, *dilation, groups)):
         raise Unsupported("symbolic convolution stride, padding, dilation or groups")
+    flat = len(x.shape) == 3
+    if flat:
+        x = lw.alias(x, (*x.shape[:2], 1, x.shape[2]))
+        w = lw.alias(w, (*w.shape[:2], 1, w.shape[2]))
+        stride, padding, dilation = (1, *stride), (0, *padding), (1, *dilation)
+    shape = shape_of(meta_val(node))
+    out = Slot(dtype_code(torch.float32), (*shape[:2], 1, shape[2]) if flat else shape)
+    ins = [lw.contiguous(x), lw.contiguous(w)] + ([lw.contiguous(b)] if b is not None else [])
     (sh, sw), (ph, pw), (dh, dw) = stride, padding, dilation
     args = Conv2dArgs(sh, sw, ph, pw, dh, dw, groups, has_bias=b is not None)
     lw.emit("conv2d", ins, [out]).args = args
-    return out
+    return lw.alias(out, shape) if flat else out
 
 
 def pool_check(node):

@@ -52,6 +52,17 @@ CASES = {
     # A view of a value that the same fused elementwise run produces (AOTAutograd's backward of a
     # residual add): the run must end before the view is read.
     "view_of_fused_value": (_view_of_fused_value, (r(2, 8, 4), r(2, 8, 4))),
+    "repeat": (lambda a: a.repeat(2, 1, 3) + 1, (r(3, 4),)),
+    "repeat_of_view": (lambda a: a.t().repeat(2, 2) * 2, (r(3, 4),)),
+    "constant_pad": (lambda a: F.pad(a, (1, 2, 0, 3), value=-1.5) + 1, (r(2, 3, 4),)),
+    "conv1d": (
+        lambda x, w, b: F.relu(F.conv1d(x, w, b, stride=2, padding=1)),
+        (r(2, 4, 11), r(6, 4, 3), r(6)),
+    ),
+    "conv1d_groups_dilation": (
+        lambda x, w: F.conv1d(x, w, None, padding=2, dilation=2, groups=4),
+        (r(1, 8, 9), r(8, 2, 3)),
+    ),
     # A wide range (tails included) through every branch-free float32 approximation.
     "transcendental_range": (
         lambda a: (
