@@ -187,6 +187,29 @@ TEST(RuntimeKernels, OneRowProductsMatchDirectSums) {
   }
 }
 
+// A product split into column blocks gives the same bits whether a team runs the blocks or the
+// calling thread runs them in turn after a stall (OpenBLAS's last bits depend on the column range
+// it is given: 16x256x128 with B transposed differs whole and in halves).
+TEST(TeamStalls, BackingOffKeepsTheProductsBits) {
+  using rt::TeamStalls;
+  const std::int64_t m = 16, k = 256, n = 128;
+  std::vector<float> a(static_cast<std::size_t>(m * k)), b(static_cast<std::size_t>(n * k));
+  for (std::size_t i = 0; i < a.size(); ++i) a[i] = std::sin(0.37f * static_cast<float>(i));
+  for (std::size_t i = 0; i < b.size(); ++i) b[i] = std::cos(0.11f * static_cast<float>(i));
+  auto product = [&] {
+    return run1("mm", {v({m, k}, rt::ValueKind::Input, 0), v({n, k}, rt::ValueKind::Input, 1)},
+                v({m, n}, rt::ValueKind::Arena, 0), {a, b}, {}, {}, rt::GemmArgs{false, true});
+  };
+  while (!TeamStalls::may_fork()) {  // whatever earlier tests left
+  }
+  std::vector<float> team = product();
+  TeamStalls::record(10e-6, 5e-3);  // a stall: the next regions run on the calling thread
+  ASSERT_FALSE(TeamStalls::may_fork());
+  EXPECT_EQ(product(), team);
+  while (!TeamStalls::may_fork()) {
+  }
+}
+
 // Team regions back off after a stall (a wait far longer than the calling thread's own work),
 // for 256 regions the first time, and fork again after.
 TEST(TeamStalls, BackOffAfterAStall) {

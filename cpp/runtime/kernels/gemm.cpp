@@ -143,11 +143,7 @@ void sgemm(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, flo
     apply_epilogue(epilogue, c, m, n, 0, n);
     return;
   }
-  const int threads = blas_threads();
-  int blocks = column_blocks(m, n, k, threads);
-  // A team whose workers stalled recently (other processes on the cores) backs off to one
-  // block on the calling thread, as the matrix-vector kernel and the executor's teams do.
-  if (blocks > 1 && !TeamStalls::may_fork()) blocks = 1;
+  const int blocks = column_blocks(m, n, k, blas_threads());
   if (blocks == 1) {
     prepare(0, n);
     sgemm_columns(ta, tb, m, n, k, 0, n, alpha, a, b, beta, c);
@@ -156,24 +152,29 @@ void sgemm(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, flo
   }
   // Blocks of whole 16-column groups (one AVX-512 register of output) where possible.
   const std::int64_t groups = (n + 15) / 16;
-  {
-    BlasOnCallers on_callers;
-    TeamRegion region;
+  auto block = [&](int j) {
+    std::int64_t n0 = std::min(n, groups * j / blocks * 16);
+    std::int64_t n1 = std::min(n, groups * (j + 1) / blocks * 16);
+    if (n1 > n0) {
+      prepare(n0, n1);
+      sgemm_columns(ta, tb, m, n, k, n0, n1, alpha, a, b, beta, c);
+      apply_epilogue(epilogue, c, m, n, n0, n1);
+    }
+  };
+  BlasOnCallers on_callers;
+  // A team whose workers stalled recently (other processes on the cores) backs off to the
+  // calling thread, as the matrix-vector kernel and the executor's teams do. It runs the same
+  // blocks in turn: OpenBLAS's last bits depend on the column range it is given (16x256x128
+  // with B transposed, whole or in two halves), so the result must not depend on who runs them.
+  if (!TeamStalls::may_fork()) {
+    for (int j = 0; j < blocks; ++j) block(j);
+    return;
+  }
+  TeamRegion region;
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(blocks) schedule(static)
 #endif
-    for (int j = 0; j < blocks; ++j) {
-      region.part(j, [&] {
-        std::int64_t n0 = std::min(n, groups * j / blocks * 16);
-        std::int64_t n1 = std::min(n, groups * (j + 1) / blocks * 16);
-        if (n1 > n0) {
-          prepare(n0, n1);
-          sgemm_columns(ta, tb, m, n, k, n0, n1, alpha, a, b, beta, c);
-          apply_epilogue(epilogue, c, m, n, n0, n1);
-        }
-      });
-    }
-  }
+  for (int j = 0; j < blocks; ++j) region.part(j, [&] { block(j); });
 }
 
 void sgemm(bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
