@@ -430,6 +430,21 @@ def _clamp(e, a, lo=None, hi=None):
     return a
 
 
+@handles(aten.hardtanh.default, check=ew_check)
+@elementwise
+def _hardtanh(e, a, lo=-1.0, hi=1.0):
+    lo, hi = (v if isinstance(v, tuple) else e.const(v) for v in (lo, hi))  # given: operands
+    return e.op("MIN", e.op("MAX", a, lo), hi)
+
+
+def float_slot(lw: Lowerer, shape, build, *slots) -> Slot:
+    """A new float32 slot of ``shape``: ``build(e, *refs)`` over ``slots`` (broadcast to it)."""
+    e = ew.Expr()
+    out = Slot(dtype_code(torch.float32), tuple(shape))
+    lw.instrs.append(ew.make_instr(e, build(e, *(e.inp(lw.broadcastable(s)) for s in slots)), out))
+    return out
+
+
 @handles(aten.masked_fill.Scalar, check=ew_check)
 @elementwise
 def _masked_fill(e, a, mask, value):
@@ -856,6 +871,20 @@ def _cumsum(lw, node, x, dim, dtype=None):
     return out
 
 
+@handles(aten.linalg_vector_norm.default, check=red_check)
+def _vector_norm(lw, node, x, order=2, dims=None, keepdim=False, dtype=None):
+    """The 2-norm: the square root of the sum of squares (other orders are left to PyTorch)."""
+    if order != 2 or dtype is not None:
+        raise Unsupported(f"vector norm of order {order}")
+    squares = float_slot(lw, x.shape, lambda e, a: e.op("MUL", a, a), x)
+    total = Slot(squares.dtype, shape_of(meta_val(node)))
+    lw.emit("sum", [squares], [total], [int(keepdim), *_dims(x, dims)])
+    out = out_slot(lw, node)
+    e = ew.Expr()
+    lw.instrs.append(ew.make_instr(e, e.op("SQRT", e.inp(total)), out))
+    return out
+
+
 @handles(aten.var.correction, check=red_check)
 def _var(lw, node, x, dims=None, correction=None, keepdim=False):
     out = out_slot(lw, node)
@@ -892,6 +921,31 @@ def _layer_norm(lw, node, x, normalized_shape, weight, bias, eps):
         [len(normalized_shape), int(weight is not None), int(bias is not None)], [eps],
     )  # fmt: skip
     return outs
+
+
+@handles(aten.native_group_norm.default, check=red_check)
+def _group_norm(lw, node, x, weight, bias, n, c, spatial, groups, eps):
+    """Each group of channels normalized as one row (the layer norm of [N * groups, C / groups *
+    HxW], no affine), then each channel's weight and bias. Its mean and rstd outputs, which only
+    training reads, are left to PyTorch."""
+    if any(u.target is not operator.getitem or u.args[1] != 0 for u in node.users):
+        raise Unsupported("group norm whose mean or rstd is read")
+    if any(is_symbolic(v) for v in (n, c, spatial, groups)):
+        raise Unsupported("group norm with symbolic sizes")
+    rows = (n * groups, c // groups * spatial)
+    f32 = dtype_code(torch.float32)
+    normed, mean, rstd = Slot(f32, rows), Slot(f32, (rows[0], 1)), Slot(f32, (rows[0], 1))
+    lw.emit("layer_norm", [lw.alias(x, rows)], [normed, mean, rstd], [1, 0, 0], [eps])
+    shape = shape_of(meta_val(node)[0])
+    channel = (c,) + (1,) * (len(shape) - 2)  # broadcasts over N and the spatial dims
+    params = [lw.alias(t, channel) for t in (weight, bias) if t is not None]
+
+    def affine(e, y, *wb):
+        y = e.op("MUL", y, wb[0]) if weight is not None else y
+        return e.op("ADD", y, wb[-1]) if bias is not None else y
+
+    out = float_slot(lw, shape, affine, lw.alias(normed, shape), *params)
+    return out, lw.alias(mean, (n, groups)), lw.alias(rstd, (n, groups))
 
 
 _BATCH_NORM = aten._native_batch_norm_legit_no_training.default
@@ -958,7 +1012,8 @@ def _conv(lw, node, x, w, b, stride, padding, dilation, transposed, output_paddi
     shape = shape_of(meta_val(node))
     out = Slot(dtype_code(torch.float32), (*shape[:2], 1, shape[2]) if flat else shape)
     ins = [lw.contiguous(x), lw.contiguous(w)] + ([lw.contiguous(b)] if b is not None else [])
-    (sh, sw), (ph, pw), (dh, dw) = stride, padding, dilation
+    # One value for every spatial dim where the graph gives one (siglip's patch embedding).
+    (sh, sw), (ph, pw), (dh, dw) = _pair(stride), _pair(padding), _pair(dilation)
     args = Conv2dArgs(sh, sw, ph, pw, dh, dw, groups, has_bias=b is not None)
     lw.emit("conv2d", ins, [out]).args = args
     return lw.alias(out, shape) if flat else out

@@ -53,8 +53,23 @@ CASES = {
     # residual add): the run must end before the view is read.
     "view_of_fused_value": (_view_of_fused_value, (r(2, 8, 4), r(2, 8, 4))),
     "repeat": (lambda a: a.repeat(2, 1, 3) + 1, (r(3, 4),)),
+    "relu6_hardtanh": (lambda a: F.relu6(a * 4) + F.hardtanh(a, -0.5, 0.25), (r(4, 9),)),
+    "vector_norm": (
+        lambda a: torch.linalg.vector_norm(a, dim=-1, keepdim=True) + a.norm(p=2),
+        (r(3, 5),),
+    ),
+    "group_norm": (
+        lambda a, w, b: F.group_norm(a, 2, w, b, eps=1e-5) + F.group_norm(a * 2, 4),
+        (r(2, 4, 3, 5), r(4), r(4)),
+    ),
+    "group_norm_1d": (lambda a, w: F.group_norm(a, 1, w, None), (r(2, 6, 7), r(6))),
     "repeat_of_view": (lambda a: a.t().repeat(2, 2) * 2, (r(3, 4),)),
     "constant_pad": (lambda a: F.pad(a, (1, 2, 0, 3), value=-1.5) + 1, (r(2, 3, 4),)),
+    # padding="valid" reaches the graph as one padding for both spatial dims
+    "conv2d_valid_padding": (
+        lambda x, w: F.conv2d(x, w, stride=2, padding="valid"),
+        (r(1, 3, 9, 9), r(4, 3, 3, 3)),
+    ),
     "conv1d": (
         lambda x, w, b: F.relu(F.conv1d(x, w, b, stride=2, padding=1)),
         (r(2, 4, 11), r(6, 4, 3), r(6)),
