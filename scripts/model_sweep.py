@@ -9,9 +9,11 @@ with a timeout, so that a hang or a crash stops one entry, not the sweep. Per en
 capture (results bitwise unchanged, no exception, dumped files compile, the share of compiled
 frames that run from their dump) and, for aot_eager and inductor, pythonify (the file run in a
 fresh process: bitwise equal to torch.compile, within 1e-4 of eager; or refused with
-PythonifyError). Prints progress as it goes; writes OUT.json and OUT.md (the table, the summary,
-failures grouped by reason) after every entry. Exit code 1 when a capture run changed results or
-raised (a crash inside the capture stage counts as raising), else 0.
+PythonifyError). ``--backends glassbox`` sweeps the native backend: its results within 1e-4 of
+eager (gradients too for training entries) and, per graph, the native share of nodes, the
+segments and the fallback ops. Prints progress as it goes; writes OUT.json and OUT.md (the table,
+the summary, failures grouped by reason) after every entry. Exit code 1 when a capture run
+changed results or raised (a crash inside the capture stage counts as raising), else 0.
 
 A correctness sweep, so it lives with the other drivers in scripts/; the timings are in
 bench/bench_models.py.
