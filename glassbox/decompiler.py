@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import ast
 import inspect
+import keyword
 import marshal
+import math
 import re
 import sys
 import types
@@ -84,8 +86,18 @@ def _running_minor() -> int:
     return minor
 
 
+# Types whose repr always reads back equal and of the same type (a float's, where finite).
+_ROUND_TRIP_TYPES = frozenset({type(None), bool, int, str, bytes})
+
+
 def _literal(value: Any) -> str | None:
     """Source for ``value`` if it is a literal that reads back equal (and of the same type)."""
+    kind = type(value)
+    if kind in _ROUND_TRIP_TYPES or (kind is float and math.isfinite(value)):
+        try:
+            return repr(value)
+        except (ValueError, MemoryError):  # an int with more digits than str() allows
+            return None
     try:
         text = repr(value)
         back = ast.literal_eval(text)
@@ -106,10 +118,56 @@ def _annotation(value: Any) -> str | None:
     return _literal(value)
 
 
-def _signature_parts(func: types.FunctionType) -> tuple[str, str, list[str]]:
-    """The parameter list and return annotation of ``func`` with its defaults and annotations,
-    and comments for the ones that have no source form (not literals)."""
-    code = func.__code__
+# Values whose repr is an expression on one line whatever the value, so that a header holding
+# it parses by construction (see _plain).
+_PLAIN_SCALARS = frozenset({type(None), bool, int, float, complex, str, bytes})
+_PLAIN_CONTAINERS = frozenset({tuple, list, set})
+
+
+def _plain(value: Any, depth: int = 0) -> bool:
+    """Whether ``repr(value)`` is a one-line expression for every such value: builtin scalars,
+    and tuples, lists, sets and dicts of them (not subclasses, whose repr may be anything)."""
+    kind = type(value)
+    if kind in _PLAIN_SCALARS:
+        return True
+    if depth > 20:
+        return False
+    if kind in _PLAIN_CONTAINERS:
+        return all(_plain(item, depth + 1) for item in value)
+    if kind is dict:
+        return all(_plain(k, depth + 1) and _plain(v, depth + 1) for k, v in value.items())
+    return False
+
+
+def _plain_name(text: Any) -> bool:
+    """Whether ``text`` is ASCII identifiers joined by dots, none a keyword."""
+    return type(text) is str and all(
+        part.isascii() and part.isidentifier() and not keyword.iskeyword(part)
+        for part in text.split(".")
+    )
+
+
+def _plain_annotation(value: Any) -> bool:
+    """Whether :func:`_annotation`'s text for ``value`` parses by construction."""
+    if type(value) is str:
+        return not value.isidentifier() or _plain_name(value)
+    if isinstance(value, type):
+        module = value.__module__
+        return (module == "builtins" or _plain_name(module)) and _plain_name(value.__qualname__)
+    return _plain(value)
+
+
+class _Signature(NamedTuple):
+    params: str  # the parameter list with the defaults and annotations that have a source form
+    returns: str  # " -> annotation" or ""
+    notes: list[str]  # comments for the defaults and annotations that have none
+    bare: str  # the parameter list without defaults and annotations, as the decompiler writes it
+    plain: bool  # whether the header with `params` and `returns` parses by construction
+
+
+def _parameter_names(code: types.CodeType) -> tuple[tuple[str, ...], tuple[str, ...], Any, Any]:
+    """The positional and keyword-only parameter names, and the ``*args`` and ``**kwargs`` names
+    (None without)."""
     names = code.co_varnames
     positional = names[: code.co_argcount]
     kwonly = names[code.co_argcount : code.co_argcount + code.co_kwonlyargcount]
@@ -117,10 +175,40 @@ def _signature_parts(func: types.FunctionType) -> tuple[str, str, list[str]]:
     varargs = names[index] if code.co_flags & inspect.CO_VARARGS else None
     index += 1 if varargs else 0
     varkw = names[index] if code.co_flags & inspect.CO_VARKEYWORDS else None
+    return positional, kwonly, varargs, varkw
+
+
+def _join_parameters(
+    code: types.CodeType, positional: Any, kwonly: Any, varargs: str | None, varkw: str | None
+) -> str:
+    """A parameter list from each parameter's text (``varargs``, ``varkw``: None without)."""
+    parts = list(positional)
+    if code.co_posonlyargcount:
+        parts.insert(code.co_posonlyargcount, "/")
+    if varargs is not None:
+        parts.append("*" + varargs)
+    elif kwonly:
+        parts.append("*")
+    parts += kwonly
+    if varkw is not None:
+        parts.append("**" + varkw)
+    return ", ".join(parts)
+
+
+def _signature_parts(func: types.FunctionType) -> _Signature:
+    """The parameter list and return annotation of ``func`` with its defaults and annotations,
+    and comments for the ones that have no source form (not literals)."""
+    code = func.__code__
+    positional, kwonly, varargs, varkw = _parameter_names(code)
     annotations = getattr(func, "__annotations__", None) or {}
     defaults = func.__defaults__ or ()
     kwdefaults = func.__kwdefaults__ or {}
+    bare = _join_parameters(code, positional, kwonly, varargs or None, varkw or None)
+    if not (annotations or defaults or kwdefaults):
+        return _Signature(bare, "", [], bare, True)
     notes: list[str] = []
+    plain: list[bool] = []  # per annotation and default written: whether it parses by construction
+    written: list[bool] = []  # per parameter: whether it is written with a default
 
     def param(name: str, has_default: bool = False, default: Any = None) -> str:
         text = name
@@ -130,55 +218,86 @@ def _signature_parts(func: types.FunctionType) -> tuple[str, str, list[str]]:
                 notes.append(f"annotation of {name}: a {type(annotations[name]).__name__}")
             else:
                 text += f": {ann}"
-        if has_default:
-            literal = _literal(default)
-            if literal is None:
-                notes.append(f"default of {name}: a {type(default).__name__} object, not a literal")
-            else:
-                text += f" = {literal}" if name in annotations else f"={literal}"
+                plain.append(_plain_annotation(annotations[name]))
+        literal = _literal(default) if has_default else None
+        if has_default and literal is None:
+            notes.append(f"default of {name}: a {type(default).__name__} object, not a literal")
+        elif has_default:
+            text += f" = {literal}" if name in annotations else f"={literal}"
+            plain.append(_plain(default))
+        written.append(literal is not None)
         return text
 
     first_default = len(positional) - len(defaults)
-    parts = [
+    positional_texts = [
         param(name, i >= first_default, defaults[i - first_default] if i >= first_default else None)
         for i, name in enumerate(positional)
     ]
-    if code.co_posonlyargcount:
-        parts.insert(code.co_posonlyargcount, "/")
-    if varargs:
-        parts.append("*" + param(varargs))
-    elif kwonly:
-        parts.append("*")
-    parts += [param(name, name in kwdefaults, kwdefaults.get(name)) for name in kwonly]
-    if varkw:
-        parts.append("**" + param(varkw))
+    # A positional parameter without a default after one with a default does not parse.
+    plain.append(True not in written or all(written[written.index(True) :]))
+    varargs_text = param(varargs) if varargs else None
+    kwonly_texts = [param(name, name in kwdefaults, kwdefaults.get(name)) for name in kwonly]
+    varkw_text = param(varkw) if varkw else None
+    params = _join_parameters(code, positional_texts, kwonly_texts, varargs_text, varkw_text)
     returns = ""
     if "return" in annotations:
         ann = _annotation(annotations["return"])
         returns = f" -> {ann}" if ann else ""
-    return ", ".join(parts), returns, notes
+        plain.append(not ann or _plain_annotation(annotations["return"]))
+    plain += [note.isprintable() for note in notes]  # a comment line stays one line
+    return _Signature(params, returns, notes, bare, all(plain))
+
+
+def _def_line(source: str, name: str) -> tuple[int, int, str, str] | None:
+    r"""The first line ``{indent}{async }def {name}(...):`` (or ``...) -> ...:``) of ``source``:
+    its start, its end, its indent and its ``async `` or "". The same line as the pattern
+    ``^([ \t]*)(async )?def NAME\(.*\)(?: -> .*)?:$`` (re.M) finds, without compiling a
+    pattern per name."""
+    needle = f"def {name}("
+    at = source.find(needle)
+    while at >= 0:
+        start = source.rfind("\n", 0, at) + 1
+        indent = source[start:at]
+        is_async = indent.endswith("async ")
+        indent = indent[:-6] if is_async else indent
+        if not indent.strip(" \t"):
+            end = source.find("\n", at + len(needle))
+            end = len(source) if end < 0 else end
+            rest = source[at + len(needle) : end]
+            if rest.endswith("):") or (rest.endswith(":") and ") -> " in rest[:-1]):
+                return start, end, indent, "async " if is_async else ""
+        at = source.find(needle, at + 1)
+    return None
 
 
 def _with_signature(source: str, func: types.FunctionType) -> str:
     """Puts ``func``'s defaults and annotations, which live on the function object rather than
-    in its code, into the header of its decompiled ``def``."""
+    in its code, into the header of its decompiled ``def``.
+
+    The new header is kept only where the source still compiles. Where the header is the
+    decompiler's own (its parameters without defaults, the function and free variables plain
+    names) and every default and annotation written parses by construction, it does: the rest
+    of the source is the decompiler's, which compiles. Otherwise the source is compiled."""
     try:
-        params, returns, notes = _signature_parts(func)
+        signature = _signature_parts(func)
     except (AttributeError, IndexError, TypeError):
         return source
-    name = re.escape(func.__code__.co_name)
-    header = re.compile(
-        rf"^(?P<indent>[ \t]*)(?P<async>async )?def {name}\(.*\)(?: -> .*)?:$", re.M
-    )
-    match = header.search(source)
-    if not match:
+    code = func.__code__
+    found = _def_line(source, code.co_name)
+    if not found:
         return source
-    indent = match.group("indent")
-    comments = "".join(f"{indent}# {note}\n" for note in notes)
-    new_header = (
-        f"{indent}{match.group('async') or ''}def {func.__code__.co_name}({params}){returns}:"
-    )
-    candidate = source[: match.start()] + comments + new_header + source[match.end() :]
+    start, end, indent, is_async = found
+    comments = "".join(f"{indent}# {note}\n" for note in signature.notes)
+    header = f"{indent}{is_async}def {code.co_name}("
+    new_header = f"{header}{signature.params}){signature.returns}:"
+    candidate = source[:start] + comments + new_header + source[end:]
+    if (
+        signature.plain
+        and source[start:end] == f"{header}{signature.bare}):"
+        and code.co_name.isidentifier()
+        and all(name.isidentifier() for name in code.co_freevars)
+    ):
+        return candidate
     try:
         compile(candidate, "<glassbox>", "exec")
     except SyntaxError:
@@ -192,7 +311,9 @@ def decompile_detailed(obj: Any, *, readable: bool = False) -> Decompiled:
     function = getattr(function, "__func__", function)
     if isinstance(function, types.FunctionType):
         result = _decompile_code(function.__code__, readable)
-        return result._replace(source=_with_signature(result.source, function))
+        return Decompiled(
+            _with_signature(result.source, function), result.fallbacks, result.constants
+        )
     return _decompile_code(obj, readable)
 
 

@@ -252,6 +252,7 @@ DecompileResult finish(const Body& body, const DecodeSession& session) {
 }  // namespace
 
 DecompileResult decompile_module(const bytecode::CodeObject& code, Output output) {
+  NodePool pool;
   DecodeSession session;
   session.output = output;
   Body body = CodeDecoder::decode_nested(code, CodeRole::Module, session, "");
@@ -276,6 +277,7 @@ std::string def_name(const std::string& name) {
 }  // namespace
 
 DecompileResult decompile_function(const bytecode::CodeObject& code, Output output) {
+  NodePool pool;
   DecodeSession session;
   session.output = output;
   auto stmt = make_stmt(StmtKind::FunctionDef);

@@ -284,8 +284,19 @@ bool ends_flow(std::string_view name) {
 // prologue jumps into the middle of the original body, which stays in place, never run).
 std::vector<bool> reachable_instructions(const std::vector<Instruction>& all,
                                          const std::vector<bytecode::ExceptionTableEntry>& rows) {
-  std::unordered_map<int, size_t> at;
-  for (size_t i = 0; i < all.size(); ++i) at.emplace(all[i].offset, i);
+  // The first instruction at each byte offset: a table, not a hash map (an allocation per
+  // instruction showed in profiles).
+  int limit = 0;
+  for (const Instruction& ins : all) limit = std::max(limit, ins.offset + 1);
+  std::vector<int> at(static_cast<size_t>(limit), -1);
+  for (size_t i = 0; i < all.size(); ++i) {
+    int offset = all[i].offset;
+    if (offset >= 0 && offset < limit && at[static_cast<size_t>(offset)] < 0)
+      at[static_cast<size_t>(offset)] = static_cast<int>(i);
+  }
+  auto index_at = [&](int offset) {
+    return offset >= 0 && offset < limit ? at[static_cast<size_t>(offset)] : -1;
+  };
   std::vector<bool> seen(all.size(), false);
   std::vector<size_t> work{0};
   for (bool grew = true; grew;) {
@@ -294,15 +305,16 @@ std::vector<bool> reachable_instructions(const std::vector<Instruction>& all,
       work.pop_back();
       if (i >= all.size() || seen[i]) continue;
       seen[i] = true;
-      auto target = at.find(all[i].jump_target);
-      if (all[i].jump_target >= 0 && target != at.end()) work.push_back(target->second);
+      int target = index_at(all[i].jump_target);
+      if (target >= 0) work.push_back(static_cast<size_t>(target));
       if (!ends_flow(all[i].opname)) work.push_back(i + 1);
     }
     grew = false;
     for (const auto& row : rows) {
-      auto target = at.find(row.target);
-      if (target == at.end() || seen[target->second] || !covers_reachable(all, seen, row)) continue;
-      work.push_back(target->second);
+      int target = index_at(row.target);
+      if (target < 0 || seen[static_cast<size_t>(target)] || !covers_reachable(all, seen, row))
+        continue;
+      work.push_back(static_cast<size_t>(target));
       grew = true;
     }
   }
