@@ -8,6 +8,10 @@
 // calling thread itself is not counted: it costs the same without a team.
 #pragma once
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 namespace glassbox::runtime {
 
 class TeamStalls {
@@ -49,5 +53,35 @@ class TeamRegion {
   double start_;
   double worked_ = 0;  // by the calling thread
 };
+
+// The threads a team may have: OpenMP's pool, or 1 inside a parallel region or without OpenMP.
+inline int max_team() {
+#ifdef _OPENMP
+  return omp_in_parallel() ? 1 : omp_get_max_threads();
+#else
+  return 1;
+#endif
+}
+
+// Runs share(part, parts) for each part of a team of `team` threads, timed for TeamStalls; on
+// the calling thread alone (share(0, 1)) for a team of one or while teams back off after a stall.
+// Parts must not change what each element computes, only who computes it.
+template <typename Share>
+void run_team(int team, Share&& share) {
+  if (team < 2 || !TeamStalls::may_fork()) {
+    share(0, 1);
+    return;
+  }
+  TeamRegion region;
+#ifdef _OPENMP
+#pragma omp parallel num_threads(team)
+  {
+    const int part = omp_get_thread_num(), parts = omp_get_num_threads();
+    region.part(part, [&] { share(part, parts); });
+  }
+#else
+  region.part(0, [&] { share(0, 1); });
+#endif
+}
 
 }  // namespace glassbox::runtime

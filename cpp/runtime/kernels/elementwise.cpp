@@ -13,6 +13,7 @@
 
 #include "runtime/kernel.hpp"
 #include "runtime/kernels/vector_math.hpp"
+#include "runtime/team_stalls.hpp"
 
 namespace glassbox::runtime {
 namespace {
@@ -345,6 +346,74 @@ inline void apply_as(std::int64_t op, double* r, const double* a, const double* 
   apply<double>(op, r, a, b, c, n, constant);
 }
 
+struct InputPlan {
+  TensorRef ref;
+  std::vector<std::int64_t> strides;
+  bool same, scalar;
+};
+
+// Loads input j's elements [start, start + len) into dst, converted to R.
+template <typename R>
+void load_input(const InputPlan& ip, R* dst, std::int64_t start, std::int64_t len,
+                const Shape& shape) {
+  switch (ip.ref.dtype()) {
+    case DType::Float32:
+      load_block(ip.ref.f32(), dst, start, len, shape, ip.strides, ip.same, ip.scalar);
+      break;
+    case DType::Int64:
+      load_block(ip.ref.i64(), dst, start, len, shape, ip.strides, ip.same, ip.scalar);
+      break;
+    case DType::Bool:
+      load_block(ip.ref.b8(), dst, start, len, shape, ip.strides, ip.same, ip.scalar);
+      break;
+    case DType::Int32:
+      load_block(ip.ref.i32(), dst, start, len, shape, ip.strides, ip.same, ip.scalar);
+      break;
+  }
+}
+
+// Stores len elements of src at [start, start + len) of out, converted to its dtype.
+template <typename R>
+void store_output(TensorRef out, const R* src, std::int64_t start, std::int64_t len) {
+  switch (out.dtype()) {
+    case DType::Float32:
+      for (std::int64_t i = 0; i < len; ++i) out.f32()[start + i] = static_cast<float>(src[i]);
+      break;
+    case DType::Int64:
+      for (std::int64_t i = 0; i < len; ++i) out.i64()[start + i] = to_int<std::int64_t>(src[i]);
+      break;
+    case DType::Bool:
+      for (std::int64_t i = 0; i < len; ++i) out.b8()[start + i] = src[i] != R(0);
+      break;
+    case DType::Int32:
+      for (std::int64_t i = 0; i < len; ++i) out.i32()[start + i] = to_int<std::int32_t>(src[i]);
+      break;
+  }
+}
+
+// One block of the program: inputs into registers, each op, outputs out of registers.
+template <typename R>
+void run_block(const KernelContext& c, const Parsed& p, const std::vector<InputPlan>& inputs,
+               R* regs, std::int64_t start, std::int64_t len) {
+  const Shape& shape = c.out(0).shape();
+  const std::int64_t n_in = static_cast<std::int64_t>(inputs.size());
+  for (std::int64_t j = 0; j < n_in; ++j)
+    load_input(inputs[j], regs + j * kBlock, start, len, shape);
+  for (std::int64_t k = 0; k < p.n_ops; ++k) {
+    const std::int64_t* op = p.ops + 4 * k;
+    R* r = regs + (n_in + k) * kBlock;
+    int ar = arity_of(op[0]);
+    const R* a = ar >= 1 ? regs + op[1] * kBlock : nullptr;
+    const R* b = ar >= 2 ? regs + op[2] * kBlock : nullptr;
+    const R* cc = ar >= 3 ? regs + op[3] * kBlock : nullptr;
+    R constant = op[0] == CONST ? static_cast<R>(c.floats()[op[1]]) : R(0);
+    apply_as(op[0], r, a, b, cc, len, constant);
+  }
+  for (std::int64_t j = 0; j < p.n_out; ++j) {
+    store_output(c.out(j), regs + p.out_regs[j] * kBlock, start, len);
+  }
+}
+
 template <typename R>
 void run_as(const KernelContext& c) {
   Parsed p = parse(c.ints());
@@ -352,12 +421,6 @@ void run_as(const KernelContext& c) {
   const std::int64_t total = c.out(0).numel();
   const std::int64_t n_in = static_cast<std::int64_t>(c.num_inputs());
   const std::int64_t n_regs = n_in + p.n_ops;
-
-  struct InputPlan {
-    TensorRef ref;
-    std::vector<std::int64_t> strides;
-    bool same, scalar;
-  };
   std::vector<InputPlan> inputs;
   for (std::int64_t j = 0; j < n_in; ++j) {
     InputPlan ip{c.in(j), {}, false, false};
@@ -367,69 +430,14 @@ void run_as(const KernelContext& c) {
     inputs.push_back(std::move(ip));
   }
   const std::int64_t n_blocks = (total + kBlock - 1) / kBlock;
-  // Blocks are independent: large tensors are split across threads, each with its registers.
-#ifdef _OPENMP
-#pragma omp parallel if (total >= kParallelElements)
-#endif
-  {
+  // Blocks are independent: large tensors are split across a team, each part with its registers.
+  run_team(total >= kParallelElements ? max_team() : 1, [&](int part, int parts) {
     std::vector<R> regs(static_cast<std::size_t>(n_regs * kBlock));
-#ifdef _OPENMP
-#pragma omp for schedule(static)
-#endif
-    for (std::int64_t blk = 0; blk < n_blocks; ++blk) {
+    for (std::int64_t blk = n_blocks * part / parts; blk < n_blocks * (part + 1) / parts; ++blk) {
       const std::int64_t start = blk * kBlock;
-      std::int64_t len = std::min(kBlock, total - start);
-      for (std::int64_t j = 0; j < n_in; ++j) {
-        const InputPlan& ip = inputs[j];
-        R* dst = regs.data() + j * kBlock;
-        switch (ip.ref.dtype()) {
-          case DType::Float32:
-            load_block(ip.ref.f32(), dst, start, len, shape, ip.strides, ip.same, ip.scalar);
-            break;
-          case DType::Int64:
-            load_block(ip.ref.i64(), dst, start, len, shape, ip.strides, ip.same, ip.scalar);
-            break;
-          case DType::Bool:
-            load_block(ip.ref.b8(), dst, start, len, shape, ip.strides, ip.same, ip.scalar);
-            break;
-          case DType::Int32:
-            load_block(ip.ref.i32(), dst, start, len, shape, ip.strides, ip.same, ip.scalar);
-            break;
-        }
-      }
-      for (std::int64_t k = 0; k < p.n_ops; ++k) {
-        const std::int64_t* op = p.ops + 4 * k;
-        R* r = regs.data() + (n_in + k) * kBlock;
-        int ar = arity_of(op[0]);
-        const R* a = ar >= 1 ? regs.data() + op[1] * kBlock : nullptr;
-        const R* b = ar >= 2 ? regs.data() + op[2] * kBlock : nullptr;
-        const R* cc = ar >= 3 ? regs.data() + op[3] * kBlock : nullptr;
-        R constant = op[0] == CONST ? static_cast<R>(c.floats()[op[1]]) : R(0);
-        apply_as(op[0], r, a, b, cc, len, constant);
-      }
-      for (std::int64_t j = 0; j < p.n_out; ++j) {
-        const R* src = regs.data() + p.out_regs[j] * kBlock;
-        TensorRef out = c.out(j);
-        switch (out.dtype()) {
-          case DType::Float32:
-            for (std::int64_t i = 0; i < len; ++i)
-              out.f32()[start + i] = static_cast<float>(src[i]);
-            break;
-          case DType::Int64:
-            for (std::int64_t i = 0; i < len; ++i)
-              out.i64()[start + i] = to_int<std::int64_t>(src[i]);
-            break;
-          case DType::Bool:
-            for (std::int64_t i = 0; i < len; ++i) out.b8()[start + i] = src[i] != R(0);
-            break;
-          case DType::Int32:
-            for (std::int64_t i = 0; i < len; ++i)
-              out.i32()[start + i] = to_int<std::int32_t>(src[i]);
-            break;
-        }
-      }
+      run_block(c, p, inputs, regs.data(), start, std::min(kBlock, total - start));
     }
-  }
+  });
 }
 
 // float32 programs compute in float; any int64 or int32 operand or result switches to double, which

@@ -9,6 +9,7 @@
 
 #include "runtime/kernel.hpp"
 #include "runtime/kernels/vector_math.hpp"
+#include "runtime/team_stalls.hpp"
 
 namespace glassbox::runtime {
 namespace {
@@ -34,10 +35,11 @@ GBX_CLONES void softmax_row(const float* xp, float* yp, std::int64_t size, bool 
 
 template <bool Log>
 void softmax_rows(const float* x, float* y, std::int64_t rows, std::int64_t size) {
-#ifdef _OPENMP
-#pragma omp parallel for schedule(static) if (rows * size >= kParallelElements)
-#endif
-  for (std::int64_t r = 0; r < rows; ++r) softmax_row(x + r * size, y + r * size, size, Log);
+  run_team(rows * size >= kParallelElements ? max_team() : 1, [&](int part, int parts) {
+    for (std::int64_t r = rows * part / parts; r < rows * (part + 1) / parts; ++r) {
+      softmax_row(x + r * size, y + r * size, size, Log);
+    }
+  });
 }
 
 void split_at(const Shape& shape, std::int64_t dim, std::int64_t& outer, std::int64_t& size,
@@ -145,17 +147,16 @@ GBX_CLONES void layer_norm_row(const float* xp, float* yp, const float* w, const
 
 void layer_norm_rows(const float* x, float* y, const float* w, const float* b, std::int64_t rows,
                      std::int64_t size, float eps, float* mean_out, float* rstd_out) {
-#ifdef _OPENMP
-#pragma omp parallel for schedule(static) if (rows * size >= kParallelElements)
-#endif
-  for (std::int64_t r = 0; r < rows; ++r) {
-    float mean, rstd;
-    layer_norm_row(x + r * size, y + r * size, w, b, size, eps, &mean, &rstd);
-    if (mean_out) {
-      mean_out[r] = mean;
-      rstd_out[r] = rstd;
+  run_team(rows * size >= kParallelElements ? max_team() : 1, [&](int part, int parts) {
+    for (std::int64_t r = rows * part / parts; r < rows * (part + 1) / parts; ++r) {
+      float mean, rstd;
+      layer_norm_row(x + r * size, y + r * size, w, b, size, eps, &mean, &rstd);
+      if (mean_out) {
+        mean_out[r] = mean;
+        rstd_out[r] = rstd;
+      }
     }
-  }
+  });
 }
 
 void run_layer_norm(const KernelContext& c) {
