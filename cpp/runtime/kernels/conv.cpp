@@ -95,29 +95,28 @@ struct ConvShape {
 
 // The column matrix [K, P] of one group of one image.
 void im2col(const ConvShape& s, const float* xg, float* col, bool threads) {
-#ifdef _OPENMP
-#pragma omp parallel for schedule(static) if (threads && s.K * s.P >= (1 << 16))
-#endif
-  for (std::int64_t ci = 0; ci < s.cg; ++ci) {
-    for (std::int64_t i = 0; i < s.kh; ++i) {
-      for (std::int64_t j = 0; j < s.kw; ++j) {
-        float* row = col + ((ci * s.kh + i) * s.kw + j) * s.P;
-        for (std::int64_t oh = 0; oh < s.OH; ++oh) {
-          std::int64_t ih = oh * s.sh - s.ph + i * s.dh;
-          float* r = row + oh * s.OW;
-          if (ih < 0 || ih >= s.H) {
-            std::fill(r, r + s.OW, 0.0f);
-            continue;
-          }
-          const float* xr = xg + (ci * s.H + ih) * s.W;
-          for (std::int64_t ow = 0; ow < s.OW; ++ow) {
-            std::int64_t iw = ow * s.sw - s.pw + j * s.dw;
-            r[ow] = (iw >= 0 && iw < s.W) ? xr[iw] : 0.0f;
+  run_team(threads && s.K * s.P >= (1 << 16) ? max_team() : 1, [&](int part, int parts) {
+    for (std::int64_t ci = s.cg * part / parts; ci < s.cg * (part + 1) / parts; ++ci) {
+      for (std::int64_t i = 0; i < s.kh; ++i) {
+        for (std::int64_t j = 0; j < s.kw; ++j) {
+          float* row = col + ((ci * s.kh + i) * s.kw + j) * s.P;
+          for (std::int64_t oh = 0; oh < s.OH; ++oh) {
+            std::int64_t ih = oh * s.sh - s.ph + i * s.dh;
+            float* r = row + oh * s.OW;
+            if (ih < 0 || ih >= s.H) {
+              std::fill(r, r + s.OW, 0.0f);
+              continue;
+            }
+            const float* xr = xg + (ci * s.H + ih) * s.W;
+            for (std::int64_t ow = 0; ow < s.OW; ++ow) {
+              std::int64_t iw = ow * s.sw - s.pw + j * s.dw;
+              r[ow] = (iw >= 0 && iw < s.W) ? xr[iw] : 0.0f;
+            }
           }
         }
       }
     }
-  }
+  });
 }
 
 // One image: per group, im2col (`threads`: over OpenMP threads) and one sgemm; then the bias, the
@@ -365,10 +364,10 @@ void taps(std::int64_t start, std::int64_t k, std::int64_t d, std::int64_t size,
 // Planes (image x channel) over OpenMP threads when there is enough work.
 template <typename Plane>
 void over_planes(std::int64_t planes, std::int64_t work_per_plane, Plane&& plane) {
-#ifdef _OPENMP
-#pragma omp parallel for schedule(static) if (planes > 1 && planes * work_per_plane >= (1 << 17))
-#endif
-  for (std::int64_t p = 0; p < planes; ++p) plane(p);
+  const bool team = planes > 1 && planes * work_per_plane >= (1 << 17);
+  run_team(team ? max_team() : 1, [&](int part, int parts) {
+    for (std::int64_t p = planes * part / parts; p < planes * (part + 1) / parts; ++p) plane(p);
+  });
 }
 
 void run_max_pool(const KernelContext& c) {

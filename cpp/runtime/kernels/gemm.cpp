@@ -47,10 +47,11 @@ namespace {
 void apply_epilogue(Epilogue epilogue, float* c, std::int64_t m, std::int64_t ldc, std::int64_t n0,
                     std::int64_t n1) {
   if (epilogue == Epilogue::None) return;
-#ifdef _OPENMP
-#pragma omp parallel for schedule(static) if (m * (n1 - n0) >= kParallelElements)
-#endif
-  for (std::int64_t i = 0; i < m; ++i) epilogue_row(epilogue, c + i * ldc, n0, n1);
+  run_team(m * (n1 - n0) >= kParallelElements ? max_team() : 1, [&](int part, int parts) {
+    for (std::int64_t i = m * part / parts; i < m * (part + 1) / parts; ++i) {
+      epilogue_row(epilogue, c + i * ldc, n0, n1);
+    }
+  });
 }
 
 struct MatDims {
