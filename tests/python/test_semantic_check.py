@@ -166,7 +166,13 @@ def test_command_line_json_and_threshold(
 SLICE = ("argparse", "configparser", "fractions", "json", "shlex", "textwrap")
 SLICE_VERSIONS = (11, 13)
 # (minor, module) -> why its tests break on the decompiled copy (strict: remove when fixed).
-KNOWN_BREAKS: dict[tuple[int, str], str] = {}
+KNOWN_BREAKS: dict[tuple[int, str], str] = {
+    (
+        13,
+        "fractions",
+    ): "f'{n:{sep}}' is printed f'{n:}': a nested field of a format spec is dropped "
+    "(3.10, 3.11, 3.13; Fraction._format_general, test_format_no_presentation_type)",
+}
 _RESULTS: dict[int, dict[str, ModuleResult]] = {}
 
 
