@@ -60,7 +60,7 @@ test-models: $(STAMPS)/installed
 
 # The semantic check: CPython's own tests of 120 standard-library modules run on the originals,
 # then on decompiled copies placed first on the path (fresh processes for each module's run),
-# under every installed 3.10-3.13: ~25 min on 2 cores. Fails when a version keeps fewer than
+# under every installed 3.10-3.13: 25-50 min on 2 cores. Fails when a version keeps fewer than
 # SEMANTIC_MIN_PERCENT of the tests that pass on the originals. Record in build/semantic.json.
 # Narrower: SEMANTIC_PYTHON=3.12 SEMANTIC_ARGS="--modules json,argparse".
 SEMANTIC_PYTHON ?= all
