@@ -107,15 +107,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _interpreters(specs: list[str] | None) -> list[pythons.Interpreter]:
-    if not specs:
-        return [pythons.current()]
-    found: list[pythons.Interpreter] = []
-    for spec in specs:
-        found.extend(i for i in pythons.resolve(spec) if i not in found)
-    return found
-
-
 def _decompiler(path: str | None) -> str:
     chosen = path or default_decompiler()
     if chosen is None:
@@ -141,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        interpreters = _interpreters(args.python)
+        interpreters = pythons.chosen(args.python)
         decompiler = _decompiler(args.decompiler)
         if args.files:
             sources.named_files(args.files)  # missing paths are usage errors, before any work

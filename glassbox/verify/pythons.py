@@ -102,6 +102,16 @@ def resolve(spec: str) -> list[Interpreter]:
     return [interpreter]
 
 
+def chosen(specs: list[str] | None) -> list[Interpreter]:
+    """The interpreters repeated ``--python`` values name, each once (none given: this one)."""
+    if not specs:
+        return [current()]
+    found: list[Interpreter] = []
+    for spec in specs:
+        found.extend(i for i in resolve(spec) if i not in found)
+    return found
+
+
 def current() -> Interpreter:
     interpreter = probe(sys.executable)
     if interpreter is None or interpreter.minor not in SUPPORTED_MINORS:
