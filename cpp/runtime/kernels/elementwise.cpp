@@ -179,8 +179,22 @@ void load_block(const T* src, R* dst, std::int64_t start, std::int64_t len, cons
     rem /= shape[k];
     offset += index[k] * strides[k];
   }
-  for (std::int64_t i = 0; i < len; ++i) {
-    dst[i] = static_cast<R>(src[offset]);
+  // Along the innermost dim a run is a copy (stride 1), a fill (stride 0, a broadcast) or a
+  // strided gather, each a plain loop; the index steps once a run, not once an element.
+  const std::int64_t last = shape[nd - 1], step = strides[nd - 1];
+  for (std::int64_t i = 0; i < len;) {
+    std::int64_t run = std::min(len - i, last - index[nd - 1]);
+    const T* from = src + offset;
+    if (step == 1) {
+      for (std::int64_t j = 0; j < run; ++j) dst[i + j] = static_cast<R>(from[j]);
+    } else if (step == 0) {
+      std::fill(dst + i, dst + i + run, static_cast<R>(from[0]));
+    } else {
+      for (std::int64_t j = 0; j < run; ++j) dst[i + j] = static_cast<R>(from[j * step]);
+    }
+    i += run;
+    offset += (run - 1) * step;
+    index[nd - 1] += run - 1;
     next_strided(shape, strides.data(), index, offset);
   }
 }

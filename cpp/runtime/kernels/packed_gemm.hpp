@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 
 #include "runtime/kernel.hpp"
 
@@ -14,9 +15,11 @@ namespace glassbox::runtime {
 
 // Products with this many rows go through the packed path when it applies. A single row (a
 // matrix-vector product, bound by reading the weight) has its own kernel (gemv.hpp): the MLP at
-// batch 1 took 12.8 us through OpenBLAS split by columns, 16 us packed.
+// batch 1 took 12.8 us through OpenBLAS split by columns, 16 us packed. No upper bound: at 1024
+// rows too oneDNN with the weight packed once beat OpenBLAS (tiny BERT at 8x128 tokens, one
+// thread: 13.0 ms a call through OpenBLAS, 11.9 ms packed).
 constexpr std::int64_t kPackedGemmMinRows = 2;
-constexpr std::int64_t kPackedGemmMaxRows = 64;
+constexpr std::int64_t kPackedGemmMaxRows = std::numeric_limits<std::int64_t>::max();
 
 // An activation applied to a product's result as it is written (GemmArgs.epilogue of mm and addmm,
 // Conv2dArgs.epilogue of conv2d).

@@ -178,13 +178,38 @@ void verify_logical(const VerifyContext& c) {
 }
 
 // any: the largest of the 0/1 flags is 1 (of none: -inf); all: the smallest is 1 (of none: +inf).
+// Whether the reduced dims are the innermost ones (each output reduces one contiguous run).
+bool reduces_trailing(const std::vector<char>& mask) {
+  bool kept_seen = false;
+  for (std::size_t k = mask.size(); k-- > 0;) {
+    if (!mask[k])
+      kept_seen = true;
+    else if (kept_seen)
+      return false;
+  }
+  return true;
+}
+
 template <Reduce R>
 void run_logical(const KernelContext& c) {
   TensorRef in = c.in(0), out = c.out(0);
+  std::vector<char> mask = reduced_mask(c.ints(), in.ndim());
+  const std::int64_t outs = out.numel();
+  if (in.dtype() == DType::Bool && outs > 0 && reduces_trailing(mask)) {
+    // Masks: each output scans its run of bytes (0 or 1) with a plain loop, no conversions.
+    const std::int64_t run = in.numel() / outs;
+    for (std::int64_t o = 0; o < outs; ++o) {
+      const std::uint8_t* row = reinterpret_cast<const std::uint8_t*>(in.b8()) + o * run;
+      std::uint8_t any = 0, all = 1;
+      for (std::int64_t i = 0; i < run; ++i) any |= row[i], all &= row[i];
+      out.b8()[o] = R == Reduce::Amax ? any != 0 : all != 0;
+    }
+    return;
+  }
   std::vector<float> flags(static_cast<std::size_t>(in.numel()));
   for (std::int64_t i = 0; i < in.numel(); ++i) flags[i] = element<double>(in, i) != 0.0;
   std::vector<double> acc(static_cast<std::size_t>(out.numel()), init<R>());
-  accumulate<R>(flags.data(), in.shape(), reduced_mask(c.ints(), in.ndim()), acc, nullptr);
+  accumulate<R>(flags.data(), in.shape(), mask, acc, nullptr);
   for (std::int64_t o = 0; o < out.numel(); ++o) out.b8()[o] = acc[o] > 0.0;
 }
 
