@@ -3720,6 +3720,15 @@ CASES: list[Case] = [
         ((1, 2),),
         (3,),
     ),
+    _case(
+        "fstring_spec_one_nested_field",
+        """
+        def f(n, sep, w):
+            return f"{n:{sep}}", f"{n!r:{sep}}", f"{n:{sep}{w}}", f"{n:>{w}}"
+        """,
+        ("abc", ">5", 6),
+        (42, "^7", 4),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
