@@ -611,8 +611,36 @@ bool CodeDecoder::has_constant(bytecode::ObjectKind kind, bool unused_only) cons
   });
 }
 
+// 3.11 places an except clause's code, and its cleanup block, right after the try body: a
+// `while True` whose last jump back is a clause's `continue` goes on past it with the rest of
+// the try statement's handler code (covered by, or the target of, a handler whose covered range
+// starts in the loop after its head), and the loop's exit, where the body's `break` jumps, is
+// after that code.
+int CodeDecoder::loop_handler_code_end(int head, int last_jump, int end) const {
+  auto in_loop = [&](const HandlerRegion* region) {
+    return region && region->start > head && region->start <= last_jump;
+  };
+  // (A cleanup block, `COPY 3; POP_EXCEPT; RERAISE 1`, is covered by nothing after its start.)
+  bool straight = false;  // the previous operation, taken, goes on to this one
+  int k = last_jump + 1;
+  while (k < end) {
+    int covering = flow_.handler_covering(k);
+    if (!straight && !in_loop(flow_.region_for_target(k)) &&
+        !(covering >= 0 && in_loop(flow_.region_for_target(covering))))
+      break;
+    Op op = lifted_.ops[static_cast<size_t>(k)].op;
+    straight = op != Op::Reraise && op != Op::RaiseVarargs && op != Op::ReturnValue &&
+               op != Op::ReturnConst && op != Op::Jump;
+    ++k;
+  }
+  return straight ? last_jump + 1 : k;
+}
+
 int CodeDecoder::decode_while_true(int head, int last_jump, int end, int region_exit) {
   int loop_exit = last_jump + 1;
+  // (Then reaching the body's end leaves the loop: a `break`.)
+  bool ends_in_break = code_.minor == 11 && loop_handler_code_end(head, last_jump, end) > loop_exit;
+  if (ends_in_break) loop_exit = loop_handler_code_end(head, last_jump, end);
   bool past = loop_exit == end && breaks_past_region(head, loop_exit, end, region_exit);
   int break_target = past ? region_exit : loop_exit;
   // 3.12+ places the code after the loop, reached only by breaks from except clauses, after
@@ -704,7 +732,7 @@ int CodeDecoder::decode_while_true(int head, int last_jump, int end, int region_
   clause_breaks_read_ = 0;
   loops_.push_back({head, break_target, last_jump});
   open_loop_entries_.push_back(head);
-  Body body = decode_range(head, last_jump + 1, head);
+  Body body = decode_range(head, loop_exit, ends_in_break ? loop_exit : head);
   open_loop_entries_.pop_back();
   loops_.pop_back();
   if (clause_breaks_read_ == 0) after_loop.clear();
@@ -752,6 +780,7 @@ int CodeDecoder::decode_while_true(int head, int last_jump, int end, int region_
     return last.kind == StmtKind::If && last.bodies.size() == 2 &&
            ends_in_jump(last.bodies[0], depth + 1) && ends_in_jump(last.bodies[1], depth + 1);
   };
+  if (ends_in_break && !ends_in_jump(body, 0)) body.push_back(make_stmt(StmtKind::Break));
   auto if_else_break = [](const StmtPtr& s) {  // `if x: A else: break`, A not empty
     return s->kind == StmtKind::If && s->exprs.size() == 1 && s->bodies.size() == 2 &&
            !s->bodies[0].empty() && s->bodies[1].size() == 1 &&

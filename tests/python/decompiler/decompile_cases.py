@@ -3729,6 +3729,33 @@ CASES: list[Case] = [
         ("abc", ">5", 6),
         (42, "^7", 4),
     ),
+    _case(
+        "while_true_try_clause_continue_then_break",
+        """
+        def opener(mode):
+            if mode in ("bad", ""):
+                raise OSError(mode)
+            if mode == "worse":
+                raise ValueError(mode)
+            return ("opened", mode)
+
+        def f(mode):
+            while True:
+                try:
+                    fp = opener(mode)
+                except OSError:
+                    if mode:
+                        mode = None
+                        continue
+                    raise
+                break
+            return fp
+        """,
+        ("r",),
+        ("bad",),
+        ("",),
+        ("worse",),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
@@ -3809,6 +3836,10 @@ _PYC_NOT_YET = {
     },
     "try_except_in_finally_body": {
         10: FALLBACK + "'try/finally without its normal path' (a try/except as the finally body)",
+    },
+    "while_true_try_clause_continue_then_break": {
+        10: FALLBACK + "'unsupported operation 59' (3.10: a clause's continue in a while True"
+        " whose body ends in a break after the try)",
     },
 }
 _PYC_CODE_NOT_YET = {
