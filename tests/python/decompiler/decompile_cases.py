@@ -3756,6 +3756,25 @@ CASES: list[Case] = [
         ("",),
         ("worse",),
     ),
+    _case(
+        "for_try_clause_break_else",
+        """
+        def f(d, keys):
+            out = []
+            for k in keys:
+                try:
+                    v = d[k]
+                except KeyError:
+                    break
+                else:
+                    out.append(v)
+            return out
+        """,
+        ({"a": 1, "b": 2}, "ab"),
+        ({"a": 1, "b": 2}, "axb"),
+        ({}, "a"),
+        ({}, ""),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
@@ -3781,10 +3800,6 @@ _NOT_YET: dict = {
         + "'unsupported operation 59', 'with statement leaves its region', 'try/finally"
         " without its normal path' (3.10 with/try inside a finally body)",
     },
-    "for_try_body_ends_in_break": {
-        11: WRONG + "the break ending the try body of a for loop whose clause raises is dropped"
-        " (f: the loop runs on)",
-    },
     "if_then_try_finally_body_raises": {
         10: FALLBACK
         + "'try/finally without its normal path' (a body that raises has no POP_BLOCK)",
@@ -3806,6 +3821,12 @@ _AND_IFEXP = (
     FALLBACK + "'unsupported operation' (a method's conditional expression as the right of and)"
 )
 _CODE_NOT_YET: dict = {
+    "for_try_clause_break_else": {
+        12: SAME_BEHAVIOUR_OTHER_CODE + "the clause's break reads as a copy of the return after"
+        " the loop",
+        13: SAME_BEHAVIOUR_OTHER_CODE + "the clause's break reads as a copy of the return after"
+        " the loop",
+    },
     "closure_of_a_fallback_function": {10: _AND_IFEXP, 12: _AND_IFEXP, 13: _AND_IFEXP},
     "dead_if_false_names_in_module_and_class": {
         10: SAME_BEHAVIOUR_OTHER_CODE + "the dropped block's names are missing (3.10/3.11 also keep"
@@ -3837,16 +3858,16 @@ _PYC_NOT_YET = {
     "try_except_in_finally_body": {
         10: FALLBACK + "'try/finally without its normal path' (a try/except as the finally body)",
     },
+    "for_try_clause_break_else": {
+        10: WRONG + "the return after the loop is read as the loop's else (the clause's break"
+        " returns None)",
+    },
     "while_true_try_clause_continue_then_break": {
         10: FALLBACK + "'unsupported operation 59' (3.10: a clause's continue in a while True"
         " whose body ends in a break after the try)",
     },
 }
 _PYC_CODE_NOT_YET = {
-    "loop_try_with_then_break": {
-        11: SAME_BEHAVIOUR_OTHER_CODE
-        + "first: instruction #3: expected FOR_ITER -> #70, got FOR_ITER -> #69",
-    },
     "and_then_chained_comparison_as_if_test": {
         10: SAME_BEHAVIOUR_OTHER_CODE
         + "g: instruction #31: expected POP_JUMP_IF_FALSE -> #46, got POP_JUMP_IF_FALSE -> #50",
