@@ -746,6 +746,10 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
     orelse.pop_back();
   }
 
+  // 3.11: the jump back before the handler code is the else's `continue` where the statement's
+  // region goes on elsewhere (an if branch, its else placed after the handler code).
+  if (code_.minor == 11 && jumps_back && !same_target(exit, loops_.back().continue_target))
+    orelse.push_back(make_stmt(StmtKind::Continue));
   auto stmt = make_stmt(StmtKind::Try, {}, {std::move(body), std::move(orelse), {}});
   std::vector<ExprPtr> saved_stack = stack_;
   size_t saved_depth = statement_depth_;

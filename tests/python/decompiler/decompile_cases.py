@@ -3775,6 +3775,28 @@ CASES: list[Case] = [
         ({}, "a"),
         ({}, ""),
     ),
+    _case(
+        "loop_if_try_else_then_else_raises",
+        """
+        def f(words):
+            out = []
+            for w in words:
+                if w in ("b", "zz"):
+                    try:
+                        x = int(w, 16)
+                    except ValueError:
+                        raise KeyError(w)
+                    else:
+                        out.append(x)
+                else:
+                    raise AssertionError(w)
+            return out
+        """,
+        (["b", "b"],),
+        (["b", "a"],),
+        (["zz"],),
+        ([],),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
