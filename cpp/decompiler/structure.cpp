@@ -883,7 +883,9 @@ int CodeDecoder::decode_for(int i, int end, int region_exit) {
     // line: the loop ends where its region does.
     int last = flow_.last_backward_source[static_cast<size_t>(i)];
     int size = static_cast<int>(ops.size());
-    if (exit > end && last > i && last + 1 == end && exit < size) {
+    // (3.11: the handler code of a try ending the body may follow the last jump back.)
+    int body_end = last > i && code_.minor == 11 ? loop_handler_code_end(i, last, end) : last + 1;
+    if (exit > end && last > i && body_end == end && exit < size) {
       const Operation& first = ops[static_cast<size_t>(exit)];
       int length = first.op == Op::ReturnConst ? 1
                    : first.op == Op::LoadConst && exit + 1 < size &&

@@ -3797,6 +3797,23 @@ CASES: list[Case] = [
         (["zz"],),
         ([],),
     ),
+    _case(
+        "if_for_ends_in_try_except_as",
+        """
+        def f(items):
+            if items:
+                for x in items:
+                    if x == "skip":
+                        continue
+                    try:
+                        rec("int", int(x))
+                    except ValueError as e:
+                        rec("bad", x, e.args)
+        """,
+        (["1", "skip", "2"],),
+        (["1", "y", "3"],),
+        ([],),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
