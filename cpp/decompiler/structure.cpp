@@ -1573,8 +1573,9 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
     spill_pending(*marker, true);
   }
   const LoopContext* loop = loops_.empty() ? nullptr : &loops_.back();
-  auto make_if_test = [&](ExprPtr condition, Body then_body) {
-    emit(make_stmt(StmtKind::If, {std::move(condition)}, {std::move(then_body), {}}));
+  auto make_if_test = [&](ExprPtr condition, Body then_body, Body else_body) {
+    emit(make_stmt(StmtKind::If, {std::move(condition)},
+                   {std::move(then_body), std::move(else_body)}));
   };
   auto make_if = [&](Body then_body, Body else_body) {
     // `if not test: raise AssertionError(msg)` is an assert.
@@ -1651,7 +1652,13 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
       ops[static_cast<size_t>(then_begin)].op == Op::Jump &&
       same_target(ops[static_cast<size_t>(then_begin)].target, loop->continue_target) &&
       needs_inversion()) {
-    make_if_test(negate_test(test, none_tests_jump()), decode_range(label, end, exit));
+    // (Where the region goes on elsewhere, an if branch ending with this test, its elif after
+    // it, the jump back is the test's else: a `continue`.)
+    Body otherwise;
+    if (!same_target(exit, loop->continue_target))
+      otherwise.push_back(make_stmt(StmtKind::Continue));
+    make_if_test(negate_test(test, none_tests_jump()), decode_range(label, end, exit),
+                 std::move(otherwise));
     return end;
   }
   // A test that jumps back to the loop head: `if test: <rest of the loop body>`.

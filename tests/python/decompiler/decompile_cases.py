@@ -3814,6 +3814,22 @@ CASES: list[Case] = [
         (["1", "y", "3"],),
         ([],),
     ),
+    _case(
+        "loop_if_branch_ends_in_if_break_then_elif",
+        """
+        def f(xs):
+            for x in xs:
+                if x[0]:
+                    if x[1] is not object:
+                        break
+                elif x[2]:
+                    rec("elif", x)
+            return rec("end")
+        """,
+        ([(1, object, 1), (0, 0, 1), (1, 2, 1), (0, 0, 1)],),
+        ([(1, object, 0), (0, 0, 0)],),
+        ([],),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
@@ -3860,6 +3876,10 @@ _AND_IFEXP = (
     FALLBACK + "'unsupported operation' (a method's conditional expression as the right of and)"
 )
 _CODE_NOT_YET: dict = {
+    "loop_if_branch_ends_in_if_break_then_elif": {
+        12: SAME_BEHAVIOUR_OTHER_CODE + "the inner if's jump back reads as `else: continue`, not"
+        " as the outer if's elif",
+    },
     "for_try_clause_break_else": {
         12: SAME_BEHAVIOUR_OTHER_CODE + "the clause's break reads as a copy of the return after"
         " the loop",
