@@ -58,6 +58,9 @@ struct LoopContext {
   int continue_target = -1;
   int break_target = -1;
   int back_jump = -1;  // the loop's own jump back to its head, ending its body; -1 if none
+  // Where a `break` lands (after the loop and its else) goes on with the enclosing loop's next
+  // iteration: a jump there from the body may be a break the compiler threaded.
+  bool breaks_thread = true;
 };
 
 // Whether operations [a, a + n) and [b, b + n) are the same instructions (a copied tail).

@@ -1038,7 +1038,10 @@ int CodeDecoder::decode_for(int i, int end, int region_exit) {
   if (ops[static_cast<size_t>(back_jump)].op != Op::Jump ||
       ops[static_cast<size_t>(back_jump)].target != i)
     back_jump = -1;
-  loops_.push_back({i, break_target, back_jump});
+  int lands = loop_exit < end ? loop_exit : region_exit;
+  bool breaks_thread =
+      loops_.empty() || lands < 0 || same_target(lands, loops_.back().continue_target);
+  loops_.push_back({i, break_target, back_jump, breaks_thread});
   Body body = decode_range(i + 1, exit, i);
   loops_.pop_back();
   ExprPtr target = captured_target_;
@@ -1176,6 +1179,8 @@ int CodeDecoder::decode_jump(int i, int end, int exit) {
     // A break threaded to the enclosing loop's next iteration (Python has no `continue outer`).
     if (loops_.size() >= 2 && target < i &&
         same_target(target, loops_[loops_.size() - 2].continue_target)) {
+      // (Not where the code after the loop goes elsewhere: an if branch before its elif.)
+      if (!loop.breaks_thread) throw DecodeFailure("break threaded past the code after its loop");
       emit(make_stmt(StmtKind::Break));
       return i + 1;
     }

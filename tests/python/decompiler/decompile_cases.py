@@ -3830,6 +3830,24 @@ CASES: list[Case] = [
         ([(1, object, 0), (0, 0, 0)],),
         ([],),
     ),
+    _case(
+        "outer_loop_if_for_break_then_elif",
+        """
+        def f(items, unique):
+            roots = []
+            for c in items:
+                if c:
+                    for p in c:
+                        if unique:
+                            break
+                elif c not in roots:
+                    roots.append(c)
+            return roots
+        """,
+        ([[1], [], ()], True),
+        ([[1], [], ()], False),
+        ([], True),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
@@ -3920,6 +3938,12 @@ _PYC_NOT_YET = {
     "for_try_clause_break_else": {
         10: WRONG + "the return after the loop is read as the loop's else (the clause's break"
         " returns None)",
+    },
+    "outer_loop_if_for_break_then_elif": {
+        12: FALLBACK + "'break threaded past the code after its loop' (the inner loop's break"
+        " jumps to the outer loop's head, its if's elif placed after it)",
+        13: FALLBACK + "'break threaded past the code after its loop' (the inner loop's break"
+        " jumps to the outer loop's head, its if's elif placed after it)",
     },
     "while_true_try_clause_continue_then_break": {
         10: FALLBACK + "'unsupported operation 59' (3.10: a clause's continue in a while True"
