@@ -1028,6 +1028,11 @@ int CodeDecoder::decode_for(int i, int end, int region_exit) {
   } else {
     note_break_copies(i, exit, after_else);
   }
+  // (Read before the body: a clause's break consumes its copy with the clause's handler code.)
+  Body after_loop;
+  if (break_tail >= 0)
+    after_loop =
+        decode_range(break_tail, break_tail + break_tail_length, break_tail + break_tail_length);
   push(iter);
   push(make_expr(ExprKind::Internal, {}, "loop_target"));
   size_t depth = statement_depth_;
@@ -1062,11 +1067,7 @@ int CodeDecoder::decode_for(int i, int end, int region_exit) {
   auto stmt = make_stmt(StmtKind::For, {target, source}, {std::move(body), std::move(orelse)});
   stmt->is_async = ops[static_cast<size_t>(i)].text == "async";  // see lift: async_for_head
   emit(stmt);
-  if (break_tail >= 0) {
-    for (StmtPtr& s :
-         decode_range(break_tail, break_tail + break_tail_length, break_tail + break_tail_length))
-      emit(s);
-  }
+  for (StmtPtr& s : after_loop) emit(s);
   return loop_exit;
 }
 

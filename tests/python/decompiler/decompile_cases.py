@@ -3935,10 +3935,6 @@ _PYC_NOT_YET = {
     "try_except_in_finally_body": {
         10: FALLBACK + "'try/finally without its normal path' (a try/except as the finally body)",
     },
-    "for_try_clause_break_else": {
-        10: WRONG + "the return after the loop is read as the loop's else (the clause's break"
-        " returns None)",
-    },
     "outer_loop_if_for_break_then_elif": {
         12: FALLBACK + "'break threaded past the code after its loop' (the inner loop's break"
         " jumps to the outer loop's head, its if's elif placed after it)",
