@@ -113,6 +113,7 @@ class CodeDecoder {
   std::vector<ExprPtr> stack_;
   Body* out_ = nullptr;
   std::vector<LoopContext> loops_;
+  int threaded_breaks_ = 0;  // breaks of the innermost for loop read where !breaks_thread
   std::vector<std::shared_ptr<const bytecode::CodeObject>> functions_;  // Internal "function" refs
   std::vector<bool> opened_try_;
   std::vector<bool> consumed_;  // handler code decoded with its statement, or cleanup blocks  //

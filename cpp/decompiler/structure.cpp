@@ -1047,7 +1047,10 @@ int CodeDecoder::decode_for(int i, int end, int region_exit) {
   bool breaks_thread =
       loops_.empty() || lands < 0 || same_target(lands, loops_.back().continue_target);
   loops_.push_back({i, break_target, back_jump, breaks_thread});
+  Restore<int> keep_threaded(threaded_breaks_);
+  threaded_breaks_ = 0;
   Body body = decode_range(i + 1, exit, i);
+  int threaded_breaks = threaded_breaks_;
   loops_.pop_back();
   ExprPtr target = captured_target_;
   captured_target_ = saved_target;
@@ -1068,6 +1071,14 @@ int CodeDecoder::decode_for(int i, int end, int region_exit) {
   stmt->is_async = ops[static_cast<size_t>(i)].text == "async";  // see lift: async_for_head
   emit(stmt);
   for (StmtPtr& s : after_loop) emit(s);
+  // Breaks threaded to the enclosing loop's next iteration land there only where the loop's end
+  // never falls through (its else ends in `continue`): then a `continue` follows the loop.
+  if (threaded_breaks > 0) {
+    const Body& tail = stmt->bodies[1];
+    if (tail.empty() || tail.back()->kind != StmtKind::Continue || !after_loop.empty())
+      throw DecodeFailure("break threaded past the code after its loop");
+    emit(make_stmt(StmtKind::Continue));
+  }
   return loop_exit;
 }
 
@@ -1180,8 +1191,9 @@ int CodeDecoder::decode_jump(int i, int end, int exit) {
     // A break threaded to the enclosing loop's next iteration (Python has no `continue outer`).
     if (loops_.size() >= 2 && target < i &&
         same_target(target, loops_[loops_.size() - 2].continue_target)) {
-      // (Not where the code after the loop goes elsewhere: an if branch before its elif.)
-      if (!loop.breaks_thread) throw DecodeFailure("break threaded past the code after its loop");
+      // (Where the code after the loop goes elsewhere, an if branch before its elif, decode_for
+      // adds the jump to the enclosing loop's next iteration after the loop.)
+      if (!loop.breaks_thread) ++threaded_breaks_;
       emit(make_stmt(StmtKind::Break));
       return i + 1;
     }

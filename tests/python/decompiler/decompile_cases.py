@@ -3894,6 +3894,12 @@ _AND_IFEXP = (
     FALLBACK + "'unsupported operation' (a method's conditional expression as the right of and)"
 )
 _CODE_NOT_YET: dict = {
+    "outer_loop_if_for_break_then_elif": {
+        12: SAME_BEHAVIOUR_OTHER_CODE + "the inner loop's threaded break reads as a break, then a"
+        " continue after the loop, not as the outer if's elif",
+        13: SAME_BEHAVIOUR_OTHER_CODE + "the inner loop's threaded break reads as a break, then a"
+        " continue after the loop, not as the outer if's elif",
+    },
     "loop_if_branch_ends_in_if_break_then_elif": {
         12: SAME_BEHAVIOUR_OTHER_CODE + "the inner if's jump back reads as `else: continue`, not"
         " as the outer if's elif",
@@ -3934,12 +3940,6 @@ _PYC_NOT_YET = {
     },
     "try_except_in_finally_body": {
         10: FALLBACK + "'try/finally without its normal path' (a try/except as the finally body)",
-    },
-    "outer_loop_if_for_break_then_elif": {
-        12: FALLBACK + "'break threaded past the code after its loop' (the inner loop's break"
-        " jumps to the outer loop's head, its if's elif placed after it)",
-        13: FALLBACK + "'break threaded past the code after its loop' (the inner loop's break"
-        " jumps to the outer loop's head, its if's elif placed after it)",
     },
     "while_true_try_clause_continue_then_break": {
         10: FALLBACK + "'unsupported operation 59' (3.10: a clause's continue in a while True"
