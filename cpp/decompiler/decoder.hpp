@@ -58,6 +58,9 @@ struct LoopContext {
   int continue_target = -1;
   int break_target = -1;
   int back_jump = -1;  // the loop's own jump back to its head, ending its body; -1 if none
+  // Where a `break` lands (after the loop and its else) goes on with the enclosing loop's next
+  // iteration: a jump there from the body may be a break the compiler threaded.
+  bool breaks_thread = true;
 };
 
 // Whether operations [a, a + n) and [b, b + n) are the same instructions (a copied tail).
@@ -110,6 +113,7 @@ class CodeDecoder {
   std::vector<ExprPtr> stack_;
   Body* out_ = nullptr;
   std::vector<LoopContext> loops_;
+  int threaded_breaks_ = 0;  // breaks of the innermost for loop read where !breaks_thread
   std::vector<std::shared_ptr<const bytecode::CodeObject>> functions_;  // Internal "function" refs
   std::vector<bool> opened_try_;
   std::vector<bool> consumed_;  // handler code decoded with its statement, or cleanup blocks  //
@@ -132,6 +136,7 @@ class CodeDecoder {
   int decode_jump(int i, int end, int exit);
   int decode_for(int i, int end, int region_exit = -1);
   int decode_while_true(int head, int last_jump, int end, int region_exit);
+  int loop_handler_code_end(int head, int last_jump, int end) const;
   bool breaks_past_region(int begin, int body_end, int end, int region_exit) const;
   std::vector<int> handler_exits(int begin, int end) const;
   struct WhileShape {

@@ -37,6 +37,9 @@ std::vector<ExprPtr> unpack_slots(ExprPtr source, size_t count) {
 ExprPtr raw_spec(const ExprPtr& spec) {
   if (spec && spec->kind == ExprKind::Constant && !spec->ops.empty())
     return make_constant(spec->ops[0]);
+  // A spec that is one nested field (`f"{n:{sep}}"`) has no BUILD_STRING: its FORMAT_VALUE
+  // (FORMAT_SIMPLE in 3.13) result is the whole spec.
+  if (spec && spec->kind == ExprKind::FormattedValue) return make_expr(ExprKind::JoinedStr, {spec});
   return spec;
 }
 

@@ -718,6 +718,12 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
       same_target(ops[static_cast<size_t>(end) - 1].target, exit)) {
     join = end - 1;
   }
+  // 3.11 places the handler code inside the loop, before its exit: a statement ending the loop's
+  // body whose handler code ends where the loop exits goes there only by `break`s; its end goes
+  // on with the next iteration.
+  if (code_.minor == 11 && !loops_.empty() && same_target(join, loops_.back().break_target) &&
+      !same_target(join, exit) && same_target(exit, loops_.back().continue_target))
+    join = exit;
   if (try_end > end) try_end = end;
 
   // Operations that cannot raise end the body outside the table (`return` after an if): a jump
@@ -740,6 +746,10 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
     orelse.pop_back();
   }
 
+  // 3.11: the jump back before the handler code is the else's `continue` where the statement's
+  // region goes on elsewhere (an if branch, its else placed after the handler code).
+  if (code_.minor == 11 && jumps_back && !same_target(exit, loops_.back().continue_target))
+    orelse.push_back(make_stmt(StmtKind::Continue));
   auto stmt = make_stmt(StmtKind::Try, {}, {std::move(body), std::move(orelse), {}});
   std::vector<ExprPtr> saved_stack = stack_;
   size_t saved_depth = statement_depth_;

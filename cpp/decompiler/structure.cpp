@@ -611,8 +611,36 @@ bool CodeDecoder::has_constant(bytecode::ObjectKind kind, bool unused_only) cons
   });
 }
 
+// 3.11 places an except clause's code, and its cleanup block, right after the try body: a
+// `while True` whose last jump back is a clause's `continue` goes on past it with the rest of
+// the try statement's handler code (covered by, or the target of, a handler whose covered range
+// starts in the loop after its head), and the loop's exit, where the body's `break` jumps, is
+// after that code.
+int CodeDecoder::loop_handler_code_end(int head, int last_jump, int end) const {
+  auto in_loop = [&](const HandlerRegion* region) {
+    return region && region->start > head && region->start <= last_jump;
+  };
+  // (A cleanup block, `COPY 3; POP_EXCEPT; RERAISE 1`, is covered by nothing after its start.)
+  bool straight = false;  // the previous operation, taken, goes on to this one
+  int k = last_jump + 1;
+  while (k < end) {
+    int covering = flow_.handler_covering(k);
+    if (!straight && !in_loop(flow_.region_for_target(k)) &&
+        !(covering >= 0 && in_loop(flow_.region_for_target(covering))))
+      break;
+    Op op = lifted_.ops[static_cast<size_t>(k)].op;
+    straight = op != Op::Reraise && op != Op::RaiseVarargs && op != Op::ReturnValue &&
+               op != Op::ReturnConst && op != Op::Jump;
+    ++k;
+  }
+  return straight ? last_jump + 1 : k;
+}
+
 int CodeDecoder::decode_while_true(int head, int last_jump, int end, int region_exit) {
   int loop_exit = last_jump + 1;
+  // (Then reaching the body's end leaves the loop: a `break`.)
+  bool ends_in_break = code_.minor == 11 && loop_handler_code_end(head, last_jump, end) > loop_exit;
+  if (ends_in_break) loop_exit = loop_handler_code_end(head, last_jump, end);
   bool past = loop_exit == end && breaks_past_region(head, loop_exit, end, region_exit);
   int break_target = past ? region_exit : loop_exit;
   // 3.12+ places the code after the loop, reached only by breaks from except clauses, after
@@ -704,7 +732,7 @@ int CodeDecoder::decode_while_true(int head, int last_jump, int end, int region_
   clause_breaks_read_ = 0;
   loops_.push_back({head, break_target, last_jump});
   open_loop_entries_.push_back(head);
-  Body body = decode_range(head, last_jump + 1, head);
+  Body body = decode_range(head, loop_exit, ends_in_break ? loop_exit : head);
   open_loop_entries_.pop_back();
   loops_.pop_back();
   if (clause_breaks_read_ == 0) after_loop.clear();
@@ -752,6 +780,7 @@ int CodeDecoder::decode_while_true(int head, int last_jump, int end, int region_
     return last.kind == StmtKind::If && last.bodies.size() == 2 &&
            ends_in_jump(last.bodies[0], depth + 1) && ends_in_jump(last.bodies[1], depth + 1);
   };
+  if (ends_in_break && !ends_in_jump(body, 0)) body.push_back(make_stmt(StmtKind::Break));
   auto if_else_break = [](const StmtPtr& s) {  // `if x: A else: break`, A not empty
     return s->kind == StmtKind::If && s->exprs.size() == 1 && s->bodies.size() == 2 &&
            !s->bodies[0].empty() && s->bodies[1].size() == 1 &&
@@ -854,7 +883,9 @@ int CodeDecoder::decode_for(int i, int end, int region_exit) {
     // line: the loop ends where its region does.
     int last = flow_.last_backward_source[static_cast<size_t>(i)];
     int size = static_cast<int>(ops.size());
-    if (exit > end && last > i && last + 1 == end && exit < size) {
+    // (3.11: the handler code of a try ending the body may follow the last jump back.)
+    int body_end = last > i && code_.minor == 11 ? loop_handler_code_end(i, last, end) : last + 1;
+    if (exit > end && last > i && body_end == end && exit < size) {
       const Operation& first = ops[static_cast<size_t>(exit)];
       int length = first.op == Op::ReturnConst ? 1
                    : first.op == Op::LoadConst && exit + 1 < size &&
@@ -997,6 +1028,11 @@ int CodeDecoder::decode_for(int i, int end, int region_exit) {
   } else {
     note_break_copies(i, exit, after_else);
   }
+  // (Read before the body: a clause's break consumes its copy with the clause's handler code.)
+  Body after_loop;
+  if (break_tail >= 0)
+    after_loop =
+        decode_range(break_tail, break_tail + break_tail_length, break_tail + break_tail_length);
   push(iter);
   push(make_expr(ExprKind::Internal, {}, "loop_target"));
   size_t depth = statement_depth_;
@@ -1007,8 +1043,14 @@ int CodeDecoder::decode_for(int i, int end, int region_exit) {
   if (ops[static_cast<size_t>(back_jump)].op != Op::Jump ||
       ops[static_cast<size_t>(back_jump)].target != i)
     back_jump = -1;
-  loops_.push_back({i, break_target, back_jump});
+  int lands = loop_exit < end ? loop_exit : region_exit;
+  bool breaks_thread =
+      loops_.empty() || lands < 0 || same_target(lands, loops_.back().continue_target);
+  loops_.push_back({i, break_target, back_jump, breaks_thread});
+  Restore<int> keep_threaded(threaded_breaks_);
+  threaded_breaks_ = 0;
   Body body = decode_range(i + 1, exit, i);
+  int threaded_breaks = threaded_breaks_;
   loops_.pop_back();
   ExprPtr target = captured_target_;
   captured_target_ = saved_target;
@@ -1028,10 +1070,14 @@ int CodeDecoder::decode_for(int i, int end, int region_exit) {
   auto stmt = make_stmt(StmtKind::For, {target, source}, {std::move(body), std::move(orelse)});
   stmt->is_async = ops[static_cast<size_t>(i)].text == "async";  // see lift: async_for_head
   emit(stmt);
-  if (break_tail >= 0) {
-    for (StmtPtr& s :
-         decode_range(break_tail, break_tail + break_tail_length, break_tail + break_tail_length))
-      emit(s);
+  for (StmtPtr& s : after_loop) emit(s);
+  // Breaks threaded to the enclosing loop's next iteration land there only where the loop's end
+  // never falls through (its else ends in `continue`): then a `continue` follows the loop.
+  if (threaded_breaks > 0) {
+    const Body& tail = stmt->bodies[1];
+    if (tail.empty() || tail.back()->kind != StmtKind::Continue || !after_loop.empty())
+      throw DecodeFailure("break threaded past the code after its loop");
+    emit(make_stmt(StmtKind::Continue));
   }
   return loop_exit;
 }
@@ -1145,6 +1191,9 @@ int CodeDecoder::decode_jump(int i, int end, int exit) {
     // A break threaded to the enclosing loop's next iteration (Python has no `continue outer`).
     if (loops_.size() >= 2 && target < i &&
         same_target(target, loops_[loops_.size() - 2].continue_target)) {
+      // (Where the code after the loop goes elsewhere, an if branch before its elif, decode_for
+      // adds the jump to the enclosing loop's next iteration after the loop.)
+      if (!loop.breaks_thread) ++threaded_breaks_;
       emit(make_stmt(StmtKind::Break));
       return i + 1;
     }
@@ -1542,8 +1591,9 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
     spill_pending(*marker, true);
   }
   const LoopContext* loop = loops_.empty() ? nullptr : &loops_.back();
-  auto make_if_test = [&](ExprPtr condition, Body then_body) {
-    emit(make_stmt(StmtKind::If, {std::move(condition)}, {std::move(then_body), {}}));
+  auto make_if_test = [&](ExprPtr condition, Body then_body, Body else_body) {
+    emit(make_stmt(StmtKind::If, {std::move(condition)},
+                   {std::move(then_body), std::move(else_body)}));
   };
   auto make_if = [&](Body then_body, Body else_body) {
     // `if not test: raise AssertionError(msg)` is an assert.
@@ -1620,7 +1670,13 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
       ops[static_cast<size_t>(then_begin)].op == Op::Jump &&
       same_target(ops[static_cast<size_t>(then_begin)].target, loop->continue_target) &&
       needs_inversion()) {
-    make_if_test(negate_test(test, none_tests_jump()), decode_range(label, end, exit));
+    // (Where the region goes on elsewhere, an if branch ending with this test, its elif after
+    // it, the jump back is the test's else: a `continue`.)
+    Body otherwise;
+    if (!same_target(exit, loop->continue_target))
+      otherwise.push_back(make_stmt(StmtKind::Continue));
+    make_if_test(negate_test(test, none_tests_jump()), decode_range(label, end, exit),
+                 std::move(otherwise));
     return end;
   }
   // A test that jumps back to the loop head: `if test: <rest of the loop body>`.

@@ -3720,6 +3720,134 @@ CASES: list[Case] = [
         ((1, 2),),
         (3,),
     ),
+    _case(
+        "fstring_spec_one_nested_field",
+        """
+        def f(n, sep, w):
+            return f"{n:{sep}}", f"{n!r:{sep}}", f"{n:{sep}{w}}", f"{n:>{w}}"
+        """,
+        ("abc", ">5", 6),
+        (42, "^7", 4),
+    ),
+    _case(
+        "while_true_try_clause_continue_then_break",
+        """
+        def opener(mode):
+            if mode in ("bad", ""):
+                raise OSError(mode)
+            if mode == "worse":
+                raise ValueError(mode)
+            return ("opened", mode)
+
+        def f(mode):
+            while True:
+                try:
+                    fp = opener(mode)
+                except OSError:
+                    if mode:
+                        mode = None
+                        continue
+                    raise
+                break
+            return fp
+        """,
+        ("r",),
+        ("bad",),
+        ("",),
+        ("worse",),
+    ),
+    _case(
+        "for_try_clause_break_else",
+        """
+        def f(d, keys):
+            out = []
+            for k in keys:
+                try:
+                    v = d[k]
+                except KeyError:
+                    break
+                else:
+                    out.append(v)
+            return out
+        """,
+        ({"a": 1, "b": 2}, "ab"),
+        ({"a": 1, "b": 2}, "axb"),
+        ({}, "a"),
+        ({}, ""),
+    ),
+    _case(
+        "loop_if_try_else_then_else_raises",
+        """
+        def f(words):
+            out = []
+            for w in words:
+                if w in ("b", "zz"):
+                    try:
+                        x = int(w, 16)
+                    except ValueError:
+                        raise KeyError(w)
+                    else:
+                        out.append(x)
+                else:
+                    raise AssertionError(w)
+            return out
+        """,
+        (["b", "b"],),
+        (["b", "a"],),
+        (["zz"],),
+        ([],),
+    ),
+    _case(
+        "if_for_ends_in_try_except_as",
+        """
+        def f(items):
+            if items:
+                for x in items:
+                    if x == "skip":
+                        continue
+                    try:
+                        rec("int", int(x))
+                    except ValueError as e:
+                        rec("bad", x, e.args)
+        """,
+        (["1", "skip", "2"],),
+        (["1", "y", "3"],),
+        ([],),
+    ),
+    _case(
+        "loop_if_branch_ends_in_if_break_then_elif",
+        """
+        def f(xs):
+            for x in xs:
+                if x[0]:
+                    if x[1] is not object:
+                        break
+                elif x[2]:
+                    rec("elif", x)
+            return rec("end")
+        """,
+        ([(1, object, 1), (0, 0, 1), (1, 2, 1), (0, 0, 1)],),
+        ([(1, object, 0), (0, 0, 0)],),
+        ([],),
+    ),
+    _case(
+        "outer_loop_if_for_break_then_elif",
+        """
+        def f(items, unique):
+            roots = []
+            for c in items:
+                if c:
+                    for p in c:
+                        if unique:
+                            break
+                elif c not in roots:
+                    roots.append(c)
+            return roots
+        """,
+        ([[1], [], ()], True),
+        ([[1], [], ()], False),
+        ([], True),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
@@ -3745,10 +3873,6 @@ _NOT_YET: dict = {
         + "'unsupported operation 59', 'with statement leaves its region', 'try/finally"
         " without its normal path' (3.10 with/try inside a finally body)",
     },
-    "for_try_body_ends_in_break": {
-        11: WRONG + "the break ending the try body of a for loop whose clause raises is dropped"
-        " (f: the loop runs on)",
-    },
     "if_then_try_finally_body_raises": {
         10: FALLBACK
         + "'try/finally without its normal path' (a body that raises has no POP_BLOCK)",
@@ -3770,6 +3894,22 @@ _AND_IFEXP = (
     FALLBACK + "'unsupported operation' (a method's conditional expression as the right of and)"
 )
 _CODE_NOT_YET: dict = {
+    "outer_loop_if_for_break_then_elif": {
+        12: SAME_BEHAVIOUR_OTHER_CODE + "the inner loop's threaded break reads as a break, then a"
+        " continue after the loop, not as the outer if's elif",
+        13: SAME_BEHAVIOUR_OTHER_CODE + "the inner loop's threaded break reads as a break, then a"
+        " continue after the loop, not as the outer if's elif",
+    },
+    "loop_if_branch_ends_in_if_break_then_elif": {
+        12: SAME_BEHAVIOUR_OTHER_CODE + "the inner if's jump back reads as `else: continue`, not"
+        " as the outer if's elif",
+    },
+    "for_try_clause_break_else": {
+        12: SAME_BEHAVIOUR_OTHER_CODE + "the clause's break reads as a copy of the return after"
+        " the loop",
+        13: SAME_BEHAVIOUR_OTHER_CODE + "the clause's break reads as a copy of the return after"
+        " the loop",
+    },
     "closure_of_a_fallback_function": {10: _AND_IFEXP, 12: _AND_IFEXP, 13: _AND_IFEXP},
     "dead_if_false_names_in_module_and_class": {
         10: SAME_BEHAVIOUR_OTHER_CODE + "the dropped block's names are missing (3.10/3.11 also keep"
@@ -3801,12 +3941,12 @@ _PYC_NOT_YET = {
     "try_except_in_finally_body": {
         10: FALLBACK + "'try/finally without its normal path' (a try/except as the finally body)",
     },
+    "while_true_try_clause_continue_then_break": {
+        10: FALLBACK + "'unsupported operation 59' (3.10: a clause's continue in a while True"
+        " whose body ends in a break after the try)",
+    },
 }
 _PYC_CODE_NOT_YET = {
-    "loop_try_with_then_break": {
-        11: SAME_BEHAVIOUR_OTHER_CODE
-        + "first: instruction #3: expected FOR_ITER -> #70, got FOR_ITER -> #69",
-    },
     "and_then_chained_comparison_as_if_test": {
         10: SAME_BEHAVIOUR_OTHER_CODE
         + "g: instruction #31: expected POP_JUMP_IF_FALSE -> #46, got POP_JUMP_IF_FALSE -> #50",
