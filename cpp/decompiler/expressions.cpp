@@ -1,9 +1,11 @@
 // The symbolic stack: operations that compute values become expression trees; operations that
 // consume a value at statement level (stores, POP_TOP, returns, raises) become statements.
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <functional>
 #include <set>
+#include <string>
 
 #include "bytecode/repr.hpp"
 #include "decompiler/decoder.hpp"
@@ -47,6 +49,46 @@ const char* negated_operator(const std::string& op) {
   if (op == "in") return "not in";
   if (op == "not in") return "in";
   return nullptr;
+}
+
+// The keyword a call's dict key spells: a string constant that is an identifier and no keyword;
+// empty otherwise.
+std::string keyword_name(const ExprPtr& key) {
+  static const std::set<std::string> reserved = {
+      "False", "None",     "True",  "and",    "as",   "assert", "async",  "await",    "break",
+      "class", "continue", "def",   "del",    "elif", "else",   "except", "finally",  "for",
+      "from",  "global",   "if",    "import", "in",   "is",     "lambda", "nonlocal", "not",
+      "or",    "pass",     "raise", "return", "try",  "while",  "with",   "yield"};
+  if (!key || key->kind != ExprKind::Constant || key->text.size() < 3 || key->text[0] != '\'' ||
+      key->text.back() != '\'')
+    return {};
+  std::string name = key->text.substr(1, key->text.size() - 2);
+  if (std::isdigit(static_cast<unsigned char>(name[0])) || reserved.count(name)) return {};
+  bool plain = std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  });
+  return plain ? name : std::string();
+}
+
+// Whether DICT_MERGE of `mapping` into `display` is a group of keyword arguments (`f(**a, k=v)`):
+// the compiler gathers consecutive keywords into one group and merges a group only right after a
+// `**` (the first group is the dict itself), a group compiling as a display of its keys would.
+// Otherwise (merged into the empty dict the compiler starts with, or right after a group, or with
+// keys that are no keywords or repeat one) it is a `**{...}` display.
+bool keyword_group(const Expr& mapping, const Expr& display) {
+  size_t size = display.args.size();
+  if (mapping.kind != ExprKind::Dict || mapping.args.empty() || size < 2 || display.args[size - 2])
+    return false;
+  std::set<std::string> seen;
+  for (size_t k = 0; k + 1 < display.args.size(); k += 2) {
+    std::string name = keyword_name(display.args[k]);
+    if (!name.empty()) seen.insert(name);
+  }
+  for (size_t k = 0; k + 1 < mapping.args.size(); k += 2) {
+    std::string name = keyword_name(mapping.args[k]);
+    if (name.empty() || !seen.insert(name).second) return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -1011,7 +1053,7 @@ void CodeDecoder::execute(int i) {
       ExprPtr mapping = pop();
       ExprPtr display = top(op.arg);
       auto grown = std::make_shared<Expr>(*display);
-      if (mapping->kind == ExprKind::Dict && op.op == Op::DictMerge) {
+      if (op.op == Op::DictMerge && keyword_group(*mapping, *display)) {
         grown->args.insert(grown->args.end(), mapping->args.begin(), mapping->args.end());
       } else {
         grown->args.push_back(nullptr);

@@ -254,6 +254,24 @@ CASES: list[Case] = [
         ([1, 2, 3], {"key": 5}),
     ),
     _case(
+        "double_star_dict_displays",
+        # A dict display after `**` is a display unless merged right after another `**`, where it
+        # compiles as keywords would: its keys may be any value, or strings that are no keyword.
+        """
+        def g(*args, **kwargs):
+            return args, kwargs
+
+
+        def f(xs, d, key):
+            return (
+                g(1, **{key: 2}), g(**{"x": 1}), g(*xs, k=1, **{"z": 1}),
+                g(**d, z=1, y=2), g(**d, **{"class": 1}), g(**d, **{key: 1}, c=3),
+            )
+        """,
+        ([1], {"q": 1}, "w"),
+        ([], {}, "class"),
+    ),
+    _case(
         "slices",
         """
         def f(xs, a, b, c):
