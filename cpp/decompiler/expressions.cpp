@@ -91,6 +91,19 @@ bool keyword_group(const Expr& mapping, const Expr& display) {
   return true;
 }
 
+// Source that evaluates to the complex constant (real, imag) where its repr reads back otherwise:
+// "-1j" is -(1j), complex(-0.0, -1.0), which repr writes "(-0-1j)"; complex(0.0, -1.0), repr
+// "-1j", is 0-1j. Zero parts of mixed signs other than these keep the repr.
+std::string complex_source(double real, double imag) {
+  std::string repr = bytecode::repr_complex(real, imag);
+  bool negative_real = std::signbit(real), negative_imag = std::signbit(imag);
+  if (real != 0.0 || (!negative_real && !negative_imag)) return repr;
+  if (negative_real && negative_imag) return "-" + bytecode::repr_complex(0.0, -imag);  // -(xj)
+  if (imag == 0.0) return repr;  // complex(0.0, -0.0), complex(-0.0, 0.0): no constant spells
+  std::string flipped = "(0-" + bytecode::repr_complex(0.0, std::fabs(imag)) + ")";
+  return negative_real ? "-" + flipped : flipped;
+}
+
 }  // namespace
 
 ExprPtr negate(const ExprPtr& e) {
@@ -442,7 +455,7 @@ ExprPtr CodeDecoder::constant(const bytecode::ObjectRef& obj) const {
     case ObjectKind::Complex:
       if (!std::isfinite(obj->real) || !std::isfinite(obj->imag))
         throw DecodeFailure("non-finite complex");
-      break;
+      return make_constant(complex_source(obj->real, obj->imag));
     default:
       break;
   }

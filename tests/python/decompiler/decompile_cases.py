@@ -272,6 +272,17 @@ CASES: list[Case] = [
         ([], {}, "class"),
     ),
     _case(
+        "complex_constants",
+        # -1j is -(1j): complex(-0.0, -1.0), whose repr "(-0-1j)" reads back as 0-1j
+        """
+        def f(a):
+            values = (1j, -1j, -2.5j, 0 - 2j, -(0 - 3j), 1 - 1j, -0j, 2 * -1j, (-1j).imag)
+            return [repr(v) for v in values], [a, -1j], -1j * a
+        """,
+        (2,),
+        (1j,),
+    ),
+    _case(
         "slices",
         """
         def f(xs, a, b, c):
