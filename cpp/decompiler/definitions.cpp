@@ -875,14 +875,39 @@ void CodeDecoder::emit_import_from(const ExprPtr& module) {
   emit(stmt);
 }
 
+namespace {
+
+// The operations of 3.12+ comprehensions inlined into this code: from the LOAD_FAST_AND_CLEAR
+// that saves their variables to their loop's exit. Inlined into a class body, they read the
+// names they do not bind with LOAD_GLOBAL (a comprehension does not see the class's names).
+std::vector<bool> inlined_comprehension_ops(const std::vector<Operation>& ops) {
+  std::vector<bool> inside(ops.size(), false);
+  size_t count = ops.size();
+  for (size_t k = 0; k < count; ++k) {
+    if (ops[k].op != Op::LoadFastAndClear || (k > 0 && ops[k - 1].op == Op::LoadFastAndClear))
+      continue;
+    size_t loop = k;
+    while (loop < count && ops[loop].op == Op::LoadFastAndClear) ++loop;
+    loop += 3;  // SWAP, the display, SWAP
+    if (loop >= count || ops[loop].op != Op::ForIter || ops[loop - 1].op != Op::Swap) continue;
+    size_t end = std::min(count, static_cast<size_t>(std::max(ops[loop].target, 0)));
+    for (size_t m = k; m < end; ++m) inside[m] = true;
+  }
+  return inside;
+}
+
+}  // namespace
+
 void CodeDecoder::add_declarations(Body& body) const {
   std::set<std::string> globals_seen;
   std::set<std::string> nonlocals_seen;
   std::vector<std::string> globals;
   std::vector<std::string> nonlocals;
-  for (const Operation& op : lifted_.ops) {
+  std::vector<bool> inlined = inlined_comprehension_ops(lifted_.ops);
+  for (size_t k = 0; k < lifted_.ops.size(); ++k) {
+    const Operation& op = lifted_.ops[k];
     bool writes = op.op == Op::StoreName || op.op == Op::DeleteName;
-    if (op.scope == Scope::Global && (writes || role_ == CodeRole::Class) &&
+    if (op.scope == Scope::Global && (writes || (role_ == CodeRole::Class && !inlined[k])) &&
         (op.op == Op::StoreName || op.op == Op::DeleteName || op.op == Op::LoadName)) {
       if (globals_seen.insert(op.text).second) globals.push_back(source_name(op.text));
     }

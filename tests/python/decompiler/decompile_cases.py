@@ -890,6 +890,30 @@ CASES: list[Case] = [
         """,
         module=True,
     ),
+    _case(
+        "class_body_comprehension_reads_globals",
+        # 3.12+ inlines the comprehension into the class body, reading the names it does not bind
+        # with LOAD_GLOBAL: no `global` declaration of the class
+        """
+        from os import sep as SEP, path
+        TYPES = ["a", "b"]
+
+
+        class C:
+            SEP = "class's own"
+            x = [(t + "[]", SEP) for t in TYPES]
+            y = {k: [path.sep for _ in k] for k in TYPES}
+            z = SEP
+
+
+        class D:
+            global path
+            w = [path.sep for _ in TYPES]
+            v = path.sep
+        RESULT = C.x, C.y, C.z, D.w, D.v
+        """,
+        module=True,
+    ),
     # ---- definitions -------------------------------------------------------------------------
     _case(
         "class_in_function",
