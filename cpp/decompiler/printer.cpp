@@ -1,5 +1,6 @@
 #include "decompiler/printer.hpp"
 
+#include <algorithm>
 #include <map>
 #include <sstream>
 
@@ -143,6 +144,15 @@ std::string print_slice(const Expr& expr) {
 
 std::string print_subscript_index(const Expr& index) {
   if (index.kind == ExprKind::Slice) return print_slice(index);
+  auto is_kind = [](ExprKind kind) {
+    return [kind](const ExprPtr& item) { return item->kind == kind; };
+  };
+  // `x[a, *b]` is 3.11+ syntax; `x[(a, *b)]`, the same tuple, compiles in every version.
+  if (index.kind == ExprKind::Tuple &&
+      std::any_of(index.args.begin(), index.args.end(), is_kind(ExprKind::Starred)) &&
+      std::none_of(index.args.begin(), index.args.end(), is_kind(ExprKind::Slice))) {
+    return print_expr(index, P::Atom);
+  }
   if (index.kind == ExprKind::Tuple && !index.args.empty()) {
     std::string out;
     for (size_t i = 0; i < index.args.size(); ++i) {

@@ -283,6 +283,19 @@ CASES: list[Case] = [
         (1j,),
     ),
     _case(
+        "subscript_with_starred_tuple",
+        # x[a, *b] is 3.11+ syntax: x[(a, *b)] is the same tuple in every version
+        """
+        def f(x, a):
+            d = {}
+            d[(1, *a)] = 2
+            y = d[(1, *a)]
+            del d[(1, *a)]
+            return x[(*a,)], y, d
+        """,
+        ({(1, 2): 3, (2,): 4}, [2]),
+    ),
+    _case(
         "slices",
         """
         def f(xs, a, b, c):
