@@ -185,6 +185,9 @@ class CodeDecoder {
   };
   std::vector<ConditionItem> collect_conditions_range(int begin, int end);
   ConditionItem finish_chained_test(ConditionItem item);
+  ConditionItem finish_if_expression_test(ConditionItem item);
+  std::vector<ConditionItem> if_expression_part(int begin, int end, int like, int label,
+                                                int last_next);
   std::vector<ConditionItem> collect_conditions(int j, int end, int stmt_start);
   ExprPtr build_condition(const std::vector<ConditionItem>& items, size_t lo, size_t hi, int label,
                           bool cond, int end_position, bool top = true) const;

@@ -1293,6 +1293,77 @@ CodeDecoder::ConditionItem CodeDecoder::finish_chained_test(ConditionItem item) 
   return result;
 }
 
+// The tests of one part of a conditional expression used as a test (`finish_if_expression_test`):
+// pure operations and jumps, from `begin` to `end`, under the handler of `like`; each test jumps
+// to `label`, to `end` or to a later test of the part, and the last falls through to `last_next`.
+std::vector<CodeDecoder::ConditionItem> CodeDecoder::if_expression_part(int begin, int end,
+                                                                        int like, int label,
+                                                                        int last_next) {
+  const auto& ops = lifted_.ops;
+  for (int k = begin; k < end; ++k) {
+    Op op = ops[static_cast<size_t>(k)].op;
+    if ((op != Op::JumpIf && !is_pure(op) && op != Op::MakeFunction) ||
+        flow_.handler_covering(k) != flow_.handler_covering(like) ||
+        flow_.last_backward_source[static_cast<size_t>(k)] > k)
+      throw DecodeFailure("conditional expression test");
+  }
+  size_t depth = stack_.size();
+  std::vector<ConditionItem> items = collect_conditions_range(begin, end);
+  if (items.empty() || stack_.size() != depth || items.back().next != last_next ||
+      !same_target(items.back().target, label))
+    throw DecodeFailure("conditional expression test");
+  for (ConditionItem& item : items) {
+    bool inside = std::any_of(items.begin(), items.end(), [&](const ConditionItem& other) {
+      return other.start == item.target && other.start > item.jump;
+    });
+    if (inside || same_target(item.target, label)) continue;
+    if (!same_target(item.target, end)) throw DecodeFailure("conditional expression test");
+    item.target = end;  // (the jump over the else part, or through it)
+  }
+  return items;
+}
+
+// `if (a if b else c):` is compiled as the test b jumping to the else part c when false, the
+// tests of a jumping where the whole test jumps (its label) or falling through to a jump over
+// the else part to the code after it, and the tests of c jumping alike (compiler_jump_if's
+// IfExp_kind; `not`, and/or around it combine as with any test). Read as one item, `a if b else
+// c`, jumping to the label as the else part's last test does; `item` unchanged where the code is
+// not that.
+CodeDecoder::ConditionItem CodeDecoder::finish_if_expression_test(ConditionItem item) {
+  const auto& ops = lifted_.ops;
+  int size = static_cast<int>(ops.size());
+  int else_start = item.target;
+  if (else_start <= item.next + 1 || else_start >= size) return item;
+  const Operation& over = ops[static_cast<size_t>(else_start - 1)];
+  if (over.op != Op::Jump || over.target <= else_start) return item;
+  int end = over.target;
+  if (end >= size || ops[static_cast<size_t>(end - 1)].op != Op::JumpIf) return item;
+  int label = ops[static_cast<size_t>(end - 1)].target;  // the else part's last test's
+  if (label >= item.start && label < end) return item;
+  std::vector<ExprPtr> saved = stack_;
+  size_t body_size = out_->size();
+  try {
+    std::vector<ConditionItem> yes =
+        if_expression_part(item.next, else_start - 1, item.jump, label, else_start - 1);
+    std::vector<ConditionItem> no = if_expression_part(else_start, end, item.jump, label, end);
+    if (out_->size() != body_size) throw DecodeFailure("conditional expression test");
+    // (Read as jumping to the label when true where the parts' last tests do; a None test may
+    // read either way.)
+    int sense = ops[static_cast<size_t>(end - 1)].arg;
+    if (sense >= 2) sense = ops[static_cast<size_t>(else_start - 2)].arg;
+    bool cond = sense == 1;
+    ExprPtr test = build_condition({item}, 0, 1, else_start, false, item.next);
+    ExprPtr body = build_condition(yes, 0, yes.size(), label, cond, else_start - 1);
+    ExprPtr orelse = build_condition(no, 0, no.size(), label, cond, end);
+    ExprPtr value = make_expr(ExprKind::IfExp, {body, test, orelse});
+    return ConditionItem{value, cond ? 1 : 0, label, item.start, no.back().jump, end};
+  } catch (const DecodeFailure&) {
+    stack_ = saved;
+    out_->resize(body_size);
+    return item;
+  }
+}
+
 // Gathers `expr; jump-if` items starting with the jump at `j` (its value is on the stack), as
 // long as what follows is another pure test, and keeps the longest prefix whose targets are
 // only its own true and false exits.
@@ -1300,8 +1371,9 @@ std::vector<CodeDecoder::ConditionItem> CodeDecoder::collect_conditions(int j, i
                                                                         int stmt_start) {
   const auto& ops = lifted_.ops;
   std::vector<ConditionItem> items;
-  items.push_back(finish_chained_test({pop(), ops[static_cast<size_t>(j)].arg,
-                                       ops[static_cast<size_t>(j)].target, stmt_start, j, j + 1}));
+  items.push_back(finish_if_expression_test(
+      finish_chained_test({pop(), ops[static_cast<size_t>(j)].arg,
+                           ops[static_cast<size_t>(j)].target, stmt_start, j, j + 1})));
   auto complete = [&](size_t count) {
     const ConditionItem& last = items[count - 1];
     for (size_t k = 0; k < count; ++k) {
@@ -1349,8 +1421,9 @@ std::vector<CodeDecoder::ConditionItem> CodeDecoder::collect_conditions(int j, i
                       top()->args.size() == 2 && top(2) == top()->args.back();
     if (!ok || k >= end || (stack_.size() != depth + 1 && !chain_link) || start == k) break;
     try {
-      items.push_back(finish_chained_test({pop(), ops[static_cast<size_t>(k)].arg,
-                                           ops[static_cast<size_t>(k)].target, start, k, k + 1}));
+      items.push_back(finish_if_expression_test(
+          finish_chained_test({pop(), ops[static_cast<size_t>(k)].arg,
+                               ops[static_cast<size_t>(k)].target, start, k, k + 1})));
     } catch (const DecodeFailure&) {
       break;
     }
@@ -1627,6 +1700,13 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
   if (label <= j) {
     if (!loop || resolve(label) != resolve(loop->continue_target))
       throw DecodeFailure("backward condition");
+    // (Only where falling off the region goes back there too: else, inside an if statement's
+    // branch, `if not test: continue`.)
+    if (!same_target(exit, loop->continue_target)) {
+      test = negate_test(test, none_tests_jump());
+      make_if({make_stmt(StmtKind::Continue)}, {});
+      return then_begin;
+    }
     Body then_body;
     if (then_begin >= end && loop->break_target == then_begin) {
       then_body.push_back(make_stmt(StmtKind::Break));

@@ -107,6 +107,49 @@ CASES: list[Case] = [
         ("", [], "z"),
     ),
     _case(
+        "conditional_expression_as_test",
+        # A conditional expression as a test compiles to jumps (compiler_jump_if), the body's and
+        # the else part's tests going where the whole test goes
+        """
+        def f(a, b, c, d):
+            r = []
+            if rec("a", a) if rec("b", b) else rec("c", c):
+                r.append(1)
+            if (a if b else c) or d:
+                r.append(2)
+            if not (a if b else c):
+                r.append(3)
+            if d and (a or d if b else c is None):
+                r.append(4)
+            for i in range(3):
+                if i if b else c:
+                    continue
+                r.append(i)
+            return r
+        """,
+        (0, 0, 0, 0),
+        (1, 0, 0, 1),
+        (0, 1, None, 0),
+        (1, 1, 1, 1),
+        (0, 0, 1, 1),
+        (None, 1, None, 1),
+    ),
+    _case(
+        "while_conditional_expression_test",
+        # The test is compiled twice (before the loop and, 3.10/3.11, at its end): a jump back to
+        # the loop head inside the copy's if-branch is a `continue`, not the branch's end
+        """
+        def f(a, b, c):
+            n = 0
+            while (rec("a", a) > n) if rec("b", b) else (rec("c", c) > n):
+                n += 1
+            return n
+        """,
+        (3, 1, 0),
+        (0, 0, 2),
+        (0, 1, 5),
+    ),
+    _case(
         "conditional_expression_nested",
         """
         def f(a, b):
@@ -3836,6 +3879,10 @@ _AND_IFEXP = (
     FALLBACK + "'unsupported operation' (a method's conditional expression as the right of and)"
 )
 _CODE_NOT_YET: dict = {
+    "while_conditional_expression_test": {
+        ALL: SAME_BEHAVIOUR_OTHER_CODE + "the loop is read as `if test: while True: ...` with the"
+        " test's copy at its end as ifs"
+    },
     "closure_of_a_fallback_function": {10: _AND_IFEXP, 12: _AND_IFEXP, 13: _AND_IFEXP},
     "dead_if_false_names_in_module_and_class": {
         10: SAME_BEHAVIOUR_OTHER_CODE + "the dropped block's names are missing (3.10/3.11 also keep"
