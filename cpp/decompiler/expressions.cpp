@@ -502,7 +502,16 @@ ExprPtr CodeDecoder::build_call_ex(const Operation& op) {
     if (is_null(callable)) callable = below;
   }
   std::vector<ExprPtr> args{callable};
-  if (positional->kind == ExprKind::Tuple || positional->kind == ExprKind::List) {
+  // The compiler builds the positional tuple from the arguments (a tuple display, or a list made
+  // a tuple where one is starred or there are more than 30) where the call has a `**` or a star,
+  // and otherwise compiles a lone starred argument's value directly: `g(*[1, 2])`, `g(*(a, b))`.
+  auto spread = [&](const Expr& tuple) {
+    return tuple.kind == ExprKind::Tuple &&
+           (kwargs || tuple.args.size() > 30 ||
+            std::any_of(tuple.args.begin(), tuple.args.end(),
+                        [](const ExprPtr& item) { return item->kind == ExprKind::Starred; }));
+  };
+  if (spread(*positional)) {
     for (const ExprPtr& item : positional->args) args.push_back(item);
   } else {
     args.push_back(make_expr(ExprKind::Starred, {positional}));
@@ -525,6 +534,9 @@ ExprPtr CodeDecoder::build_call_ex(const Operation& op) {
       args.push_back(make_expr(ExprKind::DoubleStarred, {kwargs}));
     }
   }
+  // (A class with starred bases or `**` keywords: `class C(*bases):`.)
+  std::vector<ExprPtr> rest(args.begin() + 1, args.end());
+  if (ExprPtr special = call_special(callable, rest)) return special;
   return make_expr(ExprKind::Call, std::move(args));
 }
 

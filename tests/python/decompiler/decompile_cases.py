@@ -315,6 +315,26 @@ CASES: list[Case] = [
         ([], {}, "class"),
     ),
     _case(
+        "lone_starred_display_argument",
+        # A lone starred argument's value is compiled directly: g(*[1, 2]) is no g(1, 2); starred
+        # class bases go through the same call
+        """
+        def g(*args, **kwargs):
+            return args, kwargs
+
+
+        def f(a, k):
+            class C(*[object], **k):
+                pass
+
+            return (
+                g(*[1, 2, 3]), g(*(a, a)), g(*[a]), g(*()), g(*[1, 2], k=1), g(*(), **k),
+                g(1, *[2, 3]), C.__bases__,
+            )
+        """,
+        ([1], {}),
+    ),
+    _case(
         "complex_constants",
         # -1j is -(1j): complex(-0.0, -1.0), whose repr "(-0-1j)" reads back as 0-1j
         """
