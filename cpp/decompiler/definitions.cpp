@@ -7,6 +7,7 @@
 
 #include "bytecode/disassembler.hpp"
 #include "bytecode/error.hpp"
+#include "bytecode/repr.hpp"
 #include "decompiler/decoder.hpp"
 #include "decompiler/printer.hpp"
 
@@ -511,6 +512,39 @@ ExprPtr lambda_body_expression(const Body& body, size_t from = 0, int depth = 0)
   return make_expr(ExprKind::IfExp, {then, s->exprs[0], other});
 }
 
+bool same_but_lines(const bytecode::CodeObject& a, const bytecode::CodeObject& b, int depth = 0);
+
+bool same_constant(const bytecode::ObjectRef& a, const bytecode::ObjectRef& b, int depth) {
+  if (!a || !b || a->kind != b->kind) return false;
+  if (a->kind == bytecode::ObjectKind::Code) return same_but_lines(*a->code, *b->code, depth + 1);
+  return bytecode::python_repr(*a) == bytecode::python_repr(*b);
+}
+
+// Whether two code objects are equal but for their line numbers.
+bool same_but_lines(const bytecode::CodeObject& a, const bytecode::CodeObject& b, int depth) {
+  if (depth > 50 || a.code != b.code || a.names != b.names ||
+      a.localsplusnames != b.localsplusnames || a.localspluskinds != b.localspluskinds ||
+      a.argcount != b.argcount || a.posonlyargcount != b.posonlyargcount ||
+      a.kwonlyargcount != b.kwonlyargcount || a.flags != b.flags || a.qualname != b.qualname ||
+      a.exceptiontable != b.exceptiontable || a.consts.size() != b.consts.size())
+    return false;
+  for (size_t k = 0; k < a.consts.size(); ++k) {
+    if (!same_constant(a.consts[k], b.consts[k], depth)) return false;
+  }
+  return true;
+}
+
+// Whether `code` repeats, but for its line numbers, a code object `parent` holds before it: the
+// compiler keeps one constant for equal code objects, and code objects of one line are equal.
+bool repeats_earlier_code(const bytecode::CodeObject& parent, const bytecode::CodeObject& code) {
+  for (const bytecode::ObjectRef& value : parent.consts) {
+    if (!value || value->kind != bytecode::ObjectKind::Code) continue;
+    if (value->code.get() == &code) return false;
+    if (same_but_lines(*value->code, code)) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 ExprPtr CodeDecoder::lambda_expr(const ExprPtr& function) {
@@ -520,13 +554,18 @@ ExprPtr CodeDecoder::lambda_expr(const ExprPtr& function) {
   ExprPtr value = lambda_body_expression(body);
   if (!value) throw DecodeFailure("lambda body is not one expression");
   std::string params = parameters(code, function, nullptr);
-  return make_expr(ExprKind::Lambda, {value}, params);
+  ExprPtr lambda = make_expr(ExprKind::Lambda, {value}, params);
+  // (A repeated lambda goes on a line of its own, or the two would be one constant.)
+  if (repeats_earlier_code(code_, code)) lambda->ref = 1;
+  return lambda;
 }
 
 ExprPtr CodeDecoder::comprehension(const ExprPtr& function, const ExprPtr& iter) {
   const auto& code = *functions_[static_cast<size_t>(function->ref)];
   CodeDecoder nested(code, CodeRole::Comprehension, session_, class_name_);
-  return comprehension_from_body(code.name, nested.decode(), iter);
+  ExprPtr result = comprehension_from_body(code.name, nested.decode(), iter);
+  if (repeats_earlier_code(code_, code)) result->ref = 1;  // (as a repeated lambda)
+  return result;
 }
 
 // The comprehension whose loop nest is `body`: for statements become clauses, the tests around

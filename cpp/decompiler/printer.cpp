@@ -173,6 +173,11 @@ bool is_plain_int_literal(const Expr& expr) {
   return true;
 }
 
+// A backslash and a line break before a lambda or comprehension marked (ref 1) to start a line
+// of its own: its code object repeats an earlier one, and equal code objects of one line would
+// be one constant.
+std::string own_line(const Expr& e) { return e.ref == 1 ? "\\\n" : ""; }
+
 // The text of `expr` and the precedence it binds with.
 std::pair<std::string, P> render(const Expr& e) {
   switch (e.kind) {
@@ -229,7 +234,7 @@ std::pair<std::string, P> render(const Expr& e) {
                   print_expr(*e.args[2], P::Test),
               P::Test};
     case ExprKind::Lambda:
-      return {(e.text.empty() ? "lambda: " : "lambda " + e.text + ": ") +
+      return {own_line(e) + (e.text.empty() ? "lambda: " : "lambda " + e.text + ": ") +
                   print_expr(*e.args[0], P::Test),
               P::Test};
     case ExprKind::Tuple:
@@ -243,14 +248,17 @@ std::pair<std::string, P> render(const Expr& e) {
     case ExprKind::Dict:
       return {print_dict(e), P::Atom};
     case ExprKind::ListComp:
-      return {"[" + print_expr(*e.args[0], P::Test) + print_clauses(e.clauses) + "]", P::Atom};
+      return {own_line(e) + "[" + print_expr(*e.args[0], P::Test) + print_clauses(e.clauses) + "]",
+              P::Atom};
     case ExprKind::SetComp:
-      return {"{" + print_expr(*e.args[0], P::Test) + print_clauses(e.clauses) + "}", P::Atom};
+      return {own_line(e) + "{" + print_expr(*e.args[0], P::Test) + print_clauses(e.clauses) + "}",
+              P::Atom};
     case ExprKind::GeneratorExp:
-      return {"(" + print_expr(*e.args[0], P::Test) + print_clauses(e.clauses) + ")", P::Atom};
+      return {own_line(e) + "(" + print_expr(*e.args[0], P::Test) + print_clauses(e.clauses) + ")",
+              P::Atom};
     case ExprKind::DictComp:
-      return {"{" + print_expr(*e.args[0], P::Test) + ": " + print_expr(*e.args[1], P::Test) +
-                  print_clauses(e.clauses) + "}",
+      return {own_line(e) + "{" + print_expr(*e.args[0], P::Test) + ": " +
+                  print_expr(*e.args[1], P::Test) + print_clauses(e.clauses) + "}",
               P::Atom};
     case ExprKind::Await:
       return {"await " + print_expr(*e.args[0], P::Atom), P::Await};

@@ -335,6 +335,21 @@ CASES: list[Case] = [
         ([1], {}),
     ),
     _case(
+        "repeated_lambdas_and_comprehensions_on_their_lines",
+        # Code objects equal but for their lines are one constant where they share a line: the
+        # decompiled repeats start lines of their own
+        """
+        def f(a):
+            table = {1: lambda v: v + 1,
+                     2: lambda v: v + 1}
+            both = ([i for i in a],
+                    [i for i in a])
+            one = [lambda: 1, lambda: 1]
+            return table[1](1) + table[2](2), both, [g() for g in one]
+        """,
+        ([1, 2],),
+    ),
+    _case(
         "complex_constants",
         # -1j is -(1j): complex(-0.0, -1.0), whose repr "(-0-1j)" reads back as 0-1j
         """
