@@ -1159,9 +1159,11 @@ void CodeDecoder::execute(int i) {
       stmt->new_line = on_new_line(loads_constant ? i - 1 : i);
       // 3.12+ folds `return CONST` into RETURN_CONST: a constant returned by LOAD_CONST +
       // RETURN_VALUE is a branch of `return a if c else b` whose return the compiler copied.
-      if (code_.minor >= 12 && i > 0 &&
-          lifted_.ops[static_cast<size_t>(i) - 1].op == Op::LoadConst &&
-          value->kind == ExprKind::Constant) {
+      // (A tuple or frozenset constant too: its value reads as a display. Not the value of an
+      // and/or whose last operand the constant is.)
+      if (code_.minor >= 12 && loads_constant &&
+          (value->kind == ExprKind::Constant || value->kind == ExprKind::Tuple ||
+           value->kind == ExprKind::Set)) {
         stmt->text = "unfolded";
       }
       return emit(stmt);

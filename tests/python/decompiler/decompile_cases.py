@@ -350,6 +350,21 @@ CASES: list[Case] = [
         ([1, 2],),
     ),
     _case(
+        "return_conditional_expression_of_tuple_constants",
+        # 3.12+ copies the return into both branches of `return a if c else b`, after folding
+        # `return CONST` into RETURN_CONST: LOAD_CONST + RETURN_VALUE of a tuple is such a branch
+        """
+        def f(a, b):
+            if b:
+                return ("(", ")") if a else ("[", "]")
+            return a and (1, 2) or (3, 4)
+        """,
+        (0, 1),
+        (1, 1),
+        (0, 0),
+        (1, 0),
+    ),
+    _case(
         "complex_constants",
         # -1j is -(1j): complex(-0.0, -1.0), whose repr "(-0-1j)" reads back as 0-1j
         """
