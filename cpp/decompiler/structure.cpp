@@ -1658,6 +1658,12 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
   // A membership or identity test jumps when true only where the compiler turned the jump
   // around: `if a not in b: continue` keeps its jump-when-false.
   auto needs_inversion = [&] {
+    // (Not where a test jumps to the jump back itself: a written `continue`, which the compiler
+    // keeps as a block of its own, `if a or b: continue`; turning a test around adds a jump
+    // back that only the test falls into.)
+    for (const ConditionItem& item : items) {
+      if (item.target == then_begin) return false;
+    }
     // (Not a while loop's first test, jumped back to from the end of its body.)
     for (int k = label; k < end; ++k) {
       const Operation& o = ops[static_cast<size_t>(k)];

@@ -365,6 +365,25 @@ CASES: list[Case] = [
         (1, 0),
     ),
     _case(
+        "or_test_then_written_continue",
+        # A written `continue` is a jump back of its own that the tests jump to: no test turned
+        # around by 3.12+ (which adds a jump back only the test falls into)
+        """
+        def f(items, seen, skip):
+            out = []
+            for i in items:
+                if i in seen or i in skip:
+                    continue
+                out.append(i)
+            for i in items:
+                if not (i in seen or i in skip):
+                    out.append(-i)
+            return out
+        """,
+        ([1, 2, 3, 4], {1}, (3,)),
+        ([], set(), ()),
+    ),
+    _case(
         "complex_constants",
         # -1j is -(1j): complex(-0.0, -1.0), whose repr "(-0-1j)" reads back as 0-1j
         """
