@@ -384,6 +384,28 @@ CASES: list[Case] = [
         ([], set(), ()),
     ),
     _case(
+        "name_order_of_imports_as_and_into_cells",
+        # The name-order block lists a dotted module name with the names its import registers:
+        # `import a.b as c` (a.b then b, 3.11+), `from a import x` where x is a cell
+        """
+        def f(model, flag):
+            if flag:
+                return None
+            try:
+                import os.path as osp
+                from os.path import join, sep
+            except ImportError as error:
+                raise ImportError("x") from error
+
+            def inner(*args: str) -> str:  # (annotations: names the source order cannot place)
+                return join(model, *args) + sep
+
+            return osp.basename(inner("a")) if flag is None else inner("b")
+        """,
+        ("m", None),
+        ("m", 0),
+    ),
+    _case(
         "complex_constants",
         # -1j is -(1j): complex(-0.0, -1.0), whose repr "(-0-1j)" reads back as 0-1j
         """
