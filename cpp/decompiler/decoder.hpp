@@ -111,6 +111,8 @@ class CodeDecoder {
   Body* out_ = nullptr;
   std::vector<LoopContext> loops_;
   std::vector<std::shared_ptr<const bytecode::CodeObject>> functions_;  // Internal "function" refs
+  std::vector<int> function_loads_;  // the LOAD_CONST of each, or -1
+  bool starts_own_line(int function_ref) const;
   std::vector<bool> opened_try_;
   std::vector<bool> consumed_;  // handler code decoded with its statement, or cleanup blocks  //
                                 // handler targets whose try statement is being decoded

@@ -547,6 +547,22 @@ bool repeats_earlier_code(const bytecode::CodeObject& parent, const bytecode::Co
 
 }  // namespace
 
+// Whether the lambda or comprehension made from functions_[ref] starts a line of its own: its
+// code object repeats an earlier one of this code but for its lines (equal code objects of one
+// line are one constant), and this is the first use of its own constant (the compiler made one
+// constant of those of its line: later uses stay on that line).
+bool CodeDecoder::starts_own_line(int ref) const {
+  const bytecode::CodeObject& code = *functions_[static_cast<size_t>(ref)];
+  int load = function_loads_[static_cast<size_t>(ref)];
+  if (load < 0 || !repeats_earlier_code(code_, code)) return false;
+  for (int k = 0; k < load; ++k) {
+    const Operation& other = lifted_.ops[static_cast<size_t>(k)];
+    if (other.op == Op::LoadConst && other.constant && other.constant->code.get() == &code)
+      return false;
+  }
+  return true;
+}
+
 ExprPtr CodeDecoder::lambda_expr(const ExprPtr& function) {
   const auto& code = *functions_[static_cast<size_t>(function->ref)];
   CodeDecoder nested(code, CodeRole::Lambda, session_, class_name_);
@@ -556,7 +572,7 @@ ExprPtr CodeDecoder::lambda_expr(const ExprPtr& function) {
   std::string params = parameters(code, function, nullptr);
   ExprPtr lambda = make_expr(ExprKind::Lambda, {value}, params);
   // (A repeated lambda goes on a line of its own, or the two would be one constant.)
-  if (repeats_earlier_code(code_, code)) lambda->ref = 1;
+  if (starts_own_line(function->ref)) lambda->ref = 1;
   return lambda;
 }
 
@@ -564,7 +580,7 @@ ExprPtr CodeDecoder::comprehension(const ExprPtr& function, const ExprPtr& iter)
   const auto& code = *functions_[static_cast<size_t>(function->ref)];
   CodeDecoder nested(code, CodeRole::Comprehension, session_, class_name_);
   ExprPtr result = comprehension_from_body(code.name, nested.decode(), iter);
-  if (repeats_earlier_code(code_, code)) result->ref = 1;  // (as a repeated lambda)
+  if (starts_own_line(function->ref)) result->ref = 1;  // (as a repeated lambda)
   return result;
 }
 
@@ -843,6 +859,7 @@ ExprPtr CodeDecoder::generic_definition(const ExprPtr& callable, const std::vect
     auto copy = std::make_shared<Expr>(*function);
     copy->ref = static_cast<int>(functions_.size());
     functions_.push_back(nested.functions_[static_cast<size_t>(function->ref)]);
+    function_loads_.push_back(-1);
     for (ExprPtr& arg : copy->args) arg = argument(arg);
     return copy;
   };

@@ -540,11 +540,33 @@ ExprPtr CodeDecoder::build_call_ex(const Operation& op) {
   return make_expr(ExprKind::Call, std::move(args));
 }
 
-// Before 3.12 an f-string's expressions cannot hold a backslash (an escaped string constant).
+namespace {
+
+// Drops the marks that start a repeated lambda or comprehension on a line of its own (a
+// backslash continuation) from `e` and what it holds.
+void clear_own_lines(const ExprPtr& e, int depth = 0) {
+  if (!e || depth > 100) return;
+  bool marked_kind = e->kind == ExprKind::Lambda || e->kind == ExprKind::ListComp ||
+                     e->kind == ExprKind::SetComp || e->kind == ExprKind::DictComp ||
+                     e->kind == ExprKind::GeneratorExp;
+  if (marked_kind) e->ref = -1;
+  for (const ExprPtr& arg : e->args) clear_own_lines(arg, depth + 1);
+  for (const ComprehensionClause& clause : e->clauses) {
+    clear_own_lines(clause.target, depth + 1);
+    clear_own_lines(clause.iter, depth + 1);
+    for (const ExprPtr& condition : clause.conditions) clear_own_lines(condition, depth + 1);
+  }
+}
+
+}  // namespace
+
+// Before 3.12 an f-string's expressions cannot hold a backslash (an escaped string constant),
+// nor a line break: a repeated lambda there stays on the line (it may then be one constant).
 void CodeDecoder::check_fstring(const ExprPtr& joined) const {
   if (code_.minor >= 12) return;
   for (const ExprPtr& part : joined->args) {
     if (part->kind != ExprKind::FormattedValue) continue;
+    clear_own_lines(part->args[0]);
     if (print_expr(*part->args[0]).find('\\') != std::string::npos) {
       throw DecodeFailure("f-string expression needs a backslash");
     }
@@ -878,6 +900,7 @@ void CodeDecoder::execute(int i) {
         ExprPtr code = internal("code");
         code->ref = static_cast<int>(functions_.size());
         functions_.push_back(op.constant->code);
+        function_loads_.push_back(i);
         return push(code);
       }
       return push(constant(op.constant));
