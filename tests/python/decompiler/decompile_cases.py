@@ -406,6 +406,26 @@ CASES: list[Case] = [
         ("m", 0),
     ),
     _case(
+        "if_then_while_with_and_test",
+        # `if a: while b and c: ...`: the if's test jumps where the loop's does; the loop's test
+        # copy at its end repeats b and c alone (read as `while a and b and c: pass` before)
+        """
+        def f(items, parts):
+            parts = list(parts)
+            for p in items:
+                if p:
+                    if p < "x":
+                        while parts and parts[-1] == "y":
+                            parts.pop()
+                    while parts and parts[-1] == "0":
+                        parts.pop()
+                parts.append(p)
+            return parts
+        """,
+        (["a", "", "z"], ["0", "y", "y"]),
+        (["b"], []),
+    ),
+    _case(
         "complex_constants",
         # -1j is -(1j): complex(-0.0, -1.0), whose repr "(-0-1j)" reads back as 0-1j
         """
@@ -3926,6 +3946,12 @@ CASES: list[Case] = [
 FALLBACK = "marked fallback region: "
 WRONG = "decompiles without a fallback to code that behaves differently: "
 _NOT_YET: dict = {
+    "if_then_while_with_and_test": {
+        10: FALLBACK + "'while test copy' (an if's test read as the loop's first test)",
+        11: FALLBACK + "'while test copy' (an if's test read as the loop's first test)",
+        12: FALLBACK + "'while test copy' (an if's test read as the loop's first test)",
+        13: WRONG + "the if's test is read as the loop's first test and the loop body dropped",
+    },
     "loop_try_continue_then_code_after_clause": {
         12: FALLBACK + "'try statement leaves its region' (the code after the statement, reached"
         " from its clause only, holds an if/else ending in the loop's jumps back)",
