@@ -13,7 +13,8 @@ FUZZ_DIR := build/fuzz
 FUZZ_SECONDS ?= 600
 CLANGXX := clang++-14
 
-.PHONY: demo test test-cpp test-python test-models test-semantic fuzz fuzz-smoke lint format setup clean
+.PHONY: demo test test-cpp test-python test-models test-semantic verify-third-party fuzz fuzz-smoke \
+  lint format setup clean
 
 demo: $(STAMPS)/installed
 	$(PY) -m glassbox.demo
@@ -70,6 +71,24 @@ test-semantic: $(STAMPS)/installed
 	@mkdir -p build
 	$(PY) scripts/semantic_check.py --python $(SEMANTIC_PYTHON) --json build/semantic.json \
 	  --min-percent $(SEMANTIC_MIN_PERCENT) $(SEMANTIC_ARGS)
+
+# The verifier on third-party packages installed in .venv (their .py sources compiled by each of
+# 3.10-3.13; a source that does not compile under a version is counted apart, not as a failure):
+# one table of package x version at the end, every verdict in build/third-party.json. A long
+# sweep (~10 min on a quiet 2-core machine), not part of `make test`. THIRD_PARTY_PYTHON=3.12 narrows it;
+# THIRD_PARTY_ARGS passes more options (--decompiler /copy/of/an/older/glassbox-decompile).
+SITE := $(abspath $(VENV))/lib/python3.11/site-packages
+THIRD_PARTY_PYTHON ?= all
+THIRD_PARTY_ARGS ?=
+THIRD_PARTY := $(SITE)/torch/_dynamo $(SITE)/torch/fx $(SITE)/torch/_inductor $(SITE)/torch/nn \
+  $(SITE)/numpy $(SITE)/pip $(SITE)/setuptools $(SITE)/networkx $(SITE)/jinja2 $(SITE)/pygments \
+  $(SITE)/rich $(foreach p,core simplify solvers printing,sympy=$(SITE)/sympy/$(p)) \
+  transformers=$(SITE)/transformers/utils transformers=$(SITE)/transformers/modeling_utils.py \
+  $(foreach m,bert gpt2 llama t5 whisper vit,transformers=$(SITE)/transformers/models/$(m)/modeling_*.py)
+verify-third-party: $(STAMPS)/installed
+	cd /tmp && nice -n 10 $(abspath $(PY)) -m glassbox.verify --python $(THIRD_PARTY_PYTHON) \
+	  --jobs 2 --by-package --progress-lines --max-failures 0 \
+	  --json $(abspath build/third-party.json) $(THIRD_PARTY_ARGS) $(THIRD_PARTY)
 
 # libFuzzer targets under ASan and UBSan: the marshal reader, the disassembler and decompiler,
 # and the artifact loader. FUZZ_SECONDS is per target.

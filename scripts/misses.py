@@ -2,6 +2,8 @@
 
     python3 scripts/misses.py 3.12 > /tmp/m312.tsv   # file, qualname, size, kind, difference
     python3 scripts/misses.py 3.11 --optimize 0 --recompile-optimize 1   # the cross-level check
+    python3 scripts/misses.py 3.12 .venv/lib/python3.11/site-packages/rich  # other code than
+                                                                            # the stdlib
 
 ``kind`` is ``fallback`` when the decompiled function holds a marked fallback (its own code, not a
 nested one), ``missing`` when the code object has no counterpart (a parent fell back), else
@@ -50,7 +52,10 @@ with tempfile.TemporaryDirectory() as tmp:
             py_compile.compile(path, cfile=pyc, doraise=True, optimize=optimize)
         except Exception:
             continue
-        r = subprocess.run([decompiler, pyc], capture_output=True, timeout=60)
+        try:
+            r = subprocess.run([decompiler, pyc], capture_output=True, timeout=60)
+        except subprocess.TimeoutExpired:
+            print(f"{path}\t<module>\t0\thang\t"); continue
         if r.returncode not in (0, 1):
             print(f"{path}\t<module>\t0\tcrash\t{r.returncode}"); continue
         try:
@@ -83,20 +88,7 @@ with tempfile.TemporaryDirectory() as tmp:
 """
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("version", help="3.10, 3.11, 3.12 or 3.13 (found under ~/.pyenv)")
-    parser.add_argument("--optimize", type=int, choices=(0, 1, 2), default=0)
-    parser.add_argument("--recompile-optimize", type=int, choices=(0, 1, 2))
-    args = parser.parse_args()
-    version = args.version
-    level = args.optimize if args.recompile_optimize is None else args.recompile_optimize
-    python = sorted(
-        glob.glob(os.path.expanduser(f"~/.pyenv/versions/{version}.*/bin/python{version}"))
-    )[-1]
-    lib = subprocess.check_output(
-        [python, "-c", "import sysconfig; print(sysconfig.get_paths()['stdlib'])"], text=True
-    ).strip()
+def stdlib_files(lib: str) -> list[str]:
     files = []
     for path in sorted(glob.glob(os.path.join(lib, "**", "*.py"), recursive=True)):
         rel = os.path.relpath(path, lib)
@@ -106,6 +98,41 @@ def main() -> None:
         if parts[0] in ("lib2to3",) and "tests" in parts:
             continue
         files.append(path)
+    return files
+
+
+def named_files(paths: list[str]) -> list[str]:
+    files = []
+    for path in paths:
+        if os.path.isdir(path):
+            files.extend(sorted(glob.glob(os.path.join(path, "**", "*.py"), recursive=True)))
+        else:
+            files.append(path)
+    return [os.path.abspath(f) for f in files]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("version", help="3.10, 3.11, 3.12 or 3.13 (found under ~/.pyenv)")
+    parser.add_argument("--optimize", type=int, choices=(0, 1, 2), default=0)
+    parser.add_argument("--recompile-optimize", type=int, choices=(0, 1, 2))
+    parser.add_argument(
+        "paths", nargs="*", help=".py files or folders to judge instead of the standard library"
+    )
+    args = parser.parse_args()
+    version = args.version
+    level = args.optimize if args.recompile_optimize is None else args.recompile_optimize
+    python = sorted(
+        glob.glob(os.path.expanduser(f"~/.pyenv/versions/{version}.*/bin/python{version}"))
+    )[-1]
+    lib = subprocess.check_output(
+        [python, "-c", "import sysconfig; print(sysconfig.get_paths()['stdlib'])"], text=True
+    ).strip()
+    if args.paths:
+        files = named_files(args.paths)
+        lib = os.path.commonpath([os.path.dirname(f) for f in files])
+    else:
+        files = stdlib_files(lib)
     out = subprocess.run(
         [
             python,

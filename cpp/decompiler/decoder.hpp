@@ -115,6 +115,8 @@ class CodeDecoder {
   std::vector<LoopContext> loops_;
   int threaded_breaks_ = 0;  // breaks of the innermost for loop read where !breaks_thread
   std::vector<std::shared_ptr<const bytecode::CodeObject>> functions_;  // Internal "function" refs
+  std::vector<int> function_loads_;  // the LOAD_CONST of each, or -1
+  bool starts_own_line(int function_ref) const;
   std::vector<bool> opened_try_;
   std::vector<bool> consumed_;  // handler code decoded with its statement, or cleanup blocks  //
                                 // handler targets whose try statement is being decoded
@@ -190,6 +192,9 @@ class CodeDecoder {
   };
   std::vector<ConditionItem> collect_conditions_range(int begin, int end);
   ConditionItem finish_chained_test(ConditionItem item);
+  ConditionItem finish_if_expression_test(ConditionItem item);
+  std::vector<ConditionItem> if_expression_part(int begin, int end, int like, int label,
+                                                int last_next);
   std::vector<ConditionItem> collect_conditions(int j, int end, int stmt_start);
   ExprPtr build_condition(const std::vector<ConditionItem>& items, size_t lo, size_t hi, int label,
                           bool cond, int end_position, bool top = true) const;
@@ -295,6 +300,7 @@ class CodeDecoder {
   void add_name_order(Body& body) const;
   std::vector<std::string> unused_free_variables() const;
   void add_dead_block_names(Body& block) const;
+  size_t import_as_parts(const std::vector<std::string>& names, size_t k) const;
   void add_interface_names(Body& body) const;  // readable output: what behaviour needs
   void add_unused_names(Body& body) const;
   void add_folded_true_test(Body& body) const;

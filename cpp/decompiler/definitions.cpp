@@ -7,6 +7,7 @@
 
 #include "bytecode/disassembler.hpp"
 #include "bytecode/error.hpp"
+#include "bytecode/repr.hpp"
 #include "decompiler/decoder.hpp"
 #include "decompiler/printer.hpp"
 
@@ -511,7 +512,56 @@ ExprPtr lambda_body_expression(const Body& body, size_t from = 0, int depth = 0)
   return make_expr(ExprKind::IfExp, {then, s->exprs[0], other});
 }
 
+bool same_but_lines(const bytecode::CodeObject& a, const bytecode::CodeObject& b, int depth = 0);
+
+bool same_constant(const bytecode::ObjectRef& a, const bytecode::ObjectRef& b, int depth) {
+  if (!a || !b || a->kind != b->kind) return false;
+  if (a->kind == bytecode::ObjectKind::Code) return same_but_lines(*a->code, *b->code, depth + 1);
+  return bytecode::python_repr(*a) == bytecode::python_repr(*b);
+}
+
+// Whether two code objects are equal but for their line numbers.
+bool same_but_lines(const bytecode::CodeObject& a, const bytecode::CodeObject& b, int depth) {
+  if (depth > 50 || a.code != b.code || a.names != b.names ||
+      a.localsplusnames != b.localsplusnames || a.localspluskinds != b.localspluskinds ||
+      a.argcount != b.argcount || a.posonlyargcount != b.posonlyargcount ||
+      a.kwonlyargcount != b.kwonlyargcount || a.flags != b.flags || a.qualname != b.qualname ||
+      a.exceptiontable != b.exceptiontable || a.consts.size() != b.consts.size())
+    return false;
+  for (size_t k = 0; k < a.consts.size(); ++k) {
+    if (!same_constant(a.consts[k], b.consts[k], depth)) return false;
+  }
+  return true;
+}
+
+// Whether `code` repeats, but for its line numbers, a code object `parent` holds before it: the
+// compiler keeps one constant for equal code objects, and code objects of one line are equal.
+bool repeats_earlier_code(const bytecode::CodeObject& parent, const bytecode::CodeObject& code) {
+  for (const bytecode::ObjectRef& value : parent.consts) {
+    if (!value || value->kind != bytecode::ObjectKind::Code) continue;
+    if (value->code.get() == &code) return false;
+    if (same_but_lines(*value->code, code)) return true;
+  }
+  return false;
+}
+
 }  // namespace
+
+// Whether the lambda or comprehension made from functions_[ref] starts a line of its own: its
+// code object repeats an earlier one of this code but for its lines (equal code objects of one
+// line are one constant), and this is the first use of its own constant (the compiler made one
+// constant of those of its line: later uses stay on that line).
+bool CodeDecoder::starts_own_line(int ref) const {
+  const bytecode::CodeObject& code = *functions_[static_cast<size_t>(ref)];
+  int load = function_loads_[static_cast<size_t>(ref)];
+  if (load < 0 || !repeats_earlier_code(code_, code)) return false;
+  for (int k = 0; k < load; ++k) {
+    const Operation& other = lifted_.ops[static_cast<size_t>(k)];
+    if (other.op == Op::LoadConst && other.constant && other.constant->code.get() == &code)
+      return false;
+  }
+  return true;
+}
 
 ExprPtr CodeDecoder::lambda_expr(const ExprPtr& function) {
   const auto& code = *functions_[static_cast<size_t>(function->ref)];
@@ -520,13 +570,18 @@ ExprPtr CodeDecoder::lambda_expr(const ExprPtr& function) {
   ExprPtr value = lambda_body_expression(body);
   if (!value) throw DecodeFailure("lambda body is not one expression");
   std::string params = parameters(code, function, nullptr);
-  return make_expr(ExprKind::Lambda, {value}, params);
+  ExprPtr lambda = make_expr(ExprKind::Lambda, {value}, params);
+  // (A repeated lambda goes on a line of its own, or the two would be one constant.)
+  if (starts_own_line(function->ref)) lambda->ref = 1;
+  return lambda;
 }
 
 ExprPtr CodeDecoder::comprehension(const ExprPtr& function, const ExprPtr& iter) {
   const auto& code = *functions_[static_cast<size_t>(function->ref)];
   CodeDecoder nested(code, CodeRole::Comprehension, session_, class_name_);
-  return comprehension_from_body(code.name, nested.decode(), iter);
+  ExprPtr result = comprehension_from_body(code.name, nested.decode(), iter);
+  if (starts_own_line(function->ref)) result->ref = 1;  // (as a repeated lambda)
+  return result;
 }
 
 // The comprehension whose loop nest is `body`: for statements become clauses, the tests around
@@ -804,6 +859,7 @@ ExprPtr CodeDecoder::generic_definition(const ExprPtr& callable, const std::vect
     auto copy = std::make_shared<Expr>(*function);
     copy->ref = static_cast<int>(functions_.size());
     functions_.push_back(nested.functions_[static_cast<size_t>(function->ref)]);
+    function_loads_.push_back(-1);
     for (ExprPtr& arg : copy->args) arg = argument(arg);
     return copy;
   };
@@ -875,14 +931,39 @@ void CodeDecoder::emit_import_from(const ExprPtr& module) {
   emit(stmt);
 }
 
+namespace {
+
+// The operations of 3.12+ comprehensions inlined into this code: from the LOAD_FAST_AND_CLEAR
+// that saves their variables to their loop's exit. Inlined into a class body, they read the
+// names they do not bind with LOAD_GLOBAL (a comprehension does not see the class's names).
+std::vector<bool> inlined_comprehension_ops(const std::vector<Operation>& ops) {
+  std::vector<bool> inside(ops.size(), false);
+  size_t count = ops.size();
+  for (size_t k = 0; k < count; ++k) {
+    if (ops[k].op != Op::LoadFastAndClear || (k > 0 && ops[k - 1].op == Op::LoadFastAndClear))
+      continue;
+    size_t loop = k;
+    while (loop < count && ops[loop].op == Op::LoadFastAndClear) ++loop;
+    loop += 3;  // SWAP, the display, SWAP
+    if (loop >= count || ops[loop].op != Op::ForIter || ops[loop - 1].op != Op::Swap) continue;
+    size_t end = std::min(count, static_cast<size_t>(std::max(ops[loop].target, 0)));
+    for (size_t m = k; m < end; ++m) inside[m] = true;
+  }
+  return inside;
+}
+
+}  // namespace
+
 void CodeDecoder::add_declarations(Body& body) const {
   std::set<std::string> globals_seen;
   std::set<std::string> nonlocals_seen;
   std::vector<std::string> globals;
   std::vector<std::string> nonlocals;
-  for (const Operation& op : lifted_.ops) {
+  std::vector<bool> inlined = inlined_comprehension_ops(lifted_.ops);
+  for (size_t k = 0; k < lifted_.ops.size(); ++k) {
+    const Operation& op = lifted_.ops[k];
     bool writes = op.op == Op::StoreName || op.op == Op::DeleteName;
-    if (op.scope == Scope::Global && (writes || role_ == CodeRole::Class) &&
+    if (op.scope == Scope::Global && (writes || (role_ == CodeRole::Class && !inlined[k])) &&
         (op.op == Op::StoreName || op.op == Op::DeleteName || op.op == Op::LoadName)) {
       if (globals_seen.insert(op.text).second) globals.push_back(source_name(op.text));
     }

@@ -1,9 +1,11 @@
 // The symbolic stack: operations that compute values become expression trees; operations that
 // consume a value at statement level (stores, POP_TOP, returns, raises) become statements.
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <functional>
 #include <set>
+#include <string>
 
 #include "bytecode/repr.hpp"
 #include "decompiler/decoder.hpp"
@@ -50,6 +52,59 @@ const char* negated_operator(const std::string& op) {
   if (op == "in") return "not in";
   if (op == "not in") return "in";
   return nullptr;
+}
+
+// The keyword a call's dict key spells: a string constant that is an identifier and no keyword;
+// empty otherwise.
+std::string keyword_name(const ExprPtr& key) {
+  static const std::set<std::string> reserved = {
+      "False", "None",     "True",  "and",    "as",   "assert", "async",  "await",    "break",
+      "class", "continue", "def",   "del",    "elif", "else",   "except", "finally",  "for",
+      "from",  "global",   "if",    "import", "in",   "is",     "lambda", "nonlocal", "not",
+      "or",    "pass",     "raise", "return", "try",  "while",  "with",   "yield"};
+  if (!key || key->kind != ExprKind::Constant || key->text.size() < 3 || key->text[0] != '\'' ||
+      key->text.back() != '\'')
+    return {};
+  std::string name = key->text.substr(1, key->text.size() - 2);
+  if (std::isdigit(static_cast<unsigned char>(name[0])) || reserved.count(name)) return {};
+  bool plain = std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  });
+  return plain ? name : std::string();
+}
+
+// Whether DICT_MERGE of `mapping` into `display` is a group of keyword arguments (`f(**a, k=v)`):
+// the compiler gathers consecutive keywords into one group and merges a group only right after a
+// `**` (the first group is the dict itself), a group compiling as a display of its keys would.
+// Otherwise (merged into the empty dict the compiler starts with, or right after a group, or with
+// keys that are no keywords or repeat one) it is a `**{...}` display.
+bool keyword_group(const Expr& mapping, const Expr& display) {
+  size_t size = display.args.size();
+  if (mapping.kind != ExprKind::Dict || mapping.args.empty() || size < 2 || display.args[size - 2])
+    return false;
+  std::set<std::string> seen;
+  for (size_t k = 0; k + 1 < display.args.size(); k += 2) {
+    std::string name = keyword_name(display.args[k]);
+    if (!name.empty()) seen.insert(name);
+  }
+  for (size_t k = 0; k + 1 < mapping.args.size(); k += 2) {
+    std::string name = keyword_name(mapping.args[k]);
+    if (name.empty() || !seen.insert(name).second) return false;
+  }
+  return true;
+}
+
+// Source that evaluates to the complex constant (real, imag) where its repr reads back otherwise:
+// "-1j" is -(1j), complex(-0.0, -1.0), which repr writes "(-0-1j)"; complex(0.0, -1.0), repr
+// "-1j", is 0-1j. Zero parts of mixed signs other than these keep the repr.
+std::string complex_source(double real, double imag) {
+  std::string repr = bytecode::repr_complex(real, imag);
+  bool negative_real = std::signbit(real), negative_imag = std::signbit(imag);
+  if (real != 0.0 || (!negative_real && !negative_imag)) return repr;
+  if (negative_real && negative_imag) return "-" + bytecode::repr_complex(0.0, -imag);  // -(xj)
+  if (imag == 0.0) return repr;  // complex(0.0, -0.0), complex(-0.0, 0.0): no constant spells
+  std::string flipped = "(0-" + bytecode::repr_complex(0.0, std::fabs(imag)) + ")";
+  return negative_real ? "-" + flipped : flipped;
 }
 
 }  // namespace
@@ -403,7 +458,7 @@ ExprPtr CodeDecoder::constant(const bytecode::ObjectRef& obj) const {
     case ObjectKind::Complex:
       if (!std::isfinite(obj->real) || !std::isfinite(obj->imag))
         throw DecodeFailure("non-finite complex");
-      break;
+      return make_constant(complex_source(obj->real, obj->imag));
     default:
       break;
   }
@@ -450,7 +505,16 @@ ExprPtr CodeDecoder::build_call_ex(const Operation& op) {
     if (is_null(callable)) callable = below;
   }
   std::vector<ExprPtr> args{callable};
-  if (positional->kind == ExprKind::Tuple || positional->kind == ExprKind::List) {
+  // The compiler builds the positional tuple from the arguments (a tuple display, or a list made
+  // a tuple where one is starred or there are more than 30) where the call has a `**` or a star,
+  // and otherwise compiles a lone starred argument's value directly: `g(*[1, 2])`, `g(*(a, b))`.
+  auto spread = [&](const Expr& tuple) {
+    return tuple.kind == ExprKind::Tuple &&
+           (kwargs || tuple.args.size() > 30 ||
+            std::any_of(tuple.args.begin(), tuple.args.end(),
+                        [](const ExprPtr& item) { return item->kind == ExprKind::Starred; }));
+  };
+  if (spread(*positional)) {
     for (const ExprPtr& item : positional->args) args.push_back(item);
   } else {
     args.push_back(make_expr(ExprKind::Starred, {positional}));
@@ -473,14 +537,39 @@ ExprPtr CodeDecoder::build_call_ex(const Operation& op) {
       args.push_back(make_expr(ExprKind::DoubleStarred, {kwargs}));
     }
   }
+  // (A class with starred bases or `**` keywords: `class C(*bases):`.)
+  std::vector<ExprPtr> rest(args.begin() + 1, args.end());
+  if (ExprPtr special = call_special(callable, rest)) return special;
   return make_expr(ExprKind::Call, std::move(args));
 }
 
-// Before 3.12 an f-string's expressions cannot hold a backslash (an escaped string constant).
+namespace {
+
+// Drops the marks that start a repeated lambda or comprehension on a line of its own (a
+// backslash continuation) from `e` and what it holds.
+void clear_own_lines(const ExprPtr& e, int depth = 0) {
+  if (!e || depth > 100) return;
+  bool marked_kind = e->kind == ExprKind::Lambda || e->kind == ExprKind::ListComp ||
+                     e->kind == ExprKind::SetComp || e->kind == ExprKind::DictComp ||
+                     e->kind == ExprKind::GeneratorExp;
+  if (marked_kind) e->ref = -1;
+  for (const ExprPtr& arg : e->args) clear_own_lines(arg, depth + 1);
+  for (const ComprehensionClause& clause : e->clauses) {
+    clear_own_lines(clause.target, depth + 1);
+    clear_own_lines(clause.iter, depth + 1);
+    for (const ExprPtr& condition : clause.conditions) clear_own_lines(condition, depth + 1);
+  }
+}
+
+}  // namespace
+
+// Before 3.12 an f-string's expressions cannot hold a backslash (an escaped string constant),
+// nor a line break: a repeated lambda there stays on the line (it may then be one constant).
 void CodeDecoder::check_fstring(const ExprPtr& joined) const {
   if (code_.minor >= 12) return;
   for (const ExprPtr& part : joined->args) {
     if (part->kind != ExprKind::FormattedValue) continue;
+    clear_own_lines(part->args[0]);
     if (print_expr(*part->args[0]).find('\\') != std::string::npos) {
       throw DecodeFailure("f-string expression needs a backslash");
     }
@@ -814,6 +903,7 @@ void CodeDecoder::execute(int i) {
         ExprPtr code = internal("code");
         code->ref = static_cast<int>(functions_.size());
         functions_.push_back(op.constant->code);
+        function_loads_.push_back(i);
         return push(code);
       }
       return push(constant(op.constant));
@@ -1014,7 +1104,7 @@ void CodeDecoder::execute(int i) {
       ExprPtr mapping = pop();
       ExprPtr display = top(op.arg);
       auto grown = std::make_shared<Expr>(*display);
-      if (mapping->kind == ExprKind::Dict && op.op == Op::DictMerge) {
+      if (op.op == Op::DictMerge && keyword_group(*mapping, *display)) {
         grown->args.insert(grown->args.end(), mapping->args.begin(), mapping->args.end());
       } else {
         grown->args.push_back(nullptr);
@@ -1095,9 +1185,11 @@ void CodeDecoder::execute(int i) {
       stmt->new_line = on_new_line(loads_constant ? i - 1 : i);
       // 3.12+ folds `return CONST` into RETURN_CONST: a constant returned by LOAD_CONST +
       // RETURN_VALUE is a branch of `return a if c else b` whose return the compiler copied.
-      if (code_.minor >= 12 && i > 0 &&
-          lifted_.ops[static_cast<size_t>(i) - 1].op == Op::LoadConst &&
-          value->kind == ExprKind::Constant) {
+      // (A tuple or frozenset constant too: its value reads as a display. Not the value of an
+      // and/or whose last operand the constant is.)
+      if (code_.minor >= 12 && loads_constant &&
+          (value->kind == ExprKind::Constant || value->kind == ExprKind::Tuple ||
+           value->kind == ExprKind::Set)) {
         stmt->text = "unfolded";
       }
       return emit(stmt);

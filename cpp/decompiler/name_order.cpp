@@ -540,6 +540,21 @@ void CodeDecoder::add_interface_names(Body& body) const {
   body.insert(body.begin() + static_cast<long>(at), comment);
 }
 
+// How many names after the dotted module name names[k] are its parts after the first, as
+// `import a.b.c as d` registers them (3.11+, IMPORT_FROM); 0 when they are not.
+size_t CodeDecoder::import_as_parts(const std::vector<std::string>& names, size_t k) const {
+  if (code_.minor < 11 || code_.varnames.empty()) return 0;
+  const std::string& name = names[k];
+  size_t count = 0;
+  for (size_t dot = name.find('.'); dot != std::string::npos; dot = name.find('.', dot + 1)) {
+    size_t next = name.find('.', dot + 1);
+    std::string part = name.substr(dot + 1, next == std::string::npos ? next : next - dot - 1);
+    if (k + 1 + count >= names.size() || names[k + 1 + count] != part) return 0;
+    ++count;
+  }
+  return count;
+}
+
 // co_names, in order, for the dead block of add_name_order.
 void CodeDecoder::add_dead_block_names(Body& block) const {
   // `None.name`: the attribute puts `name` in co_names without making it a variable (a bare
@@ -559,13 +574,22 @@ void CodeDecoder::add_dead_block_names(Body& block) const {
         dotted = is_identifier(name.substr(part, dot - part));
         part = dot + 1;
       }
-      if (dotted && k + 1 < names.size() && is_identifier(names[k + 1]) &&
-          std::find(code_.varnames.begin(), code_.varnames.end(), names[k + 1]) !=
-              code_.varnames.end()) {
+      auto local = [&](const std::string& n) {  // (a cell of the function's is one too)
+        return std::find(code_.varnames.begin(), code_.varnames.end(), n) != code_.varnames.end() ||
+               std::find(code_.cellvars.begin(), code_.cellvars.end(), n) != code_.cellvars.end();
+      };
+      if (dotted && k + 1 < names.size() && is_identifier(names[k + 1]) && local(names[k + 1])) {
         auto import = make_stmt(StmtKind::Import);
         import->text = "from " + name + " import " + names[k + 1];
         block.push_back(import);
         ++k;
+      } else if (size_t parts = import_as_parts(names, k); dotted && parts > 0) {
+        // `import a.b.c as d` registers a.b.c, then b and c (IMPORT_FROM), and stores d: any
+        // local of the function will do.
+        auto import = make_stmt(StmtKind::Import);
+        import->text = "import " + name + " as " + code_.varnames[0];
+        block.push_back(import);
+        k += parts;
       }
       continue;
     }

@@ -1,5 +1,6 @@
 #include "decompiler/printer.hpp"
 
+#include <algorithm>
 #include <map>
 #include <sstream>
 
@@ -143,6 +144,15 @@ std::string print_slice(const Expr& expr) {
 
 std::string print_subscript_index(const Expr& index) {
   if (index.kind == ExprKind::Slice) return print_slice(index);
+  auto is_kind = [](ExprKind kind) {
+    return [kind](const ExprPtr& item) { return item->kind == kind; };
+  };
+  // `x[a, *b]` is 3.11+ syntax; `x[(a, *b)]`, the same tuple, compiles in every version.
+  if (index.kind == ExprKind::Tuple &&
+      std::any_of(index.args.begin(), index.args.end(), is_kind(ExprKind::Starred)) &&
+      std::none_of(index.args.begin(), index.args.end(), is_kind(ExprKind::Slice))) {
+    return print_expr(index, P::Atom);
+  }
   if (index.kind == ExprKind::Tuple && !index.args.empty()) {
     std::string out;
     for (size_t i = 0; i < index.args.size(); ++i) {
@@ -162,6 +172,11 @@ bool is_plain_int_literal(const Expr& expr) {
   }
   return true;
 }
+
+// A backslash and a line break before a lambda or comprehension marked (ref 1) to start a line
+// of its own: its code object repeats an earlier one, and equal code objects of one line would
+// be one constant.
+std::string own_line(const Expr& e) { return e.ref == 1 ? "\\\n" : ""; }
 
 // The text of `expr` and the precedence it binds with.
 std::pair<std::string, P> render(const Expr& e) {
@@ -219,7 +234,7 @@ std::pair<std::string, P> render(const Expr& e) {
                   print_expr(*e.args[2], P::Test),
               P::Test};
     case ExprKind::Lambda:
-      return {(e.text.empty() ? "lambda: " : "lambda " + e.text + ": ") +
+      return {own_line(e) + (e.text.empty() ? "lambda: " : "lambda " + e.text + ": ") +
                   print_expr(*e.args[0], P::Test),
               P::Test};
     case ExprKind::Tuple:
@@ -233,14 +248,17 @@ std::pair<std::string, P> render(const Expr& e) {
     case ExprKind::Dict:
       return {print_dict(e), P::Atom};
     case ExprKind::ListComp:
-      return {"[" + print_expr(*e.args[0], P::Test) + print_clauses(e.clauses) + "]", P::Atom};
+      return {own_line(e) + "[" + print_expr(*e.args[0], P::Test) + print_clauses(e.clauses) + "]",
+              P::Atom};
     case ExprKind::SetComp:
-      return {"{" + print_expr(*e.args[0], P::Test) + print_clauses(e.clauses) + "}", P::Atom};
+      return {own_line(e) + "{" + print_expr(*e.args[0], P::Test) + print_clauses(e.clauses) + "}",
+              P::Atom};
     case ExprKind::GeneratorExp:
-      return {"(" + print_expr(*e.args[0], P::Test) + print_clauses(e.clauses) + ")", P::Atom};
+      return {own_line(e) + "(" + print_expr(*e.args[0], P::Test) + print_clauses(e.clauses) + ")",
+              P::Atom};
     case ExprKind::DictComp:
-      return {"{" + print_expr(*e.args[0], P::Test) + ": " + print_expr(*e.args[1], P::Test) +
-                  print_clauses(e.clauses) + "}",
+      return {own_line(e) + "{" + print_expr(*e.args[0], P::Test) + ": " +
+                  print_expr(*e.args[1], P::Test) + print_clauses(e.clauses) + "}",
               P::Atom};
     case ExprKind::Await:
       return {"await " + print_expr(*e.args[0], P::Atom), P::Await};

@@ -7,6 +7,7 @@ import json
 import os
 import shutil
 import sys
+from dataclasses import asdict
 from pathlib import Path
 
 from glassbox.verify import pythons, report, runner, sources
@@ -46,7 +47,14 @@ def build_parser() -> argparse.ArgumentParser:
         "files",
         nargs="*",
         help=".py files or folders (default: the judging interpreter's "
-        "standard library, without Lib/test, Lib/*/tests, idle_test and site-packages)",
+        "standard library, without Lib/test, Lib/*/tests, idle_test and site-packages); with "
+        "--by-package also LABEL=PATTERN (a glob: 'hf=SITE/transformers/models/*/modeling*.py')",
+    )
+    parser.add_argument(
+        "--by-package",
+        action="store_true",
+        help="report each named path (or LABEL) as one package: a table of package x version at "
+        "the end",
     )
     parser.add_argument(
         "--python",
@@ -104,6 +112,11 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="no progress bar (it is shown only when stderr is a terminal)",
     )
+    parser.add_argument(
+        "--progress-lines",
+        action="store_true",
+        help="progress as plain lines on stderr (each 5%% of a version's files), for logs",
+    )
     return parser
 
 
@@ -120,12 +133,57 @@ def _decompiler(path: str | None) -> str:
 
 def _files(args: argparse.Namespace, interpreter: pythons.Interpreter) -> tuple[list[str], str]:
     """The files to judge and the folder their names are shown relative to."""
-    if args.files:
+    if args.by_package:
+        files = list(dict.fromkeys(f for _, group in args.groups for f in group))
+        root = os.path.commonpath([os.path.dirname(f) for f in files]) if files else ""
+    elif args.files:
         files = sources.named_files(args.files)
         root = os.path.commonpath([os.path.dirname(f) for f in files]) if files else ""
     else:
         files, root = sources.stdlib_files(interpreter.stdlib), interpreter.stdlib
     return (files[: args.limit] if args.limit else files), root
+
+
+def _check_files(args: argparse.Namespace) -> None:
+    """Named paths that do not exist are usage errors, found before any work."""
+    args.groups = []
+    if args.by_package:
+        if not args.files:
+            raise pythons.UsageError("--by-package needs paths or LABEL=PATTERN arguments")
+        args.groups = sources.named_groups(args.files)
+    elif args.files:
+        sources.named_files(args.files)
+
+
+def _progress(args: argparse.Namespace, total: int, title: str) -> ProgressBar:
+    if args.progress_lines and not args.no_progress:
+        return ProgressBar(total, title, lines=True)
+    return ProgressBar(total, title, enabled=not args.no_progress and sys.stderr.isatty())
+
+
+def _judge(args, interpreter, decompiler: str) -> tuple[list[dict], str]:
+    files, root = _files(args, interpreter)
+    bar = _progress(args, len(files), f"{interpreter.version:>7}")
+    records = runner.judge_files(
+        interpreter,
+        files,
+        decompiler,
+        jobs=args.jobs,
+        timeout=args.timeout,
+        optimize=args.optimize,
+        recompile_optimize=args.recompile_optimize,
+        on_verdict=lambda record: bar.advance(sources.display_name(record["file"], root)),
+    )
+    bar.close()
+    return records, root
+
+
+def _package_rows(args, interpreter, records, startup) -> list[tuple[str, report.Summary]]:
+    by_file = {r["file"]: r for r in records}
+    return [
+        (label, report.summarize(interpreter, [by_file[f] for f in files], startup))
+        for label, files in args.groups
+    ]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -134,39 +192,32 @@ def main(argv: list[str] | None = None) -> int:
     try:
         interpreters = pythons.chosen(args.python)
         decompiler = _decompiler(args.decompiler)
-        if args.files:
-            sources.named_files(args.files)  # missing paths are usage errors, before any work
+        _check_files(args)
     except pythons.UsageError as error:
         parser.error(str(error))
     except FileNotFoundError as error:
         parser.error(f"no such file or folder: {error}")
 
     startup = runner.startup_seconds(decompiler)
-    show_progress = not args.no_progress and sys.stderr.isatty()
     results = []
     summaries: list[report.Summary] = []
+    packages: list[tuple[str, report.Summary]] = []
     for interpreter in interpreters:
-        files, root = _files(args, interpreter)
-        bar = ProgressBar(len(files), f"{interpreter.version:>7}", enabled=show_progress)
-        records = runner.judge_files(
-            interpreter,
-            files,
-            decompiler,
-            jobs=args.jobs,
-            timeout=args.timeout,
-            optimize=args.optimize,
-            recompile_optimize=args.recompile_optimize,
-            on_verdict=lambda record, bar=bar, root=root: bar.advance(
-                sources.display_name(record["file"], root)
-            ),
-        )
-        bar.close()
+        records, root = _judge(args, interpreter, decompiler)
         summary = report.summarize(interpreter, records, startup)
         print(report.format_summary(summary, records, root, args.max_failures), flush=True)
         results.append(report.to_json(summary, records))
         summaries.append(summary)
+        if args.by_package:
+            rows = _package_rows(args, interpreter, records, startup)
+            results[-1]["packages"] = {label: asdict(s) for label, s in rows}
+            packages.extend(rows)
     if len(summaries) > 1:
         print("\n" + report.format_table(summaries))
+    if packages:
+        order = {label: index for index, (label, _) in enumerate(args.groups)}
+        packages.sort(key=lambda row: order[row[0]])  # stable: versions stay in order
+        print("\n" + report.format_package_table(packages))
     print(f"timing: {report.TIMING_NOTE}")
     if args.json:
         with open(args.json, "w", encoding="utf-8") as handle:

@@ -154,6 +154,9 @@ class Comparison:
     code_objects: int  # in the expected tree
     equal_code_objects: int  # those whose own fields, constants and instructions are all equal
     first_difference: Difference | None  # in depth-first order, parents before children
+    # Those equal together with every code object nested in them (a function whose lambda
+    # differs is equal, not subtree-equal): what a reader of whole functions gets back.
+    subtree_equal_code_objects: int = 0
 
     @property
     def equal(self) -> bool:
@@ -511,22 +514,38 @@ def _pairs(expected: NormalCode, got: NormalCode | None) -> Iterator[tuple]:
         yield from _pairs(child, other)
 
 
+def _difference(
+    mine: NormalCode, theirs: NormalCode | None, ignore: frozenset
+) -> Difference | None:
+    if theirs is None:
+        return Difference(mine.qualname, "code object", None, "present", "<missing>")
+    return difference_here(mine, theirs, ignore)
+
+
+def _subtree_equal(expected: NormalCode, equal: dict) -> tuple:
+    """``(code objects equal with all they contain, code objects)`` in ``expected``'s tree;
+    ``equal`` maps ``id`` of each expected node to whether it is equal itself."""
+    whole_count, nodes = 0, 1
+    whole = equal[id(expected)]
+    for child in expected.children:
+        below, size = _subtree_equal(child, equal)
+        whole_count, nodes = whole_count + below, nodes + size
+        whole = whole and below == size
+    return whole_count + (1 if whole else 0), nodes
+
+
 def compare_normalized(
     expected: NormalCode, got: NormalCode, ignore: frozenset = frozenset()
 ) -> Comparison:
-    total = equal = 0
     first = None
+    equal: dict = {}
     for mine, theirs in _pairs(expected, got):
-        total += 1
-        if theirs is None:
-            difference = Difference(mine.qualname, "code object", None, "present", "<missing>")
-        else:
-            difference = difference_here(mine, theirs, ignore)
-        if difference is None:
-            equal += 1
-        elif first is None:
+        difference = _difference(mine, theirs, ignore)
+        equal[id(mine)] = difference is None
+        if difference is not None and first is None:
             first = difference
-    return Comparison(total, equal, first)
+    subtree, _ = _subtree_equal(expected, equal)
+    return Comparison(len(equal), sum(equal.values()), first, subtree)
 
 
 def compare(

@@ -25,6 +25,7 @@ class Summary:
     code_objects: int = 0
     equal_files: int = 0
     equal_code_objects: int = 0
+    subtree_equal_code_objects: int = 0  # equal with every code object nested in them
     compiled: int = 0  # outputs that compile
     crashes: int = 0
     hangs: int = 0
@@ -45,6 +46,10 @@ class Summary:
         return self.equal_code_objects / self.code_objects if self.code_objects else 0.0
 
     @property
+    def subtree_equal_code_share(self) -> float:
+        return self.subtree_equal_code_objects / self.code_objects if self.code_objects else 0.0
+
+    @property
     def compiled_share(self) -> float:
         return self.compiled / self.files if self.files else 0.0
 
@@ -62,6 +67,7 @@ def summarize(
         code_objects=sum(r.get("code_objects", 0) for r in judged),
         equal_files=statuses["equal"],
         equal_code_objects=sum(r.get("equal_code_objects", 0) for r in judged),
+        subtree_equal_code_objects=sum(r.get("subtree_equal_code_objects", 0) for r in judged),
         compiled=sum(statuses[s] for s in COMPILED),
         crashes=statuses["crash"],
         hangs=statuses["hang"],
@@ -119,6 +125,9 @@ def format_summary(
         f"  code objects        {summary.code_objects}",
         f"  strictly equal      {_share(summary.equal_files, summary.files)} of files, "
         f"{_share(summary.equal_code_objects, summary.code_objects)} of code objects",
+        f"  subtree-equal       "
+        f"{_share(summary.subtree_equal_code_objects, summary.code_objects)} of code objects "
+        "(equal with all code nested in them)",
         f"  output compiles     {_share(summary.compiled, summary.files)}",
         f"  with fallbacks      {summary.with_fallbacks} (exit code 1)",
         f"  crashes             {summary.crashes}",
@@ -149,15 +158,41 @@ def to_json(summary: Summary, records: list[dict]) -> dict:
 def format_table(summaries: list[Summary]) -> str:
     """One row per version: the figures side by side (a Markdown table)."""
     rows = [
-        "| Python | files | code objects | equal files | equal code objects | output compiles "
-        "| crashes | hangs | median µs/code object |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| Python | files | code objects | equal files | equal code objects "
+        "| subtree-equal code objects | output compiles | crashes | hangs "
+        "| median µs/code object |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for s in summaries:
         median = s.median_us_per_code_object
         rows.append(
             f"| {s.python} | {s.files} | {s.code_objects} | {100 * s.equal_share:.1f}% "
-            f"| {100 * s.equal_code_share:.1f}% | {100 * s.compiled_share:.1f}% | {s.crashes} "
+            f"| {100 * s.equal_code_share:.1f}% | {100 * s.subtree_equal_code_share:.1f}% "
+            f"| {100 * s.compiled_share:.1f}% | {s.crashes} "
             f"| {s.hangs} | {f'{median:.1f}' if median is not None else 'n/a'} |"
         )
     return "\n".join(rows)
+
+
+def _percent(part: int, whole: int, digits: int = 2) -> str:
+    return f"{100.0 * part / whole:.{digits}f}%" if whole else "n/a"
+
+
+def format_package_table(rows: list[tuple[str, Summary]]) -> str:
+    """One row per package and version (a Markdown table); ``skipped`` files are sources that do
+    not compile under that version (newer syntax), not decompiler failures."""
+    lines = [
+        "| package | Python | files | source does not compile | code objects "
+        "| strictly equal code objects | subtree-equal code objects | output compiles "
+        "| crashes | hangs | other failures |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for package, s in rows:
+        other = s.rejected + s.errors
+        lines.append(
+            f"| {package} | {s.python} | {s.files} | {s.skipped} | {s.code_objects} "
+            f"| {_percent(s.equal_code_objects, s.code_objects)} "
+            f"| {_percent(s.subtree_equal_code_objects, s.code_objects)} "
+            f"| {_percent(s.compiled, s.files)} | {s.crashes} | {s.hangs} | {other} |"
+        )
+    return "\n".join(lines)

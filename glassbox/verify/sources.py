@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import glob
 import os
 from pathlib import Path
 
@@ -35,6 +36,34 @@ def named_files(paths: list[str]) -> list[str]:
         else:
             raise FileNotFoundError(path)
     return [str(Path(p).resolve()) for p in found]
+
+
+def _expand(pattern: str) -> list[str]:
+    """The paths a pattern names (``*``, ``?``, ``[...]``, ``**``); a plain path as it is."""
+    if not glob.has_magic(pattern):
+        return [pattern]
+    found = sorted(glob.glob(pattern, recursive=True))
+    if not found:
+        raise FileNotFoundError(pattern)
+    return found
+
+
+def named_groups(specs: list[str]) -> list[tuple[str, list[str]]]:
+    """Packages to report apart: each spec is ``PATH`` or ``LABEL=PATTERN`` (a glob, expanded
+    here); the label of a plain path is that path relative to the folder holding all of them
+    (``torch/fx`` for ``.../site-packages/torch/fx``). Specs with the same label are one package.
+    Raises ``FileNotFoundError`` for a path or pattern that names nothing."""
+    labelled = []
+    for spec in specs:
+        label, _, pattern = spec.partition("=") if "=" in spec else ("", "", spec)
+        labelled.append((label, _expand(pattern)))
+    plain = [paths[0] for label, paths in labelled if not label]
+    root = os.path.commonpath([os.path.dirname(os.path.abspath(p)) for p in plain]) if plain else ""
+    groups: dict[str, dict[str, None]] = {}  # label -> its files, in order, once each
+    for label, paths in labelled:
+        name = label or os.path.relpath(os.path.abspath(paths[0]), root)
+        groups.setdefault(name, {}).update(dict.fromkeys(named_files(paths)))
+    return [(name, list(files)) for name, files in groups.items()]
 
 
 def display_name(path: str, root: str | None) -> str:

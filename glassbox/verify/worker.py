@@ -111,7 +111,9 @@ def judge(
         return record
     record["code_objects"] = normalize.count_code_objects(original)
     returncode, out, err, seconds = run_decompiler(decompiler, pyc, timeout)
-    record.update(exit_code=returncode, seconds=seconds, equal_code_objects=0)
+    record.update(
+        exit_code=returncode, seconds=seconds, equal_code_objects=0, subtree_equal_code_objects=0
+    )
     if returncode is None:
         record.update(status="hang", message=f"no answer within {timeout:g} s")
     elif returncode < 0:
@@ -137,6 +139,7 @@ def _judge_output(record: dict, original, out: bytes, path: str, optimize: int) 
     record.update(
         status="equal" if comparison.equal else "different",
         equal_code_objects=comparison.equal_code_objects,
+        subtree_equal_code_objects=comparison.subtree_equal_code_objects,
     )
     if comparison.first_difference is not None:
         record["difference"] = comparison.first_difference.to_json()

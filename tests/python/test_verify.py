@@ -129,6 +129,21 @@ def test_missing_nested_code_object() -> None:
     assert result.equal_code_objects == 1  # f; the module and g are not equal
 
 
+def test_subtree_equal_needs_every_nested_code_equal() -> None:
+    a = "def f():\n    g = lambda: 1\n    return g\n\ndef h():\n    return 3\n"
+    result = compare(a, a.replace("lambda: 1", "lambda: 2"))
+    # module, f, the lambda, h: f and the module are equal themselves, not with all they hold
+    assert result.code_objects == 4 and result.equal_code_objects == 3
+    assert result.subtree_equal_code_objects == 1  # h
+    same = compare(a, a)
+    assert same.subtree_equal_code_objects == same.code_objects == 4
+
+
+def test_subtree_equal_of_a_missing_nested_code() -> None:
+    result = compare("def f():\n    def g(): pass\n", "def f():\n    pass\n")
+    assert result.subtree_equal_code_objects == 0
+
+
 def test_header_differences() -> None:
     diff = compare("def f(a, b): pass\n", "def f(a, *, b): pass\n").first_difference
     assert diff is not None and diff.where in ("co_argcount", "co_kwonlyargcount", "instruction")
@@ -335,12 +350,16 @@ def test_fake_decompilers_are_counted(
     assert summary["rejected"] == (2 if kind == "rejecter" else 0)
     equal = kind in ("perfect", "fallbacks")
     assert summary["equal_files"] == (2 if equal else 0)
+    subtree = summary["subtree_equal_code_objects"]
     if equal:
-        assert summary["equal_code_objects"] == summary["code_objects"]
+        assert summary["equal_code_objects"] == summary["code_objects"] == subtree
     elif kind == "different":  # code objects that do not contain the changed text stay equal
         assert 0 < summary["equal_code_objects"] < summary["code_objects"]
+        assert subtree <= summary["equal_code_objects"]
     else:
-        assert summary["equal_code_objects"] == 0
+        assert summary["equal_code_objects"] == 0 == subtree
+    assert subtree == sum(f.get("subtree_equal_code_objects", 0) for f in files)
+    assert "subtree-equal" in text
     assert summary["compiled"] == (2 if kind in ("perfect", "fallbacks", "different") else 0)
     assert summary["with_fallbacks"] == (2 if kind == "fallbacks" else 0)
     if kind == "sleeper":
@@ -381,6 +400,58 @@ def test_judges_with_another_version(
     assert summary["equal_files"] == summary["files"] == 2
 
 
+@pytest.fixture
+def packages(tmp_path: Path) -> Path:
+    """site/one (2 files, one broken), site/two/a.py, site/two/b.py: three packages asked for."""
+    site = tmp_path / "site"
+    (site / "one").mkdir(parents=True)
+    (site / "two").mkdir()
+    (site / "one" / "alpha.py").write_text(GOOD_SOURCES["alpha.py"])
+    (site / "one" / "broken.py").write_text("def (:\n")
+    (site / "two" / "a.py").write_text(GOOD_SOURCES["beta.py"])
+    (site / "two" / "b.py").write_text("x = 1\n")
+    return site
+
+
+def test_by_package(packages: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    decompiler = fake(tmp_path, "perfect", FAKES["perfect"])
+    data, text = run_verifier(
+        capsys,
+        tmp_path,
+        decompiler,
+        "--by-package",
+        str(packages / "one"),
+        f"twos={packages / 'two' / '*.py'}",
+        f"bees={packages / 'two' / 'b.py'}",
+    )
+    (version,) = data["versions"]
+    assert len(version["files"]) == 4  # two/b.py judged once, counted in both packages
+    assert list(version["packages"]) == ["one", "twos", "bees"]
+    one, twos, bees = version["packages"].values()
+    assert (one["files"], one["skipped"], twos["files"], bees["files"]) == (1, 1, 2, 1)
+    assert bees["code_objects"] == bees["subtree_equal_code_objects"] == 1
+    table = text[text.index("| package |") :]
+    assert "source does not compile" in table and "subtree-equal" in table
+    assert [line.split("|")[1].strip() for line in table.splitlines()[2:5]] == [
+        "one",
+        "twos",
+        "bees",
+    ]
+
+
+def test_progress_lines(corpus: Path, tmp_path: Path) -> None:
+    decompiler = fake(tmp_path, "garbage", FAKES["garbage"])
+    result = subprocess.run(
+        [sys.executable, "-m", "glassbox.verify", "--decompiler", decompiler, "--progress-lines"]
+        + [str(corpus)],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stderr
+    lines = result.stderr.splitlines()
+    assert len(lines) == 3 and lines[-1].split(":")[1].strip().startswith("3/3 files (100%)")
+
+
 def test_limit_and_default_stdlib(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     decompiler = fake(tmp_path, "garbage", FAKES["garbage"])
     data, _ = run_verifier(capsys, tmp_path, decompiler, "--limit", "3")
@@ -398,6 +469,8 @@ def test_limit_and_default_stdlib(tmp_path: Path, capsys: pytest.CaptureFixture[
         ["--decompiler", "/no/such/decompiler"],
         ["/no/such/file.py"],
         ["--jobs", "0"],
+        ["--by-package"],
+        ["--by-package", "x=/no/such/folder/*.py"],
     ],
 )
 def test_usage_errors_exit_2(argv: list[str], tmp_path: Path) -> None:

@@ -107,6 +107,49 @@ CASES: list[Case] = [
         ("", [], "z"),
     ),
     _case(
+        "conditional_expression_as_test",
+        # A conditional expression as a test compiles to jumps (compiler_jump_if), the body's and
+        # the else part's tests going where the whole test goes
+        """
+        def f(a, b, c, d):
+            r = []
+            if rec("a", a) if rec("b", b) else rec("c", c):
+                r.append(1)
+            if (a if b else c) or d:
+                r.append(2)
+            if not (a if b else c):
+                r.append(3)
+            if d and (a or d if b else c is None):
+                r.append(4)
+            for i in range(3):
+                if i if b else c:
+                    continue
+                r.append(i)
+            return r
+        """,
+        (0, 0, 0, 0),
+        (1, 0, 0, 1),
+        (0, 1, None, 0),
+        (1, 1, 1, 1),
+        (0, 0, 1, 1),
+        (None, 1, None, 1),
+    ),
+    _case(
+        "while_conditional_expression_test",
+        # The test is compiled twice (before the loop and, 3.10/3.11, at its end): a jump back to
+        # the loop head inside the copy's if-branch is a `continue`, not the branch's end
+        """
+        def f(a, b, c):
+            n = 0
+            while (rec("a", a) > n) if rec("b", b) else (rec("c", c) > n):
+                n += 1
+            return n
+        """,
+        (3, 1, 0),
+        (0, 0, 2),
+        (0, 1, 5),
+    ),
+    _case(
         "conditional_expression_nested",
         """
         def f(a, b):
@@ -252,6 +295,159 @@ CASES: list[Case] = [
         ([1, 2], {}),
         ([1], {}),
         ([1, 2, 3], {"key": 5}),
+    ),
+    _case(
+        "double_star_dict_displays",
+        # A dict display after `**` is a display unless merged right after another `**`, where it
+        # compiles as keywords would: its keys may be any value, or strings that are no keyword.
+        """
+        def g(*args, **kwargs):
+            return args, kwargs
+
+
+        def f(xs, d, key):
+            return (
+                g(1, **{key: 2}), g(**{"x": 1}), g(*xs, k=1, **{"z": 1}),
+                g(**d, z=1, y=2), g(**d, **{"class": 1}), g(**d, **{key: 1}, c=3),
+            )
+        """,
+        ([1], {"q": 1}, "w"),
+        ([], {}, "class"),
+    ),
+    _case(
+        "lone_starred_display_argument",
+        # A lone starred argument's value is compiled directly: g(*[1, 2]) is no g(1, 2); starred
+        # class bases go through the same call
+        """
+        def g(*args, **kwargs):
+            return args, kwargs
+
+
+        def f(a, k):
+            class C(*[object], **k):
+                pass
+
+            return (
+                g(*[1, 2, 3]), g(*(a, a)), g(*[a]), g(*()), g(*[1, 2], k=1), g(*(), **k),
+                g(1, *[2, 3]), C.__bases__,
+            )
+        """,
+        ([1], {}),
+    ),
+    _case(
+        "repeated_lambdas_and_comprehensions_on_their_lines",
+        # Code objects equal but for their lines are one constant where they share a line: the
+        # decompiled repeats start lines of their own
+        """
+        def f(a):
+            table = {1: lambda v: v + 1,
+                     2: lambda v: v + 1}
+            both = ([i for i in a],
+                    [i for i in a])
+            one = [lambda: 1, lambda: 1]
+            return table[1](1) + table[2](2), both, [g() for g in one]
+        """,
+        ([1, 2],),
+    ),
+    _case(
+        "return_conditional_expression_of_tuple_constants",
+        # 3.12+ copies the return into both branches of `return a if c else b`, after folding
+        # `return CONST` into RETURN_CONST: LOAD_CONST + RETURN_VALUE of a tuple is such a branch
+        """
+        def f(a, b):
+            if b:
+                return ("(", ")") if a else ("[", "]")
+            return a and (1, 2) or (3, 4)
+        """,
+        (0, 1),
+        (1, 1),
+        (0, 0),
+        (1, 0),
+    ),
+    _case(
+        "or_test_then_written_continue",
+        # A written `continue` is a jump back of its own that the tests jump to: no test turned
+        # around by 3.12+ (which adds a jump back only the test falls into)
+        """
+        def f(items, seen, skip):
+            out = []
+            for i in items:
+                if i in seen or i in skip:
+                    continue
+                out.append(i)
+            for i in items:
+                if not (i in seen or i in skip):
+                    out.append(-i)
+            return out
+        """,
+        ([1, 2, 3, 4], {1}, (3,)),
+        ([], set(), ()),
+    ),
+    _case(
+        "name_order_of_imports_as_and_into_cells",
+        # The name-order block lists a dotted module name with the names its import registers:
+        # `import a.b as c` (a.b then b, 3.11+), `from a import x` where x is a cell
+        """
+        def f(model, flag):
+            if flag:
+                return None
+            try:
+                import os.path as osp
+                from os.path import join, sep
+            except ImportError as error:
+                raise ImportError("x") from error
+
+            def inner(*args: str) -> str:  # (annotations: names the source order cannot place)
+                return join(model, *args) + sep
+
+            return osp.basename(inner("a")) if flag is None else inner("b")
+        """,
+        ("m", None),
+        ("m", 0),
+    ),
+    _case(
+        "if_then_while_with_and_test",
+        # `if a: while b and c: ...`: the if's test jumps where the loop's does; the loop's test
+        # copy at its end repeats b and c alone (read as `while a and b and c: pass` before)
+        """
+        def f(items, parts):
+            parts = list(parts)
+            for p in items:
+                if p:
+                    if p < "x":
+                        while parts and parts[-1] == "y":
+                            parts.pop()
+                    while parts and parts[-1] == "0":
+                        parts.pop()
+                parts.append(p)
+            return parts
+        """,
+        (["a", "", "z"], ["0", "y", "y"]),
+        (["b"], []),
+    ),
+    _case(
+        "complex_constants",
+        # -1j is -(1j): complex(-0.0, -1.0), whose repr "(-0-1j)" reads back as 0-1j
+        """
+        def f(a):
+            values = (1j, -1j, -2.5j, 0 - 2j, -(0 - 3j), 1 - 1j, -0j, 2 * -1j, (-1j).imag)
+            return [repr(v) for v in values], [a, -1j], -1j * a
+        """,
+        (2,),
+        (1j,),
+    ),
+    _case(
+        "subscript_with_starred_tuple",
+        # x[a, *b] is 3.11+ syntax: x[(a, *b)] is the same tuple in every version
+        """
+        def f(x, a):
+            d = {}
+            d[(1, *a)] = 2
+            y = d[(1, *a)]
+            del d[(1, *a)]
+            return x[(*a,)], y, d
+        """,
+        ({(1, 2): 3, (2,): 4}, [2]),
     ),
     _case(
         "slices",
@@ -858,6 +1054,30 @@ CASES: list[Case] = [
             Z -= 1
         if Z:
             W = "yes"
+        """,
+        module=True,
+    ),
+    _case(
+        "class_body_comprehension_reads_globals",
+        # 3.12+ inlines the comprehension into the class body, reading the names it does not bind
+        # with LOAD_GLOBAL: no `global` declaration of the class
+        """
+        from os import sep as SEP, path
+        TYPES = ["a", "b"]
+
+
+        class C:
+            SEP = "class's own"
+            x = [(t + "[]", SEP) for t in TYPES]
+            y = {k: [path.sep for _ in k] for k in TYPES}
+            z = SEP
+
+
+        class D:
+            global path
+            w = [path.sep for _ in TYPES]
+            v = path.sep
+        RESULT = C.x, C.y, C.z, D.w, D.v
         """,
         module=True,
     ),
@@ -3854,6 +4074,12 @@ CASES: list[Case] = [
 FALLBACK = "marked fallback region: "
 WRONG = "decompiles without a fallback to code that behaves differently: "
 _NOT_YET: dict = {
+    "if_then_while_with_and_test": {
+        10: FALLBACK + "'while test copy' (an if's test read as the loop's first test)",
+        11: FALLBACK + "'while test copy' (an if's test read as the loop's first test)",
+        12: FALLBACK + "'while test copy' (an if's test read as the loop's first test)",
+        13: WRONG + "the if's test is read as the loop's first test and the loop body dropped",
+    },
     "loop_try_continue_then_code_after_clause": {
         12: FALLBACK + "'try statement leaves its region' (the code after the statement, reached"
         " from its clause only, holds an if/else ending in the loop's jumps back)",
@@ -3909,6 +4135,10 @@ _CODE_NOT_YET: dict = {
         " the loop",
         13: SAME_BEHAVIOUR_OTHER_CODE + "the clause's break reads as a copy of the return after"
         " the loop",
+    },
+    "while_conditional_expression_test": {
+        ALL: SAME_BEHAVIOUR_OTHER_CODE + "the loop is read as `if test: while True: ...` with the"
+        " test's copy at its end as ifs"
     },
     "closure_of_a_fallback_function": {10: _AND_IFEXP, 12: _AND_IFEXP, 13: _AND_IFEXP},
     "dead_if_false_names_in_module_and_class": {
