@@ -78,6 +78,18 @@ inline void combine(double& acc, double x) {
     acc += x;
 }
 
+// Whether the reduced dims are the innermost ones (each output reduces one contiguous run).
+bool reduces_trailing(const std::vector<char>& mask) {
+  bool kept_seen = false;
+  for (std::size_t k = mask.size(); k-- > 0;) {
+    if (!mask[k])
+      kept_seen = true;
+    else if (kept_seen)
+      return false;
+  }
+  return true;
+}
+
 // acc[o] combined over all inputs mapped to o; `center` (per output) subtracted and squared if set.
 template <Reduce R>
 void accumulate(const float* x, const Shape& shape, const std::vector<char>& mask,
@@ -88,17 +100,13 @@ void accumulate(const float* x, const Shape& shape, const std::vector<char>& mas
   // Output strides expressed over input dims (0 on reduced dims).
   std::vector<std::int64_t> ostride(nd, 0);
   std::int64_t s = 1;
-  bool trailing = true, seen_kept = false;
   for (std::size_t k = nd; k-- > 0;) {
     if (!mask[k]) {
       ostride[k] = s;
       s *= shape[k];
-      seen_kept = true;
-    } else if (seen_kept) {
-      trailing = false;
     }
   }
-  if (trailing) {
+  if (reduces_trailing(mask)) {
     std::int64_t outs = static_cast<std::int64_t>(acc.size());
     std::int64_t run = outs ? n / outs : 0;
     for (std::int64_t o = 0; o < outs; ++o) {
@@ -178,18 +186,6 @@ void verify_logical(const VerifyContext& c) {
 }
 
 // any: the largest of the 0/1 flags is 1 (of none: -inf); all: the smallest is 1 (of none: +inf).
-// Whether the reduced dims are the innermost ones (each output reduces one contiguous run).
-bool reduces_trailing(const std::vector<char>& mask) {
-  bool kept_seen = false;
-  for (std::size_t k = mask.size(); k-- > 0;) {
-    if (!mask[k])
-      kept_seen = true;
-    else if (kept_seen)
-      return false;
-  }
-  return true;
-}
-
 template <Reduce R>
 void run_logical(const KernelContext& c) {
   TensorRef in = c.in(0), out = c.out(0);
