@@ -195,6 +195,14 @@ rt::KernelArgs kernel_args(const std::string& op, const nb::object& args) {
     g.beta = nb::cast<double>(args.attr("beta")), g.alpha = nb::cast<double>(args.attr("alpha"));
     return g;
   }
+  if (std::string(family) == "AttentionArgs") {
+    rt::AttentionArgs t;
+    t.scale = nb::cast<double>(args.attr("scale"));
+    t.causal = flag("causal"), t.has_mask = flag("has_mask");
+    t.q_tokens_first = flag("q_tokens_first"), t.k_tokens_first = flag("k_tokens_first");
+    t.v_tokens_first = flag("v_tokens_first"), t.out_tokens_first = flag("out_tokens_first");
+    return t;
+  }
   rt::Conv2dArgs c;
   c.stride_h = i64("stride_h"), c.stride_w = i64("stride_w");
   c.pad_h = i64("pad_h"), c.pad_w = i64("pad_w");

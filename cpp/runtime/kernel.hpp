@@ -150,6 +150,7 @@ void register_normalization_kernels(KernelRegistry& registry);
 void register_conv_kernels(KernelRegistry& registry);
 void register_indexing_kernels(KernelRegistry& registry);
 void register_view_kernels(KernelRegistry& registry);
+void register_attention_kernels(KernelRegistry& registry);
 
 // Shared helpers for kernels.
 // NumPy broadcasting of `in` against `out`: element strides of `in` per dim of `out` (0 where

@@ -23,6 +23,13 @@ KernelArgs read_kernel_args(const fb::Instruction& instruction) {
     g.beta = a->beta(), g.alpha = a->alpha();
     return g;
   }
+  if (const fb::AttentionArgs* a = instruction.args_as_AttentionArgs()) {
+    AttentionArgs t;
+    t.scale = a->scale(), t.causal = a->causal(), t.has_mask = a->has_mask();
+    t.q_tokens_first = a->q_tokens_first(), t.k_tokens_first = a->k_tokens_first();
+    t.v_tokens_first = a->v_tokens_first(), t.out_tokens_first = a->out_tokens_first();
+    return t;
+  }
   return std::monostate{};
 }
 
@@ -40,18 +47,26 @@ std::pair<std::uint8_t, std::uint32_t> write_kernel_args(flatbuffers::FlatBuffer
                                      static_cast<fb::Epilogue>(g->epilogue), g->beta, g->alpha);
     return {static_cast<std::uint8_t>(fb::KernelArgs::GemmArgs), offset.o};
   }
+  if (const auto* t = std::get_if<AttentionArgs>(&args)) {
+    auto offset =
+        fb::CreateAttentionArgs(b, t->scale, t->causal, t->has_mask, t->q_tokens_first,
+                                t->k_tokens_first, t->v_tokens_first, t->out_tokens_first);
+    return {static_cast<std::uint8_t>(fb::KernelArgs::AttentionArgs), offset.o};
+  }
   return {0, 0};
 }
 
 const char* family_of(const KernelArgs& args) {
   if (std::holds_alternative<Conv2dArgs>(args)) return "Conv2dArgs";
   if (std::holds_alternative<GemmArgs>(args)) return "GemmArgs";
+  if (std::holds_alternative<AttentionArgs>(args)) return "AttentionArgs";
   return nullptr;
 }
 
 const char* family_of_kernel(const std::string& op) {
   if (op == "conv2d") return "Conv2dArgs";
   if (op == "mm" || op == "addmm" || op == "bmm") return "GemmArgs";
+  if (op == "attention") return "AttentionArgs";
   return nullptr;
 }
 

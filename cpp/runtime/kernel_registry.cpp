@@ -60,6 +60,7 @@ const KernelRegistry& KernelRegistry::builtin() {
     register_conv_kernels(r);
     register_indexing_kernels(r);
     register_view_kernels(r);
+    register_attention_kernels(r);
     return r;
   }();
   return registry;

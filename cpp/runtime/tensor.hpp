@@ -49,8 +49,16 @@ struct GemmArgs {
   double beta = 1.0, alpha = 1.0;
 };
 
+// attention's typed arguments (schema/program.fbs, AttentionArgs).
+struct AttentionArgs {
+  double scale = 1.0;
+  bool causal = false, has_mask = false;
+  bool q_tokens_first = false, k_tokens_first = false, v_tokens_first = false,
+       out_tokens_first = false;
+};
+
 // An instruction's typed arguments: none (its ints and floats say everything), or its family's.
-using KernelArgs = std::variant<std::monostate, Conv2dArgs, GemmArgs>;
+using KernelArgs = std::variant<std::monostate, Conv2dArgs, GemmArgs, AttentionArgs>;
 
 struct InstrDesc {
   std::string op;

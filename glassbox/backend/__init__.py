@@ -48,9 +48,10 @@ def glassbox_backend(gm, example_inputs, **kwargs):
 
         return compiler
 
-    decompositions = core_aten_decompositions()
     if _needs_grad(example_inputs):
-        decompositions = _training_decompositions(decompositions)
+        decompositions = _training_decompositions(core_aten_decompositions())
+    else:
+        decompositions = _inference_decompositions()
     return aot_autograd(
         fw_compiler=named("forward"),
         bw_compiler=named("backward"),
@@ -117,6 +118,53 @@ def _training_decompositions(table: dict) -> dict:
     }
 
 
+def _inference_decompositions() -> dict:
+    """Core ATen decompositions, but attention stays one op (CPU flash attention, which torch's
+    own scaled_dot_product_attention picks for these calls) where the attention kernel computes
+    the call; elsewhere the products, mask and softmax of its decomposition."""
+    from torch._decomp import core_aten_decompositions
+
+    from glassbox.backend.lower import FLASH_ATTENTION, SDPA, attention_is_native
+
+    table = core_aten_decompositions()
+
+    def keep(op, native):
+        if op not in table:  # a CustomDecompTable, whose get() answers None
+            return
+        decompose = table[op]
+
+        def keep_native(*args, **kwargs):
+            if native(*args, **kwargs):
+                return NotImplemented  # traced as the op itself, or as torch composes it
+            return decompose(*args, **kwargs)
+
+        table[op] = keep_native
+
+    keep(FLASH_ATTENTION, attention_is_native)
+    keep(SDPA, _sdpa_is_native)
+    return table
+
+
+def _sdpa_is_native(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False,
+                    scale=None, enable_gqa=False) -> bool:  # fmt: skip
+    """Whether torch's scaled_dot_product_attention reaches the attention kernel: through CPU flash
+    attention, a boolean mask made a float one first."""
+    import torch
+
+    from glassbox.backend.lower import attention_is_native
+
+    if query.device.type != "cpu" or (attn_mask is not None and attn_mask.dtype == torch.bool):
+        mask = None if attn_mask is None else query.new_empty(attn_mask.shape)
+    else:
+        mask = attn_mask
+    if query.dim() == 4 and key.dim() == 4 and not enable_gqa:
+        if query.shape[1] != key.shape[1]:
+            return False
+    return query.device.type == "cpu" and attention_is_native(
+        query, key, value, dropout_p, is_causal, mask, scale
+    )
+
+
 def _needs_grad(example_inputs) -> bool:
     """Whether a call with these inputs records gradients (grad mode on, an input requiring
     grad): the training road."""
@@ -133,7 +181,6 @@ def _compile_inference(gm, example_inputs):
     Dynamo guards on the grad mode and on each input's requires_grad, so a graph compiled here
     is only reused by calls that cannot need gradients either."""
     import torch
-    from torch._decomp import core_aten_decompositions
     from torch._functorch.aot_autograd import aot_export_joint_simple
 
     tensors = [a for a in example_inputs if isinstance(a, torch.Tensor)]
@@ -149,7 +196,7 @@ def _compile_inference(gm, example_inputs):
         return None
     try:
         aten = aot_export_joint_simple(
-            gm, tuple(example_inputs), trace_joint=False, decompositions=core_aten_decompositions()
+            gm, tuple(example_inputs), trace_joint=False, decompositions=_inference_decompositions()
         )
     except Exception as e:  # mutations, aliasing outputs, pytrees: AOTAutograd handles those
         log.info("inference graph takes the AOTAutograd road: %s", str(e).splitlines()[0])

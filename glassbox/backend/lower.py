@@ -20,6 +20,7 @@ from glassbox.backend.program import (
     INPUT,
     INT32,
     INT64,
+    AttentionArgs,
     Conv2dArgs,
     GemmArgs,
     Instr,
@@ -512,6 +513,78 @@ def _addmm(lw, node, bias, a, b, beta=1, alpha=1):
     ins = lw.emit("addmm", [lw.broadcastable(bias), a, b], [out])
     ins.args = GemmArgs(bool(ta), bool(tb), beta=float(beta), alpha=float(alpha))
     return out
+
+
+# Attention --------------------------------------------------------------------------------------
+FLASH_ATTENTION = aten._scaled_dot_product_flash_attention_for_cpu.default
+SDPA = aten.scaled_dot_product_attention.default
+
+
+def attention_is_native(query, key, value, dropout_p=0.0, is_causal=False, attn_mask=None,
+                        scale=None) -> bool:  # fmt: skip
+    """Whether the attention kernel computes this call of CPU flash attention (tensors or their
+    fake values): float32 [B, H, L, E] against [B, Hk, S, E] with H a multiple of Hk, no dropout,
+    a float32 mask of at most 4 dims or none, and a head size known now when no scale is given."""
+    tensors = (query, key, value) + ((attn_mask,) if attn_mask is not None else ())
+    if any(t.dtype != torch.float32 for t in tensors) or dropout_p != 0.0:
+        return False
+    if any(t.dim() != 4 for t in tensors[:3]) or attn_mask is not None and attn_mask.dim() > 4:
+        return False
+    from torch.fx.experimental.symbolic_shapes import statically_known_true as known
+
+    q, k, v = query.shape, key.shape, value.shape
+    if scale is None and not isinstance(q[3], int):
+        return False
+    same = [(k[i], v[i]) for i in range(4)] + [(q[0], k[0]), (q[3], k[3]), (q[1] % k[1], 0)]
+    return all(known(a == b) for a, b in same)
+
+
+def attention_check(node):
+    if not attention_is_native(*(meta_val(a) if isinstance(a, torch.fx.Node) else a
+                                 for a in node.args),
+                               **{k: meta_val(v) if isinstance(v, torch.fx.Node) else v
+                                  for k, v in node.kwargs.items()}):  # fmt: skip
+        raise Unsupported("attention: dtype, dropout, mask or head layout")
+    if any(u.target is not operator.getitem or u.args[1] != 0 for u in node.users):
+        raise Unsupported("attention: its logsumexp is read")
+
+
+def attention_operand(lw: Lowerer, slot: Slot) -> tuple[Slot, bool]:
+    """(slot, tokens_first) for a [B, H, T, E] operand: the transpose(1, 2) of a contiguous
+    [B, T, H, E] tensor is read in place, other layouts as a contiguous [B, H, T, E] copy."""
+    base, strides, offset = lw.layout(slot)
+    b, h, t, e = slot.shape
+    if offset == 0 and numel(base.shape) == numel(slot.shape):
+        if tuple(strides) == (t * h * e, e, h * e, 1) and h != 1 and t != 1:
+            return Slot(base.dtype, (b, t, h, e), kind=ALIAS, alias_of=base.root()), True
+    return lw.contiguous(slot), False
+
+
+def attention_mask(lw: Lowerer, mask: Slot, scores) -> Slot:
+    """The mask as a 4-dim slot whose dims are each the scores' or 1, the last one the scores'."""
+    reduced = lw.broadcastable(mask)
+    if reduced.shape[-1:] != scores[-1:]:
+        reduced = lw.contiguous(mask)
+    if len(reduced.shape) < 4:
+        reduced = lw.alias(reduced, (1,) * (4 - len(reduced.shape)) + tuple(reduced.shape))
+    return reduced
+
+
+@handles(FLASH_ATTENTION, check=attention_check)
+def _attention(lw, node, q, k, v, dropout_p=0.0, is_causal=False, attn_mask=None, scale=None):
+    (qs, qt), (ks, kt), (vs, vt) = (attention_operand(lw, x) for x in (q, k, v))
+    b, h, length, e = q.shape
+    if scale is None:
+        scale = 1.0 / float(e) ** 0.5
+    inputs = [qs, ks, vs]
+    if attn_mask is not None:
+        inputs.append(attention_mask(lw, attn_mask, (b, h, length, k.shape[2])))
+    out = Slot(FLOAT32, (b, length, h, e))
+    lw.shapes.note(meta_val(node)[0])
+    ins = lw.emit("attention", inputs, [out])
+    ins.args = AttentionArgs(float(scale), bool(is_causal), attn_mask is not None, qt, kt, vt, True)
+    view = lw.view_of(out, (b, h, length, e), (length * h * e, e, h * e, 1), 0)
+    return view, None
 
 
 # Views ------------------------------------------------------------------------------------------

@@ -89,6 +89,20 @@ class GemmArgs:
     alpha: float = 1.0
 
 
+@dataclass
+class AttentionArgs:
+    """attention's typed arguments (schema/program.fbs, AttentionArgs): a ``*_tokens_first``
+    slot holds [batch, tokens, heads, width], the operand being its transpose(1, 2)."""
+
+    scale: float = 1.0
+    causal: bool = False
+    has_mask: bool = False
+    q_tokens_first: bool = False
+    k_tokens_first: bool = False
+    v_tokens_first: bool = False
+    out_tokens_first: bool = False
+
+
 @dataclass(eq=False)
 class Instr:
     op: str
@@ -100,4 +114,5 @@ class Instr:
     # each op is (opcode, operands) with operands ("in", slot) | ("op", k) | ("const", float).
     micro: list | None = None
     micro_outputs: list | None = None  # per output slot: ("in", slot) | ("op", k)
-    args: Conv2dArgs | GemmArgs | None = None  # the kernel family's typed arguments, if it has any
+    # the kernel family's typed arguments, if it has any
+    args: Conv2dArgs | GemmArgs | AttentionArgs | None = None

@@ -228,3 +228,129 @@ TEST(TeamStalls, BackOffAfterAStall) {
   EXPECT_EQ(skipped, 256);
   TeamStalls::record(10e-6, 5e-6);  // a clean region: the next backoff is 256 again
 }
+
+namespace {
+
+// Attention operands and a direct computation of softmax(scale q k^T + mask, causal) v, with q,
+// k and v held tokens first ([B, T, H, E]) and the output heads first ([B, H, L, E]).
+struct AttentionCase {
+  std::int64_t b = 2, h = 4, hk = 2, l = 70, s = 9, e = 8;
+  bool causal = false, masked = false;
+  std::vector<float> q, k, val, mask;
+  AttentionCase() { fill_data(); }
+  void fill_data() {
+    auto fill = [](std::vector<float>& x, std::int64_t n, float f) {
+      x.resize(static_cast<std::size_t>(n));
+      for (std::size_t i = 0; i < x.size(); ++i) x[i] = std::sin(f * static_cast<float>(i + 1));
+    };
+    fill(q, b * l * h * e, 0.37f), fill(k, b * s * hk * e, 0.11f), fill(val, b * s * hk * e, 0.23f);
+    fill(mask, b * s, 0.7f);
+    for (std::int64_t j = 0; j < s; ++j) mask[static_cast<std::size_t>(s + j)] = -INFINITY;
+  }
+  std::vector<float> expected(float scale) const {
+    std::vector<float> out(static_cast<std::size_t>(b * h * l * e), 0.0f);
+    for (std::int64_t bi = 0; bi < b; ++bi)
+      for (std::int64_t hi = 0; hi < h; ++hi)
+        for (std::int64_t i = 0; i < l; ++i) row(bi, hi, i, scale, out);
+    return out;
+  }
+  void row(std::int64_t bi, std::int64_t hi, std::int64_t i, float scale,
+           std::vector<float>& out) const {
+    std::int64_t g = hi / (h / hk);
+    std::vector<double> w(static_cast<std::size_t>(s), -INFINITY);
+    double mx = -INFINITY;
+    for (std::int64_t j = 0; j < s && (!causal || j <= i); ++j) {
+      double dot = 0;
+      for (std::int64_t d = 0; d < e; ++d)
+        dot += q[((bi * l + i) * h + hi) * e + d] * k[((bi * s + j) * hk + g) * e + d];
+      w[j] = scale * dot + (masked ? mask[bi * s + j] : 0.0f);
+      mx = std::max(mx, w[j]);
+    }
+    if (mx == -INFINITY) return;  // every key hidden: zeros
+    double sum = 0;
+    for (auto& x : w) sum += (x = std::exp(x - mx));
+    for (std::int64_t d = 0; d < e; ++d) {
+      double acc = 0;
+      for (std::int64_t j = 0; j < s; ++j) acc += w[j] / sum * val[((bi * s + j) * hk + g) * e + d];
+      out[((bi * h + hi) * l + i) * e + d] = static_cast<float>(acc);
+    }
+  }
+  std::vector<float> run(float scale) const {
+    std::vector<rt::ValueDesc> ins = {v({b, l, h, e}, rt::ValueKind::Input, 0),
+                                      v({b, s, hk, e}, rt::ValueKind::Input, 1),
+                                      v({b, s, hk, e}, rt::ValueKind::Input, 2)};
+    std::vector<std::vector<float>> data = {q, k, val};
+    if (masked) ins.push_back(v({b, 1, 1, s}, rt::ValueKind::Input, 3)), data.push_back(mask);
+    rt::AttentionArgs args{scale, causal, masked, true, true, true, false};
+    return run1("attention", ins, v({b, h, l, e}, rt::ValueKind::Arena, 0), data, {}, {}, args);
+  }
+};
+
+void expect_near(const std::vector<float>& a, const std::vector<float>& b) {
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) ASSERT_NEAR(a[i], b[i], 1e-5) << "at " << i;
+}
+
+}  // namespace
+
+TEST(RuntimeKernels, AttentionMatchesADirectComputation) {
+  for (bool causal : {false, true}) {
+    for (bool masked : {false, true}) {
+      AttentionCase a;
+      a.causal = causal, a.masked = masked;
+      SCOPED_TRACE(std::string(causal ? "causal" : "") + (masked ? " masked" : ""));
+      expect_near(a.run(0.5f), a.expected(0.5f));
+    }
+  }
+}
+
+TEST(RuntimeKernels, AttentionRowsThatSeeNoKeyAreZeros) {
+  AttentionCase a;
+  a.masked = true;  // batch 1's keys are all hidden
+  std::vector<float> out = a.run(1.0f);
+  const std::size_t per_batch = static_cast<std::size_t>(a.h * a.l * a.e);
+  EXPECT_TRUE(std::all_of(out.begin() + per_batch, out.end(), [](float x) { return x == 0.0f; }));
+}
+
+TEST(RuntimeKernels, AttentionRefusesWhatItCannotCompute) {
+  using rt::ValueKind;
+  auto load = [](rt::Shape q, rt::Shape k, rt::Shape out, rt::KernelArgs args,
+                 std::vector<rt::Shape> extra = {}) {
+    std::vector<rt::ValueDesc> ins = {v(q, ValueKind::Input, 0), v(k, ValueKind::Input, 1),
+                                      v(k, ValueKind::Input, 2)};
+    for (auto& s : extra) ins.push_back(v(s, ValueKind::Input, 3));
+    std::vector<std::vector<float>> data(ins.size());
+    return run1("attention", ins, v(out, ValueKind::Arena, 0), data, {}, {}, args);
+  };
+  rt::AttentionArgs plain{1.0, false, false, false, false, false, false};
+  EXPECT_THROW(load({1, 3, 4, 8}, {1, 2, 4, 8}, {1, 3, 4, 8}, plain), rt::LoadError);  // heads
+  EXPECT_THROW(load({1, 2, 4, 8}, {1, 2, 4, 6}, {1, 2, 4, 8}, plain), rt::LoadError);  // widths
+  EXPECT_THROW(load({1, 2, 4, 8}, {1, 2, 5, 8}, {1, 2, 4, 5}, plain), rt::LoadError);  // output
+  rt::AttentionArgs masked = plain;
+  masked.has_mask = true;
+  EXPECT_THROW(load({1, 2, 4, 8}, {1, 2, 5, 8}, {1, 2, 4, 8}, masked, {{1, 1, 4, 1}}),
+               rt::LoadError);  // the mask's last dim must be the keys'
+  EXPECT_THROW(load({1, 2, 4, 8}, {1, 2, 5, 8}, {1, 2, 4, 8}, plain, {{1, 1, 4, 5}}),
+               rt::LoadError);  // a fourth input without has_mask
+  rt::AttentionArgs nan_scale = plain;
+  nan_scale.scale = NAN;
+  EXPECT_THROW(load({1, 2, 4, 8}, {1, 2, 5, 8}, {1, 2, 4, 8}, nan_scale), rt::LoadError);
+  EXPECT_THROW(load({1, 2, 4, 8}, {1, 2, 5, 8}, {1, 2, 4, 8}, rt::GemmArgs{}), rt::LoadError);
+  EXPECT_THROW(load({1, 2, 4, 8}, {1, 2, 5, 8}, {1, 2, 4, 8}, std::monostate{}), rt::LoadError);
+}
+
+// Backing off after a stall runs the same blocks on the calling thread: the same bits.
+TEST(TeamStalls, BackingOffKeepsAttentionsBits) {
+  using rt::TeamStalls;
+  AttentionCase a;
+  a.l = 200, a.s = 160, a.e = 32, a.masked = true, a.causal = true;
+  a.fill_data();
+  while (!TeamStalls::may_fork()) {  // whatever earlier tests left
+  }
+  std::vector<float> team = a.run(0.2f);
+  TeamStalls::record(10e-6, 5e-3);
+  ASSERT_FALSE(TeamStalls::may_fork());
+  EXPECT_EQ(a.run(0.2f), team);
+  while (!TeamStalls::may_fork()) {
+  }
+}

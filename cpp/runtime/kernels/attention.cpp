@@ -1,0 +1,192 @@
+// Scaled dot-product attention as one kernel (aten._scaled_dot_product_flash_attention_for_cpu's
+// output 0), instead of a product, a mask, a softmax and a second product each through memory.
+//   attention (q, k, v, [mask]) -> out            AttentionArgs
+// Logical shapes: q [B, H, L, E], k and v [B, Hk, S, E] (H a multiple of Hk: grouped-query
+// attention, head h reads k/v head h / (H / Hk)), out [B, H, L, E]. Each of q, k, v and out is a
+// contiguous slot holding either that shape or [B, tokens, heads, E] (its `*_tokens_first` flag),
+// which is how projections lay heads out: their transposes are then read and written in place.
+// The scores are scale * q k^T, plus the mask (float32, 4 dims, each dim full or 1, the last one
+// full), with keys j > i hidden from query i when causal (top-left aligned, as torch). A row whose
+// keys are all hidden (-inf) gives zeros, as torch's CPU flash attention does.
+// Work is split by (batch, head, block of query rows); each block's products run on one thread
+// through OpenBLAS with its scores in cache.
+#include <cblas.h>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "runtime/kernel.hpp"
+#include "runtime/kernels/blas.hpp"
+#include "runtime/kernels/vector_math.hpp"
+#include "runtime/team_stalls.hpp"
+
+namespace glassbox::runtime {
+namespace {
+
+constexpr std::int64_t kBlockRows = 64;  // query rows per work item (scores: rows x S floats)
+// Work items are shared out when the products hold at least this many multiply-adds in all.
+[[maybe_unused]] constexpr std::int64_t kParallelMacs = 1 << 18;
+
+// One operand: where row `token` of head `head` of batch `b` starts, and the stride of its rows.
+struct HeadRows {
+  const float* data;
+  std::int64_t heads, tokens, width;
+  bool tokens_first;
+  std::int64_t row_stride() const { return tokens_first ? heads * width : width; }
+  std::int64_t at(std::int64_t b, std::int64_t head, std::int64_t token) const {
+    return tokens_first ? ((b * tokens + token) * heads + head) * width
+                        : ((b * heads + head) * tokens + token) * width;
+  }
+};
+
+// Logical [B, heads, tokens, width] of a slot, given its layout flag.
+Shape logical(const Shape& slot, bool tokens_first) {
+  if (slot.size() != 4 || !tokens_first) return slot;
+  return {slot[0], slot[2], slot[1], slot[3]};
+}
+
+struct Dims {
+  std::int64_t batch, heads, kv_heads, queries, keys, width;
+};
+
+void verify_mask(const VerifyContext& c, const Dims& d) {
+  const ValueDesc& m = c.in(3);
+  c.dtype(m, DType::Float32, "mask");
+  c.require(m.shape.size() == 4, "mask must have 4 dims, got " + shape_str(m.shape));
+  const std::int64_t full[4] = {d.batch, d.heads, d.queries, d.keys};
+  for (std::size_t i = 0; i < 4; ++i) {
+    c.require(m.shape[i] == full[i] || (m.shape[i] == 1 && i < 3),
+              "mask " + shape_str(m.shape) + " does not broadcast to the scores");
+  }
+}
+
+void verify_attention(const VerifyContext& c) {
+  const auto* a = std::get_if<AttentionArgs>(&c.args());
+  c.require(a != nullptr, "expects AttentionArgs");
+  c.require(c.ints().empty() && c.floats().empty(), "takes no ints or floats");
+  c.arity(a->has_mask ? 4 : 3, 1);
+  c.require(std::isfinite(a->scale), "scale must be finite");
+  const char* names[] = {"query", "key", "value"};
+  for (std::size_t i = 0; i < 3; ++i) {
+    c.dtype(c.in(i), DType::Float32, names[i]);
+    c.require(c.in(i).shape.size() == 4, std::string(names[i]) + " must have 4 dims");
+  }
+  c.dtype(c.out(0), DType::Float32, "output");
+  Shape q = logical(c.in(0).shape, a->q_tokens_first),
+        k = logical(c.in(1).shape, a->k_tokens_first),
+        v = logical(c.in(2).shape, a->v_tokens_first);
+  c.require(k == v, "key " + shape_str(k) + " and value " + shape_str(v) + " differ");
+  c.require(q[0] == k[0] && q[3] == k[3],
+            "query " + shape_str(q) + " and key " + shape_str(k) + " differ in batch or head size");
+  c.require(k[1] > 0 && q[1] % k[1] == 0, "query heads are not a multiple of key heads");
+  Shape out = a->out_tokens_first ? Shape{q[0], q[2], q[1], q[3]} : q;
+  c.shape(c.out(0), out, "output");
+  if (a->has_mask) verify_mask(c, {q[0], q[1], k[1], q[2], k[2], q[3]});
+}
+
+struct Attention {
+  HeadRows q, k, v;
+  float* out;
+  std::int64_t out_heads;
+  bool out_tokens_first;
+  const float* mask;
+  Shape mask_shape;
+  Dims d;
+  float scale;
+  bool causal;
+  std::int64_t blocks_per_head() const { return (d.queries + kBlockRows - 1) / kBlockRows; }
+  std::int64_t items() const { return d.batch * d.heads * blocks_per_head(); }
+};
+
+// Row `i` of the scores of (b, h) made into weights in place: masked, softmaxed, zeros when every
+// key is hidden.
+GBX_CLONES void weights_row(const Attention& a, float* row, std::int64_t b, std::int64_t h,
+                            std::int64_t i) {
+  const std::int64_t keys = a.d.keys;
+  if (a.mask) {
+    const Shape& ms = a.mask_shape;
+    const float* m =
+        a.mask +
+        (((ms[0] > 1 ? b : 0) * ms[1] + (ms[1] > 1 ? h : 0)) * ms[2] + (ms[2] > 1 ? i : 0)) * keys;
+    for (std::int64_t j = 0; j < keys; ++j) row[j] += m[j];
+  }
+  const std::int64_t seen = a.causal ? std::min(keys, i + 1) : keys;
+  const float mx = seen > 0 ? vmath::max_f32(row, seen) : -INFINITY;
+  if (mx == -INFINITY) {
+    std::fill(row, row + keys, 0.0f);
+    return;
+  }
+  for (std::int64_t j = 0; j < seen; ++j) row[j] = vmath::exp_f32(row[j] - mx);
+  std::fill(row + seen, row + keys, 0.0f);
+  const float inv = 1.0f / vmath::sum_f32(row, seen);
+  for (std::int64_t j = 0; j < seen; ++j) row[j] *= inv;
+}
+
+// One work item: query rows [i0, i1) of head h of batch b.
+void attend(const Attention& a, std::int64_t item, std::vector<float>& scores) {
+  const std::int64_t per_head = a.blocks_per_head();
+  const std::int64_t bh = item / per_head, b = bh / a.d.heads, h = bh % a.d.heads;
+  const std::int64_t i0 = item % per_head * kBlockRows, i1 = std::min(a.d.queries, i0 + kBlockRows);
+  const std::int64_t m = i1 - i0, keys = a.d.keys, width = a.d.width;
+  const std::int64_t hk = h / (a.d.heads / a.d.kv_heads);
+  scores.resize(static_cast<std::size_t>(m * keys));
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<blasint>(m),
+              static_cast<blasint>(keys), static_cast<blasint>(width), a.scale,
+              a.q.data + a.q.at(b, h, i0), static_cast<blasint>(a.q.row_stride()),
+              a.k.data + a.k.at(b, hk, 0), static_cast<blasint>(a.k.row_stride()), 0.0f,
+              scores.data(), static_cast<blasint>(keys));
+  for (std::int64_t r = 0; r < m; ++r) weights_row(a, scores.data() + r * keys, b, h, i0 + r);
+  HeadRows o{a.out, a.out_heads, a.d.queries, width, a.out_tokens_first};
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<blasint>(m),
+              static_cast<blasint>(width), static_cast<blasint>(keys), 1.0f, scores.data(),
+              static_cast<blasint>(keys), a.v.data + a.v.at(b, hk, 0),
+              static_cast<blasint>(a.v.row_stride()), 0.0f, a.out + o.at(b, h, i0),
+              static_cast<blasint>(o.row_stride()));
+}
+
+Attention attention_of(const KernelContext& c) {
+  const auto& args = std::get<AttentionArgs>(c.args());
+  TensorRef q = c.in(0), k = c.in(1), v = c.in(2), out = c.out(0);
+  Shape ql = logical(q.shape(), args.q_tokens_first), kl = logical(k.shape(), args.k_tokens_first);
+  Dims d{ql[0], ql[1], kl[1], ql[2], kl[2], ql[3]};
+  Attention a{{q.f32(), d.heads, d.queries, d.width, args.q_tokens_first},
+              {k.f32(), d.kv_heads, d.keys, d.width, args.k_tokens_first},
+              {v.f32(), d.kv_heads, d.keys, d.width, args.v_tokens_first},
+              out.f32(),
+              d.heads,
+              args.out_tokens_first,
+              args.has_mask ? c.in(3).f32() : nullptr,
+              args.has_mask ? c.in(3).shape() : Shape{},
+              d,
+              static_cast<float>(args.scale),
+              args.causal};
+  return a;
+}
+
+void run_attention(const KernelContext& c) {
+  const Attention a = attention_of(c);
+  const std::int64_t items = a.items();
+  if (items == 0 || a.d.keys == 0 || a.d.width == 0) {
+    if (c.out(0).numel()) std::fill(a.out, a.out + c.out(0).numel(), 0.0f);
+    return;
+  }
+  const std::int64_t macs = 2 * a.d.batch * a.d.heads * a.d.queries * a.d.keys * a.d.width;
+  const int team =
+      static_cast<int>(std::min<std::int64_t>(items, macs >= kParallelMacs ? max_team() : 1));
+  BlasOnCallers on_callers;
+  run_team(team, [&](int part, int parts) {
+    std::vector<float> scores;
+    for (std::int64_t item = items * part / parts; item < items * (part + 1) / parts; ++item) {
+      attend(a, item, scores);
+    }
+  });
+}
+
+}  // namespace
+
+void register_attention_kernels(KernelRegistry& registry) {
+  registry.add({"attention", verify_attention, run_attention});
+}
+
+}  // namespace glassbox::runtime

@@ -1,0 +1,112 @@
+"""Scaled dot-product attention as one native kernel: the layouts, masks and variants real models
+pass, against eager; the calls it does not take are decomposed into native products instead."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+import torch.nn.functional as F
+from conftest import assert_close, run_and_report
+
+from glassbox.backend.lower import Lowerer
+
+B, H, L, E = 2, 4, 70, 16  # 70 query rows: a block of 64 and a partial one
+
+
+def r(*shape):
+    return torch.randn(*shape)
+
+
+def heads(x):  # [B, T, H, E] projections seen as [B, H, T, E], as models write them
+    return x.transpose(1, 2)
+
+
+def _masked_rows():
+    m = r(B, 1, L, L)
+    m[0, 0, 3, :] = float("-inf")  # a query that sees no key: zeros, as torch
+    m[1, 0, :, 5] = float("-inf")
+    return m
+
+
+CASES = {
+    "tokens_first_in_and_out": (
+        lambda q, k, v: (
+            F.scaled_dot_product_attention(heads(q), heads(k), heads(v))
+            .transpose(1, 2)
+            .reshape(B, L, H * E)
+        ),
+        (r(B, L, H, E), r(B, L, H, E), r(B, L, H, E)),
+    ),
+    "contiguous_heads": (
+        lambda q, k, v: F.scaled_dot_product_attention(q, k, v) * 2,
+        (r(B, H, L, E), r(B, H, L, E), r(B, H, L, E)),
+    ),
+    "causal": (
+        lambda q, k, v: F.scaled_dot_product_attention(
+            heads(q), heads(k), heads(v), is_causal=True
+        ),
+        (r(B, L, H, E), r(B, L, H, E), r(B, L, H, E)),
+    ),
+    "causal_fewer_queries_than_keys": (
+        lambda q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True),
+        (r(B, H, 5, E), r(B, H, L, E), r(B, H, L, E)),
+    ),
+    "float_mask_with_hidden_rows": (
+        lambda q, k, v, m: F.scaled_dot_product_attention(heads(q), heads(k), heads(v), m),
+        (r(B, L, H, E), r(B, L, H, E), r(B, L, H, E), _masked_rows()),
+    ),
+    "bool_padding_mask_and_scale": (
+        lambda q, k, v, m: F.scaled_dot_product_attention(q, k, v, m, scale=0.3),
+        (r(B, H, L, E), r(B, H, L, E), r(B, H, L, E), torch.rand(B, 1, 1, L) > 0.3),
+    ),
+    "mask_of_two_dims": (
+        lambda q, k, v, m: F.scaled_dot_product_attention(q, k, v, m),
+        (r(B, H, L, E), r(B, H, L, E), r(B, H, L, E), r(L, L)),
+    ),
+    "grouped_query": (
+        lambda q, k, v: F.scaled_dot_product_attention(q, k, v, enable_gqa=True),
+        (r(B, H, L, E), r(B, 2, L, E), r(B, 2, L, E)),
+    ),
+}
+
+
+@pytest.fixture
+def emitted(monkeypatch):
+    ops: list[str] = []
+    emit = Lowerer.emit
+
+    def spy(self, op, *args, **kwargs):
+        ops.append(op)
+        return emit(self, op, *args, **kwargs)
+
+    monkeypatch.setattr(Lowerer, "emit", spy)
+    return ops
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_attention_is_one_kernel_and_matches_eager(name, emitted):
+    fn, args = CASES[name]
+    expected = fn(*args)
+    actual, reports = run_and_report(fn, *args)
+    assert_close(actual, expected)
+    assert reports and all(rep.native_share == 1.0 for rep in reports), reports
+    assert emitted.count("attention") == 1, emitted
+    assert "bmm" not in emitted and "softmax" not in emitted, emitted
+
+
+def test_hidden_query_rows_give_zeros():
+    q, k, v = r(1, 1, 3, 4), r(1, 1, 5, 4), r(1, 1, 5, 4)
+    m = torch.zeros(1, 1, 3, 5)
+    m[0, 0, 1] = float("-inf")
+    actual, _ = run_and_report(lambda *a: F.scaled_dot_product_attention(*a), q, k, v, m)
+    assert torch.equal(actual[0, 0, 1], torch.zeros(4))
+    assert torch.isfinite(actual).all()
+
+
+def test_a_call_the_kernel_does_not_take_still_matches(emitted):
+    """float64 attention is not the kernel's: it runs as its decomposition (or in PyTorch)."""
+    q = r(B, H, 8, E).double()
+    fn = lambda q: F.scaled_dot_product_attention(q, q, q, is_causal=True)  # noqa: E731
+    actual, _ = run_and_report(fn, q)
+    assert "attention" not in emitted
+    assert_close(actual, fn(q))
