@@ -15,7 +15,12 @@ from glassbox.backend.lower import (
     is_symbolic_scalar,
     meta_val,
 )
-from glassbox.backend.partition import Report, partition, symbolic_scalars
+from glassbox.backend.partition import (
+    Report,
+    float_operands_as_tensors,
+    partition,
+    symbolic_scalars,
+)
 from glassbox.backend.plan import serialize
 from glassbox.backend.program import INPUT
 from glassbox.backend.symbolic import dim_of, is_symbolic
@@ -390,6 +395,7 @@ class CompiledGraph:
 
     def __init__(self, gm: torch.fx.GraphModule, name: str = "graph"):
         graph = gm.graph
+        float_operands_as_tensors(graph)
         ids = {}
         placeholders = [n for n in graph.nodes if n.op == "placeholder"]
         for n in graph.nodes:

@@ -88,6 +88,37 @@ def classify(graph: torch.fx.Graph, forced: dict | None = None) -> dict:
     return reasons
 
 
+def float_operands_as_tensors(graph: torch.fx.Graph) -> None:
+    """A float known only at run time (a module's float constant, which a graph traced with
+    dynamic shapes takes as a 0-d input and reads with ``.item()``) as the operand of a float32
+    op at a place that takes a tensor: given instead as a 0-d float32 tensor that PyTorch makes
+    first (hoisted), so that the op stays native. PyTorch computes a float32 op with a Python
+    float operand in float32, as with a 0-d float32 tensor: the same result."""
+    for node in list(graph.nodes):
+        if node.op != "call_function" or not isinstance(node.target, torch._ops.OpOverload):
+            continue
+        schema = node.target._schema.arguments
+        val = meta_val(node)
+        tensors = [meta_val(a) for a in node.all_input_nodes]
+        if not isinstance(val, torch.Tensor) or val.dtype != torch.float32:
+            continue
+        if any(isinstance(t, torch.Tensor) and t.dtype != torch.float32 for t in tensors):
+            continue
+        for i, a in enumerate(node.args[: len(schema)]):
+            if not (
+                isinstance(a, torch.fx.Node)
+                and isinstance(meta_val(a), torch.SymFloat)
+                and isinstance(schema[i].type, torch.TensorType)
+            ):
+                continue
+            with graph.inserting_before(node):
+                t = graph.call_function(
+                    torch.ops.aten.scalar_tensor.default, (a,), {"dtype": torch.float32}
+                )
+            t.meta["val"] = torch.empty((), dtype=torch.float32)
+            node.update_arg(i, t)
+
+
 def partition(
     graph: torch.fx.Graph, name: str = "graph", forced: dict | None = None
 ) -> tuple[list[Segment], Report]:
@@ -114,17 +145,20 @@ def partition(
     return segments, report
 
 
+_SCALARS = (torch.SymFloat, torch.SymInt, torch.SymBool, float, int, bool)
+
+
 def _hoisted(nodes: list, reasons: dict) -> list:
-    """Fallback nodes that compute a 0-d tensor from the graph's inputs alone, deterministically:
-    a graph traced with dynamic shapes takes a module's float constants as 0-d float64 inputs
-    (an eps, a scale) that it converts before use. Run first, they split no native segment."""
+    """Fallback nodes that compute a 0-d tensor or a scalar from the graph's inputs alone,
+    deterministically: a graph traced with dynamic shapes takes a module's float constants as
+    0-d float64 inputs (an eps, a scale) that it converts, or reads with ``.item()``, before use.
+    Run first, they split no native segment."""
     found: set = set()
     for n in nodes:
         val = meta_val(n)
         if (
             reasons[n] is not None
-            and isinstance(val, torch.Tensor)
-            and val.dim() == 0
+            and (isinstance(val, torch.Tensor) and val.dim() == 0 or isinstance(val, _SCALARS))
             and torch.Tag.nondeterministic_seeded not in getattr(n.target, "tags", ())
             and all(a.op in ("placeholder", "get_attr") or a in found for a in n.all_input_nodes)
         ):

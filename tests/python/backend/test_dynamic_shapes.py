@@ -118,3 +118,35 @@ def test_gpt2_tiny_over_sequence_lengths():
         assert (got - want).abs().max().item() < 1e-4
     assert counter.frame_count == 1
     assert _native_share_since(start) > 0.95
+
+
+class _RmsNormGelu(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.linear, self.eps = torch.nn.Linear(16, 16), 1e-6
+
+    def forward(self, x):
+        y = self.linear(x)
+        y = y * torch.rsqrt(y.pow(2).mean(-1, keepdim=True) + self.eps)
+        return torch.tanh(math.sqrt(2.0 / math.pi) * y) + y
+
+
+@torch.no_grad()
+def test_float_constants_read_at_run_time_split_no_native_segment():
+    """Under ``dynamic=True`` a module's float constants (an eps, gelu_new's sqrt(2 / pi)) are
+    0-d inputs: a graph of static sizes (batch 1) reads them with ``.item()``, one of symbolic
+    sizes converts them as float64 tensors. PyTorch computes them first either way, and the ops
+    that use them run natively in one segment."""
+    torch.manual_seed(0)
+    model = _RmsNormGelu().eval()
+    compiled, counter = _compile_dynamic(model)
+    start = len(REPORTS)
+    for batch in (1, 3, 5, 9):
+        x = torch.randn(batch, 16)
+        assert_close(compiled(x), model(x))
+    assert counter.frame_count == 2  # batch 1 is a static graph
+    for report in REPORTS[start:]:
+        assert not any(op.startswith(("aten.mul", "aten.add")) for op in report.fallback_ops), str(
+            report
+        )
+        assert report.segments <= 2, str(report)  # computed scalars first, then one native run
