@@ -124,7 +124,7 @@ def _inference_decompositions() -> dict:
     the call; elsewhere the products, mask and softmax of its decomposition."""
     from torch._decomp import core_aten_decompositions
 
-    from glassbox.backend.lower import FLASH_ATTENTION, SDPA, attention_is_native
+    from glassbox.backend.lower import FLASH_ATTENTION, SDPA, attention_is_native, sdpa_is_native
 
     table = core_aten_decompositions()
 
@@ -141,28 +141,8 @@ def _inference_decompositions() -> dict:
         table[op] = keep_native
 
     keep(FLASH_ATTENTION, attention_is_native)
-    keep(SDPA, _sdpa_is_native)
+    keep(SDPA, sdpa_is_native)
     return table
-
-
-def _sdpa_is_native(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False,
-                    scale=None, enable_gqa=False) -> bool:  # fmt: skip
-    """Whether torch's scaled_dot_product_attention reaches the attention kernel: through CPU flash
-    attention, a boolean mask made a float one first."""
-    import torch
-
-    from glassbox.backend.lower import attention_is_native
-
-    if query.device.type != "cpu" or (attn_mask is not None and attn_mask.dtype == torch.bool):
-        mask = None if attn_mask is None else query.new_empty(attn_mask.shape)
-    else:
-        mask = attn_mask
-    if query.dim() == 4 and key.dim() == 4 and not enable_gqa:
-        if query.shape[1] != key.shape[1]:
-            return False
-    return query.device.type == "cpu" and attention_is_native(
-        query, key, value, dropout_p, is_causal, mask, scale
-    )
 
 
 def _needs_grad(example_inputs) -> bool:

@@ -43,6 +43,7 @@ def export(model, example_args, path, example_kwargs=None):
     """
     import torch
 
+    from glassbox.backend import _inference_decompositions
     from glassbox.backend.lower import Unsupported
     from glassbox.backend.partition import partition
     from glassbox.backend.plan import serialize
@@ -52,7 +53,7 @@ def export(model, example_args, path, example_kwargs=None):
         # torch's own deep copy of the module call graph trips its LeafSpec deprecation; nothing
         # the caller wrote or can change.
         warnings.filterwarnings("ignore", message=r".*LeafSpec.*deprecated", category=FutureWarning)
-        ep = ep.run_decompositions()
+        ep = ep.run_decompositions(_inference_decompositions())
     gm = ep.graph_module
     segments, report = partition(gm.graph, name=type(model).__name__)
     if any(not s.native for s in segments):

@@ -570,21 +570,60 @@ def attention_mask(lw: Lowerer, mask: Slot, scores) -> Slot:
     return reduced
 
 
-@handles(FLASH_ATTENTION, check=attention_check)
-def _attention(lw, node, q, k, v, dropout_p=0.0, is_causal=False, attn_mask=None, scale=None):
+def sdpa_is_native(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False,
+                   scale=None, enable_gqa=False) -> bool:  # fmt: skip
+    """Whether the attention kernel computes this call of torch's scaled_dot_product_attention
+    (a boolean mask becomes a float one first; CPU tensors, or their fake values)."""
+    if query.device.type != "cpu" or query.dim() != 4 or key.dim() != 4:
+        return False
+    if not enable_gqa and query.shape[1] != key.shape[1]:
+        return False
+    mask = attn_mask
+    if attn_mask is not None and attn_mask.dtype == torch.bool:
+        mask = query.new_empty(attn_mask.shape)
+    return attention_is_native(query, key, value, dropout_p, is_causal, mask, scale)
+
+
+def sdpa_check(node):
+    vals = [meta_val(a) if isinstance(a, torch.fx.Node) else a for a in node.args]
+    kw = {k: meta_val(v) if isinstance(v, torch.fx.Node) else v for k, v in node.kwargs.items()}
+    if not sdpa_is_native(*vals, **kw):
+        raise Unsupported("attention: dtype, dropout, mask or head layout")
+
+
+def emit_attention(lw: Lowerer, val, q, k, v, is_causal, mask, scale) -> Slot:
+    """The attention instruction; its output a [B, H, L, E] view of a [B, L, H, E] slot."""
     (qs, qt), (ks, kt), (vs, vt) = (attention_operand(lw, x) for x in (q, k, v))
     b, h, length, e = q.shape
     if scale is None:
         scale = 1.0 / float(e) ** 0.5
     inputs = [qs, ks, vs]
-    if attn_mask is not None:
-        inputs.append(attention_mask(lw, attn_mask, (b, h, length, k.shape[2])))
+    if mask is not None:
+        inputs.append(attention_mask(lw, mask, (b, h, length, k.shape[2])))
     out = Slot(FLOAT32, (b, length, h, e))
-    lw.shapes.note(meta_val(node)[0])
+    lw.shapes.note(val)
     ins = lw.emit("attention", inputs, [out])
-    ins.args = AttentionArgs(float(scale), bool(is_causal), attn_mask is not None, qt, kt, vt, True)
-    view = lw.view_of(out, (b, h, length, e), (length * h * e, e, h * e, 1), 0)
-    return view, None
+    ins.args = AttentionArgs(float(scale), bool(is_causal), mask is not None, qt, kt, vt, True)
+    return lw.view_of(out, (b, h, length, e), (length * h * e, e, h * e, 1), 0)
+
+
+@handles(FLASH_ATTENTION, check=attention_check)
+def _attention(lw, node, q, k, v, dropout_p=0.0, is_causal=False, attn_mask=None, scale=None):
+    return emit_attention(lw, meta_val(node)[0], q, k, v, is_causal, attn_mask, scale), None
+
+
+@handles(SDPA, check=sdpa_check)
+def _sdpa(lw, node, q, k, v, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
+          enable_gqa=False):  # fmt: skip
+    """torch's own scaled_dot_product_attention, as torch.export keeps it: a boolean mask is made
+    the float mask CPU flash attention takes (0 where True, -inf where False)."""
+    if attn_mask is not None and attn_mask.dtype == BOOL:
+        m = lw.broadcastable(attn_mask)
+        inf = float("inf")
+        attn_mask = float_slot(
+            lw, m.shape, lambda e, x: e.op("WHERE", x, e.const(0.0), e.const(-inf)), m
+        )
+    return emit_attention(lw, meta_val(node), q, k, v, is_causal, attn_mask, scale)
 
 
 # Views ------------------------------------------------------------------------------------------

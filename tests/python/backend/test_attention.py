@@ -8,6 +8,7 @@ import torch
 import torch.nn.functional as F
 from conftest import assert_close, run_and_report
 
+import glassbox
 from glassbox.backend.lower import Lowerer
 
 B, H, L, E = 2, 4, 70, 16  # 70 query rows: a block of 64 and a partial one
@@ -110,3 +111,19 @@ def test_a_call_the_kernel_does_not_take_still_matches(emitted):
     actual, _ = run_and_report(fn, q)
     assert "attention" not in emitted
     assert_close(actual, fn(q))
+
+
+class _PaddedAttention(torch.nn.Module):
+    def forward(self, q, k, v, keep):
+        return F.scaled_dot_product_attention(heads(q), heads(k), heads(v), keep[:, None, None, :])
+
+
+def test_exported_attention_is_one_kernel(tmp_path, emitted):
+    """torch.export keeps scaled_dot_product_attention itself (a boolean padding mask here): the
+    artifact runs it as the attention kernel, without PyTorch."""
+    q, k, v = (r(B, L, H, E) for _ in range(3))
+    keep = torch.rand(B, L) > 0.2
+    model = _PaddedAttention()
+    glassbox.export(model, (q, k, v, keep), tmp_path / "attention.gbx")
+    assert emitted.count("attention") == 1, emitted
+    assert_close(glassbox.load(tmp_path / "attention.gbx")(q, k, v, keep), model(q, k, v, keep))
