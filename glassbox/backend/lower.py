@@ -991,10 +991,7 @@ def _vector_norm(lw, node, x, order=2, dims=None, keepdim=False, dtype=None):
     squares = float_slot(lw, x.shape, lambda e, a: e.op("MUL", a, a), x)
     total = Slot(squares.dtype, shape_of(meta_val(node)))
     lw.emit("sum", [squares], [total], [int(keepdim), *_dims(x, dims)])
-    out = out_slot(lw, node)
-    e = ew.Expr()
-    lw.instrs.append(ew.make_instr(e, e.op("SQRT", e.inp(total)), out))
-    return out
+    return float_slot(lw, total.shape, lambda e, t: e.op("SQRT", t), total)
 
 
 @handles(aten.var.correction, check=red_check)
