@@ -304,6 +304,14 @@ TEST(RuntimeKernels, AttentionMatchesADirectComputation) {
   }
 }
 
+// Causal blocks of 64 queries read only the keys before their last query.
+TEST(RuntimeKernels, AttentionCausalBlocksSeeTheirPrefix) {
+  AttentionCase a;
+  a.l = 150, a.s = 140, a.causal = true, a.masked = true;
+  a.fill_data();
+  expect_near(a.run(0.25f), a.expected(0.25f));
+}
+
 TEST(RuntimeKernels, AttentionRowsThatSeeNoKeyAreZeros) {
   AttentionCase a;
   a.masked = true;  // batch 1's keys are all hidden

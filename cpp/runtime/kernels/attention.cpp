@@ -99,11 +99,10 @@ struct Attention {
   std::int64_t items() const { return d.batch * d.heads * blocks_per_head(); }
 };
 
-// Row `i` of the scores of (b, h) made into weights in place: masked, softmaxed, zeros when every
-// key is hidden.
-GBX_CLONES void weights_row(const Attention& a, float* row, std::int64_t b, std::int64_t h,
-                            std::int64_t i) {
-  const std::int64_t keys = a.d.keys;
+// Row `i` of the scores of (b, h), over its first `keys` keys, made into weights in place: masked,
+// softmaxed, zeros when every key is hidden.
+GBX_CLONES void weights_row(const Attention& a, float* row, std::int64_t keys, std::int64_t b,
+                            std::int64_t h, std::int64_t i) {
   if (a.mask) {
     const Shape& ms = a.mask_shape;
     const float* m =
@@ -136,7 +135,9 @@ void attend(const Attention& a, std::int64_t item, std::vector<float>& scores) {
               a.q.data + a.q.at(b, h, i0), static_cast<blasint>(a.q.row_stride()),
               a.k.data + a.k.at(b, hk, 0), static_cast<blasint>(a.k.row_stride()), 0.0f,
               scores.data(), static_cast<blasint>(keys));
-  for (std::int64_t r = 0; r < m; ++r) weights_row(a, scores.data() + r * keys, b, h, i0 + r);
+  for (std::int64_t r = 0; r < m; ++r) {
+    weights_row(a, scores.data() + r * keys, keys, b, h, i0 + r);
+  }
   HeadRows o{a.out, a.out_heads, a.d.queries, width, a.out_tokens_first};
   cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<blasint>(m),
               static_cast<blasint>(width), static_cast<blasint>(keys), 1.0f, scores.data(),
