@@ -105,9 +105,9 @@ GBX_CLONES void weights_row(const Attention& a, float* row, std::int64_t keys, s
                             std::int64_t h, std::int64_t i) {
   if (a.mask) {
     const Shape& ms = a.mask_shape;
-    const float* m =
-        a.mask +
-        (((ms[0] > 1 ? b : 0) * ms[1] + (ms[1] > 1 ? h : 0)) * ms[2] + (ms[2] > 1 ? i : 0)) * keys;
+    const float* m = a.mask + (((ms[0] > 1 ? b : 0) * ms[1] + (ms[1] > 1 ? h : 0)) * ms[2] +
+                               (ms[2] > 1 ? i : 0)) *
+                                  a.d.keys;
     for (std::int64_t j = 0; j < keys; ++j) row[j] += m[j];
   }
   const std::int64_t seen = a.causal ? std::min(keys, i + 1) : keys;
@@ -122,12 +122,13 @@ GBX_CLONES void weights_row(const Attention& a, float* row, std::int64_t keys, s
   for (std::int64_t j = 0; j < seen; ++j) row[j] *= inv;
 }
 
-// One work item: query rows [i0, i1) of head h of batch b.
+// One work item: query rows [i0, i1) of head h of batch b. Causal rows see only keys below i1.
 void attend(const Attention& a, std::int64_t item, std::vector<float>& scores) {
   const std::int64_t per_head = a.blocks_per_head();
   const std::int64_t bh = item / per_head, b = bh / a.d.heads, h = bh % a.d.heads;
   const std::int64_t i0 = item % per_head * kBlockRows, i1 = std::min(a.d.queries, i0 + kBlockRows);
-  const std::int64_t m = i1 - i0, keys = a.d.keys, width = a.d.width;
+  const std::int64_t m = i1 - i0, width = a.d.width;
+  const std::int64_t keys = a.causal ? std::min(a.d.keys, i1) : a.d.keys;
   const std::int64_t hk = h / (a.d.heads / a.d.kv_heads);
   scores.resize(static_cast<std::size_t>(m * keys));
   cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<blasint>(m),
