@@ -201,6 +201,7 @@ rt::KernelArgs kernel_args(const std::string& op, const nb::object& args) {
     t.causal = flag("causal"), t.has_mask = flag("has_mask");
     t.q_tokens_first = flag("q_tokens_first"), t.k_tokens_first = flag("k_tokens_first");
     t.v_tokens_first = flag("v_tokens_first"), t.out_tokens_first = flag("out_tokens_first");
+    t.has_logsumexp = flag("has_logsumexp");
     return t;
   }
   rt::Conv2dArgs c;

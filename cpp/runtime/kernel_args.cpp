@@ -28,6 +28,7 @@ KernelArgs read_kernel_args(const fb::Instruction& instruction) {
     t.scale = a->scale(), t.causal = a->causal(), t.has_mask = a->has_mask();
     t.q_tokens_first = a->q_tokens_first(), t.k_tokens_first = a->k_tokens_first();
     t.v_tokens_first = a->v_tokens_first(), t.out_tokens_first = a->out_tokens_first();
+    t.has_logsumexp = a->has_logsumexp();
     return t;
   }
   return std::monostate{};
@@ -48,9 +49,9 @@ std::pair<std::uint8_t, std::uint32_t> write_kernel_args(flatbuffers::FlatBuffer
     return {static_cast<std::uint8_t>(fb::KernelArgs::GemmArgs), offset.o};
   }
   if (const auto* t = std::get_if<AttentionArgs>(&args)) {
-    auto offset =
-        fb::CreateAttentionArgs(b, t->scale, t->causal, t->has_mask, t->q_tokens_first,
-                                t->k_tokens_first, t->v_tokens_first, t->out_tokens_first);
+    auto offset = fb::CreateAttentionArgs(b, t->scale, t->causal, t->has_mask, t->q_tokens_first,
+                                          t->k_tokens_first, t->v_tokens_first, t->out_tokens_first,
+                                          t->has_logsumexp);
     return {static_cast<std::uint8_t>(fb::KernelArgs::AttentionArgs), offset.o};
   }
   return {0, 0};

@@ -54,7 +54,7 @@ struct AttentionArgs {
   double scale = 1.0;
   bool causal = false, has_mask = false;
   bool q_tokens_first = false, k_tokens_first = false, v_tokens_first = false,
-       out_tokens_first = false;
+       out_tokens_first = false, has_logsumexp = false;
 };
 
 // An instruction's typed arguments: none (its ints and floats say everything), or its family's.

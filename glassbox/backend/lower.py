@@ -545,8 +545,8 @@ def attention_check(node):
                                **{k: meta_val(v) if isinstance(v, torch.fx.Node) else v
                                   for k, v in node.kwargs.items()}):  # fmt: skip
         raise Unsupported("attention: dtype, dropout, mask or head layout")
-    if any(u.target is not operator.getitem or u.args[1] != 0 for u in node.users):
-        raise Unsupported("attention: its logsumexp is read")
+    if any(u.target is not operator.getitem for u in node.users):
+        raise Unsupported("attention: its outputs are read whole")
 
 
 def attention_operand(lw: Lowerer, slot: Slot) -> tuple[Slot, bool]:
@@ -591,8 +591,10 @@ def sdpa_check(node):
         raise Unsupported("attention: dtype, dropout, mask or head layout")
 
 
-def emit_attention(lw: Lowerer, val, q, k, v, is_causal, mask, scale) -> Slot:
-    """The attention instruction; its output a [B, H, L, E] view of a [B, L, H, E] slot."""
+def emit_attention(lw: Lowerer, val, q, k, v, is_causal, mask, scale, logsumexp=False):
+    """The attention instruction; its output a [B, H, L, E] view of a [B, L, H, E] slot, and with
+    ``logsumexp`` each query row's log-sum-exp, a [B, H, L] view of a [B, L, H] slot (the layout
+    CPU flash attention saves for its backward)."""
     (qs, qt), (ks, kt), (vs, vt) = (attention_operand(lw, x) for x in (q, k, v))
     b, h, length, e = q.shape
     if scale is None:
@@ -601,15 +603,23 @@ def emit_attention(lw: Lowerer, val, q, k, v, is_causal, mask, scale) -> Slot:
     if mask is not None:
         inputs.append(attention_mask(lw, mask, (b, h, length, k.shape[2])))
     out = Slot(FLOAT32, (b, length, h, e))
+    outs = [out] + ([Slot(FLOAT32, (b, length, h))] if logsumexp else [])
     lw.shapes.note(val)
-    ins = lw.emit("attention", inputs, [out])
-    ins.args = AttentionArgs(float(scale), bool(is_causal), mask is not None, qt, kt, vt, True)
-    return lw.view_of(out, (b, h, length, e), (length * h * e, e, h * e, 1), 0)
+    ins = lw.emit("attention", inputs, outs)
+    ins.args = AttentionArgs(
+        float(scale), bool(is_causal), mask is not None, qt, kt, vt, True, bool(logsumexp)
+    )
+    view = lw.view_of(out, (b, h, length, e), (length * h * e, e, h * e, 1), 0)
+    if not logsumexp:
+        return view
+    return view, lw.view_of(outs[1], (b, h, length), (length * h, 1, h), 0)
 
 
 @handles(FLASH_ATTENTION, check=attention_check)
 def _attention(lw, node, q, k, v, dropout_p=0.0, is_causal=False, attn_mask=None, scale=None):
-    return emit_attention(lw, meta_val(node)[0], q, k, v, is_causal, attn_mask, scale), None
+    saved = any(u.args[1] == 1 for u in node.users)  # training: the backward reads it
+    out = emit_attention(lw, meta_val(node)[0], q, k, v, is_causal, attn_mask, scale, saved)
+    return out if saved else (out, None)
 
 
 @handles(SDPA, check=sdpa_check)

@@ -101,6 +101,7 @@ class AttentionArgs:
     k_tokens_first: bool = False
     v_tokens_first: bool = False
     out_tokens_first: bool = False
+    has_logsumexp: bool = False  # output 1: each query row's log-sum-exp, [B, L, H]
 
 
 @dataclass(eq=False)

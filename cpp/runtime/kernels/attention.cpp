@@ -1,13 +1,15 @@
 // Scaled dot-product attention as one kernel (aten._scaled_dot_product_flash_attention_for_cpu's
 // output 0), instead of a product, a mask, a softmax and a second product each through memory.
-//   attention (q, k, v, [mask]) -> out            AttentionArgs
+//   attention (q, k, v, [mask]) -> out, [logsumexp]    AttentionArgs
 // Logical shapes: q [B, H, L, E], k and v [B, Hk, S, E] (H a multiple of Hk: grouped-query
 // attention, head h reads k/v head h / (H / Hk)), out [B, H, L, E]. Each of q, k, v and out is a
 // contiguous slot holding either that shape or [B, tokens, heads, E] (its `*_tokens_first` flag),
 // which is how projections lay heads out: their transposes are then read and written in place.
 // The scores are scale * q k^T, plus the mask (float32, 4 dims, each dim full or 1, the last one
 // full), with keys j > i hidden from query i when causal (top-left aligned, as torch). A row whose
-// keys are all hidden (-inf) gives zeros, as torch's CPU flash attention does.
+// keys are all hidden (-inf) gives zeros, as torch's CPU flash attention does. With has_logsumexp,
+// output 1 ([B, L, H]) holds each row's log-sum-exp of its scores (0 where every key is hidden),
+// as CPU flash attention saves it for its backward.
 // Work is split by (batch, head, block of query rows); each block's products run on one thread
 // through OpenBLAS with its scores in cache.
 #include <cblas.h>
@@ -65,7 +67,7 @@ void verify_attention(const VerifyContext& c) {
   const auto* a = std::get_if<AttentionArgs>(&c.args());
   c.require(a != nullptr, "expects AttentionArgs");
   c.require(c.ints().empty() && c.floats().empty(), "takes no ints or floats");
-  c.arity(a->has_mask ? 4 : 3, 1);
+  c.arity(a->has_mask ? 4 : 3, a->has_logsumexp ? 2 : 1);
   c.require(std::isfinite(a->scale), "scale must be finite");
   const char* names[] = {"query", "key", "value"};
   for (std::size_t i = 0; i < 3; ++i) {
@@ -83,6 +85,10 @@ void verify_attention(const VerifyContext& c) {
   Shape out = a->out_tokens_first ? Shape{q[0], q[2], q[1], q[3]} : q;
   c.shape(c.out(0), out, "output");
   if (a->has_mask) verify_mask(c, {q[0], q[1], k[1], q[2], k[2], q[3]});
+  if (a->has_logsumexp) {
+    c.dtype(c.out(1), DType::Float32, "logsumexp");
+    c.shape(c.out(1), {q[0], q[2], q[1]}, "logsumexp");
+  }
 }
 
 struct Attention {
@@ -90,6 +96,7 @@ struct Attention {
   float* out;
   std::int64_t out_heads;
   bool out_tokens_first;
+  float* logsumexp;  // [B, L, H], or null
   const float* mask;
   Shape mask_shape;
   Dims d;
@@ -100,9 +107,9 @@ struct Attention {
 };
 
 // Row `i` of the scores of (b, h), over its first `keys` keys, made into weights in place: masked,
-// softmaxed, zeros when every key is hidden.
-GBX_CLONES void weights_row(const Attention& a, float* row, std::int64_t keys, std::int64_t b,
-                            std::int64_t h, std::int64_t i) {
+// softmaxed, zeros when every key is hidden. Returns the row's log-sum-exp (0 when all hidden).
+GBX_CLONES float weights_row(const Attention& a, float* row, std::int64_t keys, std::int64_t b,
+                             std::int64_t h, std::int64_t i) {
   if (a.mask) {
     const Shape& ms = a.mask_shape;
     const float* m = a.mask + (((ms[0] > 1 ? b : 0) * ms[1] + (ms[1] > 1 ? h : 0)) * ms[2] +
@@ -114,12 +121,13 @@ GBX_CLONES void weights_row(const Attention& a, float* row, std::int64_t keys, s
   const float mx = seen > 0 ? vmath::max_f32(row, seen) : -INFINITY;
   if (mx == -INFINITY) {
     std::fill(row, row + keys, 0.0f);
-    return;
+    return 0.0f;
   }
   for (std::int64_t j = 0; j < seen; ++j) row[j] = vmath::exp_f32(row[j] - mx);
   std::fill(row + seen, row + keys, 0.0f);
-  const float inv = 1.0f / vmath::sum_f32(row, seen);
+  const float sum = vmath::sum_f32(row, seen), inv = 1.0f / sum;
   for (std::int64_t j = 0; j < seen; ++j) row[j] *= inv;
+  return mx + std::log(sum);
 }
 
 // One work item: query rows [i0, i1) of head h of batch b. Causal rows see only keys below i1.
@@ -137,7 +145,8 @@ void attend(const Attention& a, std::int64_t item, std::vector<float>& scores) {
               a.k.data + a.k.at(b, hk, 0), static_cast<blasint>(a.k.row_stride()), 0.0f,
               scores.data(), static_cast<blasint>(keys));
   for (std::int64_t r = 0; r < m; ++r) {
-    weights_row(a, scores.data() + r * keys, keys, b, h, i0 + r);
+    const float lse = weights_row(a, scores.data() + r * keys, keys, b, h, i0 + r);
+    if (a.logsumexp) a.logsumexp[((b * a.d.queries) + i0 + r) * a.d.heads + h] = lse;
   }
   HeadRows o{a.out, a.out_heads, a.d.queries, width, a.out_tokens_first};
   cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<blasint>(m),
@@ -158,6 +167,7 @@ Attention attention_of(const KernelContext& c) {
               out.f32(),
               d.heads,
               args.out_tokens_first,
+              args.has_logsumexp ? c.out(1).f32() : nullptr,
               args.has_mask ? c.in(3).f32() : nullptr,
               args.has_mask ? c.in(3).shape() : Shape{},
               d,
@@ -170,7 +180,9 @@ void run_attention(const KernelContext& c) {
   const Attention a = attention_of(c);
   const std::int64_t items = a.items();
   if (items == 0 || a.d.keys == 0 || a.d.width == 0) {
-    if (c.out(0).numel()) std::fill(a.out, a.out + c.out(0).numel(), 0.0f);
+    for (std::size_t o = 0; o < c.num_outputs(); ++o) {
+      std::fill(c.out(o).f32(), c.out(o).f32() + c.out(o).numel(), 0.0f);
+    }
     return;
   }
   const std::int64_t macs = 2 * a.d.batch * a.d.heads * a.d.queries * a.d.keys * a.d.width;

@@ -127,3 +127,29 @@ def test_exported_attention_is_one_kernel(tmp_path, emitted):
     glassbox.export(model, (q, k, v, keep), tmp_path / "attention.gbx")
     assert emitted.count("attention") == 1, emitted
     assert_close(glassbox.load(tmp_path / "attention.gbx")(q, k, v, keep), model(q, k, v, keep))
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_training_forward_runs_the_kernel_and_gradients_match(causal, emitted):
+    """In training, CPU flash attention's forward runs as the kernel, which also writes the
+    log-sum-exp that the flash backward (run by PyTorch) reads."""
+    torch.manual_seed(0)
+    proj = torch.nn.Linear(H * E, 3 * H * E)
+    x, mask = r(B, L, H * E), r(B, 1, L, L)
+
+    def f(x, mask):
+        q, k, v = (t.view(B, L, H, E).transpose(1, 2) for t in proj(x).split(H * E, -1))
+        mask = None if causal else mask
+        return F.scaled_dot_product_attention(q, k, v, mask, is_causal=causal).square().sum()
+
+    def grads(fn):
+        xg = x.clone().requires_grad_()
+        proj.zero_grad()
+        fn(xg, mask).backward()
+        return xg.grad, proj.weight.grad.clone()
+
+    expected = grads(f)
+    torch._dynamo.reset()
+    actual = grads(torch.compile(f, backend="glassbox"))
+    assert "attention" in emitted
+    assert_close(actual, expected, rtol=1e-4, atol=1e-4)
