@@ -1,8 +1,7 @@
 #include "decompiler/printer.hpp"
 
 #include <algorithm>
-#include <map>
-#include <sstream>
+#include <utility>
 
 namespace glassbox::decompiler {
 
@@ -12,14 +11,19 @@ using P = Precedence;
 
 P next(P p) { return p == P::Atom ? P::Atom : static_cast<P>(static_cast<int>(p) + 1); }
 
-std::string parenthesize(const std::string& text, P own, P context) {
-  return static_cast<int>(own) < static_cast<int>(context) ? "(" + text + ")" : text;
+std::string parenthesize(std::string text, P own, P context) {
+  if (static_cast<int>(own) >= static_cast<int>(context)) return text;
+  text.insert(text.begin(), '(');
+  text += ')';
+  return text;
 }
 
-std::string join(const std::vector<ExprPtr>& items, P context, const std::string& sep = ", ") {
+// The items from `first` on, printed and separated by `sep`.
+std::string join(const std::vector<ExprPtr>& items, P context, const std::string& sep = ", ",
+                 size_t first = 0) {
   std::string out;
-  for (size_t i = 0; i < items.size(); ++i) {
-    if (i) out += sep;
+  for (size_t i = first; i < items.size(); ++i) {
+    if (i > first) out += sep;
     out += print_expr(*items[i], context);
   }
   return out;
@@ -196,10 +200,9 @@ std::pair<std::string, P> render(const Expr& e) {
               P::Atom};
     case ExprKind::Slice:
       return {print_slice(e), P::Atom};
-    case ExprKind::Call: {
-      std::vector<ExprPtr> args(e.args.begin() + 1, e.args.end());
-      return {print_expr(*e.args[0], P::Atom) + "(" + join(args, P::Test) + ")", P::Atom};
-    }
+    case ExprKind::Call:
+      return {print_expr(*e.args[0], P::Atom) + "(" + join(e.args, P::Test, ", ", 1) + ")",
+              P::Atom};
     case ExprKind::Keyword:
       return {e.text + "=" + print_expr(*e.args[0], P::Test), P::Atom};
     case ExprKind::Starred:
@@ -287,7 +290,7 @@ std::pair<std::string, P> render(const Expr& e) {
 
 class BodyPrinter {
  public:
-  std::string take() { return out_.str(); }
+  std::string take() { return std::move(out_); }
 
   void body(const Body& stmts, int indent) {
     if (stmts.empty()) {
@@ -298,7 +301,7 @@ class BodyPrinter {
   }
 
  private:
-  std::ostringstream out_;
+  std::string out_;
 
   // `[T, *Ts, **P]` after a generic definition's name (3.12+).
   static std::string type_params(const Stmt& s) {
@@ -309,7 +312,9 @@ class BodyPrinter {
   }
 
   void line(int indent, const std::string& text) {
-    out_ << std::string(static_cast<size_t>(indent) * 4, ' ') << text << "\n";
+    out_.append(static_cast<size_t>(indent) * 4, ' ');
+    out_ += text;
+    out_ += '\n';
   }
 
   static std::string expr(const ExprPtr& e, P context = P::Tuple) {
@@ -397,11 +402,9 @@ class BodyPrinter {
         line(indent, text);
         break;
       }
-      case StmtKind::Delete: {
-        std::vector<ExprPtr> targets = s.exprs;
-        line(indent, "del " + join(targets, P::Atom));
+      case StmtKind::Delete:
+        line(indent, "del " + join(s.exprs, P::Atom));
         break;
-      }
       case StmtKind::Pass:
         line(indent, "pass");
         break;
@@ -529,29 +532,55 @@ class BodyPrinter {
     std::string docstring;
     if (e.kind == ExprKind::Constant && triple_quoted(e.text, docstring)) {
       // Continuation lines keep their own indentation: it is part of the string.
-      out_ << std::string(static_cast<size_t>(indent) * 4, ' ') << docstring << "\n";
+      line(indent, docstring);
       return;
     }
     line(indent, print_expr(e, P::Yield));
   }
 
+  // "# " before each line of `text` ("#" alone before an empty one).
   void comment(const std::string& text, int indent) {
-    std::istringstream lines(text);
-    std::string one;
-    while (std::getline(lines, one)) line(indent, one.empty() ? "#" : "# " + one);
+    for (size_t begin = 0; begin < text.size();) {
+      size_t end = std::min(text.find('\n', begin), text.size());
+      if (end == begin) {
+        line(indent, "#");
+      } else {
+        out_.append(static_cast<size_t>(indent) * 4, ' ');
+        out_ += "# ";
+        out_.append(text, begin, end - begin);
+        out_ += '\n';
+      }
+      begin = end + 1;
+    }
   }
 };
 
 }  // namespace
 
 Precedence binary_precedence(const std::string& op) {
-  static const std::map<std::string, P> table = {
-      {"|", P::BitOr}, {"^", P::BitXor}, {"&", P::BitAnd}, {"<<", P::Shift}, {">>", P::Shift},
-      {"+", P::Arith}, {"-", P::Arith},  {"*", P::Term},   {"@", P::Term},   {"/", P::Term},
-      {"%", P::Term},  {"//", P::Term},  {"**", P::Power},
-  };
-  auto found = table.find(op);
-  return found == table.end() ? P::Atom : found->second;
+  if (op.size() == 1) {
+    switch (op[0]) {
+      case '|':
+        return P::BitOr;
+      case '^':
+        return P::BitXor;
+      case '&':
+        return P::BitAnd;
+      case '+':
+      case '-':
+        return P::Arith;
+      case '*':
+      case '@':
+      case '/':
+      case '%':
+        return P::Term;
+      default:
+        return P::Atom;
+    }
+  }
+  if (op == "<<" || op == ">>") return P::Shift;
+  if (op == "//") return P::Term;
+  return op == "**" ? P::Power : P::Atom;
 }
 
 std::string print_expr(const Expr& expr, Precedence context) {
