@@ -22,6 +22,7 @@ SUPPORTED_MINORS = range(10, 14)
 CO_NEWLOCALS = 0x2  # set on the code of functions, lambdas, comprehensions; not on module code
 _CO_VARARGS = inspect.CO_VARARGS
 _CO_VARKEYWORDS = inspect.CO_VARKEYWORDS
+_CO_STARS = _CO_VARARGS | _CO_VARKEYWORDS
 
 
 def _code_of(obj: Any) -> types.CodeType:
@@ -315,12 +316,23 @@ def _with_bare_signature(source: str, code: types.CodeType) -> str:
     """:func:`_with_signature` for a function without defaults and annotations: the header it
     would write is the parameter list alone, which is the decompiler's own where it is the same
     text; otherwise the new header is kept where the source still compiles."""
+    name = code.co_name
+    if not (code.co_posonlyargcount or code.co_kwonlyargcount or code.co_flags & _CO_STARS):
+        # Positional parameters alone, and the source's first line is the def: the line
+        # _def_line would find, already the header written.
+        header = f"def {name}({', '.join(code.co_varnames[: code.co_argcount])}):"
+        if (
+            source.startswith(header)
+            and source.find("\n", 0, len(header) + 1) == len(header)
+            and name.isidentifier()
+            and all(free.isidentifier() for free in code.co_freevars)
+        ):
+            return source
     try:
         positional, kwonly, varargs, varkw = _parameter_names(code)
         bare = _join_parameters(code, positional, kwonly, varargs or None, varkw or None)
     except (AttributeError, IndexError, TypeError):
         return source
-    name = code.co_name
     found = _def_line(source, name)
     if not found:
         return source
@@ -450,7 +462,8 @@ def _function_source(function: types.FunctionType) -> tuple[str, list[Fallback]]
         return result.source, result.fallbacks
     as_function = bool(code.co_flags & CO_NEWLOCALS)
     source, fallbacks = _core.decompile_marshal(data, _running_minor(), as_function)
-    return _with_signature(source, function), [Fallback(*fallback) for fallback in fallbacks]
+    marked = [Fallback(*fallback) for fallback in fallbacks] if fallbacks else []
+    return _with_signature(source, function), marked
 
 
 # -- constants marshal cannot carry ----------------------------------------------------------
