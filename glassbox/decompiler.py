@@ -354,12 +354,9 @@ def _with_bare_signature(source: str, code: types.CodeType) -> str:
 def _unwrapped_function(obj: Any) -> types.FunctionType | None:
     """``obj`` where it is a plain function that :func:`decompile_detailed` takes as it is
     (``inspect.unwrap`` and the ``__func__`` lookup leave it alone), else None."""
-    if type(obj) is not types.FunctionType:
+    if type(obj) is not types.FunctionType or hasattr(obj, "__wrapped__"):
         return None
-    attributes = obj.__dict__
-    if "__wrapped__" in attributes or "__func__" in attributes:
-        return None
-    return obj
+    return None if hasattr(obj, "__func__") else obj
 
 
 def decompile_detailed(obj: Any, *, readable: bool = False) -> Decompiled:
