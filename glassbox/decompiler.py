@@ -20,6 +20,9 @@ from glassbox.errors import DecompileWarning
 
 SUPPORTED_MINORS = range(10, 14)
 CO_NEWLOCALS = 0x2  # set on the code of functions, lambdas, comprehensions; not on module code
+_CO_VARARGS = inspect.CO_VARARGS
+_CO_VARKEYWORDS = inspect.CO_VARKEYWORDS
+_CO_STARS = _CO_VARARGS | _CO_VARKEYWORDS
 
 
 def _code_of(obj: Any) -> types.CodeType:
@@ -169,12 +172,14 @@ def _parameter_names(code: types.CodeType) -> tuple[tuple[str, ...], tuple[str, 
     """The positional and keyword-only parameter names, and the ``*args`` and ``**kwargs`` names
     (None without)."""
     names = code.co_varnames
-    positional = names[: code.co_argcount]
-    kwonly = names[code.co_argcount : code.co_argcount + code.co_kwonlyargcount]
-    index = code.co_argcount + code.co_kwonlyargcount
-    varargs = names[index] if code.co_flags & inspect.CO_VARARGS else None
+    argcount = code.co_argcount
+    index = argcount + code.co_kwonlyargcount
+    positional = names[:argcount]
+    kwonly = names[argcount:index]
+    flags = code.co_flags
+    varargs = names[index] if flags & _CO_VARARGS else None
     index += 1 if varargs else 0
-    varkw = names[index] if code.co_flags & inspect.CO_VARKEYWORDS else None
+    varkw = names[index] if flags & _CO_VARKEYWORDS else None
     return positional, kwonly, varargs, varkw
 
 
@@ -278,11 +283,13 @@ def _with_signature(source: str, func: types.FunctionType) -> str:
     decompiler's own (its parameters without defaults, the function and free variables plain
     names) and every default and annotation written parses by construction, it does: the rest
     of the source is the decompiler's, which compiles. Otherwise the source is compiled."""
+    code = func.__code__
+    if not (func.__defaults__ or func.__kwdefaults__ or func.__annotations__):
+        return _with_bare_signature(source, code)
     try:
         signature = _signature_parts(func)
     except (AttributeError, IndexError, TypeError):
         return source
-    code = func.__code__
     found = _def_line(source, code.co_name)
     if not found:
         return source
@@ -303,6 +310,53 @@ def _with_signature(source: str, func: types.FunctionType) -> str:
     except SyntaxError:
         return source
     return candidate
+
+
+def _with_bare_signature(source: str, code: types.CodeType) -> str:
+    """:func:`_with_signature` for a function without defaults and annotations: the header it
+    would write is the parameter list alone, which is the decompiler's own where it is the same
+    text; otherwise the new header is kept where the source still compiles."""
+    name = code.co_name
+    if not (code.co_posonlyargcount or code.co_kwonlyargcount or code.co_flags & _CO_STARS):
+        # Positional parameters alone, and the source's first line is the def: the line
+        # _def_line would find, already the header written.
+        header = f"def {name}({', '.join(code.co_varnames[: code.co_argcount])}):"
+        if (
+            source.startswith(header)
+            and source.find("\n", 0, len(header) + 1) == len(header)
+            and name.isidentifier()
+            and all(free.isidentifier() for free in code.co_freevars)
+        ):
+            return source
+    try:
+        positional, kwonly, varargs, varkw = _parameter_names(code)
+        bare = _join_parameters(code, positional, kwonly, varargs or None, varkw or None)
+    except (AttributeError, IndexError, TypeError):
+        return source
+    found = _def_line(source, name)
+    if not found:
+        return source
+    start, end, indent, is_async = found
+    new_header = f"{indent}{is_async}def {name}({bare}):"
+    if source[start:end] == new_header:
+        if name.isidentifier() and all(free.isidentifier() for free in code.co_freevars):
+            return source
+        candidate = source
+    else:
+        candidate = source[:start] + new_header + source[end:]
+    try:
+        compile(candidate, "<glassbox>", "exec")
+    except SyntaxError:
+        return source
+    return candidate
+
+
+def _unwrapped_function(obj: Any) -> types.FunctionType | None:
+    """``obj`` where it is a plain function that :func:`decompile_detailed` takes as it is
+    (``inspect.unwrap`` and the ``__func__`` lookup leave it alone), else None."""
+    if type(obj) is not types.FunctionType or hasattr(obj, "__wrapped__"):
+        return None
+    return None if hasattr(obj, "__func__") else obj
 
 
 def decompile_detailed(obj: Any, *, readable: bool = False) -> Decompiled:
@@ -383,10 +437,30 @@ def decompile(obj: Any, *, readable: bool = False) -> str:
     statements (``t = x`` then ``t.y``). The source does the same operations in the same order,
     but does not recompile to the same bytecode.
     """
-    result = decompile_detailed(obj, readable=readable)
-    if result.fallbacks:
-        warnings.warn(DecompileWarning(result.fallbacks), stacklevel=2)
-    return result.source
+    function = None if readable else _unwrapped_function(obj)
+    if function is None:
+        result = decompile_detailed(obj, readable=readable)
+        source, fallbacks = result.source, result.fallbacks
+    else:
+        source, fallbacks = _function_source(function)
+    if fallbacks:
+        warnings.warn(DecompileWarning(fallbacks), stacklevel=2)
+    return source
+
+
+def _function_source(function: types.FunctionType) -> tuple[str, list[Fallback]]:
+    """``decompile_detailed(function)``'s source and fallbacks, without building its result
+    where the code marshals (the common case: every constant is marshallable)."""
+    code = function.__code__
+    try:
+        data = marshal.dumps(code)
+    except ValueError:
+        result = decompile_detailed(function)
+        return result.source, result.fallbacks
+    as_function = bool(code.co_flags & CO_NEWLOCALS)
+    source, fallbacks = _core.decompile_marshal(data, _running_minor(), as_function)
+    marked = [Fallback(*fallback) for fallback in fallbacks] if fallbacks else []
+    return _with_signature(source, function), marked
 
 
 # -- constants marshal cannot carry ----------------------------------------------------------

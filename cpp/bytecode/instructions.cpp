@@ -116,8 +116,9 @@ const std::array<std::string_view, 256>& display_names(PyMinor minor) {
   return kNames[static_cast<std::size_t>(minor - kMinSupportedMinor)];
 }
 
-std::vector<Instruction> unpack(const CodeObject& code, const OpcodeTable& table,
-                                const DecodeRules& rules) {
+// Fills `instructions` (dropping what it held, keeping its memory).
+void unpack(const CodeObject& code, const OpcodeTable& table, const DecodeRules& rules,
+            std::vector<Instruction>& instructions) {
   const std::string& units = code.code;
   if (units.size() > static_cast<std::size_t>(std::numeric_limits<int>::max() / 2)) {
     throw BytecodeError("co_code is too large (" + std::to_string(units.size()) + " bytes)");
@@ -128,7 +129,7 @@ std::vector<Instruction> unpack(const CodeObject& code, const OpcodeTable& table
   const int extended_arg = extended_arg_opcode(rules.minor);
   const std::array<std::string_view, 256>& names = display_names(rules.minor);
   ArgumentFolder folder(rules.wrap_extended_arg);
-  std::vector<Instruction> instructions;
+  instructions.clear();
   instructions.reserve(units.size() / 2);
   for (std::size_t offset = 0; offset < units.size(); offset += 2) {
     const auto opcode = static_cast<std::uint8_t>(units[offset]);
@@ -152,7 +153,6 @@ std::vector<Instruction> unpack(const CodeObject& code, const OpcodeTable& table
     }
     offset += 2 * static_cast<std::size_t>(info.cache_entries);
   }
-  return instructions;
 }
 
 // --- Pass 2: jump targets and labels -------------------------------------------------------------
@@ -346,7 +346,7 @@ DecodedCode decode_code(const CodeObject& code) {
   const OpcodeTable& table = opcode_table(code.minor);
   const DecodeRules& rules = decode_rules(code.minor);
   DecodedCode decoded;
-  decoded.instructions = unpack(code, table, rules);
+  unpack(code, table, rules, decoded.instructions);
   decoded.exception_table = parse_exception_table(code);
   decoded.line_starts = line_starts(code);
   if (rules.labels) decoded.labels = make_labels(decoded.instructions, decoded.exception_table);
@@ -371,10 +371,14 @@ std::vector<Instruction> decode_instructions(const CodeObject& code) {
 }
 
 std::vector<Instruction> decode_bare_instructions(const CodeObject& code) {
-  std::vector<Instruction> instructions =
-      unpack(code, opcode_table(code.minor), decode_rules(code.minor));
-  mark_line_starts(instructions, line_starts(code));
+  std::vector<Instruction> instructions;
+  decode_bare_instructions(code, instructions);
   return instructions;
+}
+
+void decode_bare_instructions(const CodeObject& code, std::vector<Instruction>& out) {
+  unpack(code, opcode_table(code.minor), decode_rules(code.minor), out);
+  mark_line_starts(out, line_starts(code));
 }
 
 }  // namespace glassbox::bytecode

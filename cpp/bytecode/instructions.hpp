@@ -47,6 +47,8 @@ std::vector<Instruction> decode_instructions(const CodeObject& code);
 // and `is_jump_target` are left empty, and argument indices are not checked against their tables
 // (the caller checks what it reads). Several times cheaper than decode_instructions.
 std::vector<Instruction> decode_bare_instructions(const CodeObject& code);
+// The same into `out`, whose old contents are dropped and whose memory is reused.
+void decode_bare_instructions(const CodeObject& code, std::vector<Instruction>& out);
 
 std::vector<ExceptionTableEntry> parse_exception_table(const CodeObject& code);
 

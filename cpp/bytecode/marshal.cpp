@@ -224,6 +224,9 @@ std::size_t find_invalid_utf8(std::string_view text) {
 }
 
 std::string latin1_to_utf8(std::string_view text) {
+  const bool ascii = std::all_of(text.begin(), text.end(),
+                                 [](char c) { return static_cast<std::uint8_t>(c) < 0x80; });
+  if (ascii) return std::string(text);
   std::string out;
   out.reserve(text.size());
   for (const char c : text) {
@@ -655,7 +658,8 @@ std::vector<ObjectRef> Reader::read_tuple_field(const char* field, Node& tally) 
 
 std::vector<std::string> Reader::read_str_tuple_field(const char* field, Node& tally) {
   const std::size_t start = pos_;
-  const std::vector<ObjectRef> items = read_tuple_field(field, tally);
+  const Node tuple = read_field(field, ObjectKind::Tuple, tally);
+  const std::vector<ObjectRef>& items = tuple.object->items;
   std::vector<std::string> names;
   names.reserve(items.size());
   for (const ObjectRef& item : items) {

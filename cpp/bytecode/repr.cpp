@@ -206,7 +206,19 @@ bool append_common_escape(std::string& out, std::uint32_t c, char quote) {
 void append_str_repr(std::string& out, std::string_view text, PyMinor minor) {
   const char quote = choose_quote(text);
   out += quote;
+  out.reserve(out.size() + text.size() + 1);
   for (std::size_t i = 0; i < text.size();) {
+    // A run of printable ASCII other than the quote and the backslash stands as it is.
+    std::size_t plain = i;
+    while (plain < text.size() && text[plain] >= 0x20 && text[plain] < 0x7f &&
+           text[plain] != quote && text[plain] != '\\') {
+      ++plain;
+    }
+    if (plain > i) {
+      out.append(text, i, plain - i);
+      i = plain;
+      continue;
+    }
     const auto [cp, valid] = next_code_point(text, i);
     if (append_common_escape(out, cp, quote)) continue;
     if (valid && (cp < 0x7f || is_printable(cp, minor))) {

@@ -5,6 +5,8 @@
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
+#include <vector>
 
 #include "bytecode/error.hpp"
 #include "bytecode/instructions.hpp"
@@ -336,13 +338,24 @@ bool jumps_over_unreachable(const std::vector<Instruction>& all, const std::vect
   return k < all.size() && all[k].offset == all[i].jump_target;
 }
 
+// The instructions of the code being lifted live in a buffer of the thread's, kept between
+// code objects (up to a size): a fresh vector each time was among the largest allocations of a
+// decompilation. Taken while in use, so that a nested lift gets a buffer of its own.
+constexpr size_t kKeptInstructions = 2048;  // about 200 KiB
+
+std::vector<Instruction>& instruction_buffer() {
+  thread_local std::vector<Instruction> buffer;
+  return buffer;
+}
+
 class Lifter {
  public:
   explicit Lifter(const CodeObject& code) : code_(code), minor_(code.minor) {}
 
   LiftedCode run() {
     // Bare: the lifter needs no argrepr (a listing's text) and checks the indices it reads.
-    std::vector<Instruction> instructions = bytecode::decode_bare_instructions(code_);
+    std::vector<Instruction> instructions = std::exchange(instruction_buffer(), {});
+    bytecode::decode_bare_instructions(code_, instructions);
     std::vector<bytecode::ExceptionTableEntry> rows;
     if (minor_ >= 11) rows = bytecode::parse_exception_table(code_);
     std::vector<bool> reachable = reachable_instructions(instructions, rows);
@@ -402,6 +415,8 @@ class Lifter {
                                  entry.depth, entry.lasti});
       }
     }
+    if (instructions.capacity() <= kKeptInstructions)
+      instruction_buffer() = std::move(instructions);
     return std::move(out_);
   }
 

@@ -10,6 +10,7 @@
 #include <functional>
 #include <map>
 #include <set>
+#include <string_view>
 
 #include "decompiler/decoder.hpp"
 #include "decompiler/printer.hpp"
@@ -48,6 +49,15 @@ bool uses_fast(const Operation& op) {
 bool first_uses_match(const std::vector<std::string>& first_uses,
                       const std::vector<std::string>& wanted) {
   return first_uses == wanted;
+}
+
+// Whether `name` is new to `seen` (sorted), which then holds it; `seen` views the names, which
+// must outlive it.
+bool first_sight(std::vector<std::string_view>& seen, const std::string& name) {
+  auto at = std::lower_bound(seen.begin(), seen.end(), std::string_view(name));
+  if (at != seen.end() && *at == name) return false;
+  seen.insert(at, name);
+  return true;
 }
 
 bool is_identifier(const std::string& name) {
@@ -435,24 +445,33 @@ Body deep_copy(const Body& b, int depth) {
 // 1 yes, 0 no, -1 the tree cannot tell.
 int CodeDecoder::source_order_matches(const Body& body,
                                       const std::vector<std::string>& locals) const {
-  std::map<std::string, std::string> raw;  // source spelling -> mangled name
-  for (const std::string& n : code_.names) raw.emplace(source_name(n), n);
-  std::set<std::string> variables;
-  for (const std::string& n : code_.varnames) variables.insert(source_name(n));
-  for (const std::string& n : code_.cellvars) variables.insert(source_name(n));
-  for (const std::string& n : code_.freevars) variables.insert(source_name(n));
+  // The source spelling of each of code_.names, where one is mangled (a name is met by its
+  // spelling and stands for the first name spelled so); empty where each is its own.
+  std::vector<std::string> spelled;
+  if (!class_name_.empty()) {
+    for (const std::string& n : code_.names) spelled.push_back(source_name(n));
+    if (spelled == code_.names) spelled.clear();
+  }
+  std::vector<std::string> variables;  // sorted
+  variables.reserve(code_.varnames.size() + code_.cellvars.size() + code_.freevars.size());
+  for (const auto* list : {&code_.varnames, &code_.cellvars, &code_.freevars}) {
+    for (const std::string& n : *list) variables.push_back(source_name(n));
+  }
+  std::sort(variables.begin(), variables.end());
   std::vector<std::string> names;
   std::vector<std::string> fast;
+  names.reserve(code_.names.size());
   auto add = [](std::vector<std::string>& list, const std::string& n) {
     if (std::find(list.begin(), list.end(), n) == list.end()) list.push_back(n);
   };
   SourceOrder order(code_.minor, [&](const std::string& n, bool is_attribute) {
-    if (!is_attribute && variables.count(n)) {
+    if (!is_attribute && std::binary_search(variables.begin(), variables.end(), n)) {
       add(fast, n);
       return;
     }
-    auto found = raw.find(n);
-    add(names, found == raw.end() ? n : found->second);
+    auto found = std::find(spelled.begin(), spelled.end(), n);
+    add(names,
+        found == spelled.end() ? n : code_.names[static_cast<size_t>(found - spelled.begin())]);
   });
   order.body(body);
   if (!order.complete) return -1;
@@ -602,14 +621,14 @@ void CodeDecoder::add_dead_block_names(Body& block) const {
 void CodeDecoder::add_name_order(Body& body) const {
   std::vector<std::string> name_uses;
   std::vector<std::string> fast_uses;
-  std::set<std::string> seen_names;
-  std::set<std::string> seen_fast;
+  std::vector<std::string_view> seen_names;
+  std::vector<std::string_view> seen_fast;
   for (const Operation& op : lifted_.ops) {
     if (uses_co_names(op)) {
       // `import a.b` stores `a`; the module text holds the dotted name, whose parts are not names.
-      if (seen_names.insert(op.text).second) name_uses.push_back(op.text);
+      if (first_sight(seen_names, op.text)) name_uses.push_back(op.text);
     } else if (uses_fast(op)) {
-      if (seen_fast.insert(op.text).second) fast_uses.push_back(op.text);
+      if (first_sight(seen_fast, op.text)) fast_uses.push_back(op.text);
     }
   }
   int parameters = code_.argcount + code_.kwonlyargcount + ((code_.flags & 0x04) ? 1 : 0) +

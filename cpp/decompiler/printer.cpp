@@ -1,8 +1,8 @@
 #include "decompiler/printer.hpp"
 
 #include <algorithm>
-#include <map>
-#include <sstream>
+#include <string_view>
+#include <utility>
 
 namespace glassbox::decompiler {
 
@@ -12,30 +12,36 @@ using P = Precedence;
 
 P next(P p) { return p == P::Atom ? P::Atom : static_cast<P>(static_cast<int>(p) + 1); }
 
-std::string parenthesize(const std::string& text, P own, P context) {
-  return static_cast<int>(own) < static_cast<int>(context) ? "(" + text + ")" : text;
+// Expressions are appended to one string as they are walked: a string per node and the copies
+// that concatenating them made were most of the printer's time.
+void write_expr(std::string& out, const Expr& e, P context);
+
+// The items from `first` on, written and separated by `sep`.
+void write_items(std::string& out, const std::vector<ExprPtr>& items, P context,
+                 std::string_view sep = ", ", size_t first = 0) {
+  for (size_t i = first; i < items.size(); ++i) {
+    if (i > first) out += sep;
+    write_expr(out, *items[i], context);
+  }
 }
 
-std::string join(const std::vector<ExprPtr>& items, P context, const std::string& sep = ", ") {
+std::string join(const std::vector<ExprPtr>& items, P context) {
   std::string out;
-  for (size_t i = 0; i < items.size(); ++i) {
-    if (i) out += sep;
-    out += print_expr(*items[i], context);
-  }
+  write_items(out, items, context);
   return out;
 }
 
-std::string print_clauses(const std::vector<ComprehensionClause>& clauses) {
-  std::string out;
+void write_clauses(std::string& out, const std::vector<ComprehensionClause>& clauses) {
   for (const ComprehensionClause& clause : clauses) {
     out += clause.is_async ? " async for " : " for ";
-    out += print_expr(*clause.target, P::Tuple);
-    out += " in " + print_expr(*clause.iter, next(P::Test));
+    write_expr(out, *clause.target, P::Tuple);
+    out += " in ";
+    write_expr(out, *clause.iter, next(P::Test));
     for (const ExprPtr& condition : clause.conditions) {
-      out += " if " + print_expr(*condition, next(P::Test));
+      out += " if ";
+      write_expr(out, *condition, next(P::Test));
     }
   }
-  return out;
 }
 
 // Escapes literal text of an f-string for the given quote character.
@@ -120,30 +126,37 @@ std::string print_joined_str(const Expr& joined) {
   return "f'" + print_fstring_body(joined, '\'') + "'";
 }
 
-std::string print_dict(const Expr& expr) {
-  std::string out = "{";
+void write_dict(std::string& out, const Expr& expr) {
+  out += '{';
   for (size_t i = 0; i + 1 < expr.args.size(); i += 2) {
     if (i) out += ", ";
     if (expr.args[i]) {
-      out += print_expr(*expr.args[i], P::Test) + ": " + print_expr(*expr.args[i + 1], P::Test);
+      write_expr(out, *expr.args[i], P::Test);
+      out += ": ";
+      write_expr(out, *expr.args[i + 1], P::Test);
     } else {
-      out += "**" + print_expr(*expr.args[i + 1], P::BitOr);
+      out += "**";
+      write_expr(out, *expr.args[i + 1], P::BitOr);
     }
   }
-  return out + "}";
+  out += '}';
 }
 
-std::string print_slice(const Expr& expr) {
+void write_slice(std::string& out, const Expr& expr) {
   auto part = [&](size_t i) {
-    return i < expr.args.size() && expr.args[i] ? print_expr(*expr.args[i], P::Test) : "";
+    if (i < expr.args.size() && expr.args[i]) write_expr(out, *expr.args[i], P::Test);
   };
-  std::string out = part(0) + ":" + part(1);
-  if (expr.args.size() > 2 && expr.args[2]) out += ":" + part(2);
-  return out;
+  part(0);
+  out += ':';
+  part(1);
+  if (expr.args.size() > 2 && expr.args[2]) {
+    out += ':';
+    part(2);
+  }
 }
 
-std::string print_subscript_index(const Expr& index) {
-  if (index.kind == ExprKind::Slice) return print_slice(index);
+void write_subscript_index(std::string& out, const Expr& index) {
+  if (index.kind == ExprKind::Slice) return write_slice(out, index);
   auto is_kind = [](ExprKind kind) {
     return [kind](const ExprPtr& item) { return item->kind == kind; };
   };
@@ -151,18 +164,22 @@ std::string print_subscript_index(const Expr& index) {
   if (index.kind == ExprKind::Tuple &&
       std::any_of(index.args.begin(), index.args.end(), is_kind(ExprKind::Starred)) &&
       std::none_of(index.args.begin(), index.args.end(), is_kind(ExprKind::Slice))) {
-    return print_expr(index, P::Atom);
+    return write_expr(out, index, P::Atom);
   }
   if (index.kind == ExprKind::Tuple && !index.args.empty()) {
-    std::string out;
     for (size_t i = 0; i < index.args.size(); ++i) {
       if (i) out += ", ";
       const Expr& item = *index.args[i];
-      out += item.kind == ExprKind::Slice ? print_slice(item) : print_expr(item, P::Test);
+      if (item.kind == ExprKind::Slice) {
+        write_slice(out, item);
+      } else {
+        write_expr(out, item, P::Test);
+      }
     }
-    return index.args.size() == 1 ? out + "," : out;
+    if (index.args.size() == 1) out += ',';
+    return;
   }
-  return print_expr(index, P::Tuple);
+  write_expr(out, index, P::Tuple);
 }
 
 bool is_plain_int_literal(const Expr& expr) {
@@ -176,118 +193,257 @@ bool is_plain_int_literal(const Expr& expr) {
 // A backslash and a line break before a lambda or comprehension marked (ref 1) to start a line
 // of its own: its code object repeats an earlier one, and equal code objects of one line would
 // be one constant.
-std::string own_line(const Expr& e) { return e.ref == 1 ? "\\\n" : ""; }
+void write_own_line(std::string& out, const Expr& e) {
+  if (e.ref == 1) out += "\\\n";
+}
 
-// The text of `expr` and the precedence it binds with.
-std::pair<std::string, P> render(const Expr& e) {
+// The precedence `e` binds with.
+P own_precedence(const Expr& e) {
   switch (e.kind) {
-    case ExprKind::Name:
-      return {e.text, P::Atom};
     case ExprKind::Constant:
-      return {e.text, !e.text.empty() && e.text[0] == '-' ? P::Factor : P::Atom};
-    case ExprKind::Attribute: {
-      const Expr& base = *e.args[0];
-      std::string text =
-          is_plain_int_literal(base) ? "(" + base.text + ")" : print_expr(base, P::Atom);
-      return {text + "." + e.text, P::Atom};
-    }
-    case ExprKind::Subscript:
-      return {print_expr(*e.args[0], P::Atom) + "[" + print_subscript_index(*e.args[1]) + "]",
-              P::Atom};
-    case ExprKind::Slice:
-      return {print_slice(e), P::Atom};
-    case ExprKind::Call: {
-      std::vector<ExprPtr> args(e.args.begin() + 1, e.args.end());
-      return {print_expr(*e.args[0], P::Atom) + "(" + join(args, P::Test) + ")", P::Atom};
-    }
-    case ExprKind::Keyword:
-      return {e.text + "=" + print_expr(*e.args[0], P::Test), P::Atom};
-    case ExprKind::Starred:
-      return {"*" + print_expr(*e.args[0], P::BitOr), P::Atom};
-    case ExprKind::DoubleStarred:
-      return {"**" + print_expr(*e.args[0], P::BitOr), P::Atom};
+      return !e.text.empty() && e.text[0] == '-' ? P::Factor : P::Atom;
+    case ExprKind::BinOp:
+      return binary_precedence(e.text);
+    case ExprKind::UnaryOp:
+      return e.text == "not" ? P::Not : P::Factor;
+    case ExprKind::BoolOp:
+      return e.text == "and" ? P::And : P::Or;
+    case ExprKind::Compare:
+      return P::Cmp;
+    case ExprKind::IfExp:
+    case ExprKind::Lambda:
+    case ExprKind::MatchAs:
+      return P::Test;
+    case ExprKind::Tuple:
+      return e.args.empty() ? P::Atom : P::Tuple;
+    case ExprKind::Await:
+      return P::Await;
+    case ExprKind::Yield:
+    case ExprKind::YieldFrom:
+      return P::Yield;
+    case ExprKind::NamedExpr:
+      return P::NamedExpr;
+    case ExprKind::MatchOr:
+      return P::BitOr;
+    default:
+      return P::Atom;
+  }
+}
+
+// Two operands with `sep` between them (" := ", " if ").
+void write_pair(std::string& out, const Expr& first, P first_context, const char* sep,
+                const Expr& second, P second_context) {
+  write_expr(out, first, first_context);
+  out += sep;
+  write_expr(out, second, second_context);
+}
+
+// A display with a comprehension: `open` element [": " value] clauses `close`.
+void write_comprehension(std::string& out, const Expr& e, char open, char close) {
+  write_own_line(out, e);
+  out += open;
+  write_expr(out, *e.args[0], P::Test);
+  if (e.kind == ExprKind::DictComp) {
+    out += ": ";
+    write_expr(out, *e.args[1], P::Test);
+  }
+  write_clauses(out, e.clauses);
+  out += close;
+}
+
+// Operators: the kinds whose text sits between or before their operands.
+void write_operation(std::string& out, const Expr& e) {
+  switch (e.kind) {
     case ExprKind::BinOp: {
       P own = binary_precedence(e.text);
       bool right_assoc = own == P::Power;
-      std::string left = print_expr(*e.args[0], right_assoc ? next(own) : own);
-      std::string right = print_expr(*e.args[1], right_assoc ? P::Factor : next(own));
-      return {left + " " + e.text + " " + right, own};
+      write_expr(out, *e.args[0], right_assoc ? next(own) : own);
+      out += ' ';
+      out += e.text;
+      out += ' ';
+      write_expr(out, *e.args[1], right_assoc ? P::Factor : next(own));
+      return;
     }
-    case ExprKind::UnaryOp: {
-      if (e.text == "not") return {"not " + print_expr(*e.args[0], P::Not), P::Not};
-      return {e.text + print_expr(*e.args[0], P::Factor), P::Factor};
-    }
-    case ExprKind::BoolOp: {
-      P own = e.text == "and" ? P::And : P::Or;
-      return {join(e.args, next(own), " " + e.text + " "), own};
-    }
-    case ExprKind::Compare: {
-      std::string out = print_expr(*e.args[0], next(P::Cmp));
-      for (size_t i = 0; i < e.ops.size() && i + 1 < e.args.size(); ++i) {
-        out += " " + e.ops[i] + " " + print_expr(*e.args[i + 1], next(P::Cmp));
+    case ExprKind::UnaryOp:
+      if (e.text == "not") {
+        out += "not ";
+        return write_expr(out, *e.args[0], P::Not);
       }
-      return {out, P::Cmp};
-    }
+      out += e.text;
+      return write_expr(out, *e.args[0], P::Factor);
+    case ExprKind::BoolOp:
+      return write_items(out, e.args, next(own_precedence(e)), " " + e.text + " ");
+    case ExprKind::Compare:
+      write_expr(out, *e.args[0], next(P::Cmp));
+      for (size_t i = 0; i < e.ops.size() && i + 1 < e.args.size(); ++i) {
+        out += ' ';
+        out += e.ops[i];
+        out += ' ';
+        write_expr(out, *e.args[i + 1], next(P::Cmp));
+      }
+      return;
     case ExprKind::IfExp:
-      return {print_expr(*e.args[0], next(P::Test)) + " if " +
-                  print_expr(*e.args[1], next(P::Test)) + " else " +
-                  print_expr(*e.args[2], P::Test),
-              P::Test};
-    case ExprKind::Lambda:
-      return {own_line(e) + (e.text.empty() ? "lambda: " : "lambda " + e.text + ": ") +
-                  print_expr(*e.args[0], P::Test),
-              P::Test};
-    case ExprKind::Tuple:
-      if (e.args.empty()) return {"()", P::Atom};
-      if (e.args.size() == 1) return {print_expr(*e.args[0], P::Test) + ",", P::Tuple};
-      return {join(e.args, P::Test), P::Tuple};
-    case ExprKind::List:
-      return {"[" + join(e.args, P::Test) + "]", P::Atom};
-    case ExprKind::Set:
-      return {e.args.empty() ? "{*()}" : "{" + join(e.args, P::Test) + "}", P::Atom};
-    case ExprKind::Dict:
-      return {print_dict(e), P::Atom};
-    case ExprKind::ListComp:
-      return {own_line(e) + "[" + print_expr(*e.args[0], P::Test) + print_clauses(e.clauses) + "]",
-              P::Atom};
-    case ExprKind::SetComp:
-      return {own_line(e) + "{" + print_expr(*e.args[0], P::Test) + print_clauses(e.clauses) + "}",
-              P::Atom};
-    case ExprKind::GeneratorExp:
-      return {own_line(e) + "(" + print_expr(*e.args[0], P::Test) + print_clauses(e.clauses) + ")",
-              P::Atom};
-    case ExprKind::DictComp:
-      return {own_line(e) + "{" + print_expr(*e.args[0], P::Test) + ": " +
-                  print_expr(*e.args[1], P::Test) + print_clauses(e.clauses) + "}",
-              P::Atom};
-    case ExprKind::Await:
-      return {"await " + print_expr(*e.args[0], P::Atom), P::Await};
-    case ExprKind::Yield:
-      return {e.args.empty() || !e.args[0] ? "yield" : "yield " + print_expr(*e.args[0], P::Tuple),
-              P::Yield};
-    case ExprKind::YieldFrom:
-      return {"yield from " + print_expr(*e.args[0], P::Test), P::Yield};
-    case ExprKind::NamedExpr:
-      return {print_expr(*e.args[0], P::Atom) + " := " + print_expr(*e.args[1], P::Test),
-              P::NamedExpr};
-    case ExprKind::JoinedStr:
-      return {print_joined_str(e), P::Atom};
-    case ExprKind::FormattedValue:
-      return {print_joined_str(*make_expr(ExprKind::JoinedStr, {std::make_shared<Expr>(e)})),
-              P::Atom};
-    case ExprKind::MatchAs:
-      return {print_expr(*e.args[0], P::BitOr) + " as " + e.text, P::Test};
-    case ExprKind::MatchOr:
-      return {join(e.args, P::BitXor, " | "), P::BitOr};
-    case ExprKind::Internal:
-      return {"<" + e.text + ">", P::Atom};
+      write_pair(out, *e.args[0], next(P::Test), " if ", *e.args[1], next(P::Test));
+      out += " else ";
+      return write_expr(out, *e.args[2], P::Test);
+    default:
+      return;
   }
-  return {"<?>", P::Atom};
+}
+// Yields, named expressions, f-strings, patterns, internal values.
+void write_other(std::string& out, const Expr& e) {
+  switch (e.kind) {
+    case ExprKind::Yield:
+      if (e.args.empty() || !e.args[0]) {
+        out += "yield";
+        return;
+      }
+      out += "yield ";
+      return write_expr(out, *e.args[0], P::Tuple);
+    case ExprKind::YieldFrom:
+      out += "yield from ";
+      return write_expr(out, *e.args[0], P::Test);
+    case ExprKind::NamedExpr:
+      return write_pair(out, *e.args[0], P::Atom, " := ", *e.args[1], P::Test);
+    case ExprKind::JoinedStr:
+      out += print_joined_str(e);
+      return;
+    case ExprKind::FormattedValue:
+      out += print_joined_str(*make_expr(ExprKind::JoinedStr, {std::make_shared<Expr>(e)}));
+      return;
+    case ExprKind::MatchAs:
+      write_expr(out, *e.args[0], P::BitOr);
+      out += " as ";
+      out += e.text;
+      return;
+    case ExprKind::MatchOr:
+      return write_items(out, e.args, P::BitXor, " | ");
+    case ExprKind::Internal:
+      out += '<';
+      out += e.text;
+      out += '>';
+      return;
+    default:
+      out += "<?>";
+      return;
+  }
+}
+
+// Displays, comprehensions and the remaining kinds.
+void write_display(std::string& out, const Expr& e) {
+  switch (e.kind) {
+    case ExprKind::Tuple:
+      if (e.args.empty()) {
+        out += "()";
+      } else {
+        write_items(out, e.args, P::Test);
+        if (e.args.size() == 1) out += ',';
+      }
+      return;
+    case ExprKind::List:
+      out += '[';
+      write_items(out, e.args, P::Test);
+      out += ']';
+      return;
+    case ExprKind::Set:
+      if (e.args.empty()) {
+        out += "{*()}";
+        return;
+      }
+      out += '{';
+      write_items(out, e.args, P::Test);
+      out += '}';
+      return;
+    case ExprKind::Dict:
+      return write_dict(out, e);
+    case ExprKind::ListComp:
+      return write_comprehension(out, e, '[', ']');
+    case ExprKind::SetComp:
+    case ExprKind::DictComp:
+      return write_comprehension(out, e, '{', '}');
+    case ExprKind::GeneratorExp:
+      return write_comprehension(out, e, '(', ')');
+    case ExprKind::Await:
+      out += "await ";
+      return write_expr(out, *e.args[0], P::Atom);
+    default:
+      return write_other(out, e);
+  }
+}
+
+// The text of `e`, without the parentheses its context may need.
+void write_unparenthesized(std::string& out, const Expr& e) {
+  switch (e.kind) {
+    case ExprKind::Name:
+    case ExprKind::Constant:
+      out += e.text;
+      return;
+    case ExprKind::Attribute: {
+      const Expr& base = *e.args[0];
+      if (is_plain_int_literal(base)) {
+        out += '(';
+        out += base.text;
+        out += ')';
+      } else {
+        write_expr(out, base, P::Atom);
+      }
+      out += '.';
+      out += e.text;
+      return;
+    }
+    case ExprKind::Subscript:
+      write_expr(out, *e.args[0], P::Atom);
+      out += '[';
+      write_subscript_index(out, *e.args[1]);
+      out += ']';
+      return;
+    case ExprKind::Slice:
+      return write_slice(out, e);
+    case ExprKind::Call:
+      write_expr(out, *e.args[0], P::Atom);
+      out += '(';
+      write_items(out, e.args, P::Test, ", ", 1);
+      out += ')';
+      return;
+    case ExprKind::Keyword:
+      out += e.text;
+      out += '=';
+      return write_expr(out, *e.args[0], P::Test);
+    case ExprKind::Starred:
+    case ExprKind::DoubleStarred:
+      out += e.kind == ExprKind::Starred ? "*" : "**";
+      return write_expr(out, *e.args[0], P::BitOr);
+    case ExprKind::BinOp:
+    case ExprKind::UnaryOp:
+    case ExprKind::BoolOp:
+    case ExprKind::Compare:
+    case ExprKind::IfExp:
+      return write_operation(out, e);
+    case ExprKind::Lambda:
+      write_own_line(out, e);
+      if (e.text.empty()) {
+        out += "lambda: ";
+      } else {
+        out += "lambda ";
+        out += e.text;
+        out += ": ";
+      }
+      return write_expr(out, *e.args[0], P::Test);
+    default:
+      return write_display(out, e);
+  }
+}
+
+void write_expr(std::string& out, const Expr& e, P context) {
+  bool parenthesized = static_cast<int>(own_precedence(e)) < static_cast<int>(context);
+  if (parenthesized) out += '(';
+  write_unparenthesized(out, e);
+  if (parenthesized) out += ')';
 }
 
 class BodyPrinter {
  public:
-  std::string take() { return out_.str(); }
+  std::string take() { return std::move(out_); }
 
   void body(const Body& stmts, int indent) {
     if (stmts.empty()) {
@@ -298,7 +454,7 @@ class BodyPrinter {
   }
 
  private:
-  std::ostringstream out_;
+  std::string out_;
 
   // `[T, *Ts, **P]` after a generic definition's name (3.12+).
   static std::string type_params(const Stmt& s) {
@@ -309,7 +465,9 @@ class BodyPrinter {
   }
 
   void line(int indent, const std::string& text) {
-    out_ << std::string(static_cast<size_t>(indent) * 4, ' ') << text << "\n";
+    out_.append(static_cast<size_t>(indent) * 4, ' ');
+    out_ += text;
+    out_ += '\n';
   }
 
   static std::string expr(const ExprPtr& e, P context = P::Tuple) {
@@ -397,11 +555,9 @@ class BodyPrinter {
         line(indent, text);
         break;
       }
-      case StmtKind::Delete: {
-        std::vector<ExprPtr> targets = s.exprs;
-        line(indent, "del " + join(targets, P::Atom));
+      case StmtKind::Delete:
+        line(indent, "del " + join(s.exprs, P::Atom));
         break;
-      }
       case StmtKind::Pass:
         line(indent, "pass");
         break;
@@ -529,34 +685,61 @@ class BodyPrinter {
     std::string docstring;
     if (e.kind == ExprKind::Constant && triple_quoted(e.text, docstring)) {
       // Continuation lines keep their own indentation: it is part of the string.
-      out_ << std::string(static_cast<size_t>(indent) * 4, ' ') << docstring << "\n";
+      line(indent, docstring);
       return;
     }
     line(indent, print_expr(e, P::Yield));
   }
 
+  // "# " before each line of `text` ("#" alone before an empty one).
   void comment(const std::string& text, int indent) {
-    std::istringstream lines(text);
-    std::string one;
-    while (std::getline(lines, one)) line(indent, one.empty() ? "#" : "# " + one);
+    for (size_t begin = 0; begin < text.size();) {
+      size_t end = std::min(text.find('\n', begin), text.size());
+      if (end == begin) {
+        line(indent, "#");
+      } else {
+        out_.append(static_cast<size_t>(indent) * 4, ' ');
+        out_ += "# ";
+        out_.append(text, begin, end - begin);
+        out_ += '\n';
+      }
+      begin = end + 1;
+    }
   }
 };
 
 }  // namespace
 
 Precedence binary_precedence(const std::string& op) {
-  static const std::map<std::string, P> table = {
-      {"|", P::BitOr}, {"^", P::BitXor}, {"&", P::BitAnd}, {"<<", P::Shift}, {">>", P::Shift},
-      {"+", P::Arith}, {"-", P::Arith},  {"*", P::Term},   {"@", P::Term},   {"/", P::Term},
-      {"%", P::Term},  {"//", P::Term},  {"**", P::Power},
-  };
-  auto found = table.find(op);
-  return found == table.end() ? P::Atom : found->second;
+  if (op.size() == 1) {
+    switch (op[0]) {
+      case '|':
+        return P::BitOr;
+      case '^':
+        return P::BitXor;
+      case '&':
+        return P::BitAnd;
+      case '+':
+      case '-':
+        return P::Arith;
+      case '*':
+      case '@':
+      case '/':
+      case '%':
+        return P::Term;
+      default:
+        return P::Atom;
+    }
+  }
+  if (op == "<<" || op == ">>") return P::Shift;
+  if (op == "//") return P::Term;
+  return op == "**" ? P::Power : P::Atom;
 }
 
 std::string print_expr(const Expr& expr, Precedence context) {
-  auto [text, own] = render(expr);
-  return parenthesize(text, own, context);
+  std::string out;
+  write_expr(out, expr, context);
+  return out;
 }
 
 std::string print_body(const Body& body, int indent) {

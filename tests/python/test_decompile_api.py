@@ -9,6 +9,7 @@ names, flags and nested code objects, line numbers aside.
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import json
 import marshal
@@ -190,6 +191,34 @@ def test_closure_keeps_its_free_variables() -> None:
     source = glassbox.decompile(inner)
     assert "def inner(x)" in source
     assert_same_code(inner.__code__, source, frozenset({"co_qualname"}))
+
+
+# Parameter lists without defaults or annotations: the def line the source starts with.
+BARE_HEADERS = [
+    "def f():",
+    "def f(a, b):",
+    "def f(a, /, b):",
+    "def f(a, *args):",
+    "def f(*, k):",
+    "def f(a, *args, k, **kw):",
+    "async def f(a):",
+]
+
+
+@pytest.mark.parametrize("header", BARE_HEADERS)
+def test_parameters_without_defaults(header: str) -> None:
+    function = function_from(f"{header}\n    return 0\n", "f")
+    source = glassbox.decompile(function)
+    assert source.splitlines()[0] == header
+    assert_same_code(function.__code__, source)
+
+
+def test_wrapper_decompiles_the_wrapped_function() -> None:
+    function = function_from("def f(a, b=2):\n    return a + b\n", "f")
+    wrapper = functools.wraps(function)(lambda *args: function(*args))
+    source = glassbox.decompile(function)
+    assert source.startswith("def f(a, b=2):")
+    assert glassbox.decompile(wrapper) == source
 
 
 def test_module_code_round_trip() -> None:
