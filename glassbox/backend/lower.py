@@ -1153,10 +1153,14 @@ def _pair(v, default=None):
 
 @handles(aten.max_pool2d_with_indices.default, check=pool_check)
 def _max_pool(lw, node, x, kernel, stride=None, padding=0, dilation=1, ceil_mode=False):
+    """The pooled values, and their indices only where something reads them (training): the
+    kernel pools faster without them."""
     outs = _outs(lw, node)
+    if not any(u.target is not operator.getitem or u.args[1] == 1 for u in node.users):
+        outs = (outs[0], None)
     k = _pair(kernel)
     ints = [*k, *_pair(stride, k), *_pair(padding), *_pair(dilation), int(ceil_mode)]
-    lw.emit("max_pool2d", [lw.contiguous(x)], list(outs), ints)
+    lw.emit("max_pool2d", [lw.contiguous(x)], [o for o in outs if o is not None], ints)
     return outs
 
 

@@ -362,3 +362,37 @@ TEST(TeamStalls, BackingOffKeepsAttentionsBits) {
   while (!TeamStalls::may_fork()) {
   }
 }
+
+// Max pooling without indices (a pass per tap over each output row) against the window-by-window
+// definition: padding, strides, windows cut by the edges, NaN and -inf inputs.
+TEST(RuntimeKernels, MaxPoolWithoutIndicesMatchesItsDefinition) {
+  const std::int64_t n = 2, ch = 3, h = 9, w = 11;
+  std::vector<float> x(static_cast<std::size_t>(n * ch * h * w));
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = std::sin(1.7f * static_cast<float>(i));
+  x[5] = NAN, x[40] = -INFINITY;
+  struct Case {
+    std::int64_t kh, kw, sh, sw, ph, pw;
+  };
+  for (Case k : {Case{3, 3, 2, 2, 1, 1}, Case{2, 3, 1, 2, 0, 1}, Case{3, 2, 3, 1, 1, 0}}) {
+    const std::int64_t oh = (h + 2 * k.ph - k.kh) / k.sh + 1, ow = (w + 2 * k.pw - k.kw) / k.sw + 1;
+    std::vector<float> got = run1("max_pool2d", {v({n, ch, h, w}, rt::ValueKind::Input, 0)},
+                                  v({n, ch, oh, ow}, rt::ValueKind::Arena, 0), {x},
+                                  {k.kh, k.kw, k.sh, k.sw, k.ph, k.pw, 1, 1, 0});
+    for (std::int64_t p = 0; p < n * ch; ++p) {
+      for (std::int64_t i = 0; i < oh * ow; ++i) {
+        const std::int64_t r = i / ow, c = i % ow;
+        float best = -INFINITY;
+        for (std::int64_t a = 0; a < k.kh; ++a) {
+          for (std::int64_t b = 0; b < k.kw; ++b) {
+            const std::int64_t y = r * k.sh - k.ph + a, z = c * k.sw - k.pw + b;
+            if (y < 0 || y >= h || z < 0 || z >= w) continue;
+            const float t = x[static_cast<std::size_t>((p * h + y) * w + z)];
+            best = (t > best || t != t) ? t : best;
+          }
+        }
+        const float g = got[static_cast<std::size_t>(p * oh * ow + i)];
+        ASSERT_TRUE(g == best || (g != g && best != best)) << "plane " << p << " output " << i;
+      }
+    }
+  }
+}

@@ -26,6 +26,7 @@
 #include "runtime/kernels/blas.hpp"
 #include "runtime/kernels/onednn.hpp"
 #include "runtime/kernels/packed_gemm.hpp"
+#include "runtime/kernels/vector_math.hpp"
 #include "runtime/team_stalls.hpp"
 
 namespace glassbox::runtime {
@@ -370,6 +371,28 @@ void over_planes(std::int64_t planes, std::int64_t work_per_plane, Plane&& plane
   });
 }
 
+// One output row of a max pool without indices and without dilation, over input rows [i0, i1):
+// each tap of the window a pass over the row's outputs (independent lanes, which vectorise),
+// instead of each output a pass over its taps. The same values as the window-by-window loop,
+// NaN included (the last NaN wins): the taps of an output are visited in the same order.
+GBX_CLONES void max_pool_row(const float* xp, std::int64_t W, std::int64_t OW, std::int64_t kw,
+                             std::int64_t sw, std::int64_t pw, std::int64_t i0, std::int64_t i1,
+                             float* out) {
+  std::fill(out, out + OW, -std::numeric_limits<float>::infinity());
+  for (std::int64_t i = i0; i < i1; ++i) {
+    for (std::int64_t j = 0; j < kw; ++j) {
+      // Outputs whose tap j falls inside the row: 0 <= ow * sw - pw + j < W.
+      const std::int64_t lo = j >= pw ? 0 : (pw - j + sw - 1) / sw;
+      const std::int64_t hi = W - 1 + pw - j < 0 ? 0 : std::min(OW, (W - 1 + pw - j) / sw + 1);
+      const float* x = xp + i * W + j - pw;
+      for (std::int64_t ow = lo; ow < hi; ++ow) {
+        const float v = x[ow * sw];
+        out[ow] = (v > out[ow] || v != v) ? v : out[ow];
+      }
+    }
+  }
+}
+
 void run_max_pool(const KernelContext& c) {
   const auto& a = c.ints();
   std::int64_t kh = a[0], kw = a[1], sh = a[2], sw = a[3], ph = a[4], pw = a[5], dh = a[6],
@@ -380,6 +403,16 @@ void run_max_pool(const KernelContext& c) {
   std::int64_t* idx = c.num_outputs() == 2 ? c.out(1).i64() : nullptr;
   const float* xs = x.f32();
   float* outs = out.f32();
+  if (!idx && dh == 1 && dw == 1) {
+    over_planes(planes, OH * OW * kh * kw, [&](std::int64_t p) {
+      for (std::int64_t oh = 0; oh < OH; ++oh) {
+        const std::int64_t h0 = oh * sh - ph;
+        max_pool_row(xs + p * H * W, W, OW, kw, sw, pw, std::max<std::int64_t>(h0, 0),
+                     std::min(h0 + kh, H), outs + (p * OH + oh) * OW);
+      }
+    });
+    return;
+  }
   // As torch's CPU kernel: the first of equal maxima, NaN wins (the last NaN); a window with no
   // tap inside the input is -inf at index -1 (padding is at most half the kernel, so none is).
   over_planes(planes, OH * OW * kh * kw, [&](std::int64_t p) {

@@ -283,3 +283,25 @@ def test_index_out_of_range_is_an_error_not_a_crash():
     fn = lambda x, i: x[i] * 2  # noqa: E731
     with pytest.raises(Exception, match="out of range"):
         compile_native(fn)(r(3, 2), torch.tensor([0, 3]))
+
+
+def test_inference_max_pool_writes_no_indices(monkeypatch):
+    """Where nothing reads a max pool's indices (inference), the kernel is asked for the values
+    only, which it computes a window tap at a time over whole rows."""
+    from glassbox.backend.lower import Lowerer
+
+    outputs = []
+    emit = Lowerer.emit
+
+    def spy(self, op, inputs, outs, *args, **kwargs):
+        if op == "max_pool2d":
+            outputs.append(len(outs))
+        return emit(self, op, inputs, outs, *args, **kwargs)
+
+    monkeypatch.setattr(Lowerer, "emit", spy)
+    x = r(2, 3, 9, 11)
+    x[0, 0, 1, 1] = float("nan")
+    fn = lambda x: F.max_pool2d(x, 3, 2, 1) + 1  # noqa: E731
+    actual, _ = run_and_report(fn, x)
+    torch.testing.assert_close(actual, fn(x), equal_nan=True)
+    assert outputs == [1]
