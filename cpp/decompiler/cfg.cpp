@@ -1,14 +1,8 @@
 #include "decompiler/cfg.hpp"
 
 #include <algorithm>
-#include <map>
 
 namespace glassbox::decompiler {
-
-bool falls_through(Op op) {
-  return op != Op::Jump && op != Op::ReturnValue && op != Op::ReturnConst &&
-         op != Op::RaiseVarargs && op != Op::Reraise;
-}
 
 namespace {
 
@@ -90,17 +84,7 @@ FlowInfo analyze_flow(const LiftedCode& code) {
       flow.last_backward_source[static_cast<size_t>(target)] = static_cast<int>(i);
     }
   }
-  std::map<int, HandlerRegion> by_target;
-  for (const Handler& row : code.handlers) {
-    if (row.start >= row.end) continue;
-    auto [it, fresh] =
-        by_target.try_emplace(row.target, HandlerRegion{row.target, row.start, row.end, row.depth});
-    if (!fresh) {
-      it->second.start = std::min(it->second.start, row.start);
-      it->second.end = std::max(it->second.end, row.end);
-    }
-  }
-  for (auto& [target, region] : by_target) flow.regions.push_back(region);
+  flow.regions = handler_regions(code.handlers);
   // A try statement whose body starts with another try: the outer rows begin after the inner
   // body, but the outer statement starts where the inner one does, since the inner handler is
   // inside the outer region.

@@ -4,19 +4,10 @@
 
 #include <vector>
 
+#include "decompiler/blocks.hpp"
 #include "decompiler/lift.hpp"
 
 namespace glassbox::decompiler {
-
-// Whether the operation after `op` may run next (no jump, return or raise ends it here).
-bool falls_through(Op op);
-
-struct HandlerRegion {
-  int target = 0;
-  int start = 0;  // first covered operation
-  int end = 0;    // one past the last covered operation
-  int depth = 0;
-};
 
 struct FlowInfo {
   std::vector<int> last_backward_source;  // per operation: the last op jumping back to it, or -1
