@@ -111,26 +111,31 @@ std::vector<bool> block_starts(const std::vector<Operation>& ops, const std::vec
   return starts;
 }
 
-void add_edge(ControlFlowGraph& cfg, int from, int to, EdgeKind kind) {
-  cfg.blocks[static_cast<size_t>(from)].successors.push_back({to, kind});
-  cfg.blocks[static_cast<size_t>(to)].predecessors.push_back({from, kind});
-}
-
-// The edges out of block `b`: its last operation's transfer and fall-through, its exception edge.
-void connect(ControlFlowGraph& cfg, const std::vector<Operation>& ops, int b) {
-  const BasicBlock& block = cfg.blocks[static_cast<size_t>(b)];
-  const Operation& last = ops[static_cast<size_t>(block.end) - 1];
-  int handler = block.handler;
+// The edges out of each block (its last operation's transfer and fall-through, its exception
+// edge), then into each.
+void connect(ControlFlowGraph& cfg, const std::vector<Operation>& ops) {
   size_t count = ops.size();
-  if (in_range(last.target, count)) {
-    EdgeKind kind = is_block_push(last.op) ? EdgeKind::Push
-                    : last.op == Op::Jump  ? EdgeKind::Jump
-                                           : EdgeKind::Taken;
-    add_edge(cfg, b, cfg.block_of[static_cast<size_t>(last.target)], kind);
+  std::vector<int> incoming(cfg.blocks.size(), 0);
+  for (BasicBlock& block : cfg.blocks) {
+    const Operation& last = ops[static_cast<size_t>(block.end) - 1];
+    if (in_range(last.target, count)) {
+      EdgeKind kind = is_block_push(last.op) ? EdgeKind::Push
+                      : last.op == Op::Jump  ? EdgeKind::Jump
+                                             : EdgeKind::Taken;
+      block.successors.push_back({cfg.block_of[static_cast<size_t>(last.target)], kind});
+    }
+    if (falls_through(last.op) && in_range(block.end, count))
+      block.successors.push_back({cfg.block_of[static_cast<size_t>(block.end)], EdgeKind::Next});
+    if (block.handler >= 0) block.successors.push_back({block.handler, EdgeKind::Exception});
+    for (const Edge& edge : block.successors) ++incoming[static_cast<size_t>(edge.block)];
   }
-  if (falls_through(last.op) && in_range(block.end, count))
-    add_edge(cfg, b, cfg.block_of[static_cast<size_t>(block.end)], EdgeKind::Next);
-  if (handler >= 0) add_edge(cfg, b, handler, EdgeKind::Exception);
+  for (size_t b = 0; b < cfg.blocks.size(); ++b)
+    cfg.blocks[b].predecessors.reserve(static_cast<size_t>(incoming[b]));
+  for (size_t b = 0; b < cfg.blocks.size(); ++b) {
+    for (const Edge& edge : cfg.blocks[b].successors)
+      cfg.blocks[static_cast<size_t>(edge.block)].predecessors.push_back(
+          {static_cast<int>(b), edge.kind});
+  }
 }
 
 }  // namespace
@@ -144,6 +149,7 @@ ControlFlowGraph build_cfg(const LiftedCode& code) {
   std::vector<int> handler = handler_of_operations(cfg.rows, count);
   std::vector<bool> starts = block_starts(ops, handler);
   cfg.block_of.assign(count, -1);
+  cfg.blocks.reserve(static_cast<size_t>(std::count(starts.begin(), starts.end() - 1, true)));
   for (size_t i = 0; i < count; ++i) {
     if (starts[i]) cfg.blocks.push_back({static_cast<int>(i), static_cast<int>(i), {}, {}, -1});
     cfg.blocks.back().end = static_cast<int>(i) + 1;
@@ -153,7 +159,7 @@ ControlFlowGraph build_cfg(const LiftedCode& code) {
     int target = handler[static_cast<size_t>(block.start)];
     if (in_range(target, count)) block.handler = cfg.block_of[static_cast<size_t>(target)];
   }
-  for (size_t b = 0; b < cfg.blocks.size(); ++b) connect(cfg, ops, static_cast<int>(b));
+  connect(cfg, ops);
   cfg.reachable = reachable_blocks(cfg, transfers_control);
   return cfg;
 }

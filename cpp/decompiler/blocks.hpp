@@ -44,10 +44,27 @@ struct Edge {
   EdgeKind kind = EdgeKind::Next;
 };
 
+// A block's successors, at most three (its last operation's transfer, the fall-through, the
+// exception edge), held in place: a graph is built for every code object decompiled.
+class Successors {
+ public:
+  void push_back(Edge edge) {
+    if (size_ < 3) edges_[size_++] = edge;
+  }
+  const Edge* begin() const { return edges_; }
+  const Edge* end() const { return edges_ + size_; }
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+
+ private:
+  Edge edges_[3];
+  size_t size_ = 0;
+};
+
 struct BasicBlock {
   int start = 0;  // first operation
   int end = 0;    // one past the last operation
-  std::vector<Edge> successors;
+  Successors successors;
   std::vector<Edge> predecessors;  // edge.block is the source
   int handler = -1;                // the block an exception raised here goes to, or -1
 };

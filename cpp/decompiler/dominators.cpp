@@ -94,21 +94,23 @@ bool Dominators::dominates(int a, int b) const { return above(idom, a, b); }
 
 bool Dominators::post_dominates(int a, int b) const { return above(ipdom, a, b); }
 
-Dominators find_dominators(const ControlFlowGraph& cfg) {
+Dominators find_dominators(const ControlFlowGraph& cfg, PostDominators post) {
   size_t count = cfg.blocks.size();
   Dominators dom;
   dom.exit = static_cast<int>(count);
-  Graph succ(count), reversed(count + 1);
+  Graph succ(count);
   for (size_t b = 0; b < count; ++b) {
-    const BasicBlock& block = cfg.blocks[b];
-    for (const Edge& edge : block.successors) {
-      if (!transfers_control(edge.kind)) continue;
-      succ[b].push_back(edge.block);
-      reversed[static_cast<size_t>(edge.block)].push_back(static_cast<int>(b));
+    for (const Edge& edge : cfg.blocks[b].successors) {
+      if (transfers_control(edge.kind)) succ[b].push_back(edge.block);
     }
-    if (succ[b].empty()) reversed[count].push_back(static_cast<int>(b));
   }
   dom.idom = count == 0 ? std::vector<int>() : immediate_dominators(succ, 0);
+  if (post == PostDominators::Skip) return dom;
+  Graph reversed(count + 1);
+  for (size_t b = 0; b < count; ++b) {
+    for (int s : succ[b]) reversed[static_cast<size_t>(s)].push_back(static_cast<int>(b));
+    if (succ[b].empty()) reversed[count].push_back(static_cast<int>(b));
+  }
   dom.ipdom = immediate_dominators(reversed, dom.exit);
   return dom;
 }

@@ -22,7 +22,11 @@ struct Dominators {
   bool post_dominates(int a, int b) const;  // every path from b to the exit passes a
 };
 
-Dominators find_dominators(const ControlFlowGraph& cfg);
+enum class PostDominators { Compute, Skip };
+
+// The dominator tree and, unless skipped (ipdom then empty), the post-dominator tree.
+Dominators find_dominators(const ControlFlowGraph& cfg,
+                           PostDominators post = PostDominators::Compute);
 
 struct Loop {
   int head = 0;
