@@ -32,6 +32,11 @@ CASES = [
         "        c()\n    d()\n",
     ),
     ("with", "def f(a):\n    with a as h:\n        b(h)\n    d()\n"),
+    (
+        "async_for_break_else",
+        "async def f(a):\n    async for x in a:\n        if x:\n            break\n        b(x)\n"
+        "    else:\n        c()\n    d()\n",
+    ),
 ]
 
 

@@ -10,6 +10,7 @@
 
 #include "bytecode/marshal.hpp"
 #include "decompiler/blocks.hpp"
+#include "decompiler/cfg.hpp"
 #include "decompiler/dominators.hpp"
 #include "decompiler/lift.hpp"
 #include "decompiler_samples.hpp"
@@ -241,6 +242,24 @@ TEST(DecompilerCfg, WithBodyRaisesToTheExitCall) {
       EXPECT_FALSE(a.dom.post_dominates(after, body));  // __exit__ may let it propagate
     }
     EXPECT_TRUE(a.cfg.reachable[static_cast<size_t>(handler)]);
+  });
+}
+
+// The decoder's loop heads (FlowInfo) are the natural loops' heads. 3.13 places the else
+// clause of an `async for` left by a break after the code, from where it jumps back to the
+// join: a backward jump, but no loop.
+TEST(DecompilerCfg, LoopHeadsForTheDecoderAreNaturalLoopHeads) {
+  for_each_version("async_for_break_else", [](const Analyzed& a) {
+    ASSERT_EQ(a.loops.size(), 1u);
+    const BasicBlock& head = a.cfg.blocks[static_cast<size_t>(a.loops[0].head)];
+    EXPECT_EQ(a.code.ops[static_cast<size_t>(head.end) - 1].op, Op::ForIter);
+    FlowInfo flow = analyze_flow(a.code);
+    std::vector<int> marked;
+    for (size_t i = 0; i < a.code.ops.size(); ++i) {
+      if (flow.last_backward_source[i] >= 0) marked.push_back(static_cast<int>(i));
+    }
+    EXPECT_EQ(marked, std::vector<int>{head.start});
+    for (int join : a.loading("d")) EXPECT_FALSE(a.loops[0].contains(join));
   });
 }
 
