@@ -1,30 +1,29 @@
 #include "decompiler/blocks.hpp"
 
 #include <algorithm>
-#include <map>
 #include <utility>
 
 namespace glassbox::decompiler {
 
-bool falls_through(Op op) {
-  return op != Op::Jump && op != Op::ReturnValue && op != Op::ReturnConst &&
-         op != Op::RaiseVarargs && op != Op::Reraise;
-}
-
 std::vector<HandlerRegion> handler_regions(const std::vector<Handler>& rows) {
-  std::map<int, HandlerRegion> by_target;
+  std::vector<HandlerRegion> regions;
   for (const Handler& row : rows) {
-    if (row.start >= row.end) continue;
-    auto [it, fresh] =
-        by_target.try_emplace(row.target, HandlerRegion{row.target, row.start, row.end, row.depth});
-    if (!fresh) {
-      it->second.start = std::min(it->second.start, row.start);
-      it->second.end = std::max(it->second.end, row.end);
+    if (row.start < row.end) regions.push_back({row.target, row.start, row.end, row.depth});
+  }
+  // (Stable: a handler's depth is that of its first row.)
+  std::stable_sort(
+      regions.begin(), regions.end(),
+      [](const HandlerRegion& a, const HandlerRegion& b) { return a.target < b.target; });
+  size_t kept = 0;
+  for (const HandlerRegion& region : regions) {
+    if (kept > 0 && regions[kept - 1].target == region.target) {
+      regions[kept - 1].start = std::min(regions[kept - 1].start, region.start);
+      regions[kept - 1].end = std::max(regions[kept - 1].end, region.end);
+    } else {
+      regions[kept++] = region;
     }
   }
-  std::vector<HandlerRegion> regions;
-  regions.reserve(by_target.size());
-  for (auto& [target, region] : by_target) regions.push_back(region);
+  regions.resize(kept);
   return regions;
 }
 
@@ -32,14 +31,15 @@ namespace {
 
 bool is_block_push(Op op) { return op == Op::SetupFinally || op == Op::SetupWith; }
 
-// Per operation: the handler of the innermost open block push, or -1. The stack of open blocks
-// flows along the normal control flow; a push's handler starts with the stack below the push.
+// Per operation: the handler of the innermost open block push, or -1; empty without pushes.
+// The stack of open blocks flows along the normal control flow; a push's handler starts with
+// the stack below the push.
 std::vector<int> label_block_pushes(const std::vector<Operation>& ops) {
   size_t count = ops.size();
-  std::vector<int> label(count, -1);
   bool any_push = false;
   for (const Operation& op : ops) any_push |= is_block_push(op.op);
-  if (!any_push) return label;
+  if (!any_push) return {};
+  std::vector<int> label(count, -1);
   std::vector<bool> seen(count, false);
   std::vector<std::pair<int, std::vector<int>>> work{{0, {}}};
   while (!work.empty()) {
@@ -66,6 +66,7 @@ std::vector<int> label_block_pushes(const std::vector<Operation>& ops) {
 std::vector<Handler> exception_rows(const LiftedCode& code) {
   std::vector<Handler> rows = code.handlers;
   std::vector<int> label = label_block_pushes(code.ops);
+  if (label.empty()) return rows;
   std::vector<bool> covered(code.ops.size(), false);
   for (const Handler& row : code.handlers) {
     for (int k = std::max(row.start, 0); k < row.end && static_cast<size_t>(k) < covered.size();

@@ -14,7 +14,10 @@
 namespace glassbox::decompiler {
 
 // Whether the operation after `op` may run next (no jump, return or raise ends it here).
-bool falls_through(Op op);
+inline bool falls_through(Op op) {
+  return op != Op::Jump && op != Op::ReturnValue && op != Op::ReturnConst &&
+         op != Op::RaiseVarargs && op != Op::Reraise;
+}
 
 // All rows for one handler: the range from the first covered operation to one past the last.
 struct HandlerRegion {
