@@ -1,32 +1,46 @@
 #include "decompiler/cfg.hpp"
 
 #include <algorithm>
-#include <map>
+
+#include "decompiler/dominators.hpp"
 
 namespace glassbox::decompiler {
 
-bool falls_through(Op op) {
-  return op != Op::Jump && op != Op::ReturnValue && op != Op::ReturnConst &&
-         op != Op::RaiseVarargs && op != Op::Reraise;
-}
-
 namespace {
 
-// Operations reachable without an exception: handler code (placed inline in 3.11, after the
-// function's code in 3.12+) is not, and its jumps back into the code are not loops.
-std::vector<bool> normally_reachable(const std::vector<Operation>& ops) {
-  std::vector<bool> seen(ops.size(), false);
-  std::vector<size_t> work{0};
-  while (!work.empty()) {
-    size_t i = work.back();
-    work.pop_back();
-    if (i >= ops.size() || seen[i]) continue;
-    seen[i] = true;
-    const Operation& op = ops[i];
-    if (op.target >= 0) work.push_back(static_cast<size_t>(op.target));
-    if (falls_through(op.op)) work.push_back(i + 1);
-  }
+// Per operation: reached without an exception. Handler code (placed inline in 3.11, after the
+// function's code in 3.12+) is not, and its jumps back into the code are not loops; 3.10's
+// handler code is, through the block push that names it.
+std::vector<bool> normally_reachable(const ControlFlowGraph& cfg, size_t count) {
+  std::vector<bool> blocks =
+      reachable_blocks(cfg, [](EdgeKind kind) { return kind != EdgeKind::Exception; });
+  std::vector<bool> seen(count, false);
+  for (size_t i = 0; i < count; ++i) seen[i] = blocks[static_cast<size_t>(cfg.block_of[i])];
   return seen;
+}
+
+// Loop heads: the last jump back to each natural loop's head from its latches, in code reached
+// without raising (handler code's jumps back are read in analyze_flow).
+void mark_loop_heads(const ControlFlowGraph& cfg, const std::vector<Operation>& ops,
+                     const std::vector<bool>& reachable, std::vector<int>& last) {
+  auto jumps_back = [&](size_t i) {
+    return reachable[i] && ops[i].target >= 0 && ops[i].target <= static_cast<int>(i) &&
+           (ops[i].op == Op::Jump || ops[i].op == Op::JumpIf);
+  };
+  bool any = false;
+  for (size_t i = 0; i < ops.size() && !any; ++i) any = jumps_back(i);
+  if (!any) return;  // (most code objects: no loop to find)
+  Dominators dom = find_dominators(cfg, PostDominators::Skip);
+  for (const Loop& loop : find_loops(cfg, dom)) {
+    int head = cfg.blocks[static_cast<size_t>(loop.head)].start;
+    for (int latch : loop.latches) {
+      int source = cfg.blocks[static_cast<size_t>(latch)].end - 1;
+      if (!jumps_back(static_cast<size_t>(source)) ||
+          ops[static_cast<size_t>(source)].target != head)
+        continue;
+      last[static_cast<size_t>(head)] = std::max(last[static_cast<size_t>(head)], source);
+    }
+  }
 }
 
 // The handler of the table row covering `index`, or -1.
@@ -43,15 +57,9 @@ FlowInfo analyze_flow(const LiftedCode& code) {
   FlowInfo flow;
   const auto& ops = code.ops;
   flow.last_backward_source.assign(ops.size() + 1, -1);
-  flow.reachable = normally_reachable(ops);
-  for (size_t i = 0; i < ops.size(); ++i) {
-    if (!flow.reachable[i]) continue;
-    int target = ops[i].target;
-    if (target >= 0 && target <= static_cast<int>(i) &&
-        (ops[i].op == Op::Jump || ops[i].op == Op::JumpIf)) {
-      flow.last_backward_source[static_cast<size_t>(target)] = static_cast<int>(i);
-    }
-  }
+  ControlFlowGraph cfg = build_cfg(code);
+  flow.reachable = normally_reachable(cfg, ops.size());
+  mark_loop_heads(cfg, ops, flow.reachable, flow.last_backward_source);
   // A jump back from handler code to (or before) the start of the body it protects closes a
   // loop around the try statement (`while True: try: ... break ... except: ...`, where the
   // normal path left through a copied return); jumps back to a join after the body do not.
@@ -90,17 +98,7 @@ FlowInfo analyze_flow(const LiftedCode& code) {
       flow.last_backward_source[static_cast<size_t>(target)] = static_cast<int>(i);
     }
   }
-  std::map<int, HandlerRegion> by_target;
-  for (const Handler& row : code.handlers) {
-    if (row.start >= row.end) continue;
-    auto [it, fresh] =
-        by_target.try_emplace(row.target, HandlerRegion{row.target, row.start, row.end, row.depth});
-    if (!fresh) {
-      it->second.start = std::min(it->second.start, row.start);
-      it->second.end = std::max(it->second.end, row.end);
-    }
-  }
-  for (auto& [target, region] : by_target) flow.regions.push_back(region);
+  flow.regions = handler_regions(code.handlers);
   // A try statement whose body starts with another try: the outer rows begin after the inner
   // body, but the outer statement starts where the inner one does, since the inner handler is
   // inside the outer region.

@@ -1,26 +1,21 @@
-// Control-flow facts of a lifted code object: which operations are jumped to from where, loop
-// heads (targets of backward jumps), and the exception-table regions of each handler.
+// Control-flow facts the rule-based decoder reads, per operation index: reachability and loop
+// heads from the block graph (blocks.hpp) and its natural loops (dominators.hpp), jumps back
+// from handler code that close a loop around a try statement, and the exception-table regions
+// of each handler as the decoder reads them.
 #pragma once
 
 #include <vector>
 
+#include "decompiler/blocks.hpp"
 #include "decompiler/lift.hpp"
 
 namespace glassbox::decompiler {
 
-// Whether the operation after `op` may run next (no jump, return or raise ends it here).
-bool falls_through(Op op);
-
-struct HandlerRegion {
-  int target = 0;
-  int start = 0;  // first covered operation
-  int end = 0;    // one past the last covered operation
-  int depth = 0;
-};
-
 struct FlowInfo {
-  std::vector<int> last_backward_source;  // per operation: the last op jumping back to it, or -1
-  std::vector<HandlerRegion> regions;     // one per handler target, covering all its rows
+  // Per operation: the last op jumping back to it as a loop's head (from a natural loop's
+  // latch, or from handler code closing a loop around a try), or -1.
+  std::vector<int> last_backward_source;
+  std::vector<HandlerRegion> regions;  // one per handler target, covering all its rows
   // The region whose covered range starts at `start`, largest first; skips `opened` targets.
   const HandlerRegion* outermost_region_at(int start, const std::vector<bool>& opened) const;
   const HandlerRegion* region_for_target(int target) const;

@@ -8,6 +8,7 @@
 #include "decompiler/decompiler.hpp"
 #include "decompiler/lift.hpp"
 #include "decompiler/printer.hpp"
+#include "decompiler_samples.hpp"
 
 namespace {
 
@@ -15,23 +16,9 @@ using glassbox::bytecode::ObjectKind;
 using glassbox::bytecode::read_marshal;
 using namespace glassbox::decompiler;
 
-struct Sample {
-  int minor;
-  const char* name;
-  const char* source;
-  const char* hex;
-};
-
-const Sample kSamples[] = {
-#include "decompiler_samples.inc"
-};
-
-std::string from_hex(const std::string& hex) {
-  std::string out;
-  for (size_t i = 0; i + 1 < hex.size(); i += 2)
-    out += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
-  return out;
-}
+using glassbox::test::from_hex;
+using glassbox::test::kSamples;
+using glassbox::test::Sample;
 
 const glassbox::bytecode::CodeObject& module_code(const Sample& sample) {
   static thread_local glassbox::bytecode::ObjectRef keep;

@@ -1,0 +1,189 @@
+#include "decompiler/dominators.hpp"
+
+#include <algorithm>
+#include <map>
+
+namespace glassbox::decompiler {
+
+namespace {
+
+using Graph = std::vector<std::vector<int>>;
+
+// The nodes reachable from `root`, in reverse postorder.
+std::vector<int> reverse_postorder(const Graph& succ, int root) {
+  std::vector<int> order;
+  std::vector<bool> seen(succ.size(), false);
+  std::vector<std::pair<int, size_t>> stack{{root, 0}};
+  seen[static_cast<size_t>(root)] = true;
+  while (!stack.empty()) {
+    int node = stack.back().first;
+    size_t next = stack.back().second++;
+    const std::vector<int>& out = succ[static_cast<size_t>(node)];
+    if (next < out.size()) {
+      int s = out[next];
+      if (!seen[static_cast<size_t>(s)]) {
+        seen[static_cast<size_t>(s)] = true;
+        stack.push_back({s, 0});
+      }
+    } else {
+      order.push_back(node);
+      stack.pop_back();
+    }
+  }
+  std::reverse(order.begin(), order.end());
+  return order;
+}
+
+// Cooper, Harvey and Kennedy, "A Simple, Fast Dominance Algorithm": walk the nodes in reverse
+// postorder, meeting the dominators of each node's processed predecessors, until nothing changes.
+std::vector<int> immediate_dominators(const Graph& succ, int root) {
+  size_t count = succ.size();
+  std::vector<int> order = reverse_postorder(succ, root);
+  std::vector<int> rank(count, -1);
+  for (size_t k = 0; k < order.size(); ++k)
+    rank[static_cast<size_t>(order[k])] = static_cast<int>(k);
+  Graph pred(count);
+  for (size_t u = 0; u < count; ++u) {
+    if (rank[u] < 0) continue;
+    for (int s : succ[u]) pred[static_cast<size_t>(s)].push_back(static_cast<int>(u));
+  }
+  std::vector<int> idom(count, -1);
+  idom[static_cast<size_t>(root)] = root;
+  auto intersect = [&](int a, int b) {
+    while (a != b) {
+      while (rank[static_cast<size_t>(a)] > rank[static_cast<size_t>(b)])
+        a = idom[static_cast<size_t>(a)];
+      while (rank[static_cast<size_t>(b)] > rank[static_cast<size_t>(a)])
+        b = idom[static_cast<size_t>(b)];
+    }
+    return a;
+  };
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (size_t k = 1; k < order.size(); ++k) {
+      int b = order[k];
+      int best = -1;
+      for (int p : pred[static_cast<size_t>(b)]) {
+        if (idom[static_cast<size_t>(p)] < 0) continue;
+        best = best < 0 ? p : intersect(p, best);
+      }
+      if (best != idom[static_cast<size_t>(b)]) {
+        idom[static_cast<size_t>(b)] = best;
+        changed = true;
+      }
+    }
+  }
+  return idom;
+}
+
+// Whether `a` is on the tree path from `b` up to the root of `tree` (a parent per node).
+bool above(const std::vector<int>& tree, int a, int b) {
+  if (a < 0 || b < 0 || static_cast<size_t>(b) >= tree.size() || tree[static_cast<size_t>(b)] < 0)
+    return false;
+  while (b != a) {
+    int up = tree[static_cast<size_t>(b)];
+    if (up == b) return false;
+    b = up;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool Dominators::dominates(int a, int b) const { return above(idom, a, b); }
+
+bool Dominators::post_dominates(int a, int b) const { return above(ipdom, a, b); }
+
+Dominators find_dominators(const ControlFlowGraph& cfg, PostDominators post) {
+  size_t count = cfg.blocks.size();
+  Dominators dom;
+  dom.exit = static_cast<int>(count);
+  Graph succ(count);
+  for (size_t b = 0; b < count; ++b) {
+    for (const Edge& edge : cfg.blocks[b].successors) {
+      if (transfers_control(edge.kind)) succ[b].push_back(edge.block);
+    }
+  }
+  dom.idom = count == 0 ? std::vector<int>() : immediate_dominators(succ, 0);
+  if (post == PostDominators::Skip) return dom;
+  Graph reversed(count + 1);
+  for (size_t b = 0; b < count; ++b) {
+    for (int s : succ[b]) reversed[static_cast<size_t>(s)].push_back(static_cast<int>(b));
+    if (succ[b].empty()) reversed[count].push_back(static_cast<int>(b));
+  }
+  dom.ipdom = immediate_dominators(reversed, dom.exit);
+  return dom;
+}
+
+bool Loop::contains(int block) const { return std::binary_search(body.begin(), body.end(), block); }
+
+namespace {
+
+// The head and every block that reaches a latch without passing the head.
+std::vector<int> loop_body(const ControlFlowGraph& cfg, const Dominators& dom, const Loop& loop) {
+  std::vector<bool> in(cfg.blocks.size(), false);
+  in[static_cast<size_t>(loop.head)] = true;
+  std::vector<int> work = loop.latches;
+  while (!work.empty()) {
+    int b = work.back();
+    work.pop_back();
+    if (in[static_cast<size_t>(b)] || dom.idom[static_cast<size_t>(b)] < 0) continue;
+    in[static_cast<size_t>(b)] = true;
+    for (const Edge& edge : cfg.blocks[static_cast<size_t>(b)].predecessors) {
+      if (transfers_control(edge.kind)) work.push_back(edge.block);
+    }
+  }
+  std::vector<int> body;
+  for (size_t b = 0; b < in.size(); ++b) {
+    if (in[b]) body.push_back(static_cast<int>(b));
+  }
+  return body;
+}
+
+std::vector<std::pair<int, int>> loop_exits(const ControlFlowGraph& cfg, const Loop& loop) {
+  std::vector<std::pair<int, int>> exits;
+  for (int b : loop.body) {
+    for (const Edge& edge : cfg.blocks[static_cast<size_t>(b)].successors) {
+      if (transfers_control(edge.kind) && !loop.contains(edge.block))
+        exits.push_back({b, edge.block});
+    }
+  }
+  exits.erase(std::unique(exits.begin(), exits.end()), exits.end());
+  return exits;
+}
+
+}  // namespace
+
+std::vector<Loop> find_loops(const ControlFlowGraph& cfg, const Dominators& dom) {
+  std::map<int, Loop> by_head;
+  for (size_t b = 0; b < cfg.blocks.size(); ++b) {
+    if (dom.idom[b] < 0) continue;
+    for (const Edge& edge : cfg.blocks[b].successors) {
+      if (!transfers_control(edge.kind) || !dom.dominates(edge.block, static_cast<int>(b)))
+        continue;
+      Loop& loop = by_head[edge.block];
+      loop.head = edge.block;
+      if (loop.latches.empty() || loop.latches.back() != static_cast<int>(b))
+        loop.latches.push_back(static_cast<int>(b));
+    }
+  }
+  std::vector<Loop> loops;
+  for (auto& [head, loop] : by_head) {
+    loop.body = loop_body(cfg, dom, loop);
+    loop.exits = loop_exits(cfg, loop);
+    loops.push_back(std::move(loop));
+  }
+  for (Loop& inner : loops) {
+    for (size_t k = 0; k < loops.size(); ++k) {
+      const Loop& outer = loops[k];
+      if (&outer == &inner || outer.body.size() <= inner.body.size() || !outer.contains(inner.head))
+        continue;
+      if (inner.parent < 0 ||
+          outer.body.size() < loops[static_cast<size_t>(inner.parent)].body.size())
+        inner.parent = static_cast<int>(k);
+    }
+  }
+  return loops;
+}
+
+}  // namespace glassbox::decompiler
