@@ -19,8 +19,8 @@
 #include <vector>
 
 #include "bindings/errors.hpp"
+#include "bindings/kernel_args.hpp"
 #include "bindings/tensor_call.hpp"
-#include "runtime/kernel_args.hpp"
 #include "runtime/serializer.hpp"
 
 namespace nb = nanobind;
@@ -167,67 +167,32 @@ class RuntimeProgram {
 };
 
 using ValueTuple = std::tuple<int, std::vector<std::int64_t>, int, std::int64_t>;
-// The last element: None, or the kernel family's typed arguments (program.py's Conv2dArgs,
-// GemmArgs), read by field name.
-using InstrTuple = std::tuple<std::string, std::vector<std::int32_t>, std::vector<std::int32_t>,
-                              std::vector<std::int64_t>, std::vector<double>, nb::object>;
+// The last element: None, or the kernel family's typed arguments (program.py's dataclasses), read
+// by field name (bindings/kernel_args.hpp).
+using InstrTuple =
+    std::tuple<std::string, std::vector<std::int32_t>, std::vector<std::int32_t>, nb::object>;
 using ArgumentTuple = std::tuple<std::string, std::int32_t, std::string>;
 // Symbols (input, dim, min, max) and expressions (op, a, b) of a program with symbolic sizes;
-// per value and per instruction, the expression id of each dim or int (-1: static), or empty.
+// per value, the expression id of each dim (-1: static), or empty. Symbolic kernel arguments
+// carry their expression ids in their table (StridedArgs).
 using SymbolTuple = std::tuple<std::int32_t, std::int32_t, std::int64_t, std::int64_t>;
 using ExprTuple = std::tuple<int, std::int64_t, std::int64_t>;
 struct SymbolicSpec {
   std::vector<SymbolTuple> symbols;
   std::vector<ExprTuple> exprs;
   std::vector<std::vector<std::int32_t>> value_dims;
-  std::vector<std::vector<std::int32_t>> int_exprs;
 };
-
-rt::KernelArgs kernel_args(const std::string& op, const nb::object& args) {
-  if (args.is_none()) return std::monostate{};
-  const char* family = rt::family_of_kernel(op);
-  if (!family) throw InputError("typed arguments for '" + op + "', which takes none");
-  auto i64 = [&](const char* name) { return nb::cast<std::int64_t>(args.attr(name)); };
-  auto flag = [&](const char* name) { return nb::cast<bool>(args.attr(name)); };
-  if (std::string(family) == "GemmArgs") {
-    rt::GemmArgs g;
-    g.trans_a = flag("trans_a"), g.trans_b = flag("trans_b"), g.epilogue = i64("epilogue");
-    g.beta = nb::cast<double>(args.attr("beta")), g.alpha = nb::cast<double>(args.attr("alpha"));
-    return g;
-  }
-  if (std::string(family) == "AttentionArgs") {
-    rt::AttentionArgs t;
-    t.scale = nb::cast<double>(args.attr("scale"));
-    t.causal = flag("causal"), t.has_mask = flag("has_mask");
-    t.q_tokens_first = flag("q_tokens_first"), t.k_tokens_first = flag("k_tokens_first");
-    t.v_tokens_first = flag("v_tokens_first"), t.out_tokens_first = flag("out_tokens_first");
-    t.has_logsumexp = flag("has_logsumexp");
-    return t;
-  }
-  rt::Conv2dArgs c;
-  c.stride_h = i64("stride_h"), c.stride_w = i64("stride_w");
-  c.pad_h = i64("pad_h"), c.pad_w = i64("pad_w");
-  c.dilation_h = i64("dilation_h"), c.dilation_w = i64("dilation_w");
-  c.groups = i64("groups"), c.epilogue = i64("epilogue");
-  c.has_bias = flag("has_bias"), c.batch_norm = flag("batch_norm");
-  c.batch_norm_weight = flag("batch_norm_weight"), c.batch_norm_bias = flag("batch_norm_bias");
-  return c;
-}
 
 void add_symbols(rt::ProgramSpec& spec, const SymbolicSpec& sym) {
   if (sym.symbols.empty()) return;
-  if (sym.value_dims.size() != spec.values.size() ||
-      sym.int_exprs.size() != spec.instructions.size()) {
-    throw InputError("expected symbolic dims per value and symbolic ints per instruction");
+  if (sym.value_dims.size() != spec.values.size()) {
+    throw InputError("expected symbolic dims per value");
   }
   for (const auto& [input, dim, lo, hi] : sym.symbols) spec.symbols.push_back({input, dim, lo, hi});
   for (const auto& [op, a, b] : sym.exprs) {
     spec.exprs.push_back({static_cast<rt::ExprOp>(op), a, b});
   }
   for (std::size_t i = 0; i < spec.values.size(); ++i) spec.values[i].dims = sym.value_dims[i];
-  for (std::size_t i = 0; i < spec.instructions.size(); ++i) {
-    spec.instructions[i].int_exprs = sym.int_exprs[i];
-  }
 }
 
 nb::bytes serialize(const std::vector<ValueTuple>& values, const std::vector<std::int32_t>& inputs,
@@ -236,8 +201,7 @@ nb::bytes serialize(const std::vector<ValueTuple>& values, const std::vector<std
                     const std::vector<nb::bytes>& constants, std::uint64_t arena_size,
                     const std::vector<ArgumentTuple>& arguments,
                     const std::vector<SymbolTuple>& symbols, const std::vector<ExprTuple>& exprs,
-                    const std::vector<std::vector<std::int32_t>>& value_dims,
-                    const std::vector<std::vector<std::int32_t>>& int_exprs) {
+                    const std::vector<std::vector<std::int32_t>>& value_dims) {
   rt::ProgramSpec spec;
   for (const auto& [dtype, shape, kind, index] : values) {
     rt::ValueDesc v;
@@ -249,14 +213,14 @@ nb::bytes serialize(const std::vector<ValueTuple>& values, const std::vector<std
   }
   spec.inputs = inputs;
   spec.outputs = outputs;
-  for (const auto& [op, ins, outs, ints, floats, args] : instructions) {
+  for (const auto& [op, ins, outs, args] : instructions) {
     spec.instructions.push_back(
-        rt::InstrDesc{op, ins, outs, ints, floats, {}, kernel_args(op, args)});
+        rt::InstrDesc{op, ins, outs, glassbox::bindings::kernel_args_from_python(op, args)});
   }
   for (const nb::bytes& c : constants) spec.constants.emplace_back(c.c_str(), c.size());
   spec.arena_size = arena_size;
   for (const auto& [name, input, value] : arguments) spec.arguments.push_back({name, input, value});
-  add_symbols(spec, SymbolicSpec{symbols, exprs, value_dims, int_exprs});
+  add_symbols(spec, SymbolicSpec{symbols, exprs, value_dims});
   std::string bytes = rt::serialize_program(spec);
   return nb::bytes(bytes.data(), bytes.size());
 }
@@ -300,6 +264,5 @@ void bind_runtime(nb::module_& m) {
         nb::arg("symbols") = std::vector<SymbolTuple>(),
         nb::arg("exprs") = std::vector<ExprTuple>(),
         nb::arg("value_dims") = std::vector<std::vector<std::int32_t>>(),
-        nb::arg("int_exprs") = std::vector<std::vector<std::int32_t>>(),
         "Build the bytes of a .gbx artifact from a lowered program.");
 }

@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <variant>
 #include <vector>
 
 #include "runtime/tensor.hpp"
@@ -61,9 +62,12 @@ class KernelContext {
   std::size_t num_outputs() const { return instr_.outputs.size(); }
   TensorRef in(std::size_t i) const { return ref(instr_.inputs[i]); }
   TensorRef out(std::size_t i) const { return ref(instr_.outputs[i]); }
-  const std::vector<std::int64_t>& ints() const { return instr_.ints; }
-  const std::vector<double>& floats() const { return instr_.floats; }
   const KernelArgs& args() const { return instr_.args; }
+  // The family's arguments, which the loader has checked this instruction carries.
+  template <typename Family>
+  const Family& args_as() const {
+    return std::get<Family>(instr_.args);
+  }
   // The version of input i's memory: nonzero when the same data pointer with the same version
   // is known to hold the same values (a constant, or a program input whose caller said so), so
   // work derived from it may be kept in cache(); 0 when nothing is known.
@@ -95,16 +99,21 @@ class VerifyContext {
   std::size_t num_outputs() const { return instr_.outputs.size(); }
   const ValueDesc& in(std::size_t i) const { return values_[instr_.inputs[i]]; }
   const ValueDesc& out(std::size_t i) const { return values_[instr_.outputs[i]]; }
-  const std::vector<std::int64_t>& ints() const { return instr_.ints; }
-  const std::vector<double>& floats() const { return instr_.floats; }
   const KernelArgs& args() const { return instr_.args; }
+  // The family's arguments, which the loader has checked this instruction carries.
+  template <typename Family>
+  const Family& args_as() const {
+    return std::get<Family>(instr_.args);
+  }
 
   // Throw a LoadError naming the op unless `ok`.
   void require(bool ok, const std::string& what) const;
   void arity(std::size_t inputs, std::size_t outputs) const;
   void arity_range(std::size_t min_in, std::size_t max_in, std::size_t outputs) const;
-  void num_ints(std::size_t n) const;
-  void num_floats(std::size_t n) const;
+  // Throw unless lo <= value <= hi, naming the typed argument's field ("Pool2dArgs.kernel_h").
+  void field(const char* name, std::int64_t value, std::int64_t lo, std::int64_t hi) const;
+  // A dim field: in [-ndim, ndim) of a tensor of ndim > 0 dims; returns it in [0, ndim).
+  std::int64_t dim_field(const char* name, std::int64_t dim, std::size_t ndim) const;
   void dtype(const ValueDesc& v, DType dtype, const char* what) const;
   void shape(const ValueDesc& v, const Shape& expected, const char* what) const;
 

@@ -1,74 +1,242 @@
 #include "runtime/kernel_args.hpp"
 
+#include <iterator>
+#include <unordered_map>
+#include <variant>
+#include <vector>
+
 #include "program_generated.h"
 
 namespace glassbox::runtime {
+namespace {
 
-KernelArgs read_kernel_args(const fb::Instruction& instruction) {
-  if (const fb::Conv2dArgs* a = instruction.args_as_Conv2dArgs()) {
-    Conv2dArgs c;
-    c.stride_h = a->stride_h(), c.stride_w = a->stride_w();
-    c.pad_h = a->pad_h(), c.pad_w = a->pad_w();
-    c.dilation_h = a->dilation_h(), c.dilation_w = a->dilation_w();
-    c.groups = a->groups();
-    c.has_bias = a->has_bias(), c.batch_norm = a->batch_norm();
-    c.batch_norm_weight = a->batch_norm_weight(), c.batch_norm_bias = a->batch_norm_bias();
-    c.epilogue = static_cast<std::int64_t>(a->epilogue());
-    return c;
+template <typename T>
+std::vector<T> copy_of(const flatbuffers::Vector<T>* v) {
+  return v ? std::vector<T>(v->begin(), v->end()) : std::vector<T>();
+}
+
+KernelArgs read_conv2d(const fb::Conv2dArgs& a) {
+  Conv2dArgs c;
+  c.stride_h = a.stride_h(), c.stride_w = a.stride_w();
+  c.pad_h = a.pad_h(), c.pad_w = a.pad_w();
+  c.dilation_h = a.dilation_h(), c.dilation_w = a.dilation_w();
+  c.groups = a.groups();
+  c.has_bias = a.has_bias(), c.batch_norm = a.batch_norm();
+  c.batch_norm_weight = a.batch_norm_weight(), c.batch_norm_bias = a.batch_norm_bias();
+  c.epilogue = static_cast<std::int64_t>(a.epilogue());
+  c.batch_norm_eps = a.batch_norm_eps();
+  return c;
+}
+
+KernelArgs read_gemm(const fb::GemmArgs& a) {
+  GemmArgs g;
+  g.trans_a = a.trans_a(), g.trans_b = a.trans_b();
+  g.epilogue = static_cast<std::int64_t>(a.epilogue());
+  g.beta = a.beta(), g.alpha = a.alpha();
+  return g;
+}
+
+KernelArgs read_attention(const fb::AttentionArgs& a) {
+  AttentionArgs t;
+  t.scale = a.scale(), t.causal = a.causal(), t.has_mask = a.has_mask();
+  t.q_tokens_first = a.q_tokens_first(), t.k_tokens_first = a.k_tokens_first();
+  t.v_tokens_first = a.v_tokens_first(), t.out_tokens_first = a.out_tokens_first();
+  t.has_logsumexp = a.has_logsumexp();
+  return t;
+}
+
+KernelArgs read_pool2d(const fb::Pool2dArgs& a) {
+  Pool2dArgs p;
+  p.kernel_h = a.kernel_h(), p.kernel_w = a.kernel_w();
+  p.stride_h = a.stride_h(), p.stride_w = a.stride_w();
+  p.pad_h = a.pad_h(), p.pad_w = a.pad_w();
+  p.dilation_h = a.dilation_h(), p.dilation_w = a.dilation_w();
+  p.ceil_mode = a.ceil_mode(), p.count_include_pad = a.count_include_pad();
+  p.divisor_override = a.divisor_override();
+  return p;
+}
+
+KernelArgs read_strided(const fb::StridedArgs& a) {
+  StridedArgs s;
+  s.offset = a.offset();
+  s.strides = copy_of(a.strides());
+  s.offset_expr = a.offset_expr();
+  s.stride_exprs = copy_of(a.stride_exprs());
+  return s;
+}
+
+KernelArgs read_elementwise(const fb::ElementwiseArgs& a) {
+  ElementwiseArgs e;
+  if (a.ops()) {
+    for (const fb::ElementwiseOp* op : *a.ops())
+      e.ops.push_back({op->code(), op->a(), op->b(), op->c()});
   }
-  if (const fb::GemmArgs* a = instruction.args_as_GemmArgs()) {
-    GemmArgs g;
-    g.trans_a = a->trans_a(), g.trans_b = a->trans_b();
-    g.epilogue = static_cast<std::int64_t>(a->epilogue());
-    g.beta = a->beta(), g.alpha = a->alpha();
-    return g;
+  e.outputs = copy_of(a.outputs());
+  e.constants = copy_of(a.constants());
+  return e;
+}
+
+}  // namespace
+
+KernelArgs read_kernel_args(const fb::Instruction& in) {
+  if (const auto* a = in.args_as_Conv2dArgs()) return read_conv2d(*a);
+  if (const auto* a = in.args_as_GemmArgs()) return read_gemm(*a);
+  if (const auto* a = in.args_as_AttentionArgs()) return read_attention(*a);
+  if (const auto* a = in.args_as_Pool2dArgs()) return read_pool2d(*a);
+  if (const auto* a = in.args_as_AdaptivePool2dArgs()) {
+    return AdaptivePool2dArgs{a->output_h(), a->output_w()};
   }
-  if (const fb::AttentionArgs* a = instruction.args_as_AttentionArgs()) {
-    AttentionArgs t;
-    t.scale = a->scale(), t.causal = a->causal(), t.has_mask = a->has_mask();
-    t.q_tokens_first = a->q_tokens_first(), t.k_tokens_first = a->k_tokens_first();
-    t.v_tokens_first = a->v_tokens_first(), t.out_tokens_first = a->out_tokens_first();
-    t.has_logsumexp = a->has_logsumexp();
-    return t;
+  if (const auto* a = in.args_as_ReduceArgs()) {
+    return ReduceArgs{copy_of(a->dims()), a->keepdim(), a->correction()};
   }
+  if (const auto* a = in.args_as_DimArgs()) return DimArgs{a->dim()};
+  if (const auto* a = in.args_as_IndexArgs()) return IndexArgs{copy_of(a->dims())};
+  if (const auto* a = in.args_as_LayerNormArgs()) {
+    return LayerNormArgs{a->normalized_dims(), a->has_weight(), a->has_bias(), a->eps()};
+  }
+  if (const auto* a = in.args_as_BatchNormArgs()) {
+    return BatchNormArgs{a->has_weight(), a->has_bias(), a->eps()};
+  }
+  if (const auto* a = in.args_as_StridedArgs()) return read_strided(*a);
+  if (const auto* a = in.args_as_FullArgs()) return FullArgs{a->value()};
+  if (const auto* a = in.args_as_ArangeArgs()) return ArangeArgs{a->start(), a->step()};
+  if (const auto* a = in.args_as_ElementwiseArgs()) return read_elementwise(*a);
   return std::monostate{};
 }
 
+namespace {
+
+using Builder = flatbuffers::FlatBufferBuilder;
+using Written = std::pair<std::uint8_t, std::uint32_t>;
+
+template <typename T>
+Written tagged(fb::KernelArgs tag, flatbuffers::Offset<T> offset) {
+  return {static_cast<std::uint8_t>(tag), offset.o};
+}
+
+// One overload per family: its table, and the union's tag.
+struct Writer {
+  Builder& b;
+  Written operator()(const std::monostate&) const { return {0, 0}; }
+  Written operator()(const Conv2dArgs& c) const {
+    return tagged(fb::KernelArgs::Conv2dArgs,
+                  fb::CreateConv2dArgs(b, c.stride_h, c.stride_w, c.pad_h, c.pad_w, c.dilation_h,
+                                       c.dilation_w, c.groups, c.has_bias, c.batch_norm,
+                                       c.batch_norm_weight, c.batch_norm_bias,
+                                       static_cast<fb::Epilogue>(c.epilogue), c.batch_norm_eps));
+  }
+  Written operator()(const GemmArgs& g) const {
+    return tagged(fb::KernelArgs::GemmArgs,
+                  fb::CreateGemmArgs(b, g.trans_a, g.trans_b, static_cast<fb::Epilogue>(g.epilogue),
+                                     g.beta, g.alpha));
+  }
+  Written operator()(const AttentionArgs& t) const {
+    return tagged(fb::KernelArgs::AttentionArgs,
+                  fb::CreateAttentionArgs(b, t.scale, t.causal, t.has_mask, t.q_tokens_first,
+                                          t.k_tokens_first, t.v_tokens_first, t.out_tokens_first,
+                                          t.has_logsumexp));
+  }
+  Written operator()(const Pool2dArgs& p) const {
+    return tagged(fb::KernelArgs::Pool2dArgs,
+                  fb::CreatePool2dArgs(b, p.kernel_h, p.kernel_w, p.stride_h, p.stride_w, p.pad_h,
+                                       p.pad_w, p.dilation_h, p.dilation_w, p.ceil_mode,
+                                       p.count_include_pad, p.divisor_override));
+  }
+  Written operator()(const AdaptivePool2dArgs& a) const {
+    return tagged(fb::KernelArgs::AdaptivePool2dArgs,
+                  fb::CreateAdaptivePool2dArgs(b, a.output_h, a.output_w));
+  }
+  Written operator()(const ReduceArgs& r) const {
+    return tagged(fb::KernelArgs::ReduceArgs,
+                  fb::CreateReduceArgs(b, b.CreateVector(r.dims), r.keepdim, r.correction));
+  }
+  Written operator()(const DimArgs& d) const {
+    return tagged(fb::KernelArgs::DimArgs, fb::CreateDimArgs(b, d.dim));
+  }
+  Written operator()(const IndexArgs& i) const {
+    return tagged(fb::KernelArgs::IndexArgs, fb::CreateIndexArgs(b, b.CreateVector(i.dims)));
+  }
+  Written operator()(const LayerNormArgs& l) const {
+    return tagged(fb::KernelArgs::LayerNormArgs,
+                  fb::CreateLayerNormArgs(b, l.normalized_dims, l.has_weight, l.has_bias, l.eps));
+  }
+  Written operator()(const BatchNormArgs& n) const {
+    return tagged(fb::KernelArgs::BatchNormArgs,
+                  fb::CreateBatchNormArgs(b, n.has_weight, n.has_bias, n.eps));
+  }
+  Written operator()(const StridedArgs& s) const {
+    auto exprs = s.stride_exprs.empty() ? 0 : b.CreateVector(s.stride_exprs);
+    return tagged(
+        fb::KernelArgs::StridedArgs,
+        fb::CreateStridedArgs(b, s.offset, b.CreateVector(s.strides), s.offset_expr, exprs));
+  }
+  Written operator()(const FullArgs& f) const {
+    return tagged(fb::KernelArgs::FullArgs, fb::CreateFullArgs(b, f.value));
+  }
+  Written operator()(const ArangeArgs& a) const {
+    return tagged(fb::KernelArgs::ArangeArgs, fb::CreateArangeArgs(b, a.start, a.step));
+  }
+  Written operator()(const ElementwiseArgs& e) const {
+    std::vector<fb::ElementwiseOp> ops;
+    for (const ElementwiseOp& op : e.ops) ops.emplace_back(op.code, op.a, op.b, op.c);
+    return tagged(
+        fb::KernelArgs::ElementwiseArgs,
+        fb::CreateElementwiseArgs(b, b.CreateVectorOfStructs(ops), b.CreateVector(e.outputs),
+                                  b.CreateVector(e.constants)));
+  }
+};
+
+// The families' names (their tables in program.fbs), in KernelArgs' order.
+constexpr const char* kFamilies[] = {nullptr,         "Conv2dArgs",    "GemmArgs",
+                                     "AttentionArgs", "Pool2dArgs",    "AdaptivePool2dArgs",
+                                     "ReduceArgs",    "DimArgs",       "IndexArgs",
+                                     "LayerNormArgs", "BatchNormArgs", "StridedArgs",
+                                     "FullArgs",      "ArangeArgs",    "ElementwiseArgs"};
+static_assert(std::size(kFamilies) == std::variant_size_v<KernelArgs>);
+
+}  // namespace
+
 std::pair<std::uint8_t, std::uint32_t> write_kernel_args(flatbuffers::FlatBufferBuilder& b,
                                                          const KernelArgs& args) {
-  if (const auto* c = std::get_if<Conv2dArgs>(&args)) {
-    auto offset = fb::CreateConv2dArgs(b, c->stride_h, c->stride_w, c->pad_h, c->pad_w,
-                                       c->dilation_h, c->dilation_w, c->groups, c->has_bias,
-                                       c->batch_norm, c->batch_norm_weight, c->batch_norm_bias,
-                                       static_cast<fb::Epilogue>(c->epilogue));
-    return {static_cast<std::uint8_t>(fb::KernelArgs::Conv2dArgs), offset.o};
-  }
-  if (const auto* g = std::get_if<GemmArgs>(&args)) {
-    auto offset = fb::CreateGemmArgs(b, g->trans_a, g->trans_b,
-                                     static_cast<fb::Epilogue>(g->epilogue), g->beta, g->alpha);
-    return {static_cast<std::uint8_t>(fb::KernelArgs::GemmArgs), offset.o};
-  }
-  if (const auto* t = std::get_if<AttentionArgs>(&args)) {
-    auto offset = fb::CreateAttentionArgs(b, t->scale, t->causal, t->has_mask, t->q_tokens_first,
-                                          t->k_tokens_first, t->v_tokens_first, t->out_tokens_first,
-                                          t->has_logsumexp);
-    return {static_cast<std::uint8_t>(fb::KernelArgs::AttentionArgs), offset.o};
-  }
-  return {0, 0};
+  return std::visit(Writer{b}, args);
 }
 
-const char* family_of(const KernelArgs& args) {
-  if (std::holds_alternative<Conv2dArgs>(args)) return "Conv2dArgs";
-  if (std::holds_alternative<GemmArgs>(args)) return "GemmArgs";
-  if (std::holds_alternative<AttentionArgs>(args)) return "AttentionArgs";
-  return nullptr;
-}
+const char* family_of(const KernelArgs& args) { return kFamilies[args.index()]; }
 
 const char* family_of_kernel(const std::string& op) {
-  if (op == "conv2d") return "Conv2dArgs";
-  if (op == "mm" || op == "addmm" || op == "bmm") return "GemmArgs";
-  if (op == "attention") return "AttentionArgs";
-  return nullptr;
+  static const std::unordered_map<std::string, const char*> families = {
+      {"conv2d", "Conv2dArgs"},
+      {"mm", "GemmArgs"},
+      {"addmm", "GemmArgs"},
+      {"bmm", "GemmArgs"},
+      {"attention", "AttentionArgs"},
+      {"max_pool2d", "Pool2dArgs"},
+      {"avg_pool2d", "Pool2dArgs"},
+      {"adaptive_avg_pool2d", "AdaptivePool2dArgs"},
+      {"sum", "ReduceArgs"},
+      {"mean", "ReduceArgs"},
+      {"amax", "ReduceArgs"},
+      {"amin", "ReduceArgs"},
+      {"any", "ReduceArgs"},
+      {"all", "ReduceArgs"},
+      {"var", "ReduceArgs"},
+      {"softmax", "DimArgs"},
+      {"log_softmax", "DimArgs"},
+      {"cumsum", "DimArgs"},
+      {"gather", "DimArgs"},
+      {"index_select", "DimArgs"},
+      {"cat", "DimArgs"},
+      {"index", "IndexArgs"},
+      {"layer_norm", "LayerNormArgs"},
+      {"batch_norm", "BatchNormArgs"},
+      {"copy_strided", "StridedArgs"},
+      {"scatter_strided", "StridedArgs"},
+      {"full", "FullArgs"},
+      {"arange", "ArangeArgs"},
+      {"elementwise", "ElementwiseArgs"},
+  };
+  auto it = families.find(op);
+  return it == families.end() ? nullptr : it->second;
 }
 
 }  // namespace glassbox::runtime

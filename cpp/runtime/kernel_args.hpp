@@ -1,5 +1,5 @@
 // Typed kernel arguments (schema/program.fbs, KernelArgs): read from and written to an artifact,
-// and which kernel each family belongs to. Moving a family off its positional ints: NOTES.md.
+// and which family each kernel takes. Adding a family: NOTES.md.
 #pragma once
 
 #include <cstdint>
@@ -27,7 +27,8 @@ std::pair<std::uint8_t, std::uint32_t> write_kernel_args(flatbuffers::FlatBuffer
                                                          const KernelArgs& args);
 
 // The name of the family of an instruction's arguments (its table in program.fbs), or null for
-// none; and the family a kernel takes, or null for a kernel that takes its ints and floats only.
+// none; and the family a kernel takes, or null for a kernel that takes no arguments (embedding,
+// convert).
 // An instruction carries exactly its kernel's family.
 const char* family_of(const KernelArgs& args);
 const char* family_of_kernel(const std::string& op);

@@ -30,14 +30,18 @@ void VerifyContext::arity_range(std::size_t min_in, std::size_t max_in, std::siz
               std::to_string(outputs) + " outputs");
 }
 
-void VerifyContext::num_ints(std::size_t n) const {
-  require(ints().size() == n, "expects " + std::to_string(n) + " integer arguments, got " +
-                                  std::to_string(ints().size()));
+void VerifyContext::field(const char* name, std::int64_t value, std::int64_t lo,
+                          std::int64_t hi) const {
+  require(value >= lo && value <= hi, std::string(name) + " is " + std::to_string(value) +
+                                          ", must be in [" + std::to_string(lo) + ", " +
+                                          std::to_string(hi) + "]");
 }
 
-void VerifyContext::num_floats(std::size_t n) const {
-  require(floats().size() == n, "expects " + std::to_string(n) + " float arguments, got " +
-                                    std::to_string(floats().size()));
+std::int64_t VerifyContext::dim_field(const char* name, std::int64_t dim, std::size_t ndim) const {
+  require(ndim > 0, std::string(name) + ": the tensor has no dims");
+  const std::int64_t n = static_cast<std::int64_t>(ndim);
+  field(name, dim, -n, n - 1);
+  return dim < 0 ? dim + n : dim;
 }
 
 void VerifyContext::dtype(const ValueDesc& v, DType dtype, const char* what) const {

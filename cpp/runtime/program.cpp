@@ -192,9 +192,6 @@ void Program::parse() {
       d.op = in->op()->str();
       d.inputs = copy_vector(in->inputs());
       d.outputs = copy_vector(in->outputs());
-      d.ints = copy_vector(in->ints());
-      d.floats = copy_vector(in->floats());
-      d.int_exprs = copy_vector(in->int_exprs());
       d.args = read_kernel_args(*in);
       instructions_.push_back(std::move(d));
     }

@@ -17,8 +17,9 @@
 
 namespace glassbox::runtime {
 
-// 2: conv2d takes its arguments as a Conv2dArgs table; 3: mm, addmm and bmm as a GemmArgs table
-constexpr std::uint32_t kFormatVersion = 3;
+// 2: conv2d takes its arguments as a Conv2dArgs table; 3: mm, addmm and bmm as a GemmArgs table;
+// 4: every kernel that takes arguments takes its family's table (no positional ints or floats)
+constexpr std::uint32_t kFormatVersion = 4;
 constexpr std::size_t kSegmentAlignment = 64;
 constexpr std::uint64_t kMaxArenaBytes = std::uint64_t{1} << 36;
 
@@ -78,8 +79,8 @@ class Program final : public ConstantPages {
   void parse();
   void parse_symbols();
   void verify_symbols() const;
-  // The declared sizes and ints are the expressions' values at the binding the declared input
-  // shapes give.
+  // The declared sizes and StridedArgs are the expressions' values at the binding the declared
+  // input shapes give.
   void verify_example_binding() const;
   void verify_slots();
   void verify_instructions();

@@ -67,10 +67,13 @@ void Program::verify_symbols() const {
       throw LoadError(value_at(i) + ": a constant of symbolic size");
   }
   for (std::size_t i = 0; i < instructions_.size(); ++i) {
-    const InstrDesc& in = instructions_[i];
-    if (!in.int_exprs.empty() &&
-        (in.int_exprs.size() != in.ints.size() || !ids_in_range(in.int_exprs, n_exprs))) {
-      throw LoadError("instruction " + std::to_string(i) + " has bad symbolic ints");
+    const auto* a = std::get_if<StridedArgs>(&instructions_[i].args);
+    if (!a) continue;
+    if ((!a->stride_exprs.empty() && (a->stride_exprs.size() != a->strides.size() ||
+                                      !ids_in_range(a->stride_exprs, n_exprs))) ||
+        !ids_in_range(std::vector<std::int32_t>{a->offset_expr}, n_exprs)) {
+      throw LoadError("instruction " + std::to_string(i) +
+                      " has bad StridedArgs.offset_expr or stride_exprs");
     }
   }
 }
@@ -92,9 +95,12 @@ void Program::verify_example_binding() const {
     }
   }
   for (std::size_t i = 0; i < instructions_.size(); ++i) {
-    if (example->instructions_[i].ints != instructions_[i].ints) {
+    const auto* declared = std::get_if<StridedArgs>(&instructions_[i].args);
+    const auto* example_args = std::get_if<StridedArgs>(&example->instructions_[i].args);
+    if (declared &&
+        (example_args->offset != declared->offset || example_args->strides != declared->strides)) {
       throw LoadError("instruction " + std::to_string(i) +
-                      ": its ints are not their values at the example binding");
+                      ": its StridedArgs are not their values at the example binding");
     }
   }
 }
@@ -133,10 +139,14 @@ std::shared_ptr<const Program> Program::specialize(const std::vector<std::int64_
     v.dims.clear();
   }
   for (InstrDesc& in : p->instructions_) {
-    for (std::size_t k = 0; k < in.int_exprs.size(); ++k) {
-      if (in.int_exprs[k] >= 0) in.ints[k] = at[static_cast<std::size_t>(in.int_exprs[k])];
+    auto* a = std::get_if<StridedArgs>(&in.args);
+    if (!a) continue;
+    if (a->offset_expr >= 0) a->offset = at[static_cast<std::size_t>(a->offset_expr)];
+    for (std::size_t k = 0; k < a->stride_exprs.size(); ++k) {
+      if (a->stride_exprs[k] >= 0) a->strides[k] = at[static_cast<std::size_t>(a->stride_exprs[k])];
     }
-    in.int_exprs.clear();
+    a->offset_expr = -1;
+    a->stride_exprs.clear();
   }
   p->arena_size_ = place_arena(p->values_, p->instructions_, p->outputs_);
   if (p->arena_size_ > kMaxArenaBytes) throw RunError(where + "the arena is implausibly large");

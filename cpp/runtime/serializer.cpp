@@ -36,8 +36,6 @@ std::string serialize_program(const ProgramSpec& spec) {
       auto [args_type, args] = write_kernel_args(b, in.args);
       instrs.push_back(fb::CreateInstruction(
           b, b.CreateString(in.op), b.CreateVector(in.inputs), b.CreateVector(in.outputs),
-          b.CreateVector(in.ints), b.CreateVector(in.floats),
-          in.int_exprs.empty() ? 0 : b.CreateVector(in.int_exprs),
           static_cast<fb::KernelArgs>(args_type), flatbuffers::Offset<void>(args)));
     }
     std::vector<flatbuffers::Offset<fb::Constant>> consts;

@@ -6,8 +6,9 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
-#include <variant>
 #include <vector>
+
+#include "runtime/kernel_args_types.hpp"
 
 namespace glassbox::runtime {
 
@@ -34,40 +35,11 @@ struct ValueDesc {
   std::size_t nbytes() const { return static_cast<std::size_t>(numel) * element_size(dtype); }
 };
 
-// conv2d's typed arguments (schema/program.fbs, Conv2dArgs).
-struct Conv2dArgs {
-  std::int64_t stride_h = 1, stride_w = 1, pad_h = 0, pad_w = 0, dilation_h = 1, dilation_w = 1,
-               groups = 1;
-  bool has_bias = false, batch_norm = false, batch_norm_weight = false, batch_norm_bias = false;
-  std::int64_t epilogue = 0;  // Epilogue (packed_gemm.hpp)
-};
-
-// mm, addmm and bmm's typed arguments (schema/program.fbs, GemmArgs).
-struct GemmArgs {
-  bool trans_a = false, trans_b = false;
-  std::int64_t epilogue = 0;  // Epilogue (packed_gemm.hpp)
-  double beta = 1.0, alpha = 1.0;
-};
-
-// attention's typed arguments (schema/program.fbs, AttentionArgs).
-struct AttentionArgs {
-  double scale = 1.0;
-  bool causal = false, has_mask = false;
-  bool q_tokens_first = false, k_tokens_first = false, v_tokens_first = false,
-       out_tokens_first = false, has_logsumexp = false;
-};
-
-// An instruction's typed arguments: none (its ints and floats say everything), or its family's.
-using KernelArgs = std::variant<std::monostate, Conv2dArgs, GemmArgs, AttentionArgs>;
-
 struct InstrDesc {
   std::string op;
   std::vector<std::int32_t> inputs;
   std::vector<std::int32_t> outputs;
-  std::vector<std::int64_t> ints;
-  std::vector<double> floats;
-  std::vector<std::int32_t> int_exprs;  // empty, or per ints entry -1 or an expression id
-  KernelArgs args;
+  KernelArgs args;  // the kernel family's typed arguments (kernel_args_types.hpp)
 };
 
 // One argument of an exported function (schema/program.fbs, Argument).

@@ -7,6 +7,7 @@ with the same output shape, and :func:`encode` turns each into registers and int
 
 from __future__ import annotations
 
+from glassbox.backend.kernel_args import ElementwiseArgs
 from glassbox.backend.program import ALIAS, BOOL, FLOAT32, Instr, Slot
 
 OPCODES = [
@@ -135,18 +136,17 @@ def encode(ins: Instr) -> None:
     def reg(a):
         return index[id(a[1])] if a[0] == "in" else n_in + a[1]
 
-    ints = [len(ins.micro)]
-    floats: list[float] = []
+    ops: list[tuple[int, int, int, int]] = []
+    constants: list[float] = []
     for code, args, value in ins.micro:
         if code == OP["CONST"]:
-            ints += [code, len(floats), -1, -1]
-            floats.append(value)
+            ops.append((code, len(constants), -1, -1))
+            constants.append(float(value))
         else:
-            regs = [reg(a) for a in args] + [-1] * (3 - len(args))
-            ints += [code, *regs]
-    ints.append(len(ins.outputs))
-    ints += [reg(r) for r in ins.micro_outputs]
-    ins.inputs, ins.ints, ins.floats = inputs, ints, floats
+            r0, r1, r2 = [reg(a) for a in args] + [-1] * (3 - len(args))
+            ops.append((code, r0, r1, r2))
+    outputs = [reg(r) for r in ins.micro_outputs]
+    ins.inputs, ins.args = inputs, ElementwiseArgs(ops, outputs, constants)
 
 
 def output_dtype_ok(dtype: int) -> bool:

@@ -12,6 +12,22 @@ import operator
 import torch
 
 from glassbox.backend import elementwise as ew
+from glassbox.backend.kernel_args import (
+    AdaptivePool2dArgs,
+    ArangeArgs,
+    AttentionArgs,
+    BatchNormArgs,
+    Conv2dArgs,
+    DimArgs,
+    FullArgs,
+    GemmArgs,
+    IndexArgs,
+    KernelArgs,
+    LayerNormArgs,
+    Pool2dArgs,
+    ReduceArgs,
+    StridedArgs,
+)
 from glassbox.backend.program import (
     ALIAS,
     BOOL,
@@ -20,9 +36,6 @@ from glassbox.backend.program import (
     INPUT,
     INT32,
     INT64,
-    AttentionArgs,
-    Conv2dArgs,
-    GemmArgs,
     Instr,
     Slot,
     View,
@@ -67,6 +80,14 @@ def shape_of(t) -> tuple:
 def is_symbolic_scalar(val) -> bool:
     """A traced value that is a size (an int computed from symbols), not a tensor."""
     return isinstance(val, (torch.SymInt, int)) and not isinstance(val, bool)
+
+
+def _strided(offset, strides) -> StridedArgs:
+    """A view's StridedArgs: plain ints, or SymInt expressions that planning resolves."""
+    return StridedArgs(
+        offset if is_symbolic(offset) else int(offset),
+        [s if is_symbolic(s) else int(s) for s in strides],
+    )
 
 
 class Lowerer:
@@ -146,7 +167,7 @@ class Lowerer:
                 slot.materialized = Slot(slot.dtype, slot.shape, kind=ALIAS, alias_of=v.base.root())
             else:
                 out = Slot(slot.dtype, slot.shape)
-                self.emit("copy_strided", [v.base], [out], [v.offset, *v.strides])
+                self.emit("copy_strided", [v.base], [out], _strided(v.offset, v.strides))
                 slot.materialized = out
         return slot.materialized
 
@@ -167,9 +188,12 @@ class Lowerer:
             return Slot(slot.dtype, reduced, kind=ALIAS, alias_of=v.base.root())
         return self.contiguous(slot)
 
-    def emit(self, op, inputs, outputs, ints=(), floats=()) -> Instr:
-        ints = [i if is_symbolic(i) else int(i) for i in ints]
-        ins = Instr(op, list(inputs), list(outputs), ints, [float(f) for f in floats])
+    def emit(self, op, inputs, outputs, args: KernelArgs | None = None) -> Instr:
+        if args is not None and not isinstance(args, StridedArgs):
+            for name, value in vars(args).items():
+                if any(is_symbolic(v) for v in (value if isinstance(value, list) else [value])):
+                    raise Unsupported(f"symbolic {type(args).__name__}.{name}")
+        ins = Instr(op, list(inputs), list(outputs), args)
         self.instrs.append(ins)
         return ins
 
@@ -814,7 +838,7 @@ def _constant_pad(lw, node, x, pad, value=0):
         raise Unsupported("a crop or symbolic padding")
     out_shape = shape_of(meta_val(node))
     filled = Slot(x.dtype, out_shape)
-    lw.emit("full", [], [filled], [], [float(value)])
+    lw.emit("full", [], [filled], FullArgs(float(value)))
     strides = contiguous_strides(out_shape)
     offset = sum(pad[2 * i] * strides[len(out_shape) - 1 - i] for i in range(len(pad) // 2))
     return _scatter_strided(lw, node, filled, x, list(strides), offset)
@@ -827,7 +851,7 @@ def _cat(lw, node, tensors, dim=0):
         lw.contiguous(t) for t in tensors if numel(t.shape) > 0 or len(t.shape) == len(out.shape)
     ]
     ins = [t for t in ins if len(t.shape) == len(out.shape)]
-    lw.emit("cat", ins, [out], [dim % len(out.shape)])
+    lw.emit("cat", ins, [out], DimArgs(dim % len(out.shape)))
     return out
 
 
@@ -849,21 +873,21 @@ def _convert_element_type(lw, node, x, dtype):
 @handles(aten.full_like.default)
 def _full(lw, node, size, value, **kwargs):
     out = out_slot(lw, node)
-    lw.emit("full", [], [out], [], [float(value)])
+    lw.emit("full", [], [out], FullArgs(float(value)))
     return out
 
 
 @handles(aten.scalar_tensor.default)
 def _scalar_tensor(lw, node, value, **kwargs):
     out = out_slot(lw, node)
-    lw.emit("full", [], [out], [], [float(value)])
+    lw.emit("full", [], [out], FullArgs(float(value)))
     return out
 
 
 @handles(aten.arange.start_step)
 def _arange(lw, node, start, end, step=1, **kwargs):
     out = out_slot(lw, node)
-    lw.emit("arange", [], [out], [], [float(start), float(step)])
+    lw.emit("arange", [], [out], ArangeArgs(float(start), float(step)))
     return out
 
 
@@ -917,7 +941,8 @@ def _copy(lw, node, dst, src, non_blocking=False):
 def _scatter_strided(lw, node, x, src, strides, offset):
     """``x`` with the view (``offset``, ``strides`` over ``src``'s shape) replaced by ``src``."""
     out = out_slot(lw, node)
-    lw.emit("scatter_strided", [lw.contiguous(x), lw.contiguous(src)], [out], [offset, *strides])
+    ins = [lw.contiguous(x), lw.contiguous(src)]
+    lw.emit("scatter_strided", ins, [out], _strided(offset, strides))
     return out
 
 
@@ -965,7 +990,7 @@ def _dims(x, dims):
 def reduction(kind):
     def handler(lw, node, x, dims=None, keepdim=False, **kwargs):
         out = out_slot(lw, node)
-        lw.emit(kind, [lw.contiguous(x)], [out], [int(keepdim), *_dims(x, dims)])
+        lw.emit(kind, [lw.contiguous(x)], [out], ReduceArgs(_dims(x, dims), bool(keepdim)))
         return out
 
     return handler
@@ -989,7 +1014,7 @@ def cumsum_check(node):
 @handles(aten.cumsum.default, check=cumsum_check)
 def _cumsum(lw, node, x, dim, dtype=None):
     out = out_slot(lw, node)
-    lw.emit("cumsum", [lw.contiguous(x)], [out], [dim])
+    lw.emit("cumsum", [lw.contiguous(x)], [out], DimArgs(dim))
     return out
 
 
@@ -1000,7 +1025,7 @@ def _vector_norm(lw, node, x, order=2, dims=None, keepdim=False, dtype=None):
         raise Unsupported(f"vector norm of order {order}")
     squares = float_slot(lw, x.shape, lambda e, a: e.op("MUL", a, a), x)
     total = Slot(squares.dtype, shape_of(meta_val(node)))
-    lw.emit("sum", [squares], [total], [int(keepdim), *_dims(x, dims)])
+    lw.emit("sum", [squares], [total], ReduceArgs(_dims(x, dims), bool(keepdim)))
     return float_slot(lw, total.shape, lambda e, t: e.op("SQRT", t), total)
 
 
@@ -1008,7 +1033,7 @@ def _vector_norm(lw, node, x, order=2, dims=None, keepdim=False, dtype=None):
 def _var(lw, node, x, dims=None, correction=None, keepdim=False):
     out = out_slot(lw, node)
     corr = 1.0 if correction is None else float(correction)
-    lw.emit("var", [lw.contiguous(x)], [out], [int(keepdim), *_dims(x, dims)], [corr])
+    lw.emit("var", [lw.contiguous(x)], [out], ReduceArgs(_dims(x, dims), bool(keepdim), corr))
     return out
 
 
@@ -1016,14 +1041,14 @@ def _var(lw, node, x, dims=None, correction=None, keepdim=False):
 @handles(aten._softmax.default, check=red_check)
 def _softmax(lw, node, x, dim, half_to_float=False):
     out = out_slot(lw, node)
-    lw.emit("softmax", [lw.contiguous(x)], [out], [dim])
+    lw.emit("softmax", [lw.contiguous(x)], [out], DimArgs(dim))
     return out
 
 
 @handles(aten._log_softmax.default, check=red_check)
 def _log_softmax(lw, node, x, dim, half_to_float=False):
     out = out_slot(lw, node)
-    lw.emit("log_softmax", [lw.contiguous(x)], [out], [dim])
+    lw.emit("log_softmax", [lw.contiguous(x)], [out], DimArgs(dim))
     return out
 
 
@@ -1035,10 +1060,8 @@ def _outs(lw, node):
 def _layer_norm(lw, node, x, normalized_shape, weight, bias, eps):
     outs = _outs(lw, node)
     ins = [lw.contiguous(x)] + [lw.contiguous(t) for t in (weight, bias) if t is not None]
-    lw.emit(
-        "layer_norm", ins, list(outs),
-        [len(normalized_shape), int(weight is not None), int(bias is not None)], [eps],
-    )  # fmt: skip
+    args = LayerNormArgs(len(normalized_shape), weight is not None, bias is not None, float(eps))
+    lw.emit("layer_norm", ins, list(outs), args)
     return outs
 
 
@@ -1054,7 +1077,8 @@ def _group_norm(lw, node, x, weight, bias, n, c, spatial, groups, eps):
     rows = (n * groups, c // groups * spatial)
     f32 = dtype_code(torch.float32)
     normed, mean, rstd = Slot(f32, rows), Slot(f32, (rows[0], 1)), Slot(f32, (rows[0], 1))
-    lw.emit("layer_norm", [lw.alias(x, rows)], [normed, mean, rstd], [1, 0, 0], [eps])
+    args = LayerNormArgs(1, False, False, float(eps))
+    lw.emit("layer_norm", [lw.alias(x, rows)], [normed, mean, rstd], args)
     shape = shape_of(meta_val(node)[0])
     channel = (c,) + (1,) * (len(shape) - 2)  # broadcasts over N and the spatial dims
     params = [lw.alias(t, channel) for t in (weight, bias) if t is not None]
@@ -1072,8 +1096,8 @@ _BATCH_NORM = aten._native_batch_norm_legit_no_training.default
 
 def _fold_batch_norm(lw: Lowerer, node, x, params, eps):
     """The output slots of an inference batch norm that the convolution computing ``x`` applies as
-    it writes its result (a per-channel scale and shift: Conv2dArgs.batch_norm and which
-    parameters are present, the parameters as inputs and eps as floats[0]), or None. The convolution
+    it writes its result (a per-channel scale and shift: Conv2dArgs.batch_norm, which parameters
+    are present and batch_norm_eps, the parameters as inputs), or None. The convolution
     must be the last instruction emitted, read by this batch norm alone, whose result is read
     through its first output only (its other outputs are empty in inference)."""
     last = _last_writer_of(lw, x)
@@ -1092,7 +1116,7 @@ def _fold_batch_norm(lw: Lowerer, node, x, params, eps):
     last.inputs += present
     last.args.batch_norm = True
     last.args.batch_norm_weight, last.args.batch_norm_bias = weight is not None, bias is not None
-    last.floats.append(float(eps))
+    last.args.batch_norm_eps = float(eps)
     vals = meta_val(node)
     return (lw.alias(last.outputs[0], shape_of(vals[0])),) + tuple(lw.new_slot(v) for v in vals[1:])
 
@@ -1106,7 +1130,8 @@ def _batch_norm(lw, node, x, weight, bias, mean, var, momentum, eps):
     ins = [lw.contiguous(x)] + [
         lw.contiguous(t) for t in (weight, bias, mean, var) if t is not None
     ]
-    lw.emit("batch_norm", ins, list(outs), [int(weight is not None), int(bias is not None)], [eps])
+    args = BatchNormArgs(weight is not None, bias is not None, float(eps))
+    lw.emit("batch_norm", ins, list(outs), args)
     return outs
 
 
@@ -1158,9 +1183,10 @@ def _max_pool(lw, node, x, kernel, stride=None, padding=0, dilation=1, ceil_mode
     outs = _outs(lw, node)
     if not any(u.target is not operator.getitem or u.args[1] == 1 for u in node.users):
         outs = (outs[0], None)
-    k = _pair(kernel)
-    ints = [*k, *_pair(stride, k), *_pair(padding), *_pair(dilation), int(ceil_mode)]
-    lw.emit("max_pool2d", [lw.contiguous(x)], [o for o in outs if o is not None], ints)
+    (kh, kw), (sh, sw) = _pair(kernel), _pair(stride, _pair(kernel))
+    (ph, pw), (dh, dw) = _pair(padding), _pair(dilation)
+    args = Pool2dArgs(kh, kw, sh, sw, ph, pw, dh, dw, ceil_mode=bool(ceil_mode))
+    lw.emit("max_pool2d", [lw.contiguous(x)], [o for o in outs if o is not None], args)
     return outs
 
 
@@ -1170,17 +1196,21 @@ def _avg_pool(
     divisor_override=None,
 ):  # fmt: skip
     out = out_slot(lw, node)
-    k = _pair(kernel)
-    ints = [*k, *_pair(stride, k), *_pair(padding), int(ceil_mode), int(count_include_pad),
-            divisor_override or 0]  # fmt: skip
-    lw.emit("avg_pool2d", [lw.contiguous(x)], [out], ints)
+    (kh, kw), (sh, sw) = _pair(kernel), _pair(stride, _pair(kernel))
+    ph, pw = _pair(padding)
+    args = Pool2dArgs(
+        kh, kw, sh, sw, ph, pw, ceil_mode=bool(ceil_mode),
+        count_include_pad=bool(count_include_pad), divisor_override=divisor_override or 0,
+    )  # fmt: skip
+    lw.emit("avg_pool2d", [lw.contiguous(x)], [out], args)
     return out
 
 
 @handles(aten._adaptive_avg_pool2d.default, check=pool_check)
 def _adaptive_avg(lw, node, x, output_size):
     out = out_slot(lw, node)
-    lw.emit("adaptive_avg_pool2d", [lw.contiguous(x)], [out], list(output_size))
+    oh, ow = output_size
+    lw.emit("adaptive_avg_pool2d", [lw.contiguous(x)], [out], AdaptivePool2dArgs(oh, ow))
     return out
 
 
@@ -1200,7 +1230,7 @@ def gather_check(node):
 @handles(aten.gather.default, check=gather_check)
 def _gather(lw, node, x, dim, index, sparse_grad=False):
     out = out_slot(lw, node)
-    lw.emit("gather", [lw.contiguous(x), lw.contiguous(index)], [out], [dim])
+    lw.emit("gather", [lw.contiguous(x), lw.contiguous(index)], [out], DimArgs(dim))
     return out
 
 
@@ -1220,12 +1250,12 @@ def _index(lw, node, x, indices):
     out = out_slot(lw, node)
     dims = [d for d, i in enumerate(indices) if i is not None]
     tensors = [lw.contiguous(i) for i in indices if i is not None]
-    lw.emit("index", [lw.contiguous(x), *tensors], [out], dims)
+    lw.emit("index", [lw.contiguous(x), *tensors], [out], IndexArgs(dims))
     return out
 
 
 @handles(aten.index_select.default)
 def _index_select(lw, node, x, dim, index):
     out = out_slot(lw, node)
-    lw.emit("index_select", [lw.contiguous(x), lw.contiguous(index)], [out], [dim])
+    lw.emit("index_select", [lw.contiguous(x), lw.contiguous(index)], [out], DimArgs(dim))
     return out

@@ -4,6 +4,7 @@ serialize the result through the C++ writer (``glassbox._core.serialize_program`
 from __future__ import annotations
 
 from glassbox.backend import elementwise as ew
+from glassbox.backend.kernel_args import StridedArgs
 from glassbox.backend.program import ALIAS, ARENA, ITEMSIZE, Instr, Slot, numel
 from glassbox.backend.symbolic import ExprTable, Shapes, Unbound, is_symbolic
 
@@ -118,45 +119,59 @@ def serialize(
         return numbering[id(s)]
 
     in_ids = [number(s) for s in inputs]
-    instr_tuples = []
-    for ins in instrs:
-        instr_tuples.append(
-            (
-                ins.op,
-                [number(s) for s in ins.inputs],
-                [number(s) for s in ins.outputs],
-                [shapes.hint(i) for i in ins.ints],
-                ins.floats,
-                ins.args,
-            )
-        )
+    operands = [
+        ([number(s) for s in ins.inputs], [number(s) for s in ins.outputs]) for ins in instrs
+    ]
     out_ids = [number(s) for s in outputs]
     values = []
     for s in slots:
         index = numbering[id(s.alias_of)] if s.kind == ALIAS else s.index
         values.append((s.dtype, [shapes.hint(d) for d in s.shape], s.kind, index))
-    symbolic = _symbolic_tables(shapes, slots, instrs, inputs)
+    symbolic, args = _symbolic_tables(shapes, slots, instrs, inputs)
+    instr_tuples = [
+        (ins.op, ins_ids, outs_ids, a)
+        for ins, (ins_ids, outs_ids), a in zip(instrs, operands, args, strict=True)
+    ]
     return _core.serialize_program(
         values, in_ids, out_ids, instr_tuples, constants, arena_size, list(arguments), *symbolic
     )
 
 
-def _symbolic_tables(shapes: Shapes, slots, instrs, inputs) -> tuple:
-    """(symbols, exprs, value_dims, int_exprs) for serialize_program: empty for a program of
-    static sizes. A size no input dim can bind is an Unsupported for the whole segment."""
+def _symbolic_tables(shapes: Shapes, slots, instrs, inputs) -> tuple[tuple, list]:
+    """(symbols, exprs, value_dims) for serialize_program, empty for a program of static sizes;
+    and each instruction's typed arguments as serialized. A size no input dim can bind is an
+    Unsupported for the whole segment."""
     from glassbox.backend.lower import Unsupported
 
     if not any(is_symbolic(d) for s in slots for d in s.shape) and not any(
-        is_symbolic(i) for ins in instrs for i in ins.ints
+        is_symbolic(i) for ins in instrs for i in _strided_values(ins.args)
     ):
-        return ()
+        return (), [_resolved(ins.args, shapes, None) for ins in instrs]
     table = ExprTable(shapes)
     table.bind_inputs([s.shape for s in inputs])
     try:
         value_dims = [[table.ref(d) for d in s.shape] for s in slots]
-        int_exprs = [[table.ref(i) for i in ins.ints] for ins in instrs]
+        args = [_resolved(ins.args, shapes, table) for ins in instrs]
     except Unbound as e:
         raise Unsupported(str(e)) from e
     value_dims = [dims if any(d >= 0 for d in dims) else [] for dims in value_dims]
-    int_exprs = [refs if any(r >= 0 for r in refs) else [] for refs in int_exprs]
-    return table.symbols, table.exprs, value_dims, int_exprs
+    return (table.symbols, table.exprs, value_dims), args
+
+
+def _strided_values(args) -> list:
+    return [args.offset, *args.strides] if isinstance(args, StridedArgs) else []
+
+
+def _resolved(args, shapes: Shapes, table: ExprTable | None):
+    """``args`` as serialized: a StridedArgs' offset and strides at the example binding, with the
+    expression ids of the symbolic ones (StridedArgs.offset_expr, stride_exprs)."""
+    if not isinstance(args, StridedArgs):
+        return args
+    offset_expr = table.ref(args.offset) if table else -1
+    stride_exprs = [table.ref(s) for s in args.strides] if table else []
+    return StridedArgs(
+        shapes.hint(args.offset),
+        [shapes.hint(s) for s in args.strides],
+        offset_expr,
+        stride_exprs if any(r >= 0 for r in stride_exprs) else [],
+    )

@@ -25,8 +25,7 @@ rt::ValueDesc v(rt::Shape shape, rt::ValueKind kind, std::int64_t index,
 }
 
 std::vector<float> run1(const std::string& op, std::vector<rt::ValueDesc> ins, rt::ValueDesc out,
-                        std::vector<std::vector<float>> data, std::vector<std::int64_t> ints,
-                        std::vector<double> floats = {}, rt::KernelArgs args = {}) {
+                        std::vector<std::vector<float>> data, rt::KernelArgs args = {}) {
   rt::ProgramSpec s;
   for (std::size_t i = 0; i < ins.size(); ++i) {
     s.values.push_back(ins[i]);
@@ -39,7 +38,7 @@ std::vector<float> run1(const std::string& op, std::vector<rt::ValueDesc> ins, r
   s.outputs = {o};
   std::vector<std::int32_t> in_slots(ins.size());
   for (std::size_t i = 0; i < ins.size(); ++i) in_slots[i] = static_cast<std::int32_t>(i);
-  s.instructions.push_back({op, in_slots, {o}, ints, floats, {}, args});
+  s.instructions.push_back({op, in_slots, {o}, args});
   s.arena_size =
       (static_cast<std::uint64_t>(rt::numel_of(out.shape)) * rt::element_size(out.dtype) + 63) /
       64 * 64;
@@ -57,27 +56,29 @@ std::vector<float> run1(const std::string& op, std::vector<rt::ValueDesc> ins, r
 
 TEST(RuntimeKernels, SoftmaxRowsSumToOne) {
   auto y = run1("softmax", {v({2, 3}, rt::ValueKind::Input, 0)}, v({2, 3}, rt::ValueKind::Arena, 0),
-                {{1, 2, 3, 0, 0, 0}}, {1});
+                {{1, 2, 3, 0, 0, 0}}, rt::DimArgs{1});
   EXPECT_NEAR(y[0] + y[1] + y[2], 1.0f, 1e-6);
   EXPECT_NEAR(y[3], 1.0f / 3, 1e-6);
 }
 
 TEST(RuntimeKernels, SumOverMiddleDim) {
   auto y = run1("sum", {v({2, 3, 2}, rt::ValueKind::Input, 0)}, v({2, 2}, rt::ValueKind::Arena, 0),
-                {{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}}, {0, 1});
+                {{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}}, rt::ReduceArgs{{1}, false, 0.0});
   EXPECT_EQ(y, (std::vector<float>{6, 9, 24, 27}));
 }
 
 TEST(RuntimeKernels, CopyStridedTransposes) {
-  auto y = run1("copy_strided", {v({2, 3}, rt::ValueKind::Input, 0)},
-                v({3, 2}, rt::ValueKind::Arena, 0), {{0, 1, 2, 3, 4, 5}}, {0, 1, 3});
+  auto y =
+      run1("copy_strided", {v({2, 3}, rt::ValueKind::Input, 0)}, v({3, 2}, rt::ValueKind::Arena, 0),
+           {{0, 1, 2, 3, 4, 5}}, rt::StridedArgs{0, {1, 3}, -1, {}});
   EXPECT_EQ(y, (std::vector<float>{0, 3, 1, 4, 2, 5}));
 }
 
 TEST(RuntimeKernels, CopyStridedRejectsOutOfBoundsViews) {
-  EXPECT_THROW(run1("copy_strided", {v({2, 3}, rt::ValueKind::Input, 0)},
-                    v({3, 2}, rt::ValueKind::Arena, 0), {{0, 1, 2, 3, 4, 5}}, {1, 1, 3}),
-               rt::LoadError);
+  EXPECT_THROW(
+      run1("copy_strided", {v({2, 3}, rt::ValueKind::Input, 0)}, v({3, 2}, rt::ValueKind::Arena, 0),
+           {{0, 1, 2, 3, 4, 5}}, rt::StridedArgs{1, {1, 3}, -1, {}}),
+      rt::LoadError);
 }
 
 TEST(RuntimeKernels, Conv2dMatchesDirectSum) {
@@ -86,7 +87,7 @@ TEST(RuntimeKernels, Conv2dMatchesDirectSum) {
       run1("conv2d",
            {v({1, 1, 3, 3}, rt::ValueKind::Input, 0), v({1, 1, 2, 2}, rt::ValueKind::Input, 1)},
            v({1, 1, 2, 2}, rt::ValueKind::Arena, 0), {{1, 2, 3, 4, 5, 6, 7, 8, 9}, {1, 1, 1, 1}},
-           {}, {}, rt::Conv2dArgs{});
+           rt::Conv2dArgs{});
   EXPECT_EQ(y, (std::vector<float>{12, 16, 24, 28}));
 }
 
@@ -102,8 +103,9 @@ TEST(RuntimeKernels, Conv2dFoldedBatchNormOnTheIm2colPath) {
   rt::Conv2dArgs args;
   args.has_bias = args.batch_norm = args.batch_norm_weight = args.batch_norm_bias = true;
   args.epilogue = 1;  // relu
+  args.batch_norm_eps = eps;
   auto y = run1("conv2d", ins, v({2, 3, 2, 2}, rt::ValueKind::Arena, 0),
-                {{}, {}, bias, weight, shift, mean, var}, {}, {eps}, args);
+                {{}, {}, bias, weight, shift, mean, var}, args);
   ASSERT_EQ(y.size(), 24u);
   for (std::size_t i = 0; i < y.size(); ++i) {
     std::size_t o = i / 4 % 3;
@@ -116,7 +118,7 @@ TEST(RuntimeKernels, EmbeddingIndexOutOfRangeIsRunError) {
   EXPECT_THROW(
       run1("embedding",
            {v({3, 2}, rt::ValueKind::Input, 0), v({1}, rt::ValueKind::Input, 1, rt::DType::Int64)},
-           v({1, 2}, rt::ValueKind::Arena, 0), {{0, 1, 2, 3, 4, 5}, {1e30f, 1e30f}}, {}),
+           v({1, 2}, rt::ValueKind::Arena, 0), {{0, 1, 2, 3, 4, 5}, {1e30f, 1e30f}}),
       rt::RunError);
 }
 
@@ -168,7 +170,7 @@ TEST(RuntimeKernels, OneRowProductsMatchDirectSums) {
       args.beta = c.beta, args.alpha = c.alpha;
     }
     for (std::size_t i = 0; i < ins.size(); ++i) ins[i].index = static_cast<std::int64_t>(i);
-    auto y = run1(op, ins, v({1, c.n}, rt::ValueKind::Arena, 0), data, {}, {}, args);
+    auto y = run1(op, ins, v({1, c.n}, rt::ValueKind::Arena, 0), data, args);
     for (std::int64_t j = 0; j < c.n; ++j) {
       double s = 0;
       for (std::int64_t i = 0; i < c.k; ++i) {
@@ -198,7 +200,7 @@ TEST(TeamStalls, BackingOffKeepsTheProductsBits) {
   for (std::size_t i = 0; i < b.size(); ++i) b[i] = std::cos(0.11f * static_cast<float>(i));
   auto product = [&] {
     return run1("mm", {v({m, k}, rt::ValueKind::Input, 0), v({n, k}, rt::ValueKind::Input, 1)},
-                v({m, n}, rt::ValueKind::Arena, 0), {a, b}, {}, {}, rt::GemmArgs{false, true});
+                v({m, n}, rt::ValueKind::Arena, 0), {a, b}, rt::GemmArgs{false, true});
   };
   while (!TeamStalls::may_fork()) {  // whatever earlier tests left
   }
@@ -282,7 +284,7 @@ struct AttentionCase {
     std::vector<std::vector<float>> data = {q, k, val};
     if (masked) ins.push_back(v({b, 1, 1, s}, rt::ValueKind::Input, 3)), data.push_back(mask);
     rt::AttentionArgs args{scale, causal, masked, true, true, true, false};
-    return run1("attention", ins, v({b, h, l, e}, rt::ValueKind::Arena, 0), data, {}, {}, args);
+    return run1("attention", ins, v({b, h, l, e}, rt::ValueKind::Arena, 0), data, args);
   }
 };
 
@@ -328,7 +330,7 @@ TEST(RuntimeKernels, AttentionRefusesWhatItCannotCompute) {
                                       v(k, ValueKind::Input, 2)};
     for (auto& s : extra) ins.push_back(v(s, ValueKind::Input, 3));
     std::vector<std::vector<float>> data(ins.size());
-    return run1("attention", ins, v(out, ValueKind::Arena, 0), data, {}, {}, args);
+    return run1("attention", ins, v(out, ValueKind::Arena, 0), data, args);
   };
   rt::AttentionArgs plain{1.0, false, false, false, false, false, false};
   EXPECT_THROW(load({1, 3, 4, 8}, {1, 2, 4, 8}, {1, 3, 4, 8}, plain), rt::LoadError);  // heads
@@ -377,7 +379,7 @@ TEST(RuntimeKernels, MaxPoolWithoutIndicesMatchesItsDefinition) {
     const std::int64_t oh = (h + 2 * k.ph - k.kh) / k.sh + 1, ow = (w + 2 * k.pw - k.kw) / k.sw + 1;
     std::vector<float> got = run1("max_pool2d", {v({n, ch, h, w}, rt::ValueKind::Input, 0)},
                                   v({n, ch, oh, ow}, rt::ValueKind::Arena, 0), {x},
-                                  {k.kh, k.kw, k.sh, k.sw, k.ph, k.pw, 1, 1, 0});
+                                  rt::Pool2dArgs{k.kh, k.kw, k.sh, k.sw, k.ph, k.pw});
     for (std::int64_t p = 0; p < n * ch; ++p) {
       for (std::int64_t i = 0; i < oh * ow; ++i) {
         const std::int64_t r = i / ow, c = i % ow;

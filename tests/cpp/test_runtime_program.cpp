@@ -35,10 +35,11 @@ rt::ProgramSpec linear_relu() {
   s.values.push_back(value(rt::DType::Float32, {4, 3}, rt::ValueKind::Arena, 64));
   s.inputs = {0};
   s.outputs = {4};
-  s.instructions.push_back(
-      {"addmm", {2, 0, 1}, {3}, {}, {}, {}, rt::GemmArgs{false, true, 0, 1.0, 1.0}});
+  s.instructions.push_back({"addmm", {2, 0, 1}, {3}, rt::GemmArgs{false, true, 0, 1.0, 1.0}});
   // elementwise: one op RELU(r0) -> register 1, one output
-  s.instructions.push_back({"elementwise", {3}, {4}, {1, 17, 0, -1, -1, 1, 1}, {}, {}, {}});
+  // One op, RELU (17) of register 0 (the input), stored from register 1.
+  s.instructions.push_back(
+      {"elementwise", {3}, {4}, rt::ElementwiseArgs{{{17, 0, -1, -1}}, {1}, {}}});
   std::vector<float> w = {1, 0, 0, 1, 1, -1}, b = {0.5f, -10.0f, 0};
   s.constants.emplace_back(reinterpret_cast<const char*>(w.data()), w.size() * 4);
   s.constants.emplace_back(reinterpret_cast<const char*>(b.data()), b.size() * 4);
@@ -164,7 +165,7 @@ TEST(RuntimeProgram, MeaningIsVerified) {
   s.values[1].dtype = rt::DType::Int64;
   expect_error(s, "constant size does not match");
   s = linear_relu();
-  s.instructions[1].ints = {1, 17, 5, -1, -1, 1, 1};
+  std::get<rt::ElementwiseArgs>(s.instructions[1].args).ops[0].a = 5;
   expect_error(s, "undefined register");
 }
 
@@ -224,7 +225,7 @@ rt::ProgramSpec matmul_of_inputs(std::int64_t m) {
   s.values.push_back(value(rt::DType::Float32, {m, 5}, rt::ValueKind::Arena, 0));
   s.inputs = {0, 1};
   s.outputs = {2};
-  s.instructions.push_back({"mm", {0, 1}, {2}, {}, {}, {}, rt::GemmArgs{false, true}});
+  s.instructions.push_back({"mm", {0, 1}, {2}, rt::GemmArgs{false, true}});
   s.arena_size = static_cast<std::uint64_t>(m * 5 * 4 + 64);
   return s;
 }
@@ -287,9 +288,9 @@ TEST(RuntimeProgram, ChainedOneRowProductsRunAsATeam) {
   s.inputs = {0, 1, 2, 3};
   s.outputs = {5};
   s.instructions.push_back(
-      {"addmm", {2, 0, 1}, {4}, {}, {}, {}, rt::GemmArgs{false, true, 1, 1.0, 1.0}});  // relu(x
-                                                                                       // W1^T + b)
-  s.instructions.push_back({"mm", {4, 3}, {5}, {}, {}, {}, rt::GemmArgs{}});           // . @ W2
+      {"addmm", {2, 0, 1}, {4}, rt::GemmArgs{false, true, 1, 1.0, 1.0}});  // relu(x
+                                                                           // W1^T + b)
+  s.instructions.push_back({"mm", {4, 3}, {5}, rt::GemmArgs{}});           // . @ W2
   s.arena_size = 4096 + n * 4;
   Program prog(rt::serialize_program(s));
   ASSERT_NE(prog.p, nullptr) << gbx_last_error();
@@ -391,16 +392,16 @@ TEST(RuntimeProgram, MappedConstantsReleasedAfterPacking) {
 }
 
 // conv2d's arguments are a typed table (Conv2dArgs), verified at load: a conv2d without it, with
-// positional ints, with bad fields, or another kernel carrying it is refused.
+// bad fields, or another kernel carrying it is refused.
 TEST(RuntimeProgram, Conv2dArgsAreTypedAndVerified) {
-  auto conv = [](rt::Conv2dArgs args, std::vector<std::int64_t> ints = {}) {
+  auto conv = [](rt::Conv2dArgs args) {
     rt::ProgramSpec s;
     s.values.push_back(value(rt::DType::Float32, {1, 2, 5, 5}, rt::ValueKind::Input, 0));
     s.values.push_back(value(rt::DType::Float32, {3, 2, 3, 3}, rt::ValueKind::Input, 1));
     s.values.push_back(value(rt::DType::Float32, {1, 3, 3, 3}, rt::ValueKind::Arena, 0));
     s.inputs = {0, 1};
     s.outputs = {2};
-    s.instructions.push_back({"conv2d", {0, 1}, {2}, std::move(ints), {}, {}, args});
+    s.instructions.push_back({"conv2d", {0, 1}, {2}, args});
     s.arena_size = 128;
     return s;
   };
@@ -411,9 +412,6 @@ TEST(RuntimeProgram, Conv2dArgsAreTypedAndVerified) {
   rt::ProgramSpec s = conv(rt::Conv2dArgs{});
   s.instructions[0].args = std::monostate{};
   EXPECT_NE(load_error(s).find("expects its arguments as Conv2dArgs"), std::string::npos);
-  EXPECT_NE(load_error(conv(rt::Conv2dArgs{}, {0, 1, 1, 0, 0, 1, 1, 1}))
-                .find("expects 0 integer arguments"),
-            std::string::npos);
   rt::Conv2dArgs bad;
   bad.stride_w = 0;
   EXPECT_NE(load_error(conv(bad)).find("bad stride"), std::string::npos);
@@ -423,22 +421,22 @@ TEST(RuntimeProgram, Conv2dArgsAreTypedAndVerified) {
   bad = rt::Conv2dArgs{};
   bad.batch_norm_weight = true;
   EXPECT_NE(load_error(conv(bad)).find("without a batch norm"), std::string::npos);
+  bad = rt::Conv2dArgs{};
+  bad.batch_norm_eps = 1e-5;
+  EXPECT_NE(load_error(conv(bad)).find("Conv2dArgs.batch_norm_eps"), std::string::npos);
   s = linear_relu();
   s.instructions[0].args = rt::Conv2dArgs{};
   EXPECT_NE(load_error(s).find("carries Conv2dArgs, which 'addmm' does not take"),
             std::string::npos);
 }
 
-// mm, addmm and bmm take a GemmArgs table: without it, with positional ints, with an unknown
-// epilogue, or with alpha/beta on mm, the program is refused at load.
+// mm, addmm and bmm take a GemmArgs table: without it, with an unknown epilogue, or with
+// alpha/beta on mm, the program is refused at load.
 TEST(RuntimeProgram, GemmArgsAreTypedAndVerified) {
   rt::ProgramSpec s = linear_relu();
   EXPECT_EQ(load_error(s), "");
   s.instructions[0].args = std::monostate{};
   EXPECT_NE(load_error(s).find("expects its arguments as GemmArgs"), std::string::npos);
-  s = linear_relu();
-  s.instructions[0].ints = {0, 1};
-  EXPECT_NE(load_error(s).find("takes no ints or floats"), std::string::npos);
   s = linear_relu();
   std::get<rt::GemmArgs>(s.instructions[0].args).epilogue = 7;
   EXPECT_NE(load_error(s).find("unknown epilogue 7"), std::string::npos);

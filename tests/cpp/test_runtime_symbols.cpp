@@ -41,14 +41,29 @@ rt::ProgramSpec symbolic_linear_relu() {
   s.values.push_back(value({1}, rt::ValueKind::Arena, 128, {2}));
   s.inputs = {0};
   s.outputs = {4};
+  s.instructions.push_back({"addmm", {2, 0, 1}, {3}, rt::GemmArgs{false, true, 0, 1.0, 1.0}});
   s.instructions.push_back(
-      {"addmm", {2, 0, 1}, {3}, {}, {}, {}, rt::GemmArgs{false, true, 0, 1.0, 1.0}});
-  s.instructions.push_back({"elementwise", {3}, {4}, {1, 17, 0, -1, -1, 1, 1}, {}, {}, {}});
-  s.instructions.push_back({"full", {}, {5}, {}, {0.0}, {}, {}});
+      {"elementwise", {3}, {4}, rt::ElementwiseArgs{{{17, 0, -1, -1}}, {1}, {}}});
+  s.instructions.push_back({"full", {}, {5}, rt::FullArgs{0.0}});
   std::vector<float> w = {1, 0, 0, 1, 1, -1}, b = {0.5f, -10.0f, 0};
   s.constants.emplace_back(reinterpret_cast<const char*>(w.data()), w.size() * 4);
   s.constants.emplace_back(reinterpret_cast<const char*>(b.data()), b.size() * 4);
   s.arena_size = 192;
+  return s;
+}
+
+// y = x^T for x [2, s0] (declared at s0 = 4): copy_strided with StridedArgs strides {1, s0}, the
+// second symbolic (stride_exprs {-1, 0}).
+rt::ProgramSpec symbolic_transpose() {
+  rt::ProgramSpec s;
+  s.symbols = {{0, 1, 1, 1000}};
+  s.exprs = {{ExprOp::Symbol, 0, 0}};
+  s.values.push_back(value({2, 4}, rt::ValueKind::Input, 0, {-1, 0}));
+  s.values.push_back(value({4, 2}, rt::ValueKind::Arena, 0, {0, -1}));
+  s.inputs = {0};
+  s.outputs = {1};
+  s.instructions.push_back({"copy_strided", {0}, {1}, rt::StridedArgs{0, {1, 4}, -1, {-1, 0}}});
+  s.arena_size = 64;
   return s;
 }
 
@@ -170,9 +185,40 @@ TEST(RuntimeSymbols, BadArtifactsAreRefusedAtLoad) {
   s.values[1].dims = {0, -1};  // a constant of symbolic size
   EXPECT_FALSE(load_error(s).empty());
   s = symbolic_linear_relu();
-  s.instructions[0].int_exprs = {0};  // not one per int
-  EXPECT_NE(load_error(s).find("bad symbolic ints"), std::string::npos);
-  s = symbolic_linear_relu();
   s.symbols[0].min = 5;  // the example binding (4) lies outside the range
   EXPECT_NE(load_error(s).find("example binding"), std::string::npos);
+}
+
+// StridedArgs' symbolic strides are evaluated at each binding; their expression ids are verified at
+// load, and their values must be those of the example binding.
+TEST(RuntimeSymbols, SymbolicStridesFollowTheBinding) {
+  Program prog(symbolic_transpose());
+  ASSERT_NE(prog.p, nullptr) << gbx_last_error();
+  for (std::int64_t cols : {1, 4, 7}) {
+    std::vector<float> x(static_cast<std::size_t>(2 * cols));
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i);
+    std::int64_t shape[2] = {2, cols};
+    gbx_tensor in{x.data(), GBX_FLOAT32, 2, shape, nullptr};
+    gbx_result* r = gbx_run(prog.p, &in, 1);
+    ASSERT_NE(r, nullptr) << gbx_last_error();
+    gbx_tensor out;
+    ASSERT_EQ(gbx_result_output(r, 0, &out), 0);
+    ASSERT_EQ(out.shape[0], cols);
+    const float* y = static_cast<const float*>(out.data);
+    for (std::int64_t i = 0; i < cols; ++i) {
+      EXPECT_EQ(y[i * 2], x[i]) << cols;
+      EXPECT_EQ(y[i * 2 + 1], x[cols + i]) << cols;
+    }
+    gbx_result_free(r);
+  }
+  rt::ProgramSpec s = symbolic_transpose();
+  std::get<rt::StridedArgs>(s.instructions[0].args).stride_exprs = {0};  // not one per stride
+  EXPECT_NE(load_error(s).find("bad StridedArgs.offset_expr or stride_exprs"), std::string::npos);
+  s = symbolic_transpose();
+  std::get<rt::StridedArgs>(s.instructions[0].args).offset_expr = 3;  // a missing expression
+  EXPECT_NE(load_error(s).find("bad StridedArgs.offset_expr or stride_exprs"), std::string::npos);
+  s = symbolic_transpose();
+  std::get<rt::StridedArgs>(s.instructions[0].args).strides = {1, 3};  // s0 is 4 at the example
+  EXPECT_NE(load_error(s).find("StridedArgs are not their values at the example binding"),
+            std::string::npos);
 }

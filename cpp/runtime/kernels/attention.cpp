@@ -64,11 +64,9 @@ void verify_mask(const VerifyContext& c, const Dims& d) {
 }
 
 void verify_attention(const VerifyContext& c) {
-  const auto* a = std::get_if<AttentionArgs>(&c.args());
-  c.require(a != nullptr, "expects AttentionArgs");
-  c.require(c.ints().empty() && c.floats().empty(), "takes no ints or floats");
+  const auto* a = &c.args_as<AttentionArgs>();
   c.arity(a->has_mask ? 4 : 3, a->has_logsumexp ? 2 : 1);
-  c.require(std::isfinite(a->scale), "scale must be finite");
+  c.require(std::isfinite(a->scale), "AttentionArgs.scale must be finite");
   const char* names[] = {"query", "key", "value"};
   for (std::size_t i = 0; i < 3; ++i) {
     c.dtype(c.in(i), DType::Float32, names[i]);

@@ -1,14 +1,12 @@
 // Convolution and pooling over NCHW float32.
 //   conv2d (x, w, [bias], [bn_weight], [bn_bias], [bn_mean, bn_var]) -> out
-//                                       Conv2dArgs (no ints), floats [bn eps]: an inference batch
-//                                       norm applied to the result (its parameters follow the
-//                                       bias), then an activation (Epilogue). oneDNN's convolution
-//                                       (OneDnnConv); where it refuses, im2col then one sgemm per
-//                                       image and group
-//   max_pool2d (x) -> out[, indices]    ints [kh, kw, sh, sw, ph, pw, dh, dw, ceil_mode]
-//   avg_pool2d (x) -> out               ints [kh, kw, sh, sw, ph, pw, ceil_mode,
-//                                             count_include_pad, divisor_override (0: none)]
-//   adaptive_avg_pool2d (x) -> out      ints [oh, ow]
+//                                       Conv2dArgs: an inference batch norm applied to the result
+//                                       (its parameters follow the bias), then an activation
+//                                       (Epilogue). oneDNN's convolution (OneDnnConv); where it
+//                                       refuses, im2col then one sgemm per image and group
+//   max_pool2d (x) -> out[, indices]    Pool2dArgs (no count_include_pad or divisor_override)
+//   avg_pool2d (x) -> out               Pool2dArgs (no dilation)
+//   adaptive_avg_pool2d (x) -> out      AdaptivePool2dArgs
 #include <cblas.h>
 
 #include <algorithm>
@@ -41,11 +39,23 @@ std::int64_t pooled_size(std::int64_t in, std::int64_t k, std::int64_t s, std::i
   return out;
 }
 
-bool positive(const std::vector<std::int64_t>& v, std::size_t from, std::size_t to) {
-  for (std::size_t i = from; i < to; ++i) {
-    if (v[i] <= 0 || v[i] > (1 << 20)) return false;
-  }
-  return true;
+constexpr std::int64_t kMaxWindow = 1 << 20;
+
+// Pool2dArgs' fields: positive kernel, stride and dilation; padding at most half the kernel (as
+// torch requires); avg_pool2d's own fields only on avg_pool2d, and no dilation there.
+const Pool2dArgs& verify_pool_args(const VerifyContext& c, bool average) {
+  const auto& a = c.args_as<Pool2dArgs>();
+  c.field("Pool2dArgs.kernel_h", a.kernel_h, 1, kMaxWindow);
+  c.field("Pool2dArgs.kernel_w", a.kernel_w, 1, kMaxWindow);
+  c.field("Pool2dArgs.stride_h", a.stride_h, 1, kMaxWindow);
+  c.field("Pool2dArgs.stride_w", a.stride_w, 1, kMaxWindow);
+  c.field("Pool2dArgs.pad_h", a.pad_h, 0, a.kernel_h / 2);
+  c.field("Pool2dArgs.pad_w", a.pad_w, 0, a.kernel_w / 2);
+  c.field("Pool2dArgs.dilation_h", a.dilation_h, 1, average ? 1 : kMaxWindow);
+  c.field("Pool2dArgs.dilation_w", a.dilation_w, 1, average ? 1 : kMaxWindow);
+  c.field("Pool2dArgs.divisor_override", a.divisor_override, 0, average ? kMaxWindow : 0);
+  c.require(average || !a.count_include_pad, "Pool2dArgs.count_include_pad is avg_pool2d's");
+  return a;
 }
 
 // The batch norm's parameters among the inputs (after the bias).
@@ -56,13 +66,12 @@ std::size_t bn_inputs(const Conv2dArgs& a) {
 bool in_range(std::int64_t v, std::int64_t lo) { return v >= lo && v <= (1 << 20); }
 
 void verify_conv2d(const VerifyContext& c) {
-  const auto* a = std::get_if<Conv2dArgs>(&c.args());
-  c.require(a != nullptr, "expects Conv2dArgs");
-  c.num_ints(0);
+  const auto* a = &c.args_as<Conv2dArgs>();
   c.require(a->batch_norm || (!a->batch_norm_weight && !a->batch_norm_bias),
             "batch norm parameters without a batch norm");
   c.require(a->epilogue >= 0 && a->epilogue <= 3, "bad epilogue");
-  c.num_floats(a->batch_norm ? 1 : 0);
+  c.require(a->batch_norm ? a->batch_norm_eps >= 0 : a->batch_norm_eps == 0,
+            "Conv2dArgs.batch_norm_eps must be >= 0 with a batch norm, 0 without");
   c.arity(2 + a->has_bias + bn_inputs(*a), 1);
   c.require(in_range(a->stride_h, 1) && in_range(a->stride_w, 1) && in_range(a->pad_h, 0) &&
                 in_range(a->pad_w, 0) && in_range(a->dilation_h, 1) && in_range(a->dilation_w, 1) &&
@@ -290,7 +299,7 @@ void run_conv2d(const KernelContext& c) {
     const float* bb = a.batch_norm_bias ? c.in(at++).f32() : nullptr;
     const float* mean = c.in(at++).f32();
     const float* var = c.in(at).f32();
-    const double eps = c.floats()[0];
+    const double eps = a.batch_norm_eps;
     scale.resize(static_cast<std::size_t>(s.O));
     shift.resize(static_cast<std::size_t>(s.O));
     for (std::int64_t o = 0; o < s.O; ++o) {
@@ -333,19 +342,15 @@ void run_conv2d(const KernelContext& c) {
 }
 
 void verify_max_pool(const VerifyContext& c) {
-  c.num_ints(9);
-  const auto& a = c.ints();
   c.require(c.num_inputs() == 1 && (c.num_outputs() == 1 || c.num_outputs() == 2),
             "expects 1 input, 1 or 2 outputs");
-  // Padding is at most half the kernel (as torch requires), compared without overflow.
-  c.require(positive(a, 0, 4) && positive(a, 6, 8) && a[4] >= 0 && a[5] >= 0 && a[4] <= a[0] / 2 &&
-                a[5] <= a[1] / 2,
-            "bad kernel, stride, padding or dilation");
+  const Pool2dArgs& a = verify_pool_args(c, false);
   const ValueDesc& x = c.in(0);
   c.dtype(x, DType::Float32, "input");
   c.require(x.shape.size() == 4, "input must be 4-d");
-  Shape s{x.shape[0], x.shape[1], pooled_size(x.shape[2], a[0], a[2], a[4], a[6], a[8] != 0),
-          pooled_size(x.shape[3], a[1], a[3], a[5], a[7], a[8] != 0)};
+  Shape s{x.shape[0], x.shape[1],
+          pooled_size(x.shape[2], a.kernel_h, a.stride_h, a.pad_h, a.dilation_h, a.ceil_mode),
+          pooled_size(x.shape[3], a.kernel_w, a.stride_w, a.pad_w, a.dilation_w, a.ceil_mode)};
   c.shape(c.out(0), s, "output");
   c.dtype(c.out(0), DType::Float32, "output");
   if (c.num_outputs() == 2) {
@@ -394,9 +399,9 @@ GBX_CLONES void max_pool_row(const float* xp, std::int64_t W, std::int64_t OW, s
 }
 
 void run_max_pool(const KernelContext& c) {
-  const auto& a = c.ints();
-  std::int64_t kh = a[0], kw = a[1], sh = a[2], sw = a[3], ph = a[4], pw = a[5], dh = a[6],
-               dw = a[7];
+  const auto& a = c.args_as<Pool2dArgs>();
+  std::int64_t kh = a.kernel_h, kw = a.kernel_w, sh = a.stride_h, sw = a.stride_w, ph = a.pad_h,
+               pw = a.pad_w, dh = a.dilation_h, dw = a.dilation_w;
   TensorRef x = c.in(0), out = c.out(0);
   std::int64_t planes = x.dim(0) * x.dim(1), H = x.dim(2), W = x.dim(3), OH = out.dim(2),
                OW = out.dim(3);
@@ -444,25 +449,23 @@ void run_max_pool(const KernelContext& c) {
 
 void verify_avg_pool(const VerifyContext& c) {
   c.arity(1, 1);
-  c.num_ints(9);
-  const auto& a = c.ints();
-  c.require(positive(a, 0, 4) && a[4] >= 0 && a[5] >= 0 && a[4] <= a[0] / 2 && a[5] <= a[1] / 2 &&
-                a[8] >= 0,
-            "bad kernel, stride or padding");
+  const Pool2dArgs& a = verify_pool_args(c, true);
   const ValueDesc& x = c.in(0);
   c.dtype(x, DType::Float32, "input");
   c.require(x.shape.size() == 4, "input must be 4-d");
   c.shape(c.out(0),
-          {x.shape[0], x.shape[1], pooled_size(x.shape[2], a[0], a[2], a[4], 1, a[6] != 0),
-           pooled_size(x.shape[3], a[1], a[3], a[5], 1, a[6] != 0)},
+          {x.shape[0], x.shape[1],
+           pooled_size(x.shape[2], a.kernel_h, a.stride_h, a.pad_h, 1, a.ceil_mode),
+           pooled_size(x.shape[3], a.kernel_w, a.stride_w, a.pad_w, 1, a.ceil_mode)},
           "output");
 }
 
 void run_avg_pool(const KernelContext& c) {
-  const auto& a = c.ints();
-  std::int64_t kh = a[0], kw = a[1], sh = a[2], sw = a[3], ph = a[4], pw = a[5];
-  bool include_pad = a[7] != 0;
-  std::int64_t divisor = a[8];
+  const auto& a = c.args_as<Pool2dArgs>();
+  std::int64_t kh = a.kernel_h, kw = a.kernel_w, sh = a.stride_h, sw = a.stride_w, ph = a.pad_h,
+               pw = a.pad_w;
+  bool include_pad = a.count_include_pad;
+  std::int64_t divisor = a.divisor_override;
   TensorRef x = c.in(0), out = c.out(0);
   std::int64_t planes = x.dim(0) * x.dim(1), H = x.dim(2), W = x.dim(3), OH = out.dim(2),
                OW = out.dim(3);
@@ -492,12 +495,13 @@ void run_avg_pool(const KernelContext& c) {
 
 void verify_adaptive_avg(const VerifyContext& c) {
   c.arity(1, 1);
-  c.num_ints(2);
+  const auto& a = c.args_as<AdaptivePool2dArgs>();
   const ValueDesc& x = c.in(0);
   c.dtype(x, DType::Float32, "input");
   c.require(x.shape.size() == 4, "input must be 4-d");
-  c.require(c.ints()[0] >= 0 && c.ints()[1] >= 0, "bad output size");
-  c.shape(c.out(0), {x.shape[0], x.shape[1], c.ints()[0], c.ints()[1]}, "output");
+  c.field("AdaptivePool2dArgs.output_h", a.output_h, 0, kMaxWindow);
+  c.field("AdaptivePool2dArgs.output_w", a.output_w, 0, kMaxWindow);
+  c.shape(c.out(0), {x.shape[0], x.shape[1], a.output_h, a.output_w}, "output");
 }
 
 void run_adaptive_avg(const KernelContext& c) {

@@ -1,7 +1,8 @@
 // Elementwise family: one kernel, "elementwise", runs a fused chain of elementwise ops in one pass
-// over memory. The chain is a tiny register program:
-//   ints   = [n_ops, (opcode, a, b, c) x n_ops, n_outputs, register of each output]
-//   floats = scalar constants, read by CONST (a = index into floats)
+// over memory. The chain is a tiny register program, its ElementwiseArgs:
+//   ops       = (opcode, a, b, c) per op: the registers it reads (CONST: a indexes constants)
+//   outputs   = the register each output is stored from
+//   constants = scalar constants, read by CONST
 // Registers 0..n_inputs-1 hold the inputs (broadcast to the output shape); op k writes register
 // n_inputs + k. All outputs share one shape. Values are computed in float32 (in double when an
 // operand or result is an integer) and stored as the output dtype (bool stores x != 0). Work
@@ -103,50 +104,31 @@ I to_int(R v) {
   return static_cast<I>(v);
 }
 
-struct Parsed {
-  std::int64_t n_ops;
-  const std::int64_t* ops;  // 4 per op
-  std::int64_t n_out;
-  const std::int64_t* out_regs;
-};
-
-Parsed parse(const std::vector<std::int64_t>& ints) {
-  Parsed p{};
-  p.n_ops = ints[0];
-  p.ops = ints.data() + 1;
-  p.n_out = ints[1 + 4 * p.n_ops];
-  p.out_regs = ints.data() + 2 + 4 * p.n_ops;
-  return p;
-}
-
 void verify(const VerifyContext& c) {
-  const auto& ints = c.ints();
+  const auto& p = c.args_as<ElementwiseArgs>();
   c.require(c.num_outputs() >= 1, "needs at least one output");
-  c.require(!ints.empty() && ints[0] >= 0 && ints[0] < 100000, "bad op count");
-  std::int64_t n_ops = ints[0];
-  c.require(static_cast<std::int64_t>(ints.size()) >= 2 + 4 * n_ops, "truncated op list");
-  std::int64_t n_in = static_cast<std::int64_t>(c.num_inputs());
+  c.require(p.ops.size() < 100000, "ElementwiseArgs.ops: too many ops");
+  const std::int64_t n_in = static_cast<std::int64_t>(c.num_inputs());
+  const std::int64_t n_ops = static_cast<std::int64_t>(p.ops.size());
+  const std::int64_t n_constants = static_cast<std::int64_t>(p.constants.size());
   for (std::int64_t k = 0; k < n_ops; ++k) {
-    const std::int64_t* op = ints.data() + 1 + 4 * k;
-    c.require(op[0] >= 0 && op[0] < NUM_OPS, "unknown elementwise opcode " + std::to_string(op[0]));
-    std::int64_t defined = n_in + k;
-    if (op[0] == CONST) {
-      c.require(op[1] >= 0 && op[1] < static_cast<std::int64_t>(c.floats().size()),
-                "bad constant index");
+    const ElementwiseOp& op = p.ops[static_cast<std::size_t>(k)];
+    const std::string where = "ElementwiseArgs.ops[" + std::to_string(k) + "]";
+    c.require(op.code >= 0 && op.code < NUM_OPS,
+              where + ": unknown elementwise opcode " + std::to_string(op.code));
+    if (op.code == CONST) {
+      c.field((where + ".a (a constant's index)").c_str(), op.a, 0, n_constants - 1);
       continue;
     }
-    for (int j = 0; j < arity_of(op[0]); ++j) {
-      c.require(op[1 + j] >= 0 && op[1 + j] < defined,
-                "op " + std::to_string(k) + " reads an undefined register");
+    const std::int32_t regs[3] = {op.a, op.b, op.c};
+    for (int j = 0; j < arity_of(op.code); ++j) {
+      c.require(regs[j] >= 0 && regs[j] < n_in + k, where + " reads an undefined register");
     }
   }
-  std::int64_t n_out = ints[1 + 4 * n_ops];
-  c.require(n_out == static_cast<std::int64_t>(c.num_outputs()) &&
-                static_cast<std::int64_t>(ints.size()) == 2 + 4 * n_ops + n_out,
-            "output register list does not match the outputs");
-  for (std::int64_t j = 0; j < n_out; ++j) {
-    std::int64_t r = ints[2 + 4 * n_ops + j];
-    c.require(r >= 0 && r < n_in + n_ops, "bad output register");
+  c.require(p.outputs.size() == c.num_outputs(),
+            "ElementwiseArgs.outputs does not name one register per output");
+  for (std::int32_t r : p.outputs) {
+    c.field("ElementwiseArgs.outputs", r, 0, n_in + n_ops - 1);
   }
   const Shape& shape = c.out(0).shape;
   for (std::size_t j = 0; j < c.num_outputs(); ++j) {
@@ -407,34 +389,36 @@ void store_output(TensorRef out, const R* src, std::int64_t start, std::int64_t 
 
 // One block of the program: inputs into registers, each op, outputs out of registers.
 template <typename R>
-void run_block(const KernelContext& c, const Parsed& p, const std::vector<InputPlan>& inputs,
-               R* regs, std::int64_t start, std::int64_t len) {
+void run_block(const KernelContext& c, const ElementwiseArgs& p,
+               const std::vector<InputPlan>& inputs, R* regs, std::int64_t start,
+               std::int64_t len) {
   const Shape& shape = c.out(0).shape();
   const std::int64_t n_in = static_cast<std::int64_t>(inputs.size());
   for (std::int64_t j = 0; j < n_in; ++j)
     load_input(inputs[j], regs + j * kBlock, start, len, shape);
-  for (std::int64_t k = 0; k < p.n_ops; ++k) {
-    const std::int64_t* op = p.ops + 4 * k;
+  const std::int64_t n_ops = static_cast<std::int64_t>(p.ops.size());
+  for (std::int64_t k = 0; k < n_ops; ++k) {
+    const ElementwiseOp& op = p.ops[static_cast<std::size_t>(k)];
     R* r = regs + (n_in + k) * kBlock;
-    int ar = arity_of(op[0]);
-    const R* a = ar >= 1 ? regs + op[1] * kBlock : nullptr;
-    const R* b = ar >= 2 ? regs + op[2] * kBlock : nullptr;
-    const R* cc = ar >= 3 ? regs + op[3] * kBlock : nullptr;
-    R constant = op[0] == CONST ? static_cast<R>(c.floats()[op[1]]) : R(0);
-    apply_as(op[0], r, a, b, cc, len, constant);
+    int ar = arity_of(op.code);
+    const R* a = ar >= 1 ? regs + op.a * kBlock : nullptr;
+    const R* b = ar >= 2 ? regs + op.b * kBlock : nullptr;
+    const R* cc = ar >= 3 ? regs + op.c * kBlock : nullptr;
+    R constant = op.code == CONST ? static_cast<R>(p.constants[op.a]) : R(0);
+    apply_as(op.code, r, a, b, cc, len, constant);
   }
-  for (std::int64_t j = 0; j < p.n_out; ++j) {
-    store_output(c.out(j), regs + p.out_regs[j] * kBlock, start, len);
+  for (std::size_t j = 0; j < p.outputs.size(); ++j) {
+    store_output(c.out(j), regs + p.outputs[j] * kBlock, start, len);
   }
 }
 
 template <typename R>
 void run_as(const KernelContext& c) {
-  Parsed p = parse(c.ints());
+  const auto& p = c.args_as<ElementwiseArgs>();
   const Shape& shape = c.out(0).shape();
   const std::int64_t total = c.out(0).numel();
   const std::int64_t n_in = static_cast<std::int64_t>(c.num_inputs());
-  const std::int64_t n_regs = n_in + p.n_ops;
+  const std::int64_t n_regs = n_in + static_cast<std::int64_t>(p.ops.size());
   std::vector<InputPlan> inputs;
   for (std::int64_t j = 0; j < n_in; ++j) {
     InputPlan ip{c.in(j), {}, false, false};

@@ -64,9 +64,7 @@ const GemmArgs& gemm_args(const KernelContext& c) { return std::get<GemmArgs>(c.
 
 // GemmArgs' fields: a known epilogue (none for bmm); alpha and beta 1 but for addmm.
 const GemmArgs& verify_gemm_args(const VerifyContext& c, bool batched, bool scaled) {
-  const auto* g = std::get_if<GemmArgs>(&c.args());
-  c.require(g != nullptr, "expects GemmArgs");
-  c.require(c.ints().empty() && c.floats().empty(), "takes no ints or floats");
+  const auto* g = &c.args_as<GemmArgs>();
   c.require(g->epilogue >= 0 && g->epilogue <= static_cast<std::int64_t>(Epilogue::GeluTanh),
             "unknown epilogue " + std::to_string(g->epilogue));
   c.require(!batched || g->epilogue == 0, "takes no epilogue");

@@ -1,10 +1,11 @@
 // Indexing: embedding, index_select, gather and advanced indexing. Indices are int64 and checked at
 // run time; an index out of range is a RunError, never a wild read.
 //   embedding (weight [V, D], indices int64 [...]) -> out [..., D]
-//   index_select (x, indices int64 [n]) -> out       ints [dim]
-//   gather (x, index int64) -> out [index's shape]  ints [dim]: out[i] = x[i with index[i] at dim]
+//   index_select (x, indices int64 [n]) -> out       DimArgs
+//   gather (x, index int64) -> out [index's shape]  DimArgs: out[i] = x[i with index[i] at dim]
 //                                                    (no negative indices, as torch)
-//   index (x, idx_0, ..., idx_k-1 int64) -> out       ints [d_0 < ... < d_k-1]: x[..., idx, ...]
+//   index (x, idx_0, ..., idx_k-1 int64) -> out       IndexArgs, dims d_0 < ... < d_k-1:
+//          x[..., idx, ...]
 //          with the index tensors broadcast to one shape B, read at dims d_j of x. As torch: B
 //          takes the place of the indexed dims when they are adjacent, else comes first.
 #include <algorithm>
@@ -51,12 +52,10 @@ void run_embedding(const KernelContext& c) {
 
 void verify_index_select(const VerifyContext& c) {
   c.arity(2, 1);
-  c.num_ints(1);
   const ValueDesc &x = c.in(0), &idx = c.in(1);
   c.dtype(idx, DType::Int64, "indices");
   c.require(idx.shape.size() <= 1, "indices must be 0-d or 1-d");
-  std::int64_t dim = normalize_dim(c.ints()[0], x.shape.size());
-  c.require(dim >= 0, "dim out of range");
+  std::int64_t dim = c.dim_field("DimArgs.dim", c.args_as<DimArgs>().dim, x.shape.size());
   Shape s = x.shape;
   s[dim] = idx.numel;
   c.shape(c.out(0), s, "output");
@@ -65,7 +64,7 @@ void verify_index_select(const VerifyContext& c) {
 
 void run_index_select(const KernelContext& c) {
   TensorRef x = c.in(0), idx = c.in(1), out = c.out(0);
-  std::int64_t dim = normalize_dim(c.ints()[0], x.ndim());
+  std::int64_t dim = normalize_dim(c.args_as<DimArgs>().dim, x.ndim());
   std::int64_t outer = 1, inner = 1, size = x.dim(dim);
   for (std::int64_t d = 0; d < dim; ++d) outer *= x.dim(d);
   for (std::size_t d = dim + 1; d < x.ndim(); ++d) inner *= x.dim(d);
@@ -85,7 +84,6 @@ void run_index_select(const KernelContext& c) {
 
 void verify_gather(const VerifyContext& c) {
   c.arity(2, 1);
-  c.num_ints(1);
   const ValueDesc &x = c.in(0), &idx = c.in(1), &out = c.out(0);
   c.dtype(idx, DType::Int64, "index");
   c.require(out.dtype == x.dtype, "dtypes differ");
@@ -93,8 +91,7 @@ void verify_gather(const VerifyContext& c) {
   std::size_t nd = x.shape.size();
   c.require(idx.shape.size() == nd || (nd == 0 && idx.shape.size() <= 1),
             "index and input ranks differ");
-  std::int64_t dim = nd ? normalize_dim(c.ints()[0], nd) : 0;
-  c.require(dim >= 0, "dim out of range");
+  std::int64_t dim = nd ? c.dim_field("DimArgs.dim", c.args_as<DimArgs>().dim, nd) : 0;
   for (std::size_t d = 0; d < nd; ++d) {
     if (static_cast<std::int64_t>(d) != dim)
       c.require(idx.shape[d] <= x.shape[d], "index is larger than the input outside dim");
@@ -104,7 +101,7 @@ void verify_gather(const VerifyContext& c) {
 void run_gather(const KernelContext& c) {
   TensorRef x = c.in(0), idx = c.in(1), out = c.out(0);
   std::size_t nd = x.ndim(), elem = element_size(x.dtype());
-  std::int64_t dim = nd ? normalize_dim(c.ints()[0], nd) : 0;
+  std::int64_t dim = nd ? normalize_dim(c.args_as<DimArgs>().dim, nd) : 0;
   std::int64_t size = nd ? x.dim(dim) : 1;
   Shape strides(nd, 1);  // x's strides, with dim's replaced by 0 (its index comes from idx)
   for (std::size_t d = nd; d-- > 1;) strides[d - 1] = strides[d] * x.dim(d);
@@ -174,18 +171,17 @@ IndexLayout index_layout(const Shape& x, const std::vector<Shape>& indices,
 void verify_index(const VerifyContext& c) {
   c.require(c.num_inputs() >= 2 && c.num_outputs() == 1, "expects x, index tensors and one output");
   std::size_t k = c.num_inputs() - 1;
-  c.num_ints(k);
+  const std::vector<std::int64_t>& dims = c.args_as<IndexArgs>().dims;
+  c.require(dims.size() == k, "IndexArgs.dims must name one dim per index tensor");
   const ValueDesc &x = c.in(0), &out = c.out(0);
   std::vector<Shape> shapes;
   for (std::size_t j = 0; j < k; ++j) {
     c.dtype(c.in(1 + j), DType::Int64, "index");
-    std::int64_t d = c.ints()[j];
-    c.require(
-        d >= 0 && d < static_cast<std::int64_t>(x.shape.size()) && (j == 0 || d > c.ints()[j - 1]),
-        "indexed dims must be increasing dims of the input");
+    c.field("IndexArgs.dims", dims[j], j == 0 ? 0 : dims[j - 1] + 1,
+            static_cast<std::int64_t>(x.shape.size()) - 1);
     shapes.push_back(c.in(1 + j).shape);
   }
-  IndexLayout l = index_layout(x.shape, shapes, c.ints());
+  IndexLayout l = index_layout(x.shape, shapes, dims);
   c.require(l.ok, "index shapes do not broadcast");
   c.require(l.out_shape.size() <= 16, "too many output dims");
   c.shape(out, l.out_shape, "output");
@@ -196,7 +192,7 @@ void verify_index(const VerifyContext& c) {
 // as one contiguous chunk), each located through its coordinates.
 void run_index(const KernelContext& c) {
   TensorRef x = c.in(0), out = c.out(0);
-  const std::vector<std::int64_t>& dims = c.ints();
+  const std::vector<std::int64_t>& dims = c.args_as<IndexArgs>().dims;
   std::size_t k = dims.size(), nd = x.ndim(), elem = element_size(x.dtype());
   std::vector<Shape> shapes;
   for (std::size_t j = 0; j < k; ++j) shapes.push_back(c.in(1 + j).shape());

@@ -1,9 +1,9 @@
 // Normalizations: softmax, log_softmax, layer_norm, batch_norm (inference).
-//   softmax / log_softmax (x) -> out                 ints [dim]
+//   softmax / log_softmax (x) -> out                 DimArgs
 //   layer_norm (x, [weight], [bias]) -> out[, mean, rstd]
-//                                  ints [normalized_ndim, has_weight, has_bias], floats [eps]
+//                                  LayerNormArgs (normalized_dims, has_weight, has_bias, eps)
 //   batch_norm (x, [weight], [bias], running_mean, running_var) -> out[, empty, empty]
-//                                  ints [has_weight, has_bias], floats [eps]; channels are dim 1
+//                                  BatchNormArgs (has_weight, has_bias, eps); channels are dim 1
 #include <algorithm>
 #include <cmath>
 
@@ -53,18 +53,17 @@ void split_at(const Shape& shape, std::int64_t dim, std::int64_t& outer, std::in
 
 void verify_softmax(const VerifyContext& c) {
   c.arity(1, 1);
-  c.num_ints(1);
   c.dtype(c.in(0), DType::Float32, "input");
   c.dtype(c.out(0), DType::Float32, "output");
   c.shape(c.out(0), c.in(0).shape, "output");
-  std::size_t nd = std::max<std::size_t>(c.in(0).shape.size(), 1);
-  c.require(normalize_dim(c.ints()[0], nd) >= 0, "dim out of range");
+  std::size_t nd = std::max<std::size_t>(c.in(0).shape.size(), 1);  // a 0-d input: dim 0 or -1
+  c.dim_field("DimArgs.dim", c.args_as<DimArgs>().dim, nd);
 }
 
 template <bool Log>
 void run_softmax(const KernelContext& c) {
   TensorRef in = c.in(0), out = c.out(0);
-  std::int64_t dim = in.ndim() ? normalize_dim(c.ints()[0], in.ndim()) : 0;
+  std::int64_t dim = in.ndim() ? normalize_dim(c.args_as<DimArgs>().dim, in.ndim()) : 0;
   std::int64_t outer, size, inner;
   split_at(in.shape(), dim, outer, size, inner);
   const float* x = in.f32();
@@ -97,15 +96,16 @@ void run_softmax(const KernelContext& c) {
 }
 
 void verify_layer_norm(const VerifyContext& c) {
-  c.num_ints(3);
-  c.num_floats(1);
-  std::int64_t nn = c.ints()[0];
-  bool hw = c.ints()[1] != 0, hb = c.ints()[2] != 0;
-  c.require(c.num_inputs() == 1u + hw + hb, "input count does not match has_weight/has_bias");
+  const auto& a = c.args_as<LayerNormArgs>();
+  std::int64_t nn = a.normalized_dims;
+  bool hw = a.has_weight, hb = a.has_bias;
+  c.require(c.num_inputs() == 1u + hw + hb,
+            "input count does not match LayerNormArgs.has_weight/has_bias");
   c.require(c.num_outputs() == 1 || c.num_outputs() == 3, "expects 1 or 3 outputs");
+  c.require(std::isfinite(a.eps), "LayerNormArgs.eps is not finite");
   const ValueDesc& x = c.in(0);
   c.dtype(x, DType::Float32, "input");
-  c.require(nn >= 1 && nn <= static_cast<std::int64_t>(x.shape.size()), "bad normalized_ndim");
+  c.field("LayerNormArgs.normalized_dims", nn, 1, static_cast<std::int64_t>(x.shape.size()));
   Shape norm(x.shape.end() - nn, x.shape.end());
   for (std::size_t j = 1; j < c.num_inputs(); ++j) {
     c.dtype(c.in(j), DType::Float32, "weight/bias");
@@ -161,8 +161,9 @@ void layer_norm_rows(const float* x, float* y, const float* w, const float* b, s
 
 void run_layer_norm(const KernelContext& c) {
   TensorRef x = c.in(0), y = c.out(0);
-  std::int64_t nn = c.ints()[0];
-  bool hw = c.ints()[1] != 0, hb = c.ints()[2] != 0;
+  const auto& a = c.args_as<LayerNormArgs>();
+  std::int64_t nn = a.normalized_dims;
+  bool hw = a.has_weight, hb = a.has_bias;
   const float* w = hw ? c.in(1).f32() : nullptr;
   const float* b = hb ? c.in(1 + hw).f32() : nullptr;
   std::int64_t size = 1;
@@ -170,15 +171,16 @@ void run_layer_norm(const KernelContext& c) {
   std::int64_t rows = size ? x.numel() / size : 0;
   float* mean_out = c.num_outputs() == 3 ? c.out(1).f32() : nullptr;
   float* rstd_out = c.num_outputs() == 3 ? c.out(2).f32() : nullptr;
-  layer_norm_rows(x.f32(), y.f32(), w, b, rows, size, static_cast<float>(c.floats()[0]), mean_out,
+  layer_norm_rows(x.f32(), y.f32(), w, b, rows, size, static_cast<float>(a.eps), mean_out,
                   rstd_out);
 }
 
 void verify_batch_norm(const VerifyContext& c) {
-  c.num_ints(2);
-  c.num_floats(1);
-  bool hw = c.ints()[0] != 0, hb = c.ints()[1] != 0;
-  c.require(c.num_inputs() == 3u + hw + hb, "input count does not match has_weight/has_bias");
+  const auto& a = c.args_as<BatchNormArgs>();
+  bool hw = a.has_weight, hb = a.has_bias;
+  c.require(c.num_inputs() == 3u + hw + hb,
+            "input count does not match BatchNormArgs.has_weight/has_bias");
+  c.require(std::isfinite(a.eps), "BatchNormArgs.eps is not finite");
   c.require(c.num_outputs() >= 1 && c.num_outputs() <= 3, "expects 1 to 3 outputs");
   const ValueDesc& x = c.in(0);
   c.require(x.shape.size() >= 2, "input needs a channel dim");
@@ -195,12 +197,13 @@ void verify_batch_norm(const VerifyContext& c) {
 
 void run_batch_norm(const KernelContext& c) {
   TensorRef x = c.in(0), y = c.out(0);
-  bool hw = c.ints()[0] != 0, hb = c.ints()[1] != 0;
+  const auto& a = c.args_as<BatchNormArgs>();
+  bool hw = a.has_weight, hb = a.has_bias;
   const float* w = hw ? c.in(1).f32() : nullptr;
   const float* b = hb ? c.in(1 + hw).f32() : nullptr;
   const float* mean = c.in(1 + hw + hb).f32();
   const float* var = c.in(2 + hw + hb).f32();
-  double eps = c.floats()[0];
+  double eps = a.eps;
   std::int64_t n = x.dim(0), ch = x.dim(1), inner = 1;
   for (std::size_t d = 2; d < x.ndim(); ++d) inner *= x.dim(d);
   for (std::int64_t k = 0; k < ch; ++k) {

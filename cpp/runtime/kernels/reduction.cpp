@@ -1,10 +1,10 @@
 // Reductions over a set of dims: sum, mean, amax, amin, var (float32 in and out), any and all
 // (any dtype in, bool out: whether some / every element is nonzero; NaN is nonzero).
-//   ints [keepdim, dim...]   floats [] or, for var, [correction]
+//   ReduceArgs: dims (each reduced dim once), keepdim, correction (var's; 0 for the others)
 // The output shape is the input shape with the reduced dims set to 1 (keepdim) or removed.
 // Accumulation is in double. When the reduced dims are the trailing ones each output is one
 // contiguous run; otherwise a general pass scatters every input element to its output.
-// And one scan: cumsum (in) -> out, ints [dim]: float32 out accumulates in double, int64 out
+// And one scan: cumsum (in) -> out, DimArgs: float32 out accumulates in double, int64 out
 // in int64 (from int64, int32 or bool input, as torch promotes).
 #include <algorithm>
 #include <cmath>
@@ -17,23 +17,25 @@ namespace {
 
 enum class Reduce { Sum, Mean, Amax, Amin, Var };
 
-std::vector<char> reduced_mask(const std::vector<std::int64_t>& ints, std::size_t ndim) {
+std::vector<char> reduced_mask(const std::vector<std::int64_t>& dims, std::size_t ndim) {
   std::vector<char> mask(ndim, 0);
-  for (std::size_t j = 1; j < ints.size(); ++j) mask[normalize_dim(ints[j], ndim)] = 1;
+  for (std::int64_t d : dims) mask[normalize_dim(d, ndim)] = 1;
   return mask;
 }
 
-// The reduced dims (ints[1:]) and the output shape they give; returns how many elements each
-// output reduces.
-std::int64_t verify_reduced_shape(const VerifyContext& c) {
+// The reduced dims (ReduceArgs.dims) and the output shape they give; returns how many elements
+// each output reduces. Only var takes a correction.
+std::int64_t verify_reduced_shape(const VerifyContext& c, bool corrected) {
   c.arity(1, 1);
-  c.require(!c.ints().empty(), "missing keepdim");
+  const auto& a = c.args_as<ReduceArgs>();
+  c.require(corrected ? std::isfinite(a.correction) : a.correction == 0.0,
+            corrected ? "ReduceArgs.correction is not finite" : "takes no ReduceArgs.correction");
   const ValueDesc &in = c.in(0), &out = c.out(0);
   std::size_t nd = in.shape.size();
   std::vector<char> mask(nd, 0);
-  for (std::size_t j = 1; j < c.ints().size(); ++j) {
-    std::int64_t d = normalize_dim(c.ints()[j], nd);
-    c.require(d >= 0 && !mask[d], "bad or repeated reduction dim");
+  for (std::int64_t dim : a.dims) {
+    std::int64_t d = c.dim_field("ReduceArgs.dims", dim, nd);
+    c.require(!mask[d], "ReduceArgs.dims repeats dim " + std::to_string(d));
     mask[d] = 1;
   }
   Shape expected;
@@ -41,7 +43,7 @@ std::int64_t verify_reduced_shape(const VerifyContext& c) {
   for (std::size_t d = 0; d < nd; ++d) {
     if (mask[d]) {
       count *= in.shape[d];
-      if (c.ints()[0]) expected.push_back(1);
+      if (a.keepdim) expected.push_back(1);
     } else {
       expected.push_back(in.shape[d]);
     }
@@ -52,8 +54,7 @@ std::int64_t verify_reduced_shape(const VerifyContext& c) {
 
 template <Reduce R>
 void verify(const VerifyContext& c) {
-  std::int64_t count = verify_reduced_shape(c);
-  c.num_floats(R == Reduce::Var ? 1 : 0);
+  std::int64_t count = verify_reduced_shape(c, R == Reduce::Var);
   c.dtype(c.in(0), DType::Float32, "input");
   c.dtype(c.out(0), DType::Float32, "output");
   if (R == Reduce::Amax || R == Reduce::Amin) {
@@ -145,7 +146,7 @@ void accumulate(const float* x, const Shape& shape, const std::vector<char>& mas
 template <Reduce R>
 void run(const KernelContext& c) {
   TensorRef in = c.in(0), out = c.out(0);
-  std::vector<char> mask = reduced_mask(c.ints(), in.ndim());
+  std::vector<char> mask = reduced_mask(c.args_as<ReduceArgs>().dims, in.ndim());
   std::int64_t outs = out.numel();
   std::int64_t count = outs ? in.numel() / outs : 0;
   constexpr Reduce first = (R == Reduce::Mean || R == Reduce::Var) ? Reduce::Sum : R;
@@ -157,7 +158,7 @@ void run(const KernelContext& c) {
   if (R == Reduce::Var) {
     std::vector<double> sq(acc.size(), 0.0);
     accumulate<Reduce::Sum>(in.f32(), in.shape(), mask, sq, &acc);
-    double denom = static_cast<double>(count) - c.floats()[0];
+    double denom = static_cast<double>(count) - c.args_as<ReduceArgs>().correction;
     for (std::size_t o = 0; o < sq.size(); ++o) acc[o] = denom > 0 ? sq[o] / denom : NAN;
   }
   for (std::int64_t o = 0; o < outs; ++o) out.f32()[o] = static_cast<float>(acc[o]);
@@ -180,8 +181,7 @@ T element(const TensorRef& t, std::int64_t i) {
 }
 
 void verify_logical(const VerifyContext& c) {
-  verify_reduced_shape(c);
-  c.num_floats(0);
+  verify_reduced_shape(c, false);
   c.dtype(c.out(0), DType::Bool, "output");
 }
 
@@ -189,7 +189,7 @@ void verify_logical(const VerifyContext& c) {
 template <Reduce R>
 void run_logical(const KernelContext& c) {
   TensorRef in = c.in(0), out = c.out(0);
-  std::vector<char> mask = reduced_mask(c.ints(), in.ndim());
+  std::vector<char> mask = reduced_mask(c.args_as<ReduceArgs>().dims, in.ndim());
   const std::int64_t outs = out.numel();
   if (in.dtype() == DType::Bool && outs > 0 && reduces_trailing(mask)) {
     // Masks: each output scans its run of bytes (0 or 1) with a plain loop, no conversions.
@@ -211,10 +211,9 @@ void run_logical(const KernelContext& c) {
 
 void verify_cumsum(const VerifyContext& c) {
   c.arity(1, 1);
-  c.num_ints(1);
   const ValueDesc &in = c.in(0), &out = c.out(0);
-  c.require(normalize_dim(c.ints()[0], in.shape.size()) >= 0 || in.shape.empty(),
-            "dim out of range");
+  // A 0-d input: dim 0 or -1.
+  c.dim_field("DimArgs.dim", c.args_as<DimArgs>().dim, std::max<std::size_t>(in.shape.size(), 1));
   c.shape(out, in.shape, "output");
   c.require(
       out.dtype == DType::Float32 || (out.dtype == DType::Int64 && in.dtype != DType::Float32),
@@ -237,7 +236,7 @@ void scan(const TensorRef& in, Out* out, std::int64_t outer, std::int64_t n, std
 
 void run_cumsum(const KernelContext& c) {
   TensorRef in = c.in(0), out = c.out(0);
-  std::int64_t dim = in.ndim() ? normalize_dim(c.ints()[0], in.ndim()) : 0;
+  std::int64_t dim = in.ndim() ? normalize_dim(c.args_as<DimArgs>().dim, in.ndim()) : 0;
   std::int64_t outer = 1, inner = 1, n = in.ndim() ? in.dim(dim) : 1;
   for (std::int64_t d = 0; d < dim; ++d) outer *= in.dim(d);
   for (std::size_t d = dim + 1; d < in.ndim(); ++d) inner *= in.dim(d);

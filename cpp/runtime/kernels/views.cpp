@@ -1,13 +1,14 @@
 // Views and copies. Reshapes are not instructions at all: they are Alias slots sharing memory.
 // Everything that changes the order of elements is one gather into a contiguous output.
-//   copy_strided (in) -> out    ints [offset, stride x ndim(out)]: out[i] = in[offset + i . stride]
+//   copy_strided (in) -> out    StridedArgs, a stride per dim of out:
+//                               out[i] = in[offset + i . strides]
 //                               (permute, transpose, expand, slice, select, clone, ...)
-//   scatter_strided (self, src) -> out   ints [offset, stride x ndim(src)]: out = self, then
-//                               out[offset + i . stride] = src[i] (slice_scatter, select_scatter)
-//   cat          (in...) -> out ints [dim]
-//   convert      (in) -> out    dtype conversion, same shape
-//   full         () -> out      floats [value]
-//   arange       () -> out      floats [start, step]
+//   scatter_strided (self, src) -> out   StridedArgs, a stride per dim of src: out = self, then
+//                               out[offset + i . strides] = src[i] (slice_scatter, select_scatter)
+//   cat          (in...) -> out DimArgs (a dim of out)
+//   convert      (in) -> out    dtype conversion, same shape (no arguments)
+//   full         () -> out      FullArgs
+//   arange       () -> out      ArangeArgs
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -18,14 +19,18 @@
 namespace glassbox::runtime {
 namespace {
 
-// ints [offset, stride x ndim(view)] describe a view of `view` shape inside `numel` elements.
+// StridedArgs describe a view of `view` shape inside `numel` elements.
 void verify_view_bounds(const VerifyContext& c, const Shape& view, std::int64_t numel) {
-  c.num_ints(1 + view.size());
+  const auto& a = c.args_as<StridedArgs>();
+  c.require(a.strides.size() == view.size(),
+            "StridedArgs.strides has " + std::to_string(a.strides.size()) + " strides for " +
+                std::to_string(view.size()) + " dims");
   if (numel_of(view) == 0) return;
-  std::int64_t lo = c.ints()[0], hi = c.ints()[0];
+  c.field("StridedArgs.offset", a.offset, 0, numel - 1);
+  std::int64_t lo = a.offset, hi = a.offset;
   for (std::size_t d = 0; d < view.size(); ++d) {
-    std::int64_t s = c.ints()[1 + d];
-    c.require(s >= -(std::int64_t{1} << 40) && s <= (std::int64_t{1} << 40), "stride out of range");
+    std::int64_t s = a.strides[d];
+    c.field("StridedArgs.strides", s, -(std::int64_t{1} << 40), std::int64_t{1} << 40);
     if (s >= 0)
       hi += s * (view[d] - 1);
     else
@@ -57,7 +62,7 @@ void run_scatter_strided(const KernelContext& c) {
   const auto* from = static_cast<const std::uint8_t*>(src.data);
   auto* to = static_cast<std::uint8_t*>(out.data);
   for_each_strided(
-      src.shape(), c.ints().data() + 1, c.ints()[0],
+      src.shape(), c.args_as<StridedArgs>().strides.data(), c.args_as<StridedArgs>().offset,
       [&](std::int64_t i, std::int64_t at) { std::memcpy(to + at * elem, from + i * elem, elem); });
 }
 
@@ -67,7 +72,7 @@ void run_copy_strided(const KernelContext& c) {
   std::int64_t n = out.numel();
   if (n == 0) return;
   std::size_t nd = shape.size(), elem = element_size(out.dtype());
-  const std::int64_t* strides = c.ints().data() + 1;
+  const std::int64_t* strides = c.args_as<StridedArgs>().strides.data();
   const auto* src = static_cast<const std::uint8_t*>(in.data);
   auto* dst = static_cast<std::uint8_t*>(out.data);
   // Innermost run is contiguous in the input: copy rows at once.
@@ -75,7 +80,7 @@ void run_copy_strided(const KernelContext& c) {
   bool inner_contig = nd == 0 || strides[nd - 1] == 1;
   std::int64_t rows = n / inner;
   std::int64_t index[16] = {0};
-  std::int64_t offset = c.ints()[0];
+  std::int64_t offset = c.args_as<StridedArgs>().offset;
   for (std::int64_t r = 0; r < rows; ++r) {
     if (inner_contig) {
       std::memcpy(dst + r * inner * elem, src + offset * elem, inner * elem);
@@ -104,10 +109,8 @@ void run_copy_strided(const KernelContext& c) {
 
 void verify_cat(const VerifyContext& c) {
   c.require(c.num_inputs() >= 1 && c.num_outputs() == 1, "expects inputs and one output");
-  c.num_ints(1);
   const ValueDesc& out = c.out(0);
-  std::int64_t dim = normalize_dim(c.ints()[0], out.shape.size());
-  c.require(dim >= 0, "dim out of range");
+  std::int64_t dim = c.dim_field("DimArgs.dim", c.args_as<DimArgs>().dim, out.shape.size());
   std::int64_t total = 0;
   for (std::size_t j = 0; j < c.num_inputs(); ++j) {
     const ValueDesc& in = c.in(j);
@@ -124,7 +127,7 @@ void verify_cat(const VerifyContext& c) {
 
 void run_cat(const KernelContext& c) {
   TensorRef out = c.out(0);
-  std::int64_t dim = normalize_dim(c.ints()[0], out.ndim());
+  std::int64_t dim = normalize_dim(c.args_as<DimArgs>().dim, out.ndim());
   std::size_t elem = element_size(out.dtype());
   std::int64_t outer = 1, inner = 1;
   for (std::int64_t d = 0; d < dim; ++d) outer *= out.dim(d);
@@ -207,13 +210,12 @@ void run_convert(const KernelContext& c) {
 }
 
 void verify_full(const VerifyContext& c) {
-  c.arity(0, 1);
-  c.num_floats(1);
+  c.arity(0, 1);  // FullArgs.value: any double (-inf fills masks)
 }
 
 void run_full(const KernelContext& c) {
   TensorRef out = c.out(0);
-  double v = c.floats()[0];
+  double v = c.args_as<FullArgs>().value;
   std::int64_t n = out.numel();
   switch (out.dtype()) {
     case DType::Float32:
@@ -239,14 +241,16 @@ void run_full(const KernelContext& c) {
 
 void verify_arange(const VerifyContext& c) {
   c.arity(0, 1);
-  c.num_floats(2);
+  const auto& a = c.args_as<ArangeArgs>();
+  c.require(std::isfinite(a.start) && std::isfinite(a.step),
+            "ArangeArgs.start and step must be finite");
   c.require(c.out(0).shape.size() == 1, "output must be 1-d");
   c.require(c.out(0).dtype != DType::Bool, "output must be numeric");
 }
 
 void run_arange(const KernelContext& c) {
   TensorRef out = c.out(0);
-  double start = c.floats()[0], step = c.floats()[1];
+  double start = c.args_as<ArangeArgs>().start, step = c.args_as<ArangeArgs>().step;
   for (std::int64_t i = 0; i < out.numel(); ++i) {
     double v = start + step * static_cast<double>(i);
     if (out.dtype() == DType::Float32)
