@@ -104,10 +104,17 @@ struct Attention {
   std::int64_t items() const { return d.batch * d.heads * blocks_per_head(); }
 };
 
-// Row `i` of the scores of (b, h), over its first `keys` keys, made into weights in place: masked,
-// softmaxed, zeros when every key is hidden. Returns the row's log-sum-exp (0 when all hidden).
-GBX_CLONES float weights_row(const Attention& a, float* row, std::int64_t keys, std::int64_t b,
-                             std::int64_t h, std::int64_t i) {
+// What a row of weights leaves to be applied: the reciprocal of its sum, by which the row's output
+// is scaled once it is a product (fewer values than the row), and its log-sum-exp.
+struct RowSum {
+  float inv, lse;
+};
+
+// Row `i` of the scores of (b, h), over its first `keys` keys, made into unnormalised weights in
+// place: masked, exponentiated against the row's max; zeros when every key is hidden (inv 0, lse
+// 0).
+GBX_CLONES RowSum weights_row(const Attention& a, float* row, std::int64_t keys, std::int64_t b,
+                              std::int64_t h, std::int64_t i) {
   if (a.mask) {
     const Shape& ms = a.mask_shape;
     const float* m = a.mask + (((ms[0] > 1 ? b : 0) * ms[1] + (ms[1] > 1 ? h : 0)) * ms[2] +
@@ -119,17 +126,21 @@ GBX_CLONES float weights_row(const Attention& a, float* row, std::int64_t keys, 
   const float mx = seen > 0 ? vmath::max_f32(row, seen) : -INFINITY;
   if (mx == -INFINITY) {
     std::fill(row, row + keys, 0.0f);
-    return 0.0f;
+    return {0.0f, 0.0f};
   }
   for (std::int64_t j = 0; j < seen; ++j) row[j] = vmath::exp_f32(row[j] - mx);
   std::fill(row + seen, row + keys, 0.0f);
-  const float sum = vmath::sum_f32(row, seen), inv = 1.0f / sum;
-  for (std::int64_t j = 0; j < seen; ++j) row[j] *= inv;
-  return mx + std::log(sum);
+  const float sum = vmath::sum_f32(row, seen);
+  return {1.0f / sum, mx + std::log(sum)};
+}
+
+GBX_CLONES void scale_row(float* row, std::int64_t n, float by) {
+  for (std::int64_t j = 0; j < n; ++j) row[j] *= by;
 }
 
 // One work item: query rows [i0, i1) of head h of batch b. Causal rows see only keys below i1.
-void attend(const Attention& a, std::int64_t item, std::vector<float>& scores) {
+void attend(const Attention& a, std::int64_t item, std::vector<float>& scores,
+            std::vector<float>& inv) {
   const std::int64_t per_head = a.blocks_per_head();
   const std::int64_t bh = item / per_head, b = bh / a.d.heads, h = bh % a.d.heads;
   const std::int64_t i0 = item % per_head * kBlockRows, i1 = std::min(a.d.queries, i0 + kBlockRows);
@@ -142,9 +153,11 @@ void attend(const Attention& a, std::int64_t item, std::vector<float>& scores) {
               a.q.data + a.q.at(b, h, i0), static_cast<blasint>(a.q.row_stride()),
               a.k.data + a.k.at(b, hk, 0), static_cast<blasint>(a.k.row_stride()), 0.0f,
               scores.data(), static_cast<blasint>(keys));
+  inv.resize(static_cast<std::size_t>(m));
   for (std::int64_t r = 0; r < m; ++r) {
-    const float lse = weights_row(a, scores.data() + r * keys, keys, b, h, i0 + r);
-    if (a.logsumexp) a.logsumexp[((b * a.d.queries) + i0 + r) * a.d.heads + h] = lse;
+    const RowSum s = weights_row(a, scores.data() + r * keys, keys, b, h, i0 + r);
+    inv[static_cast<std::size_t>(r)] = s.inv;
+    if (a.logsumexp) a.logsumexp[((b * a.d.queries) + i0 + r) * a.d.heads + h] = s.lse;
   }
   HeadRows o{a.out, a.out_heads, a.d.queries, width, a.out_tokens_first};
   cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<blasint>(m),
@@ -152,6 +165,9 @@ void attend(const Attention& a, std::int64_t item, std::vector<float>& scores) {
               static_cast<blasint>(keys), a.v.data + a.v.at(b, hk, 0),
               static_cast<blasint>(a.v.row_stride()), 0.0f, a.out + o.at(b, h, i0),
               static_cast<blasint>(o.row_stride()));
+  for (std::int64_t r = 0; r < m; ++r) {
+    scale_row(a.out + o.at(b, h, i0 + r), width, inv[static_cast<std::size_t>(r)]);
+  }
 }
 
 Attention attention_of(const KernelContext& c) {
@@ -188,9 +204,9 @@ void run_attention(const KernelContext& c) {
       static_cast<int>(std::min<std::int64_t>(items, macs >= kParallelMacs ? max_team() : 1));
   BlasOnCallers on_callers;
   run_team(team, [&](int part, int parts) {
-    std::vector<float> scores;
+    std::vector<float> scores, inv;
     for (std::int64_t item = items * part / parts; item < items * (part + 1) / parts; ++item) {
-      attend(a, item, scores);
+      attend(a, item, scores, inv);
     }
   });
 }
