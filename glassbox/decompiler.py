@@ -389,6 +389,9 @@ def _exact_or_readable(obj: Any, readable: bool) -> Decompiled:
         raise TypeError("decompile takes a code object, a function or method, or .pyc bytes")
     else:
         code = _code_of(obj)
+        pair = _core.decompile_code(code, readable)
+        if pair is not None:
+            return Decompiled(pair[0], [Fallback(*fallback) for fallback in pair[1]])
         try:
             data, constants = marshal.dumps(code), {}
         except ValueError:  # a live code object's constant marshal cannot carry: name it
@@ -450,15 +453,19 @@ def decompile(obj: Any, *, readable: bool = False) -> str:
 
 def _function_source(function: types.FunctionType) -> tuple[str, list[Fallback]]:
     """``decompile_detailed(function)``'s source and fallbacks, without building its result
-    where the code marshals (the common case: every constant is marshallable)."""
+    where the code is read from its fields or marshals (the common case: every constant is a
+    plain builtin value)."""
     code = function.__code__
-    try:
-        data = marshal.dumps(code)
-    except ValueError:
-        result = decompile_detailed(function)
-        return result.source, result.fallbacks
-    as_function = bool(code.co_flags & CO_NEWLOCALS)
-    source, fallbacks = _core.decompile_marshal(data, _running_minor(), as_function)
+    pair = _core.decompile_code(code)
+    if pair is None:
+        try:
+            data = marshal.dumps(code)
+        except ValueError:
+            result = decompile_detailed(function)
+            return result.source, result.fallbacks
+        as_function = bool(code.co_flags & CO_NEWLOCALS)
+        pair = _core.decompile_marshal(data, _running_minor(), as_function)
+    source, fallbacks = pair
     marked = [Fallback(*fallback) for fallback in fallbacks] if fallbacks else []
     return _with_signature(source, function), marked
 

@@ -728,15 +728,7 @@ void Reader::read_code_311(CodeObject& code, Node& tally) {
   code.firstlineno = read_i32();
   code.linetable = read_bytes_field("co_linetable", tally);
   code.exceptiontable = read_bytes_field("co_exceptiontable", tally);
-  // The views CPython derives from the kinds: a cell that is also an argument is both a local
-  // and a cell, so it is listed in co_varnames and in co_cellvars.
-  for (std::size_t i = 0; i < kinds.size(); ++i) {
-    const auto kind = static_cast<std::uint8_t>(kinds[i]);
-    if (kind & kLocalKindLocal) code.varnames.push_back(code.localsplusnames[i]);
-    if (kind & kLocalKindCell) code.cellvars.push_back(code.localsplusnames[i]);
-    if (kind & kLocalKindFree) code.freevars.push_back(code.localsplusnames[i]);
-  }
-  code.nlocals = static_cast<int>(code.varnames.size());
+  derive_local_views(code);
 }
 
 // The checks CPython's code constructor makes on the counts.
