@@ -44,8 +44,9 @@ class LiveReader {
   bool names(PyObject* tuple, std::vector<std::string>& out);
 
   std::uint64_t weight_ = 0;
-  // Code objects by identity: marshal writes a code object met twice as a reference, which the
-  // reader reads back as the same object (the decompiler compares code objects by address).
+  // Constant code objects by identity: marshal writes a code object met twice as a reference,
+  // which the reader reads back as the same object (the decompiler compares code objects by
+  // address).
   std::unordered_map<PyObject*, std::shared_ptr<const bc::CodeObject>> codes_;
 };
 
@@ -136,10 +137,16 @@ bool marshalled_items(PyObject* set, std::vector<std::pair<std::string, PyObject
 
 bc::ObjectRef LiveReader::value(PyObject* obj, int depth) {
   if (depth > kMaxDepth || ++weight_ > kMaxWeight) return nullptr;
-  if (obj == Py_None) return make(bc::ObjectKind::None);
-  if (obj == Py_True) return make(bc::ObjectKind::True);
-  if (obj == Py_False) return make(bc::ObjectKind::False);
-  if (obj == Py_Ellipsis) return make(bc::ObjectKind::Ellipsis);
+  // One object per singleton, shared by every read: objects are immutable, and only code
+  // objects are ever compared by address.
+  static const bc::ObjectRef kNone = make(bc::ObjectKind::None);
+  static const bc::ObjectRef kTrue = make(bc::ObjectKind::True);
+  static const bc::ObjectRef kFalse = make(bc::ObjectKind::False);
+  static const bc::ObjectRef kEllipsis = make(bc::ObjectKind::Ellipsis);
+  if (obj == Py_None) return kNone;
+  if (obj == Py_True) return kTrue;
+  if (obj == Py_False) return kFalse;
+  if (obj == Py_Ellipsis) return kEllipsis;
   auto object = std::make_shared<bc::Object>();
   if (PyLong_CheckExact(obj)) {
     int overflow = 0;
@@ -169,8 +176,11 @@ bc::ObjectRef LiveReader::value(PyObject* obj, int depth) {
     return items(bc::ObjectKind::FrozenSet, obj, depth);
   } else if (PyCode_Check(obj)) {
     object->kind = bc::ObjectKind::Code;
-    object->code = code(reinterpret_cast<PyCodeObject*>(obj), depth);
+    auto known = codes_.find(obj);
+    object->code =
+        known != codes_.end() ? known->second : code(reinterpret_cast<PyCodeObject*>(obj), depth);
     if (!object->code) return nullptr;
+    codes_.emplace(obj, object->code);
   } else {
     return nullptr;
   }
@@ -178,8 +188,6 @@ bc::ObjectRef LiveReader::value(PyObject* obj, int depth) {
 }
 
 std::shared_ptr<const bc::CodeObject> LiveReader::code(PyCodeObject* co, int depth) {
-  auto known = codes_.find(reinterpret_cast<PyObject*>(co));
-  if (known != codes_.end()) return known->second;
   auto code = std::make_shared<bc::CodeObject>();
   code->minor = PY_MINOR_VERSION;
   code->argcount = co->co_argcount;
@@ -213,7 +221,6 @@ std::shared_ptr<const bc::CodeObject> LiveReader::code(PyCodeObject* co, int dep
   }
   code->localspluskinds.assign(kinds.begin(), kinds.end());
   bc::derive_local_views(*code);
-  codes_.emplace(reinterpret_cast<PyObject*>(co), code);
   return code;
 }
 
