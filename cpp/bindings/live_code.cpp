@@ -13,6 +13,8 @@
 #include <utility>
 #include <vector>
 
+#include "bytecode/marshal.hpp"
+
 namespace glassbox::bindings {
 
 // Enabled where its output was compared with the marshal reader's over the standard library.
@@ -221,6 +223,11 @@ std::shared_ptr<const bc::CodeObject> LiveReader::code(PyCodeObject* co, int dep
   }
   code->localspluskinds.assign(kinds.begin(), kinds.end());
   bc::derive_local_views(*code);
+  try {
+    bc::validate_code(*code, 0);
+  } catch (const bc::BytecodeError&) {
+    return nullptr;  // marshal's reader raises it
+  }
   return code;
 }
 

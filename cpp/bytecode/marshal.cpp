@@ -731,28 +731,6 @@ void Reader::read_code_311(CodeObject& code, Node& tally) {
   derive_local_views(code);
 }
 
-// The checks CPython's code constructor makes on the counts.
-void validate_code(const CodeObject& code, std::size_t start) {
-  const auto fail = [start](const std::string& reason) {
-    throw BytecodeError("code object: " + reason, start);
-  };
-  if (code.argcount < 0 || code.posonlyargcount < 0 || code.kwonlyargcount < 0 ||
-      code.stacksize < 0 || code.nlocals < 0 || code.flags < 0) {
-    fail("negative count or flags");
-  }
-  if (code.posonlyargcount > code.argcount) fail("co_posonlyargcount exceeds co_argcount");
-  if (code.code.size() % 2 != 0) {
-    fail("co_code has an odd length " + std::to_string(code.code.size()));
-  }
-  const std::int64_t total_args = std::int64_t{code.argcount} + code.kwonlyargcount +
-                                  ((code.flags & kCoVarargs) != 0) +
-                                  ((code.flags & kCoVarkeywords) != 0);
-  if (total_args > static_cast<std::int64_t>(code.varnames.size())) {
-    fail(std::to_string(total_args) + " arguments but only " +
-         std::to_string(code.varnames.size()) + " local names");
-  }
-}
-
 Node Reader::read_code(std::size_t start) {
   auto code = std::make_shared<CodeObject>();
   code->minor = minor_;
@@ -777,6 +755,27 @@ void check_minor(PyMinor minor) {
 }
 
 }  // namespace
+
+void validate_code(const CodeObject& code, std::size_t start) {
+  const auto fail = [start](const std::string& reason) {
+    throw BytecodeError("code object: " + reason, start);
+  };
+  if (code.argcount < 0 || code.posonlyargcount < 0 || code.kwonlyargcount < 0 ||
+      code.stacksize < 0 || code.nlocals < 0 || code.flags < 0) {
+    fail("negative count or flags");
+  }
+  if (code.posonlyargcount > code.argcount) fail("co_posonlyargcount exceeds co_argcount");
+  if (code.code.size() % 2 != 0) {
+    fail("co_code has an odd length " + std::to_string(code.code.size()));
+  }
+  const std::int64_t total_args = std::int64_t{code.argcount} + code.kwonlyargcount +
+                                  ((code.flags & kCoVarargs) != 0) +
+                                  ((code.flags & kCoVarkeywords) != 0);
+  if (total_args > static_cast<std::int64_t>(code.varnames.size())) {
+    fail(std::to_string(total_args) + " arguments but only " +
+         std::to_string(code.varnames.size()) + " local names");
+  }
+}
 
 ObjectRef read_marshal(std::string_view data, PyMinor minor) {
   check_minor(minor);
