@@ -8,8 +8,9 @@ module-level functions and the methods of module-level classes, each defined in 
     GLASSBOX_DEPYF_PATH=/tmp/depyf-lib python bench/bench_decompile.py
 
 glassbox is timed two ways. The public API, `glassbox.decompile(function)` on the function object
-(what a user calls: the code object marshalled, decompiled in C++, the result converted, the
-function's defaults and annotations put into the `def`), with time.perf_counter around each call:
+(what a user calls: the code object read from its fields (3.11; marshalled on other versions),
+decompiled in C++, the result converted, the function's defaults and annotations put into the
+`def`), with time.perf_counter around each call:
 --repeat passes over all the functions, one call per function each, the median per function. And
 the C++ decompiler alone (`_core.decompile_timings`): std::chrono around `decompile_function` for
 each code object, the median of --repeat runs in a row; unmarshalling and the Python conversion of

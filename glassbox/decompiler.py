@@ -317,21 +317,25 @@ def _with_bare_signature(source: str, code: types.CodeType) -> str:
     would write is the parameter list alone, which is the decompiler's own where it is the same
     text; otherwise the new header is kept where the source still compiles."""
     name = code.co_name
-    if not (code.co_posonlyargcount or code.co_kwonlyargcount or code.co_flags & _CO_STARS):
-        # Positional parameters alone, and the source's first line is the def: the line
-        # _def_line would find, already the header written.
-        header = f"def {name}({', '.join(code.co_varnames[: code.co_argcount])}):"
-        if (
-            source.startswith(header)
-            and source.find("\n", 0, len(header) + 1) == len(header)
-            and name.isidentifier()
-            and all(free.isidentifier() for free in code.co_freevars)
-        ):
-            return source
     try:
-        positional, kwonly, varargs, varkw = _parameter_names(code)
-        bare = _join_parameters(code, positional, kwonly, varargs or None, varkw or None)
+        if code.co_posonlyargcount or code.co_kwonlyargcount or code.co_flags & _CO_STARS:
+            positional, kwonly, varargs, varkw = _parameter_names(code)
+            bare = _join_parameters(code, positional, kwonly, varargs or None, varkw or None)
+        else:  # positional parameters alone: _join_parameters' text, built directly
+            bare = ", ".join(code.co_varnames[: code.co_argcount])
     except (AttributeError, IndexError, TypeError):
+        return source
+    plain_names = name.isidentifier() and (
+        not code.co_freevars or all(free.isidentifier() for free in code.co_freevars)
+    )
+    header = f"def {name}({bare}):"
+    if (
+        source.startswith(header)
+        and source.find("\n", 0, len(header) + 1) == len(header)
+        and plain_names
+    ):
+        # The source's first line is the def: the line _def_line would find, already the
+        # header written.
         return source
     found = _def_line(source, name)
     if not found:
@@ -339,7 +343,7 @@ def _with_bare_signature(source: str, code: types.CodeType) -> str:
     start, end, indent, is_async = found
     new_header = f"{indent}{is_async}def {name}({bare}):"
     if source[start:end] == new_header:
-        if name.isidentifier() and all(free.isidentifier() for free in code.co_freevars):
+        if plain_names:
             return source
         candidate = source
     else:
@@ -389,6 +393,9 @@ def _exact_or_readable(obj: Any, readable: bool) -> Decompiled:
         raise TypeError("decompile takes a code object, a function or method, or .pyc bytes")
     else:
         code = _code_of(obj)
+        pair = _core.decompile_code(code, readable)
+        if pair is not None:
+            return Decompiled(pair[0], [Fallback(*fallback) for fallback in pair[1]])
         try:
             data, constants = marshal.dumps(code), {}
         except ValueError:  # a live code object's constant marshal cannot carry: name it
@@ -450,15 +457,19 @@ def decompile(obj: Any, *, readable: bool = False) -> str:
 
 def _function_source(function: types.FunctionType) -> tuple[str, list[Fallback]]:
     """``decompile_detailed(function)``'s source and fallbacks, without building its result
-    where the code marshals (the common case: every constant is marshallable)."""
+    where the code is read from its fields or marshals (the common case: every constant is a
+    plain builtin value)."""
     code = function.__code__
-    try:
-        data = marshal.dumps(code)
-    except ValueError:
-        result = decompile_detailed(function)
-        return result.source, result.fallbacks
-    as_function = bool(code.co_flags & CO_NEWLOCALS)
-    source, fallbacks = _core.decompile_marshal(data, _running_minor(), as_function)
+    pair = _core.decompile_code(code)
+    if pair is None:
+        try:
+            data = marshal.dumps(code)
+        except ValueError:
+            result = decompile_detailed(function)
+            return result.source, result.fallbacks
+        as_function = bool(code.co_flags & CO_NEWLOCALS)
+        pair = _core.decompile_marshal(data, _running_minor(), as_function)
+    source, fallbacks = pair
     marked = [Fallback(*fallback) for fallback in fallbacks] if fallbacks else []
     return _with_signature(source, function), marked
 

@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "bindings/live_code.hpp"
 #include "bytecode/disassembler.hpp"
 #include "bytecode/marshal.hpp"
 #include "decompiler/decompiler.hpp"
@@ -65,6 +66,19 @@ DecompiledPair decompile_marshal(const nb::bytes& data, int minor, bool as_funct
   dc::Output output = readable ? dc::Output::Readable : dc::Output::Exact;
   return to_pair(as_function ? dc::decompile_function(*obj->code, output)
                              : dc::decompile_module(*obj->code, output));
+}
+
+// decompile_marshal(marshal.dumps(code), running minor, code is a function's (CO_NEWLOCALS),
+// readable) without the marshal round trip: None where read_live_code declines.
+constexpr int kCoNewLocals = 0x2;
+
+nb::object decompile_code(nb::handle code, bool readable) {
+  std::shared_ptr<const bc::CodeObject> model = glassbox::bindings::read_live_code(code.ptr());
+  if (!model) return nb::none();
+  dc::Output output = readable ? dc::Output::Readable : dc::Output::Exact;
+  return nb::cast(to_pair((model->flags & kCoNewLocals) != 0
+                              ? dc::decompile_function(*model, output)
+                              : dc::decompile_module(*model, output)));
 }
 
 DecompiledPair decompile_pyc(const nb::bytes& data, std::optional<int> minor) {
@@ -135,6 +149,9 @@ NB_MODULE(_core, m) {
         "Source of marshal.dumps(code) bytes for CPython 3.<minor>: a module, or a `def` when "
         "as_function; readable: without the scaffolding whose only purpose is byte equality. "
         "Returns (source, [(code_name, first_line, reason), ...fallbacks]).");
+  m.def("decompile_code", &decompile_code, nb::arg("code"), nb::arg("readable") = false,
+        "decompile_marshal(marshal.dumps(code), ...) for a code object of the running "
+        "interpreter, read from its fields; None where that reader declines (then marshal).");
   m.def("decompile_pyc", &decompile_pyc, nb::arg("data"), nb::arg("minor") = nb::none(),
         "Source of a whole .pyc file's module; the version comes from its magic number. "
         "Returns (source, [(code_name, first_line, reason), ...fallbacks]).");

@@ -89,4 +89,17 @@ struct CodeObject {
   std::string exceptiontable;  // 3.11+; empty on 3.10
 };
 
+// Fills varnames, cellvars, freevars and nlocals from localsplusnames and localspluskinds (3.11+),
+// as CPython derives them: a cell that is also an argument is both a local and a cell, so it is
+// listed in co_varnames and in co_cellvars.
+inline void derive_local_views(CodeObject& code) {
+  for (std::size_t i = 0; i < code.localspluskinds.size(); ++i) {
+    const std::uint8_t kind = code.localspluskinds[i];
+    if (kind & kLocalKindLocal) code.varnames.push_back(code.localsplusnames[i]);
+    if (kind & kLocalKindCell) code.cellvars.push_back(code.localsplusnames[i]);
+    if (kind & kLocalKindFree) code.freevars.push_back(code.localsplusnames[i]);
+  }
+  code.nlocals = static_cast<int>(code.varnames.size());
+}
+
 }  // namespace glassbox::bytecode

@@ -728,37 +728,7 @@ void Reader::read_code_311(CodeObject& code, Node& tally) {
   code.firstlineno = read_i32();
   code.linetable = read_bytes_field("co_linetable", tally);
   code.exceptiontable = read_bytes_field("co_exceptiontable", tally);
-  // The views CPython derives from the kinds: a cell that is also an argument is both a local
-  // and a cell, so it is listed in co_varnames and in co_cellvars.
-  for (std::size_t i = 0; i < kinds.size(); ++i) {
-    const auto kind = static_cast<std::uint8_t>(kinds[i]);
-    if (kind & kLocalKindLocal) code.varnames.push_back(code.localsplusnames[i]);
-    if (kind & kLocalKindCell) code.cellvars.push_back(code.localsplusnames[i]);
-    if (kind & kLocalKindFree) code.freevars.push_back(code.localsplusnames[i]);
-  }
-  code.nlocals = static_cast<int>(code.varnames.size());
-}
-
-// The checks CPython's code constructor makes on the counts.
-void validate_code(const CodeObject& code, std::size_t start) {
-  const auto fail = [start](const std::string& reason) {
-    throw BytecodeError("code object: " + reason, start);
-  };
-  if (code.argcount < 0 || code.posonlyargcount < 0 || code.kwonlyargcount < 0 ||
-      code.stacksize < 0 || code.nlocals < 0 || code.flags < 0) {
-    fail("negative count or flags");
-  }
-  if (code.posonlyargcount > code.argcount) fail("co_posonlyargcount exceeds co_argcount");
-  if (code.code.size() % 2 != 0) {
-    fail("co_code has an odd length " + std::to_string(code.code.size()));
-  }
-  const std::int64_t total_args = std::int64_t{code.argcount} + code.kwonlyargcount +
-                                  ((code.flags & kCoVarargs) != 0) +
-                                  ((code.flags & kCoVarkeywords) != 0);
-  if (total_args > static_cast<std::int64_t>(code.varnames.size())) {
-    fail(std::to_string(total_args) + " arguments but only " +
-         std::to_string(code.varnames.size()) + " local names");
-  }
+  derive_local_views(code);
 }
 
 Node Reader::read_code(std::size_t start) {
@@ -785,6 +755,27 @@ void check_minor(PyMinor minor) {
 }
 
 }  // namespace
+
+void validate_code(const CodeObject& code, std::size_t start) {
+  const auto fail = [start](const std::string& reason) {
+    throw BytecodeError("code object: " + reason, start);
+  };
+  if (code.argcount < 0 || code.posonlyargcount < 0 || code.kwonlyargcount < 0 ||
+      code.stacksize < 0 || code.nlocals < 0 || code.flags < 0) {
+    fail("negative count or flags");
+  }
+  if (code.posonlyargcount > code.argcount) fail("co_posonlyargcount exceeds co_argcount");
+  if (code.code.size() % 2 != 0) {
+    fail("co_code has an odd length " + std::to_string(code.code.size()));
+  }
+  const std::int64_t total_args = std::int64_t{code.argcount} + code.kwonlyargcount +
+                                  ((code.flags & kCoVarargs) != 0) +
+                                  ((code.flags & kCoVarkeywords) != 0);
+  if (total_args > static_cast<std::int64_t>(code.varnames.size())) {
+    fail(std::to_string(total_args) + " arguments but only " +
+         std::to_string(code.varnames.size()) + " local names");
+  }
+}
 
 ObjectRef read_marshal(std::string_view data, PyMinor minor) {
   check_minor(minor);

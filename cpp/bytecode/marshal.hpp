@@ -21,6 +21,10 @@ inline constexpr int kMaxMarshalDepth = 500;
 // Nesting is bounded and no allocation exceeds what the remaining input could describe.
 ObjectRef read_marshal(std::string_view data, PyMinor minor);
 
+// The checks CPython's code constructor makes on the counts of `code`; throws BytecodeError
+// naming `offset` (where the code object starts in the input) on the first that fails.
+void validate_code(const CodeObject& code, std::size_t offset);
+
 // A parsed .pyc file: its header and top-level module code object.
 struct PycFile {
   PyMinor minor = 0;

@@ -1,0 +1,87 @@
+"""``_core.decompile_code`` reads a live code object's fields instead of its marshal.dumps: it
+must decompile exactly as ``decompile_marshal`` does on those bytes, or decline (None)."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import marshal
+import sys
+import types
+
+import pytest
+
+import glassbox
+from glassbox import _core
+
+# The versions the live reader is enabled for (cpp/bindings/live_code.cpp).
+LIVE = sys.version_info[:2] == (3, 11)
+CO_NEWLOCALS = 0x2
+
+SOURCE = """
+def sets(x, y):
+    a = x in {"pear", "fig", "apple", "kiwi", "plum", "lime", "date", "quince", "yuzu"}
+    b = y not in {1, 2.5, None, (1, "x"), b"q", -7, 3j, ..., True}
+    return a, b, [v for v in x if v in {"u", "vv", "www"}]
+
+def nested(n):
+    k = 3
+    def inner(m):
+        return (lambda: m + k)() + 1e300 * -0.0
+    return inner(n), {i: i * 2 for i in range(n)}, "caf\\u00e9 \\U0001f600"
+
+f = lambda: 1; g = lambda: 1
+"""
+
+
+def _marshal_path(code: types.CodeType, readable: bool) -> object:
+    as_function = bool(code.co_flags & CO_NEWLOCALS)
+    return _core.decompile_marshal(
+        marshal.dumps(code), sys.version_info.minor, as_function, readable
+    )
+
+
+def _codes() -> list[types.CodeType]:
+    module = compile(SOURCE, "<live>", "exec")
+    codes = [module] + [c for c in module.co_consts if isinstance(c, types.CodeType)]
+    for name in ("ftplib", "typing", "pydoc", "html"):  # set constants of many strings
+        mod = importlib.import_module(name)
+        codes.append(compile(inspect.getsource(mod), mod.__file__ or name, "exec"))
+    return codes
+
+
+@pytest.mark.parametrize("readable", [False, True])
+def test_same_as_the_marshal_path(readable: bool) -> None:
+    for code in _codes():
+        live = _core.decompile_code(code, readable)
+        if not LIVE:
+            assert live is None
+            continue
+        assert live is not None, code.co_name
+        assert live == _marshal_path(code, readable), code.co_name
+
+
+@pytest.mark.parametrize(
+    "constant",
+    [2**70, -(2**64), "lone \ud800 surrogate", frozenset({1, 1.5, "a"}), [1], object()],
+)
+def test_declines_or_agrees(constant: object) -> None:
+    """Constants beyond the reader (big ints, lone surrogates, types marshal would not write as
+    constants) make it decline; the public API then goes through marshal (or names them)."""
+    code = compile("def f():\n    return C\n", "<live>", "exec").co_consts[0]
+    consts = tuple(constant if c is None else c for c in code.co_consts) + (constant,)
+    code = code.replace(co_consts=consts)
+    live = _core.decompile_code(code)
+    plain = type(constant) in (frozenset,)
+    if LIVE and plain:
+        assert live == _marshal_path(code, False)
+    else:
+        assert live is None
+    function = types.FunctionType(code, {})
+    assert glassbox.decompiler.decompile_detailed(function).source.startswith(
+        ("def f", "# Constants")
+    )
+
+
+def test_not_a_code_object() -> None:
+    assert _core.decompile_code(42) is None
