@@ -171,6 +171,7 @@ class CodeDecoder {
   int decode_setup_except(int i, int handler, int end, int exit);
   int decode_setup_with(int i, int end, int exit);
   bool decode_if_expression(int j, int true_start, int false_start, ExprPtr condition);
+  int decode_compound_if_expression(int j, int begin, int end);
   int copied_tail_length(int k) const;
   int decode_copied_tail_if_expression(int true_start, int false_start, int end,
                                        const ExprPtr& condition);

@@ -1610,6 +1610,34 @@ bool CodeDecoder::decode_if_expression(int j, int true_start, int false_start, E
   }
 }
 
+// A conditional expression nested in the region [begin, end) whose test has several parts
+// (`a if b and c else d`): the test's items jump to the else part when false or fall through to
+// the then part, which ends in a jump to `end`. Returns where decoding goes on, or -1 (the stack
+// restored) where the code is not that.
+int CodeDecoder::decode_compound_if_expression(int j, int begin, int end) {
+  const auto& ops = lifted_.ops;
+  std::vector<ExprPtr> saved = stack_;
+  size_t body_size = out_->size();
+  auto fail = [&] {
+    stack_ = saved;
+    out_->resize(body_size);
+    return -1;
+  };
+  try {
+    std::vector<ConditionItem> items = collect_conditions(j, end, begin);
+    int then_begin = items.back().next;
+    int label = items.back().target;
+    if (items.size() < 2 || label <= then_begin || label >= end) return fail();
+    const Operation& over = ops[static_cast<size_t>(label - 1)];
+    if (over.op != Op::Jump || over.target != end || out_->size() != body_size) return fail();
+    ExprPtr test = build_condition(items, 0, items.size(), label, false, then_begin);
+    if (!decode_if_expression(j, then_begin, label, test)) return fail();
+    return if_expression_end_;
+  } catch (const DecodeFailure&) {
+    return fail();
+  }
+}
+
 // 3.10/3.12+ copy the code after a conditional expression into both branches when it ends in a
 // return or raise (`raise E(a if c else b)`, `x = f(a if c else b); return x`): each branch
 // computes its value and runs its own copy of that tail. Returns where the then-branch's copy

@@ -94,6 +94,22 @@ CASES: list[Case] = [
         (1, None),
     ),
     _case(
+        "conditional_expression_nested_with_compound_test",
+        """
+        def f(words, a, b):
+            return [
+                rec("z", 1) if rec("a", a) and not w else
+                2 if rec("b", b) and w == 5 or w is None else
+                rec("w", w)
+                for w in words
+            ]
+        """,
+        ([0, 5, 3, None], True, True),
+        ([0, 5, None], False, True),
+        ([], 1, 0),
+        ([5, 1, 0], 0, 0),
+    ),
+    _case(
         "and_or_value",
         """
         def f(a, b, c):
