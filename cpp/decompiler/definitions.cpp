@@ -584,6 +584,30 @@ ExprPtr CodeDecoder::comprehension(const ExprPtr& function, const ExprPtr& iter)
   return result;
 }
 
+namespace {
+
+// The condition under which a comprehension's loop body goes on past `stmt`, where `stmt` only
+// skips to the next item: `if not test: continue` (test), or an if/else whose branches each
+// are one such statement (`if t: (if not a: continue) else: (if not b: continue)`, the
+// condition `a if t else b`, compiled as a jump on t to the tests of a or b); else nullptr.
+ExprPtr filter_condition(const Stmt& stmt, int depth = 0) {
+  if (stmt.kind != StmtKind::If || stmt.exprs.size() != 1 || depth > 100) return nullptr;
+  const Body& then = stmt.bodies[0];
+  bool no_else = stmt.bodies.size() < 2 || stmt.bodies[1].empty();
+  if (no_else) {
+    bool skips = then.size() == 1 && then[0]->kind == StmtKind::Continue;
+    return skips ? negate(stmt.exprs[0]) : nullptr;
+  }
+  const Body& other = stmt.bodies[1];
+  if (then.size() != 1 || other.size() != 1) return nullptr;
+  ExprPtr yes = filter_condition(*then[0], depth + 1);
+  ExprPtr no = yes ? filter_condition(*other[0], depth + 1) : nullptr;
+  if (!no) return nullptr;
+  return make_expr(ExprKind::IfExp, {yes, stmt.exprs[0], no});
+}
+
+}  // namespace
+
 // The comprehension whose loop nest is `body`: for statements become clauses, the tests around
 // the innermost statement (or `if not test: continue` before it) become conditions, and the
 // appended (or yielded) value is the element.
@@ -605,9 +629,8 @@ ExprPtr CodeDecoder::comprehension_from_body(const std::string& code_name, const
       at = 0;
       continue;
     }
-    if (stmt->kind == StmtKind::If && !result->clauses.empty() && no_else &&
-        stmt->bodies[0].size() == 1 && stmt->bodies[0][0]->kind == StmtKind::Continue) {
-      result->clauses.back().conditions.push_back(negate(stmt->exprs[0]));
+    if (ExprPtr condition = result->clauses.empty() ? nullptr : filter_condition(*stmt)) {
+      result->clauses.back().conditions.push_back(condition);
       ++at;
       continue;
     }

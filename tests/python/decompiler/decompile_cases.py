@@ -110,6 +110,18 @@ CASES: list[Case] = [
         ([5, 1, 0], 0, 0),
     ),
     _case(
+        "comprehension_conditional_expression_filter",
+        """
+        def f(items, a):
+            kept = [x for x in items if (rec("c", a) if x is None else rec("h", x)) if x != 3]
+            pairs = {x: 1 for x in items if (x if rec("a", a) else not x)}
+            return kept, pairs, list(y for x in items for y in (x, a) if (y if a else x))
+        """,
+        ([None, 0, 1, 2, 3], True),
+        ([None, 0, 1, 3], 0),
+        ([], 1),
+    ),
+    _case(
         "and_or_value",
         """
         def f(a, b, c):
