@@ -122,6 +122,18 @@ CASES: list[Case] = [
         ([], 1),
     ),
     _case(
+        "comprehension_filter_or_of_and",
+        """
+        def f(items, seen, a, b):
+            kept = [x for x in items if x not in seen or (x in seen and rec("s", x) > 1)]
+            return kept, {x for x in items if not (rec("a", a) and (x or rec("b", b)))}
+        """,
+        ([0, 1, 2, 3], {1, 2}, True, False),
+        ([0, 1, 2], set(), False, True),
+        ([0, 2], {0}, 1, 1),
+        ([], set(), 0, 0),
+    ),
+    _case(
         "and_or_value",
         """
         def f(a, b, c):
