@@ -1782,7 +1782,15 @@ int CodeDecoder::decode_setup_except(int i, int handler, int end, int exit) {
       return k >= clause.first && target < clause.second;
     });
   };
-  for (int k = handler; k < scan_end; ++k) {
+  // Without an else, typed clauses whose last type test fails to a RERAISE end there (no bare
+  // except): a jump after it belongs to the code after the statement (a later try's), never to
+  // this one's join.
+  int join_scan_end = scan_end;
+  if (else_begin < 0 && !clauses_outside && !typed_clauses.empty() &&
+      typed_clauses.back().second < scan_end &&
+      ops[static_cast<size_t>(typed_clauses.back().second)].op == Op::Reraise)
+    join_scan_end = typed_clauses.back().second + 1;
+  for (int k = handler; k < join_scan_end; ++k) {
     const Operation& op = ops[static_cast<size_t>(k)];
     // (A backward jump is a loop's inside a clause, never the join.)
     // (A forward jump to the loop's own jump back is a clause falling off the loop body's end.)

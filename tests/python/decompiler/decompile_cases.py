@@ -134,6 +134,29 @@ CASES: list[Case] = [
         ([], set(), 0, 0),
     ),
     _case(
+        "try_return_except_pass_then_try_in_if",
+        """
+        def f(items, key, drop):
+            cache = dict(items)
+            try:
+                return cache[key]
+            except KeyError:
+                pass
+            if drop:
+                try:
+                    del cache[rec("drop", drop)]
+                except (KeyError, TypeError):
+                    rec("missing")
+                cache[key] = rec("stored", key)
+            return rec("end", key), cache
+        """,
+        ({1: 2}, 1, 0),
+        ({1: 2}, 3, 1),
+        ({1: 2, 3: 4}, 5, 3),
+        ({}, 5, []),
+        ({}, 5, 0),
+    ),
+    _case(
         "and_or_value",
         """
         def f(a, b, c):
@@ -4202,9 +4225,6 @@ _CODE_NOT_YET: dict = {
 
 # Found only when the whole module is decompiled from a .pyc of that version.
 _PYC_NOT_YET = {
-    "try_except_else_finally": {
-        10: FALLBACK + "'unstructured jump at offset 180'",
-    },
     "generator_try_then_code": {
         10: FALLBACK + "'unsupported operation 59' (a loop of with statements in a finally)",
     },
@@ -4220,9 +4240,6 @@ _PYC_CODE_NOT_YET = {
     "and_then_chained_comparison_as_if_test": {
         10: SAME_BEHAVIOUR_OTHER_CODE
         + "g: instruction #31: expected POP_JUMP_IF_FALSE -> #46, got POP_JUMP_IF_FALSE -> #50",
-    },
-    "try_except_else_finally": {
-        10: FALLBACK + "'unstructured jump at offset 180'",
     },
     "for_else_break_copies_return_after": {
         10: SAME_BEHAVIOUR_OTHER_CODE
