@@ -150,7 +150,7 @@ class CodeDecoder {
     bool open_end = false;  // the body never falls off its end: no bottom test
   };
   WhileShape while_head(int head) const;
-  int decode_while(int head, const WhileShape& shape);
+  int decode_while(int head, const WhileShape& shape, int end);
   int decode_try(int i, int end, int exit);
   bool strip_copied_tail(Stmt& stmt, const Body& tail) const;
   bool strip_counted_copies(Stmt& stmt, const Body& tail, const std::vector<int>& copies) const;

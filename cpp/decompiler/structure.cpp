@@ -367,13 +367,13 @@ int CodeDecoder::decode_statement(int i, int end, int exit) {
       // around it: that loop first.)
       bool enclosed = !nested && shape.found && source > shape.tail && source < end &&
                       ops[static_cast<size_t>(source)].op == Op::Jump;
-      if (shape.found && shape.exit <= end && !enclosed) return decode_while(i, shape);
+      if (shape.found && shape.exit <= end && !enclosed) return decode_while(i, shape, end);
       // The loop ends the region, its exits copies of the region's exit placed past it (a
       // return, copied for each jump of the test): without a break, nothing else runs after.
       if (shape.found && !enclosed && shape.tail < end && same_target(shape.exit, exit) &&
           loop_else_end(shape.body, shape.tail, shape.exit, static_cast<int>(ops.size())) ==
               shape.exit) {
-        decode_while(i, shape);
+        decode_while(i, shape, end);
         return end;
       }
       if ((!shape.found || enclosed) && source > i && source < end)
@@ -501,7 +501,7 @@ CodeDecoder::WhileShape CodeDecoder::while_head(int head) const {
   return shape;
 }
 
-int CodeDecoder::decode_while(int head, const WhileShape& shape) {
+int CodeDecoder::decode_while(int head, const WhileShape& shape, int end) {
   ExprPtr test;
   if (shape.threaded) {  // `if not test: <jump to the exit>`
     std::vector<ConditionItem> items = collect_conditions_range(head, shape.body - 1);
@@ -552,9 +552,12 @@ int CodeDecoder::decode_while(int head, const WhileShape& shape) {
       throw DecodeFailure("while test copy: an if's test before the loop's");
   }
   // (A threaded exit is the enclosing loop's jump back: no else, and its breaks go there too.)
-  int loop_exit = shape.threaded ? shape.exit
-                                 : loop_else_end(shape.body, body_end, shape.exit,
-                                                 static_cast<int>(lifted_.ops.size()));
+  int size = static_cast<int>(lifted_.ops.size());
+  int loop_exit =
+      shape.threaded ? shape.exit : loop_else_end(shape.body, body_end, shape.exit, size);
+  // (A break threaded to the enclosing loop's next iteration: the else runs to the end of the
+  // region, the enclosing body's end, not of the code.)
+  if (!shape.threaded && loop_exit == size && end > shape.exit && end < size) loop_exit = end;
   loops_.push_back({head, loop_exit});
   open_loop_entries_.push_back(shape.body);
   Body body = decode_range(shape.body, body_end, head);

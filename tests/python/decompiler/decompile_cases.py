@@ -157,6 +157,27 @@ CASES: list[Case] = [
         ({}, 5, 0),
     ),
     _case(
+        "for_ending_in_while_else_with_break",
+        """
+        def f(prefix):
+            table = [0] * len(prefix)
+            for i in range(1, len(prefix)):
+                idx = table[i - 1]
+                while prefix[i] != prefix[idx]:
+                    if idx == 0:
+                        table[i] = rec("zero", 0)
+                        break
+                    idx = table[idx - 1]
+                else:
+                    table[i] = rec("else", idx + 1)
+            return table
+        """,
+        ("abcabd",),
+        ("aaaa",),
+        ("abab",),
+        ("",),
+    ),
+    _case(
         "and_or_value",
         """
         def f(a, b, c):
