@@ -352,6 +352,25 @@ StmtPtr CodeDecoder::strip_normal_copy_with_returns(Body& body, const std::strin
   return final_return;
 }
 
+// 3.12+: the one place in [from, to) that the except clauses of `handler` jump to after their
+// POP_EXCEPT (and the unbinding of an `as` name): where they go on when they fall off their end,
+// the code after the statement. -1 where none does or they go to different places there.
+int CodeDecoder::clause_exit_before(int handler, int from, int to) const {
+  const auto& ops = lifted_.ops;
+  int cleanup = flow_.handler_covering(handler);
+  int found = -1;
+  for (int k = handler; k < cleanup && k + 1 < static_cast<int>(ops.size()); ++k) {
+    if (ops[static_cast<size_t>(k)].op != Op::PopExcept) continue;
+    int jump = k + 1;
+    if (jump + 3 < cleanup && unbinds_clause_name(ops, jump)) jump += 3;
+    const Operation& op = ops[static_cast<size_t>(jump)];
+    if (op.op != Op::Jump || op.target < from || op.target >= to) continue;
+    if (found >= 0 && found != op.target) return -1;
+    found = op.target;
+  }
+  return found;
+}
+
 int CodeDecoder::decode_try(int i, int end, int exit) {
   const auto& ops = lifted_.ops;
   bool mid_expression = mid_expression_try_;
@@ -441,6 +460,15 @@ int CodeDecoder::decode_try(int i, int end, int exit) {
       // table's end is cold code of statements nested in the body, past that region. Not the
       // exit of a with around the statement, the code after it.)
       body_end = last + 1 + length;
+    } else if (last >= i && is_except) {
+      // (Else the code after the statement is where the clauses that fall off their end jump
+      // back to, past the body's own tail, in this region: cold code of statements nested in
+      // the body follows it.)
+      int after = clause_exit_before(handler, last + 1, std::min(body_end, end + 1));
+      if (after >= 0) {
+        body_end = after;
+        used_table_reading_ = true;
+      }
     }
   }
   int next = is_except ? decode_try_except(i, body_end, handler, end, exit)

@@ -178,6 +178,28 @@ CASES: list[Case] = [
         ("",),
     ),
     _case(
+        "try_if_nested_try_returns_clause_pass_then_raise",
+        """
+        def f(escape, table):
+            try:
+                c = escape[1:2]
+                if c == "x":
+                    try:
+                        rec("found", int(table[rec("look", c)]))
+                    except (KeyError, TypeError):
+                        raise LookupError("undefined") from None
+                    return 1
+            except ValueError:
+                pass
+            raise LookupError(rec("bad", escape))
+        """,
+        ("\\x", {"x": "7"}),
+        ("\\x", {"x": "q"}),
+        ("\\x", {}),
+        ("\\y", {}),
+        ("", {}),
+    ),
+    _case(
         "and_or_value",
         """
         def f(a, b, c):
