@@ -378,6 +378,14 @@ int CodeDecoder::decode_statement(int i, int end, int exit) {
       }
       if ((!shape.found || enclosed) && source > i && source < end)
         return decode_while_true(i, source, end, exit);
+      // 3.12+: a `while True:` whose jumps back are all in its except clauses' handler code,
+      // placed after the function's code (`while True: try: ... except E: continue` then
+      // `break`).
+      if (!shape.found && code_.minor >= 12 && source >= end &&
+          !flow_.reachable[static_cast<size_t>(source)]) {
+        if (int loop_end = cold_jump_back_loop_end(i, end); loop_end > i)
+          return decode_while_true(i, loop_end - 1, end, exit);
+      }
     }
     if (const HandlerRegion* region = flow_.outermost_region_at(i, opened_try_)) {
       if (ops[static_cast<size_t>(region->target)].op == Op::PushExcInfo)
@@ -654,6 +662,28 @@ int CodeDecoder::loop_handler_code_end(int head, int last_jump, int end) const {
     ++k;
   }
   return straight ? last_jump + 1 : k;
+}
+
+// The end of a `while True:` at `head` whose normal code (before [head, end)'s end) never jumps
+// back to it: the first unconditional jump, return or raise that every forward jump before it
+// stays within (its last statement, whose jump goes after the loop); -1 where there is none.
+int CodeDecoder::cold_jump_back_loop_end(int head, int end) const {
+  const auto& ops = lifted_.ops;
+  int reach = head;  // the farthest forward jump target so far
+  for (int k = head; k < end; ++k) {
+    const Operation& op = ops[static_cast<size_t>(k)];
+    bool forward = (op.op == Op::Jump || op.op == Op::JumpIf || op.op == Op::JumpIfOrPop ||
+                    op.op == Op::ForIter) &&
+                   op.target > k;
+    if (forward && op.op != Op::Jump) reach = std::max(reach, op.target);
+    bool exits = op.op == Op::Jump || op.op == Op::ReturnValue || op.op == Op::ReturnConst ||
+                 op.op == Op::RaiseVarargs || op.op == Op::Reraise;
+    if (exits && reach <= k + 1 && flow_.reachable[static_cast<size_t>(k)] &&
+        (op.op != Op::Jump || op.target < head || op.target == k + 1 || op.target >= end))
+      return k + 1;
+    if (forward) reach = std::max(reach, op.target);
+  }
+  return -1;
 }
 
 int CodeDecoder::decode_while_true(int head, int last_jump, int end, int region_exit) {

@@ -200,6 +200,31 @@ CASES: list[Case] = [
         ("", {}),
     ),
     _case(
+        "for_while_true_try_clause_continue_then_break",
+        """
+        def f(items, limit):
+            out = []
+            room = [0] * limit
+            for op in items:
+                while True:
+                    try:
+                        if op > 0:
+                            room[op] = rec("set", op)
+                        else:
+                            out.append(op)
+                    except IndexError:
+                        if len(room) == limit:
+                            room += [0] * limit
+                            continue
+                        out.append(rec("far", op))
+                    break
+            return out, len(room)
+        """,
+        ([1, 0, 5, -1, 9], 4),
+        ([], 2),
+        ([3, 7], 2),
+    ),
+    _case(
         "and_or_value",
         """
         def f(a, b, c):
@@ -4180,6 +4205,10 @@ CASES: list[Case] = [
 FALLBACK = "marked fallback region: "
 WRONG = "decompiles without a fallback to code that behaves differently: "
 _NOT_YET: dict = {
+    "for_while_true_try_clause_continue_then_break": {
+        10: FALLBACK + "'try statement leaves its region' (3.10: a while True whose try's clause"
+        " continues, then a break threaded to the for loop's next iteration)",
+    },
     "if_then_while_with_and_test": {
         10: FALLBACK + "'while test copy' (an if's test read as the loop's first test)",
         11: FALLBACK + "'while test copy' (an if's test read as the loop's first test)",
@@ -4226,6 +4255,10 @@ _AND_IFEXP = (
     FALLBACK + "'unsupported operation' (a method's conditional expression as the right of and)"
 )
 _CODE_NOT_YET: dict = {
+    "for_while_true_try_clause_continue_then_break": {
+        11: SAME_BEHAVIOUR_OTHER_CODE + "the break after the try is read inside its body, after"
+        " the if's then-branch",
+    },
     "outer_loop_if_for_break_then_elif": {
         12: SAME_BEHAVIOUR_OTHER_CODE + "the inner loop's threaded break reads as a break, then a"
         " continue after the loop, not as the outer if's elif",
