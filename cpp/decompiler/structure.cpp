@@ -1128,6 +1128,13 @@ int CodeDecoder::decode_for(int i, int end, int region_exit) {
     if (tail.empty() || tail.back()->kind != StmtKind::Continue || !after_loop.empty())
       throw DecodeFailure("break threaded past the code after its loop");
     emit(make_stmt(StmtKind::Continue));
+  } else if (loop_exit == end && after_loop.empty() && !loops_.empty() &&
+             same_target(end, loops_.back().break_target) &&
+             !same_target(end, loops_.back().continue_target)) {
+    // Breaks landing at the region's end, which is the enclosing loop's exit: the code after
+    // this loop is a `break` of that loop, whose jump the compiler threaded there (3.11,
+    // `while True: for ...: ... else: ... continue` then `break`).
+    emit(make_stmt(StmtKind::Break));
   }
   return loop_exit;
 }

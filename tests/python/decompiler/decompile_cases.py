@@ -225,6 +225,33 @@ CASES: list[Case] = [
         ([3, 7], 2),
     ),
     _case(
+        "while_true_for_else_continue_then_break",
+        """
+        def f(items):
+            items = [list(item) for item in items]
+            common = []
+            while True:
+                prefix = None
+                for item in items:
+                    if not item:
+                        break
+                    if prefix is None:
+                        prefix = item[0]
+                    elif item[0] != prefix:
+                        break
+                else:
+                    for item in items:
+                        del item[0]
+                    common.append(rec("prefix", prefix))
+                    continue
+                break
+            return common, items
+        """,
+        (["abc", "abd", "ab"],),
+        (["x", "y"],),
+        (["aa", "aa"],),
+    ),
+    _case(
         "and_or_value",
         """
         def f(a, b, c):
