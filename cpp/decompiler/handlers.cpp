@@ -477,6 +477,20 @@ int CodeDecoder::decode_try(int i, int end, int exit) {
   return next;
 }
 
+// The start of the exit (POP_EXCEPT, the unbinding of `bound`, the jump to the join) ending the
+// clause body [begin, end) where an earlier operation of the body jumps to it; else -1.
+int CodeDecoder::shared_clause_exit(int begin, int end, const std::string& bound) const {
+  const auto& ops = lifted_.ops;
+  int start = end - 2;
+  if (start >= begin && !bound.empty()) start -= 3;
+  if (start < begin || clause_exit_jump(ops, start, &bound) != end - 1) return -1;
+  for (int k = begin; k < start; ++k) {
+    const Operation& op = ops[static_cast<size_t>(k)];
+    if ((op.op == Op::Jump || op.op == Op::JumpIf) && op.target == start) return start;
+  }
+  return -1;
+}
+
 int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, int exit) {
   const auto& ops = lifted_.ops;
   Restore<int> keep_clause_tail(clause_tail_);  // (not the body's or else's: see the clauses)
@@ -870,12 +884,15 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
     // falls off the end: each copy is read as a jump to the clause's end.
     Retargeted retargeted(lifted_.ops, clause_end_jumps_);
     if (code_.minor >= 12 && join >= 0 && join < handler && !is_loop_exit(join)) {
+      // (Where the clause's own exit ends it and other branches jump to it, `if a: ... elif
+      // b: ...` whose test jumps there (3.13), the copies go there too: one join for the if.)
+      int own_exit = shared_clause_exit(body_begin, decode_end, bound);
       for (int p = body_begin; p < decode_end; ++p) {
         int jump = clause_exit_jump(ops, p, &bound);
         if (jump < 0 || jump + 1 >= decode_end ||
             !same_target(ops[static_cast<size_t>(jump)].target, join))
           continue;
-        retargeted.retarget(jump, decode_end);
+        retargeted.retarget(jump, own_exit >= 0 ? own_exit : decode_end);
         mark_consumed(p, jump);
         p = jump;
       }

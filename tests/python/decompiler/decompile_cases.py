@@ -252,6 +252,34 @@ CASES: list[Case] = [
         (["aa", "aa"],),
     ),
     _case(
+        "try_except_clause_if_elif_falls_through",
+        """
+        def f(table, key, flag):
+            names = []
+            member = found = None
+            try:
+                member = table[rec("key", key)]
+            except KeyError:
+                if flag is None:
+                    names.append(rec("none", key))
+                elif rec("test", flag):
+                    names.append(key)
+            try:
+                found = table[key]
+            except (KeyError, TypeError) as exc:
+                if flag is None:
+                    names.append(type(exc).__name__)
+                elif flag:
+                    names.append(rec("flag", flag))
+            return member, found, names
+        """,
+        ({1: 2}, 1, None),
+        ({1: 2}, 3, None),
+        ({1: 2}, 3, 1),
+        ({1: 2}, 3, 0),
+        ({1: 2}, [], 1),
+    ),
+    _case(
         "and_or_value",
         """
         def f(a, b, c):
