@@ -150,7 +150,7 @@ class CodeDecoder {
     bool open_end = false;  // the body never falls off its end: no bottom test
   };
   WhileShape while_head(int head) const;
-  int decode_while(int head, const WhileShape& shape);
+  int decode_while(int head, const WhileShape& shape, int end);
   int decode_try(int i, int end, int exit);
   bool strip_copied_tail(Stmt& stmt, const Body& tail) const;
   bool strip_counted_copies(Stmt& stmt, const Body& tail, const std::vector<int>& copies) const;
@@ -171,6 +171,10 @@ class CodeDecoder {
   int decode_setup_except(int i, int handler, int end, int exit);
   int decode_setup_with(int i, int end, int exit);
   bool decode_if_expression(int j, int true_start, int false_start, ExprPtr condition);
+  int decode_compound_if_expression(int j, int begin, int end);
+  int shared_clause_exit(int begin, int end, const std::string& bound) const;
+  int cold_jump_back_loop_end(int head, int end) const;
+  int clause_exit_before(int handler, int from, int to) const;
   int copied_tail_length(int k) const;
   int decode_copied_tail_if_expression(int true_start, int false_start, int end,
                                        const ExprPtr& condition);

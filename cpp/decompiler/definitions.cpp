@@ -584,6 +584,61 @@ ExprPtr CodeDecoder::comprehension(const ExprPtr& function, const ExprPtr& iter)
   return result;
 }
 
+namespace {
+
+// The condition under which a comprehension's loop body goes on past `stmt`, where `stmt` only
+// skips to the next item (its branches end in `continue` or fall through): `if not t:
+// continue` (t); `if t: (if not a: continue) else: (if not b: continue)` (`a if t else b`, the
+// compiler's jump on t to the tests of a or b); a branch that skips or goes on makes an and/or
+// (`if t: (if not a: continue)` is `not t or a`; `if t: ... else: continue` is `t and ...`).
+// nullptr where `stmt` is not that. Only the truth of a filter counts, so each reading runs the
+// same tests in the same order as the statement.
+ExprPtr filter_condition(const Stmt& stmt, int depth = 0);
+
+ExprPtr filter_boolop(const char* word, const ExprPtr& a, const ExprPtr& b);
+
+// A branch of such an if: its filters joined by `and`; nullptr where it is a lone `continue`
+// (`skips`) or holds anything else.
+ExprPtr filter_branch(const Body& body, bool& skips, int depth) {
+  skips = body.size() == 1 && body[0]->kind == StmtKind::Continue;
+  if (skips || body.empty()) return nullptr;
+  ExprPtr joined = filter_condition(*body.back(), depth + 1);
+  for (size_t k = body.size() - 1; joined && k-- > 0;) {
+    ExprPtr one = filter_condition(*body[k], depth + 1);
+    joined = one ? filter_boolop("and", one, joined) : nullptr;
+  }
+  return joined;
+}
+
+// `a and b` or `a or b`, a right operand of the same operator joined into it.
+ExprPtr filter_boolop(const char* word, const ExprPtr& a, const ExprPtr& b) {
+  std::vector<ExprPtr> values{a};
+  if (b->kind == ExprKind::BoolOp && b->text == word) {
+    values.insert(values.end(), b->args.begin(), b->args.end());
+  } else {
+    values.push_back(b);
+  }
+  return make_expr(ExprKind::BoolOp, std::move(values), word);
+}
+
+ExprPtr filter_condition(const Stmt& stmt, int depth) {
+  if (stmt.kind != StmtKind::If || stmt.exprs.size() != 1 || depth > 100) return nullptr;
+  const ExprPtr& test = stmt.exprs[0];
+  bool then_skips = false;
+  bool else_skips = false;
+  ExprPtr yes = filter_branch(stmt.bodies[0], then_skips, depth);
+  bool no_else = stmt.bodies.size() < 2 || stmt.bodies[1].empty();
+  ExprPtr no = no_else ? nullptr : filter_branch(stmt.bodies[1], else_skips, depth);
+  if ((!yes && !then_skips) || (!no_else && !no && !else_skips) || (then_skips && else_skips))
+    return nullptr;
+  if (then_skips) return no ? filter_boolop("and", negate(test), no) : negate(test);
+  if (no_else) return filter_boolop("or", negate(test), yes);
+  if (else_skips) return filter_boolop("and", test, yes);
+  return make_expr(ExprKind::IfExp, {yes, test, no});
+}
+
+}  // namespace
+
 // The comprehension whose loop nest is `body`: for statements become clauses, the tests around
 // the innermost statement (or `if not test: continue` before it) become conditions, and the
 // appended (or yielded) value is the element.
@@ -605,9 +660,8 @@ ExprPtr CodeDecoder::comprehension_from_body(const std::string& code_name, const
       at = 0;
       continue;
     }
-    if (stmt->kind == StmtKind::If && !result->clauses.empty() && no_else &&
-        stmt->bodies[0].size() == 1 && stmt->bodies[0][0]->kind == StmtKind::Continue) {
-      result->clauses.back().conditions.push_back(negate(stmt->exprs[0]));
+    if (ExprPtr condition = result->clauses.empty() ? nullptr : filter_condition(*stmt)) {
+      result->clauses.back().conditions.push_back(condition);
       ++at;
       continue;
     }

@@ -597,16 +597,28 @@ ExprPtr CodeDecoder::evaluate(int begin, int end) {
     const Operation& op = lifted_.ops[static_cast<size_t>(i)];
     // A conditional expression nested in this one (`a if x else b if y else c`, 3.11): one test
     // jumping to the else, whose then-part jumps to where this region ends.
-    if (op.op == Op::JumpIf && op.arg == 0 && op.target > i + 1 && op.target < end &&
-        value_boolop_end(i) < 0) {
+    if (op.op == Op::JumpIf && op.target > i + 1 && op.target < end && value_boolop_end(i) < 0 &&
+        !stack_.empty()) {
       const Operation& over = lifted_.ops[static_cast<size_t>(op.target) - 1];
-      if (over.op == Op::Jump && over.target == end && !stack_.empty()) {
+      bool single = op.arg == 0 && over.op == Op::Jump && over.target == end;
+      std::vector<ExprPtr> before = stack_;
+      int only = expression_only_;
+      if (single) {
         ExprPtr condition = pop();
-        if (!decode_if_expression(i, i + 1, op.target, condition))
-          throw DecodeFailure("nested conditional expression");
-        i = if_expression_end_;
+        if (decode_if_expression(i, i + 1, op.target, condition)) {
+          i = if_expression_end_;
+          continue;
+        }
+        stack_ = before;
+        expression_only_ = only;
+      }
+      // (A test of several parts: `a if b and c else d`.)
+      if (int next = decode_compound_if_expression(i, begin, end); next >= 0) {
+        i = next;
         continue;
       }
+      expression_only_ = only;
+      if (single) throw DecodeFailure("nested conditional expression");
     }
     i = execute_step(i);
   }

@@ -352,6 +352,25 @@ StmtPtr CodeDecoder::strip_normal_copy_with_returns(Body& body, const std::strin
   return final_return;
 }
 
+// 3.12+: the one place in [from, to) that the except clauses of `handler` jump to after their
+// POP_EXCEPT (and the unbinding of an `as` name): where they go on when they fall off their end,
+// the code after the statement. -1 where none does or they go to different places there.
+int CodeDecoder::clause_exit_before(int handler, int from, int to) const {
+  const auto& ops = lifted_.ops;
+  int cleanup = flow_.handler_covering(handler);
+  int found = -1;
+  for (int k = handler; k < cleanup && k + 1 < static_cast<int>(ops.size()); ++k) {
+    if (ops[static_cast<size_t>(k)].op != Op::PopExcept) continue;
+    int jump = k + 1;
+    if (jump + 3 < cleanup && unbinds_clause_name(ops, jump)) jump += 3;
+    const Operation& op = ops[static_cast<size_t>(jump)];
+    if (op.op != Op::Jump || op.target < from || op.target >= to) continue;
+    if (found >= 0 && found != op.target) return -1;
+    found = op.target;
+  }
+  return found;
+}
+
 int CodeDecoder::decode_try(int i, int end, int exit) {
   const auto& ops = lifted_.ops;
   bool mid_expression = mid_expression_try_;
@@ -441,12 +460,35 @@ int CodeDecoder::decode_try(int i, int end, int exit) {
       // table's end is cold code of statements nested in the body, past that region. Not the
       // exit of a with around the statement, the code after it.)
       body_end = last + 1 + length;
+    } else if (last >= i && is_except) {
+      // (Else the code after the statement is where the clauses that fall off their end jump
+      // back to, past the body's own tail, in this region: cold code of statements nested in
+      // the body follows it.)
+      int after = clause_exit_before(handler, last + 1, std::min(body_end, end + 1));
+      if (after >= 0) {
+        body_end = after;
+        used_table_reading_ = true;
+      }
     }
   }
   int next = is_except ? decode_try_except(i, body_end, handler, end, exit)
                        : decode_try_finally(i, body_end, handler, end, exit);
   opened_try_[static_cast<size_t>(handler)] = false;
   return next;
+}
+
+// The start of the exit (POP_EXCEPT, the unbinding of `bound`, the jump to the join) ending the
+// clause body [begin, end) where an earlier operation of the body jumps to it; else -1.
+int CodeDecoder::shared_clause_exit(int begin, int end, const std::string& bound) const {
+  const auto& ops = lifted_.ops;
+  int start = end - 2;
+  if (start >= begin && !bound.empty()) start -= 3;
+  if (start < begin || clause_exit_jump(ops, start, &bound) != end - 1) return -1;
+  for (int k = begin; k < start; ++k) {
+    const Operation& op = ops[static_cast<size_t>(k)];
+    if ((op.op == Op::Jump || op.op == Op::JumpIf) && op.target == start) return start;
+  }
+  return -1;
 }
 
 int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, int exit) {
@@ -842,12 +884,15 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
     // falls off the end: each copy is read as a jump to the clause's end.
     Retargeted retargeted(lifted_.ops, clause_end_jumps_);
     if (code_.minor >= 12 && join >= 0 && join < handler && !is_loop_exit(join)) {
+      // (Where the clause's own exit ends it and other branches jump to it, `if a: ... elif
+      // b: ...` whose test jumps there (3.13), the copies go there too: one join for the if.)
+      int own_exit = shared_clause_exit(body_begin, decode_end, bound);
       for (int p = body_begin; p < decode_end; ++p) {
         int jump = clause_exit_jump(ops, p, &bound);
         if (jump < 0 || jump + 1 >= decode_end ||
             !same_target(ops[static_cast<size_t>(jump)].target, join))
           continue;
-        retargeted.retarget(jump, decode_end);
+        retargeted.retarget(jump, own_exit >= 0 ? own_exit : decode_end);
         mark_consumed(p, jump);
         p = jump;
       }
@@ -1782,7 +1827,15 @@ int CodeDecoder::decode_setup_except(int i, int handler, int end, int exit) {
       return k >= clause.first && target < clause.second;
     });
   };
-  for (int k = handler; k < scan_end; ++k) {
+  // Without an else, typed clauses whose last type test fails to a RERAISE end there (no bare
+  // except): a jump after it belongs to the code after the statement (a later try's), never to
+  // this one's join.
+  int join_scan_end = scan_end;
+  if (else_begin < 0 && !clauses_outside && !typed_clauses.empty() &&
+      typed_clauses.back().second < scan_end &&
+      ops[static_cast<size_t>(typed_clauses.back().second)].op == Op::Reraise)
+    join_scan_end = typed_clauses.back().second + 1;
+  for (int k = handler; k < join_scan_end; ++k) {
     const Operation& op = ops[static_cast<size_t>(k)];
     // (A backward jump is a loop's inside a clause, never the join.)
     // (A forward jump to the loop's own jump back is a clause falling off the loop body's end.)

@@ -367,17 +367,25 @@ int CodeDecoder::decode_statement(int i, int end, int exit) {
       // around it: that loop first.)
       bool enclosed = !nested && shape.found && source > shape.tail && source < end &&
                       ops[static_cast<size_t>(source)].op == Op::Jump;
-      if (shape.found && shape.exit <= end && !enclosed) return decode_while(i, shape);
+      if (shape.found && shape.exit <= end && !enclosed) return decode_while(i, shape, end);
       // The loop ends the region, its exits copies of the region's exit placed past it (a
       // return, copied for each jump of the test): without a break, nothing else runs after.
       if (shape.found && !enclosed && shape.tail < end && same_target(shape.exit, exit) &&
           loop_else_end(shape.body, shape.tail, shape.exit, static_cast<int>(ops.size())) ==
               shape.exit) {
-        decode_while(i, shape);
+        decode_while(i, shape, end);
         return end;
       }
       if ((!shape.found || enclosed) && source > i && source < end)
         return decode_while_true(i, source, end, exit);
+      // 3.12+: a `while True:` whose jumps back are all in its except clauses' handler code,
+      // placed after the function's code (`while True: try: ... except E: continue` then
+      // `break`).
+      if (!shape.found && code_.minor >= 12 && source >= end &&
+          !flow_.reachable[static_cast<size_t>(source)]) {
+        if (int loop_end = cold_jump_back_loop_end(i, end); loop_end > i)
+          return decode_while_true(i, loop_end - 1, end, exit);
+      }
     }
     if (const HandlerRegion* region = flow_.outermost_region_at(i, opened_try_)) {
       if (ops[static_cast<size_t>(region->target)].op == Op::PushExcInfo)
@@ -501,7 +509,7 @@ CodeDecoder::WhileShape CodeDecoder::while_head(int head) const {
   return shape;
 }
 
-int CodeDecoder::decode_while(int head, const WhileShape& shape) {
+int CodeDecoder::decode_while(int head, const WhileShape& shape, int end) {
   ExprPtr test;
   if (shape.threaded) {  // `if not test: <jump to the exit>`
     std::vector<ConditionItem> items = collect_conditions_range(head, shape.body - 1);
@@ -552,9 +560,12 @@ int CodeDecoder::decode_while(int head, const WhileShape& shape) {
       throw DecodeFailure("while test copy: an if's test before the loop's");
   }
   // (A threaded exit is the enclosing loop's jump back: no else, and its breaks go there too.)
-  int loop_exit = shape.threaded ? shape.exit
-                                 : loop_else_end(shape.body, body_end, shape.exit,
-                                                 static_cast<int>(lifted_.ops.size()));
+  int size = static_cast<int>(lifted_.ops.size());
+  int loop_exit =
+      shape.threaded ? shape.exit : loop_else_end(shape.body, body_end, shape.exit, size);
+  // (A break threaded to the enclosing loop's next iteration: the else runs to the end of the
+  // region, the enclosing body's end, not of the code.)
+  if (!shape.threaded && loop_exit == size && end > shape.exit && end < size) loop_exit = end;
   loops_.push_back({head, loop_exit});
   open_loop_entries_.push_back(shape.body);
   Body body = decode_range(shape.body, body_end, head);
@@ -651,6 +662,28 @@ int CodeDecoder::loop_handler_code_end(int head, int last_jump, int end) const {
     ++k;
   }
   return straight ? last_jump + 1 : k;
+}
+
+// The end of a `while True:` at `head` whose normal code (before [head, end)'s end) never jumps
+// back to it: the first unconditional jump, return or raise that every forward jump before it
+// stays within (its last statement, whose jump goes after the loop); -1 where there is none.
+int CodeDecoder::cold_jump_back_loop_end(int head, int end) const {
+  const auto& ops = lifted_.ops;
+  int reach = head;  // the farthest forward jump target so far
+  for (int k = head; k < end; ++k) {
+    const Operation& op = ops[static_cast<size_t>(k)];
+    bool forward = (op.op == Op::Jump || op.op == Op::JumpIf || op.op == Op::JumpIfOrPop ||
+                    op.op == Op::ForIter) &&
+                   op.target > k;
+    if (forward && op.op != Op::Jump) reach = std::max(reach, op.target);
+    bool exits = op.op == Op::Jump || op.op == Op::ReturnValue || op.op == Op::ReturnConst ||
+                 op.op == Op::RaiseVarargs || op.op == Op::Reraise;
+    if (exits && reach <= k + 1 && flow_.reachable[static_cast<size_t>(k)] &&
+        (op.op != Op::Jump || op.target < head || op.target == k + 1 || op.target >= end))
+      return k + 1;
+    if (forward) reach = std::max(reach, op.target);
+  }
+  return -1;
 }
 
 int CodeDecoder::decode_while_true(int head, int last_jump, int end, int region_exit) {
@@ -1095,6 +1128,13 @@ int CodeDecoder::decode_for(int i, int end, int region_exit) {
     if (tail.empty() || tail.back()->kind != StmtKind::Continue || !after_loop.empty())
       throw DecodeFailure("break threaded past the code after its loop");
     emit(make_stmt(StmtKind::Continue));
+  } else if (loop_exit == end && after_loop.empty() && !loops_.empty() &&
+             same_target(end, loops_.back().break_target) &&
+             !same_target(end, loops_.back().continue_target)) {
+    // Breaks landing at the region's end, which is the enclosing loop's exit: the code after
+    // this loop is a `break` of that loop, whose jump the compiler threaded there (3.11,
+    // `while True: for ...: ... else: ... continue` then `break`).
+    emit(make_stmt(StmtKind::Break));
   }
   return loop_exit;
 }
@@ -1607,6 +1647,34 @@ bool CodeDecoder::decode_if_expression(int j, int true_start, int false_start, E
     out_->resize(body_size);
     expression_only_ = 0;
     return false;
+  }
+}
+
+// A conditional expression nested in the region [begin, end) whose test has several parts
+// (`a if b and c else d`): the test's items jump to the else part when false or fall through to
+// the then part, which ends in a jump to `end`. Returns where decoding goes on, or -1 (the stack
+// restored) where the code is not that.
+int CodeDecoder::decode_compound_if_expression(int j, int begin, int end) {
+  const auto& ops = lifted_.ops;
+  std::vector<ExprPtr> saved = stack_;
+  size_t body_size = out_->size();
+  auto fail = [&] {
+    stack_ = saved;
+    out_->resize(body_size);
+    return -1;
+  };
+  try {
+    std::vector<ConditionItem> items = collect_conditions(j, end, begin);
+    int then_begin = items.back().next;
+    int label = items.back().target;
+    if (items.size() < 2 || label <= then_begin || label >= end) return fail();
+    const Operation& over = ops[static_cast<size_t>(label - 1)];
+    if (over.op != Op::Jump || over.target != end || out_->size() != body_size) return fail();
+    ExprPtr test = build_condition(items, 0, items.size(), label, false, then_begin);
+    if (!decode_if_expression(j, then_begin, label, test)) return fail();
+    return if_expression_end_;
+  } catch (const DecodeFailure&) {
+    return fail();
   }
 }
 

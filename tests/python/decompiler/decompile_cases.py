@@ -94,6 +94,192 @@ CASES: list[Case] = [
         (1, None),
     ),
     _case(
+        "conditional_expression_nested_with_compound_test",
+        """
+        def f(words, a, b):
+            return [
+                rec("z", 1) if rec("a", a) and not w else
+                2 if rec("b", b) and w == 5 or w is None else
+                rec("w", w)
+                for w in words
+            ]
+        """,
+        ([0, 5, 3, None], True, True),
+        ([0, 5, None], False, True),
+        ([], 1, 0),
+        ([5, 1, 0], 0, 0),
+    ),
+    _case(
+        "comprehension_conditional_expression_filter",
+        """
+        def f(items, a):
+            kept = [x for x in items if (rec("c", a) if x is None else rec("h", x)) if x != 3]
+            pairs = {x: 1 for x in items if (x if rec("a", a) else not x)}
+            return kept, pairs, list(y for x in items for y in (x, a) if (y if a else x))
+        """,
+        ([None, 0, 1, 2, 3], True),
+        ([None, 0, 1, 3], 0),
+        ([], 1),
+    ),
+    _case(
+        "comprehension_filter_or_of_and",
+        """
+        def f(items, seen, a, b):
+            kept = [x for x in items if x not in seen or (x in seen and rec("s", x) > 1)]
+            return kept, {x for x in items if not (rec("a", a) and (x or rec("b", b)))}
+        """,
+        ([0, 1, 2, 3], {1, 2}, True, False),
+        ([0, 1, 2], set(), False, True),
+        ([0, 2], {0}, 1, 1),
+        ([], set(), 0, 0),
+    ),
+    _case(
+        "try_return_except_pass_then_try_in_if",
+        """
+        def f(items, key, drop):
+            cache = dict(items)
+            try:
+                return cache[key]
+            except KeyError:
+                pass
+            if drop:
+                try:
+                    del cache[rec("drop", drop)]
+                except (KeyError, TypeError):
+                    rec("missing")
+                cache[key] = rec("stored", key)
+            return rec("end", key), cache
+        """,
+        ({1: 2}, 1, 0),
+        ({1: 2}, 3, 1),
+        ({1: 2, 3: 4}, 5, 3),
+        ({}, 5, []),
+        ({}, 5, 0),
+    ),
+    _case(
+        "for_ending_in_while_else_with_break",
+        """
+        def f(prefix):
+            table = [0] * len(prefix)
+            for i in range(1, len(prefix)):
+                idx = table[i - 1]
+                while prefix[i] != prefix[idx]:
+                    if idx == 0:
+                        table[i] = rec("zero", 0)
+                        break
+                    idx = table[idx - 1]
+                else:
+                    table[i] = rec("else", idx + 1)
+            return table
+        """,
+        ("abcabd",),
+        ("aaaa",),
+        ("abab",),
+        ("",),
+    ),
+    _case(
+        "try_if_nested_try_returns_clause_pass_then_raise",
+        """
+        def f(escape, table):
+            try:
+                c = escape[1:2]
+                if c == "x":
+                    try:
+                        rec("found", int(table[rec("look", c)]))
+                    except (KeyError, TypeError):
+                        raise LookupError("undefined") from None
+                    return 1
+            except ValueError:
+                pass
+            raise LookupError(rec("bad", escape))
+        """,
+        ("\\x", {"x": "7"}),
+        ("\\x", {"x": "q"}),
+        ("\\x", {}),
+        ("\\y", {}),
+        ("", {}),
+    ),
+    _case(
+        "for_while_true_try_clause_continue_then_break",
+        """
+        def f(items, limit):
+            out = []
+            room = [0] * limit
+            for op in items:
+                while True:
+                    try:
+                        if op > 0:
+                            room[op] = rec("set", op)
+                        else:
+                            out.append(op)
+                    except IndexError:
+                        if len(room) == limit:
+                            room += [0] * limit
+                            continue
+                        out.append(rec("far", op))
+                    break
+            return out, len(room)
+        """,
+        ([1, 0, 5, -1, 9], 4),
+        ([], 2),
+        ([3, 7], 2),
+    ),
+    _case(
+        "while_true_for_else_continue_then_break",
+        """
+        def f(items):
+            items = [list(item) for item in items]
+            common = []
+            while True:
+                prefix = None
+                for item in items:
+                    if not item:
+                        break
+                    if prefix is None:
+                        prefix = item[0]
+                    elif item[0] != prefix:
+                        break
+                else:
+                    for item in items:
+                        del item[0]
+                    common.append(rec("prefix", prefix))
+                    continue
+                break
+            return common, items
+        """,
+        (["abc", "abd", "ab"],),
+        (["x", "y"],),
+        (["aa", "aa"],),
+    ),
+    _case(
+        "try_except_clause_if_elif_falls_through",
+        """
+        def f(table, key, flag):
+            names = []
+            member = found = None
+            try:
+                member = table[rec("key", key)]
+            except KeyError:
+                if flag is None:
+                    names.append(rec("none", key))
+                elif rec("test", flag):
+                    names.append(key)
+            try:
+                found = table[key]
+            except (KeyError, TypeError) as exc:
+                if flag is None:
+                    names.append(type(exc).__name__)
+                elif flag:
+                    names.append(rec("flag", flag))
+            return member, found, names
+        """,
+        ({1: 2}, 1, None),
+        ({1: 2}, 3, None),
+        ({1: 2}, 3, 1),
+        ({1: 2}, 3, 0),
+        ({1: 2}, [], 1),
+    ),
+    _case(
         "and_or_value",
         """
         def f(a, b, c):
@@ -4074,6 +4260,10 @@ CASES: list[Case] = [
 FALLBACK = "marked fallback region: "
 WRONG = "decompiles without a fallback to code that behaves differently: "
 _NOT_YET: dict = {
+    "for_while_true_try_clause_continue_then_break": {
+        10: FALLBACK + "'try statement leaves its region' (3.10: a while True whose try's clause"
+        " continues, then a break threaded to the for loop's next iteration)",
+    },
     "if_then_while_with_and_test": {
         10: FALLBACK + "'while test copy' (an if's test read as the loop's first test)",
         11: FALLBACK + "'while test copy' (an if's test read as the loop's first test)",
@@ -4120,6 +4310,10 @@ _AND_IFEXP = (
     FALLBACK + "'unsupported operation' (a method's conditional expression as the right of and)"
 )
 _CODE_NOT_YET: dict = {
+    "for_while_true_try_clause_continue_then_break": {
+        11: SAME_BEHAVIOUR_OTHER_CODE + "the break after the try is read inside its body, after"
+        " the if's then-branch",
+    },
     "outer_loop_if_for_break_then_elif": {
         12: SAME_BEHAVIOUR_OTHER_CODE + "the inner loop's threaded break reads as a break, then a"
         " continue after the loop, not as the outer if's elif",
@@ -4162,9 +4356,6 @@ _CODE_NOT_YET: dict = {
 
 # Found only when the whole module is decompiled from a .pyc of that version.
 _PYC_NOT_YET = {
-    "try_except_else_finally": {
-        10: FALLBACK + "'unstructured jump at offset 180'",
-    },
     "generator_try_then_code": {
         10: FALLBACK + "'unsupported operation 59' (a loop of with statements in a finally)",
     },
@@ -4180,9 +4371,6 @@ _PYC_CODE_NOT_YET = {
     "and_then_chained_comparison_as_if_test": {
         10: SAME_BEHAVIOUR_OTHER_CODE
         + "g: instruction #31: expected POP_JUMP_IF_FALSE -> #46, got POP_JUMP_IF_FALSE -> #50",
-    },
-    "try_except_else_finally": {
-        10: FALLBACK + "'unstructured jump at offset 180'",
     },
     "for_else_break_copies_return_after": {
         10: SAME_BEHAVIOUR_OTHER_CODE
