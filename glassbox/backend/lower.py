@@ -128,11 +128,17 @@ class Lowerer:
                     kind=CONSTANT,
                     index=self._constant_index[key][0],
                 )
-        t = tensor.detach().contiguous().cpu()
+        # A real tensor of the graph (a get_attr constant) read as it is, whatever mode the
+        # compiler runs under: AOTAutograd compiles training graphs under a fake tensor mode.
+        from torch.utils._python_dispatch import _disable_current_modes
+
+        with _disable_current_modes():
+            t = tensor.detach().contiguous().cpu()
+            data = t.numpy().tobytes()
         slot = Slot(dtype_code(t.dtype), tuple(t.shape), kind=CONSTANT, index=len(self.constants))
         if key is not None:
             self._constant_index[key] = (len(self.constants), tensor)
-        self.constants.append(t.numpy().tobytes())
+        self.constants.append(data)
         return slot
 
     def alias(self, slot: Slot, shape) -> Slot:

@@ -62,3 +62,27 @@ def test_training_compiles_without_aotautograd_warnings():
     messages = [str(w.message) for w in caught]
     assert not [m for m in messages if "boxed" in m], messages
     assert all(p.grad is not None for p in model.parameters())
+
+
+def test_tensor_constants_of_a_training_graph_are_lowered():
+    """A tensor the forward creates (``torch.tensor(2)``) is a constant of the graph; AOTAutograd
+    compiles training graphs under a fake tensor mode, in which reading it must not fail (its
+    segment would fall back to PyTorch whole)."""
+    from glassbox.backend import REPORTS
+
+    torch.manual_seed(0)
+    lin = torch.nn.Linear(4, 4)
+    x = torch.randn(3, 4)
+
+    def f(x):
+        return (lin(x) * torch.tensor(2) + torch.tensor([0.5, 1.0, 1.5, 2.0])).square().sum()
+
+    f(x).backward()
+    expected = lin.weight.grad.clone()
+    lin.zero_grad()
+    start = len(REPORTS)
+    compile_native(f)(x).backward()
+    torch.testing.assert_close(lin.weight.grad, expected)
+    forward = REPORTS[start]
+    assert not any("internal error" in op for op in forward.fallback_ops), str(forward)
+    assert forward.native_share == 1.0, str(forward)
