@@ -569,11 +569,14 @@ def attention_is_native(query, key, value, dropout_p=0.0, is_causal=False, attn_
     return all(known(a == b) for a, b in same)
 
 
+def _traced_call(node) -> tuple[tuple, dict]:
+    """A node's arguments with each node replaced by its traced value."""
+    return torch.fx.node.map_arg((node.args, dict(node.kwargs)), meta_val)
+
+
 def attention_check(node):
-    if not attention_is_native(*(meta_val(a) if isinstance(a, torch.fx.Node) else a
-                                 for a in node.args),
-                               **{k: meta_val(v) if isinstance(v, torch.fx.Node) else v
-                                  for k, v in node.kwargs.items()}):  # fmt: skip
+    args, kwargs = _traced_call(node)
+    if not attention_is_native(*args, **kwargs):
         raise Unsupported("attention: dtype, dropout, mask or head layout")
     if any(u.target is not operator.getitem for u in node.users):
         raise Unsupported("attention: its outputs are read whole")
@@ -615,9 +618,8 @@ def sdpa_is_native(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=F
 
 
 def sdpa_check(node):
-    vals = [meta_val(a) if isinstance(a, torch.fx.Node) else a for a in node.args]
-    kw = {k: meta_val(v) if isinstance(v, torch.fx.Node) else v for k, v in node.kwargs.items()}
-    if not sdpa_is_native(*vals, **kw):
+    args, kwargs = _traced_call(node)
+    if not sdpa_is_native(*args, **kwargs):
         raise Unsupported("attention: dtype, dropout, mask or head layout")
 
 
