@@ -12,6 +12,24 @@ from glassbox.backend import REPORTS, register  # noqa: E402
 register()
 
 
+@pytest.fixture
+def emitted(monkeypatch):
+    """The instructions the lowering emits while the test runs (each with its op, inputs,
+    outputs and typed arguments)."""
+    from glassbox.backend.lower import Lowerer
+
+    instrs = []
+    emit = Lowerer.emit
+
+    def spy(self, *args, **kwargs):
+        instr = emit(self, *args, **kwargs)
+        instrs.append(instr)
+        return instr
+
+    monkeypatch.setattr(Lowerer, "emit", spy)
+    return instrs
+
+
 def compile_native(fn):
     """torch.compile with the glassbox backend, one graph; returns (compiled, new reports)."""
     torch._dynamo.reset()
