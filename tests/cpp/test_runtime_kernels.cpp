@@ -398,3 +398,57 @@ TEST(RuntimeKernels, MaxPoolWithoutIndicesMatchesItsDefinition) {
     }
   }
 }
+
+// Copies and reductions large enough to be split across a team, against direct computations,
+// and the same bits when the calling thread runs every part after a stall.
+TEST(TeamStalls, SplitCopiesAndReductionsMatchTheirDefinitions) {
+  using rt::TeamStalls;
+  const std::int64_t b = 6, t = 129, h = 4, e = 33;  // odd sizes: parts end mid-dim
+  std::vector<float> x(static_cast<std::size_t>(b * t * h * e));
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = std::sin(0.013f * static_cast<float>(i));
+  auto permuted = [&] {  // [b, t, h, e] -> [b, h, t, e]
+    return run1("copy_strided", {v({b, t, h, e}, rt::ValueKind::Input, 0)},
+                v({b, h, t, e}, rt::ValueKind::Arena, 0), {x},
+                rt::StridedArgs{0, {t * h * e, e, h * e, 1}, -1, {}});
+  };
+  auto halves = [&] {  // x's two halves, each as [rows, e], side by side: [rows, 2 e]
+    const std::int64_t rows = b * t * h, half = x.size() / 2;
+    std::vector<float> lo(x.begin(), x.begin() + half), hi(x.begin() + half, x.end());
+    return run1(
+        "cat",
+        {v({rows / 2, e}, rt::ValueKind::Input, 0), v({rows / 2, e}, rt::ValueKind::Input, 1)},
+        v({rows / 2, 2 * e}, rt::ValueKind::Arena, 0), {lo, hi}, rt::DimArgs{1});
+  };
+  auto means = [&] {
+    return run1("mean", {v({b * t * h, e}, rt::ValueKind::Input, 0)},
+                v({b * t * h, 1}, rt::ValueKind::Arena, 0), {x}, rt::ReduceArgs{{1}, true, 0.0});
+  };
+  while (!TeamStalls::may_fork()) {  // whatever earlier tests left
+  }
+  std::vector<float> p = permuted(), c = halves(), m = means();
+  for (std::int64_t i = 0; i < b; ++i)
+    for (std::int64_t j = 0; j < t; ++j)
+      for (std::int64_t k = 0; k < h; ++k)
+        for (std::int64_t l = 0; l < e; ++l)
+          ASSERT_EQ(p[static_cast<std::size_t>(((i * h + k) * t + j) * e + l)],
+                    x[static_cast<std::size_t>(((i * t + j) * h + k) * e + l)]);
+  const std::int64_t rows = b * t * h / 2, half = static_cast<std::int64_t>(x.size()) / 2;
+  for (std::int64_t r = 0; r < rows; ++r)
+    for (std::int64_t l = 0; l < e; ++l) {
+      ASSERT_EQ(c[static_cast<std::size_t>(r * 2 * e + l)], x[static_cast<std::size_t>(r * e + l)]);
+      ASSERT_EQ(c[static_cast<std::size_t>(r * 2 * e + e + l)],
+                x[static_cast<std::size_t>(half + r * e + l)]);
+    }
+  for (std::int64_t r = 0; r < b * t * h; ++r) {
+    double s = 0;
+    for (std::int64_t l = 0; l < e; ++l) s += x[static_cast<std::size_t>(r * e + l)];
+    ASSERT_NEAR(m[static_cast<std::size_t>(r)], s / e, 1e-6);
+  }
+  TeamStalls::record(10e-6, 5e-3);
+  ASSERT_FALSE(TeamStalls::may_fork());
+  EXPECT_EQ(permuted(), p);
+  EXPECT_EQ(halves(), c);
+  EXPECT_EQ(means(), m);
+  while (!TeamStalls::may_fork()) {
+  }
+}

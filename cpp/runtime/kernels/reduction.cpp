@@ -3,19 +3,46 @@
 //   ReduceArgs: dims (each reduced dim once), keepdim, correction (var's; 0 for the others)
 // The output shape is the input shape with the reduced dims set to 1 (keepdim) or removed.
 // Accumulation is in double. When the reduced dims are the trailing ones each output is one
-// contiguous run; otherwise a general pass scatters every input element to its output.
+// contiguous run (a sum runs over 8 partial sums, one per lane, added in a fixed order; large
+// tensors are split by outputs across a team, which leaves every output's bits as they are);
+// otherwise a general pass scatters every input element to its output.
 // And one scan: cumsum (in) -> out, DimArgs: float32 out accumulates in double, int64 out
 // in int64 (from int64, int32 or bool input, as torch promotes).
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "runtime/kernel.hpp"
+#include "runtime/kernels/vector_math.hpp"
+#include "runtime/team_stalls.hpp"
 
 namespace glassbox::runtime {
 namespace {
 
 enum class Reduce { Sum, Mean, Amax, Amin, Var };
+
+// Input elements from which a reduction is split across a team.
+[[maybe_unused]] constexpr std::int64_t kParallelElements = 1 << 16;
+
+typedef float f32x8 __attribute__((vector_size(32)));
+typedef double f64x8 __attribute__((vector_size(64)));
+
+// The sum of a row in double: 8 lanes of partial sums (lane l adds elements i = l mod 8), then
+// the lanes in order, then the tail.
+GBX_CLONES double sum_row(const float* x, std::int64_t n) {
+  f64x8 acc = {};
+  std::int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    f32x8 v;
+    std::memcpy(&v, x + i, sizeof v);
+    acc += __builtin_convertvector(v, f64x8);
+  }
+  double s = 0.0;
+  for (int l = 0; l < 8; ++l) s += acc[l];
+  for (; i < n; ++i) s += x[i];
+  return s;
+}
 
 std::vector<char> reduced_mask(const std::vector<std::int64_t>& dims, std::size_t ndim) {
   std::vector<char> mask(ndim, 0);
@@ -91,6 +118,29 @@ bool reduces_trailing(const std::vector<char>& mask) {
   return true;
 }
 
+// accumulate() where output o reduces the contiguous run o of the input.
+template <Reduce R>
+void accumulate_rows(const float* x, std::int64_t n, std::vector<double>& acc,
+                     const std::vector<double>* center) {
+  const std::int64_t outs = static_cast<std::int64_t>(acc.size());
+  const std::int64_t run = outs ? n / outs : 0;
+  run_team(n >= kParallelElements ? max_team() : 1, [&](int part, int parts) {
+    for (std::int64_t o = outs * part / parts; o < outs * (part + 1) / parts; ++o) {
+      double a = acc[o];
+      const float* row = x + o * run;
+      if (center) {
+        double m = (*center)[o];
+        for (std::int64_t i = 0; i < run; ++i) a += (row[i] - m) * (row[i] - m);
+      } else if (R == Reduce::Sum) {
+        a += sum_row(row, run);
+      } else {
+        for (std::int64_t i = 0; i < run; ++i) combine<R>(a, row[i]);
+      }
+      acc[o] = a;
+    }
+  });
+}
+
 // acc[o] combined over all inputs mapped to o; `center` (per output) subtracted and squared if set.
 template <Reduce R>
 void accumulate(const float* x, const Shape& shape, const std::vector<char>& mask,
@@ -108,19 +158,7 @@ void accumulate(const float* x, const Shape& shape, const std::vector<char>& mas
     }
   }
   if (reduces_trailing(mask)) {
-    std::int64_t outs = static_cast<std::int64_t>(acc.size());
-    std::int64_t run = outs ? n / outs : 0;
-    for (std::int64_t o = 0; o < outs; ++o) {
-      double a = acc[o];
-      const float* row = x + o * run;
-      if (center) {
-        double m = (*center)[o];
-        for (std::int64_t i = 0; i < run; ++i) a += (row[i] - m) * (row[i] - m);
-      } else {
-        for (std::int64_t i = 0; i < run; ++i) combine<R>(a, row[i]);
-      }
-      acc[o] = a;
-    }
+    accumulate_rows<R>(x, n, acc, center);
     return;
   }
   std::vector<std::int64_t> index(nd, 0);

@@ -15,9 +15,13 @@
 #include <type_traits>
 
 #include "runtime/kernel.hpp"
+#include "runtime/team_stalls.hpp"
 
 namespace glassbox::runtime {
 namespace {
+
+// Output elements from which a copy is split across a team.
+[[maybe_unused]] constexpr std::int64_t kParallelElements = 1 << 16;
 
 // StridedArgs describe a view of `view` shape inside `numel` elements.
 void verify_view_bounds(const VerifyContext& c, const Shape& view, std::int64_t numel) {
@@ -66,45 +70,70 @@ void run_scatter_strided(const KernelContext& c) {
       [&](std::int64_t i, std::int64_t at) { std::memcpy(to + at * elem, from + i * elem, elem); });
 }
 
+// Rows [r0, r1) of copy_strided (a row: the innermost dim of out).
+struct StridedRows {
+  const std::uint8_t* src;
+  std::uint8_t* dst;
+  const Shape& shape;
+  const std::int64_t* strides;
+  std::int64_t offset;
+  std::size_t elem;
+
+  void copy(std::int64_t r0, std::int64_t r1) const {
+    const std::size_t nd = shape.size();
+    const std::int64_t inner = nd ? shape[nd - 1] : 1;
+    std::int64_t index[16] = {0}, at = offset;
+    for (std::size_t k = nd - (nd ? 1 : 0), rest = static_cast<std::size_t>(r0); k-- > 0;) {
+      index[k] = static_cast<std::int64_t>(rest) % shape[k];  // r0 unravelled over the outer dims
+      rest /= static_cast<std::size_t>(shape[k]);
+      at += index[k] * strides[k];
+    }
+    for (std::int64_t r = r0; r < r1; ++r) {
+      row(dst + r * inner * static_cast<std::int64_t>(elem), at, inner);
+      for (std::size_t k = nd - (nd ? 1 : 0); k-- > 0;) {
+        if (++index[k] < shape[k]) {
+          at += strides[k];
+          break;
+        }
+        at -= strides[k] * (shape[k] - 1);
+        index[k] = 0;
+      }
+    }
+  }
+
+  void row(std::uint8_t* to, std::int64_t at, std::int64_t inner) const {
+    const std::int64_t s = shape.empty() ? 1 : strides[shape.size() - 1];
+    if (s == 1) {
+      std::memcpy(to, src + at * static_cast<std::int64_t>(elem), inner * elem);
+    } else if (elem == 4) {
+      const float* sp = reinterpret_cast<const float*>(src) + at;
+      float* dp = reinterpret_cast<float*>(to);
+      for (std::int64_t i = 0; i < inner; ++i) dp[i] = sp[i * s];
+    } else {
+      for (std::int64_t i = 0; i < inner; ++i) {
+        std::memcpy(to + i * static_cast<std::int64_t>(elem), src + (at + i * s) * elem, elem);
+      }
+    }
+  }
+};
+
+// Rows are independent: large copies are split across a team.
 void run_copy_strided(const KernelContext& c) {
   TensorRef in = c.in(0), out = c.out(0);
   const Shape& shape = out.shape();
-  std::int64_t n = out.numel();
+  const std::int64_t n = out.numel();
   if (n == 0) return;
-  std::size_t nd = shape.size(), elem = element_size(out.dtype());
-  const std::int64_t* strides = c.args_as<StridedArgs>().strides.data();
-  const auto* src = static_cast<const std::uint8_t*>(in.data);
-  auto* dst = static_cast<std::uint8_t*>(out.data);
-  // Innermost run is contiguous in the input: copy rows at once.
-  std::int64_t inner = nd ? shape[nd - 1] : 1;
-  bool inner_contig = nd == 0 || strides[nd - 1] == 1;
-  std::int64_t rows = n / inner;
-  std::int64_t index[16] = {0};
-  std::int64_t offset = c.args_as<StridedArgs>().offset;
-  for (std::int64_t r = 0; r < rows; ++r) {
-    if (inner_contig) {
-      std::memcpy(dst + r * inner * elem, src + offset * elem, inner * elem);
-    } else {
-      std::int64_t s = strides[nd - 1];
-      if (elem == 4) {
-        const float* sp = reinterpret_cast<const float*>(src) + offset;
-        float* dp = reinterpret_cast<float*>(dst) + r * inner;
-        for (std::int64_t i = 0; i < inner; ++i) dp[i] = sp[i * s];
-      } else {
-        for (std::int64_t i = 0; i < inner; ++i) {
-          std::memcpy(dst + (r * inner + i) * elem, src + (offset + i * s) * elem, elem);
-        }
-      }
-    }
-    for (std::size_t k = nd - (nd ? 1 : 0); k-- > 0;) {
-      if (++index[k] < shape[k]) {
-        offset += strides[k];
-        break;
-      }
-      offset -= strides[k] * (shape[k] - 1);
-      index[k] = 0;
-    }
-  }
+  const auto& args = c.args_as<StridedArgs>();
+  const StridedRows rows{static_cast<const std::uint8_t*>(in.data),
+                         static_cast<std::uint8_t*>(out.data),
+                         shape,
+                         args.strides.data(),
+                         args.offset,
+                         element_size(out.dtype())};
+  const std::int64_t count = n / (shape.empty() ? 1 : shape.back());
+  run_team(n >= kParallelElements ? max_team() : 1, [&](int part, int parts) {
+    rows.copy(count * part / parts, count * (part + 1) / parts);
+  });
 }
 
 void verify_cat(const VerifyContext& c) {
@@ -133,17 +162,20 @@ void run_cat(const KernelContext& c) {
   for (std::int64_t d = 0; d < dim; ++d) outer *= out.dim(d);
   for (std::size_t d = dim + 1; d < out.ndim(); ++d) inner *= out.dim(d);
   std::int64_t out_row = out.dim(dim) * inner;
-  std::int64_t at = 0;
   auto* dst = static_cast<std::uint8_t*>(out.data);
-  for (std::size_t j = 0; j < c.num_inputs(); ++j) {
-    TensorRef in = c.in(j);
-    std::int64_t row = in.dim(dim) * inner;
-    const auto* src = static_cast<const std::uint8_t*>(in.data);
-    for (std::int64_t o = 0; o < outer && row > 0; ++o) {
-      std::memcpy(dst + (o * out_row + at) * elem, src + o * row * elem, row * elem);
+  // Outer rows are independent: large outputs are split across a team.
+  run_team(out.numel() >= kParallelElements ? max_team() : 1, [&](int part, int parts) {
+    std::int64_t at = 0;
+    for (std::size_t j = 0; j < c.num_inputs(); ++j) {
+      TensorRef in = c.in(j);
+      std::int64_t row = in.dim(dim) * inner;
+      const auto* src = static_cast<const std::uint8_t*>(in.data);
+      for (std::int64_t o = outer * part / parts; o < outer * (part + 1) / parts && row > 0; ++o) {
+        std::memcpy(dst + (o * out_row + at) * elem, src + o * row * elem, row * elem);
+      }
+      at += row;
     }
-    at += row;
-  }
+  });
 }
 
 void verify_convert(const VerifyContext& c) {
