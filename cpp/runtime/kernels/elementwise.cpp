@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 
 #include "runtime/kernel.hpp"
 #include "runtime/kernels/vector_math.hpp"
@@ -373,7 +374,11 @@ template <typename R>
 void store_output(TensorRef out, const R* src, std::int64_t start, std::int64_t len) {
   switch (out.dtype()) {
     case DType::Float32:
-      for (std::int64_t i = 0; i < len; ++i) out.f32()[start + i] = static_cast<float>(src[i]);
+      if constexpr (std::is_same_v<R, float>) {
+        std::memcpy(out.f32() + start, src, static_cast<std::size_t>(len) * sizeof(float));
+      } else {
+        for (std::int64_t i = 0; i < len; ++i) out.f32()[start + i] = static_cast<float>(src[i]);
+      }
       break;
     case DType::Int64:
       for (std::int64_t i = 0; i < len; ++i) out.i64()[start + i] = to_int<std::int64_t>(src[i]);
@@ -387,28 +392,41 @@ void store_output(TensorRef out, const R* src, std::int64_t start, std::int64_t 
   }
 }
 
+// Where register j of a block starts: a float32 input that is read whole in the output's order is
+// read where it lies, every other input is loaded into its register first.
+template <typename R>
+const R* input_register(const InputPlan& ip, R* reg, std::int64_t start, std::int64_t len,
+                        const Shape& shape) {
+  if constexpr (std::is_same_v<R, float>) {
+    if (ip.same && ip.ref.dtype() == DType::Float32) return ip.ref.f32() + start;
+  }
+  load_input(ip, reg, start, len, shape);
+  return reg;
+}
+
 // One block of the program: inputs into registers, each op, outputs out of registers.
 template <typename R>
 void run_block(const KernelContext& c, const ElementwiseArgs& p,
-               const std::vector<InputPlan>& inputs, R* regs, std::int64_t start,
+               const std::vector<InputPlan>& inputs, R* regs, const R** at, std::int64_t start,
                std::int64_t len) {
   const Shape& shape = c.out(0).shape();
   const std::int64_t n_in = static_cast<std::int64_t>(inputs.size());
   for (std::int64_t j = 0; j < n_in; ++j)
-    load_input(inputs[j], regs + j * kBlock, start, len, shape);
+    at[j] = input_register(inputs[j], regs + j * kBlock, start, len, shape);
   const std::int64_t n_ops = static_cast<std::int64_t>(p.ops.size());
   for (std::int64_t k = 0; k < n_ops; ++k) {
     const ElementwiseOp& op = p.ops[static_cast<std::size_t>(k)];
     R* r = regs + (n_in + k) * kBlock;
     int ar = arity_of(op.code);
-    const R* a = ar >= 1 ? regs + op.a * kBlock : nullptr;
-    const R* b = ar >= 2 ? regs + op.b * kBlock : nullptr;
-    const R* cc = ar >= 3 ? regs + op.c * kBlock : nullptr;
+    const R* a = ar >= 1 ? at[op.a] : nullptr;
+    const R* b = ar >= 2 ? at[op.b] : nullptr;
+    const R* cc = ar >= 3 ? at[op.c] : nullptr;
     R constant = op.code == CONST ? static_cast<R>(p.constants[op.a]) : R(0);
     apply_as(op.code, r, a, b, cc, len, constant);
+    at[n_in + k] = r;
   }
   for (std::size_t j = 0; j < p.outputs.size(); ++j) {
-    store_output(c.out(j), regs + p.outputs[j] * kBlock, start, len);
+    store_output(c.out(j), at[p.outputs[j]], start, len);
   }
 }
 
@@ -431,9 +449,10 @@ void run_as(const KernelContext& c) {
   // Blocks are independent: large tensors are split across a team, each part with its registers.
   run_team(total >= kParallelElements ? max_team() : 1, [&](int part, int parts) {
     std::vector<R> regs(static_cast<std::size_t>(n_regs * kBlock));
+    std::vector<const R*> at(static_cast<std::size_t>(n_regs));
     for (std::int64_t blk = n_blocks * part / parts; blk < n_blocks * (part + 1) / parts; ++blk) {
       const std::int64_t start = blk * kBlock;
-      run_block(c, p, inputs, regs.data(), start, std::min(kBlock, total - start));
+      run_block(c, p, inputs, regs.data(), at.data(), start, std::min(kBlock, total - start));
     }
   });
 }
