@@ -292,10 +292,10 @@ inline __attribute__((always_inline)) void apply(std::int64_t op, R* r, const R*
       for (std::int64_t i = 0; i < n; ++i) r[i] = a[i] == R(0);
       break;
     case AND:
-      for (std::int64_t i = 0; i < n; ++i) r[i] = (a[i] != R(0)) && (b[i] != R(0));
+      for (std::int64_t i = 0; i < n; ++i) r[i] = (a[i] != R(0)) & (b[i] != R(0));  // vectorises
       break;
     case OR:
-      for (std::int64_t i = 0; i < n; ++i) r[i] = (a[i] != R(0)) || (b[i] != R(0));
+      for (std::int64_t i = 0; i < n; ++i) r[i] = (a[i] != R(0)) | (b[i] != R(0));
       break;
     case SIN:
       for (std::int64_t i = 0; i < n; ++i) r[i] = std::sin(a[i]);
