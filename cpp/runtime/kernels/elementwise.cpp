@@ -9,6 +9,7 @@
 // proceeds in blocks so each op is a tight loop.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <type_traits>
@@ -143,11 +144,31 @@ void verify(const VerifyContext& c) {
   }
 }
 
+// One contiguous run of an input, converted to the registers' type. The common pairs are their own
+// functions, compiled per x86-64 level: as a template the bool one stayed a scalar loop.
+template <typename T, typename R>
+void convert_run(const T* from, R* to, std::int64_t n) {
+  for (std::int64_t i = 0; i < n; ++i) to[i] = static_cast<R>(from[i]);
+}
+inline void convert_run(const float* from, float* to, std::int64_t n) {
+  std::memcpy(to, from, static_cast<std::size_t>(n) * sizeof(float));
+}
+GBX_CLONES void convert_run(const bool* from, float* to, std::int64_t n) {
+  const auto* bytes = reinterpret_cast<const std::uint8_t*>(from);  // any nonzero byte is true
+  for (std::int64_t i = 0; i < n; ++i) to[i] = bytes[i] != 0 ? 1.0f : 0.0f;
+}
+
+// Results as bools, compiled per x86-64 level (the plain loop stayed scalar).
+GBX_CLONES void store_bools(const float* from, bool* to, std::int64_t n) {
+  auto* bytes = reinterpret_cast<std::uint8_t*>(to);
+  for (std::int64_t i = 0; i < n; ++i) bytes[i] = from[i] != 0.0f;
+}
+
 template <typename T, typename R>
 void load_block(const T* src, R* dst, std::int64_t start, std::int64_t len, const Shape& shape,
                 const std::vector<std::int64_t>& strides, bool same, bool scalar) {
   if (same) {
-    for (std::int64_t i = 0; i < len; ++i) dst[i] = static_cast<R>(src[start + i]);
+    convert_run(src + start, dst, len);
     return;
   }
   if (scalar) {
@@ -169,7 +190,7 @@ void load_block(const T* src, R* dst, std::int64_t start, std::int64_t len, cons
     std::int64_t run = std::min(len - i, last - index[nd - 1]);
     const T* from = src + offset;
     if (step == 1) {
-      for (std::int64_t j = 0; j < run; ++j) dst[i + j] = static_cast<R>(from[j]);
+      convert_run(from, dst + i, run);
     } else if (step == 0) {
       std::fill(dst + i, dst + i + run, static_cast<R>(from[0]));
     } else {
@@ -384,7 +405,11 @@ void store_output(TensorRef out, const R* src, std::int64_t start, std::int64_t 
       for (std::int64_t i = 0; i < len; ++i) out.i64()[start + i] = to_int<std::int64_t>(src[i]);
       break;
     case DType::Bool:
-      for (std::int64_t i = 0; i < len; ++i) out.b8()[start + i] = src[i] != R(0);
+      if constexpr (std::is_same_v<R, float>) {
+        store_bools(src, out.b8() + start, len);
+      } else {
+        for (std::int64_t i = 0; i < len; ++i) out.b8()[start + i] = src[i] != R(0);
+      }
       break;
     case DType::Int32:
       for (std::int64_t i = 0; i < len; ++i) out.i32()[start + i] = to_int<std::int32_t>(src[i]);

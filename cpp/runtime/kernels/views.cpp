@@ -10,11 +10,13 @@
 //   full         () -> out      FullArgs
 //   arange       () -> out      ArangeArgs
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <type_traits>
 
 #include "runtime/kernel.hpp"
+#include "runtime/kernels/vector_math.hpp"
 #include "runtime/team_stalls.hpp"
 
 namespace glassbox::runtime {
@@ -204,6 +206,12 @@ void convert(const From* src, To* dst, std::int64_t n) {
       dst[i] = static_cast<To>(src[i]);
     }
   }
+}
+
+// bool to float32 (masks), compiled per x86-64 level: as the template it stayed a scalar loop.
+GBX_CLONES void convert(const bool* src, float* dst, std::int64_t n) {
+  const auto* bytes = reinterpret_cast<const std::uint8_t*>(src);  // any nonzero byte is true
+  for (std::int64_t i = 0; i < n; ++i) dst[i] = bytes[i] != 0 ? 1.0f : 0.0f;
 }
 
 template <typename From>

@@ -89,6 +89,12 @@ CASES = {
     "exp_log": (lambda a: torch.log(torch.exp(a) + 1), (r(4, 4),)),
     "where_compare": (lambda a, b: torch.where(a > b, a, b * 2), (r(3, 4), r(3, 4))),
     "comparisons": (lambda a: (a >= 0) & (a < 0.5), (r(10),)),
+    # bool inputs read a byte at a time and widened per block (masks as HF builds them)
+    "bool_masks_broadcast": (
+        lambda m, n, b: (torch.where(m & n, b, -1e9), (m | n).float(), ~m & n),
+        (r(1, 1, 37, 37) > 0, r(3, 1, 1, 37) > 0.3, r(1, 2, 37, 37)),
+    ),
+    "bool_to_float_large": (lambda m: m.float() * 2, (r(4, 1000) > 0,)),
     "clamp": (lambda a: a.clamp(-0.5, 0.5), (r(10),)),
     "mm": (lambda a, b: a @ b, (r(5, 3), r(3, 7))),
     "mm_transposed": (lambda a, b: a @ b.t(), (r(5, 3), r(7, 3))),
