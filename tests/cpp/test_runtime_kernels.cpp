@@ -220,9 +220,9 @@ TEST(TeamStalls, BackOffAfterAStall) {
   }
   for (int i = 0; i < 20; ++i) TeamStalls::record(10e-6, 5e-6);  // normal regions
   EXPECT_TRUE(TeamStalls::may_fork());
-  TeamStalls::record(10e-6, 150e-6);  // under the floor: not a stall
+  TeamStalls::record(10e-6, 900e-6);  // under the floor (a slow wake): not a stall
   EXPECT_TRUE(TeamStalls::may_fork());
-  TeamStalls::record(100e-6, 500e-6);  // over the floor, but only 5 times the work
+  TeamStalls::record(400e-6, 2e-3);  // over the floor, but only 5 times the work
   EXPECT_TRUE(TeamStalls::may_fork());
   TeamStalls::record(10e-6, 5e-3);  // a stall
   int skipped = 0;
