@@ -21,6 +21,7 @@ from glassbox.backend.partition import (
     partition,
     symbolic_scalars,
 )
+from glassbox.backend.patterns import rewrite_known_formulas
 from glassbox.backend.plan import serialize
 from glassbox.backend.program import INPUT
 from glassbox.backend.symbolic import dim_of, is_symbolic
@@ -395,6 +396,7 @@ class CompiledGraph:
 
     def __init__(self, gm: torch.fx.GraphModule, name: str = "graph"):
         graph = gm.graph
+        rewrite_known_formulas(graph)
         float_operands_as_tensors(graph)
         ids = {}
         placeholders = [n for n in graph.nodes if n.op == "placeholder"]
