@@ -122,6 +122,7 @@ def _inference_decompositions() -> dict:
     """Core ATen decompositions, but attention stays one op (CPU flash attention, which torch's
     own scaled_dot_product_attention picks for these calls) where the attention kernel computes
     the call; elsewhere the products, mask and softmax of its decomposition."""
+    import torch
     from torch._decomp import core_aten_decompositions
 
     from glassbox.backend.lower import FLASH_ATTENTION, SDPA, attention_is_native, sdpa_is_native
@@ -142,6 +143,10 @@ def _inference_decompositions() -> dict:
 
     keep(FLASH_ATTENTION, attention_is_native)
     keep(SDPA, sdpa_is_native)
+    # SiLU stays one op: the runtime computes it, and a product before it applies it as written.
+    silu = torch.ops.aten.silu.default
+    if silu in table:
+        del table[silu]
     return table
 
 

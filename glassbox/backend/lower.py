@@ -358,7 +358,7 @@ for _t, _n in [
     (aten.neg.default, "NEG"), (aten.abs.default, "ABS"),
     (aten.sigmoid.default, "SIGMOID"), (aten.tanh.default, "TANH"), (aten.exp.default, "EXP"),
     (aten.log.default, "LOG"), (aten.sqrt.default, "SQRT"), (aten.rsqrt.default, "RSQRT"),
-    (aten.reciprocal.default, "RECIP"), (aten.erf.default, "ERF"), (aten.silu.default, "SILU"),
+    (aten.reciprocal.default, "RECIP"), (aten.erf.default, "ERF"),
     (aten.logical_not.default, "NOT"), (aten.sin.default, "SIN"), (aten.cos.default, "COS"),
     (aten.log1p.default, "LOG1P"), (aten.expm1.default, "EXPM1"), (aten.floor.default, "FLOOR"),
     (aten.ceil.default, "CEIL"), (aten.round.default, "ROUND"), (aten.sign.default, "SIGN"),
@@ -390,7 +390,7 @@ def _gelu(e, a, approximate="none"):
 
 # Activations a product applies to its result as it writes it (GemmArgs.epilogue,
 # Conv2dArgs.epilogue).
-EPILOGUES = {"RELU": 1, "GELU": 2, "GELU_TANH": 3}
+EPILOGUES = {"RELU": 1, "GELU": 2, "GELU_TANH": 3, "SILU": 4}
 _RESHAPES = (aten.view.default, aten._unsafe_view.default, aten.reshape.default)
 
 
@@ -438,6 +438,14 @@ _relu = unary("RELU")
 def _gelu_or_epilogue(lw, node, x, approximate="none"):
     name = "GELU_TANH" if approximate == "tanh" else "GELU"
     return fold_activation(lw, node, x, name) or _gelu(lw, node, x, approximate=approximate)
+
+
+_silu = unary("SILU")
+
+
+@handles(aten.silu.default, check=ew_check)
+def _silu_or_epilogue(lw, node, x):
+    return fold_activation(lw, node, x, "SILU") or _silu(lw, node, x)
 
 
 @handles(aten.relu.default, check=ew_check)

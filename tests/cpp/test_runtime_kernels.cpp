@@ -141,6 +141,7 @@ TEST(RuntimeKernels, OneRowProductsMatchDirectSums) {
       {16, 48, true, 2, 0, 1, 2},
       {7, 0, true, 2, 1, 1, 0},
       {1, 70, true, 1, 1, 1, 3},
+      {45, 70, true, 2, 1, 1, 4},
       {530, 260, true, 2, 1, 1, 1},
       {530, 260, false, 2, 1, 1, 0},
       {1000, 131, false, 0, 1, 1, 2},
@@ -148,7 +149,8 @@ TEST(RuntimeKernels, OneRowProductsMatchDirectSums) {
       // x held in registers (k a multiple of 256), four-row groups with remainders.
       {515, 512, true, 2, 1, 1, 1},
       {6, 256, true, 0, 1, 1, 0},
-      {3, 768, true, 1, 1, 1, 2}};
+      {3, 768, true, 1, 1, 1, 2},
+      {600, 300, false, 0, 1, 1, 4}};
   for (const Case& c : cases) {
     std::vector<float> a(static_cast<std::size_t>(c.k)), b(static_cast<std::size_t>(c.n * c.k)),
         bias(static_cast<std::size_t>(c.bias == 2 ? c.n : 1));
@@ -184,6 +186,7 @@ TEST(RuntimeKernels, OneRowProductsMatchDirectSums) {
       if (c.epilogue == 3) {
         s = 0.5 * s * (1 + std::tanh(std::sqrt(2 / M_PI) * (s + 0.044715 * s * s * s)));
       }
+      if (c.epilogue == 4) s = s / (1 + std::exp(-s));  // silu
       EXPECT_NEAR(y[j], s, 1e-4 * (1 + std::abs(s))) << "n " << c.n << " k " << c.k << " j " << j;
     }
   }

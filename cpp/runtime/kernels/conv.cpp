@@ -69,7 +69,8 @@ void verify_conv2d(const VerifyContext& c) {
   const auto* a = &c.args_as<Conv2dArgs>();
   c.require(a->batch_norm || (!a->batch_norm_weight && !a->batch_norm_bias),
             "batch norm parameters without a batch norm");
-  c.require(a->epilogue >= 0 && a->epilogue <= 3, "bad epilogue");
+  c.require(a->epilogue >= 0 && a->epilogue <= static_cast<std::int64_t>(Epilogue::Silu),
+            "bad epilogue");
   c.require(a->batch_norm ? a->batch_norm_eps >= 0 : a->batch_norm_eps == 0,
             "Conv2dArgs.batch_norm_eps must be >= 0 with a batch norm, 0 without");
   c.arity(2 + a->has_bias + bn_inputs(*a), 1);
@@ -222,7 +223,7 @@ struct OneDnnConv : KernelCache {
         ops.append_binary(dnnl::algorithm::binary_add, per_channel);
       }
       if (s.epilogue != Epilogue::None)
-        ops.append_eltwise(1.0f, onednn_eltwise(s.epilogue), 0.0f, 0.0f);
+        ops.append_eltwise(1.0f, onednn_eltwise(s.epilogue), onednn_alpha(s.epilogue), 0.0f);
       attr.set_post_ops(ops);
       dnnl::convolution_forward::primitive_desc pd(desc, attr, engine);
       bn_scale = memory(per_channel, engine, nullptr);

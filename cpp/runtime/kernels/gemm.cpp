@@ -35,6 +35,9 @@ GBX_CLONES void epilogue_row(Epilogue epilogue, float* row, std::int64_t n0, std
     case Epilogue::GeluTanh:
       for (std::int64_t j = n0; j < n1; ++j) row[j] = vmath::gelu_tanh_f32(row[j]);
       break;
+    case Epilogue::Silu:  // as the elementwise SILU
+      for (std::int64_t j = n0; j < n1; ++j) row[j] = row[j] / (1.0f + vmath::exp_f32(-row[j]));
+      break;
   }
 }
 
@@ -65,7 +68,7 @@ const GemmArgs& gemm_args(const KernelContext& c) { return std::get<GemmArgs>(c.
 // GemmArgs' fields: a known epilogue (none for bmm); alpha and beta 1 but for addmm.
 const GemmArgs& verify_gemm_args(const VerifyContext& c, bool batched, bool scaled) {
   const auto* g = &c.args_as<GemmArgs>();
-  c.require(g->epilogue >= 0 && g->epilogue <= static_cast<std::int64_t>(Epilogue::GeluTanh),
+  c.require(g->epilogue >= 0 && g->epilogue <= static_cast<std::int64_t>(Epilogue::Silu),
             "unknown epilogue " + std::to_string(g->epilogue));
   c.require(!batched || g->epilogue == 0, "takes no epilogue");
   c.require(scaled || (g->alpha == 1.0 && g->beta == 1.0), "takes no alpha or beta");

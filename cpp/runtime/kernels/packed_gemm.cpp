@@ -47,7 +47,7 @@ struct PackedPart {
     dnnl::primitive_attr attr;
     if (p.epilogue != Epilogue::None) {
       dnnl::post_ops ops;
-      ops.append_eltwise(1.0f, onednn_eltwise(p.epilogue), 0.0f, 0.0f);
+      ops.append_eltwise(1.0f, onednn_eltwise(p.epilogue), onednn_alpha(p.epilogue), 0.0f);
       attr.set_post_ops(ops);
     }
     dnnl::matmul::primitive_desc pd(desc, attr, engine);
@@ -108,6 +108,8 @@ dnnl::algorithm onednn_eltwise(Epilogue epilogue) {
       return dnnl::algorithm::eltwise_gelu_erf;
     case Epilogue::GeluTanh:
       return dnnl::algorithm::eltwise_gelu_tanh;
+    case Epilogue::Silu:
+      return dnnl::algorithm::eltwise_swish;
     case Epilogue::None:
       break;
   }

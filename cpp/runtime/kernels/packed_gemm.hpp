@@ -23,7 +23,10 @@ constexpr std::int64_t kPackedGemmMaxRows = std::numeric_limits<std::int64_t>::m
 
 // An activation applied to a product's result as it is written (GemmArgs.epilogue of mm and addmm,
 // Conv2dArgs.epilogue of conv2d).
-enum class Epilogue : std::int64_t { None = 0, Relu = 1, GeluErf = 2, GeluTanh = 3 };
+enum class Epilogue : std::int64_t { None = 0, Relu = 1, GeluErf = 2, GeluTanh = 3, Silu = 4 };
+
+// oneDNN's alpha for an epilogue's eltwise post-op (swish computes x * sigmoid(alpha x)).
+inline float onednn_alpha(Epilogue epilogue) { return epilogue == Epilogue::Silu ? 1.0f : 0.0f; }
 
 // The epilogue over row[n0, n1), in place (gemm.cpp).
 void epilogue_row(Epilogue epilogue, float* row, std::int64_t n0, std::int64_t n1);

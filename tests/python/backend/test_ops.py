@@ -117,6 +117,12 @@ CASES = {
         (r(70, 16), r(9, 16)),
     ),
     "mm_relu_epilogue_one_row": (lambda a, b: torch.relu(a @ b), (r(1, 256), r(256, 600))),
+    # A gated MLP (Llama's): silu of one product, times another.
+    "linear_silu_epilogue_gated": (
+        lambda x, w1, w3: F.silu(F.linear(x, w1)) * F.linear(x, w3),
+        (r(2, 33, 16), r(24, 16), r(24, 16)),
+    ),
+    "mm_silu_epilogue_one_row": (lambda a, b: F.silu(a @ b), (r(1, 256), r(256, 600))),
     # One-row linears whose rows are read against x held in registers (k a multiple of 256), with
     # row counts that leave remainders of the four-row groups, and one with k not a multiple.
     "linear_one_row_resident_x": (
@@ -300,3 +306,19 @@ def test_inference_max_pool_writes_no_indices(emitted):
     actual, _ = run_and_report(fn, x)
     torch.testing.assert_close(actual, fn(x), equal_nan=True)
     assert [len(i.outputs) for i in emitted if i.op == "max_pool2d"] == [1]
+
+
+def test_silu_after_a_product_is_its_epilogue(emitted):
+    """SiLU stays one op through the decompositions and is applied by the product that computed
+    its input (GemmArgs.epilogue 4); a SiLU of anything else stays an elementwise step."""
+    x, w1, w3 = r(2, 33, 16), r(24, 16), r(24, 16)
+
+    def f(x, w1, w3):
+        return F.silu(F.linear(x, w1)) * F.linear(x, w3) + F.silu(x).sum()
+
+    with torch.no_grad():
+        out, reports = run_and_report(f, x, w1, w3)
+    assert_close(out, f(x, w1, w3))
+    assert [r.native_nodes == r.total_nodes for r in reports] == [True]
+    epilogues = [i.args.epilogue for i in emitted if i.op in ("mm", "addmm")]
+    assert sorted(epilogues) == [0, 4]
