@@ -1,6 +1,7 @@
 #include "runtime/kernel_args.hpp"
 
 #include <iterator>
+#include <optional>
 #include <unordered_map>
 #include <variant>
 #include <vector>
@@ -36,12 +37,20 @@ KernelArgs read_gemm(const fb::GemmArgs& a) {
   return g;
 }
 
+std::optional<AttentionView> read_view(const fb::AttentionView* v) {
+  if (!v) return std::nullopt;
+  return AttentionView{v->offset(), v->batch(),        v->heads(),       v->tokens(),
+                       v->width(),  v->batch_stride(), v->head_stride(), v->token_stride()};
+}
+
 KernelArgs read_attention(const fb::AttentionArgs& a) {
   AttentionArgs t;
   t.scale = a.scale(), t.causal = a.causal(), t.has_mask = a.has_mask();
   t.q_tokens_first = a.q_tokens_first(), t.k_tokens_first = a.k_tokens_first();
   t.v_tokens_first = a.v_tokens_first(), t.out_tokens_first = a.out_tokens_first();
   t.has_logsumexp = a.has_logsumexp();
+  t.q_view = read_view(a.q_view()), t.k_view = read_view(a.k_view());
+  t.v_view = read_view(a.v_view());
   return t;
 }
 
@@ -131,10 +140,18 @@ struct Writer {
                                      g.beta, g.alpha));
   }
   Written operator()(const AttentionArgs& t) const {
+    const std::optional<fb::AttentionView> q = view(t.q_view), k = view(t.k_view),
+                                           v = view(t.v_view);
     return tagged(fb::KernelArgs::AttentionArgs,
                   fb::CreateAttentionArgs(b, t.scale, t.causal, t.has_mask, t.q_tokens_first,
                                           t.k_tokens_first, t.v_tokens_first, t.out_tokens_first,
-                                          t.has_logsumexp));
+                                          t.has_logsumexp, q ? &*q : nullptr, k ? &*k : nullptr,
+                                          v ? &*v : nullptr));
+  }
+  static std::optional<fb::AttentionView> view(const std::optional<AttentionView>& v) {
+    if (!v) return std::nullopt;
+    return fb::AttentionView(v->offset, v->batch, v->heads, v->tokens, v->width, v->batch_stride,
+                             v->head_stride, v->token_stride);
   }
   Written operator()(const Pool2dArgs& p) const {
     return tagged(fb::KernelArgs::Pool2dArgs,

@@ -132,9 +132,10 @@ void Program::parse() {
     throw LoadError("corrupted or truncated program: the FlatBuffer does not verify");
   }
   const fb::Program* p = fb::GetProgram(data);
-  if (p->version() != kFormatVersion) {
+  if (p->version() < kOldestFormatVersion || p->version() > kFormatVersion) {
     throw LoadError("unsupported program format version " + std::to_string(p->version()) +
-                    " (this runtime reads version " + std::to_string(kFormatVersion) + ")");
+                    " (this runtime reads versions " + std::to_string(kOldestFormatVersion) +
+                    " to " + std::to_string(kFormatVersion) + ")");
   }
 
   // The constant segment lies inside the file, aligned.
