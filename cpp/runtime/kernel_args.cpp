@@ -7,14 +7,10 @@
 #include <vector>
 
 #include "program_generated.h"
+#include "runtime/flatbuffer_vectors.hpp"
 
 namespace glassbox::runtime {
 namespace {
-
-template <typename T>
-std::vector<T> copy_of(const flatbuffers::Vector<T>* v) {
-  return v ? std::vector<T>(v->begin(), v->end()) : std::vector<T>();
-}
 
 KernelArgs read_conv2d(const fb::Conv2dArgs& a) {
   Conv2dArgs c;
@@ -68,9 +64,9 @@ KernelArgs read_pool2d(const fb::Pool2dArgs& a) {
 KernelArgs read_strided(const fb::StridedArgs& a) {
   StridedArgs s;
   s.offset = a.offset();
-  s.strides = copy_of(a.strides());
+  s.strides = copy_vector(a.strides());
   s.offset_expr = a.offset_expr();
-  s.stride_exprs = copy_of(a.stride_exprs());
+  s.stride_exprs = copy_vector(a.stride_exprs());
   return s;
 }
 
@@ -80,8 +76,8 @@ KernelArgs read_elementwise(const fb::ElementwiseArgs& a) {
     for (const fb::ElementwiseOp* op : *a.ops())
       e.ops.push_back({op->code(), op->a(), op->b(), op->c()});
   }
-  e.outputs = copy_of(a.outputs());
-  e.constants = copy_of(a.constants());
+  e.outputs = copy_vector(a.outputs());
+  e.constants = copy_vector(a.constants());
   return e;
 }
 
@@ -96,10 +92,10 @@ KernelArgs read_kernel_args(const fb::Instruction& in) {
     return AdaptivePool2dArgs{a->output_h(), a->output_w()};
   }
   if (const auto* a = in.args_as_ReduceArgs()) {
-    return ReduceArgs{copy_of(a->dims()), a->keepdim(), a->correction()};
+    return ReduceArgs{copy_vector(a->dims()), a->keepdim(), a->correction()};
   }
   if (const auto* a = in.args_as_DimArgs()) return DimArgs{a->dim()};
-  if (const auto* a = in.args_as_IndexArgs()) return IndexArgs{copy_of(a->dims())};
+  if (const auto* a = in.args_as_IndexArgs()) return IndexArgs{copy_vector(a->dims())};
   if (const auto* a = in.args_as_LayerNormArgs()) {
     return LayerNormArgs{a->normalized_dims(), a->has_weight(), a->has_bias(), a->eps()};
   }
