@@ -15,6 +15,18 @@ import torch
 import glassbox
 
 
+class FusedAttention(torch.nn.Module):
+    """One projection split into q, k and v: an attention kernel reading three views of a slot."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.qkv = torch.nn.Linear(8, 24)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        q, k, v = (t.view(1, 3, 2, 4).transpose(1, 2) for t in self.qkv(x).split(8, dim=2))
+        return torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
+
+
 def seed_models() -> dict[str, tuple[torch.nn.Module, tuple[torch.Tensor, ...]]]:
     torch.manual_seed(0)
     mlp = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 2))
@@ -24,6 +36,7 @@ def seed_models() -> dict[str, tuple[torch.nn.Module, tuple[torch.Tensor, ...]]]
         "mlp": (mlp.eval(), (torch.randn(2, 4),)),
         "conv": (conv.eval(), (torch.randn(1, 1, 6, 6),)),
         "norm": (norm.eval(), (torch.randn(3, 6),)),
+        "fused_attention": (FusedAttention().eval(), (torch.randn(1, 3, 8),)),
     }
 
 

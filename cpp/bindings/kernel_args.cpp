@@ -5,6 +5,7 @@
 #include <nanobind/stl/vector.h>
 
 #include <cstdint>
+#include <optional>
 #include <string_view>
 #include <tuple>
 #include <vector>
@@ -49,12 +50,23 @@ rt::KernelArgs gemm(const Fields& f) {
   return g;
 }
 
+// An AttentionView dataclass, or None.
+std::optional<rt::AttentionView> attention_view(const nb::object& o) {
+  if (o.is_none()) return std::nullopt;
+  const Fields f{o};
+  return rt::AttentionView{f.i64("offset"),      f.i64("batch"),       f.i64("heads"),
+                           f.i64("tokens"),      f.i64("width"),       f.i64("batch_stride"),
+                           f.i64("head_stride"), f.i64("token_stride")};
+}
+
 rt::KernelArgs attention(const Fields& f) {
   rt::AttentionArgs t;
   t.scale = f.f64("scale"), t.causal = f.flag("causal"), t.has_mask = f.flag("has_mask");
   t.q_tokens_first = f.flag("q_tokens_first"), t.k_tokens_first = f.flag("k_tokens_first");
   t.v_tokens_first = f.flag("v_tokens_first"), t.out_tokens_first = f.flag("out_tokens_first");
   t.has_logsumexp = f.flag("has_logsumexp");
+  t.q_view = attention_view(f.o.attr("q_view")), t.k_view = attention_view(f.o.attr("k_view"));
+  t.v_view = attention_view(f.o.attr("v_view"));
   return t;
 }
 

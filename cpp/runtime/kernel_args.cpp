@@ -1,19 +1,16 @@
 #include "runtime/kernel_args.hpp"
 
 #include <iterator>
+#include <optional>
 #include <unordered_map>
 #include <variant>
 #include <vector>
 
 #include "program_generated.h"
+#include "runtime/flatbuffer_vectors.hpp"
 
 namespace glassbox::runtime {
 namespace {
-
-template <typename T>
-std::vector<T> copy_of(const flatbuffers::Vector<T>* v) {
-  return v ? std::vector<T>(v->begin(), v->end()) : std::vector<T>();
-}
 
 KernelArgs read_conv2d(const fb::Conv2dArgs& a) {
   Conv2dArgs c;
@@ -36,12 +33,20 @@ KernelArgs read_gemm(const fb::GemmArgs& a) {
   return g;
 }
 
+std::optional<AttentionView> read_view(const fb::AttentionView* v) {
+  if (!v) return std::nullopt;
+  return AttentionView{v->offset(), v->batch(),        v->heads(),       v->tokens(),
+                       v->width(),  v->batch_stride(), v->head_stride(), v->token_stride()};
+}
+
 KernelArgs read_attention(const fb::AttentionArgs& a) {
   AttentionArgs t;
   t.scale = a.scale(), t.causal = a.causal(), t.has_mask = a.has_mask();
   t.q_tokens_first = a.q_tokens_first(), t.k_tokens_first = a.k_tokens_first();
   t.v_tokens_first = a.v_tokens_first(), t.out_tokens_first = a.out_tokens_first();
   t.has_logsumexp = a.has_logsumexp();
+  t.q_view = read_view(a.q_view()), t.k_view = read_view(a.k_view());
+  t.v_view = read_view(a.v_view());
   return t;
 }
 
@@ -59,9 +64,9 @@ KernelArgs read_pool2d(const fb::Pool2dArgs& a) {
 KernelArgs read_strided(const fb::StridedArgs& a) {
   StridedArgs s;
   s.offset = a.offset();
-  s.strides = copy_of(a.strides());
+  s.strides = copy_vector(a.strides());
   s.offset_expr = a.offset_expr();
-  s.stride_exprs = copy_of(a.stride_exprs());
+  s.stride_exprs = copy_vector(a.stride_exprs());
   return s;
 }
 
@@ -71,8 +76,8 @@ KernelArgs read_elementwise(const fb::ElementwiseArgs& a) {
     for (const fb::ElementwiseOp* op : *a.ops())
       e.ops.push_back({op->code(), op->a(), op->b(), op->c()});
   }
-  e.outputs = copy_of(a.outputs());
-  e.constants = copy_of(a.constants());
+  e.outputs = copy_vector(a.outputs());
+  e.constants = copy_vector(a.constants());
   return e;
 }
 
@@ -87,10 +92,10 @@ KernelArgs read_kernel_args(const fb::Instruction& in) {
     return AdaptivePool2dArgs{a->output_h(), a->output_w()};
   }
   if (const auto* a = in.args_as_ReduceArgs()) {
-    return ReduceArgs{copy_of(a->dims()), a->keepdim(), a->correction()};
+    return ReduceArgs{copy_vector(a->dims()), a->keepdim(), a->correction()};
   }
   if (const auto* a = in.args_as_DimArgs()) return DimArgs{a->dim()};
-  if (const auto* a = in.args_as_IndexArgs()) return IndexArgs{copy_of(a->dims())};
+  if (const auto* a = in.args_as_IndexArgs()) return IndexArgs{copy_vector(a->dims())};
   if (const auto* a = in.args_as_LayerNormArgs()) {
     return LayerNormArgs{a->normalized_dims(), a->has_weight(), a->has_bias(), a->eps()};
   }
@@ -131,10 +136,18 @@ struct Writer {
                                      g.beta, g.alpha));
   }
   Written operator()(const AttentionArgs& t) const {
+    const std::optional<fb::AttentionView> q = view(t.q_view), k = view(t.k_view),
+                                           v = view(t.v_view);
     return tagged(fb::KernelArgs::AttentionArgs,
                   fb::CreateAttentionArgs(b, t.scale, t.causal, t.has_mask, t.q_tokens_first,
                                           t.k_tokens_first, t.v_tokens_first, t.out_tokens_first,
-                                          t.has_logsumexp));
+                                          t.has_logsumexp, q ? &*q : nullptr, k ? &*k : nullptr,
+                                          v ? &*v : nullptr));
+  }
+  static std::optional<fb::AttentionView> view(const std::optional<AttentionView>& v) {
+    if (!v) return std::nullopt;
+    return fb::AttentionView(v->offset, v->batch, v->heads, v->tokens, v->width, v->batch_stride,
+                             v->head_stride, v->token_stride);
   }
   Written operator()(const Pool2dArgs& p) const {
     return tagged(fb::KernelArgs::Pool2dArgs,

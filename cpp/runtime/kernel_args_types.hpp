@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <variant>
 #include <vector>
 
@@ -25,12 +26,20 @@ struct GemmArgs {
   double beta = 1.0, alpha = 1.0;
 };
 
-// attention (AttentionArgs).
+// An attention operand read in place as a strided view of its slot (AttentionView): element
+// (b, h, t, e) of [batch, heads, tokens, width] at offset + b, h, t . strides + e.
+struct AttentionView {
+  std::int64_t offset = 0, batch = 0, heads = 0, tokens = 0, width = 0;
+  std::int64_t batch_stride = 0, head_stride = 0, token_stride = 0;
+};
+
+// attention (AttentionArgs). An operand's view, where present, replaces its tokens_first flag.
 struct AttentionArgs {
   double scale = 1.0;
   bool causal = false, has_mask = false;
   bool q_tokens_first = false, k_tokens_first = false, v_tokens_first = false,
        out_tokens_first = false, has_logsumexp = false;
+  std::optional<AttentionView> q_view = std::nullopt, k_view = std::nullopt, v_view = std::nullopt;
 };
 
 // max_pool2d and avg_pool2d (Pool2dArgs).

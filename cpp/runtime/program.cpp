@@ -12,6 +12,7 @@
 #include <limits>
 
 #include "program_generated.h"
+#include "runtime/flatbuffer_vectors.hpp"
 #include "runtime/kernel_args.hpp"
 
 namespace glassbox::runtime {
@@ -20,18 +21,6 @@ namespace {
 
 constexpr std::int64_t kMaxDims = 16;
 constexpr std::int64_t kMaxElements = std::int64_t{1} << 40;
-
-// Vector elements copied bytewise: the FlatBuffers verifier checks a vector's length field for
-// alignment but not its 8-byte elements, so reading them in place could be a misaligned load.
-template <typename T>
-std::vector<T> copy_vector(const flatbuffers::Vector<T>* v) {
-  std::vector<T> out;
-  if (v && v->size()) {
-    out.resize(v->size());
-    std::memcpy(out.data(), v->Data(), v->size() * sizeof(T));
-  }
-  return out;
-}
 
 std::string at(const char* what, std::size_t index) {
   return std::string(what) + " " + std::to_string(index);
@@ -132,9 +121,10 @@ void Program::parse() {
     throw LoadError("corrupted or truncated program: the FlatBuffer does not verify");
   }
   const fb::Program* p = fb::GetProgram(data);
-  if (p->version() != kFormatVersion) {
+  if (p->version() < kOldestFormatVersion || p->version() > kFormatVersion) {
     throw LoadError("unsupported program format version " + std::to_string(p->version()) +
-                    " (this runtime reads version " + std::to_string(kFormatVersion) + ")");
+                    " (this runtime reads versions " + std::to_string(kOldestFormatVersion) +
+                    " to " + std::to_string(kFormatVersion) + ")");
   }
 
   // The constant segment lies inside the file, aligned.

@@ -18,8 +18,11 @@
 namespace glassbox::runtime {
 
 // 2: conv2d takes its arguments as a Conv2dArgs table; 3: mm, addmm and bmm as a GemmArgs table;
-// 4: every kernel that takes arguments takes its family's table (no positional ints or floats)
-constexpr std::uint32_t kFormatVersion = 4;
+// 4: every kernel that takes arguments takes its family's table (no positional ints or floats);
+// 5: attention operands may be strided views (AttentionArgs.*_view). A version 4 program is a
+// version 5 program without views, so it loads as it is.
+constexpr std::uint32_t kFormatVersion = 5;
+constexpr std::uint32_t kOldestFormatVersion = 4;
 constexpr std::size_t kSegmentAlignment = 64;
 constexpr std::uint64_t kMaxArenaBytes = std::uint64_t{1} << 36;
 

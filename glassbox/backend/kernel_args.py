@@ -40,10 +40,27 @@ class GemmArgs:
     alpha: float = 1.0
 
 
+@dataclass(frozen=True)
+class AttentionView:
+    """An attention operand read in place from its slot: element (b, h, t, e) of
+    [batch, heads, tokens, width] at offset + b * batch_stride + h * head_stride
+    + t * token_stride + e."""
+
+    offset: int
+    batch: int
+    heads: int
+    tokens: int
+    width: int
+    batch_stride: int
+    head_stride: int
+    token_stride: int
+
+
 @dataclass
 class AttentionArgs:
-    """attention: a ``*_tokens_first`` slot holds [batch, tokens, heads, width], the operand
-    being its transpose(1, 2)."""
+    """attention: an operand with a ``*_view`` is that view of its slot; else a
+    ``*_tokens_first`` slot holds [batch, tokens, heads, width], the operand being its
+    transpose(1, 2)."""
 
     scale: float = 1.0
     causal: bool = False
@@ -53,6 +70,9 @@ class AttentionArgs:
     v_tokens_first: bool = False
     out_tokens_first: bool = False
     has_logsumexp: bool = False  # output 1: each query row's log-sum-exp, [B, L, H]
+    q_view: AttentionView | None = None
+    k_view: AttentionView | None = None
+    v_view: AttentionView | None = None
 
 
 @dataclass

@@ -16,6 +16,7 @@ from glassbox.backend.kernel_args import (
     AdaptivePool2dArgs,
     ArangeArgs,
     AttentionArgs,
+    AttentionView,
     BatchNormArgs,
     Conv2dArgs,
     DimArgs,
@@ -590,15 +591,40 @@ def attention_check(node):
         raise Unsupported("attention: its outputs are read whole")
 
 
-def attention_operand(lw: Lowerer, slot: Slot) -> tuple[Slot, bool]:
-    """(slot, tokens_first) for a [B, H, T, E] operand: the transpose(1, 2) of a contiguous
-    [B, T, H, E] tensor is read in place, other layouts as a contiguous [B, H, T, E] copy."""
+BLAS_LEADING_DIM_MAX = 2**31 - 1  # a row stride BLAS takes (blasint)
+
+
+def attention_view(shape, strides, offset) -> AttentionView | None:
+    """The AttentionView of a [B, H, T, E] view of its base, or None where the kernel cannot read
+    it in place: a symbolic size, stride or offset, a stride other than 1 along E, a negative
+    one, or rows closer than E apart. A size-1 dim's stride is never followed: its rows are made
+    E apart (what BLAS asks of a row stride)."""
+    if any(is_symbolic(x) for x in (*shape, *strides, offset)):
+        return None
+    (b, h, t, e), (sb, sh, st, se) = (int(x) for x in shape), (int(x) for x in strides)
+    if t == 1:
+        st = max(e, 1)
+    if (se != 1 and e != 1) or min(sb, sh, st) < 0 or not max(e, 1) <= st <= BLAS_LEADING_DIM_MAX:
+        return None
+    return AttentionView(int(offset), b, h, t, e, sb, sh, st)
+
+
+def attention_operand(lw: Lowerer, slot: Slot) -> tuple[Slot, bool, AttentionView | None]:
+    """(slot, tokens_first, view) for a [B, H, T, E] operand: a contiguous tensor is read as it
+    is and the transpose(1, 2) of a contiguous [B, T, H, E] one by its flag; any other view whose
+    last stride is 1 is read in place from its base (q, k and v split from one fused projection),
+    the rest as a contiguous [B, H, T, E] copy."""
     base, strides, offset = lw.layout(slot)
     b, h, t, e = slot.shape
     if offset == 0 and numel(base.shape) == numel(slot.shape):
         if tuple(strides) == (t * h * e, e, h * e, 1) and h != 1 and t != 1:
-            return Slot(base.dtype, (b, t, h, e), kind=ALIAS, alias_of=base.root()), True
-    return lw.contiguous(slot), False
+            return Slot(base.dtype, (b, t, h, e), kind=ALIAS, alias_of=base.root()), True, None
+        if tuple(strides) == contiguous_strides(slot.shape):
+            return lw.contiguous(slot), False, None
+    view = attention_view(slot.shape, strides, offset)  # a pending view: copied if not read
+    if view is None:
+        return lw.contiguous(slot), False, None
+    return base, False, view
 
 
 def attention_mask(lw: Lowerer, mask: Slot, scores) -> Slot:
@@ -635,7 +661,7 @@ def emit_attention(lw: Lowerer, val, q, k, v, is_causal, mask, scale, logsumexp=
     """The attention instruction; its output a [B, H, L, E] view of a [B, L, H, E] slot, and with
     ``logsumexp`` each query row's log-sum-exp, a [B, H, L] view of a [B, L, H] slot (the layout
     CPU flash attention saves for its backward)."""
-    (qs, qt), (ks, kt), (vs, vt) = (attention_operand(lw, x) for x in (q, k, v))
+    (qs, qt, qv), (ks, kt, kv), (vs, vt, vv) = (attention_operand(lw, x) for x in (q, k, v))
     b, h, length, e = q.shape
     if scale is None:
         scale = 1.0 / float(e) ** 0.5
@@ -647,8 +673,9 @@ def emit_attention(lw: Lowerer, val, q, k, v, is_causal, mask, scale, logsumexp=
     lw.shapes.note(val)
     ins = lw.emit("attention", inputs, outs)
     ins.args = AttentionArgs(
-        float(scale), bool(is_causal), mask is not None, qt, kt, vt, True, bool(logsumexp)
-    )
+        float(scale), bool(is_causal), mask is not None, qt, kt, vt, True, bool(logsumexp),
+        q_view=qv, k_view=kv, v_view=vv,
+    )  # fmt: skip
     view = lw.view_of(out, (b, h, length, e), (length * h * e, e, h * e, 1), 0)
     if not logsumexp:
         return view

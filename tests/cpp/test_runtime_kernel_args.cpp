@@ -77,6 +77,9 @@ std::vector<Case> cases() {
   rt::Pool2dArgs pool{2, 2, 2, 2, 0, 0, 1, 1, false, false, 0};
   rt::LayerNormArgs ln{1, true, false, 1e-5};
   rt::ElementwiseArgs program{{{0, 0, -1, -1}, {3, 0, 1, -1}}, {2}, {2.5}};  // x * 2.5
+  rt::AttentionArgs attention_views;  // k and v split from one [1, 5, 16] projection
+  attention_views.k_view = rt::AttentionView{0, 1, 2, 5, 4, 80, 4, 16};
+  attention_views.v_view = rt::AttentionView{8, 1, 2, 5, 4, 80, 4, 16};
   return {
       {one("conv2d", {{{1, 2, 4, 4}}, {{3, 2, 3, 3}}, {{3}}}, {{{1, 3, 2, 2}}}, conv),
        "Conv2dArgs"},
@@ -99,6 +102,9 @@ std::vector<Case> cases() {
       {one("elementwise", {{{4}}}, {{{4}}}, program), "ElementwiseArgs"},
       {one("attention", {{{1, 2, 3, 4}}, {{1, 2, 5, 4}}, {{1, 2, 5, 4}}}, {{{1, 2, 3, 4}}},
            rt::AttentionArgs{}),
+       "AttentionArgs"},
+      {one("attention", {{{1, 2, 3, 4}}, {{1, 5, 16}}, {{1, 5, 16}}}, {{{1, 2, 3, 4}}},
+           attention_views),
        "AttentionArgs"},
   };
 }
@@ -219,6 +225,9 @@ TEST(KernelArgs, BadFieldValuesAreRefusedByName) {
   refused(
       13, [](A& a) { std::get<rt::AttentionArgs>(a).scale = NAN; },
       "AttentionArgs.scale must be finite");
+  refused(
+      14, [](A& a) { std::get<rt::AttentionArgs>(a).v_view->offset = 9; },
+      "AttentionArgs: the value view reaches outside its slot of 80");
 }
 
 // sum and avg_pool2d: a correction on a reduction other than var, and a dilation on avg_pool2d.
@@ -239,7 +248,7 @@ TEST(KernelArgs, FieldsOfOneKernelAreRefusedOnItsSiblings) {
 
 // An artifact of another format version (3: positional ints) is refused, naming both versions.
 TEST(KernelArgs, OtherFormatVersionsAreRefused) {
-  for (std::uint32_t version : {3u, 5u}) {
+  for (std::uint32_t version : {3u, 6u}) {
     // A Program table with its first field (version, at vtable offset 4) alone, as flatc's
     // CreateProgram writes it; the runtime keeps the generated header to itself.
     flatbuffers::FlatBufferBuilder b;
@@ -252,7 +261,17 @@ TEST(KernelArgs, OtherFormatVersionsAreRefused) {
     } catch (const rt::LoadError& e) {
       EXPECT_EQ(std::string(e.what()), "unsupported program format version " +
                                            std::to_string(version) +
-                                           " (this runtime reads version 4)");
+                                           " (this runtime reads versions 4 to 5)");
     }
   }
+}
+
+// Format 5 only added attention views: a version 4 artifact (none) loads as it is.
+TEST(KernelArgs, FormatVersionFourStillLoads) {
+  const Case c = cases()[13];
+  std::string bytes = rt::serialize_program(c.spec);
+  auto* root = flatbuffers::GetMutableRoot<flatbuffers::Table>(bytes.data());
+  ASSERT_TRUE(root->SetField<std::uint32_t>(4, 4, 0));  // Program.version
+  EXPECT_EQ(rt::Program::load_buffer(bytes.data(), bytes.size())->instructions()[0].op,
+            "attention");
 }

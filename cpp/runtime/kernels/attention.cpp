@@ -5,6 +5,9 @@
 // attention, head h reads k/v head h / (H / Hk)), out [B, H, L, E]. Each of q, k, v and out is a
 // contiguous slot holding either that shape or [B, tokens, heads, E] (its `*_tokens_first` flag),
 // which is how projections lay heads out: their transposes are then read and written in place.
+// q, k and v may instead each be a strided view of their slot (`*_view`: an offset and the batch,
+// head and token strides, 1 along E), as when they are split from one fused projection; the
+// verifier proves every element such a view reaches lies inside its slot.
 // The scores are scale * q k^T, plus the mask (float32, 4 dims, each dim full or 1, the last one
 // full), with keys j > i hidden from query i when causal (top-left aligned, as torch). A row whose
 // keys are all hidden (-inf) gives zeros, as torch's CPU flash attention does. With has_logsumexp,
@@ -16,6 +19,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <optional>
 #include <vector>
 
 #include "runtime/kernel.hpp"
@@ -30,22 +35,33 @@ constexpr std::int64_t kBlockRows = 64;  // query rows per work item (scores: ro
 // Work items are shared out when the products hold at least this many multiply-adds in all.
 [[maybe_unused]] constexpr std::int64_t kParallelMacs = 1 << 18;
 
-// One operand: where row `token` of head `head` of batch `b` starts, and the stride of its rows.
-struct HeadRows {
-  const float* data;
-  std::int64_t heads, tokens, width;
-  bool tokens_first;
-  std::int64_t row_stride() const { return tokens_first ? heads * width : width; }
-  std::int64_t at(std::int64_t b, std::int64_t head, std::int64_t token) const {
-    return tokens_first ? ((b * tokens + token) * heads + head) * width
-                        : ((b * heads + head) * tokens + token) * width;
+// One operand as the kernel reads it: its logical [B, heads, tokens, width], and element
+// (b, h, t, e) at offset + b * batch_stride + h * head_stride + t * token_stride + e of its slot.
+struct Operand {
+  Shape shape;
+  std::int64_t offset, batch_stride, head_stride, token_stride;
+  // Where row `t` of head `h` of batch `b` starts; its rows lie token_stride apart.
+  std::int64_t at(std::int64_t b, std::int64_t h, std::int64_t t) const {
+    return offset + b * batch_stride + h * head_stride + t * token_stride;
   }
 };
 
-// Logical [B, heads, tokens, width] of a slot, given its layout flag.
-Shape logical(const Shape& slot, bool tokens_first) {
-  if (slot.size() != 4 || !tokens_first) return slot;
-  return {slot[0], slot[2], slot[1], slot[3]};
+// The operand a slot holds, given its layout flag, or its view where it has one.
+Operand operand_of(const Shape& slot, bool tokens_first, const std::optional<AttentionView>& view) {
+  if (view) {
+    return {{view->batch, view->heads, view->tokens, view->width},
+            view->offset,
+            view->batch_stride,
+            view->head_stride,
+            view->token_stride};
+  }
+  if (slot.size() != 4) return {slot, 0, 0, 0, 0};  // refused by the verifier
+  if (!tokens_first) return {slot, 0, slot[1] * slot[2] * slot[3], slot[2] * slot[3], slot[3]};
+  return {{slot[0], slot[2], slot[1], slot[3]},
+          0,
+          slot[1] * slot[2] * slot[3],
+          slot[3],
+          slot[2] * slot[3]};
 }
 
 struct Dims {
@@ -63,19 +79,58 @@ void verify_mask(const VerifyContext& c, const Dims& d) {
   }
 }
 
+// A view reads only inside its slot of `numel` elements, by rows BLAS takes (a token stride of at
+// least the width, within blasint). Every step keeps `last` (the furthest element reached) below
+// numel, so no sum or product overflows.
+void verify_view(const VerifyContext& c, const std::string& name, const AttentionView& v,
+                 std::int64_t numel) {
+  const std::int64_t sizes[] = {v.batch, v.heads, v.tokens}, width = v.width;
+  const std::int64_t strides[] = {v.batch_stride, v.head_stride, v.token_stride};
+  for (std::int64_t n : {v.batch, v.heads, v.tokens, v.width}) {
+    c.require(n >= 0 && n <= (std::int64_t{1} << 40), name + " has a size out of range");
+  }
+  for (std::int64_t s : strides) c.require(s >= 0, name + " has a negative stride");
+  c.require(v.token_stride >= std::max<std::int64_t>(width, 1) &&
+                v.token_stride <= std::numeric_limits<blasint>::max(),
+            name + ": its token stride " + std::to_string(v.token_stride) +
+                " is below its width or beyond BLAS's");
+  if (v.batch == 0 || v.heads == 0 || v.tokens == 0 || width == 0) return;  // reads nothing
+  const std::string outside = name + " reaches outside its slot of " + std::to_string(numel);
+  c.require(v.offset >= 0 && v.offset < numel && width - 1 < numel - v.offset, outside);
+  std::int64_t last = v.offset + width - 1;
+  for (std::size_t d = 0; d < 3; ++d) {
+    const std::int64_t room = numel - 1 - last;
+    c.require(strides[d] == 0 || sizes[d] - 1 <= room / strides[d], outside);
+    last += (sizes[d] - 1) * strides[d];
+  }
+}
+
+// The logical shapes of q, k and v ([B, heads, tokens, width]), each slot or view verified.
+std::vector<Shape> verify_operands(const VerifyContext& c, const AttentionArgs& a) {
+  const char* names[] = {"query", "key", "value"};
+  const bool flags[] = {a.q_tokens_first, a.k_tokens_first, a.v_tokens_first};
+  const std::optional<AttentionView>* views[] = {&a.q_view, &a.k_view, &a.v_view};
+  std::vector<Shape> shapes;
+  for (std::size_t i = 0; i < 3; ++i) {
+    c.dtype(c.in(i), DType::Float32, names[i]);
+    if (*views[i]) {
+      verify_view(c, std::string("AttentionArgs: the ") + names[i] + " view", **views[i],
+                  c.in(i).numel);
+    } else {
+      c.require(c.in(i).shape.size() == 4, std::string(names[i]) + " must have 4 dims");
+    }
+    shapes.push_back(operand_of(c.in(i).shape, flags[i], *views[i]).shape);
+  }
+  return shapes;
+}
+
 void verify_attention(const VerifyContext& c) {
   const auto* a = &c.args_as<AttentionArgs>();
   c.arity(a->has_mask ? 4 : 3, a->has_logsumexp ? 2 : 1);
   c.require(std::isfinite(a->scale), "AttentionArgs.scale must be finite");
-  const char* names[] = {"query", "key", "value"};
-  for (std::size_t i = 0; i < 3; ++i) {
-    c.dtype(c.in(i), DType::Float32, names[i]);
-    c.require(c.in(i).shape.size() == 4, std::string(names[i]) + " must have 4 dims");
-  }
+  const std::vector<Shape> operands = verify_operands(c, *a);
   c.dtype(c.out(0), DType::Float32, "output");
-  Shape q = logical(c.in(0).shape, a->q_tokens_first),
-        k = logical(c.in(1).shape, a->k_tokens_first),
-        v = logical(c.in(2).shape, a->v_tokens_first);
+  const Shape &q = operands[0], &k = operands[1], &v = operands[2];
   c.require(k == v, "key " + shape_str(k) + " and value " + shape_str(v) + " differ");
   c.require(q[0] == k[0] && q[3] == k[3],
             "query " + shape_str(q) + " and key " + shape_str(k) + " differ in batch or head size");
@@ -90,10 +145,10 @@ void verify_attention(const VerifyContext& c) {
 }
 
 struct Attention {
-  HeadRows q, k, v;
+  const float *q_data, *k_data, *v_data;
+  Operand q, k, v;
   float* out;
-  std::int64_t out_heads;
-  bool out_tokens_first;
+  Operand o;
   float* logsumexp;  // [B, L, H], or null
   const float* mask;
   Shape mask_shape;
@@ -150,8 +205,8 @@ void attend(const Attention& a, std::int64_t item, std::vector<float>& scores,
   scores.resize(static_cast<std::size_t>(m * keys));
   cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<blasint>(m),
               static_cast<blasint>(keys), static_cast<blasint>(width), a.scale,
-              a.q.data + a.q.at(b, h, i0), static_cast<blasint>(a.q.row_stride()),
-              a.k.data + a.k.at(b, hk, 0), static_cast<blasint>(a.k.row_stride()), 0.0f,
+              a.q_data + a.q.at(b, h, i0), static_cast<blasint>(a.q.token_stride),
+              a.k_data + a.k.at(b, hk, 0), static_cast<blasint>(a.k.token_stride), 0.0f,
               scores.data(), static_cast<blasint>(keys));
   inv.resize(static_cast<std::size_t>(m));
   for (std::int64_t r = 0; r < m; ++r) {
@@ -159,12 +214,12 @@ void attend(const Attention& a, std::int64_t item, std::vector<float>& scores,
     inv[static_cast<std::size_t>(r)] = s.inv;
     if (a.logsumexp) a.logsumexp[((b * a.d.queries) + i0 + r) * a.d.heads + h] = s.lse;
   }
-  HeadRows o{a.out, a.out_heads, a.d.queries, width, a.out_tokens_first};
+  const Operand& o = a.o;
   cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<blasint>(m),
               static_cast<blasint>(width), static_cast<blasint>(keys), 1.0f, scores.data(),
-              static_cast<blasint>(keys), a.v.data + a.v.at(b, hk, 0),
-              static_cast<blasint>(a.v.row_stride()), 0.0f, a.out + o.at(b, h, i0),
-              static_cast<blasint>(o.row_stride()));
+              static_cast<blasint>(keys), a.v_data + a.v.at(b, hk, 0),
+              static_cast<blasint>(a.v.token_stride), 0.0f, a.out + o.at(b, h, i0),
+              static_cast<blasint>(o.token_stride));
   for (std::int64_t r = 0; r < m; ++r) {
     scale_row(a.out + o.at(b, h, i0 + r), width, inv[static_cast<std::size_t>(r)]);
   }
@@ -173,14 +228,17 @@ void attend(const Attention& a, std::int64_t item, std::vector<float>& scores,
 Attention attention_of(const KernelContext& c) {
   const auto& args = std::get<AttentionArgs>(c.args());
   TensorRef q = c.in(0), k = c.in(1), v = c.in(2), out = c.out(0);
-  Shape ql = logical(q.shape(), args.q_tokens_first), kl = logical(k.shape(), args.k_tokens_first);
-  Dims d{ql[0], ql[1], kl[1], ql[2], kl[2], ql[3]};
-  Attention a{{q.f32(), d.heads, d.queries, d.width, args.q_tokens_first},
-              {k.f32(), d.kv_heads, d.keys, d.width, args.k_tokens_first},
-              {v.f32(), d.kv_heads, d.keys, d.width, args.v_tokens_first},
+  const Operand qo = operand_of(q.shape(), args.q_tokens_first, args.q_view),
+                ko = operand_of(k.shape(), args.k_tokens_first, args.k_view);
+  Dims d{qo.shape[0], qo.shape[1], ko.shape[1], qo.shape[2], ko.shape[2], qo.shape[3]};
+  Attention a{q.f32(),
+              k.f32(),
+              v.f32(),
+              qo,
+              ko,
+              operand_of(v.shape(), args.v_tokens_first, args.v_view),
               out.f32(),
-              d.heads,
-              args.out_tokens_first,
+              operand_of(out.shape(), args.out_tokens_first, std::nullopt),
               args.has_logsumexp ? c.out(1).f32() : nullptr,
               args.has_mask ? c.in(3).f32() : nullptr,
               args.has_mask ? c.in(3).shape() : Shape{},

@@ -143,3 +143,77 @@ def test_training_forward_runs_the_kernel_and_gradients_match(causal, emitted):
     actual = grads(torch.compile(f, backend="glassbox"))
     assert "attention" in ops(emitted)
     assert_close(actual, expected, rtol=1e-4, atol=1e-4)
+
+
+class _FusedQkv(torch.nn.Module):
+    """GPT-2's attention: one projection gives q, k and v, split along the features and seen as
+    heads: three strided views of one [B, L, 3 * H * E] tensor."""
+
+    def __init__(self):
+        super().__init__()
+        self.c_attn = torch.nn.Linear(H * E, 3 * H * E)
+
+    def forward(self, x):
+        q, k, v = self.c_attn(x).split(H * E, dim=2)
+        q, k, v = (t.view(B, L, H, E).transpose(1, 2) for t in (q, k, v))
+        out = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        return out.transpose(1, 2).reshape(B, L, H * E)
+
+
+def _reads_fused_qkv_in_place(emitted):
+    """The attention instruction reads q, k and v as views of the projection's output, and no
+    copy runs before it."""
+    names = ops(emitted)
+    at = names.index("attention")
+    assert "copy_strided" not in names[:at], names
+    attention = emitted[at]
+    assert len({id(s) for s in attention.inputs}) == 1, "q, k and v are not one slot"
+    views = [attention.args.q_view, attention.args.k_view, attention.args.v_view]
+    assert [v.offset for v in views] == [0, H * E, 2 * H * E], views
+    assert all((v.batch, v.heads, v.tokens, v.width) == (B, H, L, E) for v in views), views
+    assert all(
+        (v.batch_stride, v.head_stride, v.token_stride) == (L * 3 * H * E, E, 3 * H * E)
+        for v in views
+    ), views
+
+
+@torch.no_grad()
+def test_fused_qkv_split_is_read_in_place(emitted):
+    torch.manual_seed(0)
+    model, x = _FusedQkv().eval(), r(B, L, H * E)
+    actual, reports = run_and_report(model, x)
+    assert reports and all(rep.native_share == 1.0 for rep in reports), reports
+    _reads_fused_qkv_in_place(emitted)
+    assert (actual - model(x)).abs().max().item() < 1e-5
+
+
+@torch.no_grad()
+def test_exported_fused_qkv_reads_its_views_after_loading(tmp_path, emitted):
+    torch.manual_seed(0)
+    model, x = _FusedQkv().eval(), r(B, L, H * E)
+    glassbox.export(model, (x,), tmp_path / "fused.gbx")
+    _reads_fused_qkv_in_place(emitted)
+    loaded = glassbox.load(tmp_path / "fused.gbx")
+    for _ in range(2):  # a second input through the same loaded program
+        assert (loaded(x) - model(x)).abs().max().item() < 1e-5
+        x = r(B, L, H * E)
+
+
+@pytest.mark.parametrize("layout", ["sliced_heads", "every_other_token"])
+def test_other_views_are_read_in_place(layout, emitted):
+    """Views with a last stride of 1 that are not the transpose of a whole tensor."""
+    x = r(B, 2 * L, 2 * H, 2 * E)
+    take = {
+        "sliced_heads": lambda x: x[:, :L, 1 : H + 1, :E].transpose(1, 2),
+        "every_other_token": lambda x: x[:, ::2, :H, E:].transpose(1, 2),
+    }[layout]
+
+    def fn(x):
+        q = take(x.relu())  # a view of a value the program computes
+        return F.scaled_dot_product_attention(q, q, q, is_causal=True)
+
+    actual, _ = run_and_report(fn, x)
+    assert_close(actual, fn(x))
+    names = ops(emitted)
+    assert "copy_strided" not in names, names
+    assert emitted[names.index("attention")].args.q_view is not None
