@@ -241,6 +241,7 @@ namespace {
 struct AttentionCase {
   std::int64_t b = 2, h = 4, hk = 2, l = 70, s = 9, e = 8;
   bool causal = false, masked = false;
+  bool row_mask = false;  // a [b, 1, l, s] mask: keys after the query hidden, as HF's causal masks
   std::vector<float> q, k, val, mask;
   AttentionCase() { fill_data(); }
   void fill_data() {
@@ -251,6 +252,22 @@ struct AttentionCase {
     fill(q, b * l * h * e, 0.37f), fill(k, b * s * hk * e, 0.11f), fill(val, b * s * hk * e, 0.23f);
     fill(mask, b * s, 0.7f);
     for (std::int64_t j = 0; j < s; ++j) mask[static_cast<std::size_t>(s + j)] = -INFINITY;
+    if (row_mask) fill_row_mask();
+  }
+  // Query i sees keys j <= i; batch 1 also hides its last 3 keys (right padding) and its first
+  // key, so that its row 0 sees none.
+  void fill_row_mask() {
+    mask.assign(static_cast<std::size_t>(b * l * s), 0.0f);
+    for (std::int64_t bi = 0; bi < b; ++bi)
+      for (std::int64_t i = 0; i < l; ++i)
+        for (std::int64_t j = 0; j < s; ++j) {
+          bool hidden = j > i || (bi == 1 && (j >= s - 3 || j == 0));
+          mask[static_cast<std::size_t>((bi * l + i) * s + j)] =
+              hidden ? -INFINITY : 0.1f * std::sin(static_cast<float>(i + 3 * j));
+        }
+  }
+  float mask_at(std::int64_t bi, std::int64_t i, std::int64_t j) const {
+    return mask[static_cast<std::size_t>(row_mask ? (bi * l + i) * s + j : bi * s + j)];
   }
   std::vector<float> expected(float scale) const {
     std::vector<float> out(static_cast<std::size_t>(b * h * l * e), 0.0f);
@@ -268,7 +285,7 @@ struct AttentionCase {
       double dot = 0;
       for (std::int64_t d = 0; d < e; ++d)
         dot += q[((bi * l + i) * h + hi) * e + d] * k[((bi * s + j) * hk + g) * e + d];
-      w[j] = scale * dot + (masked ? mask[bi * s + j] : 0.0f);
+      w[j] = scale * dot + (masked ? mask_at(bi, i, j) : 0.0f);
       mx = std::max(mx, w[j]);
     }
     if (mx == -INFINITY) return;  // every key hidden: zeros
@@ -285,7 +302,10 @@ struct AttentionCase {
                                       v({b, s, hk, e}, rt::ValueKind::Input, 1),
                                       v({b, s, hk, e}, rt::ValueKind::Input, 2)};
     std::vector<std::vector<float>> data = {q, k, val};
-    if (masked) ins.push_back(v({b, 1, 1, s}, rt::ValueKind::Input, 3)), data.push_back(mask);
+    if (masked) {
+      ins.push_back(v({b, 1, row_mask ? l : 1, s}, rt::ValueKind::Input, 3));
+      data.push_back(mask);
+    }
     rt::AttentionArgs args{scale, causal, masked, true, true, true, false};
     return run1("attention", ins, v({b, h, l, e}, rt::ValueKind::Arena, 0), data, args);
   }
@@ -315,6 +335,18 @@ TEST(RuntimeKernels, AttentionCausalBlocksSeeTheirPrefix) {
   a.l = 150, a.s = 140, a.causal = true, a.masked = true;
   a.fill_data();
   expect_near(a.run(0.25f), a.expected(0.25f));
+}
+
+// Keys a whole block of rows cannot see through the mask are left out of both products.
+TEST(RuntimeKernels, AttentionLeavesOutKeysTheMaskHidesFromABlock) {
+  AttentionCase a;
+  a.l = 150, a.s = 150, a.masked = true, a.row_mask = true;
+  a.fill_data();
+  std::vector<float> out = a.run(0.25f);
+  expect_near(out, a.expected(0.25f));
+  const std::size_t batch1_row0 = static_cast<std::size_t>(a.h * a.l * a.e);
+  for (std::size_t d = 0; d < static_cast<std::size_t>(a.e); ++d)
+    EXPECT_EQ(out[batch1_row0 + d], 0.0f);
 }
 
 TEST(RuntimeKernels, AttentionRowsThatSeeNoKeyAreZeros) {

@@ -168,13 +168,33 @@ struct RowSum {
 // Row `i` of the scores of (b, h), over its first `keys` keys, made into unnormalised weights in
 // place: masked, exponentiated against the row's max; zeros when every key is hidden (inv 0, lse
 // 0).
+// Row `i` of the mask of (b, h): d.keys values.
+const float* mask_row(const Attention& a, std::int64_t b, std::int64_t h, std::int64_t i) {
+  const Shape& ms = a.mask_shape;
+  return a.mask +
+         (((ms[0] > 1 ? b : 0) * ms[1] + (ms[1] > 1 ? h : 0)) * ms[2] + (ms[2] > 1 ? i : 0)) *
+             a.d.keys;
+}
+
+// How many leading keys rows [i0, i1) of (b, h) can see through the mask (at least 1): keys
+// that every row's mask hides (-inf), a causal mask's upper triangle or right padding, weigh
+// exactly 0 and are left out of both products.
+std::int64_t keys_in_mask(const Attention& a, std::int64_t b, std::int64_t h, std::int64_t i0,
+                          std::int64_t i1, std::int64_t keys) {
+  std::int64_t seen = 1;
+  for (std::int64_t i = i0; i < i1 && seen < keys; ++i) {
+    const float* m = mask_row(a, b, h, i);
+    std::int64_t end = keys;
+    while (end > seen && m[end - 1] == -INFINITY) --end;
+    seen = end;
+  }
+  return seen;
+}
+
 GBX_CLONES RowSum weights_row(const Attention& a, float* row, std::int64_t keys, std::int64_t b,
                               std::int64_t h, std::int64_t i) {
   if (a.mask) {
-    const Shape& ms = a.mask_shape;
-    const float* m = a.mask + (((ms[0] > 1 ? b : 0) * ms[1] + (ms[1] > 1 ? h : 0)) * ms[2] +
-                               (ms[2] > 1 ? i : 0)) *
-                                  a.d.keys;
+    const float* m = mask_row(a, b, h, i);
     for (std::int64_t j = 0; j < keys; ++j) row[j] += m[j];
   }
   const std::int64_t seen = a.causal ? std::min(keys, i + 1) : keys;
@@ -200,7 +220,8 @@ void attend(const Attention& a, std::int64_t item, std::vector<float>& scores,
   const std::int64_t bh = item / per_head, b = bh / a.d.heads, h = bh % a.d.heads;
   const std::int64_t i0 = item % per_head * kBlockRows, i1 = std::min(a.d.queries, i0 + kBlockRows);
   const std::int64_t m = i1 - i0, width = a.d.width;
-  const std::int64_t keys = a.causal ? std::min(a.d.keys, i1) : a.d.keys;
+  std::int64_t keys = a.causal ? std::min(a.d.keys, i1) : a.d.keys;
+  if (a.mask) keys = keys_in_mask(a, b, h, i0, i1, keys);
   const std::int64_t hk = h / (a.d.heads / a.d.kv_heads);
   scores.resize(static_cast<std::size_t>(m * keys));
   cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<blasint>(m),
