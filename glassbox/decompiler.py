@@ -444,12 +444,11 @@ def decompile(obj: Any, *, readable: bool = False) -> str:
     statements (``t = x`` then ``t.y``). The source does the same operations in the same order,
     but does not recompile to the same bytecode.
     """
-    function = None if readable else _unwrapped_function(obj)
-    if function is None:
+    if readable or _unwrapped_function(obj) is None:
         result = decompile_detailed(obj, readable=readable)
         source, fallbacks = result.source, result.fallbacks
     else:
-        source, fallbacks = _function_source(function)
+        source, fallbacks = _function_source(obj)
     if fallbacks:
         warnings.warn(DecompileWarning(fallbacks), stacklevel=2)
     return source
@@ -471,7 +470,9 @@ def _function_source(function: types.FunctionType) -> tuple[str, list[Fallback]]
         pair = _core.decompile_marshal(data, _running_minor(), as_function)
     source, fallbacks = pair
     marked = [Fallback(*fallback) for fallback in fallbacks] if fallbacks else []
-    return _with_signature(source, function), marked
+    if function.__defaults__ or function.__kwdefaults__ or function.__annotations__:
+        return _with_signature(source, function), marked
+    return _with_bare_signature(source, code), marked  # what _with_signature does for it
 
 
 # -- constants marshal cannot carry ----------------------------------------------------------
