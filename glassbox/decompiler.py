@@ -458,17 +458,20 @@ def _function_source(function: types.FunctionType) -> tuple[str, list[Fallback]]
     """``decompile_detailed(function)``'s source and fallbacks, without building its result
     where the code is read from its fields or marshals (the common case: every constant is a
     plain builtin value)."""
+    found = _core.decompile_function(function)
+    if found is not None:
+        source, fallbacks, final = found
+        if final:  # what _with_bare_signature returns for it, checked in C++
+            return source, []
     code = function.__code__
-    pair = _core.decompile_code(code)
-    if pair is None:
+    if found is None:
         try:
             data = marshal.dumps(code)
         except ValueError:
             result = decompile_detailed(function)
             return result.source, result.fallbacks
         as_function = bool(code.co_flags & CO_NEWLOCALS)
-        pair = _core.decompile_marshal(data, _running_minor(), as_function)
-    source, fallbacks = pair
+        source, fallbacks = _core.decompile_marshal(data, _running_minor(), as_function)
     marked = [Fallback(*fallback) for fallback in fallbacks] if fallbacks else []
     if function.__defaults__ or function.__kwdefaults__ or function.__annotations__:
         return _with_signature(source, function), marked

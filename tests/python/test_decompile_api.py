@@ -288,6 +288,9 @@ class FakeCore:
     def decompile_code(self, code: types.CodeType, readable: bool = False) -> None:
         return None  # declines: the code goes through marshal
 
+    def decompile_function(self, function: types.FunctionType) -> None:
+        return None  # declines likewise
+
     def decompile_marshal(self, data: bytes, minor: int, as_function: bool):
         kind = "def" if as_function else "module"
         return f"# {kind}\nx = 1\n", [("f", 3, "irreducible control flow")]
