@@ -166,6 +166,9 @@ class _Signature(NamedTuple):
     notes: list[str]  # comments for the defaults and annotations that have none
     bare: str  # the parameter list without defaults and annotations, as the decompiler writes it
     plain: bool  # whether the header with `params` and `returns` parses by construction
+    # False where it cannot parse: a positional parameter written without a default (one that
+    # has no source form) after one written with a default
+    parses: bool = True
 
 
 def _parameter_names(code: types.CodeType) -> tuple[tuple[str, ...], tuple[str, ...], Any, Any]:
@@ -239,7 +242,8 @@ def _signature_parts(func: types.FunctionType) -> _Signature:
         for i, name in enumerate(positional)
     ]
     # A positional parameter without a default after one with a default does not parse.
-    plain.append(True not in written or all(written[written.index(True) :]))
+    ordered = True not in written or all(written[written.index(True) :])
+    plain.append(ordered)
     varargs_text = param(varargs) if varargs else None
     kwonly_texts = [param(name, name in kwdefaults, kwdefaults.get(name)) for name in kwonly]
     varkw_text = param(varkw) if varkw else None
@@ -250,7 +254,7 @@ def _signature_parts(func: types.FunctionType) -> _Signature:
         returns = f" -> {ann}" if ann else ""
         plain.append(not ann or _plain_annotation(annotations["return"]))
     plain += [note.isprintable() for note in notes]  # a comment line stays one line
-    return _Signature(params, returns, notes, bare, all(plain))
+    return _Signature(params, returns, notes, bare, all(plain), ordered)
 
 
 def _def_line(source: str, name: str) -> tuple[int, int, str, str] | None:
@@ -289,6 +293,8 @@ def _with_signature(source: str, func: types.FunctionType) -> str:
     try:
         signature = _signature_parts(func)
     except (AttributeError, IndexError, TypeError):
+        return source
+    if not signature.parses:  # compile() would raise SyntaxError: the source as it is
         return source
     found = _def_line(source, code.co_name)
     if not found:

@@ -213,6 +213,29 @@ def test_parameters_without_defaults(header: str) -> None:
     assert_same_code(function.__code__, source)
 
 
+# (def line defining f, the def line decompile writes, whether a comment names a default without
+# a source form): defaults and annotations with a source form go into the header; where a
+# positional parameter whose default has none follows one with a default, that header would not
+# parse, and the decompiler's own stays, as it is.
+SIGNATURES = [
+    ("def f(a, b=2, *, c: int = 3) -> str:", "def f(a, b=2, *, c: int = 3) -> str:", False),
+    ("def f(a, b=SENTINEL, c=2):", "def f(a, b, c=2):", True),
+    ("def f(a, b=2, c=SENTINEL):", "def f(a, b, c):", False),
+    ("def f(a=1, /, b=SENTINEL, *, c=SENTINEL):", "def f(a, /, b, *, c):", False),
+]
+
+
+@pytest.mark.parametrize(("header", "written", "comment"), SIGNATURES)
+def test_signature_in_the_header(header: str, written: str, comment: bool) -> None:
+    source = f"SENTINEL = object()\n{header}\n    return 0\n"
+    function = function_from(source, "f")
+    decompiled = glassbox.decompile(function)
+    lines = decompiled.splitlines()
+    assert lines[1 if comment else 0] == written
+    assert (lines[0] == "# default of b: a object object, not a literal") == comment
+    assert_same_code(function.__code__, decompiled)
+
+
 def test_wrapper_decompiles_the_wrapped_function() -> None:
     function = function_from("def f(a, b=2):\n    return a + b\n", "f")
     wrapper = functools.wraps(function)(lambda *args: function(*args))
