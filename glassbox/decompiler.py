@@ -93,10 +93,28 @@ def _running_minor() -> int:
 _ROUND_TRIP_TYPES = frozenset({type(None), bool, int, str, bytes})
 
 
+def _reads_back(value: Any, depth: int = 0) -> bool:
+    """Whether ``ast.literal_eval(repr(value))`` is equal to ``value`` and of its type, known
+    without parsing: a round-trip scalar, or a tuple, list, set or dict of them (exact types)."""
+    kind = type(value)
+    if kind in _ROUND_TRIP_TYPES:
+        return True
+    if kind is float:
+        return math.isfinite(value)
+    if depth >= 20:  # (and a container that holds itself)
+        return False
+    if kind is tuple or kind is list or kind is set:
+        return all(_reads_back(item, depth + 1) for item in value)
+    if kind is dict:
+        return all(
+            _reads_back(k, depth + 1) and _reads_back(v, depth + 1) for k, v in value.items()
+        )
+    return False
+
+
 def _literal(value: Any) -> str | None:
     """Source for ``value`` if it is a literal that reads back equal (and of the same type)."""
-    kind = type(value)
-    if kind in _ROUND_TRIP_TYPES or (kind is float and math.isfinite(value)):
+    if _reads_back(value):
         try:
             return repr(value)
         except (ValueError, MemoryError):  # an int with more digits than str() allows

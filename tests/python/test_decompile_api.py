@@ -9,6 +9,7 @@ names, flags and nested code objects, line numbers aside.
 
 from __future__ import annotations
 
+import ast
 import functools
 import importlib.util
 import json
@@ -234,6 +235,56 @@ def test_signature_in_the_header(header: str, written: str, comment: bool) -> No
     assert lines[1 if comment else 0] == written
     assert (lines[0] == "# default of b: a object object, not a literal") == comment
     assert_same_code(function.__code__, decompiled)
+
+
+def _reads_back_by_parsing(value: object) -> bool:
+    try:
+        back = ast.literal_eval(repr(value))
+    except (ValueError, SyntaxError, TypeError, RecursionError, MemoryError):
+        return False
+    return type(back) is type(value) and (back == value or (back != back and value != value))
+
+
+_SELF_HOLDING: list[object] = [1]
+_SELF_HOLDING.append(_SELF_HOLDING)
+LITERALS = [
+    None,
+    True,
+    -3,
+    2**64,
+    "a'b\ud800",
+    b"\x00",
+    1.5,
+    -0.0,
+    float("nan"),
+    float("inf"),
+    1j,
+    (),
+    (1,),
+    [1, [2.5, "x"]],
+    set(),
+    {1, 2},
+    {"k": (1, None)},
+    {(1, 2): [b"", False]},
+    frozenset({1}),
+    [float("inf")],
+    (float("nan"),),
+    [1j],
+    _SELF_HOLDING,
+    [[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]],
+    object(),
+    int,
+    range(3),
+]
+
+
+@pytest.mark.parametrize("value", LITERALS, ids=range(len(LITERALS)))
+def test_default_literals_read_back(value: object) -> None:
+    """A default or annotation is written as its repr exactly where that reads back equal and of
+    the same type (known for plain values without parsing; parsed otherwise)."""
+    text = glassbox.decompiler._literal(value)
+    assert (text is not None) == _reads_back_by_parsing(value)
+    assert text is None or text == repr(value)
 
 
 def test_wrapper_decompiles_the_wrapped_function() -> None:
