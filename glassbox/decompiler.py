@@ -93,10 +93,28 @@ def _running_minor() -> int:
 _ROUND_TRIP_TYPES = frozenset({type(None), bool, int, str, bytes})
 
 
+def _reads_back(value: Any, depth: int = 0) -> bool:
+    """Whether ``ast.literal_eval(repr(value))`` is equal to ``value`` and of its type, known
+    without parsing: a round-trip scalar, or a tuple, list, set or dict of them (exact types)."""
+    kind = type(value)
+    if kind in _ROUND_TRIP_TYPES:
+        return True
+    if kind is float:
+        return math.isfinite(value)
+    if depth >= 20:  # (and a container that holds itself)
+        return False
+    if kind is tuple or kind is list or kind is set:
+        return all(_reads_back(item, depth + 1) for item in value)
+    if kind is dict:
+        return all(
+            _reads_back(k, depth + 1) and _reads_back(v, depth + 1) for k, v in value.items()
+        )
+    return False
+
+
 def _literal(value: Any) -> str | None:
     """Source for ``value`` if it is a literal that reads back equal (and of the same type)."""
-    kind = type(value)
-    if kind in _ROUND_TRIP_TYPES or (kind is float and math.isfinite(value)):
+    if _reads_back(value):
         try:
             return repr(value)
         except (ValueError, MemoryError):  # an int with more digits than str() allows
@@ -166,6 +184,9 @@ class _Signature(NamedTuple):
     notes: list[str]  # comments for the defaults and annotations that have none
     bare: str  # the parameter list without defaults and annotations, as the decompiler writes it
     plain: bool  # whether the header with `params` and `returns` parses by construction
+    # False where it cannot parse: a positional parameter written without a default (one that
+    # has no source form) after one written with a default
+    parses: bool = True
 
 
 def _parameter_names(code: types.CodeType) -> tuple[tuple[str, ...], tuple[str, ...], Any, Any]:
@@ -239,7 +260,8 @@ def _signature_parts(func: types.FunctionType) -> _Signature:
         for i, name in enumerate(positional)
     ]
     # A positional parameter without a default after one with a default does not parse.
-    plain.append(True not in written or all(written[written.index(True) :]))
+    ordered = True not in written or all(written[written.index(True) :])
+    plain.append(ordered)
     varargs_text = param(varargs) if varargs else None
     kwonly_texts = [param(name, name in kwdefaults, kwdefaults.get(name)) for name in kwonly]
     varkw_text = param(varkw) if varkw else None
@@ -250,7 +272,7 @@ def _signature_parts(func: types.FunctionType) -> _Signature:
         returns = f" -> {ann}" if ann else ""
         plain.append(not ann or _plain_annotation(annotations["return"]))
     plain += [note.isprintable() for note in notes]  # a comment line stays one line
-    return _Signature(params, returns, notes, bare, all(plain))
+    return _Signature(params, returns, notes, bare, all(plain), ordered)
 
 
 def _def_line(source: str, name: str) -> tuple[int, int, str, str] | None:
@@ -289,6 +311,8 @@ def _with_signature(source: str, func: types.FunctionType) -> str:
     try:
         signature = _signature_parts(func)
     except (AttributeError, IndexError, TypeError):
+        return source
+    if not signature.parses:  # compile() would raise SyntaxError: the source as it is
         return source
     found = _def_line(source, code.co_name)
     if not found:
@@ -444,12 +468,11 @@ def decompile(obj: Any, *, readable: bool = False) -> str:
     statements (``t = x`` then ``t.y``). The source does the same operations in the same order,
     but does not recompile to the same bytecode.
     """
-    function = None if readable else _unwrapped_function(obj)
-    if function is None:
+    if readable or _unwrapped_function(obj) is None:
         result = decompile_detailed(obj, readable=readable)
         source, fallbacks = result.source, result.fallbacks
     else:
-        source, fallbacks = _function_source(function)
+        source, fallbacks = _function_source(obj)
     if fallbacks:
         warnings.warn(DecompileWarning(fallbacks), stacklevel=2)
     return source
@@ -459,19 +482,24 @@ def _function_source(function: types.FunctionType) -> tuple[str, list[Fallback]]
     """``decompile_detailed(function)``'s source and fallbacks, without building its result
     where the code is read from its fields or marshals (the common case: every constant is a
     plain builtin value)."""
+    found = _core.decompile_function(function)
+    if found is not None:
+        source, fallbacks, final = found
+        if final:  # what _with_bare_signature returns for it, checked in C++
+            return source, []
     code = function.__code__
-    pair = _core.decompile_code(code)
-    if pair is None:
+    if found is None:
         try:
             data = marshal.dumps(code)
         except ValueError:
             result = decompile_detailed(function)
             return result.source, result.fallbacks
         as_function = bool(code.co_flags & CO_NEWLOCALS)
-        pair = _core.decompile_marshal(data, _running_minor(), as_function)
-    source, fallbacks = pair
+        source, fallbacks = _core.decompile_marshal(data, _running_minor(), as_function)
     marked = [Fallback(*fallback) for fallback in fallbacks] if fallbacks else []
-    return _with_signature(source, function), marked
+    if function.__defaults__ or function.__kwdefaults__ or function.__annotations__:
+        return _with_signature(source, function), marked
+    return _with_bare_signature(source, code), marked  # what _with_signature does for it
 
 
 # -- constants marshal cannot carry ----------------------------------------------------------

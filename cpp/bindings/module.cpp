@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "bindings/bare_header.hpp"
 #include "bindings/live_code.hpp"
 #include "bytecode/disassembler.hpp"
 #include "bytecode/marshal.hpp"
@@ -79,6 +80,22 @@ nb::object decompile_code(nb::handle code, bool readable) {
   return nb::cast(to_pair((model->flags & kCoNewLocals) != 0
                               ? dc::decompile_function(*model, output)
                               : dc::decompile_module(*model, output)));
+}
+
+// decompile_code(function.__code__) for a function object, with a third item: whether the source
+// is final as it is (no fallbacks, and the header glassbox.decompiler._with_bare_signature would
+// keep: see bare_header_as_written). None where read_live_code declines.
+nb::object decompile_function(nb::handle function) {
+  if (!PyFunction_Check(function.ptr())) return nb::none();
+  PyObject* code = PyFunction_GET_CODE(function.ptr());
+  std::shared_ptr<const bc::CodeObject> model = glassbox::bindings::read_live_code(code);
+  if (!model) return nb::none();
+  dc::DecompileResult result = (model->flags & kCoNewLocals) != 0 ? dc::decompile_function(*model)
+                                                                  : dc::decompile_module(*model);
+  const bool final = result.fallbacks.empty() &&
+                     glassbox::bindings::bare_header_as_written(function.ptr(), result.source);
+  auto [source, fallbacks] = to_pair(std::move(result));
+  return nb::make_tuple(source, fallbacks, final);
 }
 
 DecompiledPair decompile_pyc(const nb::bytes& data, std::optional<int> minor) {
@@ -152,6 +169,10 @@ NB_MODULE(_core, m) {
   m.def("decompile_code", &decompile_code, nb::arg("code"), nb::arg("readable") = false,
         "decompile_marshal(marshal.dumps(code), ...) for a code object of the running "
         "interpreter, read from its fields; None where that reader declines (then marshal).");
+  m.def("decompile_function", &decompile_function, nb::arg("function"),
+        "decompile_code(function.__code__) for a function object, as (source, fallbacks, final): "
+        "final where the source needs no signature work (no fallbacks; no defaults, annotations "
+        "or special parameters; the header as written). None where that reader declines.");
   m.def("decompile_pyc", &decompile_pyc, nb::arg("data"), nb::arg("minor") = nb::none(),
         "Source of a whole .pyc file's module; the version comes from its magic number. "
         "Returns (source, [(code_name, first_line, reason), ...fallbacks]).");

@@ -126,7 +126,12 @@ class CodeDecoder {
   size_t statement_depth_ = 0;  // stack depth between statements (an enclosing for loop's iterator)
   int stmt_start_ = 0;          // first operation of the statement being decoded
   int if_expression_end_ = 0;
-  int expression_only_ = 0;   // > 0 while evaluating an expression region: statements are errors
+  int expression_only_ = 0;  // > 0 while evaluating an expression region: statements are errors
+  // A trial read of a conditional expression's branch (evaluate's `refused`) runs a store or
+  // POP_TOP: the statement that ends it fails the trial by setting statement_refused_ rather than
+  // by throwing (see store and pop_top). Taken by the first store or pop_top that runs.
+  bool soft_statement_ = false;
+  bool statement_refused_ = false;
   ExprPtr captured_target_;   // the target stored into a loop/with/except pseudo value
   std::string handler_name_;  // the `as` name of the except clause being decoded
 
@@ -268,7 +273,10 @@ class CodeDecoder {
   std::string source_name(const std::string& name) const;  // unmangled
   ExprPtr build_call(const Operation& op);
   ExprPtr build_call_ex(const Operation& op);
-  ExprPtr evaluate(int begin, int end);  // the one value the region [begin, end) pushes
+  // The one value the region [begin, end) pushes. Given `refused` (a trial read), a statement of
+  // the region's own that ends it sets *refused, as a DecodeFailure would have said, without
+  // unwinding (the value returned is then meaningless).
+  ExprPtr evaluate(int begin, int end, bool* refused = nullptr);
   bool is_null(const ExprPtr& e) const;
   void check_fstring(const ExprPtr& joined) const;
   static bool is_internal(const ExprPtr& e, const char* tag);

@@ -6,6 +6,7 @@
 #include <functional>
 #include <set>
 #include <string>
+#include <utility>
 
 #include "bytecode/repr.hpp"
 #include "decompiler/decoder.hpp"
@@ -578,7 +579,18 @@ void CodeDecoder::check_fstring(const ExprPtr& joined) const {
   }
 }
 
-ExprPtr CodeDecoder::evaluate(int begin, int end) {
+namespace {
+
+// Operations whose execution, where it makes a statement, makes it last: execute's case for each
+// ends in a call of store or pop_top, whose own statement is the last thing each does. A trial
+// read stopped there leaves what a DecodeFailure thrown there would have left.
+bool ends_statement_softly(Op op) {
+  return op == Op::StoreName || op == Op::StoreAttr || op == Op::StoreSubscr || op == Op::PopTop;
+}
+
+}  // namespace
+
+ExprPtr CodeDecoder::evaluate(int begin, int end, bool* refused) {
   // Nested conditional expressions recurse through here: bound the depth (crafted code).
   struct Nesting {
     int& level;
@@ -620,7 +632,20 @@ ExprPtr CodeDecoder::evaluate(int begin, int end) {
       expression_only_ = only;
       if (single) throw DecodeFailure("nested conditional expression");
     }
-    i = execute_step(i);
+    if (refused == nullptr || !ends_statement_softly(op.op)) {
+      i = execute_step(i);
+      continue;
+    }
+    {
+      Restore<bool> restore(soft_statement_);
+      soft_statement_ = true;
+      i = execute_step(i);
+    }
+    if (statement_refused_) {  // (what the DecodeFailure would have left)
+      statement_refused_ = false;
+      *refused = true;
+      return nullptr;
+    }
   }
   --expression_only_;
   if (stack_.size() != depth + 1) throw DecodeFailure("expression region has unbalanced stack");
@@ -1439,6 +1464,7 @@ bool CodeDecoder::on_new_line(int i) {
 }
 
 void CodeDecoder::pop_top(ExprPtr value) {
+  const bool soft = std::exchange(soft_statement_, false);
   // Generated code discards temporaries and constants it juggled: no statement to show.
   if (spilled_ > 0 &&
       ((value->kind == ExprKind::Name && value->text.rfind("_gb_tmp", 0) == 0) || is_none(value))) {
@@ -1450,10 +1476,15 @@ void CodeDecoder::pop_top(ExprPtr value) {
     // Iterators popped by return/break, exit results, the generator marker: no source.
     return;
   }
+  if (soft && expression_only_ > 0) {
+    statement_refused_ = true;  // emit would throw
+    return;
+  }
   emit(make_stmt(StmtKind::Expr, {value}));
 }
 
 void CodeDecoder::store(ExprPtr target, ExprPtr value) {
+  const bool soft = std::exchange(soft_statement_, false);
   if (target->kind == ExprKind::Name && target->text == "__classcell__") return;
   // The `except ... as name` cleanup: name = None; del name.
   if (!handler_name_.empty() && target->kind == ExprKind::Name && target->text == handler_name_ &&
@@ -1514,6 +1545,10 @@ void CodeDecoder::store(ExprPtr target, ExprPtr value) {
   if (value->kind == ExprKind::Internal) throw DecodeFailure("store of " + value->text);
   // `x += v` arrives as a store of an in-place operation whose left side is the target.
   if (value->kind == ExprKind::BinOp && value->text.size() >= 2 && value->text.back() == '=') {
+    if (soft && expression_only_ > 0) {
+      statement_refused_ = true;  // emit would throw
+      return;
+    }
     StmtPtr aug = make_stmt(StmtKind::AugAssign, {target, value->args[1]});
     aug->text = value->text.substr(0, value->text.size() - 1);
     return emit(aug);
@@ -1532,6 +1567,10 @@ void CodeDecoder::store(ExprPtr target, ExprPtr value) {
       return;
     }
     return emit(make_stmt(StmtKind::AnnAssign, {make_name(name), annotation_source(value)}));
+  }
+  if (soft && expression_only_ > 0) {
+    statement_refused_ = true;  // emit would throw
+    return;
   }
   emit(make_stmt(StmtKind::Assign, {target, value}));
 }

@@ -72,10 +72,11 @@ bool is_identifier(const std::string& name) {
 // with the compiler's exceptions (an assignment's value before its targets, a for loop's iterable
 // before its target, ...). `complete` turns false where the tree does not say (text-only parts:
 // imports, parameter defaults and annotations).
+// `Meet` is called as meet(name, is_attribute) for each name met.
+template <class Meet>
 class SourceOrder {
  public:
-  SourceOrder(int minor, std::function<void(const std::string&, bool)> meet)
-      : minor_(minor), meet_(std::move(meet)) {}
+  SourceOrder(int minor, Meet meet) : minor_(minor), meet_(std::move(meet)) {}
   bool complete = true;
 
   void body(const Body& b) {
@@ -84,7 +85,7 @@ class SourceOrder {
 
  private:
   int minor_;
-  std::function<void(const std::string&, bool)> meet_;  // (name, is_attribute)
+  Meet meet_;
 
   // The finally bodies around the statement being compiled, innermost last, and how many of
   // them lie outside each enclosing loop: a return, break or continue compiles a copy of each
@@ -445,45 +446,70 @@ Body deep_copy(const Body& b, int depth) {
 // 1 yes, 0 no, -1 the tree cannot tell.
 int CodeDecoder::source_order_matches(const Body& body,
                                       const std::vector<std::string>& locals) const {
+  // Names are read by their source spelling; without a class to mangle in, that is the name.
+  const bool mangles = !class_name_.empty();
   // The source spelling of each of code_.names, where one is mangled (a name is met by its
   // spelling and stands for the first name spelled so); empty where each is its own.
   std::vector<std::string> spelled;
-  if (!class_name_.empty()) {
+  if (mangles) {
     for (const std::string& n : code_.names) spelled.push_back(source_name(n));
     if (spelled == code_.names) spelled.clear();
   }
-  std::vector<std::string> variables;  // sorted
-  variables.reserve(code_.varnames.size() + code_.cellvars.size() + code_.freevars.size());
-  for (const auto* list : {&code_.varnames, &code_.cellvars, &code_.freevars}) {
-    for (const std::string& n : *list) variables.push_back(source_name(n));
+  std::vector<std::string> mangled;  // the spellings `variables` views, where they differ
+  std::vector<std::string> wanted_locals;
+  if (mangles) {
+    mangled.reserve(code_.varnames.size() + code_.cellvars.size() + code_.freevars.size());
+    for (const auto* list : {&code_.varnames, &code_.cellvars, &code_.freevars}) {
+      for (const std::string& n : *list) mangled.push_back(source_name(n));
+    }
+    for (const std::string& n : locals) wanted_locals.push_back(source_name(n));
+  }
+  const std::vector<std::string>& wanted = mangles ? wanted_locals : locals;
+  std::vector<std::string_view> variables;  // sorted
+  if (mangles) {
+    variables.assign(mangled.begin(), mangled.end());
+  } else {
+    variables.reserve(code_.varnames.size() + code_.cellvars.size() + code_.freevars.size());
+    for (const auto* list : {&code_.varnames, &code_.cellvars, &code_.freevars}) {
+      variables.insert(variables.end(), list->begin(), list->end());
+    }
   }
   std::sort(variables.begin(), variables.end());
-  std::vector<std::string> names;
-  std::vector<std::string> fast;
-  names.reserve(code_.names.size());
-  auto add = [](std::vector<std::string>& list, const std::string& n) {
-    if (std::find(list.begin(), list.end(), n) == list.end()) list.push_back(n);
+  // Each list is compared with its wanted order as names are met: the first `count` entries
+  // met so far, and whether every name met so far kept that order. A name met again is one of
+  // the first `count` (while the order holds; once it breaks, the answer is no).
+  struct Progress {
+    const std::vector<std::string>& wanted;
+    size_t count = 0;
+    bool in_order = true;
+    void meet(const std::string& n) {
+      if (!in_order) return;
+      auto met = wanted.begin() + static_cast<long>(count);
+      if (std::find(wanted.begin(), met, n) != met) return;
+      if (count < wanted.size() && wanted[count] == n) {
+        ++count;
+      } else {
+        in_order = false;
+      }
+    }
+    bool matches() const { return in_order && count == wanted.size(); }
   };
+  Progress names{code_.names};
+  Progress fast{wanted};
   SourceOrder order(code_.minor, [&](const std::string& n, bool is_attribute) {
     if (!is_attribute && std::binary_search(variables.begin(), variables.end(), n)) {
-      add(fast, n);
+      // Only the wanted locals count, in the order first met.
+      if (std::find(wanted.begin(), wanted.end(), n) != wanted.end()) fast.meet(n);
       return;
     }
     auto found = std::find(spelled.begin(), spelled.end(), n);
-    add(names,
-        found == spelled.end() ? n : code_.names[static_cast<size_t>(found - spelled.begin())]);
+    names.meet(found == spelled.end() ? n
+                                      : code_.names[static_cast<size_t>(found - spelled.begin())]);
   });
   order.body(body);
   if (!order.complete) return -1;
-  if (names != code_.names) return 0;
-  std::vector<std::string> wanted_locals;
-  for (const std::string& n : locals) wanted_locals.push_back(source_name(n));
-  std::vector<std::string> met_locals;
-  for (const std::string& n : fast) {
-    if (std::find(wanted_locals.begin(), wanted_locals.end(), n) != wanted_locals.end())
-      met_locals.push_back(n);
-  }
-  return met_locals == wanted_locals ? 1 : 0;
+  if (!names.matches()) return 0;
+  return fast.matches() ? 1 : 0;
 }
 
 // Puts back the exits 3.10 copied (CopiedTails) where that makes the source meet the names in

@@ -1636,17 +1636,24 @@ bool CodeDecoder::decode_if_expression(int j, int true_start, int false_start, E
   if (jump.op != Op::Jump || jump.target <= false_start) return false;
   std::vector<ExprPtr> saved = stack_;
   size_t body_size = out_->size();
-  try {
-    ExprPtr yes = evaluate(true_start, false_start - 1);
-    ExprPtr no = evaluate(false_start, jump.target);
-    push(make_expr(ExprKind::IfExp, {yes, condition, no}));
-    if_expression_end_ = jump.target;
-    return true;
-  } catch (const DecodeFailure&) {
+  auto fail = [&] {
     stack_ = saved;
     out_->resize(body_size);
     expression_only_ = 0;
     return false;
+  };
+  try {
+    // (Most failures are a statement in a branch: evaluate says so without throwing.)
+    bool refused = false;
+    ExprPtr yes = evaluate(true_start, false_start - 1, &refused);
+    if (refused) return fail();
+    ExprPtr no = evaluate(false_start, jump.target, &refused);
+    if (refused) return fail();
+    push(make_expr(ExprKind::IfExp, {yes, condition, no}));
+    if_expression_end_ = jump.target;
+    return true;
+  } catch (const DecodeFailure&) {
+    return fail();
   }
 }
 

@@ -9,6 +9,7 @@ names, flags and nested code objects, line numbers aside.
 
 from __future__ import annotations
 
+import ast
 import functools
 import importlib.util
 import json
@@ -213,6 +214,79 @@ def test_parameters_without_defaults(header: str) -> None:
     assert_same_code(function.__code__, source)
 
 
+# (def line defining f, the def line decompile writes, whether a comment names a default without
+# a source form): defaults and annotations with a source form go into the header; where a
+# positional parameter whose default has none follows one with a default, that header would not
+# parse, and the decompiler's own stays, as it is.
+SIGNATURES = [
+    ("def f(a, b=2, *, c: int = 3) -> str:", "def f(a, b=2, *, c: int = 3) -> str:", False),
+    ("def f(a, b=SENTINEL, c=2):", "def f(a, b, c=2):", True),
+    ("def f(a, b=2, c=SENTINEL):", "def f(a, b, c):", False),
+    ("def f(a=1, /, b=SENTINEL, *, c=SENTINEL):", "def f(a, /, b, *, c):", False),
+]
+
+
+@pytest.mark.parametrize(("header", "written", "comment"), SIGNATURES)
+def test_signature_in_the_header(header: str, written: str, comment: bool) -> None:
+    source = f"SENTINEL = object()\n{header}\n    return 0\n"
+    function = function_from(source, "f")
+    decompiled = glassbox.decompile(function)
+    lines = decompiled.splitlines()
+    assert lines[1 if comment else 0] == written
+    assert (lines[0] == "# default of b: a object object, not a literal") == comment
+    assert_same_code(function.__code__, decompiled)
+
+
+def _reads_back_by_parsing(value: object) -> bool:
+    try:
+        back = ast.literal_eval(repr(value))
+    except (ValueError, SyntaxError, TypeError, RecursionError, MemoryError):
+        return False
+    return type(back) is type(value) and (back == value or (back != back and value != value))
+
+
+_SELF_HOLDING: list[object] = [1]
+_SELF_HOLDING.append(_SELF_HOLDING)
+LITERALS = [
+    None,
+    True,
+    -3,
+    2**64,
+    "a'b\ud800",
+    b"\x00",
+    1.5,
+    -0.0,
+    float("nan"),
+    float("inf"),
+    1j,
+    (),
+    (1,),
+    [1, [2.5, "x"]],
+    set(),
+    {1, 2},
+    {"k": (1, None)},
+    {(1, 2): [b"", False]},
+    frozenset({1}),
+    [float("inf")],
+    (float("nan"),),
+    [1j],
+    _SELF_HOLDING,
+    [[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]],
+    object(),
+    int,
+    range(3),
+]
+
+
+@pytest.mark.parametrize("value", LITERALS, ids=range(len(LITERALS)))
+def test_default_literals_read_back(value: object) -> None:
+    """A default or annotation is written as its repr exactly where that reads back equal and of
+    the same type (known for plain values without parsing; parsed otherwise)."""
+    text = glassbox.decompiler._literal(value)
+    assert (text is not None) == _reads_back_by_parsing(value)
+    assert text is None or text == repr(value)
+
+
 def test_wrapper_decompiles_the_wrapped_function() -> None:
     function = function_from("def f(a, b=2):\n    return a + b\n", "f")
     wrapper = functools.wraps(function)(lambda *args: function(*args))
@@ -287,6 +361,9 @@ class FakeCore:
 
     def decompile_code(self, code: types.CodeType, readable: bool = False) -> None:
         return None  # declines: the code goes through marshal
+
+    def decompile_function(self, function: types.FunctionType) -> None:
+        return None  # declines likewise
 
     def decompile_marshal(self, data: bytes, minor: int, as_function: bool):
         kind = "def" if as_function else "module"

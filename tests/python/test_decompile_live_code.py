@@ -85,3 +85,45 @@ def test_declines_or_agrees(constant: object) -> None:
 
 def test_not_a_code_object() -> None:
     assert _core.decompile_code(42) is None
+
+
+def _functions(source: str) -> dict[str, types.FunctionType]:
+    namespace: dict[str, object] = {}
+    exec(compile(source, "<live>", "exec"), namespace)
+    return {k: v for k, v in namespace.items() if isinstance(v, types.FunctionType)}
+
+
+def test_decompile_function_final_only_where_the_signature_is_as_written() -> None:
+    """``_core.decompile_function``'s third item says the source needs no signature work: then
+    it is what ``decompile_code`` gives and what ``_with_signature`` keeps as it is."""
+    functions = _functions(
+        "def plain(a, b):\n    return a + b\n"
+        "def defaults(a, b=1):\n    return a\n"
+        "def keyword_only(a, *, b):\n    return b\n"
+        "def star(*args, **kwargs):\n    return args\n"
+        "def annotated(a: int):\n    return a\n"
+        "def outer(x):\n    def inner():\n        return x\n    return inner\n"
+        "def caf\u00e9(a):\n    return a\n"
+    )
+    functions["inner"] = functions["outer"](1)
+    for module in (inspect, importlib.import_module("ftplib")):
+        functions.update(
+            {f"{module.__name__}.{k}": v for k, v in vars(module).items() if inspect.isfunction(v)}
+        )
+    finals = set()
+    for name, function in functions.items():
+        found = _core.decompile_function(function)
+        if not LIVE:
+            assert found is None
+            continue
+        assert found is not None, name
+        source, fallbacks, final = found
+        assert (source, fallbacks) == _core.decompile_code(function.__code__), name
+        if final:
+            finals.add(name)
+            assert not fallbacks
+            assert glassbox.decompiler._with_signature(source, function) == source, name
+    if LIVE:
+        assert "plain" in finals and "inspect.ismodule" in finals
+        assert not finals & {"defaults", "keyword_only", "star", "annotated", "inner", "caf\u00e9"}
+    assert _core.decompile_function(len) is None
