@@ -241,6 +241,7 @@ const char* family_of_kernel(const std::string& op) {
       {"cat", "DimArgs"},
       {"index", "IndexArgs"},
       {"layer_norm", "LayerNormArgs"},
+      {"rms_norm", "LayerNormArgs"},
       {"batch_norm", "BatchNormArgs"},
       {"copy_strided", "StridedArgs"},
       {"scatter_strided", "StridedArgs"},

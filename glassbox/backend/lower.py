@@ -1108,6 +1108,19 @@ def _layer_norm(lw, node, x, normalized_shape, weight, bias, eps):
     return outs
 
 
+@handles(aten.rms_norm.default, check=red_check)
+def _rms_norm(lw, node, x, normalized_shape, weight=None, eps=None):
+    """x * rsqrt(mean(x ** 2) + eps) [* weight] over the last dims (patterns.py writes it from
+    the formula models spell out); eps None is the dtype's epsilon, as torch takes it."""
+    if eps is None:
+        eps = torch.finfo(meta_val(node).dtype).eps
+    ins = [lw.contiguous(x)] + ([lw.contiguous(weight)] if weight is not None else [])
+    args = LayerNormArgs(len(normalized_shape), weight is not None, False, float(eps))
+    out = out_slot(lw, node)
+    lw.emit("rms_norm", ins, [out], args)
+    return out
+
+
 @handles(aten.native_group_norm.default, check=red_check)
 def _group_norm(lw, node, x, weight, bias, n, c, spatial, groups, eps):
     """Each group of channels normalized as one row (the layer norm of [N * groups, C / groups *

@@ -4,6 +4,8 @@ a chain of elementwise passes.
 
     gelu_tanh: 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x ** 3))), the "gelu_new" of
                GPT-2 and many models after it, becomes aten.gelu(x, approximate="tanh").
+    rms_norm:  [w *] x * rsqrt(mean(x ** 2, -1, keepdim) + eps), as Llama, T5 and most decoders
+               write it (w: a tensor of the last dim's size), becomes aten.rms_norm(x, [d], w, eps).
 
 A match needs the exact structure (the product of 0.5, x and the sum in any order and grouping)
 and the constants to float32 precision; every node it replaces other than the last must be read
@@ -19,6 +21,13 @@ from torch.fx import Graph, Node
 
 aten = torch.ops.aten
 _MUL, _ADD = aten.mul.Tensor, aten.add.Tensor
+_ASSERT = aten._assert_tensor_metadata.default  # a check of a value's dtype, not a use of it
+
+
+def _readers(node: Node) -> list[Node]:
+    """The nodes that compute with ``node``: its users but metadata checks (a replaced node's
+    checks go with it; the backend proves them from the traced metadata anyway)."""
+    return [u for u in node.users if u.target is not _ASSERT]
 
 
 def _near(value, expected: float) -> bool:
@@ -43,14 +52,16 @@ def _factors(node, inner: set) -> tuple[list, float]:
     scaled = _with_constant(node, _MUL)
     if scaled is not None:
         inner.add(node)
-        tensors, c = _factors(scaled[0], inner) if len(scaled[0].users) == 1 else ([scaled[0]], 1)
+        tensors, c = (
+            _factors(scaled[0], inner) if len(_readers(scaled[0])) == 1 else ([scaled[0]], 1)
+        )
         return tensors, c * scaled[1]
     if isinstance(node, Node) and node.target is _MUL and not node.kwargs:
         if all(isinstance(a, Node) for a in node.args):
             inner.add(node)
             tensors, c = [], 1.0
             for a in node.args:
-                ts, ca = _factors(a, inner) if len(a.users) == 1 else ([a], 1.0)
+                ts, ca = _factors(a, inner) if len(_readers(a)) == 1 else ([a], 1.0)
                 tensors, c = tensors + ts, c * ca
             return tensors, c
     return [node], 1.0
@@ -86,28 +97,115 @@ def _gelu_tanh_at(tanh: Node) -> tuple[Node, Node, set] | None:
     """(root, x, replaced nodes) of a gelu_tanh formula around this tanh node."""
     inner = {tanh}
     x = _tanh_argument_input(tanh.args[0], inner)
-    if x is None or len(tanh.users) != 1:
+    if x is None or len(_readers(tanh)) != 1:
         return None
-    one_plus = next(iter(tanh.users))
+    one_plus = _readers(tanh)[0]
     shifted = _with_constant(one_plus, _ADD)
     if shifted is None or shifted[0] is not tanh or not _near(shifted[1], 1.0):
         return None
     inner.add(one_plus)
     root = one_plus
-    while len(root.users) == 1 and next(iter(root.users)).target is _MUL:
-        root = next(iter(root.users))
+    while len(_readers(root)) == 1 and _readers(root)[0].target is _MUL:
+        root = _readers(root)[0]
         tensors, c = _factors(root, inner)
         if sorted(map(id, tensors)) == sorted(map(id, (x, one_plus))) and _near(c, 0.5):
             return root, x, inner
     return None
 
 
+def _rsqrt_of_mean_square(node, inner: set) -> tuple[Node, float] | None:
+    """(x, eps), where ``node`` is rsqrt(mean(x ** 2, [-1], keepdim=True) + eps)."""
+    if not isinstance(node, Node) or node.target is not aten.rsqrt.default:
+        return None
+    shifted = _with_constant(node.args[0], _ADD)
+    if shifted is None:
+        return None
+    mean = shifted[0]
+    if not isinstance(mean, Node) or mean.target is not aten.mean.dim or mean.kwargs:
+        return None
+    square = mean.args[0]
+    if not (isinstance(square, Node) and square.target is aten.pow.Tensor_Scalar):
+        return None
+    x, exponent = square.args
+    ndim = getattr(x.meta.get("val"), "ndim", 0)
+    last = ([-1], True), ([ndim - 1], True)
+    if not _near(exponent, 2.0) or ndim < 1 or tuple(mean.args[1:]) not in last:
+        return None
+    inner.update((node, node.args[0], mean, square))
+    return x, shifted[1]
+
+
+def _rms_norm_at(rsqrt: Node) -> tuple[Node, Node, Node | None, float, set] | None:
+    """(root, x, weight or None, eps, replaced nodes) of an rms_norm formula at this rsqrt: the
+    outermost product of x, the rsqrt and at most one [d] tensor (the weight)."""
+    inner: set = set()
+    found = _rsqrt_of_mean_square(rsqrt, inner)
+    if found is None:
+        return None
+    x, eps = found
+    size = x.meta["val"].shape[-1]
+    node, best = rsqrt, None
+    while len(_readers(node)) == 1 and _readers(node)[0].target is _MUL:
+        node = _readers(node)[0]
+        tensors, c = _factors(node, set())
+        rest = [t for t in tensors if t is not x and t is not rsqrt]
+        if len(tensors) - len(rest) != 2 or not _near(c, 1.0) or len(rest) > 1:
+            break
+        w = rest[0].meta.get("val") if rest else None
+        if rest and (not isinstance(w, torch.Tensor) or tuple(w.shape) != (size,)):
+            break
+        best = (node, rest[0] if rest else None)
+    if best is None:
+        return None
+    _factors(best[0], inner)
+    return best[0], x, best[1], eps, inner
+
+
 def _read_only_inside(nodes: set, root: Node) -> bool:
-    return all(n is root or all(u in nodes for u in n.users) for n in nodes)
+    return all(n is root or all(u in nodes for u in _readers(n)) for n in nodes)
+
+
+def _same_float_dtype(root: Node, *tensors) -> bool:
+    val = root.meta.get("val")
+    if not isinstance(val, torch.Tensor) or not val.dtype.is_floating_point:
+        return False
+    return all(getattr(t.meta.get("val"), "dtype", None) == val.dtype for t in tensors)
+
+
+def _replace(graph: Graph, root: Node, inner: set, target, args: tuple, kwargs: dict) -> None:
+    with graph.inserting_before(root):
+        new = graph.call_function(target, args, kwargs)
+    new.meta = dict(root.meta)
+    root.replace_all_uses_with(new)
+    checks = {u for n in inner for u in n.users if u.target is _ASSERT}
+    for n in sorted(inner | checks | {root}, key=_position(graph), reverse=True):
+        graph.erase_node(n)
 
 
 def rewrite_known_formulas(graph: Graph) -> int:
-    """Rewrite each gelu_tanh formula of float tensors into one aten.gelu; returns how many."""
+    """Rewrite each formula of float tensors that names one op (see above); returns how many."""
+    return _rewrite_gelu_tanh(graph) + _rewrite_rms_norm(graph)
+
+
+def _rewrite_rms_norm(graph: Graph) -> int:
+    count = 0
+    for rsqrt in [n for n in graph.nodes if n.target is aten.rsqrt.default]:
+        if rsqrt.graph is not graph or not rsqrt.users:
+            continue
+        found = _rms_norm_at(rsqrt)
+        if found is None:
+            continue
+        root, x, weight, eps, inner = found
+        tensors = (x,) if weight is None else (x, weight)
+        if not _read_only_inside(inner, root) or not _same_float_dtype(root, *tensors):
+            continue
+        size = x.meta["val"].shape[-1]
+        _replace(graph, root, inner - {root}, aten.rms_norm.default, (x, [size], weight, eps), {})
+        count += 1
+    return count
+
+
+def _rewrite_gelu_tanh(graph: Graph) -> int:
     count = 0
     for tanh in [n for n in graph.nodes if n.target is aten.tanh.default]:
         if tanh.graph is not graph or not tanh.users:  # erased by an earlier rewrite
@@ -116,20 +214,9 @@ def rewrite_known_formulas(graph: Graph) -> int:
         if found is None:
             continue
         root, x, inner = found
-        val = root.meta.get("val")
-        if not _read_only_inside(inner, root) or not isinstance(val, torch.Tensor):
+        if not _read_only_inside(inner, root) or not _same_float_dtype(root, x):
             continue
-        if (
-            not val.dtype.is_floating_point
-            or getattr(x.meta.get("val"), "dtype", None) != val.dtype
-        ):
-            continue
-        with graph.inserting_before(root):
-            gelu = graph.call_function(aten.gelu.default, (x,), {"approximate": "tanh"})
-        gelu.meta = dict(root.meta)
-        root.replace_all_uses_with(gelu)
-        for n in sorted(inner, key=_position(graph), reverse=True):
-            graph.erase_node(n)
+        _replace(graph, root, inner - {root}, aten.gelu.default, (x,), {"approximate": "tanh"})
         count += 1
     return count
 

@@ -487,3 +487,34 @@ TEST(TeamStalls, SplitCopiesAndReductionsMatchTheirDefinitions) {
   while (!TeamStalls::may_fork()) {
   }
 }
+
+// rms_norm over the last dim against a direct computation in double, with and without a weight,
+// over rows that split across a team; and what it refuses (a bias, layer_norm's extra outputs).
+TEST(RuntimeKernels, RmsNormMatchesItsDefinition) {
+  const std::int64_t rows = 700, size = 131;
+  std::vector<float> x(static_cast<std::size_t>(rows * size)), w(static_cast<std::size_t>(size));
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = 3.0f * std::sin(0.17f * static_cast<float>(i));
+  for (std::size_t i = 0; i < w.size(); ++i) w[i] = std::cos(0.5f * static_cast<float>(i));
+  for (bool weighted : {false, true}) {
+    std::vector<rt::ValueDesc> ins = {v({rows, size}, rt::ValueKind::Input, 0)};
+    std::vector<std::vector<float>> data = {x};
+    if (weighted) ins.push_back(v({size}, rt::ValueKind::Input, 1)), data.push_back(w);
+    auto y = run1("rms_norm", ins, v({rows, size}, rt::ValueKind::Arena, 0), data,
+                  rt::LayerNormArgs{1, weighted, false, 1e-6});
+    for (std::int64_t r = 0; r < rows; ++r) {
+      double ms = 0;
+      for (std::int64_t i = 0; i < size; ++i) ms += double(x[r * size + i]) * x[r * size + i];
+      const double rs = 1.0 / std::sqrt(ms / size + 1e-6);
+      for (std::int64_t i = 0; i < size; ++i) {
+        const double want = x[r * size + i] * rs * (weighted ? w[i] : 1.0);
+        ASSERT_NEAR(y[r * size + i], want, 1e-5 * (1 + std::abs(want))) << r << " " << i;
+      }
+    }
+  }
+  std::vector<float> one(static_cast<std::size_t>(size), 1.0f);
+  EXPECT_THROW(
+      run1("rms_norm", {v({1, size}, rt::ValueKind::Input, 0), v({size}, rt::ValueKind::Input, 1)},
+           v({1, size}, rt::ValueKind::Arena, 0), {one, one},
+           rt::LayerNormArgs{1, false, true, 1e-6}),
+      rt::LoadError);
+}

@@ -2,6 +2,7 @@
 //   softmax / log_softmax (x) -> out                 DimArgs
 //   layer_norm (x, [weight], [bias]) -> out[, mean, rstd]
 //                                  LayerNormArgs (normalized_dims, has_weight, has_bias, eps)
+//   rms_norm (x, [weight]) -> out  LayerNormArgs (normalized_dims, has_weight, eps; no bias)
 //   batch_norm (x, [weight], [bias], running_mean, running_var) -> out[, empty, empty]
 //                                  BatchNormArgs (has_weight, has_bias, eps); channels are dim 1
 #include <algorithm>
@@ -175,6 +176,42 @@ void run_layer_norm(const KernelContext& c) {
                   rstd_out);
 }
 
+// rms_norm: layer_norm's arguments without a bias, one output.
+void verify_rms_norm(const VerifyContext& c) {
+  const auto& a = c.args_as<LayerNormArgs>();
+  c.require(!a.has_bias, "rms_norm takes no bias");
+  c.require(c.num_outputs() == 1, "rms_norm has one output");
+  verify_layer_norm(c);
+}
+
+// One row of rms_norm: x / sqrt(mean(x^2) + eps), then the weight, each step rounded as the
+// formula models write (x * rsqrt(...), then * w).
+GBX_CLONES void rms_norm_row(const float* xp, float* yp, const float* w, std::int64_t size,
+                             float eps) {
+  const float ms = vmath::sum_sq_dev_f32(xp, size, 0.0f, 0.0f) / static_cast<float>(size);
+  const float rs = 1.0f / std::sqrt(ms + eps);
+  if (w) {
+    for (std::int64_t i = 0; i < size; ++i) yp[i] = (xp[i] * rs) * w[i];
+  } else {
+    for (std::int64_t i = 0; i < size; ++i) yp[i] = xp[i] * rs;
+  }
+}
+
+void run_rms_norm(const KernelContext& c) {
+  TensorRef x = c.in(0), y = c.out(0);
+  const auto& a = c.args_as<LayerNormArgs>();
+  const float* w = a.has_weight ? c.in(1).f32() : nullptr;
+  std::int64_t size = 1;
+  for (std::size_t d = x.ndim() - a.normalized_dims; d < x.ndim(); ++d) size *= x.dim(d);
+  const std::int64_t rows = size ? x.numel() / size : 0;
+  const float eps = static_cast<float>(a.eps);
+  run_team(rows * size >= kParallelElements ? max_team() : 1, [&](int part, int parts) {
+    for (std::int64_t r = rows * part / parts; r < rows * (part + 1) / parts; ++r) {
+      rms_norm_row(x.f32() + r * size, y.f32() + r * size, w, size, eps);
+    }
+  });
+}
+
 void verify_batch_norm(const VerifyContext& c) {
   const auto& a = c.args_as<BatchNormArgs>();
   bool hw = a.has_weight, hb = a.has_bias;
@@ -224,6 +261,7 @@ void register_normalization_kernels(KernelRegistry& registry) {
   registry.add({"softmax", verify_softmax, run_softmax<false>});
   registry.add({"log_softmax", verify_softmax, run_softmax<true>});
   registry.add({"layer_norm", verify_layer_norm, run_layer_norm});
+  registry.add({"rms_norm", verify_rms_norm, run_rms_norm});
   registry.add({"batch_norm", verify_batch_norm, run_batch_norm});
 }
 

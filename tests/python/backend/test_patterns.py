@@ -81,3 +81,62 @@ def test_gelu_new_after_a_linear_runs_natively_as_its_epilogue(emitted):
     assert not any(i.op == "elementwise" for i in emitted)
     gemm = [i for i in emitted if i.op in ("addmm", "mm")]
     assert gemm and gemm[-1].args.epilogue == 3  # GELU_TANH folded into the product
+
+
+class RMSNorm(torch.nn.Module):  # as Llama's and T5's
+    def __init__(self, d, eps=1e-6, gemma=False):
+        super().__init__()
+        self.weight, self.eps, self.gemma = torch.nn.Parameter(torch.randn(d)), eps, gemma
+
+    def forward(self, x):
+        h = x * torch.rsqrt(x.to(torch.float32).pow(2).mean(-1, keepdim=True) + self.eps)
+        return h * (1.0 + self.weight) if self.gemma else self.weight * h.to(x.dtype)
+
+
+def rms_no_weight(x):
+    return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-5)
+
+
+def rms_over_dim_0(x):
+    return x * torch.rsqrt(x.pow(2).mean(0, keepdim=True) + 1e-5)
+
+
+def rms_variance_returned(x):
+    v = x.pow(2).mean(-1, keepdim=True)
+    return x * torch.rsqrt(v + 1e-5), v
+
+
+def rms_times_a_full_tensor(x, y):
+    return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-5) * y
+
+
+@pytest.mark.parametrize("fn", [RMSNorm(33), RMSNorm(33, gemma=True), rms_no_weight])
+def test_rms_norm_formulas_become_one_rms_norm(fn):
+    x = torch.randn(4, 5, 33)
+    with torch.no_grad():
+        count, gm = _rewritten(fn, x)
+        targets = [n.target for n in gm.graph.nodes if n.op == "call_function"]
+        assert count == 1 and aten.rms_norm.default in targets
+        assert aten.rsqrt.default not in targets and aten.mean.dim not in targets
+        assert_close(gm(x), fn(x), atol=1e-6, rtol=1e-5)
+
+
+@pytest.mark.parametrize("fn", [rms_over_dim_0, rms_variance_returned, rms_times_a_full_tensor])
+def test_rms_norm_near_misses_are_left_alone(fn):
+    args = tuple(torch.randn(4, 33) for _ in range(2 if fn is rms_times_a_full_tensor else 1))
+    count, gm = _rewritten(fn, *args)
+    if fn is rms_times_a_full_tensor:  # the inner product x * rsqrt(...) is still one
+        assert count == 1
+    else:
+        assert count == 0
+    assert_close(gm(*args), fn(*args), atol=1e-6, rtol=1e-5)
+
+
+def test_rms_norm_runs_natively_as_one_step(emitted):
+    norm = RMSNorm(64)
+    x = torch.randn(3, 7, 64)
+    with torch.no_grad():
+        out, reports = run_and_report(norm, x)
+        assert_close(out, norm(x), atol=1e-5, rtol=1e-5)
+    assert [r.native_nodes == r.total_nodes for r in reports] == [True]
+    assert [i.op for i in emitted] == ["rms_norm"]
