@@ -438,7 +438,7 @@ TEST(RuntimeKernels, MaxPoolWithoutIndicesMatchesItsDefinition) {
 // and the same bits when the calling thread runs every part after a stall.
 TEST(TeamStalls, SplitCopiesAndReductionsMatchTheirDefinitions) {
   using rt::TeamStalls;
-  const std::int64_t b = 8, t = 129, h = 4, e = 33;  // odd sizes: parts end mid-dim
+  const std::int64_t b = 31, t = 129, h = 4, e = 33;  // 527868: split; parts end mid-dim
   std::vector<float> x(static_cast<std::size_t>(b * t * h * e));
   for (std::size_t i = 0; i < x.size(); ++i) x[i] = std::sin(0.013f * static_cast<float>(i));
   auto permuted = [&] {  // [b, t, h, e] -> [b, h, t, e]

@@ -22,9 +22,11 @@
 namespace glassbox::runtime {
 namespace {
 
-// Output elements from which a copy is split across a team (a copy is quick: below this a
-// team's start costs more than it saves; 65536-element cats ran slower on two threads).
-[[maybe_unused]] constexpr std::int64_t kParallelElements = 1 << 17;
+// Output elements from which a copy is split across a team. A copy is quick (131072 floats: ~20 µs
+// on one thread, ~12 on two), and a team region waits for its slowest thread: where the second
+// core is slow to come (another process, a busy host), a region costs 100-200 µs, and Llama's
+// copies and cats at 8 x 128 took 4 times as long split as on one thread.
+[[maybe_unused]] constexpr std::int64_t kParallelElements = 1 << 19;
 
 // StridedArgs describe a view of `view` shape inside `numel` elements.
 void verify_view_bounds(const VerifyContext& c, const Shape& view, std::int64_t numel) {
