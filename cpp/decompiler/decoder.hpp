@@ -169,6 +169,8 @@ class CodeDecoder {
   int skip_with_exit_call(int i);
   int decode_setup_finally(int i, int end, int exit);  // 3.10 block-stack try statements
   int decode_setup_except(int i, int handler, int end, int exit);
+  Body decode_setup_finally_handler(int handler, int reraise, Body& body);
+  int decode_finally_without_normal_path(int i, int handler, int reraise, int end, int exit);
   int decode_setup_with(int i, int end, int exit);
   bool decode_if_expression(int j, int true_start, int false_start, ExprPtr condition);
   int decode_compound_if_expression(int j, int begin, int end);

@@ -1017,6 +1017,41 @@ CASES: list[Case] = [
         (0,),
         (1,),
     ),
+    # A body that never falls off its end: 3.10 drops the normal path's finally copy.
+    _case(
+        "try_finally_body_ends_in_raise",
+        """
+        def f(k, error):
+            try:
+                if k > 1:
+                    return rec("early", k)
+                if k:
+                    return 1
+                raise error
+            finally:
+                error = None
+                rec("finally", k, error)
+        """,
+        (0, ValueError("boom")),
+        (1, None),
+        (2, None),
+    ),
+    _case(
+        "try_finally_body_loops_forever",
+        """
+        def f(xs):
+            items = iter(xs)
+            try:
+                while True:
+                    x = next(items)
+                    if x > 1:
+                        return rec("found", x)
+            finally:
+                rec("finally")
+        """,
+        ([0, 2],),
+        ([0],),
+    ),
     _case(
         "except_star",
         """
@@ -4288,10 +4323,6 @@ _NOT_YET: dict = {
         10: FALLBACK
         + "'unsupported operation 59', 'with statement leaves its region', 'try/finally"
         " without its normal path' (3.10 with/try inside a finally body)",
-    },
-    "if_then_try_finally_body_raises": {
-        10: FALLBACK
-        + "'try/finally without its normal path' (a body that raises has no POP_BLOCK)",
     },
     "conditional_expression_inside_and": {
         10: FALLBACK + "'unsupported operation' (a conditional expression as the right of and)",
