@@ -1949,6 +1949,15 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
   // condition, which the test items did not take in, not an if/else.)
   bool falls_into_label =
       label > then_begin && ops[static_cast<size_t>(label) - 1].op == Op::JumpIf;
+  auto loop_jump = [&](int target) {
+    return loop && (resolve(target) == resolve(loop->break_target) ||
+                    resolve(target) == resolve(loop->continue_target));
+  };
+  // (The then-branch does not fall into the label: it ends in a jump, a return or a raise.)
+  Op branch_last = label > then_begin ? ops[static_cast<size_t>(label) - 1].op : Op::Nop;
+  bool branch_leaves = branch_last == Op::Jump || branch_last == Op::ReturnValue ||
+                       branch_last == Op::ReturnConst || branch_last == Op::RaiseVarargs ||
+                       branch_last == Op::Reraise;
   for (int k = then_begin; k < label; ++k) {
     const Operation& inner = ops[static_cast<size_t>(k)];
     if (falls_into_label && inner.op == Op::JumpIf) continue;
@@ -1956,13 +1965,15 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
     // else runs to the region's end; breaks and continues inside the branch are no join.)
     bool into_jump_back = jumps_forward(inner) && falls_into_jump_back(k, inner.target) &&
                           (inner.target <= end || same_target(inner.target, exit));
-    if (!jumps_forward(inner) || inner.target <= label || (inner.target > end && !into_jump_back))
+    // (Or a statement in the branch whose way out the compiler threaded past the region's end
+    // to its exit, the join of an enclosing if/else: this if/else ends the region, its else runs
+    // to the region's end.)
+    bool to_exit = jumps_forward(inner) && inner.target > end && branch_leaves &&
+                   same_target(inner.target, exit) && !loop_jump(inner.target);
+    if (!jumps_forward(inner) || inner.target <= label ||
+        (inner.target > end && !into_jump_back && !to_exit))
       continue;
     int join = std::min(inner.target, end);
-    auto loop_jump = [&](int target) {
-      return loop && (resolve(target) == resolve(loop->break_target) ||
-                      resolve(target) == resolve(loop->continue_target));
-    };
     for (int m = k + 1; m < label; ++m) {
       const Operation& other = ops[static_cast<size_t>(m)];
       if (jumps_forward(other) && other.target > join && other.target <= end &&
