@@ -750,8 +750,12 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
         body_end = end;
     }
   }
-  if (try_end > end && outside < 0 && resolve(try_end) != resolve(exit))
-    throw DecodeFailure("try statement leaves its region");
+  if (try_end > end && outside < 0 && resolve(try_end) != resolve(exit)) {
+    // (A clause's copy of the short exit the region goes on to, as the body's way out is:
+    // 3.11+ copies exit blocks without a line number into each block that jumps there.)
+    if (!same_target(try_end, exit)) throw DecodeFailure("try statement leaves its region");
+    try_end = exit;
+  }
   // (A statement ending a region whose last operation, before the handler code, jumps to its
   // exit joins at that jump: a loop's jump back, which the clauses jump to.)
   int join = try_end;

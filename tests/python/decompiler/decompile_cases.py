@@ -1052,6 +1052,59 @@ CASES: list[Case] = [
         ([0, 2],),
         ([0],),
     ),
+    # 3.11+ threads the try's way out past the inner if/else to the outer one's join.
+    _case(
+        "nested_if_else_try_except_threaded_to_outer_join",
+        """
+        def f(a, b, error):
+            if a:
+                if b:
+                    try:
+                        rec("body")
+                        if error:
+                            raise error
+                        u = 1
+                    except KeyError:
+                        return rec("key")
+                else:
+                    u = 2
+            else:
+                u = 3
+            return rec("after", u)
+        """,
+        (1, 1, None),
+        (1, 1, KeyError("k")),
+        (1, 1, ValueError("v")),
+        (1, 0, None),
+        (0, 0, None),
+    ),
+    # Each clause and the body leave through their own copy of the function's `return None`.
+    _case(
+        "nested_try_except_clauses_leave_through_copied_exit",
+        """
+        def f(first, second):
+            try:
+                try:
+                    try:
+                        rec("body")
+                        if first:
+                            raise first
+                    except KeyError:
+                        rec("key")
+                except ValueError:
+                    rec("value")
+                    if second:
+                        raise second
+            except:
+                rec("any")
+                raise
+        """,
+        (None, None),
+        (KeyError("k"), None),
+        (ValueError("v"), None),
+        (ValueError("v"), TypeError("t")),
+        (TypeError("t"), None),
+    ),
     _case(
         "except_star",
         """
@@ -4341,6 +4394,11 @@ _AND_IFEXP = (
     FALLBACK + "'unsupported operation' (a method's conditional expression as the right of and)"
 )
 _CODE_NOT_YET: dict = {
+    "nested_try_except_clauses_leave_through_copied_exit": {
+        12: SAME_BEHAVIOUR_OTHER_CODE
+        + "f: instruction #10: expected RETURN_CONST None, got PUSH_EXC_INFO (an else clause"
+        " holding the copied returns)",
+    },
     "for_while_true_try_clause_continue_then_break": {
         11: SAME_BEHAVIOUR_OTHER_CODE + "the break after the try is read inside its body, after"
         " the if's then-branch",
