@@ -273,6 +273,10 @@ class CodeDecoder {
   ExprPtr evaluate(int begin, int end);  // the one value the region [begin, end) pushes
   bool is_null(const ExprPtr& e) const;
   void check_fstring(const ExprPtr& joined) const;
+  bool fstring_writable(const ExprPtr& joined) const;
+  ExprPtr percent_written(const ExprPtr& joined);
+  // 3.11 f-strings written as %-formats (the BinOp), and the parts they were read from.
+  std::vector<std::pair<ExprPtr, ExprPtr>> percent_parts_;
   static bool is_internal(const ExprPtr& e, const char* tag);
 
   // ---- definitions.cpp

@@ -1105,6 +1105,19 @@ CASES: list[Case] = [
         (ValueError("v"), TypeError("t")),
         (TypeError("t"), None),
     ),
+    # 3.11 compiles these %-formats to f-strings whose expressions hold a backslash.
+    _case(
+        "percent_format_with_backslash_in_value",
+        """
+        def f(name, items):
+            a = "%r mismatch:\\n  %s" % (name, "\\n  ".join(items))
+            b = "%s" % ("\\t".join(items),)
+            c = "[%-6s|%5.2r|%.3a] 100%%" % ("\\t".join(items), "\\n", name)
+            return rec(a, b, c, "%r" % ("%s" % ("\\n",),))
+        """,
+        ("n", ["x", "y"]),
+        ("\\", []),
+    ),
     _case(
         "except_star",
         """
