@@ -1118,6 +1118,26 @@ CASES: list[Case] = [
         ("n", ["x", "y"]),
         ("\\", []),
     ),
+    # Only the clause reaches the loop's bottom test (the try's body never falls off its end).
+    _case(
+        "while_body_try_whose_body_loops_forever",
+        """
+        def f(items):
+            pending = list(items)
+            while len(pending) > 1:
+                try:
+                    while True:
+                        x = pending.pop()
+                        if x is None:
+                            raise StopIteration
+                        rec("item", x)
+                except StopIteration:
+                    rec("stop", len(pending))
+            return pending
+        """,
+        ([1, None, 2, None, 3],),
+        ([5],),
+    ),
     _case(
         "except_star",
         """
@@ -4361,6 +4381,12 @@ CASES: list[Case] = [
 FALLBACK = "marked fallback region: "
 WRONG = "decompiles without a fallback to code that behaves differently: "
 _NOT_YET: dict = {
+    "while_body_try_whose_body_loops_forever": {
+        12: FALLBACK
+        + "'try statement leaves its region' (only the clause reaches the bottom test)",
+        13: FALLBACK
+        + "'try statement leaves its region' (only the clause reaches the bottom test)",
+    },
     "for_while_true_try_clause_continue_then_break": {
         10: FALLBACK + "'try statement leaves its region' (3.10: a while True whose try's clause"
         " continues, then a break threaded to the for loop's next iteration)",
