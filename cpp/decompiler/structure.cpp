@@ -686,11 +686,29 @@ int CodeDecoder::cold_jump_back_loop_end(int head, int end) const {
   return -1;
 }
 
+// 3.10: whether `op`, right after the loop's last jump back, is the RERAISE that closes the
+// except clauses of a try statement in the loop (the last clause's type test jumps to it).
+bool CodeDecoder::closes_loop_clauses(int head, int last_jump, const Operation& op) const {
+  if (op.op != Op::Reraise || op.arg != 0) return false;
+  for (int k = head; k + 1 < last_jump; ++k) {
+    const Operation& test = lifted_.ops[static_cast<size_t>(k) + 1];
+    if (lifted_.ops[static_cast<size_t>(k)].op == Op::CheckExcMatch && test.op == Op::JumpIf &&
+        test.target == last_jump + 1)
+      return true;
+  }
+  return false;
+}
+
 int CodeDecoder::decode_while_true(int head, int last_jump, int end, int region_exit) {
   int loop_exit = last_jump + 1;
   // (Then reaching the body's end leaves the loop: a `break`.)
   bool ends_in_break = code_.minor == 11 && loop_handler_code_end(head, last_jump, end) > loop_exit;
   if (ends_in_break) loop_exit = loop_handler_code_end(head, last_jump, end);
+  // (3.10: the RERAISE closing the except clauses of a try in the body follows its last clause,
+  // which ends with the jump back, a `continue`.)
+  if (code_.minor == 10 && loop_exit < end &&
+      closes_loop_clauses(head, last_jump, lifted_.ops[static_cast<size_t>(loop_exit)]))
+    ++loop_exit;
   bool past = loop_exit == end && breaks_past_region(head, loop_exit, end, region_exit);
   int break_target = past ? region_exit : loop_exit;
   // 3.12+ places the code after the loop, reached only by breaks from except clauses, after

@@ -1138,6 +1138,25 @@ CASES: list[Case] = [
         ([1, None, 2, None, 3],),
         ([5],),
     ),
+    # 3.10 places the clauses' closing RERAISE after the last clause's jump back.
+    _case(
+        "while_true_try_last_clause_continues",
+        """
+        def f(keys, table):
+            keys = iter(keys)
+            while True:
+                try:
+                    return rec("found", table[next(keys)])
+                except StopIteration:
+                    return None
+                except KeyError:
+                    rec("missing")
+                    continue
+        """,
+        (["a", "b"], {"b": 2}),
+        (["a"], {}),
+        ([1], []),
+    ),
     _case(
         "except_star",
         """
