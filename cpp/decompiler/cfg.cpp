@@ -63,10 +63,12 @@ FlowInfo analyze_flow(const LiftedCode& code) {
   // A jump back from handler code to (or before) the start of the body it protects closes a
   // loop around the try statement (`while True: try: ... break ... except: ...`, where the
   // normal path left through a copied return); jumps back to a join after the body do not.
+  // (3.11: or the bottom test of a while loop, conditional, that only the clauses reach: the
+  // try's body never falls off its end.)
   for (size_t i = 0; i < ops.size(); ++i) {
     int target = ops[i].target;
-    if (flow.reachable[i] || ops[i].op != Op::Jump || target < 0 || target > static_cast<int>(i))
-      continue;
+    bool jumps = ops[i].op == Op::Jump || ops[i].op == Op::JumpIf;
+    if (flow.reachable[i] || !jumps || target < 0 || target > static_cast<int>(i)) continue;
     // The rows whose handler blocks hold i: each target before i whose cleanup (the row covering
     // the handler's start, whose block ends the handler's code) is not before i either; a
     // handler nested in an except clause lies inside the enclosing one's block too, and copies

@@ -144,6 +144,7 @@ class CodeDecoder {
   int decode_for(int i, int end, int region_exit = -1);
   int decode_while_true(int head, int last_jump, int end, int region_exit);
   int loop_handler_code_end(int head, int last_jump, int end) const;
+  bool closes_loop_clauses(int head, int last_jump, const Operation& op) const;
   bool breaks_past_region(int begin, int body_end, int end, int region_exit) const;
   std::vector<int> handler_exits(int begin, int end) const;
   struct WhileShape {
@@ -174,6 +175,8 @@ class CodeDecoder {
   int skip_with_exit_call(int i);
   int decode_setup_finally(int i, int end, int exit);  // 3.10 block-stack try statements
   int decode_setup_except(int i, int handler, int end, int exit);
+  Body decode_setup_finally_handler(int handler, int reraise, Body& body);
+  int decode_finally_without_normal_path(int i, int handler, int reraise, int end, int exit);
   int decode_setup_with(int i, int end, int exit);
   bool decode_if_expression(int j, int true_start, int false_start, ExprPtr condition);
   int decode_compound_if_expression(int j, int begin, int end);
@@ -279,6 +282,10 @@ class CodeDecoder {
   ExprPtr evaluate(int begin, int end, bool* refused = nullptr);
   bool is_null(const ExprPtr& e) const;
   void check_fstring(const ExprPtr& joined) const;
+  bool fstring_writable(const ExprPtr& joined) const;
+  ExprPtr percent_written(const ExprPtr& joined);
+  // 3.11 f-strings written as %-formats (the BinOp), and the parts they were read from.
+  std::vector<std::pair<ExprPtr, ExprPtr>> percent_parts_;
   static bool is_internal(const ExprPtr& e, const char* tag);
 
   // ---- definitions.cpp

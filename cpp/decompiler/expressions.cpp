@@ -10,6 +10,7 @@
 
 #include "bytecode/repr.hpp"
 #include "decompiler/decoder.hpp"
+#include "decompiler/percent_format.hpp"
 #include "decompiler/printer.hpp"
 
 namespace glassbox::decompiler {
@@ -566,17 +567,31 @@ void clear_own_lines(const ExprPtr& e, int depth = 0) {
 
 // Before 3.12 an f-string's expressions cannot hold a backslash (an escaped string constant),
 // nor a line break: a repeated lambda there stays on the line (it may then be one constant).
-void CodeDecoder::check_fstring(const ExprPtr& joined) const {
-  if (code_.minor >= 12) return;
+bool CodeDecoder::fstring_writable(const ExprPtr& joined) const {
+  if (code_.minor >= 12) return true;
   for (const ExprPtr& part : joined->args) {
     if (part->kind != ExprKind::FormattedValue) continue;
     clear_own_lines(part->args[0]);
-    if (print_expr(*part->args[0]).find('\\') != std::string::npos) {
-      throw DecodeFailure("f-string expression needs a backslash");
-    }
-    if (part->args.size() > 1 && part->args[1] && part->args[1]->kind == ExprKind::JoinedStr)
-      check_fstring(part->args[1]);
+    if (print_expr(*part->args[0]).find('\\') != std::string::npos) return false;
+    if (part->args.size() > 1 && part->args[1] && part->args[1]->kind == ExprKind::JoinedStr &&
+        !fstring_writable(part->args[1]))
+      return false;
   }
+  return true;
+}
+
+void CodeDecoder::check_fstring(const ExprPtr& joined) const {
+  if (!fstring_writable(joined)) throw DecodeFailure("f-string expression needs a backslash");
+}
+
+// 3.11: an f-string that cannot be written, as the %-format it came from (percent_format.hpp);
+// null where it can be written, or no %-format spells it. Its parts are kept for a BUILD_STRING
+// that takes the value in.
+ExprPtr CodeDecoder::percent_written(const ExprPtr& joined) {
+  if (code_.minor != 11 || fstring_writable(joined)) return nullptr;
+  ExprPtr written = percent_format(*joined, code_.minor);
+  if (written) percent_parts_.emplace_back(written, joined);
+  return written;
 }
 
 namespace {
@@ -1078,6 +1093,9 @@ void CodeDecoder::execute(int i) {
       if (kind == ExprKind::JoinedStr) {
         std::vector<ExprPtr> parts;
         for (ExprPtr& item : items) {
+          for (const auto& [written, joined] : percent_parts_) {
+            if (item == written) item = joined;
+          }
           if (item->kind == ExprKind::JoinedStr) {
             parts.insert(parts.end(), item->args.begin(), item->args.end());
           } else if (item->kind == ExprKind::Constant && !item->ops.empty()) {
@@ -1089,7 +1107,10 @@ void CodeDecoder::execute(int i) {
         items = std::move(parts);
       }
       ExprPtr built = make_expr(kind, std::move(items));
-      if (kind == ExprKind::JoinedStr) check_fstring(built);
+      if (kind == ExprKind::JoinedStr) {
+        if (ExprPtr written = percent_written(built)) return push(written);
+        check_fstring(built);
+      }
       return push(built);
     }
     case Op::BuildMap: {
@@ -1195,7 +1216,9 @@ void CodeDecoder::execute(int i) {
       static const char* const conversions[] = {"", "s", "r", "a"};
       ExprPtr formatted =
           make_expr(ExprKind::FormattedValue, {value, raw_spec(spec)}, conversions[op.arg & 3]);
-      check_fstring(make_expr(ExprKind::JoinedStr, {formatted}));
+      ExprPtr alone = make_expr(ExprKind::JoinedStr, {formatted});
+      if (ExprPtr written = percent_written(alone)) return push(written);
+      check_fstring(alone);
       return push(formatted);
     }
     case Op::ConvertValue: {

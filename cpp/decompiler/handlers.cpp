@@ -750,8 +750,12 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
         body_end = end;
     }
   }
-  if (try_end > end && outside < 0 && resolve(try_end) != resolve(exit))
-    throw DecodeFailure("try statement leaves its region");
+  if (try_end > end && outside < 0 && resolve(try_end) != resolve(exit)) {
+    // (A clause's copy of the short exit the region goes on to, as the body's way out is:
+    // 3.11+ copies exit blocks without a line number into each block that jumps there.)
+    if (!same_target(try_end, exit)) throw DecodeFailure("try statement leaves its region");
+    try_end = exit;
+  }
   // (A statement ending a region whose last operation, before the handler code, jumps to its
   // exit joins at that jump: a loop's jump back, which the clauses jump to.)
   int join = try_end;
@@ -1693,7 +1697,13 @@ int CodeDecoder::decode_setup_finally(int i, int end, int exit) {
       break;
     }
   }
-  if (pop_block < 0) throw DecodeFailure("try/finally without its normal path");
+  // (The normal path is the body's last block: no jump of the body before it lands after it.
+  // Where one does, that POP_BLOCK starts the copy of a return's way out.)
+  for (int k = i + 1; k < pop_block; ++k) {
+    const Operation& op = ops[static_cast<size_t>(k)];
+    if (is_jump(op.op) && op.target > pop_block && op.target < handler) pop_block = -1;
+  }
+  if (pop_block < 0) return decode_finally_without_normal_path(i, handler, reraise, end, exit);
   pop_block = merge_exit_copies(i, pop_block, handler);
   int try_end = pop_block + 1 + copy_length;
   // (The short exit after the statement copied into the copy's branches.)
@@ -1738,6 +1748,18 @@ int CodeDecoder::decode_setup_finally(int i, int end, int exit) {
       mark_consumed(try_end, try_end + 1);
     }
   }
+  Body final_body = decode_setup_finally_handler(handler, reraise, body);
+  // The returned value's finally copy lies outside the body, after POP_BLOCK.
+  if (returned) body.push_back(make_stmt(StmtKind::Return, {returned}));
+  emit_try_finally(std::move(body), std::move(final_body));
+  if (try_end > end && !same_target(try_end, exit))
+    throw DecodeFailure("try statement leaves its region");
+  return std::min(try_end, end);
+}
+
+// 3.10: the finally body at `handler`, under the three exception values, up to its closing
+// RERAISE; its copies on the ways out of the try body are stripped from `body`.
+Body CodeDecoder::decode_setup_finally_handler(int handler, int reraise, Body& body) {
   std::vector<ExprPtr> saved_stack = stack_;
   size_t saved_depth = statement_depth_;
   for (int k = 0; k < 3; ++k) push(make_expr(ExprKind::Internal, {}, "exc"));
@@ -1749,9 +1771,23 @@ int CodeDecoder::decode_setup_finally(int i, int end, int exit) {
   if (!strip_finally_copies(body, print_body(final_body), final_body.size(), false, 0)) {
     throw DecodeFailure("finally copy on an exit path");
   }
-  // The returned value's finally copy lies outside the body, after POP_BLOCK.
-  if (returned) body.push_back(make_stmt(StmtKind::Return, {returned}));
+  return final_body;
+}
+
+// 3.10 try/finally whose body never falls off its end (it ends in a raise, a return or a jump
+// back): the compiler drops the unreachable normal path (POP_BLOCK and the finally copy after
+// it), so the body runs up to the handler and the statement ends after the closing RERAISE.
+int CodeDecoder::decode_finally_without_normal_path(int i, int handler, int reraise, int end,
+                                                    int exit) {
+  const Operation& last = lifted_.ops[static_cast<size_t>(handler) - 1];
+  bool falls_off = last.op != Op::RaiseVarargs && last.op != Op::Reraise &&
+                   last.op != Op::ReturnValue &&
+                   !(last.op == Op::Jump && last.target < handler - 1);
+  if (falls_off) throw DecodeFailure("try/finally without its normal path");
+  Body body = decode_range(i + 1, handler, handler);
+  Body final_body = decode_setup_finally_handler(handler, reraise, body);
   emit_try_finally(std::move(body), std::move(final_body));
+  int try_end = reraise + 1;
   if (try_end > end && !same_target(try_end, exit))
     throw DecodeFailure("try statement leaves its region");
   return std::min(try_end, end);

@@ -686,11 +686,29 @@ int CodeDecoder::cold_jump_back_loop_end(int head, int end) const {
   return -1;
 }
 
+// 3.10: whether `op`, right after the loop's last jump back, is the RERAISE that closes the
+// except clauses of a try statement in the loop (the last clause's type test jumps to it).
+bool CodeDecoder::closes_loop_clauses(int head, int last_jump, const Operation& op) const {
+  if (op.op != Op::Reraise || op.arg != 0) return false;
+  for (int k = head; k + 1 < last_jump; ++k) {
+    const Operation& test = lifted_.ops[static_cast<size_t>(k) + 1];
+    if (lifted_.ops[static_cast<size_t>(k)].op == Op::CheckExcMatch && test.op == Op::JumpIf &&
+        test.target == last_jump + 1)
+      return true;
+  }
+  return false;
+}
+
 int CodeDecoder::decode_while_true(int head, int last_jump, int end, int region_exit) {
   int loop_exit = last_jump + 1;
   // (Then reaching the body's end leaves the loop: a `break`.)
   bool ends_in_break = code_.minor == 11 && loop_handler_code_end(head, last_jump, end) > loop_exit;
   if (ends_in_break) loop_exit = loop_handler_code_end(head, last_jump, end);
+  // (3.10: the RERAISE closing the except clauses of a try in the body follows its last clause,
+  // which ends with the jump back, a `continue`.)
+  if (code_.minor == 10 && loop_exit < end &&
+      closes_loop_clauses(head, last_jump, lifted_.ops[static_cast<size_t>(loop_exit)]))
+    ++loop_exit;
   bool past = loop_exit == end && breaks_past_region(head, loop_exit, end, region_exit);
   int break_target = past ? region_exit : loop_exit;
   // 3.12+ places the code after the loop, reached only by breaks from except clauses, after
@@ -1956,6 +1974,15 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
   // condition, which the test items did not take in, not an if/else.)
   bool falls_into_label =
       label > then_begin && ops[static_cast<size_t>(label) - 1].op == Op::JumpIf;
+  auto loop_jump = [&](int target) {
+    return loop && (resolve(target) == resolve(loop->break_target) ||
+                    resolve(target) == resolve(loop->continue_target));
+  };
+  // (The then-branch does not fall into the label: it ends in a jump, a return or a raise.)
+  Op branch_last = label > then_begin ? ops[static_cast<size_t>(label) - 1].op : Op::Nop;
+  bool branch_leaves = branch_last == Op::Jump || branch_last == Op::ReturnValue ||
+                       branch_last == Op::ReturnConst || branch_last == Op::RaiseVarargs ||
+                       branch_last == Op::Reraise;
   for (int k = then_begin; k < label; ++k) {
     const Operation& inner = ops[static_cast<size_t>(k)];
     if (falls_into_label && inner.op == Op::JumpIf) continue;
@@ -1963,13 +1990,15 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
     // else runs to the region's end; breaks and continues inside the branch are no join.)
     bool into_jump_back = jumps_forward(inner) && falls_into_jump_back(k, inner.target) &&
                           (inner.target <= end || same_target(inner.target, exit));
-    if (!jumps_forward(inner) || inner.target <= label || (inner.target > end && !into_jump_back))
+    // (Or a statement in the branch whose way out the compiler threaded past the region's end
+    // to its exit, the join of an enclosing if/else: this if/else ends the region, its else runs
+    // to the region's end.)
+    bool to_exit = jumps_forward(inner) && inner.target > end && branch_leaves &&
+                   same_target(inner.target, exit) && !loop_jump(inner.target);
+    if (!jumps_forward(inner) || inner.target <= label ||
+        (inner.target > end && !into_jump_back && !to_exit))
       continue;
     int join = std::min(inner.target, end);
-    auto loop_jump = [&](int target) {
-      return loop && (resolve(target) == resolve(loop->break_target) ||
-                      resolve(target) == resolve(loop->continue_target));
-    };
     for (int m = k + 1; m < label; ++m) {
       const Operation& other = ops[static_cast<size_t>(m)];
       if (jumps_forward(other) && other.target > join && other.target <= end &&

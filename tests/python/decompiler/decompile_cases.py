@@ -1017,6 +1017,146 @@ CASES: list[Case] = [
         (0,),
         (1,),
     ),
+    # A body that never falls off its end: 3.10 drops the normal path's finally copy.
+    _case(
+        "try_finally_body_ends_in_raise",
+        """
+        def f(k, error):
+            try:
+                if k > 1:
+                    return rec("early", k)
+                if k:
+                    return 1
+                raise error
+            finally:
+                error = None
+                rec("finally", k, error)
+        """,
+        (0, ValueError("boom")),
+        (1, None),
+        (2, None),
+    ),
+    _case(
+        "try_finally_body_loops_forever",
+        """
+        def f(xs):
+            items = iter(xs)
+            try:
+                while True:
+                    x = next(items)
+                    if x > 1:
+                        return rec("found", x)
+            finally:
+                rec("finally")
+        """,
+        ([0, 2],),
+        ([0],),
+    ),
+    # 3.11+ threads the try's way out past the inner if/else to the outer one's join.
+    _case(
+        "nested_if_else_try_except_threaded_to_outer_join",
+        """
+        def f(a, b, error):
+            if a:
+                if b:
+                    try:
+                        rec("body")
+                        if error:
+                            raise error
+                        u = 1
+                    except KeyError:
+                        return rec("key")
+                else:
+                    u = 2
+            else:
+                u = 3
+            return rec("after", u)
+        """,
+        (1, 1, None),
+        (1, 1, KeyError("k")),
+        (1, 1, ValueError("v")),
+        (1, 0, None),
+        (0, 0, None),
+    ),
+    # Each clause and the body leave through their own copy of the function's `return None`.
+    _case(
+        "nested_try_except_clauses_leave_through_copied_exit",
+        """
+        def f(first, second):
+            try:
+                try:
+                    try:
+                        rec("body")
+                        if first:
+                            raise first
+                    except KeyError:
+                        rec("key")
+                except ValueError:
+                    rec("value")
+                    if second:
+                        raise second
+            except:
+                rec("any")
+                raise
+        """,
+        (None, None),
+        (KeyError("k"), None),
+        (ValueError("v"), None),
+        (ValueError("v"), TypeError("t")),
+        (TypeError("t"), None),
+    ),
+    # 3.11 compiles these %-formats to f-strings whose expressions hold a backslash.
+    _case(
+        "percent_format_with_backslash_in_value",
+        """
+        def f(name, items):
+            a = "%r mismatch:\\n  %s" % (name, "\\n  ".join(items))
+            b = "%s" % ("\\t".join(items),)
+            c = "[%-6s|%5.2r|%.3a] 100%%" % ("\\t".join(items), "\\n", name)
+            return rec(a, b, c, "%r" % ("%s" % ("\\n",),))
+        """,
+        ("n", ["x", "y"]),
+        ("\\", []),
+    ),
+    # Only the clause reaches the loop's bottom test (the try's body never falls off its end).
+    _case(
+        "while_body_try_whose_body_loops_forever",
+        """
+        def f(items):
+            pending = list(items)
+            while len(pending) > 1:
+                try:
+                    while True:
+                        x = pending.pop()
+                        if x is None:
+                            raise StopIteration
+                        rec("item", x)
+                except StopIteration:
+                    rec("stop", len(pending))
+            return pending
+        """,
+        ([1, None, 2, None, 3],),
+        ([5],),
+    ),
+    # 3.10 places the clauses' closing RERAISE after the last clause's jump back.
+    _case(
+        "while_true_try_last_clause_continues",
+        """
+        def f(keys, table):
+            keys = iter(keys)
+            while True:
+                try:
+                    return rec("found", table[next(keys)])
+                except StopIteration:
+                    return None
+                except KeyError:
+                    rec("missing")
+                    continue
+        """,
+        (["a", "b"], {"b": 2}),
+        (["a"], {}),
+        ([1], []),
+    ),
     _case(
         "except_star",
         """
@@ -4260,6 +4400,12 @@ CASES: list[Case] = [
 FALLBACK = "marked fallback region: "
 WRONG = "decompiles without a fallback to code that behaves differently: "
 _NOT_YET: dict = {
+    "while_body_try_whose_body_loops_forever": {
+        12: FALLBACK
+        + "'try statement leaves its region' (only the clause reaches the bottom test)",
+        13: FALLBACK
+        + "'try statement leaves its region' (only the clause reaches the bottom test)",
+    },
     "for_while_true_try_clause_continue_then_break": {
         10: FALLBACK + "'try statement leaves its region' (3.10: a while True whose try's clause"
         " continues, then a break threaded to the for loop's next iteration)",
@@ -4289,10 +4435,6 @@ _NOT_YET: dict = {
         + "'unsupported operation 59', 'with statement leaves its region', 'try/finally"
         " without its normal path' (3.10 with/try inside a finally body)",
     },
-    "if_then_try_finally_body_raises": {
-        10: FALLBACK
-        + "'try/finally without its normal path' (a body that raises has no POP_BLOCK)",
-    },
     "conditional_expression_inside_and": {
         10: FALLBACK + "'unsupported operation' (a conditional expression as the right of and)",
         12: FALLBACK + "'unsupported operation' (a conditional expression as the right of and)",
@@ -4310,6 +4452,11 @@ _AND_IFEXP = (
     FALLBACK + "'unsupported operation' (a method's conditional expression as the right of and)"
 )
 _CODE_NOT_YET: dict = {
+    "nested_try_except_clauses_leave_through_copied_exit": {
+        12: SAME_BEHAVIOUR_OTHER_CODE
+        + "f: instruction #10: expected RETURN_CONST None, got PUSH_EXC_INFO (an else clause"
+        " holding the copied returns)",
+    },
     "for_while_true_try_clause_continue_then_break": {
         11: SAME_BEHAVIOUR_OTHER_CODE + "the break after the try is read inside its body, after"
         " the if's then-branch",

@@ -1,0 +1,66 @@
+#include "decompiler/percent_format.hpp"
+
+#include <cctype>
+#include <string>
+#include <vector>
+
+#include "bytecode/repr.hpp"
+
+namespace glassbox::decompiler {
+
+namespace {
+
+// The %-specification whose f-string spec optimize_format writes as `spec` (">W", "W" for a
+// left-justified width, ".P", or both; none for no spec), or "" where it writes none such.
+std::string specification(const std::string& spec, const std::string& conversion) {
+  if (spec.empty()) return "";
+  size_t k = 0;
+  bool right = k < spec.size() && spec[k] == '>';
+  if (right) ++k;
+  size_t width_start = k;
+  while (k < spec.size() && std::isdigit(static_cast<unsigned char>(spec[k]))) ++k;
+  std::string width = spec.substr(width_start, k - width_start);
+  std::string precision;
+  if (k < spec.size() && spec[k] == '.') {
+    size_t start = ++k;
+    while (k < spec.size() && std::isdigit(static_cast<unsigned char>(spec[k]))) ++k;
+    if (k == start) return "";
+    precision = "." + spec.substr(start, k - start);
+  }
+  // (The width is written without leading zeros, and is positive where '>' stands before it.)
+  bool width_ok = width.empty() || (width[0] != '0');
+  if (k != spec.size() || !width_ok || (right && width.empty())) return "";
+  std::string flags = !width.empty() && !right ? "-" : "";
+  return "%" + flags + width + precision + conversion;
+}
+
+}  // namespace
+
+ExprPtr percent_format(const Expr& joined, bytecode::PyMinor minor) {
+  std::string format;
+  std::vector<ExprPtr> values;
+  for (const ExprPtr& part : joined.args) {
+    if (part->kind != ExprKind::FormattedValue) {
+      if (part->kind != ExprKind::Constant) return nullptr;
+      for (char c : part->text) format += c == '%' ? std::string("%%") : std::string(1, c);
+      continue;
+    }
+    const std::string& conversion = part->text;
+    if (conversion != "s" && conversion != "r" && conversion != "a") return nullptr;
+    std::string written = "%" + conversion;
+    if (part->args.size() > 1 && part->args[1]) {
+      const Expr& spec = *part->args[1];
+      if (spec.kind != ExprKind::Constant) return nullptr;
+      written = specification(spec.text, conversion);
+      if (written.empty()) return nullptr;
+    }
+    format += written;
+    values.push_back(part->args[0]);
+  }
+  if (values.empty()) return nullptr;
+  ExprPtr text = make_constant(bytecode::repr_str(format, minor));
+  text->ops = {format};
+  return make_expr(ExprKind::BinOp, {text, make_expr(ExprKind::Tuple, std::move(values))}, "%");
+}
+
+}  // namespace glassbox::decompiler

@@ -1,0 +1,15 @@
+// 3.11+ compiles `'...%s...' % (a, b)`, a str constant formatted with a tuple display, as the
+// f-string it spells where every specification is %s, %r or %a with an optional width and
+// precision (ast_opt.c's optimize_format). Before 3.12 an f-string's expression cannot hold a
+// backslash: such an f-string is written as the %-format it compiles alike to.
+#pragma once
+
+#include "bytecode/code.hpp"
+#include "decompiler/ast.hpp"
+
+namespace glassbox::decompiler {
+
+// `joined` (an f-string's parts) as `'format' % (values,)`, or null where no %-format spells it.
+ExprPtr percent_format(const Expr& joined, bytecode::PyMinor minor);
+
+}  // namespace glassbox::decompiler
