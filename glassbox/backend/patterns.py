@@ -7,9 +7,10 @@ a chain of elementwise passes.
     rms_norm:  [w *] x * rsqrt(mean(x ** 2, -1, keepdim) + eps), as Llama, T5 and most decoders
                write it (w: a tensor of the last dim's size), becomes aten.rms_norm(x, [d], w, eps).
 
-A match needs the exact structure (the product of 0.5, x and the sum in any order and grouping)
-and the constants to float32 precision; every node it replaces other than the last must be read
-only inside the formula (a training graph may save one for its backward: then nothing changes).
+A match needs float32 values, the exact structure (the product of 0.5, x and the sum in any order
+and grouping) and the constants to float32 precision; every node it replaces other than the last
+must be read only inside the formula (a training graph may save one for its backward: then
+nothing changes).
 """
 
 from __future__ import annotations
@@ -165,11 +166,11 @@ def _read_only_inside(nodes: set, root: Node) -> bool:
     return all(n is root or all(u in nodes for u in _readers(n)) for n in nodes)
 
 
-def _same_float_dtype(root: Node, *tensors) -> bool:
-    val = root.meta.get("val")
-    if not isinstance(val, torch.Tensor) or not val.dtype.is_floating_point:
-        return False
-    return all(getattr(t.meta.get("val"), "dtype", None) == val.dtype for t in tensors)
+def _all_float32(root: Node, *tensors) -> bool:
+    """Whether the formula computes in float32, as the runtime does. In half precision the op
+    rounds once where the formula rounds at each step: a segment PyTorch runs would then differ
+    from eager, so those stay as written."""
+    return all(getattr(n.meta.get("val"), "dtype", None) == torch.float32 for n in (root, *tensors))
 
 
 def _replace(graph: Graph, root: Node, inner: set, target, args: tuple, kwargs: dict) -> None:
@@ -183,7 +184,7 @@ def _replace(graph: Graph, root: Node, inner: set, target, args: tuple, kwargs: 
 
 
 def rewrite_known_formulas(graph: Graph) -> int:
-    """Rewrite each formula of float tensors that names one op (see above); returns how many."""
+    """Rewrite each float32 formula that names one op (see above); returns how many."""
     return _rewrite_gelu_tanh(graph) + _rewrite_rms_norm(graph)
 
 
@@ -197,7 +198,7 @@ def _rewrite_rms_norm(graph: Graph) -> int:
             continue
         root, x, weight, eps, inner = found
         tensors = (x,) if weight is None else (x, weight)
-        if not _read_only_inside(inner, root) or not _same_float_dtype(root, *tensors):
+        if not _read_only_inside(inner, root) or not _all_float32(root, *tensors):
             continue
         size = x.meta["val"].shape[-1]
         _replace(graph, root, inner - {root}, aten.rms_norm.default, (x, [size], weight, eps), {})
@@ -214,7 +215,7 @@ def _rewrite_gelu_tanh(graph: Graph) -> int:
         if found is None:
             continue
         root, x, inner = found
-        if not _read_only_inside(inner, root) or not _same_float_dtype(root, x):
+        if not _read_only_inside(inner, root) or not _all_float32(root, x):
             continue
         _replace(graph, root, inner - {root}, aten.gelu.default, (x,), {"approximate": "tanh"})
         count += 1

@@ -140,3 +140,13 @@ def test_rms_norm_runs_natively_as_one_step(emitted):
         assert_close(out, norm(x), atol=1e-5, rtol=1e-5)
     assert [r.native_nodes == r.total_nodes for r in reports] == [True]
     assert [i.op for i in emitted] == ["rms_norm"]
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float64])
+def test_formulas_in_other_dtypes_stay_as_written(dtype):
+    """The runtime computes in float32; in another dtype the op would round differently from the
+    formula wherever PyTorch runs it, so nothing is rewritten."""
+    x = torch.randn(4, 33, dtype=dtype)
+    for fn in (gelu_new, rms_no_weight):
+        count, _ = _rewritten(fn, x)
+        assert count == 0
