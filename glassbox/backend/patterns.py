@@ -16,6 +16,7 @@ nothing changes).
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import torch
 from torch.fx import Graph, Node
@@ -45,6 +46,26 @@ def _with_constant(node, target) -> tuple[Node, float] | None:
     if isinstance(b, Node) and isinstance(a, (int, float)) and not isinstance(a, bool):
         return b, float(a)
     return None
+
+
+class Match(NamedTuple):
+    """A formula found: its last node, every node it replaces (the root among them), the tensors
+    it computes with, and the call that replaces it."""
+
+    root: Node
+    inner: set
+    tensors: tuple
+    target: object
+    args: tuple
+    kwargs: dict
+
+
+def _power_of(node, exponent: float) -> Node | None:
+    """x, where ``node`` is x ** exponent."""
+    if not isinstance(node, Node) or node.target is not aten.pow.Tensor_Scalar or node.kwargs:
+        return None
+    base, e = node.args
+    return base if _near(e, exponent) else None
 
 
 def _factors(node, inner: set) -> tuple[list, float]:
@@ -82,20 +103,14 @@ def _tanh_argument_input(node, inner: set) -> Node | None:
         term = _with_constant(cubic, _MUL)
         if term is None or not _near(term[1], 0.044715):
             continue
-        power = term[0]
-        if (
-            isinstance(power, Node)
-            and power.target is aten.pow.Tensor_Scalar
-            and power.args == (x, power.args[1])
-            and _near(power.args[1], 3.0)
-        ):
-            inner.update((node, total, cubic, power))
+        if _power_of(term[0], 3.0) is x:
+            inner.update((node, total, cubic, term[0]))
             return x
     return None
 
 
-def _gelu_tanh_at(tanh: Node) -> tuple[Node, Node, set] | None:
-    """(root, x, replaced nodes) of a gelu_tanh formula around this tanh node."""
+def _gelu_tanh_at(tanh: Node) -> Match | None:
+    """The gelu_tanh formula around this tanh node."""
     inner = {tanh}
     x = _tanh_argument_input(tanh.args[0], inner)
     if x is None or len(_readers(tanh)) != 1:
@@ -110,7 +125,7 @@ def _gelu_tanh_at(tanh: Node) -> tuple[Node, Node, set] | None:
         root = _readers(root)[0]
         tensors, c = _factors(root, inner)
         if sorted(map(id, tensors)) == sorted(map(id, (x, one_plus))) and _near(c, 0.5):
-            return root, x, inner
+            return Match(root, inner, (x,), aten.gelu.default, (x,), {"approximate": "tanh"})
     return None
 
 
@@ -125,20 +140,20 @@ def _rsqrt_of_mean_square(node, inner: set) -> tuple[Node, float] | None:
     if not isinstance(mean, Node) or mean.target is not aten.mean.dim or mean.kwargs:
         return None
     square = mean.args[0]
-    if not (isinstance(square, Node) and square.target is aten.pow.Tensor_Scalar):
+    x = _power_of(square, 2.0)
+    if not isinstance(x, Node):
         return None
-    x, exponent = square.args
     ndim = getattr(x.meta.get("val"), "ndim", 0)
     last = ([-1], True), ([ndim - 1], True)
-    if not _near(exponent, 2.0) or ndim < 1 or tuple(mean.args[1:]) not in last:
+    if ndim < 1 or tuple(mean.args[1:]) not in last:
         return None
     inner.update((node, node.args[0], mean, square))
     return x, shifted[1]
 
 
-def _rms_norm_at(rsqrt: Node) -> tuple[Node, Node, Node | None, float, set] | None:
-    """(root, x, weight or None, eps, replaced nodes) of an rms_norm formula at this rsqrt: the
-    outermost product of x, the rsqrt and at most one [d] tensor (the weight)."""
+def _rms_norm_at(rsqrt: Node) -> Match | None:
+    """The rms_norm formula at this rsqrt: the outermost product of x, the rsqrt and at most one
+    [d] tensor (the weight)."""
     inner: set = set()
     found = _rsqrt_of_mean_square(rsqrt, inner)
     if found is None:
@@ -158,8 +173,10 @@ def _rms_norm_at(rsqrt: Node) -> tuple[Node, Node, Node | None, float, set] | No
         best = (node, rest[0] if rest else None)
     if best is None:
         return None
-    _factors(best[0], inner)
-    return best[0], x, best[1], eps, inner
+    root, weight = best
+    _factors(root, inner)
+    tensors = (x,) if weight is None else (x, weight)
+    return Match(root, inner, tensors, aten.rms_norm.default, (x, [size], weight, eps), {})
 
 
 def _read_only_inside(nodes: set, root: Node) -> bool:
@@ -173,52 +190,34 @@ def _all_float32(root: Node, *tensors) -> bool:
     return all(getattr(n.meta.get("val"), "dtype", None) == torch.float32 for n in (root, *tensors))
 
 
-def _replace(graph: Graph, root: Node, inner: set, target, args: tuple, kwargs: dict) -> None:
-    with graph.inserting_before(root):
-        new = graph.call_function(target, args, kwargs)
-    new.meta = dict(root.meta)
-    root.replace_all_uses_with(new)
-    checks = {u for n in inner for u in n.users if u.target is _ASSERT}
-    for n in sorted(inner | checks | {root}, key=_position(graph), reverse=True):
+def _replace(graph: Graph, m: Match) -> None:
+    with graph.inserting_before(m.root):
+        new = graph.call_function(m.target, m.args, m.kwargs)
+    new.meta = dict(m.root.meta)
+    m.root.replace_all_uses_with(new)
+    checks = {u for n in m.inner for u in n.users if u.target is _ASSERT}
+    for n in sorted(m.inner | checks, key=_position(graph), reverse=True):
         graph.erase_node(n)
+
+
+# Each formula by the node it is found from.
+_FORMULAS = ((aten.tanh.default, _gelu_tanh_at), (aten.rsqrt.default, _rms_norm_at))
 
 
 def rewrite_known_formulas(graph: Graph) -> int:
     """Rewrite each float32 formula that names one op (see above); returns how many."""
-    return _rewrite_gelu_tanh(graph) + _rewrite_rms_norm(graph)
-
-
-def _rewrite_rms_norm(graph: Graph) -> int:
     count = 0
-    for rsqrt in [n for n in graph.nodes if n.target is aten.rsqrt.default]:
-        if rsqrt.graph is not graph or not rsqrt.users:
-            continue
-        found = _rms_norm_at(rsqrt)
-        if found is None:
-            continue
-        root, x, weight, eps, inner = found
-        tensors = (x,) if weight is None else (x, weight)
-        if not _read_only_inside(inner, root) or not _all_float32(root, *tensors):
-            continue
-        size = x.meta["val"].shape[-1]
-        _replace(graph, root, inner - {root}, aten.rms_norm.default, (x, [size], weight, eps), {})
-        count += 1
-    return count
-
-
-def _rewrite_gelu_tanh(graph: Graph) -> int:
-    count = 0
-    for tanh in [n for n in graph.nodes if n.target is aten.tanh.default]:
-        if tanh.graph is not graph or not tanh.users:  # erased by an earlier rewrite
-            continue
-        found = _gelu_tanh_at(tanh)
-        if found is None:
-            continue
-        root, x, inner = found
-        if not _read_only_inside(inner, root) or not _all_float32(root, x):
-            continue
-        _replace(graph, root, inner - {root}, aten.gelu.default, (x,), {"approximate": "tanh"})
-        count += 1
+    for anchor, match_at in _FORMULAS:
+        for node in [n for n in graph.nodes if n.target is anchor]:
+            if node.graph is not graph or not node.users:  # erased by an earlier rewrite
+                continue
+            m = match_at(node)
+            if m is None or not _read_only_inside(m.inner, m.root):
+                continue
+            if not _all_float32(m.root, *m.tensors):
+                continue
+            _replace(graph, m)
+            count += 1
     return count
 
 
