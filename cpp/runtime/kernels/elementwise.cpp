@@ -209,6 +209,8 @@ GBX_VMATH float erf_of(float x) { return vmath::erf_f32(x); }
 inline double erf_of(double x) { return std::erf(x); }
 GBX_VMATH float exp_of(float x) { return vmath::exp_f32(x); }
 inline double exp_of(double x) { return std::exp(x); }
+GBX_VMATH float silu_of(float x) { return vmath::silu_f32(x); }
+inline double silu_of(double x) { return x / (1.0 + std::exp(-x)); }
 GBX_VMATH float gelu_erf(float x) { return vmath::gelu_erf_f32(x); }
 inline double gelu_erf(double x) { return 0.5 * x * std::erfc(-x * 0.70710678118654752); }
 GBX_VMATH float gelu_tanh(float x) { return vmath::gelu_tanh_f32(x); }
@@ -307,7 +309,7 @@ inline __attribute__((always_inline)) void apply(std::int64_t op, R* r, const R*
       for (std::int64_t i = 0; i < n; ++i) r[i] = gelu_tanh(a[i]);
       break;
     case SILU:
-      for (std::int64_t i = 0; i < n; ++i) r[i] = a[i] / (R(1) + exp_of(-a[i]));
+      for (std::int64_t i = 0; i < n; ++i) r[i] = silu_of(a[i]);
       break;
     case NOT:
       for (std::int64_t i = 0; i < n; ++i) r[i] = a[i] == R(0);

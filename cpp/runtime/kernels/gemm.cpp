@@ -35,8 +35,8 @@ GBX_CLONES void epilogue_row(Epilogue epilogue, float* row, std::int64_t n0, std
     case Epilogue::GeluTanh:
       for (std::int64_t j = n0; j < n1; ++j) row[j] = vmath::gelu_tanh_f32(row[j]);
       break;
-    case Epilogue::Silu:  // as the elementwise SILU
-      for (std::int64_t j = n0; j < n1; ++j) row[j] = row[j] / (1.0f + vmath::exp_f32(-row[j]));
+    case Epilogue::Silu:
+      for (std::int64_t j = n0; j < n1; ++j) row[j] = vmath::silu_f32(row[j]);
       break;
   }
 }

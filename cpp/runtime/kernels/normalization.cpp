@@ -34,13 +34,19 @@ GBX_CLONES void softmax_row(const float* xp, float* yp, std::int64_t size, bool 
   }
 }
 
+// row(r) for each of `rows` rows of `size` elements, split across a team when large (each row is
+// computed alike on whichever thread runs it).
+template <typename Row>
+void for_each_row(std::int64_t rows, std::int64_t size, Row&& row) {
+  run_team(rows * size >= kParallelElements ? max_team() : 1, [&](int part, int parts) {
+    for (std::int64_t r = rows * part / parts; r < rows * (part + 1) / parts; ++r) row(r);
+  });
+}
+
 template <bool Log>
 void softmax_rows(const float* x, float* y, std::int64_t rows, std::int64_t size) {
-  run_team(rows * size >= kParallelElements ? max_team() : 1, [&](int part, int parts) {
-    for (std::int64_t r = rows * part / parts; r < rows * (part + 1) / parts; ++r) {
-      softmax_row(x + r * size, y + r * size, size, Log);
-    }
-  });
+  for_each_row(rows, size,
+               [&](std::int64_t r) { softmax_row(x + r * size, y + r * size, size, Log); });
 }
 
 void split_at(const Shape& shape, std::int64_t dim, std::int64_t& outer, std::int64_t& size,
@@ -146,16 +152,21 @@ GBX_CLONES void layer_norm_row(const float* xp, float* yp, const float* w, const
   *rstd = rs;
 }
 
+// Elements in each row normalized over x's last `dims` dims.
+std::int64_t normalized_size(const TensorRef& x, std::int64_t dims) {
+  std::int64_t size = 1;
+  for (std::size_t d = x.ndim() - dims; d < x.ndim(); ++d) size *= x.dim(d);
+  return size;
+}
+
 void layer_norm_rows(const float* x, float* y, const float* w, const float* b, std::int64_t rows,
                      std::int64_t size, float eps, float* mean_out, float* rstd_out) {
-  run_team(rows * size >= kParallelElements ? max_team() : 1, [&](int part, int parts) {
-    for (std::int64_t r = rows * part / parts; r < rows * (part + 1) / parts; ++r) {
-      float mean, rstd;
-      layer_norm_row(x + r * size, y + r * size, w, b, size, eps, &mean, &rstd);
-      if (mean_out) {
-        mean_out[r] = mean;
-        rstd_out[r] = rstd;
-      }
+  for_each_row(rows, size, [&](std::int64_t r) {
+    float mean, rstd;
+    layer_norm_row(x + r * size, y + r * size, w, b, size, eps, &mean, &rstd);
+    if (mean_out) {
+      mean_out[r] = mean;
+      rstd_out[r] = rstd;
     }
   });
 }
@@ -167,8 +178,7 @@ void run_layer_norm(const KernelContext& c) {
   bool hw = a.has_weight, hb = a.has_bias;
   const float* w = hw ? c.in(1).f32() : nullptr;
   const float* b = hb ? c.in(1 + hw).f32() : nullptr;
-  std::int64_t size = 1;
-  for (std::size_t d = x.ndim() - nn; d < x.ndim(); ++d) size *= x.dim(d);
+  std::int64_t size = normalized_size(x, nn);
   std::int64_t rows = size ? x.numel() / size : 0;
   float* mean_out = c.num_outputs() == 3 ? c.out(1).f32() : nullptr;
   float* rstd_out = c.num_outputs() == 3 ? c.out(2).f32() : nullptr;
@@ -201,14 +211,11 @@ void run_rms_norm(const KernelContext& c) {
   TensorRef x = c.in(0), y = c.out(0);
   const auto& a = c.args_as<LayerNormArgs>();
   const float* w = a.has_weight ? c.in(1).f32() : nullptr;
-  std::int64_t size = 1;
-  for (std::size_t d = x.ndim() - a.normalized_dims; d < x.ndim(); ++d) size *= x.dim(d);
+  const std::int64_t size = normalized_size(x, a.normalized_dims);
   const std::int64_t rows = size ? x.numel() / size : 0;
   const float eps = static_cast<float>(a.eps);
-  run_team(rows * size >= kParallelElements ? max_team() : 1, [&](int part, int parts) {
-    for (std::int64_t r = rows * part / parts; r < rows * (part + 1) / parts; ++r) {
-      rms_norm_row(x.f32() + r * size, y.f32() + r * size, w, size, eps);
-    }
+  for_each_row(rows, size, [&](std::int64_t r) {
+    rms_norm_row(x.f32() + r * size, y.f32() + r * size, w, size, eps);
   });
 }
 

@@ -230,6 +230,9 @@ GBX_VMATH float gelu_tanh_f32(float x) {
 
 GBX_VMATH float sigmoid_f32(float x) { return 1.0f / (1.0f + exp_f32(-x)); }
 
+// x * sigmoid(x), as x / (1 + e^-x): the elementwise op and a product's epilogue alike.
+GBX_VMATH float silu_f32(float x) { return x / (1.0f + exp_f32(-x)); }
+
 // tanh. For |x| below 0.55 its odd Taylor series to x^15 (the next term is under 5e-8 of the
 // result there); above, (1 - e) / (1 + e) with e = e^(-2|x|) <= 1/3, where 1 - e does not cancel.
 // Both are computed on |x| and one is selected, so that loops vectorise; then x's sign bit is set

@@ -85,24 +85,17 @@ struct StridedRows {
   std::size_t elem;
 
   void copy(std::int64_t r0, std::int64_t r1) const {
-    const std::size_t nd = shape.size();
-    const std::int64_t inner = nd ? shape[nd - 1] : 1;
+    const Shape outer(shape.begin(), shape.end() - (shape.empty() ? 0 : 1));
+    const std::int64_t inner = shape.empty() ? 1 : shape.back();
     std::int64_t index[16] = {0}, at = offset;
-    for (std::size_t k = nd - (nd ? 1 : 0), rest = static_cast<std::size_t>(r0); k-- > 0;) {
-      index[k] = static_cast<std::int64_t>(rest) % shape[k];  // r0 unravelled over the outer dims
-      rest /= static_cast<std::size_t>(shape[k]);
+    for (std::size_t k = outer.size(), rest = static_cast<std::size_t>(r0); k-- > 0;) {
+      index[k] = static_cast<std::int64_t>(rest) % outer[k];  // r0 unravelled over the outer dims
+      rest /= static_cast<std::size_t>(outer[k]);
       at += index[k] * strides[k];
     }
     for (std::int64_t r = r0; r < r1; ++r) {
       row(dst + r * inner * static_cast<std::int64_t>(elem), at, inner);
-      for (std::size_t k = nd - (nd ? 1 : 0); k-- > 0;) {
-        if (++index[k] < shape[k]) {
-          at += strides[k];
-          break;
-        }
-        at -= strides[k] * (shape[k] - 1);
-        index[k] = 0;
-      }
+      next_strided(outer, strides, index, at);
     }
   }
 
