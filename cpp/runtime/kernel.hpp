@@ -167,6 +167,8 @@ void register_attention_kernels(KernelRegistry& registry);
 bool broadcast_strides(const Shape& in, const Shape& out, std::vector<std::int64_t>& strides);
 // A dim in [-ndim, ndim) made non-negative, or -1 if out of range.
 std::int64_t normalize_dim(std::int64_t dim, std::size_t ndim);
+// n bools as float32 0 or 1 (any nonzero byte is true), vectorised per x86-64 level.
+void bools_to_floats(const bool* from, float* to, std::int64_t n);
 
 // Advances a row-major `index` over `shape` by one element, keeping `offset` equal to
 // (the base it started from) + index . strides.

@@ -1,6 +1,8 @@
 #include <algorithm>
+#include <cstdint>
 
 #include "runtime/kernel.hpp"
+#include "runtime/kernels/vector_math.hpp"
 
 namespace glassbox::runtime {
 
@@ -82,6 +84,12 @@ std::vector<std::string> KernelRegistry::names() const {
   for (const auto& [name, def] : kernels_) out.push_back(name);
   std::sort(out.begin(), out.end());
   return out;
+}
+
+// A function of its own compiled per x86-64 level: as a template instance the loop stayed scalar.
+GBX_CLONES void bools_to_floats(const bool* from, float* to, std::int64_t n) {
+  const auto* bytes = reinterpret_cast<const std::uint8_t*>(from);
+  for (std::int64_t i = 0; i < n; ++i) to[i] = bytes[i] != 0 ? 1.0f : 0.0f;
 }
 
 bool broadcast_strides(const Shape& in, const Shape& out, std::vector<std::int64_t>& strides) {

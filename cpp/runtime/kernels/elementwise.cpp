@@ -144,8 +144,8 @@ void verify(const VerifyContext& c) {
   }
 }
 
-// One contiguous run of an input, converted to the registers' type. The common pairs are their own
-// functions, compiled per x86-64 level: as a template the bool one stayed a scalar loop.
+// One contiguous run of an input, converted to the registers' type: a float copy, bools through
+// kernel.hpp's vectorised loop (as a template instance it stayed scalar), the rest by cast.
 template <typename T, typename R>
 void convert_run(const T* from, R* to, std::int64_t n) {
   for (std::int64_t i = 0; i < n; ++i) to[i] = static_cast<R>(from[i]);
@@ -153,9 +153,8 @@ void convert_run(const T* from, R* to, std::int64_t n) {
 inline void convert_run(const float* from, float* to, std::int64_t n) {
   std::memcpy(to, from, static_cast<std::size_t>(n) * sizeof(float));
 }
-GBX_CLONES void convert_run(const bool* from, float* to, std::int64_t n) {
-  const auto* bytes = reinterpret_cast<const std::uint8_t*>(from);  // any nonzero byte is true
-  for (std::int64_t i = 0; i < n; ++i) to[i] = bytes[i] != 0 ? 1.0f : 0.0f;
+inline void convert_run(const bool* from, float* to, std::int64_t n) {
+  bools_to_floats(from, to, n);
 }
 
 // Results as bools, compiled per x86-64 level (the plain loop stayed scalar).

@@ -16,7 +16,6 @@
 #include <type_traits>
 
 #include "runtime/kernel.hpp"
-#include "runtime/kernels/vector_math.hpp"
 #include "runtime/team_stalls.hpp"
 
 namespace glassbox::runtime {
@@ -203,11 +202,8 @@ void convert(const From* src, To* dst, std::int64_t n) {
   }
 }
 
-// bool to float32 (masks), compiled per x86-64 level: as the template it stayed a scalar loop.
-GBX_CLONES void convert(const bool* src, float* dst, std::int64_t n) {
-  const auto* bytes = reinterpret_cast<const std::uint8_t*>(src);  // any nonzero byte is true
-  for (std::int64_t i = 0; i < n; ++i) dst[i] = bytes[i] != 0 ? 1.0f : 0.0f;
-}
+// bool to float32 (masks): the vectorised loop of kernel.hpp.
+void convert(const bool* src, float* dst, std::int64_t n) { bools_to_floats(src, dst, n); }
 
 template <typename From>
 void convert_to(const From* src, const TensorRef& out, std::int64_t n) {
