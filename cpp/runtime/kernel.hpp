@@ -160,11 +160,15 @@ void register_conv_kernels(KernelRegistry& registry);
 void register_indexing_kernels(KernelRegistry& registry);
 void register_view_kernels(KernelRegistry& registry);
 void register_attention_kernels(KernelRegistry& registry);
+void register_rotary_kernels(KernelRegistry& registry);
 
 // Shared helpers for kernels.
 // NumPy broadcasting of `in` against `out`: element strides of `in` per dim of `out` (0 where
 // broadcast). Returns false if not broadcastable.
 bool broadcast_strides(const Shape& in, const Shape& out, std::vector<std::int64_t>& strides);
+// Checks that the instruction's StridedArgs describe a view of `view`'s shape whose every
+// element lies within `numel` elements (a LoadError naming the field otherwise).
+void verify_view_bounds(const VerifyContext& c, const Shape& view, std::int64_t numel);
 // A dim in [-ndim, ndim) made non-negative, or -1 if out of range.
 std::int64_t normalize_dim(std::int64_t dim, std::size_t ndim);
 // n bools as float32 0 or 1 (any nonzero byte is true), vectorised per x86-64 level.

@@ -244,6 +244,7 @@ const char* family_of_kernel(const std::string& op) {
       {"rms_norm", "LayerNormArgs"},
       {"batch_norm", "BatchNormArgs"},
       {"copy_strided", "StridedArgs"},
+      {"rotary", "StridedArgs"},
       {"scatter_strided", "StridedArgs"},
       {"full", "FullArgs"},
       {"arange", "ArangeArgs"},

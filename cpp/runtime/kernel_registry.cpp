@@ -67,6 +67,7 @@ const KernelRegistry& KernelRegistry::builtin() {
     register_indexing_kernels(r);
     register_view_kernels(r);
     register_attention_kernels(r);
+    register_rotary_kernels(r);
     return r;
   }();
   return registry;
@@ -90,6 +91,25 @@ std::vector<std::string> KernelRegistry::names() const {
 GBX_CLONES void bools_to_floats(const bool* from, float* to, std::int64_t n) {
   const auto* bytes = reinterpret_cast<const std::uint8_t*>(from);
   for (std::int64_t i = 0; i < n; ++i) to[i] = bytes[i] != 0 ? 1.0f : 0.0f;
+}
+
+void verify_view_bounds(const VerifyContext& c, const Shape& view, std::int64_t numel) {
+  const auto& a = c.args_as<StridedArgs>();
+  c.require(a.strides.size() == view.size(),
+            "StridedArgs.strides has " + std::to_string(a.strides.size()) + " strides for " +
+                std::to_string(view.size()) + " dims");
+  if (numel_of(view) == 0) return;
+  c.field("StridedArgs.offset", a.offset, 0, numel - 1);
+  std::int64_t lo = a.offset, hi = a.offset;
+  for (std::size_t d = 0; d < view.size(); ++d) {
+    std::int64_t s = a.strides[d];
+    c.field("StridedArgs.strides", s, -(std::int64_t{1} << 40), std::int64_t{1} << 40);
+    if (s >= 0)
+      hi += s * (view[d] - 1);
+    else
+      lo += s * (view[d] - 1);
+  }
+  c.require(lo >= 0 && hi < numel, "the view reaches outside its base");
 }
 
 bool broadcast_strides(const Shape& in, const Shape& out, std::vector<std::int64_t>& strides) {

@@ -29,6 +29,7 @@ from glassbox.backend.kernel_args import (
     ReduceArgs,
     StridedArgs,
 )
+from glassbox.backend.ops import GROUPED_ATTENTION, ROTARY
 from glassbox.backend.program import (
     ALIAS,
     BOOL,
@@ -689,6 +690,19 @@ def _attention(lw, node, q, k, v, dropout_p=0.0, is_causal=False, attn_mask=None
     return out if saved else (out, None)
 
 
+def grouped_attention_check(node):
+    (q, k, v, mask, dropout_p, is_causal, scale), _ = _traced_call(node)
+    if not attention_is_native(q, k, v, dropout_p, is_causal, mask, scale):
+        raise Unsupported("attention: dtype, dropout, mask or head layout")
+
+
+@handles(GROUPED_ATTENTION, check=grouped_attention_check)
+def _grouped_attention(lw, node, q, k, v, attn_mask, dropout_p, is_causal, scale):
+    """glassbox::grouped_attention (patterns.py): k and v with fewer heads than q, each read for
+    its group of query heads by the kernel."""
+    return emit_attention(lw, meta_val(node), q, k, v, is_causal, attn_mask, scale)
+
+
 @handles(SDPA, check=sdpa_check)
 def _sdpa(lw, node, q, k, v, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
           enable_gqa=False):  # fmt: skip
@@ -1118,6 +1132,25 @@ def _rms_norm(lw, node, x, normalized_shape, weight=None, eps=None):
     args = LayerNormArgs(len(normalized_shape), weight is not None, False, float(eps))
     out = out_slot(lw, node)
     lw.emit("rms_norm", ins, [out], args)
+    return out
+
+
+def rotary_check(node):
+    if any(meta_val(n).dtype != torch.float32 for n in (node, *node.all_input_nodes)):
+        raise Unsupported("rotary: a dtype other than float32")
+
+
+@handles(ROTARY, check=rotary_check)
+def _rotary(lw, node, x, cos, sin):
+    """glassbox::rotary (patterns.py writes it from Llama's formula): x is read in place through
+    its view (the transposed q and k of a projection), cos and sin through broadcasting."""
+    out = out_slot(lw, node)
+    base, strides, offset = lw.layout(x)
+    tables = []
+    for t in (cos, sin):
+        reduced = lw.broadcastable(t)
+        tables.append(reduced if reduced.shape[-1:] == out.shape[-1:] else lw.contiguous(t))
+    lw.emit("rotary", [base, *tables], [out], _strided(offset, strides))
     return out
 
 

@@ -6,6 +6,12 @@ a chain of elementwise passes.
                GPT-2 and many models after it, becomes aten.gelu(x, approximate="tanh").
     rms_norm:  [w *] x * rsqrt(mean(x ** 2, -1, keepdim) + eps), as Llama, T5 and most decoders
                write it (w: a tensor of the last dim's size), becomes aten.rms_norm(x, [d], w, eps).
+    rotary:    x * cos + cat(-x[..., h:], x[..., :h]) * sin over a last dim of 2h (Llama's
+               ``apply_rotary_pos_emb``), becomes glassbox::rotary(x, cos, sin) (see ops.py).
+    grouped attention: CPU flash attention whose keys and values are ``repeat_kv``'s copies,
+               reshape(expand(x[:, :, None], [B, Hk, n, S, E]), [B, Hk * n, S, E]), becomes
+               glassbox::grouped_attention over x itself (the kernel reads each key head for
+               its n query heads).
 
 A match needs float32 values, the exact structure (the product of 0.5, x and the sum in any order
 and grouping) and the constants to float32 precision; every node it replaces other than the last
@@ -16,10 +22,13 @@ nothing changes).
 from __future__ import annotations
 
 import math
+import operator
 from typing import NamedTuple
 
 import torch
 from torch.fx import Graph, Node
+
+from glassbox.backend.ops import GROUPED_ATTENTION, ROTARY
 
 aten = torch.ops.aten
 _MUL, _ADD = aten.mul.Tensor, aten.add.Tensor
@@ -179,6 +188,139 @@ def _rms_norm_at(rsqrt: Node) -> Match | None:
     return Match(root, inner, tensors, aten.rms_norm.default, (x, [size], weight, eps), {})
 
 
+def _operands(node, target) -> tuple | None:
+    """The two operands of ``node`` when it is ``target`` applied to two nodes."""
+    if not isinstance(node, Node) or node.target is not target or node.kwargs:
+        return None
+    if len(node.args) != 2 or not all(isinstance(a, Node) for a in node.args):
+        return None
+    return node.args
+
+
+def _last_dim_slice(node, ndim: int) -> tuple[Node, int, int] | None:
+    """(x, start, end) of ``node`` = x[..., start:end] (step 1; a missing start is 0)."""
+    if not isinstance(node, Node) or node.target is not aten.slice.Tensor or node.kwargs:
+        return None
+    x, dim, start, end, step = (*node.args, *(None, 0, None, None, 1)[len(node.args) :])
+    if dim not in (-1, ndim - 1) or step != 1:
+        return None
+    start = 0 if start is None else start
+    end = 2**63 - 1 if end is None else end
+    return (x, start, end) if isinstance(start, int) and isinstance(end, int) else None
+
+
+def _same_sizes(a, b) -> bool:
+    """Whether two shapes are equal for every binding of their symbols (no guard is added)."""
+    from torch.fx.experimental.symbolic_shapes import statically_known_true
+
+    return len(a) == len(b) and all(
+        statically_known_true(p == q) for p, q in zip(a, b, strict=True)
+    )
+
+
+def _rotated_input(cat: Node) -> Node | None:
+    """x, where ``cat`` is cat((-x[..., h:], x[..., :h]), -1) and x's last dim is 2h."""
+    if len(cat.args) != 2 or cat.kwargs or not isinstance(cat.args[0], (list, tuple)):
+        return None
+    parts, ndim = cat.args[0], getattr(cat.meta.get("val"), "ndim", 0)
+    if len(parts) != 2 or cat.args[1] not in (-1, ndim - 1) or ndim < 1:
+        return None
+    neg, low = parts
+    if not isinstance(neg, Node) or neg.target is not aten.neg.default:
+        return None
+    high, low = _last_dim_slice(neg.args[0], ndim), _last_dim_slice(low, ndim)
+    if high is None or low is None or high[0] is not low[0]:
+        return None
+    width = high[0].meta["val"].shape[-1]
+    if not isinstance(width, int) or width % 2 or width == 0:
+        return None
+    half = width // 2
+    return high[0] if (high[1], low[1], low[2]) == (half, 0, half) and high[2] >= width else None
+
+
+def _rotary_at(cat: Node) -> Match | None:
+    """The rotary formula around this cat: x * cos + cat(...) * sin, products and sum in any
+    operand order, cos and sin broadcasting to x's shape with x's last dim."""
+    x = _rotated_input(cat)
+    readers = _readers(cat)
+    if x is None or len(readers) != 1 or _operands(readers[0], _MUL) is None:
+        return None
+    sin_product = readers[0]
+    sin = next((a for a in sin_product.args if a is not cat), None)
+    if sin is None or len(_readers(sin_product)) != 1:
+        return None
+    total = _readers(sin_product)[0]
+    terms = _operands(total, _ADD)
+    cos_product = next((a for a in terms or () if a is not sin_product), None)
+    cos_factors = _operands(cos_product, _MUL)
+    if cos_factors is None or x not in cos_factors or cos_factors[0] is cos_factors[1]:
+        return None
+    cos = cos_factors[1] if cos_factors[0] is x else cos_factors[0]
+    shape = tuple(x.meta["val"].shape)
+    for t in (cos, sin):
+        val = t.meta.get("val")
+        if not isinstance(val, torch.Tensor) or val.ndim > len(shape):
+            return None
+        if not _same_sizes(val.shape[-1:], shape[-1:]):
+            return None
+    if not _same_sizes(total.meta["val"].shape, shape):
+        return None
+    neg, low = cat.args[0]
+    inner = {cat, neg, neg.args[0], low, sin_product, cos_product, total}
+    return Match(total, inner, (x, cos, sin), ROTARY, (x, cos, sin), {})
+
+
+_RESHAPES = (aten.view.default, aten._unsafe_view.default, aten.reshape.default)
+_FLASH = aten._scaled_dot_product_flash_attention_for_cpu.default
+
+
+def _repeated_heads(node, inner: set) -> tuple[Node, object] | None:
+    """(x, n), where ``node`` is x [B, Hk, S, E] with each head repeated n times in turn:
+    reshape([clone](expand(unsqueeze(x, 2), [B, Hk, n, S, E])), [B, Hk * n, S, E])."""
+    if not isinstance(node, Node) or node.target not in _RESHAPES:
+        return None
+    chain = [node, node.args[0]]
+    if isinstance(chain[-1], Node) and chain[-1].target is aten.clone.default:
+        chain.append(chain[-1].args[0])
+    expand = chain[-1]
+    if not isinstance(expand, Node) or expand.target is not aten.expand.default:
+        return None
+    unsqueeze = expand.args[0]
+    if not isinstance(unsqueeze, Node) or unsqueeze.target is not aten.unsqueeze.default:
+        return None
+    x = unsqueeze.args[0]
+    if unsqueeze.args[1:] != (2,) or getattr(x.meta.get("val"), "ndim", 0) != 4:
+        return None
+    shape, wide = x.meta["val"].shape, expand.meta["val"].shape
+    n = wide[2]
+    heads = (shape[0], shape[1] * n, shape[2], shape[3])
+    if not _same_sizes((*wide[:2], *wide[3:]), shape) or not _same_sizes(
+        node.meta["val"].shape, heads
+    ):
+        return None
+    inner.update((*chain, unsqueeze))
+    return x, n
+
+
+def _grouped_attention_at(flash: Node) -> Match | None:
+    """Flash attention over repeat_kv's copies of k and v, read for its output alone."""
+    inner = {flash}
+    if any(u.target is not operator.getitem for u in flash.users):
+        return None
+    used = [u for u in flash.users if _readers(u)]
+    if len(used) != 1 or used[0].args[1] != 0:
+        return None
+    q, k, v, *rest = flash.args
+    keys, values = _repeated_heads(k, inner), _repeated_heads(v, inner)
+    if keys is None or values is None or not _same_sizes(keys[1:], values[1:]):
+        return None
+    inner.update(flash.users)
+    dropout_p, is_causal = (*rest, *(0.0, False)[len(rest) :])[:2]
+    mask, scale = flash.kwargs.get("attn_mask"), flash.kwargs.get("scale")
+    args = (q, keys[0], values[0], mask, dropout_p, is_causal, scale)
+    return Match(used[0], inner, (q, keys[0], values[0]), GROUPED_ATTENTION, args, {})
+
+
 def _read_only_inside(nodes: set, root: Node) -> bool:
     return all(n is root or all(u in nodes for u in _readers(n)) for n in nodes)
 
@@ -201,7 +343,12 @@ def _replace(graph: Graph, m: Match) -> None:
 
 
 # Each formula by the node it is found from.
-_FORMULAS = ((aten.tanh.default, _gelu_tanh_at), (aten.rsqrt.default, _rms_norm_at))
+_FORMULAS = (
+    (aten.tanh.default, _gelu_tanh_at),
+    (aten.rsqrt.default, _rms_norm_at),
+    (aten.cat.default, _rotary_at),
+    (_FLASH, _grouped_attention_at),
+)
 
 
 def rewrite_known_formulas(graph: Graph) -> int:

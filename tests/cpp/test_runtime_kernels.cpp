@@ -518,3 +518,44 @@ TEST(RuntimeKernels, RmsNormMatchesItsDefinition) {
            rt::LayerNormArgs{1, false, true, 1e-6}),
       rt::LoadError);
 }
+
+// rotary reads x through a view (here the transpose of a [B, T, H, E] projection, as Llama's q),
+// broadcasts cos and sin over batch and heads, and rounds each product and the sum as the
+// formula x * cos + rotate_half(x) * sin does; it refuses an odd width, tables of another width,
+// and a view reaching outside its base.
+TEST(RuntimeKernels, RotaryMatchesItsFormulaThroughAView) {
+  const std::int64_t b = 2, t = 3, h = 5, e = 8;
+  std::vector<float> x(static_cast<std::size_t>(b * t * h * e)), cs(t * e), sn(t * e);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = std::sin(0.37f * static_cast<float>(i));
+  for (std::size_t i = 0; i < cs.size(); ++i) {
+    cs[i] = std::cos(0.21f * static_cast<float>(i));
+    sn[i] = std::sin(0.21f * static_cast<float>(i));
+  }
+  const std::vector<rt::ValueDesc> ins = {v({b, t, h, e}, rt::ValueKind::Input, 0),
+                                          v({1, 1, t, e}, rt::ValueKind::Input, 1),
+                                          v({1, 1, t, e}, rt::ValueKind::Input, 2)};
+  const rt::StridedArgs transpose{0, {t * h * e, e, h * e, 1}, -1, {}};
+  auto y = run1("rotary", ins, v({b, h, t, e}, rt::ValueKind::Arena, 0), {x, cs, sn}, transpose);
+  for (std::int64_t i = 0; i < b * h * t; ++i) {
+    const std::int64_t bi = i / (h * t), hi = i / t % h, ti = i % t;
+    const float* xr = x.data() + bi * t * h * e + ti * h * e + hi * e;
+    const float *c = cs.data() + ti * e, *s = sn.data() + ti * e;
+    for (std::int64_t j = 0; j < e; ++j) {
+      const float rotated = j < e / 2 ? -xr[j + e / 2] : xr[j - e / 2];
+      const float first = xr[j] * c[j], second = rotated * s[j];
+      ASSERT_EQ(y[i * e + j], first + second) << i << " " << j;
+    }
+  }
+  auto run_rotary = [&](std::int64_t width, std::int64_t table_width, std::int64_t offset) {
+    std::vector<float> data(1000, 1.0f);
+    return run1("rotary",
+                {v({4, width}, rt::ValueKind::Input, 0), v({table_width}, rt::ValueKind::Input, 1),
+                 v({table_width}, rt::ValueKind::Input, 2)},
+                v({4, width}, rt::ValueKind::Arena, 0), {data, data, data},
+                rt::StridedArgs{offset, {width, 1}, -1, {}});
+  };
+  EXPECT_NO_THROW(run_rotary(6, 6, 0));
+  EXPECT_THROW(run_rotary(7, 7, 0), rt::LoadError);
+  EXPECT_THROW(run_rotary(6, 3, 0), rt::LoadError);
+  EXPECT_THROW(run_rotary(6, 6, 1), rt::LoadError);
+}

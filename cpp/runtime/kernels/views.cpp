@@ -27,26 +27,6 @@ namespace {
 // copies and cats at 8 x 128 took 4 times as long split as on one thread.
 [[maybe_unused]] constexpr std::int64_t kParallelElements = 1 << 19;
 
-// StridedArgs describe a view of `view` shape inside `numel` elements.
-void verify_view_bounds(const VerifyContext& c, const Shape& view, std::int64_t numel) {
-  const auto& a = c.args_as<StridedArgs>();
-  c.require(a.strides.size() == view.size(),
-            "StridedArgs.strides has " + std::to_string(a.strides.size()) + " strides for " +
-                std::to_string(view.size()) + " dims");
-  if (numel_of(view) == 0) return;
-  c.field("StridedArgs.offset", a.offset, 0, numel - 1);
-  std::int64_t lo = a.offset, hi = a.offset;
-  for (std::size_t d = 0; d < view.size(); ++d) {
-    std::int64_t s = a.strides[d];
-    c.field("StridedArgs.strides", s, -(std::int64_t{1} << 40), std::int64_t{1} << 40);
-    if (s >= 0)
-      hi += s * (view[d] - 1);
-    else
-      lo += s * (view[d] - 1);
-  }
-  c.require(lo >= 0 && hi < numel, "the view reaches outside its base");
-}
-
 void verify_copy_strided(const VerifyContext& c) {
   c.arity(1, 1);
   const ValueDesc &in = c.in(0), &out = c.out(0);

@@ -150,3 +150,117 @@ def test_formulas_in_other_dtypes_stay_as_written(dtype):
     for fn in (gelu_new, rms_no_weight):
         count, _ = _rewritten(fn, x)
         assert count == 0
+
+
+def rotate_half(x):
+    return torch.cat((-x[..., x.shape[-1] // 2 :], x[..., : x.shape[-1] // 2]), dim=-1)
+
+
+def rotary(q, cos, sin):  # Llama's apply_rotary_pos_emb, on a transposed projection
+    q = q.transpose(1, 2)
+    return (q * cos.unsqueeze(1)) + (rotate_half(q) * sin.unsqueeze(1))
+
+
+def rotary_operands_swapped(q, cos, sin):
+    q = q.transpose(1, 2)
+    return sin.unsqueeze(1) * rotate_half(q) + cos.unsqueeze(1) * q
+
+
+def rotary_other_way(q, cos, sin):  # cat(x1, -x2): another formula
+    q = q.transpose(1, 2)
+    h = q.shape[-1] // 2
+    return q * cos.unsqueeze(1) + torch.cat((q[..., :h], -q[..., h:]), -1) * sin.unsqueeze(1)
+
+
+def rotary_of_another_tensor(q, cos, sin):  # the cos product reads another tensor
+    q = q.transpose(1, 2)
+    return (q + 1) * cos.unsqueeze(1) + rotate_half(q) * sin.unsqueeze(1)
+
+
+def rotary_product_returned(q, cos, sin):
+    q = q.transpose(1, 2)
+    product = rotate_half(q) * sin.unsqueeze(1)
+    return q * cos.unsqueeze(1) + product, product
+
+
+def _rotary_inputs():
+    return torch.randn(2, 5, 3, 8), torch.randn(2, 5, 8), torch.randn(2, 5, 8)
+
+
+@pytest.mark.parametrize("fn", [rotary, rotary_operands_swapped])
+def test_rotary_formulas_become_one_rotary(fn):
+    from glassbox.backend.ops import ROTARY
+
+    args = _rotary_inputs()
+    count, gm = _rewritten(fn, *args)
+    targets = [n.target for n in gm.graph.nodes if n.op == "call_function"]
+    assert count == 1 and ROTARY in targets and aten.cat.default not in targets
+    assert_close(gm(*args), fn(*args), atol=0, rtol=0)  # PyTorch runs the op as the formula
+
+
+@pytest.mark.parametrize(
+    "fn", [rotary_other_way, rotary_of_another_tensor, rotary_product_returned]
+)
+def test_rotary_near_misses_are_left_alone(fn):
+    args = _rotary_inputs()
+    count, gm = _rewritten(fn, *args)
+    assert count == 0 and aten.cat.default in [n.target for n in gm.graph.nodes]
+
+
+def test_rotary_runs_natively_reading_the_transpose_in_place(emitted):
+    args = _rotary_inputs()
+    with torch.no_grad():
+        out, reports = run_and_report(rotary, *args)
+        assert_close(out, rotary(*args), atol=0, rtol=0)  # each product rounded, as PyTorch does
+    assert [r.native_nodes == r.total_nodes for r in reports] == [True]
+    # the copy lays the result out as eager's is (in q's transposed order): an output's strides
+    assert [i.op for i in emitted] == ["rotary", "copy_strided"]
+
+
+def repeat_kv(x, n):  # Hugging Face's, for grouped-query attention
+    b, h, s, e = x.shape
+    return x[:, :, None, :, :].expand(b, h, n, s, e).reshape(b, h * n, s, e)
+
+
+def grouped_attention(q, k, v, mask):
+    return torch.ops.aten._scaled_dot_product_flash_attention_for_cpu(
+        q, repeat_kv(k, 2), repeat_kv(v, 2), attn_mask=mask, scale=0.3
+    )[0]
+
+
+def grouped_attention_keys_returned(q, k, v, mask):
+    keys = repeat_kv(k, 2)
+    out = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu(
+        q, keys, repeat_kv(v, 2), attn_mask=mask
+    )[0]
+    return out, keys
+
+
+def _attention_inputs():
+    q, k, v = torch.randn(2, 4, 6, 8), torch.randn(2, 2, 6, 8), torch.randn(2, 2, 6, 8)
+    return q, k, v, torch.randn(2, 1, 6, 6)
+
+
+def test_attention_over_repeated_keys_reads_the_keys_once(emitted):
+    from glassbox.backend.ops import GROUPED_ATTENTION
+
+    args = _attention_inputs()
+    count, gm = _rewritten(grouped_attention, *args)
+    targets = [n.target for n in gm.graph.nodes if n.op == "call_function"]
+    assert count == 1 and targets == [GROUPED_ATTENTION]
+    assert_close(gm(*args), grouped_attention(*args), atol=0, rtol=0)
+    with torch.no_grad():
+        out, reports = run_and_report(grouped_attention, *args)
+        assert_close(out, grouped_attention(*args), atol=1e-6, rtol=1e-5)
+    assert [r.native_nodes == r.total_nodes for r in reports] == [True]
+    assert emitted[0].op == "attention"  # no copy before it (one after: the output's layout)
+    shapes = [tuple(s.shape) for s in emitted[0].inputs[:3]]
+    assert shapes == [(2, 4, 6, 8), (2, 2, 6, 8), (2, 2, 6, 8)]  # k and v not repeated
+
+
+def test_repeated_keys_read_elsewhere_are_left_alone():
+    args = _attention_inputs()
+    count, gm = _rewritten(grouped_attention_keys_returned, *args)
+    assert count == 0
+    for got, want in zip(gm(*args), grouped_attention_keys_returned(*args), strict=True):
+        assert_close(got, want, atol=0, rtol=0)

@@ -1,0 +1,58 @@
+"""Ops the backend's patterns pass writes into graphs that ATen has no op for.
+
+Each is a ``torch.library`` custom op whose PyTorch implementation computes exactly the formula
+it replaces, op by op, so that a segment PyTorch runs (a fallback) gives what the graph as traced
+gave; the runtime computes the same formula in one kernel.
+
+    glassbox::rotary(x, cos, sin) = x * cos + rotate_half(x) * sin, where rotate_half(x) is
+        cat(-x[..., E/2:], x[..., :E/2]) over the last dim E (the rotary position embedding of
+        Llama, Mistral, Qwen, Gemma and most decoders since). cos and sin broadcast to x.
+    glassbox::grouped_attention(q, k, v, mask, dropout_p, is_causal, scale): CPU flash attention
+        of q [B, H, L, E] against k and v [B, Hk, S, E] whose every head serves H / Hk query
+        heads in turn: what attention over ``repeat_kv``'s copies (grouped-query attention)
+        computes, without the copies.
+"""
+
+from __future__ import annotations
+
+import torch
+
+
+@torch.library.custom_op("glassbox::rotary", mutates_args=())
+def rotary(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
+    half = x.shape[-1] // 2
+    rotated = torch.cat((-x[..., half:], x[..., :half]), dim=-1)
+    return x * cos + rotated * sin
+
+
+@rotary.register_fake
+def _rotary_fake(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
+    shape = torch.broadcast_shapes(x.shape, cos.shape, sin.shape)
+    return x.new_empty(shape, dtype=torch.promote_types(x.dtype, cos.dtype))
+
+
+def _grouped_attention(query, key, value, attn_mask, dropout_p, is_causal, scale):
+    repeats = query.shape[1] // key.shape[1]
+    key, value = (t.repeat_interleave(repeats, dim=1) for t in (key, value))
+    return torch.ops.aten._scaled_dot_product_flash_attention_for_cpu(
+        query, key, value, dropout_p, is_causal, attn_mask=attn_mask, scale=scale
+    )[0]
+
+
+@torch.library.custom_op("glassbox::grouped_attention", mutates_args=())
+def grouped_attention(
+    query: torch.Tensor,
+    key: torch.Tensor,
+    value: torch.Tensor,
+    attn_mask: torch.Tensor | None,
+    dropout_p: float,
+    is_causal: bool,
+    scale: float | None,
+) -> torch.Tensor:
+    return _grouped_attention(query, key, value, attn_mask, dropout_p, is_causal, scale)
+
+
+grouped_attention.register_fake(_grouped_attention)
+
+ROTARY = torch.ops.glassbox.rotary.default
+GROUPED_ATTENTION = torch.ops.glassbox.grouped_attention.default
