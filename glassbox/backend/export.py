@@ -46,6 +46,7 @@ def export(model, example_args, path, example_kwargs=None):
     from glassbox.backend import _inference_decompositions
     from glassbox.backend.lower import Unsupported
     from glassbox.backend.partition import partition
+    from glassbox.backend.patterns import rewrite_known_formulas
     from glassbox.backend.plan import serialize
 
     ep = torch.export.export(model, tuple(example_args), kwargs=example_kwargs or {})
@@ -55,6 +56,7 @@ def export(model, example_args, path, example_kwargs=None):
         warnings.filterwarnings("ignore", message=r".*LeafSpec.*deprecated", category=FutureWarning)
         ep = ep.run_decompositions(_inference_decompositions())
     gm = ep.graph_module
+    rewrite_known_formulas(gm.graph)
     segments, report = partition(gm.graph, name=type(model).__name__)
     if any(not s.native for s in segments):
         raise ExportError(

@@ -266,3 +266,22 @@ def test_typed_args_of_every_family_reach_the_runtime(tmp_path):
     with torch.no_grad():
         expected = model(x, idx)
     assert_close(glassbox.load(tmp_path / "every.gbx")(x, idx), expected, atol=1e-5, rtol=1e-5)
+
+
+def test_export_writes_formulas_as_one_step_each(tmp_path, emitted):
+    """An exported Llama gets what torch.compile's graphs get: its RMSNorm and rotary formulas
+    each run as one kernel."""
+    transformers = pytest.importorskip("transformers")
+    torch.manual_seed(0)
+    config = transformers.LlamaConfig(
+        vocab_size=64, hidden_size=32, intermediate_size=64, num_hidden_layers=1,
+        num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=16, use_cache=False,
+    )  # fmt: skip
+    model = transformers.LlamaModel(config).eval()
+    ids = torch.randint(0, 64, (1, 6))
+    glassbox.export(model, (ids,), tmp_path / "llama.gbx")
+    ops = [i.op for i in emitted]
+    assert ops.count("rms_norm") == 3 and ops.count("rotary") == 2
+    got = glassbox.load(tmp_path / "llama.gbx")(ids)
+    got = got[0] if isinstance(got, (list, tuple)) else got
+    assert_close(got, model(ids).last_hidden_state.detach(), atol=1e-5)
