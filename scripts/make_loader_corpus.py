@@ -27,6 +27,22 @@ class FusedAttention(torch.nn.Module):
         return torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
 
 
+class Rotary(torch.nn.Module):
+    """A projection's heads transposed and rotated (Llama's rotary embedding): the rotary kernel
+    reading its input through a strided view."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.q = torch.nn.Linear(8, 8)
+        self.register_buffer("cos", torch.randn(1, 1, 3, 4))
+        self.register_buffer("sin", torch.randn(1, 1, 3, 4))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        q = self.q(x).view(1, 3, 2, 4).transpose(1, 2)
+        rotated = torch.cat((-q[..., 2:], q[..., :2]), dim=-1)
+        return q * self.cos + rotated * self.sin
+
+
 def seed_models() -> dict[str, tuple[torch.nn.Module, tuple[torch.Tensor, ...]]]:
     torch.manual_seed(0)
     mlp = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 2))
@@ -37,6 +53,7 @@ def seed_models() -> dict[str, tuple[torch.nn.Module, tuple[torch.Tensor, ...]]]
         "conv": (conv.eval(), (torch.randn(1, 1, 6, 6),)),
         "norm": (norm.eval(), (torch.randn(3, 6),)),
         "fused_attention": (FusedAttention().eval(), (torch.randn(1, 3, 8),)),
+        "rotary": (Rotary().eval(), (torch.randn(1, 3, 8),)),
     }
 
 
