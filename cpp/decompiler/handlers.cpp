@@ -891,11 +891,18 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
       // (Where the clause's own exit ends it and other branches jump to it, `if a: ... elif
       // b: ...` whose test jumps there (3.13), the copies go there too: one join for the if.)
       int own_exit = shared_clause_exit(body_begin, decode_end, bound);
+      bool copied = false;
       for (int p = body_begin; p < decode_end; ++p) {
         int jump = clause_exit_jump(ops, p, &bound);
-        if (jump < 0 || jump + 1 >= decode_end ||
+        // (3.13 copies a block without a line number into every jump to it, not only an exit
+        // block (flowgraph.c's inline_small_or_no_lineno_blocks): where no branch jumps to the
+        // exit ending the clause, the branch falling into it holds it as the others hold their
+        // copies, and it reads alike, as the end of that branch.)
+        bool last_too = code_.minor >= 13 && copied && own_exit < 0;
+        if (jump < 0 || (jump + 1 >= decode_end && !last_too) ||
             !same_target(ops[static_cast<size_t>(jump)].target, join))
           continue;
+        copied = true;
         retargeted.retarget(jump, own_exit >= 0 ? own_exit : decode_end);
         mark_consumed(p, jump);
         p = jump;

@@ -1105,6 +1105,33 @@ CASES: list[Case] = [
         (ValueError("v"), TypeError("t")),
         (TypeError("t"), None),
     ),
+    # 3.13 copies the clause's exit (POP_EXCEPT, the jump back to the code after the statement)
+    # into every branch of the clause's if/else: none falls into a shared one.
+    _case(
+        "loop_clause_if_else_each_branch_holds_the_exit",
+        """
+        def f(values):
+            items = list(values)
+            while items:
+                item = items.pop()
+                try:
+                    rec("body", 1 // item)
+                except ZeroDivisionError:
+                    if len(items) > 1:
+                        rec("many")
+                    elif items:
+                        rec("one")
+                    else:
+                        rec("none")
+                if items and items[-1] == 5:
+                    rec("five")
+            return items
+        """,
+        ([1, 0],),
+        ([5, 0, 0, 2],),
+        ([0, 0, 0],),
+        ([],),
+    ),
     # 3.11 compiles these %-formats to f-strings whose expressions hold a backslash.
     _case(
         "percent_format_with_backslash_in_value",
