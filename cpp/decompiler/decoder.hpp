@@ -181,7 +181,7 @@ class CodeDecoder {
   bool decode_if_expression(int j, int true_start, int false_start, ExprPtr condition);
   int decode_compound_if_expression(int j, int begin, int end);
   int shared_clause_exit(int begin, int end, const std::string& bound) const;
-  int cold_jump_back_loop_end(int head, int end) const;
+  int cold_jump_back_loop_end(int head, int end, int exit) const;
   int clause_exit_before(int handler, int from, int to) const;
   int copied_tail_length(int k) const;
   int decode_copied_tail_if_expression(int true_start, int false_start, int end,

@@ -1132,6 +1132,34 @@ CASES: list[Case] = [
         ([0, 0, 0],),
         ([],),
     ),
+    # A `while True` closed by its clause's `continue` alone, ending an if's then-branch: its
+    # `break` is threaded to the if's join, the jump over the else (3.12+).
+    _case(
+        "if_then_while_true_clause_continue_then_break",
+        """
+        def f(table, steps):
+            following = dict(steps)
+            key = "a"
+            if table:
+                while True:
+                    try:
+                        got = rec("get", table[key])
+                    except KeyError:
+                        if key in following:
+                            key = following[key]
+                            continue
+                        raise
+                    break
+            else:
+                got = rec("none")
+            rec("after", got, key)
+            return got
+        """,
+        ({"b": 1}, [("a", "b")]),
+        ({"a": 2}, []),
+        ({}, []),
+        ({"c": 1}, [("a", "b")]),
+    ),
     # 3.11 compiles these %-formats to f-strings whose expressions hold a backslash.
     _case(
         "percent_format_with_backslash_in_value",
@@ -4436,6 +4464,10 @@ _NOT_YET: dict = {
     "for_while_true_try_clause_continue_then_break": {
         10: FALLBACK + "'try statement leaves its region' (3.10: a while True whose try's clause"
         " continues, then a break threaded to the for loop's next iteration)",
+    },
+    "if_then_while_true_clause_continue_then_break": {
+        10: FALLBACK + "'try statement leaves its region' (3.10: a while True closed by its"
+        " clause's continue, its break threaded to the enclosing if's join)",
     },
     "if_then_while_with_and_test": {
         10: FALLBACK + "'while test copy' (an if's test read as the loop's first test)",
