@@ -385,6 +385,21 @@ int CodeDecoder::decode_try(int i, int end, int exit) {
          ops[static_cast<size_t>(body_end)].target < body_end) {
     ++body_end;
   }
+  // Nor a `continue` or `break` out of the body: it leaves the try block first (POP_BLOCK, then
+  // its jump; compile.c's compiler_unwind_fblock), so the table leaves it out. A test of the body
+  // jumping past such jumps, to the body's own end, takes them in (3.11+).
+  for (int k = i; code_.minor >= 11 && k < body_end; ++k) {
+    const Operation& test = ops[static_cast<size_t>(k)];
+    int t = test.target;
+    if (test.op != Op::JumpIf || t <= body_end || t >= handler || t > end) continue;
+    bool leaves = true;
+    for (int q = body_end; q < t && leaves; ++q) {
+      const Operation& o = ops[static_cast<size_t>(q)];
+      leaves = o.op == Op::Jump && (o.target < i || o.target > t) &&
+               flow_.handler_covering(q) != handler;
+    }
+    if (leaves) body_end = t;
+  }
   opened_try_[static_cast<size_t>(handler)] = true;
   // Classify the handler: except clauses start with POP_TOP or a type test; finally does not.
   bool is_except = ops[static_cast<size_t>(handler) + 1].op == Op::PopTop;

@@ -1160,6 +1160,26 @@ CASES: list[Case] = [
         ({}, []),
         ({"c": 1}, [("a", "b")]),
     ),
+    # A `continue` ending the try body's if leaves the try block before its jump, outside the
+    # exception table; the if's test jumps past it to the body's end.
+    _case(
+        "for_try_body_if_continue_then_code_after",
+        """
+        def f(entries):
+            for entry in entries:
+                try:
+                    if rec("test", 10 // entry) > 2:
+                        rec("big", entry)
+                        continue
+                except ZeroDivisionError:
+                    rec("zero")
+                except TypeError:
+                    continue
+                rec("after", entry)
+        """,
+        ([1, 4, 0, 5, None, 2],),
+        ([],),
+    ),
     # 3.11 compiles these %-formats to f-strings whose expressions hold a backslash.
     _case(
         "percent_format_with_backslash_in_value",
