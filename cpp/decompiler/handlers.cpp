@@ -1522,7 +1522,9 @@ int CodeDecoder::decode_with(int i, int end, int exit) {
   if (!jumps_over && static_cast<size_t>(reraise_target) + 4 < ops.size()) {
     const Operation& back = ops[static_cast<size_t>(reraise_target) + 4];
     if (back.op == Op::Jump && back.target > i && back.target < handler) {
-      body_end = back.target;
+      // (A join past the region, which the statement ends (an if's then-branch, whose jump
+      // over the else follows): the body ends with the region.)
+      body_end = back.target > end && same_target(back.target, exit) ? end : back.target;
       with_end = back.target;
       mark_consumed(reraise_target, reraise_target + 5);
     } else if (back.op == Op::Jump && back.target > reraise_target + 4) {
@@ -1547,10 +1549,13 @@ int CodeDecoder::decode_with(int i, int end, int exit) {
       mark_consumed(reraise_target, reraise_target + 5);
     } else if (int length = code_.minor >= 12 ? copied_tail_length(reraise_target + 4) : 0;
                length > 0 && normal_end - length > i + 1 &&
+               (normal_end - length <= end || same_target(normal_end - length, exit)) &&
                same_operations(ops, normal_end - length, reraise_target + 4, length)) {
       // The code after the statement, short and ending in a return or raise, copied to the end
       // of the suppressed path; the body's normal path falls into it, just before the handler
-      // (and the handlers of statements in the body, placed before it).
+      // (and the handlers of statements in the body, placed before it). (Not a copy past the
+      // statement's region: another branch's, an else after an if's then-branch ending in the
+      // statement, all of whose branches got a copy of the code after the if.)
       body_end = normal_end - length;
       with_end = body_end;
       mark_consumed(reraise_target, reraise_target + 4 + length);

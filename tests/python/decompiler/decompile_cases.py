@@ -1180,6 +1180,44 @@ CASES: list[Case] = [
         ([1, 4, 0, 5, None, 2],),
         ([],),
     ),
+    # A with statement ending an if's then-branch: its suppressing exit jumps to the if's join,
+    # past the then-branch (3.12+).
+    _case(
+        "if_then_with_suppressing_then_else",
+        """
+        def f(a, items):
+            found = None
+            if a:
+                with CM("cm", suppress=True):
+                    found = rec("get", items[0])
+            else:
+                a = len(items)
+            if a or found:
+                rec("after", a, found)
+            return found
+        """,
+        (True, [1]),
+        (True, []),
+        (False, [1, 2]),
+        (0, []),
+    ),
+    # The same, the short code after the if copied into each branch and the suppressed path
+    # (3.12 copies small exit blocks).
+    _case(
+        "if_then_with_suppressing_then_else_copied_return",
+        """
+        def f(a, items):
+            if a:
+                with CM("cm", suppress=True):
+                    rec("get", items[0])
+            else:
+                rec("else")
+            rec("after")
+        """,
+        (True, [1]),
+        (True, []),
+        (False, [1, 2]),
+    ),
     # 3.11 compiles these %-formats to f-strings whose expressions hold a backslash.
     _case(
         "percent_format_with_backslash_in_value",
