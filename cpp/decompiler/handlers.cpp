@@ -1250,6 +1250,24 @@ int CodeDecoder::decode_try_finally(int i, int body_end, int handler, int end, i
       --copy_length;
   }
   int normal_end = body_end + copy_length;
+  // 3.12: a test of the finally body jumping to its end goes, on the normal path, to the code
+  // after the statement; where that is a loop's jump back, the test is inverted over a copy of
+  // the jump back (no conditional jump goes backward): one operation more for each.
+  if (code_.minor == 12 && !loops_.empty() && !mid_expression) {
+    int head = resolve(loops_.back().continue_target);
+    auto jumps_back = [&](int k) {
+      return k < handler && ops[static_cast<size_t>(k)].op == Op::Jump &&
+             ops[static_cast<size_t>(k)].target < i &&
+             resolve(ops[static_cast<size_t>(k)].target) == head;
+    };
+    int to_end = 0;
+    for (int k = final_begin; k < final_end; ++k) {
+      const Operation& o = ops[static_cast<size_t>(k)];
+      to_end += o.op == Op::JumpIf && o.target == final_end;
+    }
+    if (to_end > 0 && !jumps_back(normal_end) && jumps_back(normal_end + to_end))
+      normal_end += to_end;
+  }
   // 3.11: the exit block after the statement, when it has no line (the implicit `return None`),
   // is copied into each branch of the normal-path copy that re-raises in the handler's copy (the
   // last branch falls into the original): the copy is longer by those. Walked in step with the

@@ -1218,6 +1218,26 @@ CASES: list[Case] = [
         (True, []),
         (False, [1, 2]),
     ),
+    # A finally body ending a loop body, whose test jumps to its end: on the normal path that is
+    # the loop's jump back, which 3.12 reaches by a test inverted over a copy of the jump.
+    _case(
+        "loop_try_finally_body_test_jumps_to_its_end",
+        """
+        def f(items, closed):
+            for item in items:
+                try:
+                    rec("body", 1 // item)
+                finally:
+                    if not closed:
+                        try:
+                            rec("close", 2 // (item - 1))
+                        except ZeroDivisionError as err:
+                            rec("error", type(err).__name__)
+        """,
+        ([2, 1, 3], False),
+        ([2, 1], True),
+        ([2, 0], False),
+    ),
     # 3.11 compiles these %-formats to f-strings whose expressions hold a backslash.
     _case(
         "percent_format_with_backslash_in_value",
@@ -4527,6 +4547,10 @@ _NOT_YET: dict = {
         10: FALLBACK + "'try statement leaves its region' (3.10: a while True closed by its"
         " clause's continue, its break threaded to the enclosing if's join)",
     },
+    "loop_try_finally_body_test_jumps_to_its_end": {
+        10: FALLBACK + "'except clause without a type test' (3.10: a try/except in a finally body"
+        " ending a loop body)",
+    },
     "if_then_while_with_and_test": {
         10: FALLBACK + "'while test copy' (an if's test read as the loop's first test)",
         11: FALLBACK + "'while test copy' (an if's test read as the loop's first test)",
@@ -4569,6 +4593,10 @@ _AND_IFEXP = (
     FALLBACK + "'unsupported operation' (a method's conditional expression as the right of and)"
 )
 _CODE_NOT_YET: dict = {
+    "loop_try_finally_body_test_jumps_to_its_end": {
+        13: SAME_BEHAVIOUR_OTHER_CODE + "a `continue` is written after the try/finally (its jump"
+        " back recompiles as JUMP_BACKWARD_NO_INTERRUPT)",
+    },
     "nested_try_except_clauses_leave_through_copied_exit": {
         12: SAME_BEHAVIOUR_OTHER_CODE
         + "f: instruction #10: expected RETURN_CONST None, got PUSH_EXC_INFO (an else clause"
