@@ -163,6 +163,7 @@ class CodeDecoder {
   int merge_exit_copies(int begin, int pop_block, int handler);
   StmtPtr strip_normal_copy_with_returns(Body& body, const std::string& copy_text,
                                          size_t copy_size) const;
+  int cold_code_return_end(int from, int join, int cleanup) const;
   int decode_try_except(int i, int body_end, int handler, int end, int exit);
   int decode_try_finally(int i, int body_end, int handler, int end, int exit);
   Body decode_finally_body(int begin, int end, int cleanup = -1);

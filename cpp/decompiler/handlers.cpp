@@ -506,6 +506,27 @@ int CodeDecoder::shared_clause_exit(int begin, int end, const std::string& bound
   return -1;
 }
 
+// 3.12+ places the code after a try statement that only its clauses reach after the handler
+// code (cold blocks). Where it starts at `from` and returns, jumping back to `join` on its other
+// ways, its end (past the return); -1 where it is not so: cold code of its own, the handler
+// code of `cleanup`'s statement, jumps elsewhere.
+int CodeDecoder::cold_code_return_end(int from, int join, int cleanup) const {
+  const auto& ops = lifted_.ops;
+  int reach = from;  // the farthest forward jump target so far
+  for (int k = from; k < static_cast<int>(ops.size()); ++k) {
+    const Operation& o = ops[static_cast<size_t>(k)];
+    bool returns = o.op == Op::ReturnValue || o.op == Op::ReturnConst;
+    if (returns && reach <= k + 1) return k + 1;
+    bool back_to_join = o.op == Op::Jump && o.target < from && resolve(o.target) == join;
+    if (flow_.reachable[static_cast<size_t>(k)] || o.op == Op::PushExcInfo || returns ||
+        o.op == Op::Reraise || (is_jump(o.op) && o.target < k && !back_to_join) ||
+        flow_.handler_covering(k) != flow_.handler_covering(cleanup))
+      return -1;
+    if (is_jump(o.op) && o.target > k) reach = std::max(reach, o.target);
+  }
+  return -1;
+}
+
 int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, int exit) {
   const auto& ops = lifted_.ops;
   Restore<int> keep_clause_tail(clause_tail_);  // (not the body's or else's: see the clauses)
@@ -736,8 +757,9 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
   // done: it ends the loop body, after the statement.
   int outside = -1;
   int outside_end = -1;
-  if (code_.minor >= 12 && try_end > end && try_end > cleanup && !loops_.empty() &&
-      same_target(exit, loops_.back().continue_target)) {
+  int outside_consumed = -1;  // past the jump back that ends it
+  bool ends_loop_body = !loops_.empty() && same_target(exit, loops_.back().continue_target);
+  if (code_.minor >= 12 && try_end > end && try_end > cleanup && ends_loop_body) {
     int head = resolve(loops_.back().continue_target);
     for (int k = try_end; k < static_cast<int>(ops.size()); ++k) {
       const Operation& o = ops[static_cast<size_t>(k)];
@@ -757,12 +779,23 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
     }
     if (outside_end >= 0) {
       outside = try_end;
+      outside_consumed = outside_end + 1;
       // (What the body does after the table's cover up to the region's end is its own: its
       // jump back to the loop's head, a `continue`.)
       else_end = std::min(else_end, end);
       if (body_end + 1 == end && ops[static_cast<size_t>(body_end)].op == Op::Jump &&
           resolve(ops[static_cast<size_t>(body_end)].target) == head)
         body_end = end;
+    }
+  }
+  // (Or the statement ends an if's branch, whose join `exit` lies before that code: it returns,
+  // and goes back to the join on its other ways.)
+  if (code_.minor >= 12 && try_end > end && try_end > cleanup && !ends_loop_body && exit > i &&
+      exit < try_end) {
+    if (int stop = cold_code_return_end(try_end, resolve(exit), cleanup); stop > try_end) {
+      outside = try_end;
+      outside_end = outside_consumed = stop;
+      else_end = std::min(else_end, end);
     }
   }
   if (try_end > end && outside < 0 && resolve(try_end) != resolve(exit)) {
@@ -985,7 +1018,7 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
   }
   if (outside >= 0) {
     Body after = decode_range(outside, outside_end, exit);
-    mark_consumed(outside, outside_end + 1);
+    mark_consumed(outside, outside_consumed);
     for (StmtPtr& s : after) emit(s);
   }
   return try_end;

@@ -1960,6 +1960,12 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
         throw DecodeFailure("if/else join outside its region");
       Body then_body = decode_range(then_begin, label - 1, join);
       Body else_body = decode_range(label, else_end, join <= end ? join : exit);
+      // (A then-branch that only jumps back to the exit is `if test: <else>`, its test inverted
+      // over that jump: 3.12+ has no backward conditional jump.)
+      if (jumps_back_to_exit && then_body.empty() && !else_body.empty()) {
+        make_if_test(negate_test(test, none_tests_jump()), std::move(else_body), {});
+        return else_end;
+      }
       make_if(std::move(then_body), std::move(else_body));
       return else_end;
     }

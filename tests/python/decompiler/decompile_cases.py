@@ -1238,6 +1238,30 @@ CASES: list[Case] = [
         ([2, 1], True),
         ([2, 0], False),
     ),
+    # A try whose body returns, ending an if's then-branch: the code after it, reached from the
+    # clause only, is placed after the handler code; it returns or jumps back to the if's join
+    # (3.12+).
+    _case(
+        "if_then_try_returns_clause_only_code_after",
+        """
+        def f(kind, data, strict):
+            if kind is None:
+                if data:
+                    try:
+                        return "ascii", rec("decode", data.decode("ascii"))
+                    except UnicodeDecodeError:
+                        pass
+                    if strict:
+                        return "raw", rec("raw", len(data))
+                kind = rec("guess", len(data))
+            return kind
+        """,
+        (None, b"abc", False),
+        (None, b"\\xff", True),
+        (None, b"\\xff", False),
+        (None, b"", True),
+        ("x", b"", True),
+    ),
     # 3.11 compiles these %-formats to f-strings whose expressions hold a backslash.
     _case(
         "percent_format_with_backslash_in_value",
