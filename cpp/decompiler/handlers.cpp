@@ -539,9 +539,10 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
   };
   const Operation& before_handler = ops[static_cast<size_t>(handler) - 1];
   // (3.11: a jump forward out of the loop is the else's `break` where nothing falls through the
-  // statement, not its jump over the handlers.)
+  // statement, not its jump over the handlers. 3.12+ too, where the statement lies in handler
+  // code, whose own handlers stay inline.)
   bool jumps_over = before_handler.op == Op::Jump && before_handler.target > handler &&
-                    !(code_.minor == 11 && !loops_.empty() &&
+                    !(code_.minor >= 11 && !loops_.empty() &&
                       same_target(before_handler.target, loops_.back().break_target) &&
                       !same_target(before_handler.target, loops_.back().continue_target));
   // (A jump back placed before the handler but after the region belongs to an enclosing loop

@@ -1262,6 +1262,35 @@ CASES: list[Case] = [
         (None, b"", True),
         ("x", b"", True),
     ),
+    # A for loop in an except clause (handler code, whose own handlers stay inline in 3.12+):
+    # the try body's `break` jumps past the loop's else, just before the inner handler, as a jump
+    # over the handlers would.
+    _case(
+        "clause_for_try_body_break_before_inline_handler",
+        """
+        def f(name, paths):
+            try:
+                found = rec("first", 1 // name)
+            except ZeroDivisionError:
+                for p in paths:
+                    try:
+                        found = rec("try", 1 // p)
+                        break
+                    except ZeroDivisionError:
+                        pass
+                else:
+                    return []
+            try:
+                rec("read", 2 // found)
+            except ZeroDivisionError:
+                return None
+            return found
+        """,
+        (1, []),
+        (0, [0, 1, 2]),
+        (0, [0, 0]),
+        (0, []),
+    ),
     # 3.11 compiles these %-formats to f-strings whose expressions hold a backslash.
     _case(
         "percent_format_with_backslash_in_value",
