@@ -163,6 +163,7 @@ class CodeDecoder {
   int merge_exit_copies(int begin, int pop_block, int handler);
   StmtPtr strip_normal_copy_with_returns(Body& body, const std::string& copy_text,
                                          size_t copy_size) const;
+  int cold_code_return_end(int from, int join, int cleanup) const;
   int decode_try_except(int i, int body_end, int handler, int end, int exit);
   int decode_try_finally(int i, int body_end, int handler, int end, int exit);
   Body decode_finally_body(int begin, int end, int cleanup = -1);
@@ -181,7 +182,7 @@ class CodeDecoder {
   bool decode_if_expression(int j, int true_start, int false_start, ExprPtr condition);
   int decode_compound_if_expression(int j, int begin, int end);
   int shared_clause_exit(int begin, int end, const std::string& bound) const;
-  int cold_jump_back_loop_end(int head, int end) const;
+  int cold_jump_back_loop_end(int head, int end, int exit) const;
   int clause_exit_before(int handler, int from, int to) const;
   int copied_tail_length(int k) const;
   int decode_copied_tail_if_expression(int true_start, int false_start, int end,

@@ -385,6 +385,21 @@ int CodeDecoder::decode_try(int i, int end, int exit) {
          ops[static_cast<size_t>(body_end)].target < body_end) {
     ++body_end;
   }
+  // Nor a `continue` or `break` out of the body: it leaves the try block first (POP_BLOCK, then
+  // its jump; compile.c's compiler_unwind_fblock), so the table leaves it out. A test of the body
+  // jumping past such jumps, to the body's own end, takes them in (3.11+).
+  for (int k = i; code_.minor >= 11 && k < body_end; ++k) {
+    const Operation& test = ops[static_cast<size_t>(k)];
+    int t = test.target;
+    if (test.op != Op::JumpIf || t <= body_end || t >= handler || t > end) continue;
+    bool leaves = true;
+    for (int q = body_end; q < t && leaves; ++q) {
+      const Operation& o = ops[static_cast<size_t>(q)];
+      leaves = o.op == Op::Jump && (o.target < i || o.target > t) &&
+               flow_.handler_covering(q) != handler;
+    }
+    if (leaves) body_end = t;
+  }
   opened_try_[static_cast<size_t>(handler)] = true;
   // Classify the handler: except clauses start with POP_TOP or a type test; finally does not.
   bool is_except = ops[static_cast<size_t>(handler) + 1].op == Op::PopTop;
@@ -491,6 +506,27 @@ int CodeDecoder::shared_clause_exit(int begin, int end, const std::string& bound
   return -1;
 }
 
+// 3.12+ places the code after a try statement that only its clauses reach after the handler
+// code (cold blocks). Where it starts at `from` and returns, jumping back to `join` on its other
+// ways, its end (past the return); -1 where it is not so: cold code of its own, the handler
+// code of `cleanup`'s statement, jumps elsewhere.
+int CodeDecoder::cold_code_return_end(int from, int join, int cleanup) const {
+  const auto& ops = lifted_.ops;
+  int reach = from;  // the farthest forward jump target so far
+  for (int k = from; k < static_cast<int>(ops.size()); ++k) {
+    const Operation& o = ops[static_cast<size_t>(k)];
+    bool returns = o.op == Op::ReturnValue || o.op == Op::ReturnConst;
+    if (returns && reach <= k + 1) return k + 1;
+    bool back_to_join = o.op == Op::Jump && o.target < from && resolve(o.target) == join;
+    if (flow_.reachable[static_cast<size_t>(k)] || o.op == Op::PushExcInfo || returns ||
+        o.op == Op::Reraise || (is_jump(o.op) && o.target < k && !back_to_join) ||
+        flow_.handler_covering(k) != flow_.handler_covering(cleanup))
+      return -1;
+    if (is_jump(o.op) && o.target > k) reach = std::max(reach, o.target);
+  }
+  return -1;
+}
+
 int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, int exit) {
   const auto& ops = lifted_.ops;
   Restore<int> keep_clause_tail(clause_tail_);  // (not the body's or else's: see the clauses)
@@ -503,9 +539,10 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
   };
   const Operation& before_handler = ops[static_cast<size_t>(handler) - 1];
   // (3.11: a jump forward out of the loop is the else's `break` where nothing falls through the
-  // statement, not its jump over the handlers.)
+  // statement, not its jump over the handlers. 3.12+ too, where the statement lies in handler
+  // code, whose own handlers stay inline.)
   bool jumps_over = before_handler.op == Op::Jump && before_handler.target > handler &&
-                    !(code_.minor == 11 && !loops_.empty() &&
+                    !(code_.minor >= 11 && !loops_.empty() &&
                       same_target(before_handler.target, loops_.back().break_target) &&
                       !same_target(before_handler.target, loops_.back().continue_target));
   // (A jump back placed before the handler but after the region belongs to an enclosing loop
@@ -721,8 +758,9 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
   // done: it ends the loop body, after the statement.
   int outside = -1;
   int outside_end = -1;
-  if (code_.minor >= 12 && try_end > end && try_end > cleanup && !loops_.empty() &&
-      same_target(exit, loops_.back().continue_target)) {
+  int outside_consumed = -1;  // past the jump back that ends it
+  bool ends_loop_body = !loops_.empty() && same_target(exit, loops_.back().continue_target);
+  if (code_.minor >= 12 && try_end > end && try_end > cleanup && ends_loop_body) {
     int head = resolve(loops_.back().continue_target);
     for (int k = try_end; k < static_cast<int>(ops.size()); ++k) {
       const Operation& o = ops[static_cast<size_t>(k)];
@@ -742,12 +780,23 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
     }
     if (outside_end >= 0) {
       outside = try_end;
+      outside_consumed = outside_end + 1;
       // (What the body does after the table's cover up to the region's end is its own: its
       // jump back to the loop's head, a `continue`.)
       else_end = std::min(else_end, end);
       if (body_end + 1 == end && ops[static_cast<size_t>(body_end)].op == Op::Jump &&
           resolve(ops[static_cast<size_t>(body_end)].target) == head)
         body_end = end;
+    }
+  }
+  // (Or the statement ends an if's branch, whose join `exit` lies before that code: it returns,
+  // and goes back to the join on its other ways.)
+  if (code_.minor >= 12 && try_end > end && try_end > cleanup && !ends_loop_body && exit > i &&
+      exit < try_end) {
+    if (int stop = cold_code_return_end(try_end, resolve(exit), cleanup); stop > try_end) {
+      outside = try_end;
+      outside_end = outside_consumed = stop;
+      else_end = std::min(else_end, end);
     }
   }
   if (try_end > end && outside < 0 && resolve(try_end) != resolve(exit)) {
@@ -891,11 +940,18 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
       // (Where the clause's own exit ends it and other branches jump to it, `if a: ... elif
       // b: ...` whose test jumps there (3.13), the copies go there too: one join for the if.)
       int own_exit = shared_clause_exit(body_begin, decode_end, bound);
+      bool copied = false;
       for (int p = body_begin; p < decode_end; ++p) {
         int jump = clause_exit_jump(ops, p, &bound);
-        if (jump < 0 || jump + 1 >= decode_end ||
+        // (3.13 copies a block without a line number into every jump to it, not only an exit
+        // block (flowgraph.c's inline_small_or_no_lineno_blocks): where no branch jumps to the
+        // exit ending the clause, the branch falling into it holds it as the others hold their
+        // copies, and it reads alike, as the end of that branch.)
+        bool last_too = code_.minor >= 13 && copied && own_exit < 0;
+        if (jump < 0 || (jump + 1 >= decode_end && !last_too) ||
             !same_target(ops[static_cast<size_t>(jump)].target, join))
           continue;
+        copied = true;
         retargeted.retarget(jump, own_exit >= 0 ? own_exit : decode_end);
         mark_consumed(p, jump);
         p = jump;
@@ -963,7 +1019,7 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
   }
   if (outside >= 0) {
     Body after = decode_range(outside, outside_end, exit);
-    mark_consumed(outside, outside_end + 1);
+    mark_consumed(outside, outside_consumed);
     for (StmtPtr& s : after) emit(s);
   }
   return try_end;
@@ -1228,6 +1284,24 @@ int CodeDecoder::decode_try_finally(int i, int body_end, int handler, int end, i
       --copy_length;
   }
   int normal_end = body_end + copy_length;
+  // 3.12: a test of the finally body jumping to its end goes, on the normal path, to the code
+  // after the statement; where that is a loop's jump back, the test is inverted over a copy of
+  // the jump back (no conditional jump goes backward): one operation more for each.
+  if (code_.minor == 12 && !loops_.empty() && !mid_expression) {
+    int head = resolve(loops_.back().continue_target);
+    auto jumps_back = [&](int k) {
+      return k < handler && ops[static_cast<size_t>(k)].op == Op::Jump &&
+             ops[static_cast<size_t>(k)].target < i &&
+             resolve(ops[static_cast<size_t>(k)].target) == head;
+    };
+    int to_end = 0;
+    for (int k = final_begin; k < final_end; ++k) {
+      const Operation& o = ops[static_cast<size_t>(k)];
+      to_end += o.op == Op::JumpIf && o.target == final_end;
+    }
+    if (to_end > 0 && !jumps_back(normal_end) && jumps_back(normal_end + to_end))
+      normal_end += to_end;
+  }
   // 3.11: the exit block after the statement, when it has no line (the implicit `return None`),
   // is copied into each branch of the normal-path copy that re-raises in the handler's copy (the
   // last branch falls into the original): the copy is longer by those. Walked in step with the
@@ -1500,7 +1574,9 @@ int CodeDecoder::decode_with(int i, int end, int exit) {
   if (!jumps_over && static_cast<size_t>(reraise_target) + 4 < ops.size()) {
     const Operation& back = ops[static_cast<size_t>(reraise_target) + 4];
     if (back.op == Op::Jump && back.target > i && back.target < handler) {
-      body_end = back.target;
+      // (A join past the region, which the statement ends (an if's then-branch, whose jump
+      // over the else follows): the body ends with the region.)
+      body_end = back.target > end && same_target(back.target, exit) ? end : back.target;
       with_end = back.target;
       mark_consumed(reraise_target, reraise_target + 5);
     } else if (back.op == Op::Jump && back.target > reraise_target + 4) {
@@ -1525,10 +1601,13 @@ int CodeDecoder::decode_with(int i, int end, int exit) {
       mark_consumed(reraise_target, reraise_target + 5);
     } else if (int length = code_.minor >= 12 ? copied_tail_length(reraise_target + 4) : 0;
                length > 0 && normal_end - length > i + 1 &&
+               (normal_end - length <= end || same_target(normal_end - length, exit)) &&
                same_operations(ops, normal_end - length, reraise_target + 4, length)) {
       // The code after the statement, short and ending in a return or raise, copied to the end
       // of the suppressed path; the body's normal path falls into it, just before the handler
-      // (and the handlers of statements in the body, placed before it).
+      // (and the handlers of statements in the body, placed before it). (Not a copy past the
+      // statement's region: another branch's, an else after an if's then-branch ending in the
+      // statement, all of whose branches got a copy of the code after the if.)
       body_end = normal_end - length;
       with_end = body_end;
       mark_consumed(reraise_target, reraise_target + 4 + length);

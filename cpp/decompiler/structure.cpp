@@ -383,7 +383,7 @@ int CodeDecoder::decode_statement(int i, int end, int exit) {
       // `break`).
       if (!shape.found && code_.minor >= 12 && source >= end &&
           !flow_.reachable[static_cast<size_t>(source)]) {
-        if (int loop_end = cold_jump_back_loop_end(i, end); loop_end > i)
+        if (int loop_end = cold_jump_back_loop_end(i, end, exit); loop_end > i)
           return decode_while_true(i, loop_end - 1, end, exit);
       }
     }
@@ -667,7 +667,7 @@ int CodeDecoder::loop_handler_code_end(int head, int last_jump, int end) const {
 // The end of a `while True:` at `head` whose normal code (before [head, end)'s end) never jumps
 // back to it: the first unconditional jump, return or raise that every forward jump before it
 // stays within (its last statement, whose jump goes after the loop); -1 where there is none.
-int CodeDecoder::cold_jump_back_loop_end(int head, int end) const {
+int CodeDecoder::cold_jump_back_loop_end(int head, int end, int exit) const {
   const auto& ops = lifted_.ops;
   int reach = head;  // the farthest forward jump target so far
   for (int k = head; k < end; ++k) {
@@ -683,6 +683,14 @@ int CodeDecoder::cold_jump_back_loop_end(int head, int end) const {
       return k + 1;
     if (forward) reach = std::max(reach, op.target);
   }
+  // (No way out before the region's end, and none past it: the body runs to the end of the
+  // region, which goes on elsewhere. Its last statement was a `break` whose jump is the one
+  // after the region, an if's jump over its else: the compiler threads the break to the if's
+  // join (`if a: while True: try: ... except E: continue` + `break`, `else: ...`).)
+  if (reach <= end && end > head && !same_target(exit, head) &&
+      flow_.reachable[static_cast<size_t>(end) - 1] &&
+      falls_through(ops[static_cast<size_t>(end) - 1].op))
+    return end;
   return -1;
 }
 
@@ -704,6 +712,11 @@ int CodeDecoder::decode_while_true(int head, int last_jump, int end, int region_
   // (Then reaching the body's end leaves the loop: a `break`.)
   bool ends_in_break = code_.minor == 11 && loop_handler_code_end(head, last_jump, end) > loop_exit;
   if (ends_in_break) loop_exit = loop_handler_code_end(head, last_jump, end);
+  // (3.12+: a loop closed by handler code only, whose body falls off the region's end: see
+  // cold_jump_back_loop_end.)
+  if (code_.minor >= 12 && loop_exit == end &&
+      falls_through(lifted_.ops[static_cast<size_t>(last_jump)].op))
+    ends_in_break = true;
   // (3.10: the RERAISE closing the except clauses of a try in the body follows its last clause,
   // which ends with the jump back, a `continue`.)
   if (code_.minor == 10 && loop_exit < end &&
@@ -1947,6 +1960,12 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
         throw DecodeFailure("if/else join outside its region");
       Body then_body = decode_range(then_begin, label - 1, join);
       Body else_body = decode_range(label, else_end, join <= end ? join : exit);
+      // (A then-branch that only jumps back to the exit is `if test: <else>`, its test inverted
+      // over that jump: 3.12+ has no backward conditional jump.)
+      if (jumps_back_to_exit && then_body.empty() && !else_body.empty()) {
+        make_if_test(negate_test(test, none_tests_jump()), std::move(else_body), {});
+        return else_end;
+      }
       make_if(std::move(then_body), std::move(else_body));
       return else_end;
     }

@@ -1105,6 +1105,192 @@ CASES: list[Case] = [
         (ValueError("v"), TypeError("t")),
         (TypeError("t"), None),
     ),
+    # 3.13 copies the clause's exit (POP_EXCEPT, the jump back to the code after the statement)
+    # into every branch of the clause's if/else: none falls into a shared one.
+    _case(
+        "loop_clause_if_else_each_branch_holds_the_exit",
+        """
+        def f(values):
+            items = list(values)
+            while items:
+                item = items.pop()
+                try:
+                    rec("body", 1 // item)
+                except ZeroDivisionError:
+                    if len(items) > 1:
+                        rec("many")
+                    elif items:
+                        rec("one")
+                    else:
+                        rec("none")
+                if items and items[-1] == 5:
+                    rec("five")
+            return items
+        """,
+        ([1, 0],),
+        ([5, 0, 0, 2],),
+        ([0, 0, 0],),
+        ([],),
+    ),
+    # A `while True` closed by its clause's `continue` alone, ending an if's then-branch: its
+    # `break` is threaded to the if's join, the jump over the else (3.12+).
+    _case(
+        "if_then_while_true_clause_continue_then_break",
+        """
+        def f(table, steps):
+            following = dict(steps)
+            key = "a"
+            if table:
+                while True:
+                    try:
+                        got = rec("get", table[key])
+                    except KeyError:
+                        if key in following:
+                            key = following[key]
+                            continue
+                        raise
+                    break
+            else:
+                got = rec("none")
+            rec("after", got, key)
+            return got
+        """,
+        ({"b": 1}, [("a", "b")]),
+        ({"a": 2}, []),
+        ({}, []),
+        ({"c": 1}, [("a", "b")]),
+    ),
+    # A `continue` ending the try body's if leaves the try block before its jump, outside the
+    # exception table; the if's test jumps past it to the body's end.
+    _case(
+        "for_try_body_if_continue_then_code_after",
+        """
+        def f(entries):
+            for entry in entries:
+                try:
+                    if rec("test", 10 // entry) > 2:
+                        rec("big", entry)
+                        continue
+                except ZeroDivisionError:
+                    rec("zero")
+                except TypeError:
+                    continue
+                rec("after", entry)
+        """,
+        ([1, 4, 0, 5, None, 2],),
+        ([],),
+    ),
+    # A with statement ending an if's then-branch: its suppressing exit jumps to the if's join,
+    # past the then-branch (3.12+).
+    _case(
+        "if_then_with_suppressing_then_else",
+        """
+        def f(a, items):
+            found = None
+            if a:
+                with CM("cm", suppress=True):
+                    found = rec("get", items[0])
+            else:
+                a = len(items)
+            if a or found:
+                rec("after", a, found)
+            return found
+        """,
+        (True, [1]),
+        (True, []),
+        (False, [1, 2]),
+        (0, []),
+    ),
+    # The same, the short code after the if copied into each branch and the suppressed path
+    # (3.12 copies small exit blocks).
+    _case(
+        "if_then_with_suppressing_then_else_copied_return",
+        """
+        def f(a, items):
+            if a:
+                with CM("cm", suppress=True):
+                    rec("get", items[0])
+            else:
+                rec("else")
+            rec("after")
+        """,
+        (True, [1]),
+        (True, []),
+        (False, [1, 2]),
+    ),
+    # A finally body ending a loop body, whose test jumps to its end: on the normal path that is
+    # the loop's jump back, which 3.12 reaches by a test inverted over a copy of the jump.
+    _case(
+        "loop_try_finally_body_test_jumps_to_its_end",
+        """
+        def f(items, closed):
+            for item in items:
+                try:
+                    rec("body", 1 // item)
+                finally:
+                    if not closed:
+                        try:
+                            rec("close", 2 // (item - 1))
+                        except ZeroDivisionError as err:
+                            rec("error", type(err).__name__)
+        """,
+        ([2, 1, 3], False),
+        ([2, 1], True),
+        ([2, 0], False),
+    ),
+    # A try whose body returns, ending an if's then-branch: the code after it, reached from the
+    # clause only, is placed after the handler code; it returns or jumps back to the if's join
+    # (3.12+).
+    _case(
+        "if_then_try_returns_clause_only_code_after",
+        """
+        def f(kind, data, strict):
+            if kind is None:
+                if data:
+                    try:
+                        return "ascii", rec("decode", data.decode("ascii"))
+                    except UnicodeDecodeError:
+                        pass
+                    if strict:
+                        return "raw", rec("raw", len(data))
+                kind = rec("guess", len(data))
+            return kind
+        """,
+        (None, b"abc", False),
+        (None, b"\\xff", True),
+        (None, b"\\xff", False),
+        (None, b"", True),
+        ("x", b"", True),
+    ),
+    # A for loop in an except clause (handler code, whose own handlers stay inline in 3.12+):
+    # the try body's `break` jumps past the loop's else, just before the inner handler, as a jump
+    # over the handlers would.
+    _case(
+        "clause_for_try_body_break_before_inline_handler",
+        """
+        def f(name, paths):
+            try:
+                found = rec("first", 1 // name)
+            except ZeroDivisionError:
+                for p in paths:
+                    try:
+                        found = rec("try", 1 // p)
+                        break
+                    except ZeroDivisionError:
+                        pass
+                else:
+                    return []
+            try:
+                rec("read", 2 // found)
+            except ZeroDivisionError:
+                return None
+            return found
+        """,
+        (1, []),
+        (0, [0, 1, 2]),
+        (0, [0, 0]),
+        (0, []),
+    ),
     # 3.11 compiles these %-formats to f-strings whose expressions hold a backslash.
     _case(
         "percent_format_with_backslash_in_value",
@@ -4410,6 +4596,14 @@ _NOT_YET: dict = {
         10: FALLBACK + "'try statement leaves its region' (3.10: a while True whose try's clause"
         " continues, then a break threaded to the for loop's next iteration)",
     },
+    "if_then_while_true_clause_continue_then_break": {
+        10: FALLBACK + "'try statement leaves its region' (3.10: a while True closed by its"
+        " clause's continue, its break threaded to the enclosing if's join)",
+    },
+    "loop_try_finally_body_test_jumps_to_its_end": {
+        10: FALLBACK + "'except clause without a type test' (3.10: a try/except in a finally body"
+        " ending a loop body)",
+    },
     "if_then_while_with_and_test": {
         10: FALLBACK + "'while test copy' (an if's test read as the loop's first test)",
         11: FALLBACK + "'while test copy' (an if's test read as the loop's first test)",
@@ -4452,6 +4646,10 @@ _AND_IFEXP = (
     FALLBACK + "'unsupported operation' (a method's conditional expression as the right of and)"
 )
 _CODE_NOT_YET: dict = {
+    "loop_try_finally_body_test_jumps_to_its_end": {
+        13: SAME_BEHAVIOUR_OTHER_CODE + "a `continue` is written after the try/finally (its jump"
+        " back recompiles as JUMP_BACKWARD_NO_INTERRUPT)",
+    },
     "nested_try_except_clauses_leave_through_copied_exit": {
         12: SAME_BEHAVIOUR_OTHER_CODE
         + "f: instruction #10: expected RETURN_CONST None, got PUSH_EXC_INFO (an else clause"
