@@ -100,16 +100,20 @@ void verify_view_bounds(const VerifyContext& c, const Shape& view, std::int64_t 
                 std::to_string(view.size()) + " dims");
   if (numel_of(view) == 0) return;
   c.field("StridedArgs.offset", a.offset, 0, numel - 1);
+  // The nearest and furthest elements reached so far: each step is checked against the room
+  // left before it is taken, so lo stays >= 0, hi < numel, and no product overflows.
   std::int64_t lo = a.offset, hi = a.offset;
   for (std::size_t d = 0; d < view.size(); ++d) {
-    std::int64_t s = a.strides[d];
+    const std::int64_t s = a.strides[d], span = view[d] - 1;
     c.field("StridedArgs.strides", s, -(std::int64_t{1} << 40), std::int64_t{1} << 40);
-    if (s >= 0)
-      hi += s * (view[d] - 1);
-    else
-      lo += s * (view[d] - 1);
+    if (s > 0) {
+      c.require(span <= (numel - 1 - hi) / s, "the view reaches outside its base");
+      hi += s * span;
+    } else if (s < 0) {
+      c.require(span <= lo / -s, "the view reaches outside its base");
+      lo += s * span;
+    }
   }
-  c.require(lo >= 0 && hi < numel, "the view reaches outside its base");
 }
 
 bool broadcast_strides(const Shape& in, const Shape& out, std::vector<std::int64_t>& strides) {

@@ -79,6 +79,14 @@ TEST(RuntimeKernels, CopyStridedRejectsOutOfBoundsViews) {
       run1("copy_strided", {v({2, 3}, rt::ValueKind::Input, 0)}, v({3, 2}, rt::ValueKind::Arena, 0),
            {{0, 1, 2, 3, 4, 5}}, rt::StridedArgs{1, {1, 3}, -1, {}}),
       rt::LoadError);
+  // Steps whose product overflows 64 bits (2^40 x (2^24 - 1), either sign) must not wrap into
+  // the base: the verifier checks each step against the room left before taking it.
+  for (std::int64_t stride : {std::int64_t{1} << 40, -(std::int64_t{1} << 40)}) {
+    EXPECT_THROW(run1("copy_strided", {v({2, 3}, rt::ValueKind::Input, 0)},
+                      v({std::int64_t{1} << 24}, rt::ValueKind::Arena, 0), {{0, 1, 2, 3, 4, 5}},
+                      rt::StridedArgs{stride < 0 ? 5 : 0, {stride}, -1, {}}),
+                 rt::LoadError);
+  }
 }
 
 TEST(RuntimeKernels, Conv2dMatchesDirectSum) {
