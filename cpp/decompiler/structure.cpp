@@ -661,7 +661,26 @@ int CodeDecoder::loop_handler_code_end(int head, int last_jump, int end) const {
                op != Op::ReturnConst && op != Op::Jump;
     ++k;
   }
-  return straight ? last_jump + 1 : k;
+  int code_end = straight ? last_jump + 1 : k;
+  // (compiler_try_except places all of a try's handler code between its handler entry,
+  // PUSH_EXC_INFO, and its cleanup block, `COPY 3; POP_EXCEPT; RERAISE 1`, the target of the
+  // row covering that entry. A clause's way out after its body, `POP_EXCEPT; JUMP end`, is
+  // covered by no row: where the last jump back is in a clause, the loop goes on to the
+  // cleanup's end.)
+  // (The try may start at the head: its handler, before the last jump back, is in the loop.)
+  for (const HandlerRegion& region : flow_.regions) {
+    if (region.start < head || region.target > last_jump ||
+        lifted_.ops[static_cast<size_t>(region.target)].op != Op::PushExcInfo)
+      continue;
+    int cleanup = flow_.handler_covering(region.target);
+    if (cleanup <= last_jump) continue;
+    for (int r = cleanup; r < end; ++r) {
+      if (lifted_.ops[static_cast<size_t>(r)].op != Op::Reraise) continue;
+      code_end = std::max(code_end, r + 1);
+      break;
+    }
+  }
+  return code_end;
 }
 
 // The end of a `while True:` at `head` whose normal code (before [head, end)'s end) never jumps

@@ -4394,6 +4394,38 @@ CASES: list[Case] = [
         ([[1], [], ()], False),
         ([], True),
     ),
+    _case(
+        "while_true_try_clauses_fall_through_to_break",
+        # (3.11: the clauses' ways out jump to the break after the try, past the last continue.)
+        """
+        def f(items, skip):
+            items = list(items)
+            value = None
+            while True:
+                try:
+                    value = 10 // items.pop()
+                except ZeroDivisionError as e:
+                    if skip:
+                        rec("skip", e.args)
+                        continue
+                except IndexError:
+                    if skip:
+                        skip = False
+                        items.append(5)
+                        continue
+                    elif not items:
+                        raise ValueError("empty") from None
+                except TypeError:
+                    rec("type")
+                break
+            return value, items
+        """,
+        ([1, 0, 2], True),
+        ([1, 0, 2], False),
+        ([0, "x"], True),
+        ([], False),
+        ([0], True),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
@@ -4440,6 +4472,10 @@ _NOT_YET: dict = {
         12: FALLBACK + "'unsupported operation' (a conditional expression as the right of and)",
         13: FALLBACK + "'unsupported operation' (a conditional expression as the right of and)",
     },
+    "while_true_try_clauses_fall_through_to_break": {
+        10: FALLBACK + "'stack underflow' (3.10: a while True whose try's clauses fall through to"
+        " the break after the try)",
+    },
     "loop_try_else_if_else_break": {
         12: FALLBACK + "'unstructured jump at offset 162' (an if/else ending a try's else in a"
         " loop, its else a break)",
@@ -4452,6 +4488,10 @@ _AND_IFEXP = (
     FALLBACK + "'unsupported operation' (a method's conditional expression as the right of and)"
 )
 _CODE_NOT_YET: dict = {
+    "while_true_try_clauses_fall_through_to_break": {
+        12: SAME_BEHAVIOUR_OTHER_CODE + "an except clause's elif after a continue reads as an if",
+        13: SAME_BEHAVIOUR_OTHER_CODE + "an except clause's elif after a continue reads as an if",
+    },
     "nested_try_except_clauses_leave_through_copied_exit": {
         12: SAME_BEHAVIOUR_OTHER_CODE
         + "f: instruction #10: expected RETURN_CONST None, got PUSH_EXC_INFO (an else clause"
