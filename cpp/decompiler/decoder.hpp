@@ -184,6 +184,7 @@ class CodeDecoder {
   int cold_jump_back_loop_end(int head, int end) const;
   int clause_exit_before(int handler, int from, int to) const;
   int copied_tail_length(int k) const;
+  int copied_exit_length(int k) const;  // copied_tail_length, or a clause's POP_EXCEPT and one
   int decode_copied_tail_if_expression(int true_start, int false_start, int end,
                                        const ExprPtr& condition);
   int resolve(int target) const;

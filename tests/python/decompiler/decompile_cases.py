@@ -4426,6 +4426,49 @@ CASES: list[Case] = [
         ([], False),
         ([0], True),
     ),
+    _case(
+        "except_clause_ends_in_with_then_return",
+        # (The clause's way out, POP_EXCEPT and the return after the try, is copied after the
+        # with's exit call and after its suppressed path.)
+        """
+        def f(fail, suppress):
+            try:
+                rec("try")
+                if fail:
+                    raise OSError(fail)
+            except OSError:
+                with CM("w", suppress) as w:
+                    rec("in", w)
+                    if fail == 2:
+                        raise KeyError(fail)
+            else:
+                rec("else")
+        """,
+        (0, False),
+        (1, False),
+        (2, False),
+        (2, True),
+    ),
+    _case(
+        "try_with_then_except_clause_with_then_return",
+        """
+        def f(fail, suppress):
+            try:
+                with CM("a") as a:
+                    rec(a)
+                    if fail:
+                        raise ValueError(fail)
+            except ValueError:
+                with CM("b", suppress):
+                    rec("b")
+                    if fail == 2:
+                        raise KeyError(fail)
+        """,
+        (0, False),
+        (1, False),
+        (2, False),
+        (2, True),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
@@ -4491,6 +4534,10 @@ _CODE_NOT_YET: dict = {
     "while_true_try_clauses_fall_through_to_break": {
         12: SAME_BEHAVIOUR_OTHER_CODE + "an except clause's elif after a continue reads as an if",
         13: SAME_BEHAVIOUR_OTHER_CODE + "an except clause's elif after a continue reads as an if",
+    },
+    "except_clause_ends_in_with_then_return": {
+        13: SAME_BEHAVIOUR_OTHER_CODE + "the try's else reads as code after the try statement, the"
+        " clause ending in a written `return None`",
     },
     "nested_try_except_clauses_leave_through_copied_exit": {
         12: SAME_BEHAVIOUR_OTHER_CODE
