@@ -154,8 +154,11 @@ class CodeDecoder {
     int exit = 0;           // first operation after the loop (or its else)
     bool threaded = false;  // the top test jumps over the jump to the exit (3.12+)
     bool open_end = false;  // the body never falls off its end: no bottom test
+    int loop_test = -1;     // not found: the loop's test starts here, after an if's test
   };
   WhileShape while_head(int head) const;
+  int loop_test_after_if_test(int head, int body, int tail) const;
+  int decode_if_around_loop(int head, int loop_test, int exit);
   int decode_while(int head, const WhileShape& shape, int end);
   int decode_try(int i, int end, int exit);
   bool strip_copied_tail(Stmt& stmt, const Body& tail) const;

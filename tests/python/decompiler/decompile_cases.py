@@ -4427,6 +4427,30 @@ CASES: list[Case] = [
         ([0], True),
     ),
     _case(
+        "if_then_while_then_while",
+        # `if a: while b: ...` then another loop: the if's test jumps where the first loop's exit
+        # is, the test copy at the loop's end repeats b alone.
+        """
+        def f(raw, source, stack):
+            stack = list(stack)
+            if source is not None and stack:
+                while raw == source:
+                    raw = rec("pop", stack.pop())
+            while raw == "eof" and stack:
+                raw = rec("next", stack.pop(0))
+            if stack:
+                while not raw:
+                    raw = stack.pop()
+                    if raw == 3:
+                        break
+            return raw, stack
+        """,
+        ("s", "s", ["a", "s", "eof"]),
+        ("eof", None, [0, 3, "x"]),
+        ("s", "s", []),
+        ("", "t", [1, 0, 3]),
+    ),
+    _case(
         "except_clause_ends_in_with_then_return",
         # (The clause's way out, POP_EXCEPT and the return after the try, is copied after the
         # with's exit call and after its suppressed path.)
@@ -4486,9 +4510,6 @@ _NOT_YET: dict = {
         " continues, then a break threaded to the for loop's next iteration)",
     },
     "if_then_while_with_and_test": {
-        10: FALLBACK + "'while test copy' (an if's test read as the loop's first test)",
-        11: FALLBACK + "'while test copy' (an if's test read as the loop's first test)",
-        12: FALLBACK + "'while test copy' (an if's test read as the loop's first test)",
         13: WRONG + "the if's test is read as the loop's first test and the loop body dropped",
     },
     "loop_try_continue_then_code_after_clause": {
@@ -4514,6 +4535,9 @@ _NOT_YET: dict = {
         10: FALLBACK + "'unsupported operation' (a conditional expression as the right of and)",
         12: FALLBACK + "'unsupported operation' (a conditional expression as the right of and)",
         13: FALLBACK + "'unsupported operation' (a conditional expression as the right of and)",
+    },
+    "if_then_while_then_while": {
+        13: FALLBACK + "'condition jumps out of its region' (3.13's layout of `if a: while b:`)",
     },
     "while_true_try_clauses_fall_through_to_break": {
         10: FALLBACK + "'stack underflow' (3.10: a while True whose try's clauses fall through to"
