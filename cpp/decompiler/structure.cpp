@@ -449,6 +449,25 @@ CodeDecoder::WhileShape CodeDecoder::while_head(int head) const {
         return shape;
       }
     }
+    // 3.11: a chained comparison's last link jumps to the exit, then `JUMP body` over the
+    // cleanup block of its earlier links, `POP_TOP; JUMP exit` (compiler_jump_if's layout of
+    // a Compare with several links); the bottom test ends `jump-if body; JUMP exit; POP_TOP`,
+    // its cleanup falling into the exit.
+    if (code_.minor == 11 && static_cast<size_t>(k) + 4 < ops.size() &&
+        chained_test_cleanup(head, k) == k + 2) {
+      int body = k + 4;
+      int tail = flow_.last_backward_source[static_cast<size_t>(body)];
+      if (tail > body && static_cast<size_t>(tail) + 3 <= ops.size() && op.target == tail + 3 &&
+          ops[static_cast<size_t>(tail)].op == Op::JumpIf &&
+          chained_test_cleanup(body, tail) == tail + 2) {
+        shape.found = true;
+        shape.body = body;
+        shape.tail = tail;
+        shape.exit = op.target;
+        shape.chain_cleanup = 3;
+      }
+      return shape;
+    }
     int body = k + 1;
     int tail = flow_.last_backward_source[static_cast<size_t>(body)];
     // (Without a bottom test, the loop's jumps back all go to the test: `continue`s.)
@@ -519,6 +538,22 @@ CodeDecoder::WhileShape CodeDecoder::while_head(int head) const {
   return shape;
 }
 
+// 3.11: where the chained comparison whose last link jumps at `last` (its first link at or
+// after `from`) has its cleanup block, `POP_TOP` after the jump that follows `last`, whose
+// earlier links jump there; -1 if that is not the shape.
+int CodeDecoder::chained_test_cleanup(int from, int last) const {
+  const auto& ops = lifted_.ops;
+  if (static_cast<size_t>(last) + 2 >= ops.size()) return -1;
+  const Operation& over = ops[static_cast<size_t>(last) + 1];
+  int cleanup = last + 2;
+  if (over.op != Op::Jump || ops[static_cast<size_t>(cleanup)].op != Op::PopTop) return -1;
+  for (int m = from; m < last; ++m) {
+    const Operation& link = ops[static_cast<size_t>(m)];
+    if (link.op == Op::JumpIf && link.target == cleanup) return cleanup;
+  }
+  return -1;
+}
+
 // Where the test [head, body) of a rotated loop whose bottom test ends at `tail` starts after
 // an enclosing if's test, or -1: the bottom copy repeats only the top test's later items, and
 // the operation before the first of them is a jump (compiler_while visits the test twice, the
@@ -556,15 +591,24 @@ int CodeDecoder::decode_if_around_loop(int head, int loop_test, int exit) {
 }
 
 int CodeDecoder::decode_while(int head, const WhileShape& shape, int end) {
+  const auto& ops = lifted_.ops;
   ExprPtr test;
   if (shape.threaded) {  // `if not test: <jump to the exit>`
     std::vector<ConditionItem> items = collect_conditions_range(head, shape.body - 1);
     test = negate(build_condition(items, 0, items.size(), shape.body, false, shape.body - 1));
   } else {
-    std::vector<ConditionItem> items = collect_conditions_range(head, shape.body);
+    std::vector<ConditionItem> items;
+    if (shape.chain_cleanup > 0) {  // (collect_conditions reads a chained comparison's links)
+      int j = head;
+      ++expression_only_;
+      while (ops[static_cast<size_t>(j)].op != Op::JumpIf) j = execute_step(j);
+      --expression_only_;
+      items = collect_conditions(j, shape.body, head);
+    } else {
+      items = collect_conditions_range(head, shape.body);
+    }
     test = build_condition(items, 0, items.size(), shape.exit, false, shape.body);
   }
-  const auto& ops = lifted_.ops;
   int copy_length = shape.body - head;
   // 3.12+ has no backward conditional jump: in the copy, each test that goes to the body when
   // true jumps over a JUMP_BACKWARD of its own instead.
@@ -573,7 +617,7 @@ int CodeDecoder::decode_while(int head, const WhileShape& shape, int end) {
     const Operation& o = ops[static_cast<size_t>(k)];
     jumps_back += o.op == Op::JumpIf && o.target == shape.body;
   }
-  int body_end = shape.tail + 1 - copy_length - jumps_back;
+  int body_end = shape.tail + 1 - (copy_length - shape.chain_cleanup) - jumps_back;
   if (ops[static_cast<size_t>(shape.tail)].op == Op::Jump && !shape.threaded) --body_end;
   if (shape.open_end) body_end = shape.exit;
   if (body_end < shape.body) throw DecodeFailure("while test copy");

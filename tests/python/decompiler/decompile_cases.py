@@ -4451,6 +4451,42 @@ CASES: list[Case] = [
         ("", "t", [1, 0, 3]),
     ),
     _case(
+        "while_chained_comparison_test",
+        # 3.11 lays the chained test out with its cleanup block (POP_TOP) after the jump over it,
+        # at the top and, falling into the exit, at the bottom.
+        """
+        def f(s, i, n):
+            out = []
+            while 0 <= i < n:
+                if not s[i:]:
+                    break
+                out.append(s[i])
+                i = i + 2 if s[i] != "x" else -1
+            return out, i
+        """,
+        ("abcdef", 0, 6),
+        ("abxdef", 0, 5),
+        ("ab", -1, 2),
+        ("abc", 4, 2),
+    ),
+    _case(
+        "while_chained_comparison_tests_one_after_another",
+        """
+        def f(s, i, n):
+            while 0 <= i < n:
+                i = rec("a", i + 2 if s[i] != "x" else -1)
+            while 0 < n <= len(s) != 3:
+                i = rec("b", i + 1)
+                n -= 1
+            return i, n
+        """,
+        ("abcdef", 0, 6),
+        ("abxdef", 0, 5),
+        ("ab", -1, 2),
+        ("abc", 4, 2),
+        ("abcd", 0, 9),
+    ),
+    _case(
         "except_clause_ends_in_with_then_return",
         # (The clause's way out, POP_EXCEPT and the return after the try, is copied after the
         # with's exit call and after its suppressed path.)
@@ -4535,6 +4571,22 @@ _NOT_YET: dict = {
         10: FALLBACK + "'unsupported operation' (a conditional expression as the right of and)",
         12: FALLBACK + "'unsupported operation' (a conditional expression as the right of and)",
         13: FALLBACK + "'unsupported operation' (a conditional expression as the right of and)",
+    },
+    "while_chained_comparison_test": {
+        10: WRONG + "read as `if test: while True: ...` whose false path falls off the function"
+        " (the chain's cleanup holds a copy of the return after the loop)",
+        12: WRONG + "read as `if test: while True: ...` whose false path falls off the function"
+        " (the chain's cleanup holds a copy of the return after the loop)",
+        13: WRONG + "read as `if test: while True: ...` whose false path falls off the function"
+        " (the chain's cleanup holds a copy of the return after the loop)",
+    },
+    "while_chained_comparison_tests_one_after_another": {
+        10: FALLBACK + "'unstructured jump' (3.10: a loop's chained test whose cleanup holds a"
+        " copy of the code after the loop)",
+        12: FALLBACK + "'chained comparison cleanup' (a second loop's chained test whose cleanup"
+        " holds a copy of the return after it)",
+        13: FALLBACK + "'chained comparison cleanup' (a second loop's chained test whose cleanup"
+        " holds a copy of the return after it)",
     },
     "if_then_while_then_while": {
         13: FALLBACK + "'condition jumps out of its region' (3.13's layout of `if a: while b:`)",
