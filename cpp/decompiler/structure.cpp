@@ -2010,10 +2010,24 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
     // 3.12+: a try body's last statement `if test: ...; return` ends past the covered range (a
     // return cannot raise); the region may grow up to its limit over operations no handler covers.
     Op before = ops[static_cast<size_t>(label - 1)].op;
+    // (Or covered only by a handler around the try statement: a return's finally copy in a try
+    // nested in another's body, which 3.11 leaves to the outer handler, the one covering the
+    // inner try's own handler code.)
     if (label <= region_limit_ &&
         (then_begin >= end || before == Op::ReturnConst || before == Op::ReturnValue)) {
+      int own = end > 0 ? flow_.handler_covering(end - 1) : -1;
+      auto around = [&](int covering) {
+        for (int h = own, hops = 0; h >= 0 && hops < 16; ++hops) {
+          h = flow_.handler_covering(h);
+          if (h == covering) return true;
+        }
+        return false;
+      };
       bool uncovered = true;
-      for (int k = end; k < label && uncovered; ++k) uncovered = flow_.handler_covering(k) < 0;
+      for (int k = end; k < label && uncovered; ++k) {
+        int covering = flow_.handler_covering(k);
+        uncovered = covering < 0 || (covering != own && around(covering));
+      }
       if (uncovered) {
         make_if(decode_range(then_begin, label, label), {});
         return label;

@@ -4487,6 +4487,31 @@ CASES: list[Case] = [
         ("abcd", 0, 9),
     ),
     _case(
+        "try_finally_body_if_return_inside_try_except",
+        # The return's copy of the finally body lies past the inner try's covered range, covered
+        # by the outer handler only.
+        """
+        def f(data, fail):
+            try:
+                rec("open")
+                try:
+                    if rec("read", data[0]) in ("'", '"'):
+                        return "quoted"
+                finally:
+                    rec("close")
+                    if fail:
+                        raise OSError(fail)
+            except OSError as e:
+                rec("error", e.args)
+            return None
+        """,
+        ("'a", 0),
+        ("'a", 1),
+        ("ab", 0),
+        ("ab", 1),
+        ("", 0),
+    ),
+    _case(
         "except_clause_ends_in_with_then_return",
         # (The clause's way out, POP_EXCEPT and the return after the try, is copied after the
         # with's exit call and after its suppressed path.)
