@@ -154,8 +154,13 @@ class CodeDecoder {
     int exit = 0;           // first operation after the loop (or its else)
     bool threaded = false;  // the top test jumps over the jump to the exit (3.12+)
     bool open_end = false;  // the body never falls off its end: no bottom test
+    int loop_test = -1;     // not found: the loop's test starts here, after an if's test
+    int chain_cleanup = 0;  // 3.11: the top test's jump over its chained comparison's cleanup
   };
   WhileShape while_head(int head) const;
+  int loop_test_after_if_test(int head, int body, int tail) const;
+  int chained_test_cleanup(int from, int last) const;
+  int decode_if_around_loop(int head, int loop_test, int exit);
   int decode_while(int head, const WhileShape& shape, int end);
   int decode_try(int i, int end, int exit);
   bool strip_copied_tail(Stmt& stmt, const Body& tail) const;
@@ -185,6 +190,7 @@ class CodeDecoder {
   int cold_jump_back_loop_end(int head, int end, int exit) const;
   int clause_exit_before(int handler, int from, int to) const;
   int copied_tail_length(int k) const;
+  int copied_exit_length(int k) const;  // copied_tail_length, or a clause's POP_EXCEPT and one
   int decode_copied_tail_if_expression(int true_start, int false_start, int end,
                                        const ExprPtr& condition);
   int resolve(int target) const;

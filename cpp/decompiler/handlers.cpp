@@ -1546,6 +1546,20 @@ int CodeDecoder::copied_tail_length(int k) const {
   return 0;
 }
 
+// copied_tail_length, or where `k` starts an except clause's way out, POP_EXCEPT then such a
+// run, the length of both: the compiler copies a short exit block into the blocks that jump to
+// it (3.11's extend_block, any of at most 4 instructions; 3.12+ where it has no line number),
+// and a clause's `POP_EXCEPT; JUMP end` whose end is such a return becomes one itself.
+// (3.11: only the clause's way out, which the with body cannot hold; a plain copied return
+// reads as the body's own `return`, which compiles alike.)
+int CodeDecoder::copied_exit_length(int k) const {
+  bool clause_exit = static_cast<size_t>(k) < lifted_.ops.size() &&
+                     lifted_.ops[static_cast<size_t>(k)].op == Op::PopExcept;
+  if (code_.minor < 11 || (code_.minor == 11 && !clause_exit)) return 0;
+  int length = copied_tail_length(clause_exit ? k + 1 : k);
+  return length > 0 && clause_exit ? length + 1 : length;
+}
+
 int CodeDecoder::decode_with(int i, int end, int exit) {
   const auto& ops = lifted_.ops;
   ExprPtr context = pop();
@@ -1599,7 +1613,7 @@ int CodeDecoder::decode_with(int i, int end, int exit) {
       with_end = body_end;
       returns_after_ = true;
       mark_consumed(reraise_target, reraise_target + 5);
-    } else if (int length = code_.minor >= 12 ? copied_tail_length(reraise_target + 4) : 0;
+    } else if (int length = copied_exit_length(reraise_target + 4);
                length > 0 && normal_end - length > i + 1 &&
                (normal_end - length <= end || same_target(normal_end - length, exit)) &&
                same_operations(ops, normal_end - length, reraise_target + 4, length)) {

@@ -4580,6 +4580,166 @@ CASES: list[Case] = [
         ([[1], [], ()], False),
         ([], True),
     ),
+    _case(
+        "while_true_try_clauses_fall_through_to_break",
+        # (3.11: the clauses' ways out jump to the break after the try, past the last continue.)
+        """
+        def f(items, skip):
+            items = list(items)
+            value = None
+            while True:
+                try:
+                    value = 10 // items.pop()
+                except ZeroDivisionError as e:
+                    if skip:
+                        rec("skip", e.args)
+                        continue
+                except IndexError:
+                    if skip:
+                        skip = False
+                        items.append(5)
+                        continue
+                    elif not items:
+                        raise ValueError("empty") from None
+                except TypeError:
+                    rec("type")
+                break
+            return value, items
+        """,
+        ([1, 0, 2], True),
+        ([1, 0, 2], False),
+        ([0, "x"], True),
+        ([], False),
+        ([0], True),
+    ),
+    _case(
+        "if_then_while_then_while",
+        # `if a: while b: ...` then another loop: the if's test jumps where the first loop's exit
+        # is, the test copy at the loop's end repeats b alone.
+        """
+        def f(raw, source, stack):
+            stack = list(stack)
+            if source is not None and stack:
+                while raw == source:
+                    raw = rec("pop", stack.pop())
+            while raw == "eof" and stack:
+                raw = rec("next", stack.pop(0))
+            if stack:
+                while not raw:
+                    raw = stack.pop()
+                    if raw == 3:
+                        break
+            return raw, stack
+        """,
+        ("s", "s", ["a", "s", "eof"]),
+        ("eof", None, [0, 3, "x"]),
+        ("s", "s", []),
+        ("", "t", [1, 0, 3]),
+    ),
+    _case(
+        "while_chained_comparison_test",
+        # 3.11 lays the chained test out with its cleanup block (POP_TOP) after the jump over it,
+        # at the top and, falling into the exit, at the bottom.
+        """
+        def f(s, i, n):
+            out = []
+            while 0 <= i < n:
+                if not s[i:]:
+                    break
+                out.append(s[i])
+                i = i + 2 if s[i] != "x" else -1
+            return out, i
+        """,
+        ("abcdef", 0, 6),
+        ("abxdef", 0, 5),
+        ("ab", -1, 2),
+        ("abc", 4, 2),
+    ),
+    _case(
+        "while_chained_comparison_tests_one_after_another",
+        """
+        def f(s, i, n):
+            while 0 <= i < n:
+                i = rec("a", i + 2 if s[i] != "x" else -1)
+            while 0 < n <= len(s) != 3:
+                i = rec("b", i + 1)
+                n -= 1
+            return i, n
+        """,
+        ("abcdef", 0, 6),
+        ("abxdef", 0, 5),
+        ("ab", -1, 2),
+        ("abc", 4, 2),
+        ("abcd", 0, 9),
+    ),
+    _case(
+        "try_finally_body_if_return_inside_try_except",
+        # The return's copy of the finally body lies past the inner try's covered range, covered
+        # by the outer handler only.
+        """
+        def f(data, fail):
+            try:
+                rec("open")
+                try:
+                    if rec("read", data[0]) in ("'", '"'):
+                        return "quoted"
+                finally:
+                    rec("close")
+                    if fail:
+                        raise OSError(fail)
+            except OSError as e:
+                rec("error", e.args)
+            return None
+        """,
+        ("'a", 0),
+        ("'a", 1),
+        ("ab", 0),
+        ("ab", 1),
+        ("", 0),
+    ),
+    _case(
+        "except_clause_ends_in_with_then_return",
+        # (The clause's way out, POP_EXCEPT and the return after the try, is copied after the
+        # with's exit call and after its suppressed path.)
+        """
+        def f(fail, suppress):
+            try:
+                rec("try")
+                if fail:
+                    raise OSError(fail)
+            except OSError:
+                with CM("w", suppress) as w:
+                    rec("in", w)
+                    if fail == 2:
+                        raise KeyError(fail)
+            else:
+                rec("else")
+        """,
+        (0, False),
+        (1, False),
+        (2, False),
+        (2, True),
+    ),
+    _case(
+        "try_with_then_except_clause_with_then_return",
+        """
+        def f(fail, suppress):
+            try:
+                with CM("a") as a:
+                    rec(a)
+                    if fail:
+                        raise ValueError(fail)
+            except ValueError:
+                with CM("b", suppress):
+                    rec("b")
+                    if fail == 2:
+                        raise KeyError(fail)
+        """,
+        (0, False),
+        (1, False),
+        (2, False),
+        (2, True),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
@@ -4605,9 +4765,6 @@ _NOT_YET: dict = {
         " ending a loop body)",
     },
     "if_then_while_with_and_test": {
-        10: FALLBACK + "'while test copy' (an if's test read as the loop's first test)",
-        11: FALLBACK + "'while test copy' (an if's test read as the loop's first test)",
-        12: FALLBACK + "'while test copy' (an if's test read as the loop's first test)",
         13: WRONG + "the if's test is read as the loop's first test and the loop body dropped",
     },
     "loop_try_continue_then_code_after_clause": {
@@ -4634,6 +4791,29 @@ _NOT_YET: dict = {
         12: FALLBACK + "'unsupported operation' (a conditional expression as the right of and)",
         13: FALLBACK + "'unsupported operation' (a conditional expression as the right of and)",
     },
+    "while_chained_comparison_test": {
+        10: WRONG + "read as `if test: while True: ...` whose false path falls off the function"
+        " (the chain's cleanup holds a copy of the return after the loop)",
+        12: WRONG + "read as `if test: while True: ...` whose false path falls off the function"
+        " (the chain's cleanup holds a copy of the return after the loop)",
+        13: WRONG + "read as `if test: while True: ...` whose false path falls off the function"
+        " (the chain's cleanup holds a copy of the return after the loop)",
+    },
+    "while_chained_comparison_tests_one_after_another": {
+        10: FALLBACK + "'unstructured jump' (3.10: a loop's chained test whose cleanup holds a"
+        " copy of the code after the loop)",
+        12: FALLBACK + "'chained comparison cleanup' (a second loop's chained test whose cleanup"
+        " holds a copy of the return after it)",
+        13: FALLBACK + "'chained comparison cleanup' (a second loop's chained test whose cleanup"
+        " holds a copy of the return after it)",
+    },
+    "if_then_while_then_while": {
+        13: FALLBACK + "'condition jumps out of its region' (3.13's layout of `if a: while b:`)",
+    },
+    "while_true_try_clauses_fall_through_to_break": {
+        10: FALLBACK + "'stack underflow' (3.10: a while True whose try's clauses fall through to"
+        " the break after the try)",
+    },
     "loop_try_else_if_else_break": {
         12: FALLBACK + "'unstructured jump at offset 162' (an if/else ending a try's else in a"
         " loop, its else a break)",
@@ -4649,6 +4829,14 @@ _CODE_NOT_YET: dict = {
     "loop_try_finally_body_test_jumps_to_its_end": {
         13: SAME_BEHAVIOUR_OTHER_CODE + "a `continue` is written after the try/finally (its jump"
         " back recompiles as JUMP_BACKWARD_NO_INTERRUPT)",
+    },
+    "while_true_try_clauses_fall_through_to_break": {
+        12: SAME_BEHAVIOUR_OTHER_CODE + "an except clause's elif after a continue reads as an if",
+        13: SAME_BEHAVIOUR_OTHER_CODE + "an except clause's elif after a continue reads as an if",
+    },
+    "except_clause_ends_in_with_then_return": {
+        13: SAME_BEHAVIOUR_OTHER_CODE + "the try's else reads as code after the try statement, the"
+        " clause ending in a written `return None`",
     },
     "nested_try_except_clauses_leave_through_copied_exit": {
         12: SAME_BEHAVIOUR_OTHER_CODE
