@@ -177,6 +177,9 @@ class CodeDecoder {
   int decode_setup_except(int i, int handler, int end, int exit);
   Body decode_setup_finally_handler(int handler, int reraise, Body& body);
   int decode_finally_without_normal_path(int i, int handler, int reraise, int end, int exit);
+  int dropped_closing_reraise(int handler, int reraise, int end) const;
+  std::vector<bool> nested_own_reraises(int begin, int end) const;
+  bool dropped_closing(int reraise) const;
   int decode_setup_with(int i, int end, int exit);
   bool decode_if_expression(int j, int true_start, int false_start, ExprPtr condition);
   int decode_compound_if_expression(int j, int begin, int end);

@@ -1425,9 +1425,14 @@ int CodeDecoder::normal_copy_end(int copy, int final_begin, int final_end, int c
 // body", a jump there.
 Body CodeDecoder::decode_finally_body(int begin, int end, int cleanup) {
   std::vector<std::pair<int, Operation>> rewritten;
+  // (3.10, the closing RERAISE dropped: see dropped_closing_reraise.)
+  std::vector<bool> own = code_.minor == 10 && dropped_closing(end)
+                              ? nested_own_reraises(begin, end)
+                              : std::vector<bool>{};
   for (int k = begin; k < end; ++k) {
     Operation& op = lifted_.ops[static_cast<size_t>(k)];
     if (op.op != Op::Reraise || op.arg != 0 || consumed_[static_cast<size_t>(k)]) continue;
+    if (!own.empty() && own[static_cast<size_t>(k - begin)]) continue;
     // (3.11+: not a RERAISE of a try nested in the finally body, under a handler of its own.)
     if (cleanup >= 0 && flow_.handler_covering(k) != cleanup) continue;
     rewritten.emplace_back(k, op);
@@ -1618,6 +1623,13 @@ bool is_pop_tops(const std::vector<Operation>& ops, int at, int count) {
   return true;
 }
 
+// Whether the handler at `at` is a try/except's (DUP_TOP of a typed clause, or a bare except's
+// three POP_TOPs), not a finally body.
+bool starts_except(const std::vector<Operation>& ops, int at) {
+  return (ops[static_cast<size_t>(at)].op == Op::Copy && ops[static_cast<size_t>(at)].arg == 1) ||
+         is_pop_tops(ops, at, 3);
+}
+
 }  // namespace
 
 int CodeDecoder::decode_setup_finally(int i, int end, int exit) {
@@ -1625,10 +1637,7 @@ int CodeDecoder::decode_setup_finally(int i, int end, int exit) {
   int handler = ops[static_cast<size_t>(i)].target;
   if (handler <= i || static_cast<size_t>(handler) + 3 > ops.size())
     throw DecodeFailure("SETUP_FINALLY target");
-  bool is_except = (ops[static_cast<size_t>(handler)].op == Op::Copy &&
-                    ops[static_cast<size_t>(handler)].arg == 1) ||
-                   is_pop_tops(ops, handler, 3);
-  if (is_except) return decode_setup_except(i, handler, end, exit);
+  if (starts_except(ops, handler)) return decode_setup_except(i, handler, end, exit);
   // try/finally: the finally body is at the handler up to RERAISE, and copied after POP_BLOCK.
   int reraise = handler;
   while (reraise < static_cast<int>(ops.size()) &&
@@ -1673,9 +1682,11 @@ int CodeDecoder::decode_setup_finally(int i, int end, int exit) {
       }
     }
   }
+  reraise = dropped_closing_reraise(handler, reraise, end);
   int copy_length = reraise - handler;
   // A branch's RERAISE is, on the normal path, falling through (or the copied code after).
-  if (reraise > handler && ops[static_cast<size_t>(reraise) - 1].op == Op::Reraise &&
+  if (reraise > handler && !dropped_closing(reraise) &&
+      ops[static_cast<size_t>(reraise) - 1].op == Op::Reraise &&
       ops[static_cast<size_t>(reraise) - 1].arg == 0) {
     --copy_length;
   }
@@ -1757,6 +1768,79 @@ int CodeDecoder::decode_setup_finally(int i, int end, int exit) {
   return std::min(try_end, end);
 }
 
+// 3.10: whether the finally body ending at `reraise` lost its closing RERAISE (then `reraise` is
+// one past the body, see dropped_closing_reraise).
+bool CodeDecoder::dropped_closing(int reraise) const {
+  return static_cast<size_t>(reraise) >= lifted_.ops.size() ||
+         lifted_.ops[static_cast<size_t>(reraise)].op != Op::Reraise;
+}
+
+// 3.10: the RERAISE operations in [begin, end) that are a nested statement's own, never a copy
+// of the closing RERAISE of the finally body around it: where an except clause's failed type
+// test jumps, and a nested finally's closing one (the first after its handler).
+std::vector<bool> CodeDecoder::nested_own_reraises(int begin, int end) const {
+  const auto& ops = lifted_.ops;
+  std::vector<bool> own(static_cast<size_t>(std::max(end - begin, 0)), false);
+  auto mark = [&](int at) {
+    if (at >= begin && at < end) own[static_cast<size_t>(at - begin)] = true;
+  };
+  for (int k = begin; k < end; ++k) {
+    const Operation& op = ops[static_cast<size_t>(k)];
+    if (op.op == Op::JumpIf && k > 0 && ops[static_cast<size_t>(k) - 1].op == Op::CheckExcMatch)
+      mark(op.target);
+    if (op.op == Op::SetupFinally && op.target > k && op.target < end &&
+        !starts_except(ops, op.target)) {
+      int closing = op.target;
+      while (closing < end && ops[static_cast<size_t>(closing)].op != Op::Reraise) ++closing;
+      mark(closing);
+    }
+  }
+  return own;
+}
+
+// 3.10: a try statement nested in the finally body whose every way out ends the body (each in
+// a RERAISE): optimize_cfg's extend_block replaces each jump to the closing RERAISE (an exit
+// block of at most 4 instructions, with the short code before it) with a copy of it, and
+// duplicate_exits_without_lineno copies the POP_BLOCK-led exits; the original, reached by
+// nothing, is dropped. The first RERAISE after the handler is then a copy ending the nested
+// try's body, before that try's handler. Where a try nested before `reraise` has its handler
+// past it, the finally body is the code reachable from `handler` (laid out in one run), and
+// its end is one past that run: returned instead of a RERAISE's index (`ops[end]` is then no
+// RERAISE; every copy in the run but a nested statement's own stands for a jump there).
+int CodeDecoder::dropped_closing_reraise(int handler, int reraise, int end) const {
+  const auto& ops = lifted_.ops;
+  int limit = std::min(end, static_cast<int>(ops.size()));
+  bool nested_past = false;
+  for (int k = handler; k < reraise; ++k) {
+    const Operation& op = ops[static_cast<size_t>(k)];
+    if ((op.op == Op::SetupFinally || op.op == Op::SetupWith) && op.target > reraise)
+      nested_past = true;
+  }
+  if (!nested_past || reraise >= limit) return reraise;
+  // (Jumps out of [handler, limit) are a break's or a continue's.)
+  std::vector<bool> reached(static_cast<size_t>(limit - handler), false);
+  std::vector<int> work{handler};
+  reached[0] = true;
+  while (!work.empty()) {
+    int k = work.back();
+    work.pop_back();
+    const Operation& op = ops[static_cast<size_t>(k)];
+    bool stops = op.op == Op::Jump || op.op == Op::ReturnValue || op.op == Op::ReturnConst ||
+                 op.op == Op::RaiseVarargs || op.op == Op::Reraise;
+    bool branches = is_jump(op.op) || op.op == Op::SetupFinally || op.op == Op::SetupWith;
+    for (int next : {branches ? op.target : -1, stops ? -1 : k + 1}) {
+      if (next >= handler && next < limit && !reached[static_cast<size_t>(next - handler)]) {
+        reached[static_cast<size_t>(next - handler)] = true;
+        work.push_back(next);
+      }
+    }
+  }
+  int run_end = handler;
+  while (run_end < limit && reached[static_cast<size_t>(run_end - handler)]) ++run_end;
+  const Operation& last = ops[static_cast<size_t>(run_end) - 1];
+  return last.op == Op::Reraise ? run_end : reraise;
+}
+
 // 3.10: the finally body at `handler`, under the three exception values, up to its closing
 // RERAISE; its copies on the ways out of the try body are stripped from `body`.
 Body CodeDecoder::decode_setup_finally_handler(int handler, int reraise, Body& body) {
@@ -1767,7 +1851,7 @@ Body CodeDecoder::decode_setup_finally_handler(int handler, int reraise, Body& b
   Body final_body = decode_finally_body(handler, reraise);
   stack_ = saved_stack;
   statement_depth_ = saved_depth;
-  mark_consumed(handler, reraise + 1);
+  mark_consumed(handler, dropped_closing(reraise) ? reraise : reraise + 1);
   if (!strip_finally_copies(body, print_body(final_body), final_body.size(), false, 0)) {
     throw DecodeFailure("finally copy on an exit path");
   }
@@ -1787,7 +1871,7 @@ int CodeDecoder::decode_finally_without_normal_path(int i, int handler, int rera
   Body body = decode_range(i + 1, handler, handler);
   Body final_body = decode_setup_finally_handler(handler, reraise, body);
   emit_try_finally(std::move(body), std::move(final_body));
-  int try_end = reraise + 1;
+  int try_end = dropped_closing(reraise) ? reraise : reraise + 1;
   if (try_end > end && !same_target(try_end, exit))
     throw DecodeFailure("try statement leaves its region");
   return std::min(try_end, end);

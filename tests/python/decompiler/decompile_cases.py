@@ -1052,6 +1052,66 @@ CASES: list[Case] = [
         ([0, 2],),
         ([0],),
     ),
+    # A finally body whose last statement is a try or with statement: every way out of it ends
+    # the finally body, so 3.10 copies the closing RERAISE into each and drops the original.
+    _case(
+        "finally_body_is_try_except",
+        """
+        def f(error, inner):
+            try:
+                rec("body")
+                if error:
+                    raise error
+            finally:
+                try:
+                    rec("cleanup")
+                    if inner:
+                        raise inner
+                except KeyError as e:
+                    rec("key", e)
+                except:
+                    rec("other")
+        """,
+        (None, None),
+        (ValueError("a"), None),
+        (ValueError("a"), KeyError("k")),
+        (None, TypeError("t")),
+    ),
+    _case(
+        "finally_body_is_typed_try_except",
+        """
+        def f(error, inner):
+            try:
+                if error:
+                    raise error
+            finally:
+                try:
+                    rec("cleanup")
+                    if inner:
+                        raise inner
+                except KeyError:
+                    rec("key")
+        """,
+        (None, None),
+        (ValueError("a"), KeyError("k")),
+        (ValueError("a"), TypeError("t")),
+        (None, TypeError("t")),
+    ),
+    _case(
+        "finally_body_is_with",
+        """
+        def f(error):
+            try:
+                rec("body")
+                if error:
+                    raise error
+            finally:
+                with CM("cm"):
+                    rec("cleanup")
+        """,
+        (None,),
+        (ValueError("a"),),
+    ),
     # 3.11+ threads the try's way out past the inner if/else to the outer one's join.
     _case(
         "nested_if_else_try_except_threaded_to_outer_join",
@@ -4400,6 +4460,9 @@ CASES: list[Case] = [
 FALLBACK = "marked fallback region: "
 WRONG = "decompiles without a fallback to code that behaves differently: "
 _NOT_YET: dict = {
+    "finally_body_is_try_except": {
+        11: FALLBACK + "'stack underflow' (a named clause then a bare one in a finally body)",
+    },
     "while_body_try_whose_body_loops_forever": {
         12: FALLBACK
         + "'try statement leaves its region' (only the clause reaches the bottom test)",
@@ -4505,9 +4568,6 @@ _CODE_NOT_YET: dict = {
 _PYC_NOT_YET = {
     "generator_try_then_code": {
         10: FALLBACK + "'unsupported operation 59' (a loop of with statements in a finally)",
-    },
-    "try_except_in_finally_body": {
-        10: FALLBACK + "'try/finally without its normal path' (a try/except as the finally body)",
     },
     "while_true_try_clause_continue_then_break": {
         10: FALLBACK + "'unsupported operation 59' (3.10: a clause's continue in a while True"
