@@ -1370,6 +1370,7 @@ int CodeDecoder::normal_copy_end(int copy, int final_begin, int final_end, int c
   int size = static_cast<int>(ops.size());
   int q = copy;
   std::vector<std::pair<int, int>> tails;  // (start, length) of each copied exit block
+  std::vector<bool> own = nested_own_reraises(final_begin, final_end);
   for (int p = final_begin; p < final_end; ++p) {
     if (q >= size) return -1;
     const Operation& x = ops[static_cast<size_t>(p)];
@@ -1377,6 +1378,7 @@ int CodeDecoder::normal_copy_end(int copy, int final_begin, int final_end, int c
     // (A RERAISE, or a jump to the closing one, that ends a branch.)
     bool leaves =
         x.op == Op::Reraise && x.arg == 0 && (cleanup < 0 || flow_.handler_covering(p) == cleanup);
+    leaves &= own.empty() || !own[static_cast<size_t>(p - final_begin)];
     leaves |= x.op == Op::Jump && x.target == final_end && y.op != Op::Jump &&
               ops[static_cast<size_t>(final_end)].op == Op::Reraise;
     if (leaves) {
@@ -1425,10 +1427,7 @@ int CodeDecoder::normal_copy_end(int copy, int final_begin, int final_end, int c
 // body", a jump there.
 Body CodeDecoder::decode_finally_body(int begin, int end, int cleanup) {
   std::vector<std::pair<int, Operation>> rewritten;
-  // (3.10, the closing RERAISE dropped: see dropped_closing_reraise.)
-  std::vector<bool> own = code_.minor == 10 && dropped_closing(end)
-                              ? nested_own_reraises(begin, end)
-                              : std::vector<bool>{};
+  std::vector<bool> own = nested_own_reraises(begin, end);
   for (int k = begin; k < end; ++k) {
     Operation& op = lifted_.ops[static_cast<size_t>(k)];
     if (op.op != Op::Reraise || op.arg != 0 || consumed_[static_cast<size_t>(k)]) continue;
@@ -1715,11 +1714,21 @@ int CodeDecoder::decode_setup_finally(int i, int end, int exit) {
     if (is_jump(op.op) && op.target > pop_block && op.target < handler) pop_block = -1;
   }
   if (pop_block < 0) return decode_finally_without_normal_path(i, handler, reraise, end, exit);
+  int copies_at = pop_block;
   pop_block = merge_exit_copies(i, pop_block, handler);
   int try_end = pop_block + 1 + copy_length;
   // (The short exit after the statement copied into the copy's branches.)
-  if (int walked = normal_copy_end(pop_block + 1, handler, reraise, -1); walked >= 0)
-    try_end = walked;
+  int walked = normal_copy_end(pop_block + 1, handler, reraise, -1);
+  if (walked >= 0) try_end = walked;
+  // (The closing RERAISE dropped: the normal copy runs up to the handler, or to a jump over it,
+  // its nested statement's handler last. Where its copied exits differ in length from the
+  // RERAISE copies, no walk along the exception copy finds its end: the body is read with the
+  // copy after it, and the copy stripped, as where the body has no normal path.)
+  bool copy_ends_at_handler =
+      try_end == handler ||
+      (try_end + 1 == handler && ops[static_cast<size_t>(try_end)].op == Op::Jump);
+  if (walked < 0 && pop_block == copies_at && dropped_closing(reraise) && !copy_ends_at_handler)
+    return decode_finally_without_normal_path(i, handler, reraise, end, exit);
   // The normal path jumps over the handler to the code after the statement.
   if (static_cast<size_t>(try_end) < ops.size() && try_end < handler &&
       ops[static_cast<size_t>(try_end)].op == Op::Jump &&
@@ -1775,11 +1784,13 @@ bool CodeDecoder::dropped_closing(int reraise) const {
          lifted_.ops[static_cast<size_t>(reraise)].op != Op::Reraise;
 }
 
-// 3.10: the RERAISE operations in [begin, end) that are a nested statement's own, never a copy
-// of the closing RERAISE of the finally body around it: where an except clause's failed type
-// test jumps, and a nested finally's closing one (the first after its handler).
+// 3.10, a finally body [begin, end) that lost its closing RERAISE (see dropped_closing_reraise;
+// else empty): the RERAISE operations in it that are a nested statement's own, never a copy of
+// the closing one: where an except clause's failed type test jumps, and a nested finally's
+// closing one (the first after its handler).
 std::vector<bool> CodeDecoder::nested_own_reraises(int begin, int end) const {
   const auto& ops = lifted_.ops;
+  if (code_.minor != 10 || !dropped_closing(end)) return {};
   std::vector<bool> own(static_cast<size_t>(std::max(end - begin, 0)), false);
   auto mark = [&](int at) {
     if (at >= begin && at < end) own[static_cast<size_t>(at - begin)] = true;
@@ -1802,8 +1813,9 @@ std::vector<bool> CodeDecoder::nested_own_reraises(int begin, int end) const {
 // a RERAISE): optimize_cfg's extend_block replaces each jump to the closing RERAISE (an exit
 // block of at most 4 instructions, with the short code before it) with a copy of it, and
 // duplicate_exits_without_lineno copies the POP_BLOCK-led exits; the original, reached by
-// nothing, is dropped. The first RERAISE after the handler is then a copy ending the nested
-// try's body, before that try's handler. Where a try nested before `reraise` has its handler
+// nothing, is dropped (or kept where the nested try's normal path falls into it, its handler
+// laid out after it). The first RERAISE after the handler is then one ending the nested try's
+// body, before that try's handler. Where a try nested before `reraise` has its handler
 // past it, the finally body is the code reachable from `handler` (laid out in one run), and
 // its end is one past that run: returned instead of a RERAISE's index (`ops[end]` is then no
 // RERAISE; every copy in the run but a nested statement's own stands for a jump there).
@@ -1881,14 +1893,22 @@ int CodeDecoder::decode_finally_without_normal_path(int i, int handler, int rera
 // the code after the statement, when short and ending in a return) to each place that leaves the
 // body, back to back before the handler. Jumps to a later copy go to the first one instead, and
 // the later copies are consumed. Returns the first copy's POP_BLOCK.
+// (In an enclosing finally body's exception copy the way out ends in a copy of its closing
+// RERAISE, which decode_finally_body reads as a jump past this handler, to that body's end.)
 int CodeDecoder::merge_exit_copies(int begin, int pop_block, int handler) {
   auto& ops = lifted_.ops;
   int length = handler - pop_block;
-  if (length < 3 || ops[static_cast<size_t>(handler) - 1].op != Op::ReturnValue) return pop_block;
+  const Operation& last = ops[static_cast<size_t>(handler) - 1];
+  bool exits = last.op == Op::ReturnValue || (last.op == Op::Jump && last.target > handler);
+  if (length < 3 || !exits) return pop_block;
   int first = pop_block;
-  while (first - length > begin && same_operations(ops, first - length, pop_block, length)) {
-    first -= length;
-  }
+  // (The copies' last operations: the same return, or jumps to the same place.)
+  auto same_copy = [&](int at) {
+    const Operation& end_op = ops[static_cast<size_t>(at + length) - 1];
+    return same_operations(ops, at, pop_block, length - 1) && end_op.op == last.op &&
+           (last.op == Op::ReturnValue || end_op.target == last.target);
+  };
+  while (first - length > begin && same_copy(first - length)) first -= length;
   if (first == pop_block) return pop_block;
   for (int k = begin; k < first; ++k) {
     Operation& op = ops[static_cast<size_t>(k)];

@@ -1112,6 +1112,49 @@ CASES: list[Case] = [
         (None,),
         (ValueError("a"),),
     ),
+    # The finally body's last statement a try/finally whose body ends in an if: 3.10 copies its
+    # POP_BLOCK-led way out (its finally body, then the outer closing RERAISE) into both branches.
+    _case(
+        "finally_body_is_try_finally_ending_in_if",
+        """
+        def f(error, locked):
+            try:
+                rec("body")
+                if error:
+                    raise error
+            finally:
+                try:
+                    if locked:
+                        rec("unlock")
+                finally:
+                    rec("close")
+        """,
+        (None, True),
+        (None, False),
+        (ValueError("a"), True),
+        (ValueError("a"), False),
+    ),
+    # ... after a statement: the normal copy returns (a copy of `return None`) where the
+    # exception copy re-raises, before the nested try's handler.
+    _case(
+        "finally_body_ends_in_try_finally",
+        """
+        def f(error, flush):
+            try:
+                if flush:
+                    rec("flush")
+                if error:
+                    raise error
+            finally:
+                rec("acquire")
+                try:
+                    rec("target", None)
+                finally:
+                    rec("release")
+        """,
+        (None, True),
+        (ValueError("a"), False),
+    ),
     # 3.11+ threads the try's way out past the inner if/else to the outer one's join.
     _case(
         "nested_if_else_try_except_threaded_to_outer_join",
