@@ -1155,6 +1155,20 @@ CASES: list[Case] = [
         (None, True),
         (ValueError("a"), False),
     ),
+    # A chained comparison after `and` in an assert: its cleanup (POP_TOP) falls into the raise
+    # that the first test jumps to, and the chain's own false exit is a copy of that raise.
+    _case(
+        "assert_and_chained_comparison",
+        """
+        def f(s):
+            assert isinstance(s, int) and 0 <= s < 86400
+            return rec("ok", s)
+        """,
+        (5,),
+        (-1,),
+        (90000,),
+        ("x",),
+    ),
     # 3.11+ threads the try's way out past the inner if/else to the outer one's join.
     _case(
         "nested_if_else_try_except_threaded_to_outer_join",
