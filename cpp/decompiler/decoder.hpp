@@ -161,6 +161,7 @@ class CodeDecoder {
   bool strip_copied_tail(Stmt& stmt, const Body& tail) const;
   bool strip_counted_copies(Stmt& stmt, const Body& tail, const std::vector<int>& copies) const;
   int merge_exit_copies(int begin, int pop_block, int handler);
+  void merge_except_exit_copies(int begin, int handler);
   StmtPtr strip_normal_copy_with_returns(Body& body, const std::string& copy_text,
                                          size_t copy_size) const;
   int decode_try_except(int i, int body_end, int handler, int end, int exit);

@@ -1920,9 +1920,36 @@ int CodeDecoder::merge_exit_copies(int begin, int pop_block, int handler) {
   return first;
 }
 
+// 3.10: a try/except body's way out (POP_BLOCK, then a short tail ending in a return) reached
+// by falling through and by jumps: duplicate_exits_without_lineno gives each jump a copy of its
+// own, placed after the original, back to back before the handler. Where there are more than
+// one such copies, the jumps to them go to the last one and the others are consumed: the body
+// then ends in one way out, reached by jumps and by the fall through the consumed copies.
+void CodeDecoder::merge_except_exit_copies(int begin, int handler) {
+  auto& ops = lifted_.ops;
+  int pop_block = handler - 1;
+  while (pop_block > begin && handler - pop_block <= 4 &&
+         ops[static_cast<size_t>(pop_block)].op != Op::PopBlock)
+    --pop_block;
+  int length = handler - pop_block;
+  if (ops[static_cast<size_t>(pop_block)].op != Op::PopBlock || length < 3) return;
+  int first = pop_block;
+  while (first - length > begin && same_operations(ops, first - length, pop_block, length))
+    first -= length;
+  if (pop_block - first < 2 * length) return;  // (a fall and one jump: read as they are)
+  for (int k = begin; k < first; ++k) {
+    Operation& op = ops[static_cast<size_t>(k)];
+    bool jumps = op.op == Op::Jump || op.op == Op::JumpIf || op.op == Op::JumpIfOrPop;
+    if (jumps && op.target >= first && op.target < pop_block && (op.target - first) % length == 0)
+      op.target = pop_block;
+  }
+  mark_consumed(first, pop_block);
+}
+
 int CodeDecoder::decode_setup_except(int i, int handler, int end, int exit) {
   const auto& ops = lifted_.ops;
   const Operation& before = ops[static_cast<size_t>(handler) - 1];
+  if (before.op == Op::ReturnValue) merge_except_exit_copies(i, handler);
   // (POP_BLOCK, POP_TOP of a for loop's iterator, then the jump: a break ending the body, not
   // the jump to an else.)
   bool body_breaks = handler >= i + 3 && ops[static_cast<size_t>(handler) - 2].op == Op::PopTop &&

@@ -1169,6 +1169,28 @@ CASES: list[Case] = [
         (90000,),
         ("x",),
     ),
+    # A try/except body ending in nested ifs at the end of the function: 3.10 gives each jump to
+    # the body's way out (POP_BLOCK, `return None`) a copy of its own.
+    _case(
+        "try_except_body_ends_in_nested_ifs",
+        """
+        def f(a, c, error):
+            try:
+                if a:
+                    rec("a")
+                    if c:
+                        rec("c")
+                        if error:
+                            raise error
+            except:
+                rec("closed")
+                raise
+        """,
+        (False, False, None),
+        (True, False, None),
+        (True, True, None),
+        (True, True, ValueError("x")),
+    ),
     # 3.11+ threads the try's way out past the inner if/else to the outer one's join.
     _case(
         "nested_if_else_try_except_threaded_to_outer_join",
