@@ -1977,6 +1977,9 @@ int CodeDecoder::decode_setup_except(int i, int handler, int end, int exit) {
   int walk_end = clauses_outside ? static_cast<int>(ops.size()) : scan_end;
   std::vector<std::pair<int, int>> typed_clauses;
   for (int c = handler; c < walk_end;) {
+    // (A typed clause starts with DUP_TOP of the exception; the RERAISE where the last one's
+    // test fails ends them, and a later try statement's clauses are its own.)
+    if (ops[static_cast<size_t>(c)].op == Op::Reraise) break;
     int check = c;
     while (check + 1 < walk_end && ops[static_cast<size_t>(check)].op != Op::CheckExcMatch &&
            !is_jump(ops[static_cast<size_t>(check)].op))

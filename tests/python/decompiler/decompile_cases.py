@@ -1191,6 +1191,27 @@ CASES: list[Case] = [
         (True, True, None),
         (True, True, ValueError("x")),
     ),
+    # Two try statements in a row whose bodies return: the first one's clauses jump to the second,
+    # whose typed clauses are its own.
+    _case(
+        "try_returns_then_try_returns",
+        """
+        def f(x):
+            try:
+                return rec("int", int(x))
+            except (ValueError, TypeError):
+                pass
+            try:
+                return rec("float", float(x))
+            except (ValueError, TypeError):
+                pass
+            raise KeyError(f"{x!r} is no number")
+        """,
+        ("1",),
+        ("1.5",),
+        ("x",),
+        (None,),
+    ),
     # 3.11+ threads the try's way out past the inner if/else to the outer one's join.
     _case(
         "nested_if_else_try_except_threaded_to_outer_join",
