@@ -1784,13 +1784,12 @@ bool CodeDecoder::dropped_closing(int reraise) const {
          lifted_.ops[static_cast<size_t>(reraise)].op != Op::Reraise;
 }
 
-// 3.10, a finally body [begin, end) that lost its closing RERAISE (see dropped_closing_reraise;
-// else empty): the RERAISE operations in it that are a nested statement's own, never a copy of
-// the closing one: where an except clause's failed type test jumps, and a nested finally's
-// closing one (the first after its handler).
+// 3.10 (else empty), a finally body [begin, end): the RERAISE operations in it that are a nested
+// statement's own, never a copy of the closing one: where an except clause's failed type test
+// jumps, and a nested finally's closing one (the first after its handler).
 std::vector<bool> CodeDecoder::nested_own_reraises(int begin, int end) const {
   const auto& ops = lifted_.ops;
-  if (code_.minor != 10 || !dropped_closing(end)) return {};
+  if (code_.minor != 10) return {};
   std::vector<bool> own(static_cast<size_t>(std::max(end - begin, 0)), false);
   auto mark = [&](int at) {
     if (at >= begin && at < end) own[static_cast<size_t>(at - begin)] = true;

@@ -1212,6 +1212,30 @@ CASES: list[Case] = [
         ("x",),
         (None,),
     ),
+    # A finally body's if holding a try/except: the RERAISE where its type test fails is its
+    # own, no copy of the finally body's closing one.
+    _case(
+        "finally_body_if_try_except",
+        """
+        def f(flag, error, inner):
+            try:
+                rec("body")
+                if error:
+                    raise error
+            finally:
+                if not flag:
+                    try:
+                        rec("end")
+                        if inner:
+                            raise inner
+                    except AttributeError:
+                        pass
+        """,
+        (False, None, None),
+        (True, None, None),
+        (False, ValueError("a"), AttributeError("b")),
+        (False, None, KeyError("k")),
+    ),
     # 3.11+ threads the try's way out past the inner if/else to the outer one's join.
     _case(
         "nested_if_else_try_except_threaded_to_outer_join",
