@@ -166,6 +166,7 @@ class CodeDecoder {
   bool strip_copied_tail(Stmt& stmt, const Body& tail) const;
   bool strip_counted_copies(Stmt& stmt, const Body& tail, const std::vector<int>& copies) const;
   int merge_exit_copies(int begin, int pop_block, int handler);
+  void merge_except_exit_copies(int begin, int handler);
   StmtPtr strip_normal_copy_with_returns(Body& body, const std::string& copy_text,
                                          size_t copy_size) const;
   int cold_code_return_end(int from, int join, int cleanup) const;
@@ -183,6 +184,9 @@ class CodeDecoder {
   int decode_setup_except(int i, int handler, int end, int exit);
   Body decode_setup_finally_handler(int handler, int reraise, Body& body);
   int decode_finally_without_normal_path(int i, int handler, int reraise, int end, int exit);
+  int dropped_closing_reraise(int handler, int reraise, int end) const;
+  std::vector<bool> nested_own_reraises(int begin, int end) const;
+  bool dropped_closing(int reraise) const;
   int decode_setup_with(int i, int end, int exit);
   bool decode_if_expression(int j, int true_start, int false_start, ExprPtr condition);
   int decode_compound_if_expression(int j, int begin, int end);

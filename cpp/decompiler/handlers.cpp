@@ -1444,6 +1444,7 @@ int CodeDecoder::normal_copy_end(int copy, int final_begin, int final_end, int c
   int size = static_cast<int>(ops.size());
   int q = copy;
   std::vector<std::pair<int, int>> tails;  // (start, length) of each copied exit block
+  std::vector<bool> own = nested_own_reraises(final_begin, final_end);
   for (int p = final_begin; p < final_end; ++p) {
     if (q >= size) return -1;
     const Operation& x = ops[static_cast<size_t>(p)];
@@ -1451,6 +1452,7 @@ int CodeDecoder::normal_copy_end(int copy, int final_begin, int final_end, int c
     // (A RERAISE, or a jump to the closing one, that ends a branch.)
     bool leaves =
         x.op == Op::Reraise && x.arg == 0 && (cleanup < 0 || flow_.handler_covering(p) == cleanup);
+    leaves &= own.empty() || !own[static_cast<size_t>(p - final_begin)];
     leaves |= x.op == Op::Jump && x.target == final_end && y.op != Op::Jump &&
               ops[static_cast<size_t>(final_end)].op == Op::Reraise;
     if (leaves) {
@@ -1499,9 +1501,11 @@ int CodeDecoder::normal_copy_end(int copy, int final_begin, int final_end, int c
 // body", a jump there.
 Body CodeDecoder::decode_finally_body(int begin, int end, int cleanup) {
   std::vector<std::pair<int, Operation>> rewritten;
+  std::vector<bool> own = nested_own_reraises(begin, end);
   for (int k = begin; k < end; ++k) {
     Operation& op = lifted_.ops[static_cast<size_t>(k)];
     if (op.op != Op::Reraise || op.arg != 0 || consumed_[static_cast<size_t>(k)]) continue;
+    if (!own.empty() && own[static_cast<size_t>(k - begin)]) continue;
     // (3.11+: not a RERAISE of a try nested in the finally body, under a handler of its own.)
     if (cleanup >= 0 && flow_.handler_covering(k) != cleanup) continue;
     rewritten.emplace_back(k, op);
@@ -1711,6 +1715,13 @@ bool is_pop_tops(const std::vector<Operation>& ops, int at, int count) {
   return true;
 }
 
+// Whether the handler at `at` is a try/except's (DUP_TOP of a typed clause, or a bare except's
+// three POP_TOPs), not a finally body.
+bool starts_except(const std::vector<Operation>& ops, int at) {
+  return (ops[static_cast<size_t>(at)].op == Op::Copy && ops[static_cast<size_t>(at)].arg == 1) ||
+         is_pop_tops(ops, at, 3);
+}
+
 }  // namespace
 
 int CodeDecoder::decode_setup_finally(int i, int end, int exit) {
@@ -1718,10 +1729,7 @@ int CodeDecoder::decode_setup_finally(int i, int end, int exit) {
   int handler = ops[static_cast<size_t>(i)].target;
   if (handler <= i || static_cast<size_t>(handler) + 3 > ops.size())
     throw DecodeFailure("SETUP_FINALLY target");
-  bool is_except = (ops[static_cast<size_t>(handler)].op == Op::Copy &&
-                    ops[static_cast<size_t>(handler)].arg == 1) ||
-                   is_pop_tops(ops, handler, 3);
-  if (is_except) return decode_setup_except(i, handler, end, exit);
+  if (starts_except(ops, handler)) return decode_setup_except(i, handler, end, exit);
   // try/finally: the finally body is at the handler up to RERAISE, and copied after POP_BLOCK.
   int reraise = handler;
   while (reraise < static_cast<int>(ops.size()) &&
@@ -1766,9 +1774,11 @@ int CodeDecoder::decode_setup_finally(int i, int end, int exit) {
       }
     }
   }
+  reraise = dropped_closing_reraise(handler, reraise, end);
   int copy_length = reraise - handler;
   // A branch's RERAISE is, on the normal path, falling through (or the copied code after).
-  if (reraise > handler && ops[static_cast<size_t>(reraise) - 1].op == Op::Reraise &&
+  if (reraise > handler && !dropped_closing(reraise) &&
+      ops[static_cast<size_t>(reraise) - 1].op == Op::Reraise &&
       ops[static_cast<size_t>(reraise) - 1].arg == 0) {
     --copy_length;
   }
@@ -1797,11 +1807,21 @@ int CodeDecoder::decode_setup_finally(int i, int end, int exit) {
     if (is_jump(op.op) && op.target > pop_block && op.target < handler) pop_block = -1;
   }
   if (pop_block < 0) return decode_finally_without_normal_path(i, handler, reraise, end, exit);
+  int copies_at = pop_block;
   pop_block = merge_exit_copies(i, pop_block, handler);
   int try_end = pop_block + 1 + copy_length;
   // (The short exit after the statement copied into the copy's branches.)
-  if (int walked = normal_copy_end(pop_block + 1, handler, reraise, -1); walked >= 0)
-    try_end = walked;
+  int walked = normal_copy_end(pop_block + 1, handler, reraise, -1);
+  if (walked >= 0) try_end = walked;
+  // (The closing RERAISE dropped: the normal copy runs up to the handler, or to a jump over it,
+  // its nested statement's handler last. Where its copied exits differ in length from the
+  // RERAISE copies, no walk along the exception copy finds its end: the body is read with the
+  // copy after it, and the copy stripped, as where the body has no normal path.)
+  bool copy_ends_at_handler =
+      try_end == handler ||
+      (try_end + 1 == handler && ops[static_cast<size_t>(try_end)].op == Op::Jump);
+  if (walked < 0 && pop_block == copies_at && dropped_closing(reraise) && !copy_ends_at_handler)
+    return decode_finally_without_normal_path(i, handler, reraise, end, exit);
   // The normal path jumps over the handler to the code after the statement.
   if (static_cast<size_t>(try_end) < ops.size() && try_end < handler &&
       ops[static_cast<size_t>(try_end)].op == Op::Jump &&
@@ -1850,6 +1870,81 @@ int CodeDecoder::decode_setup_finally(int i, int end, int exit) {
   return std::min(try_end, end);
 }
 
+// 3.10: whether the finally body ending at `reraise` lost its closing RERAISE (then `reraise` is
+// one past the body, see dropped_closing_reraise).
+bool CodeDecoder::dropped_closing(int reraise) const {
+  return static_cast<size_t>(reraise) >= lifted_.ops.size() ||
+         lifted_.ops[static_cast<size_t>(reraise)].op != Op::Reraise;
+}
+
+// 3.10 (else empty), a finally body [begin, end): the RERAISE operations in it that are a nested
+// statement's own, never a copy of the closing one: where an except clause's failed type test
+// jumps, and a nested finally's closing one (the first after its handler).
+std::vector<bool> CodeDecoder::nested_own_reraises(int begin, int end) const {
+  const auto& ops = lifted_.ops;
+  if (code_.minor != 10) return {};
+  std::vector<bool> own(static_cast<size_t>(std::max(end - begin, 0)), false);
+  auto mark = [&](int at) {
+    if (at >= begin && at < end) own[static_cast<size_t>(at - begin)] = true;
+  };
+  for (int k = begin; k < end; ++k) {
+    const Operation& op = ops[static_cast<size_t>(k)];
+    if (op.op == Op::JumpIf && k > 0 && ops[static_cast<size_t>(k) - 1].op == Op::CheckExcMatch)
+      mark(op.target);
+    if (op.op == Op::SetupFinally && op.target > k && op.target < end &&
+        !starts_except(ops, op.target)) {
+      int closing = op.target;
+      while (closing < end && ops[static_cast<size_t>(closing)].op != Op::Reraise) ++closing;
+      mark(closing);
+    }
+  }
+  return own;
+}
+
+// 3.10: a try statement nested in the finally body whose every way out ends the body (each in
+// a RERAISE): optimize_cfg's extend_block replaces each jump to the closing RERAISE (an exit
+// block of at most 4 instructions, with the short code before it) with a copy of it, and
+// duplicate_exits_without_lineno copies the POP_BLOCK-led exits; the original, reached by
+// nothing, is dropped (or kept where the nested try's normal path falls into it, its handler
+// laid out after it). The first RERAISE after the handler is then one ending the nested try's
+// body, before that try's handler. Where a try nested before `reraise` has its handler
+// past it, the finally body is the code reachable from `handler` (laid out in one run), and
+// its end is one past that run: returned instead of a RERAISE's index (`ops[end]` is then no
+// RERAISE; every copy in the run but a nested statement's own stands for a jump there).
+int CodeDecoder::dropped_closing_reraise(int handler, int reraise, int end) const {
+  const auto& ops = lifted_.ops;
+  int limit = std::min(end, static_cast<int>(ops.size()));
+  bool nested_past = false;
+  for (int k = handler; k < reraise; ++k) {
+    const Operation& op = ops[static_cast<size_t>(k)];
+    if ((op.op == Op::SetupFinally || op.op == Op::SetupWith) && op.target > reraise)
+      nested_past = true;
+  }
+  if (!nested_past || reraise >= limit) return reraise;
+  // (Jumps out of [handler, limit) are a break's or a continue's.)
+  std::vector<bool> reached(static_cast<size_t>(limit - handler), false);
+  std::vector<int> work{handler};
+  reached[0] = true;
+  while (!work.empty()) {
+    int k = work.back();
+    work.pop_back();
+    const Operation& op = ops[static_cast<size_t>(k)];
+    bool stops = op.op == Op::Jump || op.op == Op::ReturnValue || op.op == Op::ReturnConst ||
+                 op.op == Op::RaiseVarargs || op.op == Op::Reraise;
+    bool branches = is_jump(op.op) || op.op == Op::SetupFinally || op.op == Op::SetupWith;
+    for (int next : {branches ? op.target : -1, stops ? -1 : k + 1}) {
+      if (next >= handler && next < limit && !reached[static_cast<size_t>(next - handler)]) {
+        reached[static_cast<size_t>(next - handler)] = true;
+        work.push_back(next);
+      }
+    }
+  }
+  int run_end = handler;
+  while (run_end < limit && reached[static_cast<size_t>(run_end - handler)]) ++run_end;
+  const Operation& last = ops[static_cast<size_t>(run_end) - 1];
+  return last.op == Op::Reraise ? run_end : reraise;
+}
+
 // 3.10: the finally body at `handler`, under the three exception values, up to its closing
 // RERAISE; its copies on the ways out of the try body are stripped from `body`.
 Body CodeDecoder::decode_setup_finally_handler(int handler, int reraise, Body& body) {
@@ -1860,7 +1955,7 @@ Body CodeDecoder::decode_setup_finally_handler(int handler, int reraise, Body& b
   Body final_body = decode_finally_body(handler, reraise);
   stack_ = saved_stack;
   statement_depth_ = saved_depth;
-  mark_consumed(handler, reraise + 1);
+  mark_consumed(handler, dropped_closing(reraise) ? reraise : reraise + 1);
   if (!strip_finally_copies(body, print_body(final_body), final_body.size(), false, 0)) {
     throw DecodeFailure("finally copy on an exit path");
   }
@@ -1880,7 +1975,7 @@ int CodeDecoder::decode_finally_without_normal_path(int i, int handler, int rera
   Body body = decode_range(i + 1, handler, handler);
   Body final_body = decode_setup_finally_handler(handler, reraise, body);
   emit_try_finally(std::move(body), std::move(final_body));
-  int try_end = reraise + 1;
+  int try_end = dropped_closing(reraise) ? reraise : reraise + 1;
   if (try_end > end && !same_target(try_end, exit))
     throw DecodeFailure("try statement leaves its region");
   return std::min(try_end, end);
@@ -1890,14 +1985,22 @@ int CodeDecoder::decode_finally_without_normal_path(int i, int handler, int rera
 // the code after the statement, when short and ending in a return) to each place that leaves the
 // body, back to back before the handler. Jumps to a later copy go to the first one instead, and
 // the later copies are consumed. Returns the first copy's POP_BLOCK.
+// (In an enclosing finally body's exception copy the way out ends in a copy of its closing
+// RERAISE, which decode_finally_body reads as a jump past this handler, to that body's end.)
 int CodeDecoder::merge_exit_copies(int begin, int pop_block, int handler) {
   auto& ops = lifted_.ops;
   int length = handler - pop_block;
-  if (length < 3 || ops[static_cast<size_t>(handler) - 1].op != Op::ReturnValue) return pop_block;
+  const Operation& last = ops[static_cast<size_t>(handler) - 1];
+  bool exits = last.op == Op::ReturnValue || (last.op == Op::Jump && last.target > handler);
+  if (length < 3 || !exits) return pop_block;
   int first = pop_block;
-  while (first - length > begin && same_operations(ops, first - length, pop_block, length)) {
-    first -= length;
-  }
+  // (The copies' last operations: the same return, or jumps to the same place.)
+  auto same_copy = [&](int at) {
+    const Operation& end_op = ops[static_cast<size_t>(at + length) - 1];
+    return same_operations(ops, at, pop_block, length - 1) && end_op.op == last.op &&
+           (last.op == Op::ReturnValue || end_op.target == last.target);
+  };
+  while (first - length > begin && same_copy(first - length)) first -= length;
   if (first == pop_block) return pop_block;
   for (int k = begin; k < first; ++k) {
     Operation& op = ops[static_cast<size_t>(k)];
@@ -1909,9 +2012,36 @@ int CodeDecoder::merge_exit_copies(int begin, int pop_block, int handler) {
   return first;
 }
 
+// 3.10: a try/except body's way out (POP_BLOCK, then a short tail ending in a return) reached
+// by falling through and by jumps: duplicate_exits_without_lineno gives each jump a copy of its
+// own, placed after the original, back to back before the handler. Where there are more than
+// one such copies, the jumps to them go to the last one and the others are consumed: the body
+// then ends in one way out, reached by jumps and by the fall through the consumed copies.
+void CodeDecoder::merge_except_exit_copies(int begin, int handler) {
+  auto& ops = lifted_.ops;
+  int pop_block = handler - 1;
+  while (pop_block > begin && handler - pop_block <= 4 &&
+         ops[static_cast<size_t>(pop_block)].op != Op::PopBlock)
+    --pop_block;
+  int length = handler - pop_block;
+  if (ops[static_cast<size_t>(pop_block)].op != Op::PopBlock || length < 3) return;
+  int first = pop_block;
+  while (first - length > begin && same_operations(ops, first - length, pop_block, length))
+    first -= length;
+  if (pop_block - first < 2 * length) return;  // (a fall and one jump: read as they are)
+  for (int k = begin; k < first; ++k) {
+    Operation& op = ops[static_cast<size_t>(k)];
+    bool jumps = op.op == Op::Jump || op.op == Op::JumpIf || op.op == Op::JumpIfOrPop;
+    if (jumps && op.target >= first && op.target < pop_block && (op.target - first) % length == 0)
+      op.target = pop_block;
+  }
+  mark_consumed(first, pop_block);
+}
+
 int CodeDecoder::decode_setup_except(int i, int handler, int end, int exit) {
   const auto& ops = lifted_.ops;
   const Operation& before = ops[static_cast<size_t>(handler) - 1];
+  if (before.op == Op::ReturnValue) merge_except_exit_copies(i, handler);
   // (POP_BLOCK, POP_TOP of a for loop's iterator, then the jump: a break ending the body, not
   // the jump to an else.)
   bool body_breaks = handler >= i + 3 && ops[static_cast<size_t>(handler) - 2].op == Op::PopTop &&
@@ -1939,6 +2069,9 @@ int CodeDecoder::decode_setup_except(int i, int handler, int end, int exit) {
   int walk_end = clauses_outside ? static_cast<int>(ops.size()) : scan_end;
   std::vector<std::pair<int, int>> typed_clauses;
   for (int c = handler; c < walk_end;) {
+    // (A typed clause starts with DUP_TOP of the exception; the RERAISE where the last one's
+    // test fails ends them, and a later try statement's clauses are its own.)
+    if (ops[static_cast<size_t>(c)].op == Op::Reraise) break;
     int check = c;
     while (check + 1 < walk_end && ops[static_cast<size_t>(check)].op != Op::CheckExcMatch &&
            !is_jump(ops[static_cast<size_t>(check)].op))

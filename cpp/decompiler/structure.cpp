@@ -1620,10 +1620,23 @@ std::vector<CodeDecoder::ConditionItem> CodeDecoder::collect_conditions(int j, i
   items.push_back(finish_if_expression_test(
       finish_chained_test({pop(), ops[static_cast<size_t>(j)].arg,
                            ops[static_cast<size_t>(j)].target, stmt_start, j, j + 1})));
+  // (3.10: a chained comparison's cleanup, POP_TOP, falls into the short exit block where the
+  // chain goes when false, which extend_block copied into the jump over the cleanup: a test
+  // before the chain that jumps to that block, consumed with the cleanup, goes where the copy
+  // goes.)
+  auto exit_of = [&](int t, const ConditionItem& last) {
+    if (t == last.next || same_target(t, last.target) || t < 1 ||
+        !consumed_[static_cast<size_t>(t)] || ops[static_cast<size_t>(t) - 1].op != Op::PopTop ||
+        !consumed_[static_cast<size_t>(t) - 1])
+      return t;
+    if (copied_block_length(last.next, t) > 0) return last.next;
+    if (copied_block_length(last.target, t) > 0) return last.target;
+    return t;
+  };
   auto complete = [&](size_t count) {
     const ConditionItem& last = items[count - 1];
     for (size_t k = 0; k < count; ++k) {
-      int t = items[k].target;
+      int t = exit_of(items[k].target, last);
       if (t == last.next || same_target(t, last.target)) continue;
       bool internal = false;
       for (size_t m = k + 1; m < count; ++m) internal |= items[m].start == t;
@@ -1682,6 +1695,7 @@ std::vector<CodeDecoder::ConditionItem> CodeDecoder::collect_conditions(int j, i
   }
   if (best == 0) throw DecodeFailure("incomplete condition");
   items.resize(best);
+  for (ConditionItem& item : items) item.target = exit_of(item.target, items.back());
   stack_ = best_stack;
   return items;
 }

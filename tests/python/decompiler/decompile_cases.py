@@ -1052,6 +1052,190 @@ CASES: list[Case] = [
         ([0, 2],),
         ([0],),
     ),
+    # A finally body whose last statement is a try or with statement: every way out of it ends
+    # the finally body, so 3.10 copies the closing RERAISE into each and drops the original.
+    _case(
+        "finally_body_is_try_except",
+        """
+        def f(error, inner):
+            try:
+                rec("body")
+                if error:
+                    raise error
+            finally:
+                try:
+                    rec("cleanup")
+                    if inner:
+                        raise inner
+                except KeyError as e:
+                    rec("key", e)
+                except:
+                    rec("other")
+        """,
+        (None, None),
+        (ValueError("a"), None),
+        (ValueError("a"), KeyError("k")),
+        (None, TypeError("t")),
+    ),
+    _case(
+        "finally_body_is_typed_try_except",
+        """
+        def f(error, inner):
+            try:
+                if error:
+                    raise error
+            finally:
+                try:
+                    rec("cleanup")
+                    if inner:
+                        raise inner
+                except KeyError:
+                    rec("key")
+        """,
+        (None, None),
+        (ValueError("a"), KeyError("k")),
+        (ValueError("a"), TypeError("t")),
+        (None, TypeError("t")),
+    ),
+    _case(
+        "finally_body_is_with",
+        """
+        def f(error):
+            try:
+                rec("body")
+                if error:
+                    raise error
+            finally:
+                with CM("cm"):
+                    rec("cleanup")
+        """,
+        (None,),
+        (ValueError("a"),),
+    ),
+    # The finally body's last statement a try/finally whose body ends in an if: 3.10 copies its
+    # POP_BLOCK-led way out (its finally body, then the outer closing RERAISE) into both branches.
+    _case(
+        "finally_body_is_try_finally_ending_in_if",
+        """
+        def f(error, locked):
+            try:
+                rec("body")
+                if error:
+                    raise error
+            finally:
+                try:
+                    if locked:
+                        rec("unlock")
+                finally:
+                    rec("close")
+        """,
+        (None, True),
+        (None, False),
+        (ValueError("a"), True),
+        (ValueError("a"), False),
+    ),
+    # ... after a statement: the normal copy returns (a copy of `return None`) where the
+    # exception copy re-raises, before the nested try's handler.
+    _case(
+        "finally_body_ends_in_try_finally",
+        """
+        def f(error, flush):
+            try:
+                if flush:
+                    rec("flush")
+                if error:
+                    raise error
+            finally:
+                rec("acquire")
+                try:
+                    rec("target", None)
+                finally:
+                    rec("release")
+        """,
+        (None, True),
+        (ValueError("a"), False),
+    ),
+    # A chained comparison after `and` in an assert: its cleanup (POP_TOP) falls into the raise
+    # that the first test jumps to, and the chain's own false exit is a copy of that raise.
+    _case(
+        "assert_and_chained_comparison",
+        """
+        def f(s):
+            assert isinstance(s, int) and 0 <= s < 86400
+            return rec("ok", s)
+        """,
+        (5,),
+        (-1,),
+        (90000,),
+        ("x",),
+    ),
+    # A try/except body ending in nested ifs at the end of the function: 3.10 gives each jump to
+    # the body's way out (POP_BLOCK, `return None`) a copy of its own.
+    _case(
+        "try_except_body_ends_in_nested_ifs",
+        """
+        def f(a, c, error):
+            try:
+                if a:
+                    rec("a")
+                    if c:
+                        rec("c")
+                        if error:
+                            raise error
+            except:
+                rec("closed")
+                raise
+        """,
+        (False, False, None),
+        (True, False, None),
+        (True, True, None),
+        (True, True, ValueError("x")),
+    ),
+    # Two try statements in a row whose bodies return: the first one's clauses jump to the second,
+    # whose typed clauses are its own.
+    _case(
+        "try_returns_then_try_returns",
+        """
+        def f(x):
+            try:
+                return rec("int", int(x))
+            except (ValueError, TypeError):
+                pass
+            try:
+                return rec("float", float(x))
+            except (ValueError, TypeError):
+                pass
+            raise KeyError(f"{x!r} is no number")
+        """,
+        ("1",),
+        ("1.5",),
+        ("x",),
+        (None,),
+    ),
+    # A finally body's if holding a try/except: the RERAISE where its type test fails is its
+    # own, no copy of the finally body's closing one.
+    _case(
+        "finally_body_if_try_except",
+        """
+        def f(flag, error, inner):
+            try:
+                rec("body")
+                if error:
+                    raise error
+            finally:
+                if not flag:
+                    try:
+                        rec("end")
+                        if inner:
+                            raise inner
+                    except AttributeError:
+                        pass
+        """,
+        (False, None, None),
+        (True, None, None),
+        (False, ValueError("a"), AttributeError("b")),
+        (False, None, KeyError("k")),
+    ),
     # 3.11+ threads the try's way out past the inner if/else to the outer one's join.
     _case(
         "nested_if_else_try_except_threaded_to_outer_join",
@@ -4746,6 +4930,9 @@ CASES: list[Case] = [
 FALLBACK = "marked fallback region: "
 WRONG = "decompiles without a fallback to code that behaves differently: "
 _NOT_YET: dict = {
+    "finally_body_is_try_except": {
+        11: FALLBACK + "'stack underflow' (a named clause then a bare one in a finally body)",
+    },
     "while_body_try_whose_body_loops_forever": {
         12: FALLBACK
         + "'try statement leaves its region' (only the clause reaches the bottom test)",
@@ -4891,9 +5078,6 @@ _CODE_NOT_YET: dict = {
 _PYC_NOT_YET = {
     "generator_try_then_code": {
         10: FALLBACK + "'unsupported operation 59' (a loop of with statements in a finally)",
-    },
-    "try_except_in_finally_body": {
-        10: FALLBACK + "'try/finally without its normal path' (a try/except as the finally body)",
     },
     "while_true_try_clause_continue_then_break": {
         10: FALLBACK + "'unsupported operation 59' (3.10: a clause's continue in a while True"
