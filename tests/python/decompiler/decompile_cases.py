@@ -5012,6 +5012,10 @@ SAME_BEHAVIOUR_OTHER_CODE = "behaves the same, but the recompiled code differs: 
 _AND_IFEXP = (
     FALLBACK + "'unsupported operation' (a method's conditional expression as the right of and)"
 )
+_AND_CHAIN = (
+    SAME_BEHAVIOUR_OTHER_CODE + "`while a < b < c and d:` reads as `if test: while True:`"
+    " with the test's copy at its end as an if (the chain is not the test's last item)"
+)
 _CODE_NOT_YET: dict = {
     "loop_try_finally_body_test_jumps_to_its_end": {
         13: SAME_BEHAVIOUR_OTHER_CODE + "a `continue` is written after the try/finally (its jump"
@@ -5055,8 +5059,9 @@ _CODE_NOT_YET: dict = {
         " test's copy at its end as ifs"
     },
     "while_chained_comparison_and_test": {
-        ALL: SAME_BEHAVIOUR_OTHER_CODE + "`while a < b < c and d:` reads as `if test: while True:`"
-        " with the test's copy at its end as an if (the chain is not the test's last item)",
+        10: _AND_CHAIN,
+        12: _AND_CHAIN,
+        13: _AND_CHAIN,
     },
     "while_not_chained_comparison_test": {
         11: SAME_BEHAVIOUR_OTHER_CODE + "`while not a < b < c:` reads as `if test: while True:`"
@@ -5106,6 +5111,7 @@ _PYC_NOT_YET = {
     },
 }
 _PYC_CODE_NOT_YET = {
+    "while_chained_comparison_and_test": {11: _AND_CHAIN},
     "and_then_chained_comparison_as_if_test": {
         10: SAME_BEHAVIOUR_OTHER_CODE
         + "g: instruction #31: expected POP_JUMP_IF_FALSE -> #46, got POP_JUMP_IF_FALSE -> #50",
