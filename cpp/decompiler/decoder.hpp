@@ -155,11 +155,14 @@ class CodeDecoder {
     bool threaded = false;  // the top test jumps over the jump to the exit (3.12+)
     bool open_end = false;  // the body never falls off its end: no bottom test
     int loop_test = -1;     // not found: the loop's test starts here, after an if's test
-    int chain_cleanup = 0;  // 3.11: the top test's jump over its chained comparison's cleanup
+    int chain_cleanup = 0;  // the top test's jump over its chained comparison's cleanup, and it
   };
   WhileShape while_head(int head) const;
   int loop_test_after_if_test(int head, int body, int tail) const;
   int chained_test_cleanup(int from, int last) const;
+  bool chained_links_to(int from, int last, int cleanup) const;
+  int chained_exit_way(int at, int exit) const;
+  bool chained_test_repeated(int head, int last, int body, int bottom, int exit) const;
   int decode_if_around_loop(int head, int loop_test, int exit);
   int decode_while(int head, const WhileShape& shape, int end);
   int decode_try(int i, int end, int exit);

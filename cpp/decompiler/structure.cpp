@@ -449,22 +449,36 @@ CodeDecoder::WhileShape CodeDecoder::while_head(int head) const {
         return shape;
       }
     }
-    // 3.11: a chained comparison's last link jumps to the exit, then `JUMP body` over the
-    // cleanup block of its earlier links, `POP_TOP; JUMP exit` (compiler_jump_if's layout of
-    // a Compare with several links); the bottom test ends `jump-if body; JUMP exit; POP_TOP`,
-    // its cleanup falling into the exit.
-    if (code_.minor == 11 && static_cast<size_t>(k) + 4 < ops.size() &&
-        chained_test_cleanup(head, k) == k + 2) {
-      int body = k + 4;
-      int tail = flow_.last_backward_source[static_cast<size_t>(body)];
-      if (tail > body && static_cast<size_t>(tail) + 3 <= ops.size() && op.target == tail + 3 &&
-          ops[static_cast<size_t>(tail)].op == Op::JumpIf &&
-          chained_test_cleanup(body, tail) == tail + 2) {
+    // A chained comparison's last link jumps to the exit, then `JUMP body` over the cleanup
+    // block of its earlier links, `POP_TOP` and the way to the exit (compiler_jump_if's layout
+    // of a Compare with several links): `JUMP exit`, or, 3.10 and 3.12+, a copy of the exit
+    // block where that is a short return (the jump to it inlined). The bottom test ends
+    // `jump-if body` (3.12+: `jump-if over; JUMP_BACKWARD body`), the way to the exit again,
+    // then its own cleanup, falling into the exit.
+    // (Not with a named expression in the test, whose store collect_conditions does not take.)
+    bool named = false;
+    for (int m = head; m < k; ++m) named |= ops[static_cast<size_t>(m)].op == Op::StoreName;
+    if (int cleanup = chained_test_cleanup(head, k); cleanup == k + 2 && !named) {
+      int top_way = chained_exit_way(cleanup + 1, op.target);
+      int body = cleanup + 1 + top_way;
+      int tail = top_way > 0 && static_cast<size_t>(body) < ops.size()
+                     ? flow_.last_backward_source[static_cast<size_t>(body)]
+                     : -1;
+      int bottom = tail;  // the bottom test's last link
+      if (code_.minor >= 12 && tail > body && ops[static_cast<size_t>(tail)].op == Op::Jump)
+        bottom = ops[static_cast<size_t>(tail - 1)].target == tail + 1 ? tail - 1 : -1;
+      int way = tail > body ? chained_exit_way(tail + 1, op.target) : 0;
+      if (ops[static_cast<size_t>(k) + 1].target == body && bottom > body && way > 0 &&
+          op.target == tail + 2 + way && ops[static_cast<size_t>(bottom)].op == Op::JumpIf &&
+          ops[static_cast<size_t>(tail) + 1 + static_cast<size_t>(way)].op == Op::PopTop &&
+          chained_links_to(body, bottom, tail + 1 + way) &&
+          chained_test_repeated(head, k, body, bottom, op.target)) {
         shape.found = true;
         shape.body = body;
         shape.tail = tail;
         shape.exit = op.target;
-        shape.chain_cleanup = 3;
+        shape.chain_cleanup = 2 + top_way;
+        return shape;
       }
       return shape;
     }
@@ -538,20 +552,66 @@ CodeDecoder::WhileShape CodeDecoder::while_head(int head) const {
   return shape;
 }
 
-// 3.11: where the chained comparison whose last link jumps at `last` (its first link at or
-// after `from`) has its cleanup block, `POP_TOP` after the jump that follows `last`, whose
-// earlier links jump there; -1 if that is not the shape.
+// Where the chained comparison whose last link jumps at `last` (its first link at or after
+// `from`) has its cleanup block, `POP_TOP` after the jump that follows `last`, whose earlier
+// links jump there; -1 if that is not the shape.
 int CodeDecoder::chained_test_cleanup(int from, int last) const {
   const auto& ops = lifted_.ops;
   if (static_cast<size_t>(last) + 2 >= ops.size()) return -1;
   const Operation& over = ops[static_cast<size_t>(last) + 1];
   int cleanup = last + 2;
   if (over.op != Op::Jump || ops[static_cast<size_t>(cleanup)].op != Op::PopTop) return -1;
+  return chained_links_to(from, last, cleanup) ? cleanup : -1;
+}
+
+// Whether a link of the chained comparison in [from, last) jumps to its cleanup at `cleanup`.
+bool CodeDecoder::chained_links_to(int from, int last, int cleanup) const {
+  const auto& ops = lifted_.ops;
   for (int m = from; m < last; ++m) {
     const Operation& link = ops[static_cast<size_t>(m)];
-    if (link.op == Op::JumpIf && link.target == cleanup) return cleanup;
+    if (link.op == Op::JumpIf && link.target == cleanup) return true;
   }
-  return -1;
+  return false;
+}
+
+// Whether the bottom copy of a loop's test, ending with the chained comparison's last link at
+// `bottom`, repeats the whole top test [head, last], whose jumps go to the loop's `exit` or stay
+// within the test: `if a: while b < c < d:` repeats only the loop's own test (the if first,
+// its then-branch starting with the loop).
+bool CodeDecoder::chained_test_repeated(int head, int last, int body, int bottom, int exit) const {
+  const auto& ops = lifted_.ops;
+  std::vector<int> top;
+  for (int m = head; m < last; ++m) {
+    const Operation& o = ops[static_cast<size_t>(m)];
+    if (!is_jump(o.op)) {
+      top.push_back(m);
+    } else if (o.op != Op::JumpIf || (o.target > body && !same_target(o.target, exit))) {
+      return false;
+    }
+  }
+  size_t matched = 0;
+  for (int m = bottom - 1; m >= body && matched < top.size(); --m) {
+    if (is_jump(ops[static_cast<size_t>(m)].op)) continue;
+    if (!same_operations(ops, top[top.size() - 1 - matched], m, 1)) break;
+    ++matched;
+  }
+  return matched == top.size();
+}
+
+// The length of the way from a chained comparison's cleanup at `at` to `exit`: `JUMP exit`, or
+// a copy of the short block at `exit` that the compiler put there for that jump (3.10, 3.12+);
+// 0 if neither.
+int CodeDecoder::chained_exit_way(int at, int exit) const {
+  const auto& ops = lifted_.ops;
+  if (at < 0 || static_cast<size_t>(at) >= ops.size()) return 0;
+  const Operation& first = ops[static_cast<size_t>(at)];
+  if (first.op == Op::Jump) return same_target(first.target, exit) ? 1 : 0;
+  if (code_.minor == 11) return 0;
+  int length = copied_block_length(at, exit);
+  Op last = length > 0 ? ops[static_cast<size_t>(at + length - 1)].op : Op::Nop;
+  bool exits = last == Op::ReturnValue || last == Op::ReturnConst || last == Op::RaiseVarargs ||
+               last == Op::Reraise;
+  return exits ? length : 0;
 }
 
 // Where the test [head, body) of a rotated loop whose bottom test ends at `tail` starts after
@@ -1524,6 +1584,15 @@ CodeDecoder::ConditionItem CodeDecoder::finish_chained_test(ConditionItem item) 
       const Operation& after = ops[static_cast<size_t>(cleanup) + 1];
       int copied = copied_block_length(cleanup + 1, false_exit);
       if (after.op == Op::Jump && same_target(after.target, false_exit)) copied = 1;
+      // (Not where another jump goes there too: then the code the cleanup falls into is the
+      // original, and the last link's way the copy, as at the bottom of a rotated loop whose
+      // top test jumps to its exit; that code is kept.)
+      bool shared = false;
+      for (const Operation& o : ops) shared |= is_jump(o.op) && o.target == cleanup + 1;
+      if (shared) {
+        mark_consumed(cleanup, cleanup + 1);
+        return result;
+      }
       if (copied > 0) {
         mark_consumed(cleanup, cleanup + 1 + copied);
         return result;

@@ -4882,6 +4882,205 @@ CASES: list[Case] = [
         ("", 0),
     ),
     _case(
+        "while_chained_comparison_and_test",
+        """
+        def g(s, i, n):
+            out = []
+            while 0 <= i < n and s[i] != "x":
+                out.append(rec("a", s[i]))
+                i += 1
+            return out, i
+
+        def f(s, i, n):
+            out = []
+            while s and 0 <= i < n:
+                out.append(s[i])
+                s = s[:-1] if i % 2 else s
+                i += 1
+            return out, i, g(s, i, n)
+        """,
+        ("abcdef", 0, 6),
+        ("abxdef", 0, 5),
+        ("", 0, 5),
+        ("ab", -1, 2),
+        ("abc", 1, 3),
+    ),
+    _case(
+        "while_not_chained_comparison_test",
+        """
+        def f(i, n):
+            out = []
+            while not 0 <= i < n:
+                out.append(i)
+                i = i - 1 if i > 0 else i + 3
+            return out, i
+        """,
+        (5, 3),
+        (0, 3),
+        (-4, 3),
+        (7, 2),
+    ),
+    _case(
+        "while_chained_comparison_test_loop_else",
+        """
+        def f(s, i, n):
+            out = []
+            while 0 <= i < n:
+                if s[i] == "x":
+                    break
+                out.append(s[i])
+                i += 1
+            else:
+                out.append("else")
+            return out, i
+        """,
+        ("abcdef", 0, 6),
+        ("abxdef", 0, 5),
+        ("ab", -1, 2),
+        ("abc", 4, 2),
+    ),
+    _case(
+        "while_chained_comparison_test_in_for_body",
+        # (The second loop ends the for body: its exit is the for loop's jump back.)
+        """
+        def g(rows, n):
+            out = []
+            for s in rows:
+                i = 0
+                while 0 <= i < n:
+                    if i >= len(s):
+                        break
+                    out.append(s[i])
+                    i += 1
+            return out
+
+        def f(rows, n):
+            out = []
+            for s in rows:
+                i = 0
+                while 0 <= i < n:
+                    if i >= len(s):
+                        break
+                    out.append(s[i])
+                    i += 1
+                out.append(i)
+            return out, g(rows, n)
+        """,
+        (["abc", "d", ""], 2),
+        ([], 3),
+        (["xyz"], 0),
+    ),
+    _case(
+        "while_chained_comparison_of_three_links_test",
+        """
+        def f(a, i, n):
+            out = []
+            while a <= i < n != i * 2:
+                out.append(i)
+                i += 1
+            return out, i
+        """,
+        (0, 0, 5),
+        (0, 0, 0),
+        (3, 1, 9),
+        (-1, 0, 2),
+    ),
+    _case(
+        "while_chained_comparison_test_then_code",
+        # (After the loop, code that is no short exit block: the cleanup jumps to it.)
+        """
+        def g(s, i, n):
+            while 0 <= i < n:
+                s.append(i)
+                i += 2
+            s.extend(s)
+
+        def f(s, i, n):
+            out = []
+            while 0 <= i < n:
+                out.append(s[i])
+                i += 2
+            out.append(i)
+            out.reverse()
+            return out, g(out, i - 4, n)
+        """,
+        ("abcdef", 0, 6),
+        ("abxdef", 1, 5),
+        ("ab", -1, 2),
+        ("abc", 4, 2),
+    ),
+    _case(
+        "while_chained_comparison_test_then_raise_or_return",
+        # (The exit block, copied into each chain's cleanup and after the bottom test, is a
+        # raise; or the join of an if/else whose then-branch is the loop; or a constant return.)
+        """
+        def g(s, i, n, c):
+            out = []
+            if c:
+                while 0 <= i < n:
+                    out.append(s[i])
+                    i += 1
+            else:
+                out.append(c)
+            return out, i
+
+        def h(s, i, n):
+            while 0 <= i < n:
+                s.append(i)
+                i += 1
+            return 5
+
+        def f(s, i, n):
+            r = g(s, i, n, 1), g(s, i, n, 0), h([], i, n)
+            while 0 <= i < n:
+                if s[i] == "x":
+                    return i, r
+                i += 1
+            raise ValueError(i)
+        """,
+        ("abxd", 0, 4),
+        ("abc", 0, 3),
+        ("ab", -1, 2),
+    ),
+    _case(
+        "while_chained_comparison_nested_loops",
+        """
+        def f(i, n):
+            out = []
+            while 0 <= i < n:
+                j = 0
+                while 0 <= j < i:
+                    out.append((i, j))
+                    j += 1
+                i += 1
+            return out
+        """,
+        (0, 4),
+        (2, 3),
+        (-1, 2),
+    ),
+    _case(
+        "while_chained_comparison_or_and_walrus_tests",
+        """
+        def g(i, n):
+            out = []
+            while 0 <= (j := i * 2) < n:
+                out.append(j)
+                i += 1
+            return out
+
+        def f(i, n):
+            out = []
+            while 0 <= i < n or i == 10:
+                out.append(i)
+                i = i + 1 if i != n - 1 else 10 if not out.count(10) else 99
+            return out, i, g(i, n)
+        """,
+        (0, 3),
+        (-1, 5),
+        (11, 2),
+    ),
+    _case(
         "except_clause_ends_in_with_then_return",
         # (The clause's way out, POP_EXCEPT and the return after the try, is copied after the
         # with's exit call and after its suppressed path.)
@@ -4978,21 +5177,9 @@ _NOT_YET: dict = {
         12: FALLBACK + "'unsupported operation' (a conditional expression as the right of and)",
         13: FALLBACK + "'unsupported operation' (a conditional expression as the right of and)",
     },
-    "while_chained_comparison_test": {
-        10: WRONG + "read as `if test: while True: ...` whose false path falls off the function"
-        " (the chain's cleanup holds a copy of the return after the loop)",
-        12: WRONG + "read as `if test: while True: ...` whose false path falls off the function"
-        " (the chain's cleanup holds a copy of the return after the loop)",
-        13: WRONG + "read as `if test: while True: ...` whose false path falls off the function"
-        " (the chain's cleanup holds a copy of the return after the loop)",
-    },
-    "while_chained_comparison_tests_one_after_another": {
-        10: FALLBACK + "'unstructured jump' (3.10: a loop's chained test whose cleanup holds a"
-        " copy of the code after the loop)",
-        12: FALLBACK + "'chained comparison cleanup' (a second loop's chained test whose cleanup"
-        " holds a copy of the return after it)",
-        13: FALLBACK + "'chained comparison cleanup' (a second loop's chained test whose cleanup"
-        " holds a copy of the return after it)",
+    "while_chained_comparison_or_and_walrus_tests": {
+        ALL: FALLBACK + "'condition jumps out of its region' (a loop test `chain or b`), 'stack"
+        " underflow' (a named expression inside a chained loop test)",
     },
     "if_then_while_then_while": {
         13: FALLBACK + "'condition jumps out of its region' (3.13's layout of `if a: while b:`)",
@@ -5011,6 +5198,10 @@ _NOT_YET: dict = {
 SAME_BEHAVIOUR_OTHER_CODE = "behaves the same, but the recompiled code differs: "
 _AND_IFEXP = (
     FALLBACK + "'unsupported operation' (a method's conditional expression as the right of and)"
+)
+_AND_CHAIN = (
+    SAME_BEHAVIOUR_OTHER_CODE + "`while a < b < c and d:` reads as `if test: while True:`"
+    " with the test's copy at its end as an if (the chain is not the test's last item)"
 )
 _CODE_NOT_YET: dict = {
     "loop_try_finally_body_test_jumps_to_its_end": {
@@ -5054,6 +5245,25 @@ _CODE_NOT_YET: dict = {
         ALL: SAME_BEHAVIOUR_OTHER_CODE + "the loop is read as `if test: while True: ...` with the"
         " test's copy at its end as ifs"
     },
+    "while_chained_comparison_and_test": {
+        10: _AND_CHAIN,
+        12: _AND_CHAIN,
+        13: _AND_CHAIN,
+    },
+    "while_not_chained_comparison_test": {
+        11: SAME_BEHAVIOUR_OTHER_CODE + "`while not a < b < c:` reads as `if test: while True:`"
+        " with the test's copy at its end as an if",
+        12: SAME_BEHAVIOUR_OTHER_CODE + "`while not a < b < c:` reads as `if test: while True:`"
+        " with the test's copy at its end as an if",
+        13: SAME_BEHAVIOUR_OTHER_CODE + "`while not a < b < c:` reads as `if test: while True:`"
+        " with the test's copy at its end as an if",
+    },
+    "while_chained_comparison_test_in_for_body": {
+        12: SAME_BEHAVIOUR_OTHER_CODE + "a loop ending a for body, its exit the for loop's jump"
+        " back, reads as `if test: while True:` with the test's copy at its end as an if",
+        13: SAME_BEHAVIOUR_OTHER_CODE + "a loop ending a for body, its exit the for loop's jump"
+        " back, reads as `if test: while True:` with the test's copy at its end as an if",
+    },
     "closure_of_a_fallback_function": {10: _AND_IFEXP, 12: _AND_IFEXP, 13: _AND_IFEXP},
     "dead_if_false_names_in_module_and_class": {
         10: SAME_BEHAVIOUR_OTHER_CODE + "the dropped block's names are missing (3.10/3.11 also keep"
@@ -5085,6 +5295,7 @@ _PYC_NOT_YET = {
     },
 }
 _PYC_CODE_NOT_YET = {
+    "while_chained_comparison_and_test": {11: _AND_CHAIN},
     "and_then_chained_comparison_as_if_test": {
         10: SAME_BEHAVIOUR_OTHER_CODE
         + "g: instruction #31: expected POP_JUMP_IF_FALSE -> #46, got POP_JUMP_IF_FALSE -> #50",
