@@ -144,7 +144,7 @@ class CodeDecoder {
   int decode_for(int i, int end, int region_exit = -1);
   int decode_while_true(int head, int last_jump, int end, int region_exit);
   int loop_handler_code_end(int head, int last_jump, int end) const;
-  bool closes_loop_clauses(int head, int last_jump, const Operation& op) const;
+  int loop_clauses_reraise(int head, int last_jump, int end) const;
   bool breaks_past_region(int begin, int body_end, int end, int region_exit) const;
   std::vector<int> handler_exits(int begin, int end) const;
   struct WhileShape {

@@ -803,17 +803,37 @@ int CodeDecoder::cold_jump_back_loop_end(int head, int end, int exit) const {
   return -1;
 }
 
-// 3.10: whether `op`, right after the loop's last jump back, is the RERAISE that closes the
-// except clauses of a try statement in the loop (the last clause's type test jumps to it).
-bool CodeDecoder::closes_loop_clauses(int head, int last_jump, const Operation& op) const {
-  if (op.op != Op::Reraise || op.arg != 0) return false;
+// 3.10: the RERAISE closing the except clauses of the outermost try in the loop whose handler
+// code holds the loop's last jump back; -1 if none. compiler_try_except chains each clause's
+// type test to the next clause's, the last one to that RERAISE: a test before the jump goes
+// past it, and the chain from there ends at the RERAISE.
+int CodeDecoder::loop_clauses_reraise(int head, int last_jump, int end) const {
+  const auto& ops = lifted_.ops;
+  auto test_target = [&](int k) {  // the target of the type test at k, or -1
+    return ops[static_cast<size_t>(k)].op == Op::CheckExcMatch && k + 1 < end &&
+                   ops[static_cast<size_t>(k) + 1].op == Op::JumpIf
+               ? ops[static_cast<size_t>(k) + 1].target
+               : -1;
+  };
+  int found = -1;
   for (int k = head; k + 1 < last_jump; ++k) {
-    const Operation& test = lifted_.ops[static_cast<size_t>(k) + 1];
-    if (lifted_.ops[static_cast<size_t>(k)].op == Op::CheckExcMatch && test.op == Op::JumpIf &&
-        test.target == last_jump + 1)
-      return true;
+    int next = test_target(k);
+    while (next > last_jump && next < end) {
+      const Operation& at = ops[static_cast<size_t>(next)];
+      if (at.op == Op::Reraise && at.arg == 0) {
+        found = std::max(found, next);
+        break;
+      }
+      // (The next clause: its type expression, then its test.)
+      int test = next;
+      while (test < end && test < next + 32 &&
+             ops[static_cast<size_t>(test)].op != Op::CheckExcMatch)
+        ++test;
+      if (test >= end || test_target(test) <= next) break;
+      next = test_target(test);
+    }
   }
-  return false;
+  return found;
 }
 
 int CodeDecoder::decode_while_true(int head, int last_jump, int end, int region_exit) {
@@ -827,10 +847,20 @@ int CodeDecoder::decode_while_true(int head, int last_jump, int end, int region_
       falls_through(lifted_.ops[static_cast<size_t>(last_jump)].op))
     ends_in_break = true;
   // (3.10: the RERAISE closing the except clauses of a try in the body follows its last clause,
-  // which ends with the jump back, a `continue`.)
-  if (code_.minor == 10 && loop_exit < end &&
-      closes_loop_clauses(head, last_jump, lifted_.ops[static_cast<size_t>(loop_exit)]))
-    ++loop_exit;
+  // which ends with the jump back, a `continue`. Where the jump back is a `continue` in an
+  // earlier clause, the later clauses follow it up to that RERAISE, and the body goes on after
+  // it; a body that ends in `break` has no jump there: compiler_break's jump to the loop's exit
+  // block, placed right after, is removed as a jump to the next block. The body's end is then
+  // after the RERAISE, reaching it a `break`: what follows reads alike after the loop.)
+  if (code_.minor == 10 && !ends_in_break) {
+    int reraise = loop_clauses_reraise(head, last_jump, end);
+    if (reraise == loop_exit) {
+      ++loop_exit;
+    } else if (reraise > loop_exit) {
+      loop_exit = reraise + 1;
+      ends_in_break = true;
+    }
+  }
   bool past = loop_exit == end && breaks_past_region(head, loop_exit, end, region_exit);
   int break_target = past ? region_exit : loop_exit;
   // 3.12+ places the code after the loop, reached only by breaks from except clauses, after

@@ -1527,6 +1527,109 @@ CASES: list[Case] = [
         (["a"], {}),
         ([1], []),
     ),
+    # 3.10: a `while True` whose continue is in an earlier clause: the later clauses follow the
+    # jump back, and the body's closing break (a jump to the next block) leaves no jump.
+    _case(
+        "while_true_try_earlier_clause_continues_then_break",
+        """
+        def f(items):
+            it = iter(items)
+            out = []
+            while True:
+                try:
+                    v = 10 // next(it)
+                except ZeroDivisionError as e:
+                    if len(out) < 2:
+                        out.append(rec("zero", type(e).__name__))
+                        continue
+                    raise
+                except StopIteration:
+                    v = None
+                except TypeError:
+                    if not out:
+                        raise ValueError("first") from None
+                break
+            if v is not None:
+                out.append(v)
+            else:
+                out.append("none")
+            return out
+        """,
+        ([5, 0],),
+        ([0, 0, 2],),
+        ([0, 0, 0],),
+        ([],),
+        (["a"],),
+        ([0, "a"],),
+    ),
+    _case(
+        "while_true_try_earlier_clause_continues_then_returns",
+        """
+        def f(items):
+            it = iter(items)
+            out = []
+            while True:
+                try:
+                    if len(out) > 3:
+                        return out, "full"
+                    out.append(10 // next(it))
+                except ZeroDivisionError:
+                    out.append(rec("zero"))
+                    continue
+                except StopIteration:
+                    raise ValueError("done")
+        """,
+        ([5, 0, 2, 1, 1],),
+        ([0],),
+    ),
+    _case(
+        "while_true_try_earlier_clause_continues_then_breaks",
+        """
+        def f(items):
+            it = iter(items)
+            out = []
+            while True:
+                try:
+                    out.append(10 // next(it))
+                except ZeroDivisionError:
+                    out.append(rec("zero"))
+                    continue
+                except StopIteration:
+                    break
+            out.append("after")
+            return out
+        """,
+        ([5, 0, 2],),
+        ([],),
+    ),
+    _case(
+        "while_true_nested_try_clause_continues_then_break",
+        """
+        def f(items):
+            out, it = [], iter(items)
+            while True:
+                try:
+                    v = rec("next", 10 // next(it))
+                except ZeroDivisionError:
+                    try:
+                        out.append(1 // (len(out) - 1))
+                    except ZeroDivisionError:
+                        out.append(rec("inner"))
+                        continue
+                    except TypeError:
+                        pass
+                    v = -1
+                except StopIteration:
+                    v = None
+                out.append(rec("v", v))
+                break
+            return out
+        """,
+        ([0, 0, 0, 4],),
+        ([0, 5],),
+        ([],),
+        ([2],),
+    ),
     _case(
         "except_star",
         """
@@ -4939,13 +5042,9 @@ _NOT_YET: dict = {
         13: FALLBACK
         + "'try statement leaves its region' (only the clause reaches the bottom test)",
     },
-    "for_while_true_try_clause_continue_then_break": {
-        10: FALLBACK + "'try statement leaves its region' (3.10: a while True whose try's clause"
-        " continues, then a break threaded to the for loop's next iteration)",
-    },
-    "if_then_while_true_clause_continue_then_break": {
-        10: FALLBACK + "'try statement leaves its region' (3.10: a while True closed by its"
-        " clause's continue, its break threaded to the enclosing if's join)",
+    "while_true_try_earlier_clause_continues_then_breaks": {
+        12: FALLBACK + "'unstructured jump' (a clause's break placed after the loop's jump back)",
+        13: FALLBACK + "'unstructured jump' (a clause's break placed after the loop's jump back)",
     },
     "loop_try_finally_body_test_jumps_to_its_end": {
         10: FALLBACK + "'except clause without a type test' (3.10: a try/except in a finally body"
@@ -5078,10 +5177,6 @@ _CODE_NOT_YET: dict = {
 _PYC_NOT_YET = {
     "generator_try_then_code": {
         10: FALLBACK + "'unsupported operation 59' (a loop of with statements in a finally)",
-    },
-    "while_true_try_clause_continue_then_break": {
-        10: FALLBACK + "'unsupported operation 59' (3.10: a clause's continue in a while True"
-        " whose body ends in a break after the try)",
     },
 }
 _PYC_CODE_NOT_YET = {
