@@ -13,6 +13,16 @@ namespace glassbox::decompiler {
 
 namespace {
 
+// Whether a jump of [from, to) lands in [begin, end): code there starts a block of its own, so
+// it is no copy of a short exit block (3.10 copies one whole, without a label inside).
+bool jumped_into(const std::vector<Operation>& ops, int from, int to, int begin, int end) {
+  for (int k = from; k < to; ++k) {
+    const Operation& op = ops[static_cast<size_t>(k)];
+    if (is_jump(op.op) && op.target >= begin && op.target < end) return true;
+  }
+  return false;
+}
+
 bool is_cleanup_block(const std::vector<Operation>& ops, int at) {
   return at >= 0 && static_cast<size_t>(at) + 2 < ops.size() &&
          ops[static_cast<size_t>(at)].op == Op::Copy && ops[static_cast<size_t>(at)].arg == 3 &&
@@ -2139,7 +2149,8 @@ int CodeDecoder::decode_setup_except(int i, int handler, int end, int exit) {
       if (op == Op::PopBlock && (q + 2 < body_end || bare_raise) &&
           ops[static_cast<size_t>(q) - 1].op != Op::PopBlock &&  // a return leaving two blocks
           (first.op == Op::LoadConst || first.op == Op::LoadName || first.op == Op::LoadClosure ||
-           first.op == Op::LoadAssertionError || first.op == Op::DeleteName || bare_raise))
+           first.op == Op::LoadAssertionError || first.op == Op::DeleteName || bare_raise) &&
+          !jumped_into(ops, i + 1, q + 1, q + 2, body_end))
         tail_begin = q + 1;
       if (op == Op::PopBlock || op == Op::Jump || op == Op::JumpIf || op == Op::SetupFinally ||
           op == Op::SetupWith || op == Op::ForIter)

@@ -1630,6 +1630,33 @@ CASES: list[Case] = [
         ([],),
         ([2],),
     ),
+    # 3.10: a try ending the function, its body's if returning through a copy of the implicit
+    # `return None` (after POP_BLOCK) and its else raising: the raise is the body's own code, a
+    # jump target, never part of the copied tail.
+    _case(
+        "try_at_end_if_returns_else_raises",
+        """
+        def f(mode, seen):
+            log = list(seen)
+            try:
+                if mode == "r":
+                    log.append(rec("read"))
+                elif mode in ("w", "x"):
+                    try:
+                        log.append(rec("tell", 1 // len(log)))
+                    except ZeroDivisionError:
+                        log.append(rec("unseekable"))
+                else:
+                    raise ValueError(mode)
+            except:
+                log.append(rec("cleanup", len(log)))
+                raise
+        """,
+        ("r", ()),
+        ("w", ()),
+        ("x", (1,)),
+        ("q", ()),
+    ),
     _case(
         "except_star",
         """
