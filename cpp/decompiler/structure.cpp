@@ -557,11 +557,10 @@ int CodeDecoder::chained_test_cleanup(int from, int last) const {
 // Where the test [head, body) of a rotated loop whose bottom test ends at `tail` starts after
 // an enclosing if's test, or -1: the bottom copy repeats only the top test's later items, and
 // the operation before the first of them is a jump (compiler_while visits the test twice, the
-// if's test once). (Not yet 3.13, whose layout of `if a: while b:` this misreads in glob.py;
-// nor where 3.12+ tests jump back to the body, which the copy shows otherwise.)
+// if's test once; 3.13 lays out `if a: while b:` alike, its bottom test `jump-if exit;
+// JUMP_BACKWARD`). (Not where 3.12+ tests jump back to the body, which the copy shows otherwise.)
 int CodeDecoder::loop_test_after_if_test(int head, int body, int tail) const {
   const auto& ops = lifted_.ops;
-  if (code_.minor > 12) return -1;
   std::vector<int> top;
   for (int k = head; k < body; ++k) {
     const Operation& o = ops[static_cast<size_t>(k)];
@@ -644,8 +643,7 @@ int CodeDecoder::decode_while(int head, const WhileShape& shape, int end) {
       if (!same_operations(ops, top[top.size() - 1 - matched], k, 1)) break;
       ++matched;
     }
-    // (Not yet 3.13, whose layout of `if a: while b:` this misreads in glob.py.)
-    if (matched > 0 && matched < top.size() && jumps_back == 0 && code_.minor <= 12 &&
+    if (matched > 0 && matched < top.size() && jumps_back == 0 &&
         ops[static_cast<size_t>(top[top.size() - matched] - 1)].op == Op::JumpIf)
       throw DecodeFailure("while test copy: an if's test before the loop's");
   }

@@ -1657,6 +1657,31 @@ CASES: list[Case] = [
         ("x", (1,)),
         ("q", ()),
     ),
+    # `if a: while not b: ...` whose breaks are copies of the return after the loop: both tests
+    # jump to the exit, and the bottom test repeats the loop's alone.
+    _case(
+        "if_then_while_breaks_copy_the_return",
+        """
+        def f(n, chunks):
+            chunks = list(chunks)
+            buf = ""
+            if n > 0:
+                while not rec("eof", not chunks):
+                    data = chunks.pop(0)
+                    if n < len(data):
+                        buf += data[:n]
+                        break
+                    if data:
+                        buf += data
+                        break
+            return buf
+        """,
+        (2, ["abc"]),
+        (5, ["", "ab"]),
+        (0, ["x"]),
+        (3, []),
+        (1, ["", ""]),
+    ),
     _case(
         "except_star",
         """
@@ -5077,9 +5102,6 @@ _NOT_YET: dict = {
         10: FALLBACK + "'except clause without a type test' (3.10: a try/except in a finally body"
         " ending a loop body)",
     },
-    "if_then_while_with_and_test": {
-        13: WRONG + "the if's test is read as the loop's first test and the loop body dropped",
-    },
     "loop_try_continue_then_code_after_clause": {
         12: FALLBACK + "'try statement leaves its region' (the code after the statement, reached"
         " from its clause only, holds an if/else ending in the loop's jumps back)",
@@ -5119,13 +5141,6 @@ _NOT_YET: dict = {
         " holds a copy of the return after it)",
         13: FALLBACK + "'chained comparison cleanup' (a second loop's chained test whose cleanup"
         " holds a copy of the return after it)",
-    },
-    "if_then_while_then_while": {
-        13: FALLBACK + "'condition jumps out of its region' (3.13's layout of `if a: while b:`)",
-    },
-    "while_true_try_clauses_fall_through_to_break": {
-        10: FALLBACK + "'stack underflow' (3.10: a while True whose try's clauses fall through to"
-        " the break after the try)",
     },
     "loop_try_else_if_else_break": {
         12: FALLBACK + "'unstructured jump at offset 162' (an if/else ending a try's else in a"
