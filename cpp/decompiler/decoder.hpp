@@ -72,6 +72,8 @@ bool unbinds_clause_name(const std::vector<Operation>& ops, int at);
 int line_at(const std::vector<Operation>& ops, int k);
 // Whether `at` starts `__exit__(None, None, None)` and the POP_TOP of its result (3.11+).
 bool is_exit_call(const std::vector<Operation>& ops, int at);
+// The same for 3.10's `__exit__(None, None, None)` and the POP_TOP of its result.
+bool is_exit_call_310(const std::vector<Operation>& ops, int at);
 // Whether a statement may start with `op` (it loads something, or is a NOP).
 bool may_start_statement(Op op);
 // Whether [copy, copy + n) is a copy of the code at `original`, kept with its lines (3.12+

@@ -1839,6 +1839,17 @@ int CodeDecoder::decode_setup_finally(int i, int end, int exit) {
     mark_consumed(try_end, try_end + 1);
     try_end = ops[static_cast<size_t>(try_end)].target;
   }
+  // (3.10: a return leaving with statements around the try leaves each after the finally copy:
+  // compiler_unwind_fblock's POP_BLOCK, ROT_TWO under the value and the exit call.)
+  int leaving = try_end;
+  while (code_.minor == 10 && static_cast<size_t>(leaving) + 8 <= ops.size() &&
+         ops[static_cast<size_t>(leaving)].op == Op::PopBlock &&
+         ops[static_cast<size_t>(leaving) + 1].op == Op::Swap && is_exit_call_310(ops, leaving + 2))
+    leaving += 7;
+  if (leaving > try_end && ops[static_cast<size_t>(leaving)].op == Op::ReturnValue) {
+    mark_consumed(try_end, leaving);
+    try_end = leaving;
+  }
   // `try: return value finally: ...`: the value waits on the stack while the finally copy runs.
   bool returns_value = static_cast<size_t>(try_end) < ops.size() &&
                        ops[static_cast<size_t>(try_end)].op == Op::ReturnValue;

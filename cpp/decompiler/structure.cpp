@@ -676,6 +676,19 @@ bool is_exit_call(const std::vector<Operation>& ops, int at) {
          ops[static_cast<size_t>(at) + 4].op == Op::PopTop;
 }
 
+// Whether `at` starts 3.10's `__exit__(None, None, None)` (DUP_TOPs of one None, CALL_FUNCTION
+// 3) and the POP_TOP of its result.
+bool is_exit_call_310(const std::vector<Operation>& ops, int at) {
+  if (at < 0 || static_cast<size_t>(at) + 5 > ops.size()) return false;
+  const Operation& load = ops[static_cast<size_t>(at)];
+  return load.op == Op::LoadConst && load.constant->kind == bytecode::ObjectKind::None &&
+         ops[static_cast<size_t>(at) + 1].op == Op::Copy &&
+         ops[static_cast<size_t>(at) + 2].op == Op::Copy &&
+         ops[static_cast<size_t>(at) + 3].op == Op::Call &&
+         ops[static_cast<size_t>(at) + 3].arg == 3 &&
+         ops[static_cast<size_t>(at) + 4].op == Op::PopTop;
+}
+
 // Whether the return at `at`, after the exit calls of the with statements it leaves, is a
 // written `return` (3.12+): the statement's NOP, with its own line, precedes those calls. Without
 // it the return is a copy of the code after the statements, which the with statements fall into.
@@ -690,20 +703,11 @@ bool written_return_leaving_with(const std::vector<Operation>& ops, int at) {
 // continue path. It leaves no source; the exit stays on the symbolic stack for the other paths.
 int CodeDecoder::skip_with_exit_call(int i) {
   const auto& ops = lifted_.ops;
-  auto is_exit_call_310 = [&](int at) {
-    if (static_cast<size_t>(at) + 5 > ops.size()) return false;
-    const Operation& load = ops[static_cast<size_t>(at)];
-    return load.op == Op::LoadConst && load.constant->kind == bytecode::ObjectKind::None &&
-           ops[static_cast<size_t>(at) + 1].op == Op::Copy &&
-           ops[static_cast<size_t>(at) + 2].op == Op::Copy &&
-           ops[static_cast<size_t>(at) + 3].op == Op::Call &&
-           ops[static_cast<size_t>(at) + 3].arg == 3 &&
-           ops[static_cast<size_t>(at) + 4].op == Op::PopTop;
-  };
   if (code_.minor == 10) {
-    if (stack_.size() >= 1 && is_internal(top(), "with_exit") && is_exit_call_310(i)) return i + 5;
+    if (stack_.size() >= 1 && is_internal(top(), "with_exit") && is_exit_call_310(ops, i))
+      return i + 5;
     if (stack_.size() >= 2 && is_internal(top(2), "with_exit") &&
-        ops[static_cast<size_t>(i)].op == Op::Swap && is_exit_call_310(i + 1)) {
+        ops[static_cast<size_t>(i)].op == Op::Swap && is_exit_call_310(ops, i + 1)) {
       return i + 6;
     }
     return i;

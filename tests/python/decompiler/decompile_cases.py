@@ -1682,6 +1682,26 @@ CASES: list[Case] = [
         (3, []),
         (1, ["", ""]),
     ),
+    # 3.10: a return of the try body leaves the with statements around the try after the finally
+    # copy (POP_BLOCK, ROT_TWO under the value, the exit call), then returns.
+    _case(
+        "with_try_finally_returns_value",
+        """
+        def f(locked, text):
+            with CM("outer"):
+                if locked:
+                    rec("lock")
+                with CM("inner") as inner:
+                    try:
+                        return rec("read", text.upper(), inner)
+                    finally:
+                        if locked:
+                            rec("unlock")
+        """,
+        (True, "ab"),
+        (False, "c"),
+        (True, None),
+    ),
     _case(
         "except_star",
         """
