@@ -1480,7 +1480,9 @@ int CodeDecoder::normal_copy_end(int copy, int final_begin, int final_end, int c
       if (p + 1 == final_end) continue;  // (the last branch falls through)
       return -1;
     }
-    if (x.op != y.op || x.text != y.text || (!is_jump(x.op) && x.arg != y.arg) ||
+    // (A jump's or a nested SETUP_*'s relative argument differs where the copies' exits do.)
+    bool relative = is_jump(x.op) || x.op == Op::SetupFinally || x.op == Op::SetupWith;
+    if (x.op != y.op || x.text != y.text || (!relative && x.arg != y.arg) ||
         x.constant != y.constant || (cleanup >= 0 && flow_.handler_covering(q) == cleanup)) {
       return -1;
     }

@@ -1702,6 +1702,30 @@ CASES: list[Case] = [
         (False, "c"),
         (True, None),
     ),
+    # 3.10: an if ending a finally body holds a try/finally; the normal path's copy of the outer
+    # finally body has the code after the statement where the handler's copy has the RERAISE, so
+    # the nested SETUP_FINALLY's relative targets differ between the copies.
+    _case(
+        "finally_body_if_try_finally_then_return",
+        """
+        def f(sock, fail):
+            try:
+                if fail:
+                    raise KeyError(fail)
+                rec("body")
+            finally:
+                if sock is not None:
+                    try:
+                        rec("shutdown", 1 // sock)
+                    finally:
+                        rec("close", sock)
+            return rec("after")
+        """,
+        (1, None),
+        (None, None),
+        (0, None),
+        (2, "x"),
+    ),
     _case(
         "except_star",
         """
@@ -5113,6 +5137,9 @@ _NOT_YET: dict = {
         + "'try statement leaves its region' (only the clause reaches the bottom test)",
         13: FALLBACK
         + "'try statement leaves its region' (only the clause reaches the bottom test)",
+    },
+    "finally_body_if_try_finally_then_return": {
+        13: FALLBACK + "'unstructured jump' (an if ending a finally body holds a try/finally)",
     },
     "while_true_try_earlier_clause_continues_then_breaks": {
         12: FALLBACK + "'unstructured jump' (a clause's break placed after the loop's jump back)",
