@@ -1480,8 +1480,10 @@ int CodeDecoder::normal_copy_end(int copy, int final_begin, int final_end, int c
       if (p + 1 == final_end) continue;  // (the last branch falls through)
       return -1;
     }
-    // (A jump's or a nested SETUP_*'s relative argument differs where the copies' exits do.)
-    bool relative = is_jump(x.op) || x.op == Op::SetupFinally || x.op == Op::SetupWith;
+    // (A jump's or a nested SETUP_*'s relative argument differs where the copies' exits do; so
+    // does 3.10's JUMP_IF_NOT_EXC_MATCH's, which the type test keeps.)
+    bool relative = is_jump(x.op) || x.op == Op::SetupFinally || x.op == Op::SetupWith ||
+                    x.op == Op::CheckExcMatch;
     if (x.op != y.op || x.text != y.text || (!relative && x.arg != y.arg) ||
         x.constant != y.constant || (cleanup >= 0 && flow_.handler_covering(q) == cleanup)) {
       return -1;

@@ -1726,6 +1726,33 @@ CASES: list[Case] = [
         (0, None),
         (2, "x"),
     ),
+    # 3.10: the same with a try/except/finally in the if; the clause's type test keeps the
+    # jump's argument, which differs between the copies of the outer finally body.
+    _case(
+        "finally_body_if_try_except_finally",
+        """
+        def f(sock, fail):
+            try:
+                if fail:
+                    raise KeyError(fail)
+                rec("body")
+            finally:
+                if sock is not None:
+                    try:
+                        rec("shutdown", 1 // sock)
+                    except ZeroDivisionError as exc:
+                        if rec("errno", sock) != 0 or fail:
+                            raise
+                        rec("ignored", type(exc).__name__)
+                    finally:
+                        rec("close", sock)
+        """,
+        (1, None),
+        (None, None),
+        (0, None),
+        (0, "x"),
+        (2, "x"),
+    ),
     _case(
         "except_star",
         """
