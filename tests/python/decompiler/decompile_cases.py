@@ -1733,9 +1733,9 @@ CASES: list[Case] = [
         """
         def f(sock, fail):
             try:
-                if fail:
-                    raise KeyError(fail)
-                rec("body")
+                file = rec("file", fail)
+                if file:
+                    raise KeyError(file)
             finally:
                 if sock is not None:
                     try:
