@@ -72,6 +72,8 @@ bool unbinds_clause_name(const std::vector<Operation>& ops, int at);
 int line_at(const std::vector<Operation>& ops, int k);
 // Whether `at` starts `__exit__(None, None, None)` and the POP_TOP of its result (3.11+).
 bool is_exit_call(const std::vector<Operation>& ops, int at);
+// The same for 3.10's `__exit__(None, None, None)` and the POP_TOP of its result.
+bool is_exit_call_310(const std::vector<Operation>& ops, int at);
 // Whether a statement may start with `op` (it loads something, or is a NOP).
 bool may_start_statement(Op op);
 // Whether [copy, copy + n) is a copy of the code at `original`, kept with its lines (3.12+
@@ -144,7 +146,7 @@ class CodeDecoder {
   int decode_for(int i, int end, int region_exit = -1);
   int decode_while_true(int head, int last_jump, int end, int region_exit);
   int loop_handler_code_end(int head, int last_jump, int end) const;
-  bool closes_loop_clauses(int head, int last_jump, const Operation& op) const;
+  int loop_clauses_reraise(int head, int last_jump, int end) const;
   bool breaks_past_region(int begin, int body_end, int end, int region_exit) const;
   std::vector<int> handler_exits(int begin, int end) const;
   struct WhileShape {

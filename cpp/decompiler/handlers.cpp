@@ -13,6 +13,16 @@ namespace glassbox::decompiler {
 
 namespace {
 
+// Whether a jump of [from, to) lands in [begin, end): code there starts a block of its own, so
+// it is no copy of a short exit block (3.10 copies one whole, without a label inside).
+bool jumped_into(const std::vector<Operation>& ops, int from, int to, int begin, int end) {
+  for (int k = from; k < to; ++k) {
+    const Operation& op = ops[static_cast<size_t>(k)];
+    if (is_jump(op.op) && op.target >= begin && op.target < end) return true;
+  }
+  return false;
+}
+
 bool is_cleanup_block(const std::vector<Operation>& ops, int at) {
   return at >= 0 && static_cast<size_t>(at) + 2 < ops.size() &&
          ops[static_cast<size_t>(at)].op == Op::Copy && ops[static_cast<size_t>(at)].arg == 3 &&
@@ -1470,7 +1480,11 @@ int CodeDecoder::normal_copy_end(int copy, int final_begin, int final_end, int c
       if (p + 1 == final_end) continue;  // (the last branch falls through)
       return -1;
     }
-    if (x.op != y.op || x.text != y.text || (!is_jump(x.op) && x.arg != y.arg) ||
+    // (A jump's or a nested SETUP_*'s relative argument differs where the copies' exits do; so
+    // does 3.10's JUMP_IF_NOT_EXC_MATCH's, which the type test keeps.)
+    bool relative = is_jump(x.op) || x.op == Op::SetupFinally || x.op == Op::SetupWith ||
+                    x.op == Op::CheckExcMatch;
+    if (x.op != y.op || x.text != y.text || (!relative && x.arg != y.arg) ||
         x.constant != y.constant || (cleanup >= 0 && flow_.handler_covering(q) == cleanup)) {
       return -1;
     }
@@ -1829,6 +1843,17 @@ int CodeDecoder::decode_setup_finally(int i, int end, int exit) {
     mark_consumed(try_end, try_end + 1);
     try_end = ops[static_cast<size_t>(try_end)].target;
   }
+  // (3.10: a return leaving with statements around the try leaves each after the finally copy:
+  // compiler_unwind_fblock's POP_BLOCK, ROT_TWO under the value and the exit call.)
+  int leaving = try_end;
+  while (code_.minor == 10 && static_cast<size_t>(leaving) + 8 <= ops.size() &&
+         ops[static_cast<size_t>(leaving)].op == Op::PopBlock &&
+         ops[static_cast<size_t>(leaving) + 1].op == Op::Swap && is_exit_call_310(ops, leaving + 2))
+    leaving += 7;
+  if (leaving > try_end && ops[static_cast<size_t>(leaving)].op == Op::ReturnValue) {
+    mark_consumed(try_end, leaving);
+    try_end = leaving;
+  }
   // `try: return value finally: ...`: the value waits on the stack while the finally copy runs.
   bool returns_value = static_cast<size_t>(try_end) < ops.size() &&
                        ops[static_cast<size_t>(try_end)].op == Op::ReturnValue;
@@ -2139,7 +2164,8 @@ int CodeDecoder::decode_setup_except(int i, int handler, int end, int exit) {
       if (op == Op::PopBlock && (q + 2 < body_end || bare_raise) &&
           ops[static_cast<size_t>(q) - 1].op != Op::PopBlock &&  // a return leaving two blocks
           (first.op == Op::LoadConst || first.op == Op::LoadName || first.op == Op::LoadClosure ||
-           first.op == Op::LoadAssertionError || first.op == Op::DeleteName || bare_raise))
+           first.op == Op::LoadAssertionError || first.op == Op::DeleteName || bare_raise) &&
+          !jumped_into(ops, i + 1, q + 1, q + 2, body_end))
         tail_begin = q + 1;
       if (op == Op::PopBlock || op == Op::Jump || op == Op::JumpIf || op == Op::SetupFinally ||
           op == Op::SetupWith || op == Op::ForIter)

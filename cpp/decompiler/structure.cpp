@@ -617,11 +617,10 @@ int CodeDecoder::chained_exit_way(int at, int exit) const {
 // Where the test [head, body) of a rotated loop whose bottom test ends at `tail` starts after
 // an enclosing if's test, or -1: the bottom copy repeats only the top test's later items, and
 // the operation before the first of them is a jump (compiler_while visits the test twice, the
-// if's test once). (Not yet 3.13, whose layout of `if a: while b:` this misreads in glob.py;
-// nor where 3.12+ tests jump back to the body, which the copy shows otherwise.)
+// if's test once; 3.13 lays out `if a: while b:` alike, its bottom test `jump-if exit;
+// JUMP_BACKWARD`). (Not where 3.12+ tests jump back to the body, which the copy shows otherwise.)
 int CodeDecoder::loop_test_after_if_test(int head, int body, int tail) const {
   const auto& ops = lifted_.ops;
-  if (code_.minor > 12) return -1;
   std::vector<int> top;
   for (int k = head; k < body; ++k) {
     const Operation& o = ops[static_cast<size_t>(k)];
@@ -704,8 +703,7 @@ int CodeDecoder::decode_while(int head, const WhileShape& shape, int end) {
       if (!same_operations(ops, top[top.size() - 1 - matched], k, 1)) break;
       ++matched;
     }
-    // (Not yet 3.13, whose layout of `if a: while b:` this misreads in glob.py.)
-    if (matched > 0 && matched < top.size() && jumps_back == 0 && code_.minor <= 12 &&
+    if (matched > 0 && matched < top.size() && jumps_back == 0 &&
         ops[static_cast<size_t>(top[top.size() - matched] - 1)].op == Op::JumpIf)
       throw DecodeFailure("while test copy: an if's test before the loop's");
   }
@@ -738,6 +736,19 @@ bool is_exit_call(const std::vector<Operation>& ops, int at) {
          ops[static_cast<size_t>(at) + 4].op == Op::PopTop;
 }
 
+// Whether `at` starts 3.10's `__exit__(None, None, None)` (DUP_TOPs of one None, CALL_FUNCTION
+// 3) and the POP_TOP of its result.
+bool is_exit_call_310(const std::vector<Operation>& ops, int at) {
+  if (at < 0 || static_cast<size_t>(at) + 5 > ops.size()) return false;
+  const Operation& load = ops[static_cast<size_t>(at)];
+  return load.op == Op::LoadConst && load.constant->kind == bytecode::ObjectKind::None &&
+         ops[static_cast<size_t>(at) + 1].op == Op::Copy &&
+         ops[static_cast<size_t>(at) + 2].op == Op::Copy &&
+         ops[static_cast<size_t>(at) + 3].op == Op::Call &&
+         ops[static_cast<size_t>(at) + 3].arg == 3 &&
+         ops[static_cast<size_t>(at) + 4].op == Op::PopTop;
+}
+
 // Whether the return at `at`, after the exit calls of the with statements it leaves, is a
 // written `return` (3.12+): the statement's NOP, with its own line, precedes those calls. Without
 // it the return is a copy of the code after the statements, which the with statements fall into.
@@ -752,20 +763,11 @@ bool written_return_leaving_with(const std::vector<Operation>& ops, int at) {
 // continue path. It leaves no source; the exit stays on the symbolic stack for the other paths.
 int CodeDecoder::skip_with_exit_call(int i) {
   const auto& ops = lifted_.ops;
-  auto is_exit_call_310 = [&](int at) {
-    if (static_cast<size_t>(at) + 5 > ops.size()) return false;
-    const Operation& load = ops[static_cast<size_t>(at)];
-    return load.op == Op::LoadConst && load.constant->kind == bytecode::ObjectKind::None &&
-           ops[static_cast<size_t>(at) + 1].op == Op::Copy &&
-           ops[static_cast<size_t>(at) + 2].op == Op::Copy &&
-           ops[static_cast<size_t>(at) + 3].op == Op::Call &&
-           ops[static_cast<size_t>(at) + 3].arg == 3 &&
-           ops[static_cast<size_t>(at) + 4].op == Op::PopTop;
-  };
   if (code_.minor == 10) {
-    if (stack_.size() >= 1 && is_internal(top(), "with_exit") && is_exit_call_310(i)) return i + 5;
+    if (stack_.size() >= 1 && is_internal(top(), "with_exit") && is_exit_call_310(ops, i))
+      return i + 5;
     if (stack_.size() >= 2 && is_internal(top(2), "with_exit") &&
-        ops[static_cast<size_t>(i)].op == Op::Swap && is_exit_call_310(i + 1)) {
+        ops[static_cast<size_t>(i)].op == Op::Swap && is_exit_call_310(ops, i + 1)) {
       return i + 6;
     }
     return i;
@@ -863,17 +865,37 @@ int CodeDecoder::cold_jump_back_loop_end(int head, int end, int exit) const {
   return -1;
 }
 
-// 3.10: whether `op`, right after the loop's last jump back, is the RERAISE that closes the
-// except clauses of a try statement in the loop (the last clause's type test jumps to it).
-bool CodeDecoder::closes_loop_clauses(int head, int last_jump, const Operation& op) const {
-  if (op.op != Op::Reraise || op.arg != 0) return false;
+// 3.10: the RERAISE closing the except clauses of the outermost try in the loop whose handler
+// code holds the loop's last jump back; -1 if none. compiler_try_except chains each clause's
+// type test to the next clause's, the last one to that RERAISE: a test before the jump goes
+// past it, and the chain from there ends at the RERAISE.
+int CodeDecoder::loop_clauses_reraise(int head, int last_jump, int end) const {
+  const auto& ops = lifted_.ops;
+  auto test_target = [&](int k) {  // the target of the type test at k, or -1
+    return ops[static_cast<size_t>(k)].op == Op::CheckExcMatch && k + 1 < end &&
+                   ops[static_cast<size_t>(k) + 1].op == Op::JumpIf
+               ? ops[static_cast<size_t>(k) + 1].target
+               : -1;
+  };
+  int found = -1;
   for (int k = head; k + 1 < last_jump; ++k) {
-    const Operation& test = lifted_.ops[static_cast<size_t>(k) + 1];
-    if (lifted_.ops[static_cast<size_t>(k)].op == Op::CheckExcMatch && test.op == Op::JumpIf &&
-        test.target == last_jump + 1)
-      return true;
+    int next = test_target(k);
+    while (next > last_jump && next < end) {
+      const Operation& at = ops[static_cast<size_t>(next)];
+      if (at.op == Op::Reraise && at.arg == 0) {
+        found = std::max(found, next);
+        break;
+      }
+      // (The next clause: its type expression, then its test.)
+      int test = next;
+      while (test < end && test < next + 32 &&
+             ops[static_cast<size_t>(test)].op != Op::CheckExcMatch)
+        ++test;
+      if (test >= end || test_target(test) <= next) break;
+      next = test_target(test);
+    }
   }
-  return false;
+  return found;
 }
 
 int CodeDecoder::decode_while_true(int head, int last_jump, int end, int region_exit) {
@@ -887,10 +909,20 @@ int CodeDecoder::decode_while_true(int head, int last_jump, int end, int region_
       falls_through(lifted_.ops[static_cast<size_t>(last_jump)].op))
     ends_in_break = true;
   // (3.10: the RERAISE closing the except clauses of a try in the body follows its last clause,
-  // which ends with the jump back, a `continue`.)
-  if (code_.minor == 10 && loop_exit < end &&
-      closes_loop_clauses(head, last_jump, lifted_.ops[static_cast<size_t>(loop_exit)]))
-    ++loop_exit;
+  // which ends with the jump back, a `continue`. Where the jump back is a `continue` in an
+  // earlier clause, the later clauses follow it up to that RERAISE, and the body goes on after
+  // it; a body that ends in `break` has no jump there: compiler_break's jump to the loop's exit
+  // block, placed right after, is removed as a jump to the next block. The body's end is then
+  // after the RERAISE, reaching it a `break`: what follows reads alike after the loop.)
+  if (code_.minor == 10 && !ends_in_break) {
+    int reraise = loop_clauses_reraise(head, last_jump, end);
+    if (reraise == loop_exit) {
+      ++loop_exit;
+    } else if (reraise > loop_exit) {
+      loop_exit = reraise + 1;
+      ends_in_break = true;
+    }
+  }
   bool past = loop_exit == end && breaks_past_region(head, loop_exit, end, region_exit);
   int break_target = past ? region_exit : loop_exit;
   // 3.12+ places the code after the loop, reached only by breaks from except clauses, after

@@ -1527,6 +1527,232 @@ CASES: list[Case] = [
         (["a"], {}),
         ([1], []),
     ),
+    # 3.10: a `while True` whose continue is in an earlier clause: the later clauses follow the
+    # jump back, and the body's closing break (a jump to the next block) leaves no jump.
+    _case(
+        "while_true_try_earlier_clause_continues_then_break",
+        """
+        def f(items):
+            it = iter(items)
+            out = []
+            while True:
+                try:
+                    v = 10 // next(it)
+                except ZeroDivisionError as e:
+                    if len(out) < 2:
+                        out.append(rec("zero", type(e).__name__))
+                        continue
+                    raise
+                except StopIteration:
+                    v = None
+                except TypeError:
+                    if not out:
+                        raise ValueError("first") from None
+                break
+            if v is not None:
+                out.append(v)
+            else:
+                out.append("none")
+            return out
+        """,
+        ([5, 0],),
+        ([0, 0, 2],),
+        ([0, 0, 0],),
+        ([],),
+        (["a"],),
+        ([0, "a"],),
+    ),
+    _case(
+        "while_true_try_earlier_clause_continues_then_returns",
+        """
+        def f(items):
+            it = iter(items)
+            out = []
+            while True:
+                try:
+                    if len(out) > 3:
+                        return out, "full"
+                    out.append(10 // next(it))
+                except ZeroDivisionError:
+                    out.append(rec("zero"))
+                    continue
+                except StopIteration:
+                    raise ValueError("done")
+        """,
+        ([5, 0, 2, 1, 1],),
+        ([0],),
+    ),
+    _case(
+        "while_true_try_earlier_clause_continues_then_breaks",
+        """
+        def f(items):
+            it = iter(items)
+            out = []
+            while True:
+                try:
+                    out.append(10 // next(it))
+                except ZeroDivisionError:
+                    out.append(rec("zero"))
+                    continue
+                except StopIteration:
+                    break
+            out.append("after")
+            return out
+        """,
+        ([5, 0, 2],),
+        ([],),
+    ),
+    _case(
+        "while_true_nested_try_clause_continues_then_break",
+        """
+        def f(items):
+            out, it = [], iter(items)
+            while True:
+                try:
+                    v = rec("next", 10 // next(it))
+                except ZeroDivisionError:
+                    try:
+                        out.append(1 // (len(out) - 1))
+                    except ZeroDivisionError:
+                        out.append(rec("inner"))
+                        continue
+                    except TypeError:
+                        pass
+                    v = -1
+                except StopIteration:
+                    v = None
+                out.append(rec("v", v))
+                break
+            return out
+        """,
+        ([0, 0, 0, 4],),
+        ([0, 5],),
+        ([],),
+        ([2],),
+    ),
+    # 3.10: a try ending the function, its body's if returning through a copy of the implicit
+    # `return None` (after POP_BLOCK) and its else raising: the raise is the body's own code, a
+    # jump target, never part of the copied tail.
+    _case(
+        "try_at_end_if_returns_else_raises",
+        """
+        def f(mode, seen):
+            log = list(seen)
+            try:
+                if mode == "r":
+                    log.append(rec("read"))
+                elif mode in ("w", "x"):
+                    try:
+                        log.append(rec("tell", 1 // len(log)))
+                    except ZeroDivisionError:
+                        log.append(rec("unseekable"))
+                else:
+                    raise ValueError(mode)
+            except:
+                log.append(rec("cleanup", len(log)))
+                raise
+        """,
+        ("r", ()),
+        ("w", ()),
+        ("x", (1,)),
+        ("q", ()),
+    ),
+    # `if a: while not b: ...` whose breaks are copies of the return after the loop: both tests
+    # jump to the exit, and the bottom test repeats the loop's alone.
+    _case(
+        "if_then_while_breaks_copy_the_return",
+        """
+        def f(n, chunks):
+            chunks = list(chunks)
+            buf = ""
+            if n > 0:
+                while not rec("eof", not chunks):
+                    data = chunks.pop(0)
+                    if n < len(data):
+                        buf += data[:n]
+                        break
+                    if data:
+                        buf += data
+                        break
+            return buf
+        """,
+        (2, ["abc"]),
+        (5, ["", "ab"]),
+        (0, ["x"]),
+        (3, []),
+        (1, ["", ""]),
+    ),
+    # 3.10: a return of the try body leaves the with statements around the try after the finally
+    # copy (POP_BLOCK, ROT_TWO under the value, the exit call), then returns.
+    _case(
+        "with_try_finally_returns_value",
+        """
+        def f(locked, text):
+            with CM("outer"):
+                if locked:
+                    rec("lock")
+                with CM("inner") as inner:
+                    try:
+                        return rec("read", text.upper(), inner)
+                    finally:
+                        if locked:
+                            rec("unlock")
+        """,
+        (True, "ab"),
+        (False, "c"),
+        (True, None),
+    ),
+    # 3.10: an if ending a finally body holds a try/finally; the normal path's copy of the outer
+    # finally body has the code after the statement where the handler's copy has the RERAISE, so
+    # the nested SETUP_FINALLY's relative targets differ between the copies.
+    _case(
+        "finally_body_if_try_finally_then_return",
+        """
+        def f(sock, fail):
+            try:
+                if fail:
+                    raise KeyError(fail)
+                rec("body")
+            finally:
+                if sock is not None:
+                    try:
+                        rec("shutdown", 1 // sock)
+                    finally:
+                        rec("close", sock)
+            return rec("after")
+        """,
+        (1, None),
+        (None, None),
+        (0, None),
+        (2, "x"),
+    ),
+    # 3.10: the same with a try/except/finally in the if; the clause's type test keeps the
+    # jump's argument, which differs between the copies of the outer finally body.
+    _case(
+        "finally_body_if_try_except_finally",
+        """
+        def f(sock, fail):
+            try:
+                file = rec("file", fail)
+                if file:
+                    raise KeyError(file)
+            finally:
+                if sock is not None:
+                    try:
+                        rec("shutdown", 1 // sock)
+                    except ZeroDivisionError as exc:
+                        if rec("errno", sock) != 0 or fail:
+                            raise
+                        rec("ignored", type(exc).__name__)
+                    finally:
+                        rec("close", sock)
+        """,
+        (1, None),
+        (None, None),
+        (0, None),
+        (0, "x"),
+        (2, "x"),
+    ),
     _case(
         "except_star",
         """
@@ -5138,20 +5364,16 @@ _NOT_YET: dict = {
         13: FALLBACK
         + "'try statement leaves its region' (only the clause reaches the bottom test)",
     },
-    "for_while_true_try_clause_continue_then_break": {
-        10: FALLBACK + "'try statement leaves its region' (3.10: a while True whose try's clause"
-        " continues, then a break threaded to the for loop's next iteration)",
+    "finally_body_if_try_finally_then_return": {
+        13: FALLBACK + "'unstructured jump' (an if ending a finally body holds a try/finally)",
     },
-    "if_then_while_true_clause_continue_then_break": {
-        10: FALLBACK + "'try statement leaves its region' (3.10: a while True closed by its"
-        " clause's continue, its break threaded to the enclosing if's join)",
+    "while_true_try_earlier_clause_continues_then_breaks": {
+        12: FALLBACK + "'unstructured jump' (a clause's break placed after the loop's jump back)",
+        13: FALLBACK + "'unstructured jump' (a clause's break placed after the loop's jump back)",
     },
     "loop_try_finally_body_test_jumps_to_its_end": {
         10: FALLBACK + "'except clause without a type test' (3.10: a try/except in a finally body"
         " ending a loop body)",
-    },
-    "if_then_while_with_and_test": {
-        13: WRONG + "the if's test is read as the loop's first test and the loop body dropped",
     },
     "loop_try_continue_then_code_after_clause": {
         12: FALLBACK + "'try statement leaves its region' (the code after the statement, reached"
@@ -5180,13 +5402,6 @@ _NOT_YET: dict = {
     "while_chained_comparison_or_and_walrus_tests": {
         ALL: FALLBACK + "'condition jumps out of its region' (a loop test `chain or b`), 'stack"
         " underflow' (a named expression inside a chained loop test)",
-    },
-    "if_then_while_then_while": {
-        13: FALLBACK + "'condition jumps out of its region' (3.13's layout of `if a: while b:`)",
-    },
-    "while_true_try_clauses_fall_through_to_break": {
-        10: FALLBACK + "'stack underflow' (3.10: a while True whose try's clauses fall through to"
-        " the break after the try)",
     },
     "loop_try_else_if_else_break": {
         12: FALLBACK + "'unstructured jump at offset 162' (an if/else ending a try's else in a"
@@ -5288,10 +5503,6 @@ _CODE_NOT_YET: dict = {
 _PYC_NOT_YET = {
     "generator_try_then_code": {
         10: FALLBACK + "'unsupported operation 59' (a loop of with statements in a finally)",
-    },
-    "while_true_try_clause_continue_then_break": {
-        10: FALLBACK + "'unsupported operation 59' (3.10: a clause's continue in a while True"
-        " whose body ends in a break after the try)",
     },
 }
 _PYC_CODE_NOT_YET = {
