@@ -1725,11 +1725,22 @@ std::vector<CodeDecoder::ConditionItem> CodeDecoder::collect_conditions(int j, i
   // chain goes when false, which extend_block copied into the jump over the cleanup: a test
   // before the chain that jumps to that block, consumed with the cleanup, goes where the copy
   // goes.)
+  // finish_chained_test leaves that block unconsumed where a jump reaches it (the exit of a
+  // rotated loop whose top test jumps there); it is still the copy's place where every such jump
+  // is a test of this condition, and the block is then consumed as the copy's original.
+  auto only_this_condition_jumps_to = [&](int t, const ConditionItem& last) {
+    for (size_t q = 0; q < ops.size(); ++q) {
+      const int at = static_cast<int>(q);
+      if (is_jump(ops[q].op) && ops[q].target == t && (at < items.front().start || at > last.jump))
+        return false;
+    }
+    return true;
+  };
   auto exit_of = [&](int t, const ConditionItem& last) {
     if (t == last.next || same_target(t, last.target) || t < 1 ||
-        !consumed_[static_cast<size_t>(t)] || ops[static_cast<size_t>(t) - 1].op != Op::PopTop ||
-        !consumed_[static_cast<size_t>(t) - 1])
+        ops[static_cast<size_t>(t) - 1].op != Op::PopTop || !consumed_[static_cast<size_t>(t) - 1])
       return t;
+    if (!consumed_[static_cast<size_t>(t)] && !only_this_condition_jumps_to(t, last)) return t;
     if (copied_block_length(last.next, t) > 0) return last.next;
     if (copied_block_length(last.target, t) > 0) return last.target;
     return t;
@@ -1796,7 +1807,12 @@ std::vector<CodeDecoder::ConditionItem> CodeDecoder::collect_conditions(int j, i
   }
   if (best == 0) throw DecodeFailure("incomplete condition");
   items.resize(best);
-  for (ConditionItem& item : items) item.target = exit_of(item.target, items.back());
+  for (ConditionItem& item : items) {
+    const int t = item.target;
+    item.target = exit_of(t, items.back());
+    if (item.target != t && !consumed_[static_cast<size_t>(t)])
+      mark_consumed(t, t + copied_block_length(item.target, t));
+  }
   stack_ = best_stack;
   return items;
 }

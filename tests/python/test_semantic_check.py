@@ -166,10 +166,7 @@ def test_command_line_json_and_threshold(
 SLICE = ("argparse", "configparser", "fractions", "json", "shlex", "textwrap")
 SLICE_VERSIONS = (11, 13)
 # (minor, module) -> why its tests break on the decompiled copy (strict: remove when fixed).
-KNOWN_BREAKS: dict[tuple[int, str], str] = {
-    (11, "shlex"): "shlex.get_token's `if a: while b:` is a marked fallback on 3.11 ('while test "
-    "copy'): it was read as `while a and b:` without the loop body's last statement",
-}
+KNOWN_BREAKS: dict[tuple[int, str], str] = {}
 _RESULTS: dict[int, dict[str, ModuleResult]] = {}
 
 
