@@ -562,6 +562,13 @@ TEST(RuntimeKernels, RotaryMatchesItsFormulaThroughAView) {
                 v({4, width}, rt::ValueKind::Arena, 0), {data, data, data},
                 rt::StridedArgs{offset, {width, 1}, -1, {}});
   };
+  // A 1-d x is one row: cos 1 and sin 2 give x + 2 * rotate_half(x).
+  auto one = run1("rotary",
+                  {v({4}, rt::ValueKind::Input, 0), v({4}, rt::ValueKind::Input, 1),
+                   v({4}, rt::ValueKind::Input, 2)},
+                  v({4}, rt::ValueKind::Arena, 0), {{1, 2, 3, 4}, {1, 1, 1, 1}, {2, 2, 2, 2}},
+                  rt::StridedArgs{0, {1}, -1, {}});
+  EXPECT_EQ(one, (std::vector<float>{1 - 6, 2 - 8, 3 + 2, 4 + 4}));
   EXPECT_NO_THROW(run_rotary(6, 6, 0));
   EXPECT_THROW(run_rotary(7, 7, 0), rt::LoadError);
   EXPECT_THROW(run_rotary(6, 3, 0), rt::LoadError);

@@ -42,9 +42,9 @@ void verify_rotary(const VerifyContext& c) {
 struct RotaryRows {
   const float *x, *cos, *sin;
   float* out;
-  Shape outer;                           // out's shape without its last dim
-  std::int64_t width, x_step;            // the last dim's size; x's stride along it
-  std::int64_t x_offset;                 // where x's first row starts
+  Shape outer;                 // out's shape without its last dim ({1} for a 1-d out: never empty)
+  std::int64_t width, x_step;  // the last dim's size; x's stride along it
+  std::int64_t x_offset;       // where x's first row starts
   std::vector<std::int64_t> strides[3];  // per outer dim: x's, cos's and sin's element strides
 
   // Where row r0's x, cos and sin start (r0 unravelled over the outer dims).
@@ -88,20 +88,17 @@ GBX_VMATH void rotate_row(const float* __restrict__ x, const float* __restrict__
 GBX_CLONES void rotary_rows(const RotaryRows& a, std::int64_t r0, std::int64_t r1) {
   std::int64_t index[16] = {0}, at[3];
   a.start(r0, index, at);
-  const std::int64_t h = a.width / 2, st = a.x_step, last = a.outer.empty() ? 1 : a.outer.back();
-  const std::size_t k = a.outer.empty() ? 0 : a.outer.size() - 1;
-  const std::int64_t step[3] = {a.outer.empty() ? 0 : a.strides[0][k],
-                                a.outer.empty() ? 0 : a.strides[1][k],
-                                a.outer.empty() ? 0 : a.strides[2][k]};
+  const std::int64_t h = a.width / 2, st = a.x_step, last = a.outer.back();
+  const std::size_t k = a.outer.size() - 1;
+  const std::int64_t step[3] = {a.strides[0][k], a.strides[1][k], a.strides[2][k]};
   for (std::int64_t r = r0; r < r1;) {
-    const std::int64_t i0 = a.outer.empty() ? 0 : index[k];
-    const std::int64_t run = std::min(r1 - r, last - i0);  // rows left along the innermost dim
+    const std::int64_t run = std::min(r1 - r, last - index[k]);  // rows left along that dim
     for (std::int64_t i = 0; i < run; ++i) {
       rotate_row(a.x + at[0] + i * step[0], a.cos + at[1] + i * step[1],
                  a.sin + at[2] + i * step[2], a.out + (r + i) * a.width, h, st);
     }
     r += run;
-    if (a.outer.empty() || r == r1) break;
+    if (r == r1) break;
     index[k] += run - 1;  // to the run's last row, then one step on (with its carry)
     for (int t = 0; t < 3; ++t) at[t] += step[t] * (run - 1);
     a.advance(index, at);
@@ -117,16 +114,16 @@ void run_rotary(const KernelContext& c) {
                   c.in(1).f32(),
                   c.in(2).f32(),
                   out.f32(),
-                  Shape(shape.begin(), shape.end() - 1),
+                  shape.size() > 1 ? Shape(shape.begin(), shape.end() - 1) : Shape{1},
                   shape.back(),
                   args.strides.back(),
                   args.offset,
                   {}};
-  rows.strides[0].assign(args.strides.begin(), args.strides.end() - 1);
-  for (int t = 1; t < 3; ++t) {
-    std::vector<std::int64_t> full;
-    broadcast_strides(c.in(t).shape(), shape, full);  // verified at load
-    rows.strides[t].assign(full.begin(), full.end() - 1);
+  std::vector<std::int64_t> full[3] = {args.strides, {}, {}};
+  for (int t = 1; t < 3; ++t) broadcast_strides(c.in(t).shape(), shape, full[t]);  // verified
+  for (int t = 0; t < 3; ++t) {
+    rows.strides[t].assign(full[t].begin(), full[t].end() - 1);
+    if (rows.strides[t].empty()) rows.strides[t].push_back(0);  // the 1-d out's outer dim
   }
   const std::int64_t count = out.numel() / rows.width;
   run_team(out.numel() >= kParallelElements ? max_team() : 1, [&](int part, int parts) {
