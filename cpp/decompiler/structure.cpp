@@ -7,6 +7,7 @@
 // compiled again at the bottom, jumping back), or a backward jump (`while True`).
 #include <algorithm>
 #include <functional>
+#include <optional>
 
 #include "decompiler/decoder.hpp"
 
@@ -2026,7 +2027,10 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
     auto marker = make_stmt(StmtKind::Pass);
     spill_pending(*marker, true);
   }
-  const LoopContext* loop = loops_.empty() ? nullptr : &loops_.back();
+  // A copy, not a pointer into loops_: decoding a branch may open a nested loop, and the
+  // push_back that does so may move every element (a use after free under fuzzing).
+  const std::optional<LoopContext> loop =
+      loops_.empty() ? std::nullopt : std::optional<LoopContext>(loops_.back());
   auto make_if_test = [&](ExprPtr condition, Body then_body, Body else_body) {
     emit(make_stmt(StmtKind::If, {std::move(condition)},
                    {std::move(then_body), std::move(else_body)}));
