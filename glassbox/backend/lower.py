@@ -29,7 +29,7 @@ from glassbox.backend.kernel_args import (
     ReduceArgs,
     StridedArgs,
 )
-from glassbox.backend.ops import GROUPED_ATTENTION, ROTARY
+from glassbox.backend.ops import GROUPED_ATTENTION, GROUPED_SDPA, ROTARY
 from glassbox.backend.program import (
     ALIAS,
     BOOL,
@@ -715,6 +715,18 @@ def _sdpa(lw, node, q, k, v, attn_mask=None, dropout_p=0.0, is_causal=False, sca
             lw, m.shape, lambda e, x: e.op("WHERE", x, e.const(0.0), e.const(-inf)), m
         )
     return emit_attention(lw, meta_val(node), q, k, v, is_causal, attn_mask, scale)
+
+
+def grouped_sdpa_check(node):
+    (q, k, v, mask, dropout_p, is_causal, scale), _ = _traced_call(node)
+    if not sdpa_is_native(q, k, v, mask, dropout_p, is_causal, scale, enable_gqa=True):
+        raise Unsupported("attention: dtype, dropout, mask or head layout")
+
+
+@handles(GROUPED_SDPA, check=grouped_sdpa_check)
+def _grouped_sdpa(lw, node, q, k, v, attn_mask, dropout_p, is_causal, scale):
+    """glassbox::grouped_sdpa (patterns.py): torch's attention, k and v with fewer heads."""
+    return _sdpa(lw, node, q, k, v, attn_mask, dropout_p, is_causal, scale, True)
 
 
 # Views ------------------------------------------------------------------------------------------

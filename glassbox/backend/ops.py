@@ -11,6 +11,8 @@ gave; the runtime computes the same formula in one kernel.
         of q [B, H, L, E] against k and v [B, Hk, S, E] whose every head serves H / Hk query
         heads in turn: what attention over ``repeat_kv``'s copies (grouped-query attention)
         computes, without the copies.
+    glassbox::grouped_sdpa(q, k, v, mask, dropout_p, is_causal, scale): the same over torch's
+        scaled_dot_product_attention, as torch.export's graphs keep it (its mask may be boolean).
 """
 
 from __future__ import annotations
@@ -31,12 +33,24 @@ def _rotary_fake(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch
     return x.new_empty(shape, dtype=torch.promote_types(x.dtype, cos.dtype))
 
 
-def _grouped_attention(query, key, value, attn_mask, dropout_p, is_causal, scale):
+def _repeated(query, key, value):
+    """k and v with each head repeated for its group of query heads (``repeat_kv``'s copies)."""
     repeats = query.shape[1] // key.shape[1]
-    key, value = (t.repeat_interleave(repeats, dim=1) for t in (key, value))
+    return (t.repeat_interleave(repeats, dim=1) for t in (key, value))
+
+
+def _grouped_attention(query, key, value, attn_mask, dropout_p, is_causal, scale):
+    key, value = _repeated(query, key, value)
     return torch.ops.aten._scaled_dot_product_flash_attention_for_cpu(
         query, key, value, dropout_p, is_causal, attn_mask=attn_mask, scale=scale
     )[0]
+
+
+def _grouped_sdpa(query, key, value, attn_mask, dropout_p, is_causal, scale):
+    key, value = _repeated(query, key, value)
+    return torch.ops.aten.scaled_dot_product_attention(
+        query, key, value, attn_mask, dropout_p, is_causal, scale=scale
+    )
 
 
 @torch.library.custom_op("glassbox::grouped_attention", mutates_args=())
@@ -54,5 +68,22 @@ def grouped_attention(
 
 grouped_attention.register_fake(_grouped_attention)
 
+
+@torch.library.custom_op("glassbox::grouped_sdpa", mutates_args=())
+def grouped_sdpa(
+    query: torch.Tensor,
+    key: torch.Tensor,
+    value: torch.Tensor,
+    attn_mask: torch.Tensor | None,
+    dropout_p: float,
+    is_causal: bool,
+    scale: float | None,
+) -> torch.Tensor:
+    return _grouped_sdpa(query, key, value, attn_mask, dropout_p, is_causal, scale)
+
+
+grouped_sdpa.register_fake(_grouped_sdpa)
+
 ROTARY = torch.ops.glassbox.rotary.default
 GROUPED_ATTENTION = torch.ops.glassbox.grouped_attention.default
+GROUPED_SDPA = torch.ops.glassbox.grouped_sdpa.default

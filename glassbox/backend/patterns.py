@@ -11,7 +11,8 @@ a chain of elementwise passes.
     grouped attention: CPU flash attention whose keys and values are ``repeat_kv``'s copies,
                reshape(expand(x[:, :, None], [B, Hk, n, S, E]), [B, Hk * n, S, E]), becomes
                glassbox::grouped_attention over x itself (the kernel reads each key head for
-               its n query heads).
+               its n query heads); scaled_dot_product_attention over them (torch.export's
+               graphs) becomes glassbox::grouped_sdpa.
 
 A match needs float32 values, the exact structure (the product of 0.5, x and the sum in any order
 and grouping) and the constants to float32 precision; every node it replaces other than the last
@@ -28,7 +29,7 @@ from typing import NamedTuple
 import torch
 from torch.fx import Graph, Node
 
-from glassbox.backend.ops import GROUPED_ATTENTION, ROTARY
+from glassbox.backend.ops import GROUPED_ATTENTION, GROUPED_SDPA, ROTARY
 
 aten = torch.ops.aten
 _MUL, _ADD = aten.mul.Tensor, aten.add.Tensor
@@ -272,6 +273,7 @@ def _rotary_at(cat: Node) -> Match | None:
 
 _RESHAPES = (aten.view.default, aten._unsafe_view.default, aten.reshape.default)
 _FLASH = aten._scaled_dot_product_flash_attention_for_cpu.default
+_SDPA = aten.scaled_dot_product_attention.default
 
 
 def _repeated_heads(node, inner: set) -> tuple[Node, object] | None:
@@ -302,6 +304,29 @@ def _repeated_heads(node, inner: set) -> tuple[Node, object] | None:
     return x, n
 
 
+def _bound(node: Node) -> dict:
+    """A call's arguments by name, defaults filled in (from the op's schema)."""
+    bound = {}
+    for i, argument in enumerate(node.target._schema.arguments):
+        if i < len(node.args):
+            bound[argument.name] = node.args[i]
+        elif argument.name in node.kwargs:
+            bound[argument.name] = node.kwargs[argument.name]
+        else:
+            bound[argument.name] = argument.default_value if argument.has_default_value() else None
+    return bound
+
+
+def _grouped_arguments(call: dict, inner: set) -> tuple | None:
+    """(q, k, v, mask, dropout_p, is_causal, scale) of an attention call whose k and v are
+    repeat_kv's copies, with k and v the unrepeated tensors."""
+    keys, values = _repeated_heads(call["key"], inner), _repeated_heads(call["value"], inner)
+    if keys is None or values is None or not _same_sizes(keys[1:], values[1:]):
+        return None
+    names = ("attn_mask", "dropout_p", "is_causal", "scale")
+    return (call["query"], keys[0], values[0], *(call[n] for n in names))
+
+
 def _grouped_attention_at(flash: Node) -> Match | None:
     """Flash attention over repeat_kv's copies of k and v, read for its output alone."""
     inner = {flash}
@@ -310,15 +335,19 @@ def _grouped_attention_at(flash: Node) -> Match | None:
     used = [u for u in flash.users if _readers(u)]
     if len(used) != 1 or used[0].args[1] != 0:
         return None
-    q, k, v, *rest = flash.args
-    keys, values = _repeated_heads(k, inner), _repeated_heads(v, inner)
-    if keys is None or values is None or not _same_sizes(keys[1:], values[1:]):
+    args = _grouped_arguments(_bound(flash), inner)
+    if args is None:
         return None
     inner.update(flash.users)
-    dropout_p, is_causal = (*rest, *(0.0, False)[len(rest) :])[:2]
-    mask, scale = flash.kwargs.get("attn_mask"), flash.kwargs.get("scale")
-    args = (q, keys[0], values[0], mask, dropout_p, is_causal, scale)
-    return Match(used[0], inner, (q, keys[0], values[0]), GROUPED_ATTENTION, args, {})
+    return Match(used[0], inner, args[:3], GROUPED_ATTENTION, args, {})
+
+
+def _grouped_sdpa_at(sdpa: Node) -> Match | None:
+    """scaled_dot_product_attention over repeat_kv's copies of k and v."""
+    inner = {sdpa}
+    call = _bound(sdpa)
+    args = None if call["enable_gqa"] else _grouped_arguments(call, inner)
+    return None if args is None else Match(sdpa, inner, args[:3], GROUPED_SDPA, args, {})
 
 
 def _read_only_inside(nodes: set, root: Node) -> bool:
@@ -348,6 +377,7 @@ _FORMULAS = (
     (aten.rsqrt.default, _rms_norm_at),
     (aten.cat.default, _rotary_at),
     (_FLASH, _grouped_attention_at),
+    (_SDPA, _grouped_sdpa_at),
 )
 
 

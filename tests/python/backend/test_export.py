@@ -3,6 +3,7 @@ truncated artifacts and wrong input count, shape or dtype all give clear errors.
 
 from __future__ import annotations
 
+import math
 import subprocess
 from pathlib import Path
 
@@ -282,6 +283,9 @@ def test_export_writes_formulas_as_one_step_each(tmp_path, emitted):
     glassbox.export(model, (ids,), tmp_path / "llama.gbx")
     ops = [i.op for i in emitted]
     assert ops.count("rms_norm") == 3 and ops.count("rotary") == 2
+    # grouped-query attention reads its 2 key and value heads, not repeat_kv's copies of them
+    (attention,) = [i for i in emitted if i.op == "attention"]
+    assert [math.prod(s.shape) for s in attention.inputs[1:3]] == [2 * 6 * 8] * 2
     got = glassbox.load(tmp_path / "llama.gbx")(ids)
     got = got[0] if isinstance(got, (list, tuple)) else got
     assert_close(got, model(ids).last_hidden_state.detach(), atol=1e-5)

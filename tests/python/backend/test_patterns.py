@@ -264,3 +264,41 @@ def test_repeated_keys_read_elsewhere_are_left_alone():
     assert count == 0
     for got, want in zip(gm(*args), grouped_attention_keys_returned(*args), strict=True):
         assert_close(got, want, atol=0, rtol=0)
+
+
+class GroupedSdpa(torch.nn.Module):  # attention as torch.export keeps it: SDPA, not flash
+    def forward(self, q, k, v, mask):
+        k, v = repeat_kv(k, 2), repeat_kv(v, 2)
+        return torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+
+
+@pytest.mark.parametrize("boolean_mask", [False, True])
+def test_exported_attention_over_repeated_keys_reads_the_keys_once(boolean_mask):
+    from glassbox.backend import _inference_decompositions
+    from glassbox.backend.ops import GROUPED_SDPA
+
+    q, k, v, mask = _attention_inputs()
+    mask = mask > 0 if boolean_mask else mask
+    model = GroupedSdpa()
+    with torch.no_grad():
+        ep = torch.export.export(model, (q, k, v, mask))
+        gm = ep.run_decompositions(_inference_decompositions()).module()
+    assert rewrite_known_formulas(gm.graph) == 1
+    gm.recompile()
+    grouped = [n for n in gm.graph.nodes if n.target is GROUPED_SDPA]
+    assert len(grouped) == 1
+    assert [tuple(a.meta["val"].shape) for a in grouped[0].args[1:3]] == [(2, 2, 6, 8)] * 2
+    assert_close(gm(q, k, v, mask), model(q, k, v, mask), atol=0, rtol=0)
+
+
+def test_grouped_attention_that_already_names_its_groups_is_left_alone():
+    from glassbox.backend import _inference_decompositions
+
+    class Gqa(torch.nn.Module):
+        def forward(self, q, k, v):
+            return torch.nn.functional.scaled_dot_product_attention(q, k, v, enable_gqa=True)
+
+    q, k, v, _ = _attention_inputs()
+    with torch.no_grad():
+        gm = torch.export.export(Gqa(), (q, k, v)).run_decompositions(_inference_decompositions())
+    assert rewrite_known_formulas(gm.module().graph) == 0
