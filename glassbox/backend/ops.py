@@ -53,36 +53,27 @@ def _grouped_sdpa(query, key, value, attn_mask, dropout_p, is_causal, scale):
     )
 
 
-@torch.library.custom_op("glassbox::grouped_attention", mutates_args=())
-def grouped_attention(
-    query: torch.Tensor,
-    key: torch.Tensor,
-    value: torch.Tensor,
-    attn_mask: torch.Tensor | None,
-    dropout_p: float,
-    is_causal: bool,
-    scale: float | None,
-) -> torch.Tensor:
-    return _grouped_attention(query, key, value, attn_mask, dropout_p, is_causal, scale)
+def _attention_op(name: str, body):
+    """A custom op glassbox::``name`` taking attention's arguments, computed by ``body``."""
+
+    def attend(
+        query: torch.Tensor,
+        key: torch.Tensor,
+        value: torch.Tensor,
+        attn_mask: torch.Tensor | None,
+        dropout_p: float,
+        is_causal: bool,
+        scale: float | None,
+    ) -> torch.Tensor:
+        return body(query, key, value, attn_mask, dropout_p, is_causal, scale)
+
+    op = torch.library.custom_op(f"glassbox::{name}", attend, mutates_args=())
+    op.register_fake(body)
+    return op
 
 
-grouped_attention.register_fake(_grouped_attention)
-
-
-@torch.library.custom_op("glassbox::grouped_sdpa", mutates_args=())
-def grouped_sdpa(
-    query: torch.Tensor,
-    key: torch.Tensor,
-    value: torch.Tensor,
-    attn_mask: torch.Tensor | None,
-    dropout_p: float,
-    is_causal: bool,
-    scale: float | None,
-) -> torch.Tensor:
-    return _grouped_sdpa(query, key, value, attn_mask, dropout_p, is_causal, scale)
-
-
-grouped_sdpa.register_fake(_grouped_sdpa)
+grouped_attention = _attention_op("grouped_attention", _grouped_attention)
+grouped_sdpa = _attention_op("grouped_sdpa", _grouped_sdpa)
 
 ROTARY = torch.ops.glassbox.rotary.default
 GROUPED_ATTENTION = torch.ops.glassbox.grouped_attention.default
