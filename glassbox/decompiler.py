@@ -485,7 +485,7 @@ def _function_source(function: types.FunctionType) -> tuple[str, list[Fallback]]
     found = _core.decompile_function(function)
     if found is not None:
         source, fallbacks, final = found
-        if final:  # what _with_bare_signature returns for it, checked in C++
+        if final:  # what _with_signature returns for it, made in C++
             return source, []
     code = function.__code__
     if found is None:
