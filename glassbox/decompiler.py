@@ -379,12 +379,7 @@ def _with_bare_signature(source: str, code: types.CodeType) -> str:
     return candidate
 
 
-def _unwrapped_function(obj: Any) -> types.FunctionType | None:
-    """``obj`` where it is a plain function that :func:`decompile_detailed` takes as it is
-    (``inspect.unwrap`` and the ``__func__`` lookup leave it alone), else None."""
-    if type(obj) is not types.FunctionType or hasattr(obj, "__wrapped__"):
-        return None
-    return None if hasattr(obj, "__func__") else obj
+_FunctionType = types.FunctionType
 
 
 def decompile_detailed(obj: Any, *, readable: bool = False) -> Decompiled:
@@ -468,24 +463,36 @@ def decompile(obj: Any, *, readable: bool = False) -> str:
     statements (``t = x`` then ``t.y``). The source does the same operations in the same order,
     but does not recompile to the same bytecode.
     """
-    if readable or _unwrapped_function(obj) is None:
+    # A plain function that decompile_detailed takes as it is (inspect.unwrap and the __func__
+    # lookup leave it alone), checked inline: this is the common call, and each Python call on
+    # its way costs.
+    if (
+        not readable
+        and type(obj) is _FunctionType
+        and not hasattr(obj, "__wrapped__")
+        and not hasattr(obj, "__func__")
+    ):
+        found = _core.decompile_function(obj)
+        if found is not None and found[2]:  # final: no fallbacks, the signature made in C++
+            return found[0]
+        source, fallbacks = _function_source(obj, found)
+    else:
         result = decompile_detailed(obj, readable=readable)
         source, fallbacks = result.source, result.fallbacks
-    else:
-        source, fallbacks = _function_source(obj)
     if fallbacks:
         warnings.warn(DecompileWarning(fallbacks), stacklevel=2)
     return source
 
 
-def _function_source(function: types.FunctionType) -> tuple[str, list[Fallback]]:
+def _function_source(
+    function: types.FunctionType, found: tuple[str, list[Any], bool] | None
+) -> tuple[str, list[Fallback]]:
     """``decompile_detailed(function)``'s source and fallbacks, without building its result
     where the code is read from its fields or marshals (the common case: every constant is a
-    plain builtin value)."""
-    found = _core.decompile_function(function)
+    plain builtin value). ``found`` is ``_core.decompile_function(function)``."""
     if found is not None:
         source, fallbacks, final = found
-        if final:  # what _with_bare_signature returns for it, checked in C++
+        if final:  # what _with_signature returns for it, made in C++
             return source, []
     code = function.__code__
     if found is None:

@@ -15,8 +15,8 @@
 #include <utility>
 #include <vector>
 
-#include "bindings/bare_header.hpp"
 #include "bindings/live_code.hpp"
+#include "bindings/signature.hpp"
 #include "bytecode/disassembler.hpp"
 #include "bytecode/marshal.hpp"
 #include "decompiler/decompiler.hpp"
@@ -83,8 +83,8 @@ nb::object decompile_code(nb::handle code, bool readable) {
 }
 
 // decompile_code(function.__code__) for a function object, with a third item: whether the source
-// is final as it is (no fallbacks, and the header glassbox.decompiler._with_bare_signature would
-// keep: see bare_header_as_written). None where read_live_code declines.
+// is final (no fallbacks, and glassbox.decompiler's signature step made here: the source is then
+// what that step returns, see write_final_signature). None where read_live_code declines.
 nb::object decompile_function(nb::handle function) {
   if (!PyFunction_Check(function.ptr())) return nb::none();
   PyObject* code = PyFunction_GET_CODE(function.ptr());
@@ -93,7 +93,7 @@ nb::object decompile_function(nb::handle function) {
   dc::DecompileResult result = (model->flags & kCoNewLocals) != 0 ? dc::decompile_function(*model)
                                                                   : dc::decompile_module(*model);
   const bool final = result.fallbacks.empty() &&
-                     glassbox::bindings::bare_header_as_written(function.ptr(), result.source);
+                     glassbox::bindings::write_final_signature(function.ptr(), result.source);
   auto [source, fallbacks] = to_pair(std::move(result));
   return nb::make_tuple(source, fallbacks, final);
 }
@@ -171,8 +171,9 @@ NB_MODULE(_core, m) {
         "interpreter, read from its fields; None where that reader declines (then marshal).");
   m.def("decompile_function", &decompile_function, nb::arg("function"),
         "decompile_code(function.__code__) for a function object, as (source, fallbacks, final): "
-        "final where the source needs no signature work (no fallbacks; no defaults, annotations "
-        "or special parameters; the header as written). None where that reader declines.");
+        "final where the source is what decompile(function) returns (no fallbacks; the header "
+        "with the function's literal defaults, no annotations). None where that reader "
+        "declines.");
   m.def("decompile_pyc", &decompile_pyc, nb::arg("data"), nb::arg("minor") = nb::none(),
         "Source of a whole .pyc file's module; the version comes from its magic number. "
         "Returns (source, [(code_name, first_line, reason), ...fallbacks]).");

@@ -1,7 +1,11 @@
 #include "decompiler/ast.hpp"
 
+#include <array>
+#include <cstddef>
 #include <memory_resource>
+#include <new>
 #include <utility>
+#include <vector>
 
 namespace glassbox::decompiler {
 
@@ -33,9 +37,71 @@ class CountedResource : public std::pmr::memory_resource {
   }
 };
 
+// Nodes come in two sizes (an Expr's and a Stmt's, each with its shared_ptr control block): a
+// free list per size, refilled from chunks bumped through, makes and frees one in a few
+// instructions. (std::pmr::unsynchronized_pool_resource spent about 8% of a decompilation's
+// instructions finding the chunk a node came from.) Larger requests go to `upstream` directly.
+class FreeLists : public std::pmr::memory_resource {
+ public:
+  explicit FreeLists(std::pmr::memory_resource* upstream) : upstream_(upstream) {}
+  FreeLists(const FreeLists&) = delete;
+  FreeLists& operator=(const FreeLists&) = delete;
+  ~FreeLists() override { release(); }
+
+  // Gives every chunk back; no block handed out may be in use.
+  void release() {
+    for (void* chunk : chunks_) upstream_->deallocate(chunk, kChunkBytes, kAlign);
+    chunks_.clear();
+    free_.fill(nullptr);
+    next_ = end_ = nullptr;
+  }
+
+ private:
+  static constexpr size_t kAlign = alignof(std::max_align_t);
+  static constexpr size_t kMaxBlock = 512;
+  static constexpr size_t kChunkBytes = size_t{64} << 10;
+  struct FreeBlock {
+    FreeBlock* next;
+  };
+
+  std::pmr::memory_resource* upstream_;
+  std::vector<void*> chunks_;
+  std::array<FreeBlock*, kMaxBlock / kAlign + 1> free_{};
+  char* next_ = nullptr;  // the unused rest of the newest chunk
+  char* end_ = nullptr;
+
+  static size_t size_class(size_t bytes) { return (bytes + kAlign - 1) / kAlign; }
+
+  void* do_allocate(size_t bytes, size_t alignment) override {
+    if (bytes > kMaxBlock || alignment > kAlign) return upstream_->allocate(bytes, alignment);
+    const size_t k = size_class(bytes);
+    if (FreeBlock* block = free_[k]) {
+      free_[k] = block->next;
+      return block;
+    }
+    const size_t size = k * kAlign;
+    if (static_cast<size_t>(end_ - next_) < size) {
+      chunks_.push_back(upstream_->allocate(kChunkBytes, kAlign));
+      next_ = static_cast<char*>(chunks_.back());
+      end_ = next_ + kChunkBytes;
+    }
+    void* block = next_;
+    next_ += size;
+    return block;
+  }
+  void do_deallocate(void* p, size_t bytes, size_t alignment) override {
+    if (bytes > kMaxBlock || alignment > kAlign) return upstream_->deallocate(p, bytes, alignment);
+    const size_t k = size_class(bytes);
+    free_[k] = new (p) FreeBlock{free_[k]};
+  }
+  bool do_is_equal(const std::pmr::memory_resource& other) const noexcept override {
+    return this == &other;
+  }
+};
+
 struct ThreadPool {
   CountedResource upstream;
-  std::pmr::unsynchronized_pool_resource nodes{&upstream};
+  FreeLists nodes{&upstream};
   int users = 0;
 };
 

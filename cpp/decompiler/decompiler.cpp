@@ -314,24 +314,39 @@ std::string function_parameters_without_defaults(const bytecode::CodeObject& cod
   int kwonly = code.kwonlyargcount;
   bool varargs = code.flags & 0x04;
   bool varkeywords = code.flags & 0x08;
-  std::vector<std::string> parts;
-  auto name_at = [&](int k) {
-    return static_cast<size_t>(k) < names.size() ? names[static_cast<size_t>(k)]
-                                                 : "_" + std::to_string(k);
+  // The parts joined by ", ", appended in place (one string, no part of its own).
+  std::string out;
+  bool first = true;
+  auto separate = [&] {
+    if (!first) out += ", ";
+    first = false;
+  };
+  auto add_name = [&](const char* prefix, int k) {
+    separate();
+    out += prefix;
+    if (static_cast<size_t>(k) < names.size()) {
+      out += names[static_cast<size_t>(k)];
+    } else {
+      out += '_';
+      out += std::to_string(k);
+    }
   };
   for (int k = 0; k < positional; ++k) {
-    parts.push_back(name_at(k));
-    if (k + 1 == code.posonlyargcount) parts.push_back("/");
+    add_name("", k);
+    if (k + 1 == code.posonlyargcount) {
+      separate();
+      out += '/';
+    }
   }
   int next = positional + kwonly;
-  if (varargs)
-    parts.push_back("*" + name_at(next++));
-  else if (kwonly > 0)
-    parts.push_back("*");
-  for (int k = 0; k < kwonly; ++k) parts.push_back(name_at(positional + k));
-  if (varkeywords) parts.push_back("**" + name_at(next));
-  std::string out;
-  for (size_t k = 0; k < parts.size(); ++k) out += (k ? ", " : "") + parts[k];
+  if (varargs) {
+    add_name("*", next++);
+  } else if (kwonly > 0) {
+    separate();
+    out += '*';
+  }
+  for (int k = 0; k < kwonly; ++k) add_name("", positional + k);
+  if (varkeywords) add_name("**", next);
   return out;
 }
 

@@ -93,16 +93,23 @@ def _functions(source: str) -> dict[str, types.FunctionType]:
     return {k: v for k, v in namespace.items() if isinstance(v, types.FunctionType)}
 
 
-def test_decompile_function_final_only_where_the_signature_is_as_written() -> None:
-    """``_core.decompile_function``'s third item says the source needs no signature work: then
-    it is what ``decompile_code`` gives and what ``_with_signature`` keeps as it is."""
+def test_decompile_function_final_only_where_the_signature_step_agrees() -> None:
+    """``_core.decompile_function``'s third item says the source is final: then it is what
+    ``_with_signature`` makes of ``decompile_code``'s source (the header with the literal
+    defaults, or the decompiler's own), and nothing is final that it would compile to decide."""
     functions = _functions(
         "def plain(a, b):\n    return a + b\n"
-        "def defaults(a, b=1):\n    return a\n"
+        "def defaults(a, b=1, c=(2, 'x', [None, -0.5]), *d, e=b'q', f, **g):\n    return a\n"
+        "def positional_only(a, b=True, /, c=None):\n    return b\n"
         "def keyword_only(a, *, b):\n    return b\n"
         "def star(*args, **kwargs):\n    return args\n"
+        "async def coroutine(a, b=2):\n    return a\n"
         "def annotated(a: int):\n    return a\n"
-        "def outer(x):\n    def inner():\n        return x\n    return inner\n"
+        "def object_default(a=object()):\n    return a\n"
+        "def set_default(a={1}):\n    return a\n"
+        "def infinite(a=float('inf')):\n    return a\n"
+        "def huge(a=10**5000):\n    return a\n"
+        "def outer(x):\n    def inner(y=3):\n        return x + y\n    return inner\n"
         "def caf\u00e9(a):\n    return a\n"
     )
     functions["inner"] = functions["outer"](1)
@@ -118,12 +125,21 @@ def test_decompile_function_final_only_where_the_signature_is_as_written() -> No
             continue
         assert found is not None, name
         source, fallbacks, final = found
-        assert (source, fallbacks) == _core.decompile_code(function.__code__), name
-        if final:
-            finals.add(name)
-            assert not fallbacks
-            assert glassbox.decompiler._with_signature(source, function) == source, name
+        decompiled, decompiled_fallbacks = _core.decompile_code(function.__code__)
+        assert fallbacks == decompiled_fallbacks, name
+        if not final:
+            assert source == decompiled, name
+            continue
+        finals.add(name)
+        assert not fallbacks
+        assert glassbox.decompiler._with_signature(decompiled, function) == source, name
     if LIVE:
-        assert "plain" in finals and "inspect.ismodule" in finals
-        assert not finals & {"defaults", "keyword_only", "star", "annotated", "inner", "caf\u00e9"}
+        written = {"plain", "defaults", "positional_only", "keyword_only", "star", "coroutine"}
+        assert written | {"inner", "inspect.ismodule"} <= finals
+        assert not finals & {"annotated", "object_default", "set_default", "infinite", "huge"}
+        assert "caf\u00e9" not in finals
+        assert (
+            "def defaults(a, b=1, c=(2, 'x', [None, -0.5]), *d, e=b'q', f, **g):"
+            in (_core.decompile_function(functions["defaults"])[0])
+        )
     assert _core.decompile_function(len) is None
