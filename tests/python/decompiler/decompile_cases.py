@@ -355,6 +355,22 @@ CASES: list[Case] = [
         (-1, 2),
         (0, 2),
     ),
+    # 3.13: the return after a with statement is copied to the end of the body's normal path
+    # (LOAD_FAST_LOAD_FAST) and of the suppressed path (LOAD_FAST; LOAD_FAST_CHECK: `other` may
+    # be unbound there): the two copies are the same code.
+    _case(
+        "with_then_return_of_two_locals",
+        """
+        def f(a, b, fail):
+            with CM("w", suppress=True):
+                other = rec("o", a)
+                if fail:
+                    raise ValueError(a)
+            return (b, other)
+        """,
+        (1, 2, False),
+        (3, 4, True),
+    ),
     _case(
         "and_then_or_value",
         """
