@@ -892,6 +892,10 @@ int CodeDecoder::execute_special(int i) {
     return k;
   }
   pop();
+  // In a conditional expression's then-part, `a or b` jumps to the end of the whole conditional
+  // expression: flowgraph.c's jump threading retargets its jump to the then-part's closing
+  // JUMP_FORWARD (`(a or b) if c else d`). Read it as the jump to that JUMP it was.
+  if (target == if_expression_join_.first) target = if_expression_join_.second;
   ExprPtr right = evaluate(i + 1, target);
   const char* word = op.arg == 0 ? "and" : "or";
   std::vector<ExprPtr> values;

@@ -1767,6 +1767,8 @@ std::vector<CodeDecoder::ConditionItem> CodeDecoder::collect_conditions(int j, i
     int start = k;
     size_t depth = stack_.size();
     bool ok = true;
+    // (Restored, not decremented: an evaluate that threw inside leaves its own increment.)
+    Restore<int> only(expression_only_);
     ++expression_only_;
     try {
       while (k < end &&
@@ -1787,7 +1789,7 @@ std::vector<CodeDecoder::ConditionItem> CodeDecoder::collect_conditions(int j, i
     } catch (const DecodeFailure&) {
       ok = false;
     }
-    --expression_only_;
+    expression_only_ = only.saved;
     // (A chained comparison's first link keeps a copy of its middle operand below it.)
     bool chain_link = stack_.size() == depth + 2 && top()->kind == ExprKind::Compare &&
                       top()->args.size() == 2 && top(2) == top()->args.back();
@@ -1917,7 +1919,12 @@ bool CodeDecoder::decode_if_expression(int j, int true_start, int false_start, E
   try {
     // (Most failures are a statement in a branch: evaluate says so without throwing.)
     bool refused = false;
-    ExprPtr yes = evaluate(true_start, false_start - 1, &refused);
+    ExprPtr yes;
+    {
+      Restore<std::pair<int, int>> restore(if_expression_join_);
+      if_expression_join_ = {jump.target, false_start - 1};
+      yes = evaluate(true_start, false_start - 1, &refused);
+    }
     if (refused) return fail();
     ExprPtr no = evaluate(false_start, jump.target, &refused);
     if (refused) return fail();
@@ -1966,7 +1973,7 @@ int CodeDecoder::decode_copied_tail_if_expression(int true_start, int false_star
   const auto& ops = lifted_.ops;
   auto terminal = [&](int k) {
     Op op = ops[static_cast<size_t>(k)].op;
-    return op == Op::ReturnValue || op == Op::RaiseVarargs;
+    return op == Op::ReturnValue || op == Op::ReturnConst || op == Op::RaiseVarargs;
   };
   if (code_.minor == 11 || false_start - true_start < 2 || !terminal(false_start - 1)) return -1;
   int false_end = false_start;

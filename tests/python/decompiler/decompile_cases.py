@@ -355,6 +355,39 @@ CASES: list[Case] = [
         (-1, 2),
         (0, 2),
     ),
+    # 3.12+: the and/or value that is a conditional expression's then-part jumps straight to the
+    # end of the whole conditional expression (its jump to the closing JUMP_FORWARD threaded).
+    _case(
+        "conditional_expression_then_part_or",
+        """
+        def f(m, a, b):
+            x = rec("g", m) or rec("e", a) if rec("m", m) else b
+            y = (rec("a", a) and rec("b", b) or m) if a is not None else (m or b)
+            return x, y, [m or a if b else a]
+        """,
+        (0, 1, 2),
+        (3, 0, 0),
+        (0, 0, None),
+        (5, None, 1),
+        ("", "", ""),
+    ),
+    # 3.12+: a conditional expression as the last argument of a call that ends the function:
+    # the call's tail up to its `return None` (RETURN_CONST) is copied into both branches.
+    _case(
+        "conditional_expression_argument_before_return_none",
+        """
+        def f(a, b):
+            if a is None:
+                rec("none", b).count(b if b else a)
+                return
+            rec("call", a, rec("a", a) if rec("t", b) else None)
+        """,
+        (1, 0),
+        (0, 1),
+        (2, 2),
+        (None, [1]),
+        (None, []),
+    ),
     # 3.13: the return after a with statement is copied to the end of the body's normal path
     # (LOAD_FAST_LOAD_FAST) and of the suppressed path (LOAD_FAST; LOAD_FAST_CHECK: `other` may
     # be unbound there): the two copies are the same code.
