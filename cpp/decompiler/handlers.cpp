@@ -1645,13 +1645,16 @@ int CodeDecoder::decode_with(int i, int end, int exit) {
       mark_consumed(reraise_target, reraise_target + 4 + length);
       // Or the body's normal path, done with its exit call, holds a copy of its own (its jump
       // there inlined), with the original's lines; the original is reached by other jumps.
-      int copy = normal_end - 2 * length;
+      // (Where the original is past the statement's region, the join of an if whose
+      // then-branch the statement ends, after the other branches, that copy ends the region.)
+      int copy = normal_end - length > end ? end - length : normal_end - 2 * length;
       bool copied = copy - 5 > i && is_exit_call(ops, copy - 5) &&
                     same_operations(ops, copy, normal_end - length, length);
       for (int n = 0; n < length && copied; ++n)
         copied = line_at(ops, copy + n) == line_at(ops, normal_end - length + n);
       if (copied) {
         body_end = copy;
+        with_end = copy + length;
         mark_consumed(copy, with_end);
       }
     } else if (length > 0) {

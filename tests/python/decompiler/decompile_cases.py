@@ -404,6 +404,27 @@ CASES: list[Case] = [
         (1, 2, False),
         (3, 4, True),
     ),
+    # 3.12+: a with statement ending an if's then-branch, the code after the if a short return:
+    # the body's normal path ends in a copy of that return (its jump to the if's join inlined),
+    # the original comes after the other branches.
+    _case(
+        "with_ends_then_branch_before_return",
+        """
+        def f(a, b, r, fail):
+            if rec("a", a):
+                with CM("w", suppress=True):
+                    r = [r]
+                    if fail:
+                        raise ValueError(r)
+            elif rec("b", b):
+                r = [r, 1]
+            return r
+        """,
+        (1, 0, 5, False),
+        (1, 0, 5, True),
+        (0, 1, 5, False),
+        (0, 0, 5, False),
+    ),
     _case(
         "and_then_or_value",
         """
