@@ -425,6 +425,35 @@ CASES: list[Case] = [
         (0, 1, 5, False),
         (0, 0, 5, False),
     ),
+    # An and/or value as the function's last statement: the code after it (POP_TOP; return)
+    # stands where its jumps go and, copied, after its last operand.
+    _case(
+        "and_or_statement_ends_function",
+        """
+        def f(a, b):
+            if b is None:
+                rec("a", a) and rec("call", a)
+                return
+            rec("x", a) and rec("y", b)
+        """,
+        (0, None),
+        (1, None),
+        (0, 0),
+        (1, 1),
+    ),
+    _case(
+        "or_chain_statement_ends_function",
+        """
+        def f(a, b):
+            if b is None:
+                return
+            rec("x", a) or rec("y", b) or rec("z", a)
+        """,
+        (0, None),
+        (0, 0),
+        (0, 1),
+        (1, 0),
+    ),
     _case(
         "and_then_or_value",
         """
@@ -5425,6 +5454,12 @@ CASES: list[Case] = [
 FALLBACK = "marked fallback region: "
 WRONG = "decompiles without a fallback to code that behaves differently: "
 _NOT_YET: dict = {
+    "or_chain_statement_ends_function": {
+        10: FALLBACK + "'statement inside an expression' (each jump of the chain has its own copy"
+        " of the code after it)",
+        11: FALLBACK + "'statement inside an expression' (each jump of the chain has its own copy"
+        " of the code after it)",
+    },
     "finally_body_is_try_except": {
         11: FALLBACK + "'stack underflow' (a named clause then a bare one in a finally body)",
     },
