@@ -1272,13 +1272,21 @@ int CodeDecoder::decode_for(int i, int end, int region_exit) {
   while (tail > i && live < exit && consumed_[static_cast<size_t>(live)]) ++live;
   if (ops[static_cast<size_t>(i)].text == "async" && tail > i && exit > live) {
     int back = after;
+    int copy = -1;  // where a copy of the code after the loop stands in for the jump back
     while (back < static_cast<int>(ops.size()) &&
            !(ops[static_cast<size_t>(back)].op == Op::Jump &&
              resolve(ops[static_cast<size_t>(back)].target) == resolve(tail + 1))) {
       if (ops[static_cast<size_t>(back)].op == Op::ReturnValue ||
           ops[static_cast<size_t>(back)].op == Op::ReturnConst ||
-          ops[static_cast<size_t>(back)].op == Op::Reraise)
-        throw DecodeFailure("async for exit without its jump back");
+          ops[static_cast<size_t>(back)].op == Op::Reraise) {
+        // That code, short and ending in a return, copied in place of the jump back
+        // (inline_small_or_no_lineno_blocks): the else ends where the copy starts.
+        int length = copied_tail_length(tail + 1);
+        copy = back + 1 - length;
+        if (length == 0 || copy < after || !same_operations(ops, copy, tail + 1, length))
+          throw DecodeFailure("async for exit without its jump back");
+        break;
+      }
       ++back;
     }
     if (back >= static_cast<int>(ops.size()))
@@ -1297,7 +1305,7 @@ int CodeDecoder::decode_for(int i, int end, int region_exit) {
       }
     }
     out_of_line = true;
-    else_end = back;
+    else_end = copy >= 0 ? copy : back;
     exit = tail + 1;
     loop_exit = tail + 1;
     break_target = loop_exit;

@@ -1917,6 +1917,20 @@ CASES: list[Case] = [
         ([0, 1], 9),
         ([], 0),
     ),
+    # 3.12+: the async for's exit (END_ASYNC_FOR, out of line) runs a copy of the short return
+    # after the loop in place of its jump back to it.
+    _case(
+        "async_for_ends_then_branch_before_return",
+        """
+        async def f(xs, go):
+            if rec("go", go):
+                async for x in AIter(xs):
+                    yield await Ready(rec("x", x))
+        """,
+        ([1, 2], True),
+        ([], True),
+        ([3], False),
+    ),
     _case(
         "raise_from",
         """
