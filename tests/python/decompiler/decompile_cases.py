@@ -1931,6 +1931,23 @@ CASES: list[Case] = [
         ([], True),
         ([3], False),
     ),
+    # `return None` does not compile in an async generator: the bare return does, alike.
+    _case(
+        "async_generator_returns",
+        """
+        async def f(xs, stop):
+            if stop is None:
+                return
+            async for x in AIter(xs):
+                if x == stop:
+                    return
+                yield x
+            rec("end")
+        """,
+        ([1, 2], None),
+        ([1, 2, 3], 2),
+        ([1, 2], 5),
+    ),
     _case(
         "raise_from",
         """
