@@ -1756,6 +1756,16 @@ std::vector<CodeDecoder::ConditionItem> CodeDecoder::collect_conditions(int j, i
   };
   auto complete = [&](size_t count) {
     const ConditionItem& last = items[count - 1];
+    // (No if's then-branch falls into its label through a test whose other way goes past the
+    // label inside the region: that test's if is nested, and the label's code only looks like
+    // where an earlier item goes, two alike short returns: `if a: if c or d: return R`, then
+    // `x = e()`, then `return R`. A longer prefix only: the first test is what is left.)
+    int label = last.target;
+    if (count > 1 && label > last.next && label < end &&
+        ops[static_cast<size_t>(label) - 1].op == Op::JumpIf) {
+      int past = ops[static_cast<size_t>(label) - 1].target;
+      if (past > label && past < end) return false;
+    }
     for (size_t k = 0; k < count; ++k) {
       int t = exit_of(items[k].target, last);
       if (t == last.next || same_target(t, last.target)) continue;

@@ -454,6 +454,23 @@ CASES: list[Case] = [
         (0, 1),
         (1, 0),
     ),
+    # A nested `if c or d: return r` whose return looks like the return after the outer if:
+    # the outer test alone is the outer if's condition.
+    _case(
+        "nested_or_test_returns_like_the_code_after",
+        """
+        def f(a, c, d, r):
+            if rec("a", a):
+                if rec("c", c) or rec("d", d):
+                    return r
+                rec("e")
+            return r
+        """,
+        (0, 0, 0, 1),
+        (1, 1, 0, 2),
+        (1, 0, 1, 3),
+        (1, 0, 0, 4),
+    ),
     _case(
         "and_then_or_value",
         """
