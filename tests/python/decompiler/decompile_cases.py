@@ -471,6 +471,26 @@ CASES: list[Case] = [
         (1, 0, 1, 3),
         (1, 0, 0, 4),
     ),
+    # 3.11+: a finally body ending in an if/else before a short return: each branch of the
+    # normal-path copy ends in a copy of the return (3.12+ copies it whatever its line).
+    _case(
+        "finally_if_else_then_return",
+        """
+        def f(a, prev):
+            try:
+                rec("body", a)
+                value = rec("v", a) if a else False
+            finally:
+                if prev:
+                    rec("prev", prev)
+                else:
+                    rec("none")
+            return value
+        """,
+        (1, 0),
+        (0, 2),
+        (None, None),
+    ),
     _case(
         "and_then_or_value",
         """
