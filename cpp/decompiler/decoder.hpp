@@ -128,6 +128,9 @@ class CodeDecoder {
   size_t statement_depth_ = 0;  // stack depth between statements (an enclosing for loop's iterator)
   int stmt_start_ = 0;          // first operation of the statement being decoded
   int if_expression_end_ = 0;
+  // While a conditional expression's then-part is read: its end (where its closing jump goes)
+  // and that jump. An and/or value inside it jumps straight to the end (jump threading).
+  std::pair<int, int> if_expression_join_{-1, -1};
   int expression_only_ = 0;  // > 0 while evaluating an expression region: statements are errors
   // A trial read of a conditional expression's branch (evaluate's `refused`) runs a store or
   // POP_TOP: the statement that ends it fails the trial by setting statement_refused_ rather than

@@ -224,6 +224,17 @@ void fold_end_returns(Body& body) {
   }
 }
 
+// `return None` is a syntax error in an async generator, where the bare `return` (which compiles
+// alike) is not: every `return None` of the function becomes one.
+void bare_returns(Body& body) {
+  for (StmtPtr& s : body) {
+    if (is_return_none(s)) s = make_stmt(StmtKind::Return);
+    if (s->kind == StmtKind::FunctionDef || s->kind == StmtKind::ClassDef) continue;
+    for (Body& inner : s->bodies) bare_returns(inner);
+    for (ExceptHandler& handler : s->handlers) bare_returns(handler.body);
+  }
+}
+
 bool contains_return(const Body& body) {
   for (const StmtPtr& s : body) {
     if (s->kind == StmtKind::Return) return true;
@@ -1116,6 +1127,7 @@ Body CodeDecoder::finish_body(Body body) const {
     }
     case CodeRole::Function: {
       strip_tail_returns(body, true);
+      if (code_.flags & kFlagAsyncGenerator) bare_returns(body);
       // A generator whose every yield was unreachable (`return` then `yield`): the yield that
       // made it one comes back, after a return.
       if ((code_.flags & (kFlagGenerator | kFlagAsyncGenerator)) && !body_yields(body)) {

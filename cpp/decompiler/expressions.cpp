@@ -892,7 +892,25 @@ int CodeDecoder::execute_special(int i) {
     return k;
   }
   pop();
-  ExprPtr right = evaluate(i + 1, target);
+  // In a conditional expression's then-part, `a or b` jumps to the end of the whole conditional
+  // expression: flowgraph.c's jump threading retargets its jump to the then-part's closing
+  // JUMP_FORWARD (`(a or b) if c else d`). Read it as the jump to that JUMP it was.
+  if (target == if_expression_join_.first) target = if_expression_join_.second;
+  // The code after the value, short and ending in a return (`a and f(a)` ending the function:
+  // POP_TOP; RETURN_CONST None), may stand twice: where the jump goes and, copied, after the
+  // right operand (3.12+ flowgraph.c's duplicate_exits_without_lineno gives the fall-through
+  // its own copy). The right operand ends where that copy starts; decoding goes on at the
+  // original, which runs the same instructions. (Not where another jump lands inside the copy.)
+  int stop = target;
+  if (int length = copied_tail_length(target);
+      length > 0 && target - length > i + 1 &&
+      same_operations(lifted_.ops, target - length, target, length)) {
+    bool landed = false;
+    for (const Operation& o : lifted_.ops)
+      landed |= o.target > target - length && o.target < target;
+    if (!landed) stop = target - length;
+  }
+  ExprPtr right = evaluate(i + 1, stop);
   const char* word = op.arg == 0 ? "and" : "or";
   std::vector<ExprPtr> values;
   for (const ExprPtr& side : {left, right}) {

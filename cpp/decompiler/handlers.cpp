@@ -1317,7 +1317,9 @@ int CodeDecoder::decode_try_finally(int i, int body_end, int handler, int end, i
   // last branch falls into the original): the copy is longer by those. Walked in step with the
   // handler's copy, each of its RERAISEs matching a jump, a copy of that block, or nothing (the
   // last operation, falling through).
-  if (code_.minor == 11 && !mid_expression) {
+  // 3.12+ copies any short exit block after the statement so (inline_small_exit_blocks), its
+  // line or not.
+  if (code_.minor >= 11 && !mid_expression) {
     if (int walked = normal_copy_end(body_end, final_begin, final_end, cleanup); walked >= 0)
       normal_end = walked;
   }
@@ -1446,7 +1448,7 @@ void CodeDecoder::consume_copy_handlers(int begin, int end) {
   }
 }
 
-// 3.10/3.11: where the normal-path copy of the finally body [final_begin, final_end) starting at
+// 3.10+: where the normal-path copy of the finally body [final_begin, final_end) starting at
 // `copy` ends, when some of its branches end in copies of the exit block that follows it (each in
 // place of a RERAISE of the handler's copy); -1 when it has none, or does not match.
 int CodeDecoder::normal_copy_end(int copy, int final_begin, int final_end, int cleanup) {
@@ -1645,13 +1647,16 @@ int CodeDecoder::decode_with(int i, int end, int exit) {
       mark_consumed(reraise_target, reraise_target + 4 + length);
       // Or the body's normal path, done with its exit call, holds a copy of its own (its jump
       // there inlined), with the original's lines; the original is reached by other jumps.
-      int copy = normal_end - 2 * length;
+      // (Where the original is past the statement's region, the join of an if whose
+      // then-branch the statement ends, after the other branches, that copy ends the region.)
+      int copy = normal_end - length > end ? end - length : normal_end - 2 * length;
       bool copied = copy - 5 > i && is_exit_call(ops, copy - 5) &&
                     same_operations(ops, copy, normal_end - length, length);
       for (int n = 0; n < length && copied; ++n)
         copied = line_at(ops, copy + n) == line_at(ops, normal_end - length + n);
       if (copied) {
         body_end = copy;
+        with_end = copy + length;
         mark_consumed(copy, with_end);
       }
     } else if (length > 0) {

@@ -672,12 +672,17 @@ class Lifter {
       Op second = name == "STORE_FAST_STORE_FAST"                            ? Op::StoreName
                   : first == Op::StoreName && name == "STORE_FAST_LOAD_FAST" ? Op::LoadName
                                                                              : first;
+      // (Each half takes its own local's index as its argument, as LOAD_FAST/STORE_FAST do: a
+      // copied tail that the compiler's insert_superinstructions joined in one copy and not in
+      // the other, where a LOAD_FAST_CHECK broke the pair, compares equal to it.)
       Operation& a = emit(first, ins);
       a.scope = Scope::Fast;
-      a.text = local_at(ins.arg >> 4);
+      a.arg = ins.arg >> 4;
+      a.text = local_at(a.arg);
       Operation& b = emit(second, ins);
       b.scope = Scope::Fast;
-      b.text = local_at(ins.arg & 15);
+      b.arg = ins.arg & 15;
+      b.text = local_at(b.arg);
       return;
     }
     if (const int* found = lookups.condition) {

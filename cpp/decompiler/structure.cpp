@@ -1272,13 +1272,21 @@ int CodeDecoder::decode_for(int i, int end, int region_exit) {
   while (tail > i && live < exit && consumed_[static_cast<size_t>(live)]) ++live;
   if (ops[static_cast<size_t>(i)].text == "async" && tail > i && exit > live) {
     int back = after;
+    int copy = -1;  // where a copy of the code after the loop stands in for the jump back
     while (back < static_cast<int>(ops.size()) &&
            !(ops[static_cast<size_t>(back)].op == Op::Jump &&
              resolve(ops[static_cast<size_t>(back)].target) == resolve(tail + 1))) {
       if (ops[static_cast<size_t>(back)].op == Op::ReturnValue ||
           ops[static_cast<size_t>(back)].op == Op::ReturnConst ||
-          ops[static_cast<size_t>(back)].op == Op::Reraise)
-        throw DecodeFailure("async for exit without its jump back");
+          ops[static_cast<size_t>(back)].op == Op::Reraise) {
+        // That code, short and ending in a return, copied in place of the jump back
+        // (inline_small_or_no_lineno_blocks): the else ends where the copy starts.
+        int length = copied_tail_length(tail + 1);
+        copy = back + 1 - length;
+        if (length == 0 || copy < after || !same_operations(ops, copy, tail + 1, length))
+          throw DecodeFailure("async for exit without its jump back");
+        break;
+      }
       ++back;
     }
     if (back >= static_cast<int>(ops.size()))
@@ -1297,7 +1305,7 @@ int CodeDecoder::decode_for(int i, int end, int region_exit) {
       }
     }
     out_of_line = true;
-    else_end = back;
+    else_end = copy >= 0 ? copy : back;
     exit = tail + 1;
     loop_exit = tail + 1;
     break_target = loop_exit;
@@ -1748,6 +1756,16 @@ std::vector<CodeDecoder::ConditionItem> CodeDecoder::collect_conditions(int j, i
   };
   auto complete = [&](size_t count) {
     const ConditionItem& last = items[count - 1];
+    // (No if's then-branch falls into its label through a test whose other way goes past the
+    // label inside the region: that test's if is nested, and the label's code only looks like
+    // where an earlier item goes, two alike short returns: `if a: if c or d: return R`, then
+    // `x = e()`, then `return R`. A longer prefix only: the first test is what is left.)
+    int label = last.target;
+    if (count > 1 && label > last.next && label < end &&
+        ops[static_cast<size_t>(label) - 1].op == Op::JumpIf) {
+      int past = ops[static_cast<size_t>(label) - 1].target;
+      if (past > label && past < end) return false;
+    }
     for (size_t k = 0; k < count; ++k) {
       int t = exit_of(items[k].target, last);
       if (t == last.next || same_target(t, last.target)) continue;
@@ -1767,6 +1785,8 @@ std::vector<CodeDecoder::ConditionItem> CodeDecoder::collect_conditions(int j, i
     int start = k;
     size_t depth = stack_.size();
     bool ok = true;
+    // (Restored, not decremented: an evaluate that threw inside leaves its own increment.)
+    Restore<int> only(expression_only_);
     ++expression_only_;
     try {
       while (k < end &&
@@ -1787,7 +1807,7 @@ std::vector<CodeDecoder::ConditionItem> CodeDecoder::collect_conditions(int j, i
     } catch (const DecodeFailure&) {
       ok = false;
     }
-    --expression_only_;
+    expression_only_ = only.saved;
     // (A chained comparison's first link keeps a copy of its middle operand below it.)
     bool chain_link = stack_.size() == depth + 2 && top()->kind == ExprKind::Compare &&
                       top()->args.size() == 2 && top(2) == top()->args.back();
@@ -1917,7 +1937,12 @@ bool CodeDecoder::decode_if_expression(int j, int true_start, int false_start, E
   try {
     // (Most failures are a statement in a branch: evaluate says so without throwing.)
     bool refused = false;
-    ExprPtr yes = evaluate(true_start, false_start - 1, &refused);
+    ExprPtr yes;
+    {
+      Restore<std::pair<int, int>> restore(if_expression_join_);
+      if_expression_join_ = {jump.target, false_start - 1};
+      yes = evaluate(true_start, false_start - 1, &refused);
+    }
     if (refused) return fail();
     ExprPtr no = evaluate(false_start, jump.target, &refused);
     if (refused) return fail();
@@ -1966,7 +1991,7 @@ int CodeDecoder::decode_copied_tail_if_expression(int true_start, int false_star
   const auto& ops = lifted_.ops;
   auto terminal = [&](int k) {
     Op op = ops[static_cast<size_t>(k)].op;
-    return op == Op::ReturnValue || op == Op::RaiseVarargs;
+    return op == Op::ReturnValue || op == Op::ReturnConst || op == Op::RaiseVarargs;
   };
   if (code_.minor == 11 || false_start - true_start < 2 || !terminal(false_start - 1)) return -1;
   int false_end = false_start;

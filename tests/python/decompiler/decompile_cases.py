@@ -355,6 +355,142 @@ CASES: list[Case] = [
         (-1, 2),
         (0, 2),
     ),
+    # 3.12+: the and/or value that is a conditional expression's then-part jumps straight to the
+    # end of the whole conditional expression (its jump to the closing JUMP_FORWARD threaded).
+    _case(
+        "conditional_expression_then_part_or",
+        """
+        def f(m, a, b):
+            x = rec("g", m) or rec("e", a) if rec("m", m) else b
+            y = (rec("a", a) and rec("b", b) or m) if a is not None else (m or b)
+            return x, y, [m or a if b else a]
+        """,
+        (0, 1, 2),
+        (3, 0, 0),
+        (0, 0, None),
+        (5, None, 1),
+        ("", "", ""),
+    ),
+    # 3.12+: a conditional expression as the last argument of a call that ends the function:
+    # the call's tail up to its `return None` (RETURN_CONST) is copied into both branches.
+    _case(
+        "conditional_expression_argument_before_return_none",
+        """
+        def f(a, b):
+            if a is None:
+                rec("none", b).count(b if b else a)
+                return
+            rec("call", a, rec("a", a) if rec("t", b) else None)
+        """,
+        (1, 0),
+        (0, 1),
+        (2, 2),
+        (None, [1]),
+        (None, []),
+    ),
+    # 3.13: the return after a with statement is copied to the end of the body's normal path
+    # (LOAD_FAST_LOAD_FAST) and of the suppressed path (LOAD_FAST; LOAD_FAST_CHECK: `other` may
+    # be unbound there): the two copies are the same code.
+    _case(
+        "with_then_return_of_two_locals",
+        """
+        def f(a, b, fail):
+            with CM("w", suppress=True):
+                other = rec("o", a)
+                if fail:
+                    raise ValueError(a)
+            return (b, other)
+        """,
+        (1, 2, False),
+        (3, 4, True),
+    ),
+    # 3.12+: a with statement ending an if's then-branch, the code after the if a short return:
+    # the body's normal path ends in a copy of that return (its jump to the if's join inlined),
+    # the original comes after the other branches.
+    _case(
+        "with_ends_then_branch_before_return",
+        """
+        def f(a, b, r, fail):
+            if rec("a", a):
+                with CM("w", suppress=True):
+                    r = [r]
+                    if fail:
+                        raise ValueError(r)
+            elif rec("b", b):
+                r = [r, 1]
+            return r
+        """,
+        (1, 0, 5, False),
+        (1, 0, 5, True),
+        (0, 1, 5, False),
+        (0, 0, 5, False),
+    ),
+    # An and/or value as the function's last statement: the code after it (POP_TOP; return)
+    # stands where its jumps go and, copied, after its last operand.
+    _case(
+        "and_or_statement_ends_function",
+        """
+        def f(a, b):
+            if b is None:
+                rec("a", a) and rec("call", a)
+                return
+            rec("x", a) and rec("y", b)
+        """,
+        (0, None),
+        (1, None),
+        (0, 0),
+        (1, 1),
+    ),
+    _case(
+        "or_chain_statement_ends_function",
+        """
+        def f(a, b):
+            if b is None:
+                return
+            rec("x", a) or rec("y", b) or rec("z", a)
+        """,
+        (0, None),
+        (0, 0),
+        (0, 1),
+        (1, 0),
+    ),
+    # A nested `if c or d: return r` whose return looks like the return after the outer if:
+    # the outer test alone is the outer if's condition.
+    _case(
+        "nested_or_test_returns_like_the_code_after",
+        """
+        def f(a, c, d, r):
+            if rec("a", a):
+                if rec("c", c) or rec("d", d):
+                    return r
+                rec("e")
+            return r
+        """,
+        (0, 0, 0, 1),
+        (1, 1, 0, 2),
+        (1, 0, 1, 3),
+        (1, 0, 0, 4),
+    ),
+    # 3.11+: a finally body ending in an if/else before a short return: each branch of the
+    # normal-path copy ends in a copy of the return (3.12+ copies it whatever its line).
+    _case(
+        "finally_if_else_then_return",
+        """
+        def f(a, prev):
+            try:
+                rec("body", a)
+                value = rec("v", a) if a else False
+            finally:
+                if prev:
+                    rec("prev", prev)
+                else:
+                    rec("none")
+            return value
+        """,
+        (1, 0),
+        (0, 2),
+        (None, None),
+    ),
     _case(
         "and_then_or_value",
         """
@@ -1817,6 +1953,37 @@ CASES: list[Case] = [
         ([1, 2, 3], 2),
         ([0, 1], 9),
         ([], 0),
+    ),
+    # 3.12+: the async for's exit (END_ASYNC_FOR, out of line) runs a copy of the short return
+    # after the loop in place of its jump back to it.
+    _case(
+        "async_for_ends_then_branch_before_return",
+        """
+        async def f(xs, go):
+            if rec("go", go):
+                async for x in AIter(xs):
+                    yield await Ready(rec("x", x))
+        """,
+        ([1, 2], True),
+        ([], True),
+        ([3], False),
+    ),
+    # `return None` does not compile in an async generator: the bare return does, alike.
+    _case(
+        "async_generator_returns",
+        """
+        async def f(xs, stop):
+            if stop is None:
+                return
+            async for x in AIter(xs):
+                if x == stop:
+                    return
+                yield x
+            rec("end")
+        """,
+        ([1, 2], None),
+        ([1, 2, 3], 2),
+        ([1, 2], 5),
     ),
     _case(
         "raise_from",
@@ -5355,6 +5522,12 @@ CASES: list[Case] = [
 FALLBACK = "marked fallback region: "
 WRONG = "decompiles without a fallback to code that behaves differently: "
 _NOT_YET: dict = {
+    "or_chain_statement_ends_function": {
+        10: FALLBACK + "'statement inside an expression' (each jump of the chain has its own copy"
+        " of the code after it)",
+        11: FALLBACK + "'statement inside an expression' (each jump of the chain has its own copy"
+        " of the code after it)",
+    },
     "finally_body_is_try_except": {
         11: FALLBACK + "'stack underflow' (a named clause then a bare one in a finally body)",
     },
