@@ -1243,6 +1243,7 @@ void CodeDecoder::execute(int i) {
       // (`return None` before 3.12: the line is the LOAD_CONST's.)
       bool loads_constant = i > 0 && lifted_.ops[static_cast<size_t>(i) - 1].op == Op::LoadConst;
       stmt->new_line = on_new_line(loads_constant ? i - 1 : i);
+      stmt->return_line = loads_constant && on_return_line(i - 1);
       // 3.12+ folds `return CONST` into RETURN_CONST: a constant returned by LOAD_CONST +
       // RETURN_VALUE is a branch of `return a if c else b` whose return the compiler copied.
       // (A tuple or frozenset constant too: its value reads as a display. Not the value of an
@@ -1484,6 +1485,25 @@ bool CodeDecoder::on_new_line(int i) {
   }
   int line = ops[static_cast<size_t>(i)].line;
   return line > 0 && line > max_line_before_[static_cast<size_t>(i)];
+}
+
+// Whether operation i (a `return None`'s LOAD_CONST) is on a line nothing but such returns start:
+// a written `return`'s, where a copy of the implicit one takes the line of the code before it.
+bool CodeDecoder::on_return_line(int i) {
+  const auto& ops = lifted_.ops;
+  auto returns_none = [&](size_t k) {
+    return k + 1 < ops.size() && ops[k].op == Op::LoadConst && ops[k + 1].op == Op::ReturnValue &&
+           ops[k].constant && ops[k].constant->kind == bytecode::ObjectKind::None;
+  };
+  if (shared_lines_.empty()) {
+    shared_lines_.insert(-1);
+    for (size_t k = 0; k < ops.size(); ++k) {
+      if (ops[k].line > 0 && !returns_none(k)) shared_lines_.insert(ops[k].line);
+    }
+  }
+  int line = -1;
+  for (int k = i; k >= 0 && line < 0; --k) line = ops[static_cast<size_t>(k)].line;
+  return line > 0 && !shared_lines_.count(line);
 }
 
 void CodeDecoder::pop_top(ExprPtr value) {
