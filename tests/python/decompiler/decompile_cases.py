@@ -5392,6 +5392,33 @@ CASES: list[Case] = [
         (0, True, True),
         module=True,
     ),
+    # `t = a if c else b` before a short exit: 3.10 copies the store and the exit into the then
+    # branch, which then reads like `if c: t = a` + `else: t = b`; the order of the names tells.
+    _case(
+        "conditional_expression_store_copied_with_the_exit",
+        """
+        class Box:
+            pass
+
+        def g(box, p, q):
+            box.first = Box() if p else rec("B", q) if q else len(str(p))
+
+        def h(box, p):
+            box.norm = Box() if p else rec("h", p)
+            return box
+
+        def f(p, q):
+            box = Box()
+            g(box, p, q)
+            rec("g", type(box.first).__name__, box.first)
+            return type(h(box, q).norm).__name__
+        """,
+        (True, 0),
+        (False, 3),
+        (False, 0),
+        (0, True),
+        module=True,
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
