@@ -5419,6 +5419,18 @@ CASES: list[Case] = [
         (0, True),
         module=True,
     ),
+    # A conditional expression that is an operand inside a branch of another (3.11 jumps over
+    # its else to right after it, inside the outer branch).
+    _case(
+        "conditional_expression_operand_in_a_branch",
+        """
+        def f(x, y):
+            return rec("cls", (rec("m", x), ("down" if y > 0 else "up", abs(y)))) if y else rec(x)
+        """,
+        (1, 2),
+        (1, -2),
+        (3, 0),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
