@@ -5431,6 +5431,30 @@ CASES: list[Case] = [
         (1, -2),
         (3, 0),
     ),
+    # A conditional expression with a constant then-value whose copied tail (3.10) builds a
+    # tuple of it, or pops a try's block before the return: no if statement compiles to those.
+    _case(
+        "conditional_expression_constant_before_copied_tail",
+        """
+        def tuple_of(p):
+            return ("39" if p else "49",)
+
+        def returned_in_try(check):
+            try:
+                return False if check is None else check()
+            except ValueError:
+                return "raised"
+
+        def f(p):
+            def fails():
+                raise ValueError(p)
+
+            return tuple_of(p), returned_in_try(None), returned_in_try(fails), returned_in_try(len)
+        """,
+        (1,),
+        (0,),
+        module=True,
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
@@ -5588,6 +5612,12 @@ _PYC_NOT_YET = {
     },
 }
 _PYC_CODE_NOT_YET = {
+    "conditional_expression_constant_before_copied_tail": {
+        12: SAME_BEHAVIOUR_OTHER_CODE
+        + "tuple_of: instruction #2: expected POP_JUMP_IF_FALSE -> #6, got POP_JUMP_IF_FALSE -> #4",
+        13: SAME_BEHAVIOUR_OTHER_CODE
+        + "tuple_of: instruction #3: expected POP_JUMP_IF_FALSE -> #7, got POP_JUMP_IF_FALSE -> #5",
+    },
     "elif_chain_and_test_copies_the_implicit_return": {
         12: SAME_BEHAVIOUR_OTHER_CODE
         + "k: instruction #7: expected POP_JUMP_IF_FALSE -> #31, got POP_JUMP_IF_FALSE -> #30",
