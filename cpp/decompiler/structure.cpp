@@ -1978,8 +1978,11 @@ int CodeDecoder::decode_copied_tail_if_expression(int true_start, int false_star
   }
   if (false_end >= end) return -1;
   ++false_end;  // one past the other copy's return or raise
+  // (The copy is one exit block of at most four instructions, MAX_COPY_SIZE: the branches' own
+  // values may end alike too, `a + n if c else b + n`.)
   int longest = 0;
-  while (longest < false_start - true_start - 1 && longest < false_end - false_start - 1 &&
+  while (longest < 4 && longest < false_start - true_start - 1 &&
+         longest < false_end - false_start - 1 &&
          same_operations(ops, false_start - 1 - longest, false_end - 1 - longest, 1)) {
     ++longest;
   }

@@ -5445,11 +5445,20 @@ CASES: list[Case] = [
             except ValueError:
                 return "raised"
 
+        def alike_ends(p, n):
+            return (str(30 + n if p else 40 + n),)
+
         def f(p):
             def fails():
                 raise ValueError(p)
 
-            return tuple_of(p), returned_in_try(None), returned_in_try(fails), returned_in_try(len)
+            return (
+                tuple_of(p),
+                returned_in_try(None),
+                returned_in_try(fails),
+                returned_in_try(len),
+                alike_ends(p, 2),
+            )
         """,
         (1,),
         (0,),
