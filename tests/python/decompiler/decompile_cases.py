@@ -5419,17 +5419,22 @@ CASES: list[Case] = [
         (0, True),
         module=True,
     ),
-    # A conditional expression that is an operand inside a branch of another (3.11 jumps over
-    # its else to right after it, inside the outer branch).
+    # A conditional expression that is an operand inside a branch of another (3.10/3.11 jump
+    # over its else to right after it, inside the outer branch).
     _case(
         "conditional_expression_operand_in_a_branch",
         """
+        def pairs(ys):
+            return [("down" if y > 0 else "up", abs(y)) if y else 3 for y in ys]
+
         def f(x, y):
+            rec("pairs", pairs([y, -y, 0, x]))
             return rec("cls", (rec("m", x), ("down" if y > 0 else "up", abs(y)))) if y else rec(x)
         """,
         (1, 2),
         (1, -2),
         (3, 0),
+        module=True,
     ),
     # A conditional expression with a constant then-value whose copied tail (3.10) builds a
     # tuple of it, or pops a try's block before the return: no if statement compiles to those.
@@ -5616,6 +5621,12 @@ _CODE_NOT_YET: dict = {
 
 # Found only when the whole module is decompiled from a .pyc of that version.
 _PYC_NOT_YET = {
+    "conditional_expression_operand_in_a_branch": {
+        12: FALLBACK + "'unrecognized comprehension body' (an inlined comprehension whose element"
+        " is a conditional expression holding another)",
+        13: FALLBACK + "'unrecognized comprehension body' (an inlined comprehension whose element"
+        " is a conditional expression holding another)",
+    },
     "generator_try_then_code": {
         10: FALLBACK + "'unsupported operation 59' (a loop of with statements in a finally)",
     },
