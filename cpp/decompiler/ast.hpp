@@ -127,6 +127,8 @@ struct Stmt {
   bool is_async = false;
   // Return: on a line no earlier operation had (an implicit `return None` inherits its line).
   bool new_line = false;
+  // Return of None: on a line that only such returns start (a written `return`, or a copy of it).
+  bool return_line = false;
 };
 
 StmtPtr make_stmt(StmtKind kind, std::vector<ExprPtr> exprs = {}, std::vector<Body> bodies = {});

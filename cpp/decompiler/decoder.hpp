@@ -106,6 +106,7 @@ class CodeDecoder {
   std::map<int, std::pair<int, int>> clause_breaks_;
   int clause_breaks_read_ = 0;
   std::vector<int> max_line_before_;  // on_new_line: the highest line before each operation
+  std::set<int> shared_lines_;        // on_return_line: lines started by anything but a return
   bool returns_after_ = false;        // decode_with: the statement's code-after is a copied return
   // Readings that rest on the exception table alone (its coverage deciding between two readings
   // of the same jumps, decode_condition; where a try body ends, decode_try): whether they may be
@@ -275,6 +276,7 @@ class CodeDecoder {
   void swapped_tuple_assignment(int i);
   int rotated_tuple_assignment(int i);
   bool on_new_line(int i);
+  bool on_return_line(int i);
   // `if test: A else: break` statements that were written `if test: A; continue` + `break`
   // (decode_condition), for decode_while_true.
   std::set<StmtPtr> written_continues_;  // (kept alive: no address reused)

@@ -203,12 +203,19 @@ void strip_tail_returns(Body& body, bool keep_written = false) {
 // Module and class code end in `return None`, which the compiler copies into branches that reach
 // the end (3.10: an except clause of a final try statement). Such a branch followed by more
 // statements is an if/else or try/else whose else holds the rest.
-void fold_end_returns(Body& body) {
+// `copies_only` (a 3.10/3.11 function): only a then-branch's `return None` on the line of other
+// code, after a statement of the branch, is such a copy (see the Function case below); the
+// branches of an if ending the body (but for such copies) end the function too.
+void fold_end_returns(Body& body, bool copies_only = false) {
   for (size_t k = 0; k + 1 < body.size(); ++k) {
     StmtPtr& s = body[k];
     bool ends = false;
     if (s->kind == StmtKind::If && s->bodies.size() >= 2 && s->bodies[1].empty()) {
-      ends = !s->bodies[0].empty() && is_return_none(s->bodies[0].back());
+      const Body& then = s->bodies[0];
+      ends = !then.empty() && is_return_none(then.back()) &&
+             !(copies_only && (then.back()->return_line || then.size() < 2));
+    } else if (copies_only) {
+      continue;
     } else if (s->kind == StmtKind::Try && s->bodies.size() >= 3 && s->bodies[1].empty() &&
                s->bodies[2].empty() && !s->handlers.empty()) {
       ends = true;
@@ -218,9 +225,15 @@ void fold_end_returns(Body& body) {
     if (!ends) continue;
     Body rest(body.begin() + static_cast<long>(k) + 1, body.end());
     body.resize(k + 1);
-    fold_end_returns(rest);
+    fold_end_returns(rest, copies_only);
     s->bodies[1] = std::move(rest);
-    return;
+    break;
+  }
+  if (!copies_only) return;
+  size_t last = body.size();  // (before the copies ending the function)
+  while (last > 0 && is_return_none(body[last - 1]) && !body[last - 1]->return_line) --last;
+  if (last > 0 && body[last - 1]->kind == StmtKind::If) {
+    for (Body& inner : body[last - 1]->bodies) fold_end_returns(inner, true);
   }
 }
 
@@ -1126,6 +1139,14 @@ Body CodeDecoder::finish_body(Body body) const {
       break;
     }
     case CodeRole::Function: {
+      // 3.10/3.11 give each jump to the implicit `return None` (no line of its own) a copy of it
+      // (compile.c: extend_block, duplicate_exits_without_lineno; 3.10's copy takes the line of
+      // the code before it, 3.11's has none; a written `return` and its copies keep their own).
+      // A then-branch ending in such a copy, followed by the rest of the function, is an
+      // if/else: read as an early return, the rest compiles the same, but the tests of an
+      // `and`/`or` in the branch would all jump to one written `return`, where the compiler
+      // gives each its own copy. (Both readings run the same code.)
+      if (code_.minor <= 11) fold_end_returns(body, true);
       strip_tail_returns(body, true);
       if (code_.flags & kFlagAsyncGenerator) bare_returns(body);
       // A generator whose every yield was unreachable (`return` then `yield`): the yield that

@@ -628,9 +628,14 @@ ExprPtr CodeDecoder::evaluate(int begin, int end, bool* refused) {
         !stack_.empty()) {
       const Operation& over = lifted_.ops[static_cast<size_t>(op.target) - 1];
       bool single = op.arg == 0 && over.op == Op::Jump && over.target == end;
+      // (3.10/3.11: or one that is an operand here, joining inside the region: `f(a if x else
+      // b) if y else c`; compile.c's compiler_ifexp jumps over the else to right after it. 3.12+
+      // read it through execute_step.)
+      bool operand = code_.minor <= 11 && op.arg == 0 && over.op == Op::Jump &&
+                     over.target > op.target && over.target < end;
       std::vector<ExprPtr> before = stack_;
       int only = expression_only_;
-      if (single) {
+      if (single || operand) {
         ExprPtr condition = pop();
         if (decode_if_expression(i, i + 1, op.target, condition)) {
           i = if_expression_end_;
@@ -1261,6 +1266,7 @@ void CodeDecoder::execute(int i) {
       // (`return None` before 3.12: the line is the LOAD_CONST's.)
       bool loads_constant = i > 0 && lifted_.ops[static_cast<size_t>(i) - 1].op == Op::LoadConst;
       stmt->new_line = on_new_line(loads_constant ? i - 1 : i);
+      stmt->return_line = loads_constant && on_return_line(i - 1);
       // 3.12+ folds `return CONST` into RETURN_CONST: a constant returned by LOAD_CONST +
       // RETURN_VALUE is a branch of `return a if c else b` whose return the compiler copied.
       // (A tuple or frozenset constant too: its value reads as a display. Not the value of an
@@ -1502,6 +1508,25 @@ bool CodeDecoder::on_new_line(int i) {
   }
   int line = ops[static_cast<size_t>(i)].line;
   return line > 0 && line > max_line_before_[static_cast<size_t>(i)];
+}
+
+// Whether operation i (a `return None`'s LOAD_CONST) is on a line nothing but such returns start:
+// a written `return`'s, where a copy of the implicit one takes the line of the code before it.
+bool CodeDecoder::on_return_line(int i) {
+  const auto& ops = lifted_.ops;
+  auto returns_none = [&](size_t k) {
+    return k + 1 < ops.size() && ops[k].op == Op::LoadConst && ops[k + 1].op == Op::ReturnValue &&
+           ops[k].constant && ops[k].constant->kind == bytecode::ObjectKind::None;
+  };
+  if (shared_lines_.empty()) {
+    shared_lines_.insert(-1);
+    for (size_t k = 0; k < ops.size(); ++k) {
+      if (ops[k].line > 0 && !returns_none(k)) shared_lines_.insert(ops[k].line);
+    }
+  }
+  int line = -1;
+  for (int k = i; k >= 0 && line < 0; --k) line = ops[static_cast<size_t>(k)].line;
+  return line > 0 && !shared_lines_.count(line);
 }
 
 void CodeDecoder::pop_top(ExprPtr value) {

@@ -427,6 +427,82 @@ class CopiedTails {
   }
 };
 
+// How many instructions storing to `target` takes (5: more than a copied exit block holds).
+int store_size(const ExprPtr& target) {
+  auto simple = [](const ExprPtr& e) {
+    return e->kind == ExprKind::Name || e->kind == ExprKind::Constant;
+  };
+  if (target->kind == ExprKind::Name) return 1;
+  if (target->kind == ExprKind::Attribute && target->args[0]->kind == ExprKind::Name) return 2;
+  if (target->kind == ExprKind::Subscript && target->args[0]->kind == ExprKind::Name &&
+      simple(target->args[1])) {
+    return 3;
+  }
+  return 5;
+}
+
+// How many instructions the exit `s` takes (5 where it is no short exit); null: the function's
+// implicit `return None`.
+int exit_size(const Stmt* s) {
+  if (s == nullptr) return 2;
+  if (s->kind == StmtKind::Raise && s->exprs.empty()) return 1;
+  if ((s->kind == StmtKind::Return || s->kind == StmtKind::Raise) && s->exprs.size() <= 1 &&
+      (s->exprs.empty() || !s->exprs[0] || s->exprs[0]->kind == ExprKind::Name ||
+       s->exprs[0]->kind == ExprKind::Constant)) {
+    return 2;
+  }
+  return 5;
+}
+
+// `x = a if c else b` before a short exit: 3.10 copies the store and the exit into the then-branch
+// (extend_block: the jump over the else goes to an exit block of up to four instructions), so
+// the decoder reads `if c: x = a` + `else: x = b` (once CopiedTails or fold_end_returns put the
+// else back). The compiler meets the names of `b` before the target's there, where the if
+// statement meets the target's first: both compile to the same instructions, the order of the
+// names tells them apart. Folds every such `if c: T = a else: T = b` (one assignment each, the
+// same targets; its store and the exit after it four instructions at most) into
+// `T = a if c else b`, elif chains from their end; both run the same code. `after` is the exit
+// that falling off the end of `b` runs (null: the function's end), or `none` where that is no
+// exit.
+bool fold_if_exp_assigns(Body& b, const Stmt* after, bool none, int depth) {
+  if (depth > 100) return false;
+  bool folded = false;
+  for (size_t k = 0; k < b.size(); ++k) {
+    StmtPtr& s = b[k];
+    bool next_none = k + 1 < b.size() ? exit_size(b[k + 1].get()) > 4 : none;
+    const Stmt* next = k + 1 < b.size() ? b[k + 1].get() : after;
+    for (Body& inner : s->bodies) {
+      bool through = s->kind == StmtKind::If;  // (a loop's, try's or with's end is no exit)
+      folded = fold_if_exp_assigns(inner, next, next_none || !through, depth + 1) || folded;
+    }
+    for (ExceptHandler& h : s->handlers)
+      folded = fold_if_exp_assigns(h.body, nullptr, true, depth + 1) || folded;
+    if (s->kind != StmtKind::If || s->bodies.size() != 2 || s->bodies[0].size() != 1 ||
+        s->bodies[1].size() != 1 || next_none) {
+      continue;
+    }
+    const Stmt& yes = *s->bodies[0][0];
+    const Stmt& no = *s->bodies[1][0];
+    if (yes.kind != StmtKind::Assign || no.kind != StmtKind::Assign ||
+        yes.exprs.size() != no.exprs.size() || yes.exprs.size() < 2) {
+      continue;
+    }
+    bool same = true;
+    int size = exit_size(next) + static_cast<int>(yes.exprs.size()) - 2;  // (DUP_TOP each)
+    for (size_t t = 0; t + 1 < yes.exprs.size() && same; ++t) {
+      same = print_body({make_stmt(StmtKind::Expr, {yes.exprs[t]})}) ==
+             print_body({make_stmt(StmtKind::Expr, {no.exprs[t]})});
+      size += store_size(yes.exprs[t]);
+    }
+    if (!same || size > 4) continue;
+    std::vector<ExprPtr> targets(yes.exprs.begin(), yes.exprs.end() - 1);
+    targets.push_back(make_expr(ExprKind::IfExp, {yes.exprs.back(), s->exprs[0], no.exprs.back()}));
+    s = make_stmt(StmtKind::Assign, std::move(targets));
+    folded = true;
+  }
+  return folded;
+}
+
 Body deep_copy(const Body& b, int depth) {
   Body out;
   for (const StmtPtr& s : b) {
@@ -523,6 +599,19 @@ bool CodeDecoder::restore_copied_tails(Body& body, const std::vector<std::string
     CopiedTails rewrite(which == count.sites() ? -1 : which);
     rewrite.body(candidate, "", 0);
     if (source_order_matches(candidate, locals) == 1) {
+      body = std::move(candidate);
+      return true;
+    }
+  }
+  // The same with the copied stores of conditional expressions folded (fold_if_exp_assigns).
+  for (int which = -1; which <= count.sites() && which < 64; ++which) {
+    Body candidate = deep_copy(body, 0);
+    if (which >= 0) {
+      CopiedTails rewrite(which == count.sites() ? -1 : which);
+      rewrite.body(candidate, "", 0);
+    }
+    if (fold_if_exp_assigns(candidate, nullptr, false, 0) &&
+        source_order_matches(candidate, locals) == 1) {
       body = std::move(candidate);
       return true;
     }

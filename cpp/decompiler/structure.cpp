@@ -2003,8 +2003,11 @@ int CodeDecoder::decode_copied_tail_if_expression(int true_start, int false_star
   }
   if (false_end >= end) return -1;
   ++false_end;  // one past the other copy's return or raise
+  // (The copy is one exit block of at most four instructions, MAX_COPY_SIZE: the branches' own
+  // values may end alike too, `a + n if c else b + n`.)
   int longest = 0;
-  while (longest < false_start - true_start - 1 && longest < false_end - false_start - 1 &&
+  while (longest < 4 && longest < false_start - true_start - 1 &&
+         longest < false_end - false_start - 1 &&
          same_operations(ops, false_start - 1 - longest, false_end - 1 - longest, 1)) {
     ++longest;
   }
@@ -2044,6 +2047,18 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
       if (int next = decode_copied_tail_if_expression(then_begin, label, end, test); next >= 0)
         return next;
     }
+  }
+  // 3.10, `return (a if c else b,)` or a return of one inside a try: the copied tail after a
+  // constant then-value builds a tuple of it or pops a block. Read as statements, the compiler
+  // would fold `return (a,)` into a constant, or load the constant after POP_BLOCK (compile.c's
+  // compiler_return unwinds before loading a constant value).
+  if (code_.minor == 10 && stack_.size() == statement_depth_ && label > then_begin + 2 &&
+      ops[static_cast<size_t>(then_begin)].op == Op::LoadConst &&
+      ((ops[static_cast<size_t>(then_begin) + 1].op == Op::BuildTuple &&
+        ops[static_cast<size_t>(then_begin) + 1].arg == 1) ||
+       ops[static_cast<size_t>(then_begin) + 1].op == Op::PopBlock)) {
+    if (int next = decode_copied_tail_if_expression(then_begin, label, end, test); next >= 0)
+      return next;
   }
   // An if statement with a value still pending (a return's, waiting for a finally copy): the
   // value was computed before it, once, not again in each branch that ends a statement (nor read

@@ -5516,6 +5516,126 @@ CASES: list[Case] = [
         (2, False),
         (2, True),
     ),
+    # 3.10/3.11 give each jump to the implicit `return None` its own copy (3.10's with the line
+    # of the code before it, 3.11's with none): an if ending the function whose branch ends in an
+    # and-test is an if/elif chain (each test of the `and` jumps to its own copy), not an early
+    # return.
+    _case(
+        "elif_chain_and_test_copies_the_implicit_return",
+        """
+        def k(out, m, a, b):
+            if rec("c", m > 0):
+                out.append(m)
+                if rec("a", a) and rec("b", b):
+                    out.append("ab")
+            elif rec("d", m < -1):
+                out.append("d")
+                if a or rec("b2", b):
+                    out.append("or")
+
+        def j(out, m, a, b):
+            if rec("e", m):
+                if rec("a", a) and not rec("b", b):
+                    out.append("j1")
+                    if a:
+                        if m in out:
+                            out.remove(m)
+                else:
+                    out.append("j2")
+                    if b and m not in out:
+                        out.append(m)
+
+        def f(m, a, b):
+            out = []
+            k(out, m, a, b)
+            j(out, m, a, b)
+            return out
+        """,
+        (1, True, True),
+        (1, True, False),
+        (1, False, True),
+        (-2, False, True),
+        (-2, False, False),
+        (0, True, True),
+        module=True,
+    ),
+    # `t = a if c else b` before a short exit: 3.10 copies the store and the exit into the then
+    # branch, which then reads like `if c: t = a` + `else: t = b`; the order of the names tells.
+    _case(
+        "conditional_expression_store_copied_with_the_exit",
+        """
+        class Box:
+            pass
+
+        def g(box, p, q):
+            box.first = Box() if p else rec("B", q) if q else len(str(p))
+
+        def h(box, p):
+            box.norm = Box() if p else rec("h", p)
+            return box
+
+        def f(p, q):
+            box = Box()
+            g(box, p, q)
+            rec("g", type(box.first).__name__, box.first)
+            return type(h(box, q).norm).__name__
+        """,
+        (True, 0),
+        (False, 3),
+        (False, 0),
+        (0, True),
+        module=True,
+    ),
+    # A conditional expression that is an operand inside a branch of another (3.10/3.11 jump
+    # over its else to right after it, inside the outer branch).
+    _case(
+        "conditional_expression_operand_in_a_branch",
+        """
+        def pairs(ys):
+            return [("down" if y > 0 else "up", abs(y)) if y else 3 for y in ys]
+
+        def f(x, y):
+            rec("pairs", pairs([y, -y, 0, x]))
+            return rec("cls", (rec("m", x), ("down" if y > 0 else "up", abs(y)))) if y else rec(x)
+        """,
+        (1, 2),
+        (1, -2),
+        (3, 0),
+        module=True,
+    ),
+    # A conditional expression with a constant then-value whose copied tail (3.10) builds a
+    # tuple of it, or pops a try's block before the return: no if statement compiles to those.
+    _case(
+        "conditional_expression_constant_before_copied_tail",
+        """
+        def tuple_of(p):
+            return ("39" if p else "49",)
+
+        def returned_in_try(check):
+            try:
+                return False if check is None else check()
+            except ValueError:
+                return "raised"
+
+        def alike_ends(p, n):
+            return (str(30 + n if p else 40 + n),)
+
+        def f(p):
+            def fails():
+                raise ValueError(p)
+
+            return (
+                tuple_of(p),
+                returned_in_try(None),
+                returned_in_try(fails),
+                returned_in_try(len),
+                alike_ends(p, 2),
+            )
+        """,
+        (1,),
+        (0,),
+        module=True,
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
@@ -5674,11 +5794,29 @@ _CODE_NOT_YET: dict = {
 
 # Found only when the whole module is decompiled from a .pyc of that version.
 _PYC_NOT_YET = {
+    "conditional_expression_operand_in_a_branch": {
+        12: FALLBACK + "'unrecognized comprehension body' (an inlined comprehension whose element"
+        " is a conditional expression holding another)",
+        13: FALLBACK + "'unrecognized comprehension body' (an inlined comprehension whose element"
+        " is a conditional expression holding another)",
+    },
     "generator_try_then_code": {
         10: FALLBACK + "'unsupported operation 59' (a loop of with statements in a finally)",
     },
 }
 _PYC_CODE_NOT_YET = {
+    "conditional_expression_constant_before_copied_tail": {
+        12: SAME_BEHAVIOUR_OTHER_CODE
+        + "tuple_of: instruction #2: expected POP_JUMP_IF_FALSE -> #6, got POP_JUMP_IF_FALSE -> #4",
+        13: SAME_BEHAVIOUR_OTHER_CODE
+        + "tuple_of: instruction #3: expected POP_JUMP_IF_FALSE -> #7, got POP_JUMP_IF_FALSE -> #5",
+    },
+    "elif_chain_and_test_copies_the_implicit_return": {
+        12: SAME_BEHAVIOUR_OTHER_CODE
+        + "k: instruction #7: expected POP_JUMP_IF_FALSE -> #31, got POP_JUMP_IF_FALSE -> #30",
+        13: SAME_BEHAVIOUR_OTHER_CODE
+        + "k: instruction #8: expected POP_JUMP_IF_FALSE -> #34, got POP_JUMP_IF_FALSE -> #33",
+    },
     "while_chained_comparison_and_test": {11: _AND_CHAIN},
     "and_then_chained_comparison_as_if_test": {
         10: SAME_BEHAVIOUR_OTHER_CODE
@@ -5687,10 +5825,6 @@ _PYC_CODE_NOT_YET = {
     "for_else_break_copies_return_after": {
         10: SAME_BEHAVIOUR_OTHER_CODE
         + "f: instruction #4: expected FOR_ITER -> #16, got FOR_ITER -> #17",
-    },
-    "if_loop_else_implicit_return_copied": {
-        10: SAME_BEHAVIOUR_OTHER_CODE
-        + "f: instruction #13: expected POP_JUMP_IF_FALSE -> #31, got POP_JUMP_IF_FALSE -> #29",
     },
     "try_after_try_with_nested_try": {
         10: SAME_BEHAVIOUR_OTHER_CODE
