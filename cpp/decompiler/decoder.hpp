@@ -162,6 +162,8 @@ class CodeDecoder {
     bool open_end = false;  // the body never falls off its end: no bottom test
     int loop_test = -1;     // not found: the loop's test starts here, after an if's test
     int chain_cleanup = 0;  // the top test's jump over its chained comparison's cleanup, and it
+    // The bottom test is cold code past the exit (3.12+, see while_head).
+    bool cold_tail = false;
   };
   WhileShape while_head(int head) const;
   int loop_test_after_if_test(int head, int body, int tail) const;
@@ -207,6 +209,9 @@ class CodeDecoder {
   int decode_copied_tail_if_expression(int true_start, int false_start, int end,
                                        const ExprPtr& condition);
   int resolve(int target) const;
+  // 3.12+: a loop's bottom test placed as cold code (while_head's cold_tail) -> the loop's head,
+  // where a jump to it goes on: the next iteration, or the exit.
+  std::map<int, int> cold_tests_;
   bool falls_into_jump_back(int from, int target) const;
   int copied_block_length(int copy, int original) const;
   void fold_return_if_expression(Body& body) const;

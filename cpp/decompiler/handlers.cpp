@@ -2074,9 +2074,25 @@ int CodeDecoder::decode_setup_except(int i, int handler, int end, int exit) {
   if (before.op == Op::ReturnValue) merge_except_exit_copies(i, handler);
   // (POP_BLOCK, POP_TOP of a for loop's iterator, then the jump: a break ending the body, not
   // the jump to an else.)
-  bool body_breaks = handler >= i + 3 && ops[static_cast<size_t>(handler) - 2].op == Op::PopTop &&
-                     ops[static_cast<size_t>(handler) - 3].op == Op::PopBlock && !loops_.empty() &&
-                     same_target(before.target, loops_.back().break_target);
+  // (Or POP_BLOCK then the jump, out of a while loop, which has no iterator to pop: the jump over
+  // the clauses goes to an else inside the loop, never straight to the code after it. An
+  // `else: break` keeps its own jump for its line: the body's jump goes there, not threaded. A
+  // `break` after the statement, which the jump over the clauses was threaded through, is where
+  // the clauses that fall through go too: none may.)
+  auto pops_block = [&](int k) { return ops[static_cast<size_t>(k)].op == Op::PopBlock; };
+  bool in_while = !loops_.empty() && loops_.back().continue_target >= 0 &&
+                  ops[static_cast<size_t>(loops_.back().continue_target)].op != Op::ForIter &&
+                  before.target >= 0 &&
+                  (before.target == loops_.back().break_target ||
+                   ops[static_cast<size_t>(before.target)].op != Op::Jump);
+  for (int k = handler; in_while && k < end; ++k) {
+    const Operation& o = ops[static_cast<size_t>(k)];
+    in_while = o.op != Op::Jump || !same_target(o.target, loops_.back().break_target);
+  }
+  bool body_breaks = !loops_.empty() && same_target(before.target, loops_.back().break_target) &&
+                     ((handler >= i + 3 && ops[static_cast<size_t>(handler) - 2].op == Op::PopTop &&
+                       pops_block(handler - 3)) ||
+                      (in_while && handler >= i + 2 && pops_block(handler - 2)));
   int else_begin =
       before.op == Op::Jump && before.target > handler && !body_breaks ? before.target : -1;
   int body_end = else_begin >= 0 ? handler - 1 : handler;

@@ -145,6 +145,7 @@ bool ends_in_return_none(const std::vector<Operation>& ops, int end) {
 int CodeDecoder::resolve(int target) const {
   for (int hops = 0; hops < 16 && target >= 0 && static_cast<size_t>(target) < lifted_.ops.size();
        ++hops) {
+    if (auto cold = cold_tests_.find(target); cold != cold_tests_.end()) return cold->second;
     const Operation& op = lifted_.ops[static_cast<size_t>(target)];
     if (op.op != Op::Jump) break;
     target = op.target;
@@ -508,7 +509,17 @@ CodeDecoder::WhileShape CodeDecoder::while_head(int head) const {
       }
     }
     if (ops[static_cast<size_t>(tail)].op != Op::JumpIf && !split_tail && !open_end) continue;
-    if (op.target < tail + 1) continue;
+    // 3.12+: a body that never falls off its end (it ends in a `break`, a copy of the short code
+    // after the loop) while an except clause of it goes on with the next iteration: only handler
+    // code reaches the bottom test, a cold block that flowgraph.c's push_cold_blocks_to_end
+    // places after the handler code, past the exit and its jump back to the exit with it.
+    bool cold_tail = code_.minor >= 12 && split_tail && op.target > body && op.target < tail &&
+                     !flow_.reachable[static_cast<size_t>(tail)] &&
+                     flow_.reachable[static_cast<size_t>(op.target)] &&
+                     static_cast<size_t>(tail) + 1 < ops.size() &&
+                     ops[static_cast<size_t>(tail) + 1].op == Op::Jump &&
+                     ops[static_cast<size_t>(tail) + 1].target == op.target;
+    if (op.target < tail + 1 && !cold_tail) continue;
     int exit = op.target;
     // Between the bottom test and the exit there may be a copy of the code after the loop
     // (a short block ending in return), placed there by the compiler (or, the test being an
@@ -516,6 +527,8 @@ CodeDecoder::WhileShape CodeDecoder::while_head(int head) const {
     // through the jump after the loop (over the else of an if ending with it).
     if (open_end) {
       tail = exit - 1;
+    } else if (cold_tail) {
+      // (decode_while reads the body up to the exit.)
     } else if (op.target != tail + 1 && same_target(op.target, tail + 1)) {
       exit = tail + 1;
     } else if (op.target != tail + 1) {
@@ -548,6 +561,7 @@ CodeDecoder::WhileShape CodeDecoder::while_head(int head) const {
     shape.tail = tail;
     shape.exit = exit;
     shape.open_end = open_end;
+    shape.cold_tail = cold_tail;
     return shape;
   }
   return shape;
@@ -696,7 +710,8 @@ int CodeDecoder::decode_while(int head, const WhileShape& shape, int end) {
         if (!same_operations(ops, top[from + n], bottom[n], 1)) return false;
       return true;
     };
-    if ((jumps_back > 0 || shape.threaded) && !repeats(0)) throw DecodeFailure("while test copy");
+    if ((jumps_back > 0 || shape.threaded || shape.cold_tail) && !repeats(0))
+      throw DecodeFailure("while test copy");
     // (Matched backward from the copy's last jump: only the top test's later items.)
     size_t matched = 0;
     for (int k = shape.tail; k >= shape.body && matched < top.size(); --k) {
@@ -707,6 +722,14 @@ int CodeDecoder::decode_while(int head, const WhileShape& shape, int end) {
     if (matched > 0 && matched < top.size() && jumps_back == 0 &&
         ops[static_cast<size_t>(top[top.size() - matched] - 1)].op == Op::JumpIf)
       throw DecodeFailure("while test copy: an if's test before the loop's");
+  }
+  // A cold bottom test (while_head): the body runs to the exit; the clauses' jumps to the test go
+  // on with the next iteration, as to the head.
+  Restore<std::map<int, int>> keep_cold_tests(cold_tests_);
+  if (shape.cold_tail) {
+    cold_tests_[body_end] = head;
+    mark_consumed(body_end, shape.tail + 2);
+    body_end = shape.exit;
   }
   // (A threaded exit is the enclosing loop's jump back: no else, and its breaks go there too.)
   int size = static_cast<int>(lifted_.ops.size());
@@ -1472,6 +1495,11 @@ int CodeDecoder::decode_jump(int i, int end, int exit) {
                        same_target(target, head) && exit > i;
   }
   if (last && same_target(target, exit) && !written_continue) return end;
+  // A jump to the innermost loop's bottom test placed as cold code (while_head's cold_tail) is
+  // the loop body falling off its end, never a written `continue` (which goes to the top test).
+  if (auto cold = cold_tests_.find(target); last && cold != cold_tests_.end() && !loops_.empty() &&
+                                            cold->second == loops_.back().continue_target)
+    return end;
   // (A copy of an except clause's exit, ending a region that ends the clause.)
   if (last && target == end &&
       std::find(clause_end_jumps_.begin(), clause_end_jumps_.end(), i) != clause_end_jumps_.end())
