@@ -362,6 +362,20 @@ std::vector<Instruction>& instruction_buffer() {
   return buffer;
 }
 
+// Likewise the operations (given back by ~LiftedCode) and the offset-to-operation table.
+constexpr size_t kKeptOperations = 2048;  // about 230 KiB
+constexpr size_t kKeptOffsets = 16384;
+
+std::vector<Operation>& operation_buffer() {
+  thread_local std::vector<Operation> buffer;
+  return buffer;
+}
+
+std::vector<int>& offset_buffer() {
+  thread_local std::vector<int> buffer;
+  return buffer;
+}
+
 class Lifter {
  public:
   explicit Lifter(const CodeObject& code) : code_(code), minor_(code.minor) {}
@@ -373,9 +387,11 @@ class Lifter {
     std::vector<bytecode::ExceptionTableEntry> rows;
     if (minor_ >= 11) rows = bytecode::parse_exception_table(code_);
     std::vector<bool> reachable = reachable_instructions(instructions, rows, minor_);
+    out_.ops = std::exchange(operation_buffer(), {});
     out_.ops.reserve(instructions.size());
     int max_offset = static_cast<int>(code_.code.size());
-    std::vector<int> offset_index(static_cast<size_t>(max_offset) + 2, -1);
+    std::vector<int> offset_index = std::exchange(offset_buffer(), {});
+    offset_index.assign(static_cast<size_t>(max_offset) + 2, -1);
     for (size_t i = 0; i < instructions.size(); ++i) {
       const Instruction& ins = instructions[i];
       // (The offset of an instruction left out maps to the next surviving operation.)
@@ -438,6 +454,7 @@ class Lifter {
     }
     if (instructions.capacity() <= kKeptInstructions)
       instruction_buffer() = std::move(instructions);
+    if (offset_index.capacity() <= kKeptOffsets) offset_buffer() = std::move(offset_index);
     return std::move(out_);
   }
 
@@ -896,6 +913,13 @@ class Lifter {
 };
 
 }  // namespace
+
+LiftedCode::~LiftedCode() {
+  std::vector<Operation>& kept = operation_buffer();
+  if (ops.capacity() > kKeptOperations || ops.capacity() <= kept.capacity()) return;
+  ops.clear();
+  kept = std::move(ops);
+}
 
 LiftedCode lift(const bytecode::CodeObject& code) { return Lifter(code).run(); }
 
