@@ -739,6 +739,11 @@ void CodeDecoder::add_name_order(Body& body) const {
   std::vector<std::string_view> fast_uses;
   std::vector<std::string_view> seen_names;
   std::vector<std::string_view> seen_fast;
+  // (Each is a subset of its table, typically all of it: reserved, not grown.)
+  name_uses.reserve(code_.names.size());
+  seen_names.reserve(code_.names.size());
+  fast_uses.reserve(code_.localsplusnames.size());
+  seen_fast.reserve(code_.localsplusnames.size());
   for (const Operation& op : lifted_.ops) {
     if (uses_co_names(op)) {
       // `import a.b` stores `a`; the module text holds the dotted name, whose parts are not names.
@@ -758,6 +763,7 @@ void CodeDecoder::add_name_order(Body& body) const {
       locals.push_back(name);
   }
   std::vector<std::string_view> used_locals;
+  used_locals.reserve(fast_uses.size());
   for (std::string_view name : fast_uses) {
     if (std::find(locals.begin(), locals.end(), name) != locals.end()) used_locals.push_back(name);
   }
