@@ -503,7 +503,7 @@ class Lifter {
   }
 
   // The name an instruction with a name/local/free argument refers to.
-  std::string name_of(const Instruction& ins, Scope scope) const {
+  const std::string& name_of(const Instruction& ins, Scope scope) const {
     switch (scope) {
       case Scope::Fast:
         return local_at(ins.arg);
@@ -516,7 +516,7 @@ class Lifter {
       case Scope::Name:
         return name_at(ins.arg);
     }
-    return {};
+    return name_at(ins.arg);  // (every scope is handled above)
   }
 
   // `async with` (3.11+): the awaits of __aenter__ (GET_AWAITABLE 1) and __aexit__ (GET_AWAITABLE
