@@ -65,6 +65,7 @@ int wrapping_add(int a, int b) {
 std::vector<LineRange> ranges_from_line_table(const CodeObject& code) {
   const std::string& table = code.linetable;
   std::vector<LineRange> ranges;
+  ranges.reserve(table.size() / 2);  // at most one per two-byte entry
   std::size_t pos = 0;
   int end = 0;
   int computed_line = code.firstlineno;
@@ -169,7 +170,9 @@ std::vector<std::pair<int, int>> line_starts(const CodeObject& code) {
   std::vector<std::pair<int, int>> starts;
   bool have_last = false;
   int last_line = kNoLine;
-  for (const LineRange& range : co_lines(code, rules)) {
+  const std::vector<LineRange> ranges = co_lines(code, rules);
+  starts.reserve(ranges.size());  // at most one per range
+  for (const LineRange& range : ranges) {
     if (range.line == kNoLine && !rules.starts_keep_none) continue;
     if (have_last && range.line == last_line) continue;
     have_last = true;

@@ -168,6 +168,7 @@ ControlFlowGraph build_cfg(const LiftedCode& code) {
 std::vector<bool> reachable_blocks(const ControlFlowGraph& cfg, bool (*follow)(EdgeKind)) {
   std::vector<bool> seen(cfg.blocks.size(), false);
   std::vector<int> work;
+  work.reserve(cfg.blocks.size());  // a hint: a block can be pushed once per edge into it
   if (!cfg.blocks.empty()) work.push_back(0);
   while (!work.empty()) {
     int b = work.back();

@@ -12,8 +12,11 @@ using Graph = std::vector<std::vector<int>>;
 // The nodes reachable from `root`, in reverse postorder.
 std::vector<int> reverse_postorder(const Graph& succ, int root) {
   std::vector<int> order;
+  order.reserve(succ.size());
   std::vector<bool> seen(succ.size(), false);
-  std::vector<std::pair<int, size_t>> stack{{root, 0}};
+  std::vector<std::pair<int, size_t>> stack;
+  stack.reserve(succ.size());
+  stack.push_back({root, 0});
   seen[static_cast<size_t>(root)] = true;
   while (!stack.empty()) {
     int node = stack.back().first;
@@ -34,6 +37,24 @@ std::vector<int> reverse_postorder(const Graph& succ, int root) {
   return order;
 }
 
+// The edges of `succ` from the nodes `from` accepts, reversed, in a graph of `count` nodes: each
+// node's list sized before it is filled (growing them one edge at a time showed in profiles).
+template <class From>
+Graph reversed_graph(const Graph& succ, size_t count, From from) {
+  std::vector<size_t> incoming(count, 0);
+  for (size_t u = 0; u < succ.size(); ++u) {
+    if (!from(u)) continue;
+    for (int s : succ[u]) ++incoming[static_cast<size_t>(s)];
+  }
+  Graph reversed(count);
+  for (size_t k = 0; k < count; ++k) reversed[k].reserve(incoming[k]);
+  for (size_t u = 0; u < succ.size(); ++u) {
+    if (!from(u)) continue;
+    for (int s : succ[u]) reversed[static_cast<size_t>(s)].push_back(static_cast<int>(u));
+  }
+  return reversed;
+}
+
 // Cooper, Harvey and Kennedy, "A Simple, Fast Dominance Algorithm": walk the nodes in reverse
 // postorder, meeting the dominators of each node's processed predecessors, until nothing changes.
 std::vector<int> immediate_dominators(const Graph& succ, int root) {
@@ -42,11 +63,7 @@ std::vector<int> immediate_dominators(const Graph& succ, int root) {
   std::vector<int> rank(count, -1);
   for (size_t k = 0; k < order.size(); ++k)
     rank[static_cast<size_t>(order[k])] = static_cast<int>(k);
-  Graph pred(count);
-  for (size_t u = 0; u < count; ++u) {
-    if (rank[u] < 0) continue;
-    for (int s : succ[u]) pred[static_cast<size_t>(s)].push_back(static_cast<int>(u));
-  }
+  Graph pred = reversed_graph(succ, count, [&](size_t u) { return rank[u] >= 0; });
   std::vector<int> idom(count, -1);
   idom[static_cast<size_t>(root)] = root;
   auto intersect = [&](int a, int b) {
@@ -100,15 +117,15 @@ Dominators find_dominators(const ControlFlowGraph& cfg, PostDominators post) {
   dom.exit = static_cast<int>(count);
   Graph succ(count);
   for (size_t b = 0; b < count; ++b) {
+    succ[b].reserve(cfg.blocks[b].successors.size());
     for (const Edge& edge : cfg.blocks[b].successors) {
       if (transfers_control(edge.kind)) succ[b].push_back(edge.block);
     }
   }
   dom.idom = count == 0 ? std::vector<int>() : immediate_dominators(succ, 0);
   if (post == PostDominators::Skip) return dom;
-  Graph reversed(count + 1);
+  Graph reversed = reversed_graph(succ, count + 1, [](size_t) { return true; });
   for (size_t b = 0; b < count; ++b) {
-    for (int s : succ[b]) reversed[static_cast<size_t>(s)].push_back(static_cast<int>(b));
     if (succ[b].empty()) reversed[count].push_back(static_cast<int>(b));
   }
   dom.ipdom = immediate_dominators(reversed, dom.exit);

@@ -1500,6 +1500,7 @@ int CodeDecoder::rotated_tuple_assignment(int i) {
 bool CodeDecoder::on_new_line(int i) {
   const auto& ops = lifted_.ops;
   if (max_line_before_.empty()) {
+    max_line_before_.reserve(ops.size());
     int highest = -1;
     for (const Operation& op : ops) {
       max_line_before_.push_back(highest);

@@ -217,10 +217,29 @@ bool is_dropped(std::string_view name) {
          name == "ENTER_EXECUTOR" || name == "TO_BOOL";
 }
 
+// Whether control never continues to the next instruction after `name`.
+bool ends_flow(std::string_view name) {
+  return name == "JUMP_FORWARD" || name == "JUMP_ABSOLUTE" || name == "JUMP_BACKWARD" ||
+         name == "JUMP_BACKWARD_NO_INTERRUPT" || name == "JUMP" || name == "JUMP_NO_INTERRUPT" ||
+         name == "RETURN_VALUE" || name == "RETURN_CONST" || name == "RAISE_VARARGS" ||
+         name == "RERAISE";
+}
+
+// The opnames Lifter::run and Lifter::lift_one look at by name before (or besides) the tables.
+bool read_by_name(std::string_view name) {
+  return name == "JUMP_FORWARD" || name == "JUMP_ABSOLUTE" || name == "JUMP" ||
+         name == "SETUP_FINALLY" || name == "GET_ANEXT" || name == "END_ASYNC_FOR" ||
+         name == "CLEANUP_THROW" || name == "GET_AWAITABLE" || name == "BEFORE_ASYNC_WITH" ||
+         name == "SETUP_ASYNC_WITH" || name == "LOAD_DEREF" || name == "LOAD_LOCALS" ||
+         name == "STORE_DEREF" || name == "KW_NAMES" || name == "TO_BOOL";
+}
+
 // What the tables above say about one opname, looked up once per (version, opcode): lift_one runs
 // for every instruction, and hashing its name into each table showed in profiles.
 struct OpnameLookups {
   bool dropped = false;
+  bool ends_flow = false;  // ends_flow(name)
+  bool by_name = false;    // read_by_name(name): every other opname skips those checks
   const NameOp* name_op = nullptr;
   const int* condition = nullptr;
   const std::string_view* operator_310 = nullptr;
@@ -244,6 +263,8 @@ const OpnameLookups& opname_lookups(int minor, int opcode) {
         OpnameLookups& lookups =
             all[static_cast<size_t>(m - bytecode::kMinSupportedMinor)][static_cast<size_t>(op)];
         lookups.dropped = is_dropped(name);
+        lookups.ends_flow = ends_flow(name);
+        lookups.by_name = read_by_name(name);
         lookups.name_op = find_in(name_ops(), name);
         lookups.condition = find_in(conditional_jumps(), name);
         lookups.operator_310 = find_in(operator_ops_310(), name);
@@ -272,20 +293,13 @@ bool covers_reachable(const std::vector<Instruction>& all, const std::vector<boo
   return false;
 }
 
-// Whether control never continues to the next instruction after `name`.
-bool ends_flow(std::string_view name) {
-  return name == "JUMP_FORWARD" || name == "JUMP_ABSOLUTE" || name == "JUMP_BACKWARD" ||
-         name == "JUMP_BACKWARD_NO_INTERRUPT" || name == "JUMP" || name == "JUMP_NO_INTERRUPT" ||
-         name == "RETURN_VALUE" || name == "RETURN_CONST" || name == "RAISE_VARARGS" ||
-         name == "RERAISE";
-}
-
 // The instructions control can reach from the first one: by falling through, by a jump (3.10's
 // SETUP_* included), or, 3.11+, by an exception raised where a table row covers a reached one.
 // The compiler leaves no unreachable code; generated code does (a Dynamo resume function's
 // prologue jumps into the middle of the original body, which stays in place, never run).
 std::vector<bool> reachable_instructions(const std::vector<Instruction>& all,
-                                         const std::vector<bytecode::ExceptionTableEntry>& rows) {
+                                         const std::vector<bytecode::ExceptionTableEntry>& rows,
+                                         int minor) {
   // The first instruction at each byte offset: a table, not a hash map (an allocation per
   // instruction showed in profiles).
   int limit = 0;
@@ -309,7 +323,7 @@ std::vector<bool> reachable_instructions(const std::vector<Instruction>& all,
       seen[i] = true;
       int target = index_at(all[i].jump_target);
       if (target >= 0) work.push_back(static_cast<size_t>(target));
-      if (!ends_flow(all[i].opname)) work.push_back(i + 1);
+      if (!opname_lookups(minor, all[i].opcode).ends_flow) work.push_back(i + 1);
     }
     grew = false;
     for (const auto& row : rows) {
@@ -348,6 +362,20 @@ std::vector<Instruction>& instruction_buffer() {
   return buffer;
 }
 
+// Likewise the operations (given back by ~LiftedCode) and the offset-to-operation table.
+constexpr size_t kKeptOperations = 2048;  // about 230 KiB
+constexpr size_t kKeptOffsets = 16384;
+
+std::vector<Operation>& operation_buffer() {
+  thread_local std::vector<Operation> buffer;
+  return buffer;
+}
+
+std::vector<int>& offset_buffer() {
+  thread_local std::vector<int> buffer;
+  return buffer;
+}
+
 class Lifter {
  public:
   explicit Lifter(const CodeObject& code) : code_(code), minor_(code.minor) {}
@@ -358,14 +386,23 @@ class Lifter {
     bytecode::decode_bare_instructions(code_, instructions);
     std::vector<bytecode::ExceptionTableEntry> rows;
     if (minor_ >= 11) rows = bytecode::parse_exception_table(code_);
-    std::vector<bool> reachable = reachable_instructions(instructions, rows);
+    std::vector<bool> reachable = reachable_instructions(instructions, rows, minor_);
+    out_.ops = std::exchange(operation_buffer(), {});
     out_.ops.reserve(instructions.size());
     int max_offset = static_cast<int>(code_.code.size());
-    std::vector<int> offset_index(static_cast<size_t>(max_offset) + 2, -1);
+    std::vector<int> offset_index = std::exchange(offset_buffer(), {});
+    offset_index.assign(static_cast<size_t>(max_offset) + 2, -1);
     for (size_t i = 0; i < instructions.size(); ++i) {
       const Instruction& ins = instructions[i];
       // (The offset of an instruction left out maps to the next surviving operation.)
-      if (!reachable[i] || jumps_over_unreachable(instructions, reachable, i)) continue;
+      if (!reachable[i]) continue;
+      if (!opname_lookups(minor_, ins.opcode).by_name) {  // none of the shapes below
+        if (ins.offset >= 0 && ins.offset <= max_offset)
+          offset_index[static_cast<size_t>(ins.offset)] = static_cast<int>(out_.ops.size());
+        lift_one(instructions, i);
+        continue;
+      }
+      if (jumps_over_unreachable(instructions, reachable, i)) continue;
       if (size_t head = async_for_head(instructions, i); head > 0) {
         if (ins.offset >= 0 && ins.offset <= max_offset)
           offset_index[static_cast<size_t>(ins.offset)] = static_cast<int>(out_.ops.size());
@@ -417,6 +454,7 @@ class Lifter {
     }
     if (instructions.capacity() <= kKeptInstructions)
       instruction_buffer() = std::move(instructions);
+    if (offset_index.capacity() <= kKeptOffsets) offset_buffer() = std::move(offset_index);
     return std::move(out_);
   }
 
@@ -428,7 +466,7 @@ class Lifter {
   int pending_nop_line_ = -1;  // the line a NOP dropped since the last operation started
 
   Operation& emit(Op op, const Instruction& ins) {
-    Operation operation;
+    Operation& operation = out_.ops.emplace_back();
     operation.op = op;
     operation.arg = ins.arg;
     operation.offset = ins.offset;
@@ -436,8 +474,7 @@ class Lifter {
     operation.nop_line = pending_nop_line_;
     pending_nop_line_ = -1;
     operation.target = ins.jump_target;  // a byte offset until run() converts it
-    out_.ops.push_back(std::move(operation));
-    return out_.ops.back();
+    return operation;
   }
 
   const std::string& name_at(int index) const {
@@ -466,7 +503,7 @@ class Lifter {
   }
 
   // The name an instruction with a name/local/free argument refers to.
-  std::string name_of(const Instruction& ins, Scope scope) const {
+  const std::string& name_of(const Instruction& ins, Scope scope) const {
     switch (scope) {
       case Scope::Fast:
         return local_at(ins.arg);
@@ -479,7 +516,7 @@ class Lifter {
       case Scope::Name:
         return name_at(ins.arg);
     }
-    return {};
+    return name_at(ins.arg);  // (every scope is handled above)
   }
 
   // `async with` (3.11+): the awaits of __aenter__ (GET_AWAITABLE 1) and __aexit__ (GET_AWAITABLE
@@ -611,16 +648,18 @@ class Lifter {
     return statement_await ? 3 : 0;
   }
 
-  void lift_one(const std::vector<Instruction>& instructions, size_t i) {
+  // The opnames read_by_name lists that lift_one reads apart from the tables: whether this one
+  // was lifted (or dropped) here.
+  bool lift_by_name(const std::vector<Instruction>& instructions, size_t i) {
     const Instruction& ins = instructions[i];
     std::string_view name = ins.opname;
     if (minor_ >= 11 && name == "BEFORE_ASYNC_WITH") {
       emit(Op::BeforeWith, ins).arg = 1;
-      return;
+      return true;
     }
     if (minor_ == 10 && name == "SETUP_ASYNC_WITH") {
       emit(Op::SetupWith, ins).text = "async";  // BEFORE_ASYNC_WITH and its await were dropped
-      return;
+      return true;
     }
     // 3.12+: LOAD_LOCALS pushes the mapping that LOAD_FROM_DICT_OR_DEREF/GLOBALS looks in
     // first: together they are one name load (a class body's free variable).
@@ -631,15 +670,14 @@ class Lifter {
     if (classdict && i + 1 < instructions.size() &&
         (instructions[i + 1].opname == "LOAD_FROM_DICT_OR_DEREF" ||
          instructions[i + 1].opname == "LOAD_FROM_DICT_OR_GLOBALS")) {
-      return;
+      return true;
     }
     if (minor_ >= 12 && name == "STORE_DEREF" && local_at(ins.arg) == "__classdict__" && i > 0 &&
         instructions[i - 1].opname == "LOAD_LOCALS") {
       out_.ops.pop_back();  // the LOAD_LOCALS
-      return;
+      return true;
     }
     if (name == "KW_NAMES") pending_kwnames_ = tuple_strings(const_at(ins.arg));
-    const OpnameLookups& lookups = opname_lookups(minor_, ins.opcode);
     // 3.13: `not not x` is a TO_BOOL alone (the optimizer removes the two UNARY_NOTs); every
     // other TO_BOOL comes before a conditional jump or a `not`.
     if (minor_ >= 13 && name == "TO_BOOL") {
@@ -652,9 +690,17 @@ class Lifter {
           after != "POP_JUMP_IF_TRUE" && after != "UNARY_NOT" && after != "TO_BOOL") {
         emit(Op::UnaryOp, ins).text = "not";
         emit(Op::UnaryOp, ins).text = "not";
-        return;
+        return true;
       }
     }
+    return false;
+  }
+
+  void lift_one(const std::vector<Instruction>& instructions, size_t i) {
+    const Instruction& ins = instructions[i];
+    std::string_view name = ins.opname;
+    const OpnameLookups& lookups = opname_lookups(minor_, ins.opcode);
+    if (lookups.by_name && lift_by_name(instructions, i)) return;
     if (lookups.dropped) {
       if (name == "NOP" && ins.line >= 0) pending_nop_line_ = ins.line;
       return;
@@ -867,6 +913,13 @@ class Lifter {
 };
 
 }  // namespace
+
+LiftedCode::~LiftedCode() {
+  std::vector<Operation>& kept = operation_buffer();
+  if (ops.capacity() > kKeptOperations || ops.capacity() <= kept.capacity()) return;
+  ops.clear();
+  kept = std::move(ops);
+}
 
 LiftedCode lift(const bytecode::CodeObject& code) { return Lifter(code).run(); }
 

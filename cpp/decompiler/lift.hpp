@@ -152,6 +152,15 @@ struct Handler {
 struct LiftedCode {
   std::vector<Operation> ops;
   std::vector<Handler> handlers;
+
+  LiftedCode() = default;
+  LiftedCode(const LiftedCode&) = default;
+  LiftedCode(LiftedCode&&) = default;
+  LiftedCode& operator=(const LiftedCode&) = default;
+  LiftedCode& operator=(LiftedCode&&) = default;
+  // Leaves the memory of `ops` (up to a size) to the thread's next lift: a fresh vector per code
+  // object was among the largest allocations of a decompilation.
+  ~LiftedCode();
 };
 
 // Lifts `code`; throws bytecode::BytecodeError on undecodable input.

@@ -46,9 +46,9 @@ bool uses_fast(const Operation& op) {
 }
 
 // Whether the first uses of `wanted`'s entries, in operation order, list exactly `wanted`.
-bool first_uses_match(const std::vector<std::string>& first_uses,
+bool first_uses_match(const std::vector<std::string_view>& first_uses,
                       const std::vector<std::string>& wanted) {
-  return first_uses == wanted;
+  return std::equal(first_uses.begin(), first_uses.end(), wanted.begin(), wanted.end());
 }
 
 // Whether `name` is new to `seen` (sorted), which then holds it; `seen` views the names, which
@@ -734,10 +734,16 @@ void CodeDecoder::add_dead_block_names(Body& block) const {
 }
 
 void CodeDecoder::add_name_order(Body& body) const {
-  std::vector<std::string> name_uses;
-  std::vector<std::string> fast_uses;
+  // (Views of the operations' names: copies of each showed in profiles.)
+  std::vector<std::string_view> name_uses;
+  std::vector<std::string_view> fast_uses;
   std::vector<std::string_view> seen_names;
   std::vector<std::string_view> seen_fast;
+  // (Each is a subset of its table, typically all of it: reserved, not grown.)
+  name_uses.reserve(code_.names.size());
+  seen_names.reserve(code_.names.size());
+  fast_uses.reserve(code_.localsplusnames.size());
+  seen_fast.reserve(code_.localsplusnames.size());
   for (const Operation& op : lifted_.ops) {
     if (uses_co_names(op)) {
       // `import a.b` stores `a`; the module text holds the dotted name, whose parts are not names.
@@ -756,8 +762,9 @@ void CodeDecoder::add_name_order(Body& body) const {
     if (std::find(code_.freevars.begin(), code_.freevars.end(), name) == code_.freevars.end())
       locals.push_back(name);
   }
-  std::vector<std::string> used_locals;
-  for (const std::string& name : fast_uses) {
+  std::vector<std::string_view> used_locals;
+  used_locals.reserve(fast_uses.size());
+  for (std::string_view name : fast_uses) {
     if (std::find(locals.begin(), locals.end(), name) != locals.end()) used_locals.push_back(name);
   }
   // Only names the instructions never use call for the block: a name used somewhere is registered
@@ -766,7 +773,7 @@ void CodeDecoder::add_name_order(Body& body) const {
   // lists every name, which fixes the order of the used ones too.
   bool names_ok =
       name_uses.size() >= code_.names.size() || first_uses_match(name_uses, code_.names);
-  bool locals_ok = used_locals.size() >= locals.size() || used_locals == locals;
+  bool locals_ok = used_locals.size() >= locals.size() || first_uses_match(used_locals, locals);
   bool order_ok = false;
   if (names_ok && locals_ok) {
     // Every name is used; the source registers them, but perhaps in another order than the
@@ -775,7 +782,8 @@ void CodeDecoder::add_name_order(Body& body) const {
     int matches = source_order_matches(body, locals);
     order_ok = matches == 1 ||
                (matches == 0 && code_.minor == 10 && restore_copied_tails(body, locals)) ||
-               (matches < 0 && first_uses_match(name_uses, code_.names) && used_locals == locals);
+               (matches < 0 && first_uses_match(name_uses, code_.names) &&
+                first_uses_match(used_locals, locals));
     if (!order_ok) names_ok = locals_ok = false;
   }
   std::vector<std::string> unused_free = unused_free_variables();
