@@ -530,7 +530,16 @@ CodeDecoder::WhileShape CodeDecoder::while_head(int head) const {
     } else if (cold_tail) {
       // (decode_while reads the body up to the exit.)
     } else if (op.target != tail + 1 && same_target(op.target, tail + 1)) {
-      exit = tail + 1;
+      // 3.13's duplicate_exits_without_lineno also copies a block without a line number that
+      // holds an eval-breaker check (the enclosing loop's JUMP_BACKWARD, an if's then-branch
+      // ending with the loop) for each jump to it: the bottom test falls into one copy, the top
+      // test jumps to the next. The loop's exit is the last copy; the others are its.
+      const Operation& last_copy = ops[static_cast<size_t>(op.target)];
+      bool copied_jumps = code_.minor >= 13 && last_copy.op == Op::Jump;
+      for (int c = tail + 1; copied_jumps && c < op.target; ++c)
+        copied_jumps = ops[static_cast<size_t>(c)].op == Op::Jump &&
+                       ops[static_cast<size_t>(c)].target == last_copy.target;
+      if (!copied_jumps) exit = tail + 1;
     } else if (op.target != tail + 1) {
       int gap = op.target - (tail + 1);
       Op last = ops[static_cast<size_t>(op.target - 1)].op;
@@ -2298,10 +2307,17 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
   }
   // 3.12+: a then-branch ending a loop body's last if/else jumps back to the loop's head (no
   // jump to a join first): that jump carries the line of a statement before it, where a
-  // written `continue` has a line of its own, after them.
+  // written `continue` has a line of its own, after them. (3.13: where the then-branch ends
+  // with a while loop, duplicate_exits_without_lineno copies that jump, which has no line, for
+  // each of the loop's two exits; each copy takes the line of the test jumping to it, starting
+  // no line entry: two jumps back in a row.)
+  bool copied_jump_back =
+      code_.minor >= 13 && label - 2 > then_begin && before_label.op == Op::Jump &&
+      ops[static_cast<size_t>(label) - 2].op == Op::Jump &&
+      same_target(ops[static_cast<size_t>(label) - 2].target, before_label.target);
   if (code_.minor >= 12 && loop && before_label.op == Op::Jump && label - 1 > then_begin &&
       label < end && same_target(before_label.target, loop->continue_target) &&
-      same_target(exit, loop->continue_target) && before_label.line > 0 &&
+      same_target(exit, loop->continue_target) && (before_label.line > 0 || copied_jump_back) &&
       !on_new_line(label - 1)) {
     // (Not to its end: a jump there from inside goes to the else.)
     Body then_body = decode_range(then_begin, label - 1, exit);

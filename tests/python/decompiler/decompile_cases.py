@@ -5704,6 +5704,32 @@ CASES: list[Case] = [
         ([0, 2],),
         ([0, 0, 0, 1],),
     ),
+    _case(
+        "if_else_then_branch_ends_with_while_in_loop",
+        """
+        def f(items):
+            out = []
+            for x in items:
+                if x and x > 1:
+                    n = x
+                    while n:
+                        n -= 1
+                        if n % 2:
+                            out.append(n)
+                else:
+                    out.append(-1)
+            for x in items:
+                if x:
+                    while x > 2:
+                        x -= 2
+                    continue
+                out.append(x)
+            return out
+        """,
+        ([],),
+        ([0, 1, 5],),
+        ([4, None, 3, 7],),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
