@@ -1451,27 +1451,38 @@ int CodeDecoder::copied_break_target(int head, int exit, int end) const {
   for (int k = head + 1; k < exit; ++k) {
     if (ops[static_cast<size_t>(k)].op != Op::PopTop) continue;
     // The copy: a statement of its own (it starts by loading a value, or by leaving a 3.10 try
-    // block) that returns without a jump and leaves no handler.
+    // block or, 3.12+, the except clause the loop is in: POP_EXCEPT, which the clause's own way
+    // out to the code after the try statement starts with too) that returns without a jump and
+    // leaves no handler.
     Op first = ops[static_cast<size_t>(k) + 1].op;
-    bool plain = first == Op::LoadName || first == Op::LoadConst || first == Op::PopBlock;
+    bool leaves_clause = code_.minor >= 12 && first == Op::PopExcept;
+    bool plain =
+        first == Op::LoadName || first == Op::LoadConst || first == Op::PopBlock || leaves_clause;
     int copy_end = -1;
     for (int c = k + 1; c < k + 9 && c < exit && plain && copy_end < 0; ++c) {
       Op op = ops[static_cast<size_t>(c)].op;
       if (op == Op::ReturnValue) copy_end = c;
-      plain = op != Op::Swap && op != Op::PopExcept && op != Op::PopTop && !is_jump(op) &&
-              op != Op::ReturnConst && op != Op::RaiseVarargs && op != Op::Reraise;
+      plain = op != Op::Swap && (op != Op::PopExcept || (leaves_clause && c == k + 1)) &&
+              op != Op::PopTop && !is_jump(op) && op != Op::ReturnConst && op != Op::RaiseVarargs &&
+              op != Op::Reraise;
     }
     int length = copy_end - k;
     int value = k + 1;  // (past the block pops)
-    while (value < copy_end && ops[static_cast<size_t>(value)].op == Op::PopBlock) ++value;
+    while (value < copy_end && (ops[static_cast<size_t>(value)].op == Op::PopBlock ||
+                                ops[static_cast<size_t>(value)].op == Op::PopExcept))
+      ++value;
     if (copy_end < 0 || length < 2 ||
         (copy_end - value == 1 && ops[static_cast<size_t>(value)].op == Op::LoadConst)) {
       continue;
     }
     // The else before the copy's original runs into it: its jumps stay between the two.
-    // (Not another copy in handler code: a suppressing with's, ending the loop body.)
-    for (int start = exit; start + length <= end; ++start) {
-      if (!flow_.reachable[static_cast<size_t>(start)] ||
+    // (Not another copy in handler code: a suppressing with's, ending the loop body.) A copy
+    // leaving the clause: the original is the clause's way out, its POP_EXCEPT ending the region
+    // (handler code, which is the only place it can be).
+    int last_start = leaves_clause ? end - 1 : end - length;
+    for (int start = exit; start <= last_start; ++start) {
+      bool clause_way_out = leaves_clause && start == end - 1;
+      if ((!flow_.reachable[static_cast<size_t>(start)] && !clause_way_out) ||
           !same_operations(ops, k + 1, start, length))
         continue;
       for (int j = exit; j < start; ++j) {
