@@ -530,7 +530,16 @@ CodeDecoder::WhileShape CodeDecoder::while_head(int head) const {
     } else if (cold_tail) {
       // (decode_while reads the body up to the exit.)
     } else if (op.target != tail + 1 && same_target(op.target, tail + 1)) {
-      exit = tail + 1;
+      // 3.13's duplicate_exits_without_lineno also copies a block without a line number that
+      // holds an eval-breaker check (the enclosing loop's JUMP_BACKWARD, an if's then-branch
+      // ending with the loop) for each jump to it: the bottom test falls into one copy, the top
+      // test jumps to the next. The loop's exit is the last copy; the others are its.
+      const Operation& last_copy = ops[static_cast<size_t>(op.target)];
+      bool copied_jumps = code_.minor >= 13 && last_copy.op == Op::Jump;
+      for (int c = tail + 1; copied_jumps && c < op.target; ++c)
+        copied_jumps = ops[static_cast<size_t>(c)].op == Op::Jump &&
+                       ops[static_cast<size_t>(c)].target == last_copy.target;
+      if (!copied_jumps) exit = tail + 1;
     } else if (op.target != tail + 1) {
       int gap = op.target - (tail + 1);
       Op last = ops[static_cast<size_t>(op.target - 1)].op;
@@ -1442,27 +1451,38 @@ int CodeDecoder::copied_break_target(int head, int exit, int end) const {
   for (int k = head + 1; k < exit; ++k) {
     if (ops[static_cast<size_t>(k)].op != Op::PopTop) continue;
     // The copy: a statement of its own (it starts by loading a value, or by leaving a 3.10 try
-    // block) that returns without a jump and leaves no handler.
+    // block or, 3.12+, the except clause the loop is in: POP_EXCEPT, which the clause's own way
+    // out to the code after the try statement starts with too) that returns without a jump and
+    // leaves no handler.
     Op first = ops[static_cast<size_t>(k) + 1].op;
-    bool plain = first == Op::LoadName || first == Op::LoadConst || first == Op::PopBlock;
+    bool leaves_clause = code_.minor >= 12 && first == Op::PopExcept;
+    bool plain =
+        first == Op::LoadName || first == Op::LoadConst || first == Op::PopBlock || leaves_clause;
     int copy_end = -1;
     for (int c = k + 1; c < k + 9 && c < exit && plain && copy_end < 0; ++c) {
       Op op = ops[static_cast<size_t>(c)].op;
       if (op == Op::ReturnValue) copy_end = c;
-      plain = op != Op::Swap && op != Op::PopExcept && op != Op::PopTop && !is_jump(op) &&
-              op != Op::ReturnConst && op != Op::RaiseVarargs && op != Op::Reraise;
+      plain = op != Op::Swap && (op != Op::PopExcept || (leaves_clause && c == k + 1)) &&
+              op != Op::PopTop && !is_jump(op) && op != Op::ReturnConst && op != Op::RaiseVarargs &&
+              op != Op::Reraise;
     }
     int length = copy_end - k;
     int value = k + 1;  // (past the block pops)
-    while (value < copy_end && ops[static_cast<size_t>(value)].op == Op::PopBlock) ++value;
+    while (value < copy_end && (ops[static_cast<size_t>(value)].op == Op::PopBlock ||
+                                ops[static_cast<size_t>(value)].op == Op::PopExcept))
+      ++value;
     if (copy_end < 0 || length < 2 ||
         (copy_end - value == 1 && ops[static_cast<size_t>(value)].op == Op::LoadConst)) {
       continue;
     }
     // The else before the copy's original runs into it: its jumps stay between the two.
-    // (Not another copy in handler code: a suppressing with's, ending the loop body.)
-    for (int start = exit; start + length <= end; ++start) {
-      if (!flow_.reachable[static_cast<size_t>(start)] ||
+    // (Not another copy in handler code: a suppressing with's, ending the loop body.) A copy
+    // leaving the clause: the original is the clause's way out, its POP_EXCEPT ending the region
+    // (handler code, which is the only place it can be).
+    int last_start = leaves_clause ? end - 1 : end - length;
+    for (int start = exit; start <= last_start; ++start) {
+      bool clause_way_out = leaves_clause && start == end - 1;
+      if ((!flow_.reachable[static_cast<size_t>(start)] && !clause_way_out) ||
           !same_operations(ops, k + 1, start, length))
         continue;
       for (int j = exit; j < start; ++j) {
@@ -2298,10 +2318,17 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
   }
   // 3.12+: a then-branch ending a loop body's last if/else jumps back to the loop's head (no
   // jump to a join first): that jump carries the line of a statement before it, where a
-  // written `continue` has a line of its own, after them.
+  // written `continue` has a line of its own, after them. (3.13: where the then-branch ends
+  // with a while loop, duplicate_exits_without_lineno copies that jump, which has no line, for
+  // each of the loop's two exits; each copy takes the line of the test jumping to it, starting
+  // no line entry: two jumps back in a row.)
+  bool copied_jump_back =
+      code_.minor >= 13 && label - 2 > then_begin && before_label.op == Op::Jump &&
+      ops[static_cast<size_t>(label) - 2].op == Op::Jump &&
+      same_target(ops[static_cast<size_t>(label) - 2].target, before_label.target);
   if (code_.minor >= 12 && loop && before_label.op == Op::Jump && label - 1 > then_begin &&
       label < end && same_target(before_label.target, loop->continue_target) &&
-      same_target(exit, loop->continue_target) && before_label.line > 0 &&
+      same_target(exit, loop->continue_target) && (before_label.line > 0 || copied_jump_back) &&
       !on_new_line(label - 1)) {
     // (Not to its end: a jump there from inside goes to the else.)
     Body then_body = decode_range(then_begin, label - 1, exit);

@@ -5704,6 +5704,51 @@ CASES: list[Case] = [
         ([0, 2],),
         ([0, 0, 0, 1],),
     ),
+    _case(
+        "if_else_then_branch_ends_with_while_in_loop",
+        """
+        def f(items):
+            out = []
+            for x in items:
+                if x and x > 1:
+                    n = x
+                    while n:
+                        n -= 1
+                        if n % 2:
+                            out.append(n)
+                else:
+                    out.append(-1)
+            for x in items:
+                if x:
+                    while x > 2:
+                        x -= 2
+                    continue
+                out.append(x)
+            return out
+        """,
+        ([],),
+        ([0, 1, 5],),
+        ([4, None, 3, 7],),
+    ),
+    _case(
+        "except_clause_for_else_break_copies_return_after",
+        """
+        def f(s, xs):
+            try:
+                r = int(s)
+            except ValueError:
+                for p in xs:
+                    if p > 1:
+                        r = p
+                        break
+                else:
+                    r = None
+            return r
+        """,
+        ("7", [0, 3]),
+        ("x", [0, 3, 5]),
+        ("x", [0, 1]),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
@@ -5897,6 +5942,11 @@ _PYC_CODE_NOT_YET = {
         + "f: instruction #37: expected POP_JUMP_IF_FALSE -> #42, got POP_JUMP_IF_FALSE -> #43",
         13: SAME_BEHAVIOUR_OTHER_CODE
         + "f: instruction #37: expected POP_JUMP_IF_FALSE -> #42, got POP_JUMP_IF_FALSE -> #43",
+    },
+    "except_clause_for_else_break_copies_return_after": {
+        10: SAME_BEHAVIOUR_OTHER_CODE
+        + "f: instruction #10: expected JUMP_IF_NOT_EXC_MATCH -> #34, got"
+        " JUMP_IF_NOT_EXC_MATCH -> #36",
     },
     "try_except_clauses_copy_the_exit_after": {
         12: SAME_BEHAVIOUR_OTHER_CODE
