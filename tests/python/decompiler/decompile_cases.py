@@ -5704,6 +5704,38 @@ CASES: list[Case] = [
         ([0, 2],),
         ([0, 0, 0, 1],),
     ),
+    _case(
+        "except_clause_and_test_jumps_to_exit_copies",
+        """
+        def f(code, other):
+            try:
+                rec("try", code)
+                raise OSError(code, "x")
+            except OSError as e:
+                if e.errno != 1 and e.errno != other:
+                    raise
+        """,
+        (1, 2),
+        (2, 2),
+        (3, 2),
+        (3, 3),
+    ),
+    _case(
+        "except_clause_three_tests_jump_to_exit_copies",
+        """
+        def f(code, other):
+            try:
+                rec("try", code)
+                raise OSError(code, "x")
+            except OSError as e:
+                if e.errno != 1 and e.errno != other and rec("third", code) != 3:
+                    raise
+        """,
+        (1, 2),
+        (2, 2),
+        (3, 2),
+        (3, 3),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
