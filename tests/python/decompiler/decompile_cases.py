@@ -5736,18 +5736,23 @@ CASES: list[Case] = [
         (3, 2),
         (3, 3),
     ),
+    _case(
+        "and_or_chain_value_statement_ends_function",
+        """
+        def f(a, b, c, d):
+            rec("a", a) and rec("b", b) or rec("c", c) and rec("d", d)
+        """,
+        (0, 0, 0, 0),
+        (1, 1, 0, 0),
+        (1, 0, 1, 1),
+        (0, 0, 1, 0),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
 WRONG = "decompiles without a fallback to code that behaves differently: "
 _NOT_YET: dict = {
-    "or_chain_statement_ends_function": {
-        10: FALLBACK + "'statement inside an expression' (each jump of the chain has its own copy"
-        " of the code after it)",
-        11: FALLBACK + "'statement inside an expression' (each jump of the chain has its own copy"
-        " of the code after it)",
-    },
     "finally_body_is_try_except": {
         11: FALLBACK + "'stack underflow' (a named clause then a bare one in a finally body)",
     },
