@@ -216,6 +216,8 @@ class CodeDecoder {
   int copied_block_length(int copy, int original) const;
   void fold_return_if_expression(Body& body) const;
   bool same_target(int a, int b) const;
+  int exit_copy_length(int exit, int copy) const;
+  int tail_copy_original(int i, int target, int* copies_end = nullptr);
   int loop_else_end(int body_begin, int body_end, int exit, int end) const;
 
   // Condition chains: `expr; jump-if` items that together form one boolean test.

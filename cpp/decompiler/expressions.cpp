@@ -707,6 +707,40 @@ int CodeDecoder::execute_delegation(int i) {
   return next;
 }
 
+// 3.10/3.11: the code after an and/or value, short and ending in a return (the statement ending
+// a function), stands once after the last operand, which falls into it, then once per jump to
+// it, back to back (duplicate_exits_without_lineno gives each jump its own copy). Where `target`,
+// jumped to from `i`, is such a copy: the original, where the value ends and decoding goes on;
+// the copies, which only the value's jumps reach, are consumed (`copies_end`: one past the
+// last). Else `target`.
+int CodeDecoder::tail_copy_original(int i, int target, int* copies_end) {
+  const auto& ops = lifted_.ops;
+  int length = copied_tail_length(target);
+  if (code_.minor > 11 || length == 0) return target;
+  int original = target;
+  while (original - length > i + 1 && same_operations(ops, original - length, target, length))
+    original -= length;
+  // (Only and/or jumps keeping their value, from before it, reach a copy, and only its start.)
+  auto reached = [&](int from, int to) {
+    bool any = false;
+    for (int k = 0; k < static_cast<int>(ops.size()); ++k) {
+      const Operation& o = ops[static_cast<size_t>(k)];
+      if (!is_jump(o.op) || o.target <= from || o.target >= to) continue;
+      if ((o.target - original) % length != 0 || o.op != Op::JumpIfOrPop || k >= original)
+        return -1;
+      any = true;
+    }
+    return any ? 1 : 0;
+  };
+  int end = target + length;
+  while (same_operations(ops, end, target, length) && reached(end - 1, end + length) == 1)
+    end += length;
+  if (original == target || reached(original, end) != 1) return target;
+  mark_consumed(original + length, end);
+  if (copies_end) *copies_end = end;
+  return original;
+}
+
 // A popping jump that starts a value-producing `and`/`or` whose operands are mixed (`a and b or
 // c`): the compiler threads `a`'s JUMP_IF_FALSE_OR_POP through the JUMP_IF_TRUE_OR_POP after `b`
 // into a popping jump to `c`. The operation before its target is then a jump keeping its value (or
@@ -732,12 +766,16 @@ int CodeDecoder::execute_value_boolop(int j) {
   int end = value_boolop_end(j);
   if (end < 0) return -1;
   const auto& ops = lifted_.ops;
+  int length = copied_tail_length(end);
+  int copies_end = end;
+  int original = tail_copy_original(j, end, &copies_end);
   struct Part {
     int sense;
     int target;
     int jump;
     bool keeps;
   };
+  end = original;
   std::vector<ExprPtr> operands{pop()};
   std::vector<Part> parts{
       {ops[static_cast<size_t>(j)].arg, ops[static_cast<size_t>(j)].target, j, false}};
@@ -749,7 +787,12 @@ int CodeDecoder::execute_value_boolop(int j) {
     if ((op.op == Op::JumpIf || op.op == Op::JumpIfOrPop) && stack_.size() == depth + 1) {
       if (op.arg > 1 || op.target <= k) throw DecodeFailure("and/or value");
       operands.push_back(pop());
-      parts.push_back({op.arg, op.target, k, op.op == Op::JumpIfOrPop});
+      // (A jump to a copy of the code after the value goes to its original, the value's end.)
+      int target = op.target > original && op.target < copies_end && length > 0 &&
+                           (op.target - original) % length == 0
+                       ? original
+                       : op.target;
+      parts.push_back({op.arg, target, k, op.op == Op::JumpIfOrPop});
       ++k;
       continue;
     }
@@ -901,14 +944,16 @@ int CodeDecoder::execute_special(int i) {
   // expression: flowgraph.c's jump threading retargets its jump to the then-part's closing
   // JUMP_FORWARD (`(a or b) if c else d`). Read it as the jump to that JUMP it was.
   if (target == if_expression_join_.first) target = if_expression_join_.second;
+  int stop = target;
+  int resume = tail_copy_original(i, target);
+  if (resume < target) stop = resume;
   // The code after the value, short and ending in a return (`a and f(a)` ending the function:
   // POP_TOP; RETURN_CONST None), may stand twice: where the jump goes and, copied, after the
   // right operand (3.12+ flowgraph.c's duplicate_exits_without_lineno gives the fall-through
   // its own copy). The right operand ends where that copy starts; decoding goes on at the
   // original, which runs the same instructions. (Not where another jump lands inside the copy.)
-  int stop = target;
   if (int length = copied_tail_length(target);
-      length > 0 && target - length > i + 1 &&
+      resume == target && length > 0 && target - length > i + 1 &&
       same_operations(lifted_.ops, target - length, target, length)) {
     bool landed = false;
     for (const Operation& o : lifted_.ops)
@@ -926,7 +971,7 @@ int CodeDecoder::execute_special(int i) {
     }
   }
   push(make_expr(ExprKind::BoolOp, std::move(values), word));
-  return target;
+  return resume;
 }
 
 void CodeDecoder::execute(int i) {

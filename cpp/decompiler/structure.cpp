@@ -193,6 +193,33 @@ bool CodeDecoder::same_target(int a, int b) const {
   return false;
 }
 
+// 3.10/3.11: duplicate_exits_without_lineno gives each jump to a short exit block without a line
+// of its own (an except clause's way out: POP_EXCEPT, the unbinding of its name, the return) a
+// copy, placed after the original; each then takes the line of the code jumping to it (on its
+// first operation only). The length of the exit block at `exit` where `copy` starts one
+// of its copies, back to back after it, under the same handlers; else 0.
+int CodeDecoder::exit_copy_length(int exit, int copy) const {
+  const auto& ops = lifted_.ops;
+  int size = static_cast<int>(ops.size());
+  if (code_.minor > 11 || exit < 0 || copy <= exit || copy >= size) return 0;
+  int length = 0;
+  for (int k = exit; k < size && k < exit + 8 && length == 0; ++k) {
+    Op op = ops[static_cast<size_t>(k)].op;
+    if (is_jump(op) || (k > exit && ops[static_cast<size_t>(k)].line >= 0)) return 0;
+    if (op == Op::ReturnValue || op == Op::ReturnConst) length = k - exit + 1;
+  }
+  if (length == 0 || (copy - exit) % length != 0) return 0;
+  for (int at = exit + length; at <= copy; at += length) {
+    if (!same_operations(ops, at, exit, length)) return 0;
+    for (int k = 0; k < length; ++k) {
+      if (flow_.handler_covering(at + k) != flow_.handler_covering(exit + k) ||
+          (k > 0 && ops[static_cast<size_t>(at + k)].line >= 0))
+        return 0;
+    }
+  }
+  return length;
+}
+
 Body CodeDecoder::decode_range(int begin, int end, int exit) {
   return decode_range_extending(begin, &end, end, exit);
 }
@@ -2240,6 +2267,12 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
       return then_begin;
     }
     if (same_target(label, exit)) {
+      make_if(decode_range(then_begin, end, exit), {});
+      return end;
+    }
+    // (A jump to a copy of the region's exit block goes there: the copy is consumed.)
+    if (int length = exit_copy_length(exit, label); length > 0 && end == exit) {
+      mark_consumed(label, label + length);
       make_if(decode_range(then_begin, end, exit), {});
       return end;
     }

@@ -5749,18 +5749,55 @@ CASES: list[Case] = [
         ("x", [0, 3, 5]),
         ("x", [0, 1]),
     ),
+    _case(
+        "except_clause_and_test_jumps_to_exit_copies",
+        """
+        def f(code, other):
+            try:
+                rec("try", code)
+                raise OSError(code, "x")
+            except OSError as e:
+                if e.errno != 1 and e.errno != other:
+                    raise
+        """,
+        (1, 2),
+        (2, 2),
+        (3, 2),
+        (3, 3),
+    ),
+    _case(
+        "except_clause_three_tests_jump_to_exit_copies",
+        """
+        def f(code, other):
+            try:
+                rec("try", code)
+                raise OSError(code, "x")
+            except OSError as e:
+                if e.errno != 1 and e.errno != other and rec("third", code) != 3:
+                    raise
+        """,
+        (1, 2),
+        (2, 2),
+        (3, 2),
+        (3, 3),
+    ),
+    _case(
+        "and_or_chain_value_statement_ends_function",
+        """
+        def f(a, b, c, d):
+            rec("a", a) and rec("b", b) or rec("c", c) and rec("d", d)
+        """,
+        (0, 0, 0, 0),
+        (1, 1, 0, 0),
+        (1, 0, 1, 1),
+        (0, 0, 1, 0),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
 WRONG = "decompiles without a fallback to code that behaves differently: "
 _NOT_YET: dict = {
-    "or_chain_statement_ends_function": {
-        10: FALLBACK + "'statement inside an expression' (each jump of the chain has its own copy"
-        " of the code after it)",
-        11: FALLBACK + "'statement inside an expression' (each jump of the chain has its own copy"
-        " of the code after it)",
-    },
     "finally_body_is_try_except": {
         11: FALLBACK + "'stack underflow' (a named clause then a bare one in a finally body)",
     },
