@@ -489,13 +489,12 @@ def _function_source(
 ) -> tuple[str, list[Fallback]]:
     """``decompile_detailed(function)``'s source and fallbacks, without building its result
     where the code is read from its fields or marshals (the common case: every constant is a
-    plain builtin value). ``found`` is ``_core.decompile_function(function)``."""
-    if found is not None:
-        source, fallbacks, final = found
-        if final:  # what _with_signature returns for it, made in C++
-            return source, []
+    plain builtin value). ``found`` is ``_core.decompile_function(function)``, not final (a
+    final source is returned before this is called)."""
     code = function.__code__
-    if found is None:
+    if found is not None:
+        source, fallbacks, _ = found
+    else:
         try:
             data = marshal.dumps(code)
         except ValueError:
