@@ -20,6 +20,7 @@
 #include "decompiler/cfg.hpp"
 #include "decompiler/decompiler.hpp"
 #include "decompiler/lift.hpp"
+#include "decompiler/profile.hpp"
 
 namespace glassbox::decompiler {
 
@@ -95,6 +96,7 @@ class CodeDecoder {
 
  private:
   const bytecode::CodeObject& code_;
+  const CompilerProfile profile_;  // what this version's compiler does (profile.hpp)
   CodeRole role_;
   DecodeSession& session_;
   std::string class_name_;  // the enclosing class, for private name mangling
@@ -292,12 +294,8 @@ class CodeDecoder {
   void pop_top(ExprPtr value);
   ExprPtr constant(const bytecode::ObjectRef& obj) const;
   ExprPtr name_expr(const std::string& name) const;
-  // 3.10 and 3.11 leave a folded test's constant (True of `while True`, False of `assert False`)
-  // in co_consts, where no instruction uses it; has_constant tells whether the code holds a
-  // constant of that kind (one no instruction loads, with unused_only).
-  bool keeps_folded_constants() const;
-  // 3.11+ compiles `x is None` and `x is not None` in jump position to a None test jump.
-  bool none_tests_jump() const { return code_.minor >= 11; }
+  // Whether the code holds a constant of that kind (one no instruction loads, with unused_only):
+  // a folded test's constant where the profile's keeps_folded_constants holds.
   bool has_constant(bytecode::ObjectKind kind, bool unused_only) const;
   // A string annotation under `from __future__ import annotations`, as the expression it spells.
   ExprPtr annotation_source(const ExprPtr& annotation) const;

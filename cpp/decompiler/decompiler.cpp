@@ -127,7 +127,11 @@ bool contains_internal(const Body& body) {
 
 CodeDecoder::CodeDecoder(const bytecode::CodeObject& code, CodeRole role, DecodeSession& session,
                          std::string class_name)
-    : code_(code), role_(role), session_(session), class_name_(std::move(class_name)) {}
+    : code_(code),
+      profile_(code.minor),
+      role_(role),
+      session_(session),
+      class_name_(std::move(class_name)) {}
 
 Body CodeDecoder::decode() {
   lifted_ = lift(code_);

@@ -1026,7 +1026,7 @@ class ConstantUses {
 // statement at every level, and under -O `if __debug__:` would drop it (in Dynamo's resume
 // functions, an assignment the code after it reads: UnboundLocalError under `python -O`).
 void CodeDecoder::add_folded_true_test(Body& body) const {
-  if (!keeps_folded_constants()) return;
+  if (!profile_.keeps_folded_constants) return;
   size_t folded = 0;
   for (size_t k = 1; k < code_.consts.size() && folded == 0; ++k) {
     const auto& c = code_.consts[k];

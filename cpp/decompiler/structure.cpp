@@ -841,8 +841,6 @@ int CodeDecoder::skip_with_exit_call(int i) {
   return i;
 }
 
-bool CodeDecoder::keeps_folded_constants() const { return code_.minor <= 11; }
-
 bool CodeDecoder::has_constant(bytecode::ObjectKind kind, bool unused_only) const {
   return std::any_of(code_.consts.begin(), code_.consts.end(), [&](const bytecode::ObjectRef& c) {
     return c->kind == kind &&
@@ -1083,11 +1081,11 @@ int CodeDecoder::decode_while_true(int head, int last_jump, int end, int region_
   bool has_one = std::any_of(code_.consts.begin(), code_.consts.end(), [](const auto& c) {
     return c->kind == bytecode::ObjectKind::Int && c->int_decimal == "1";
   });
-  bool spelled_true =
-      !keeps_folded_constants() || has_constant(bytecode::ObjectKind::True, false) || !has_one;
+  bool spelled_true = !profile_.keeps_folded_constants ||
+                      has_constant(bytecode::ObjectKind::True, false) || !has_one;
   // The folded test's constant was added to co_consts when the compiler reached the loop: after
   // the constants of the code before it. An unused True or 1 placed there tells the spelling.
-  if (keeps_folded_constants()) {
+  if (profile_.keeps_folded_constants) {
     auto unused_after = [&](size_t index) {
       const auto& c = code_.consts[index];
       return std::none_of(lifted_.ops.begin(), lifted_.ops.end(),
@@ -1129,7 +1127,7 @@ int CodeDecoder::decode_while_true(int head, int last_jump, int end, int region_
            s->bodies[1][0]->kind == StmtKind::Break;
   };
   if (body.size() == 1 && if_else_break(body[0]) &&
-      !(keeps_folded_constants() && has_constant(bytecode::ObjectKind::True, true))) {
+      !(profile_.keeps_folded_constants && has_constant(bytecode::ObjectKind::True, true))) {
     StmtPtr test = body[0];
     Body loop_body = std::move(test->bodies[0]);
     // (`if x: A else: break` ending B was `if x: A; continue` then `break`.)
@@ -1927,8 +1925,8 @@ ExprPtr CodeDecoder::build_condition(const std::vector<ConditionItem>& items, si
       sense = true;
     }
     if (sense == cond) return atom;
-    ExprPtr negated = negate_jumps(atom, none_tests_jump());
-    return top ? settle_test(negated, none_tests_jump(), true) : negated;
+    ExprPtr negated = negate_jumps(atom, profile_.none_tests_jump);
+    return top ? settle_test(negated, profile_.none_tests_jump, true) : negated;
   }
   // The first item leaving the range says whether this is a chain to `label` or to the end.
   size_t first = lo;
@@ -1993,8 +1991,8 @@ ExprPtr CodeDecoder::build_condition(const std::vector<ConditionItem>& items, si
     }
   }
   ExprPtr combined = make_expr(ExprKind::BoolOp, std::move(values), is_and ? "and" : "or");
-  if (own_cond != cond) combined = negate_jumps(combined, none_tests_jump());
-  return top ? settle_test(combined, none_tests_jump(), true) : combined;
+  if (own_cond != cond) combined = negate_jumps(combined, profile_.none_tests_jump);
+  return top ? settle_test(combined, profile_.none_tests_jump, true) : combined;
 }
 
 bool CodeDecoder::decode_if_expression(int j, int true_start, int false_start, ExprPtr condition) {
@@ -2155,7 +2153,7 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
     // (The raise of LOAD_ASSERTION_ERROR arrives as `assert False[, msg]`; where 3.10/3.11 kept
     // a folded False, the source said `if test: assert False`.)
     if (then_body.size() == 1 && else_body.empty() && then_body[0]->kind == StmtKind::Assert &&
-        !(keeps_folded_constants() && has_constant(bytecode::ObjectKind::False, true)) &&
+        !(profile_.keeps_folded_constants && has_constant(bytecode::ObjectKind::False, true)) &&
         !then_body[0]->exprs.empty() && then_body[0]->exprs[0]->kind == ExprKind::Constant &&
         then_body[0]->exprs[0]->text == "False") {
       std::vector<ExprPtr> parts = then_body[0]->exprs;
@@ -2236,7 +2234,7 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
     Body otherwise;
     if (!same_target(exit, loop->continue_target))
       otherwise.push_back(make_stmt(StmtKind::Continue));
-    make_if_test(negate_test(test, none_tests_jump()), decode_range(label, end, exit),
+    make_if_test(negate_test(test, profile_.none_tests_jump), decode_range(label, end, exit),
                  std::move(otherwise));
     return end;
   }
@@ -2247,7 +2245,7 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
     // (Only where falling off the region goes back there too: else, inside an if statement's
     // branch, `if not test: continue`.)
     if (!same_target(exit, loop->continue_target)) {
-      test = negate_test(test, none_tests_jump());
+      test = negate_test(test, profile_.none_tests_jump);
       make_if({make_stmt(StmtKind::Continue)}, {});
       return then_begin;
     }
@@ -2342,7 +2340,7 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
       // (A then-branch that only jumps back to the exit is `if test: <else>`, its test inverted
       // over that jump: 3.12+ has no backward conditional jump.)
       if (jumps_back_to_exit && then_body.empty() && !else_body.empty()) {
-        make_if_test(negate_test(test, none_tests_jump()), std::move(else_body), {});
+        make_if_test(negate_test(test, profile_.none_tests_jump), std::move(else_body), {});
         return else_end;
       }
       make_if(std::move(then_body), std::move(else_body));
