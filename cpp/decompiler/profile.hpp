@@ -24,6 +24,18 @@ class CompilerProfile {
   // 3.10/3.11 keep a folded test's constant (True of `while True`, False of `assert False`) in
   // co_consts, where no instruction uses it; 3.12's remove_unused_consts drops it.
   bool keeps_folded_constants = minor_ <= 11;
+
+  // ---- conditions and conditional expressions (conditions.cpp)
+
+  // ---- loops and statements (structure.cpp)
+
+  // ---- try statements read from exception tables (handlers.cpp)
+
+  // ---- 3.10's block stack: SETUP_* and POP_BLOCK (block_stack.cpp)
+
+  // ---- expressions, definitions, match (expressions.cpp, definitions.cpp, match.cpp)
+
+  // ---- name order (name_order.cpp)
 };
 
 }  // namespace glassbox::decompiler
