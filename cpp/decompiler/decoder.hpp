@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -87,8 +88,10 @@ class CodeDecoder {
   CodeDecoder(const bytecode::CodeObject& code, CodeRole role, DecodeSession& session,
               std::string class_name);
 
-  // The statements of the whole code object. Throws DecodeFailure.
-  Body decode();
+  // The statements of the whole code object. Throws DecodeFailure. With region_fallbacks, a
+  // top-level statement that cannot be read becomes a marked fallback of its region instead
+  // (regions.cpp); throws where none does.
+  Body decode(bool region_fallbacks = false);
 
   // The decoded body of a nested code object, or a fallback body when it cannot be decoded.
   static Body decode_nested(const bytecode::CodeObject& code, CodeRole role, DecodeSession& session,
@@ -352,6 +355,15 @@ class CodeDecoder {
   bool restore_copied_tails(Body& body, const std::vector<std::string>& locals) const;
   int source_order_matches(const Body& body, const std::vector<std::string>& locals)
       const;  // name_order.cpp: a dead block fixing co_names/co_varnames order
+
+  // ---- regions.cpp: a failed top-level statement as the marked fallback of its region only
+  static std::optional<Body> decode_by_regions(const bytecode::CodeObject& code, CodeRole role,
+                                               DecodeSession& session,
+                                               const std::string& class_name, bool table_readings);
+  Body decode_with_region_fallbacks(int count);
+  int fallback_region_end(int i, int count);  // where its region ends; marks its cold blocks
+  void reset_statement_state(Body& body);     // the state between top-level statements
+  StmtPtr region_fallback(int begin, int end, const std::string& reason) const;
 };
 
 std::string import_statement_module(const ExprPtr& import);

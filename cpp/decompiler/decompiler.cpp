@@ -47,24 +47,37 @@ bool is_plain_name(const std::string& name) {
   });
 }
 
-// The fallback of a function, then, where it has free variables, a statement after the raise
-// that reads each: it never runs, but it keeps them free variables of the function, so the
+// After a fallback's raise, statements that never run but keep what the code is. Where it has
+// free variables, one that reads each: they stay free variables of the function, so the
 // enclosing code still makes their cells and passes its closure as the original did (a method's
-// `__class__` makes its class create the class cell).
-Body fallback_body(const bytecode::CodeObject& code, const std::string& reason) {
-  Body body{fallback_statement(code, reason)};
+// `__class__` makes its class create the class cell). Where it is a generator (or an async
+// one), a `yield`: calling it still makes a generator, which raises when first resumed.
+void keep_code_kind(const bytecode::CodeObject& code, Body& body) {
+  constexpr int kGenerator = 0x20, kAsyncGenerator = 0x200;
+  bool generator = code.flags & (kGenerator | kAsyncGenerator);
   std::vector<ExprPtr> names;
   for (const std::string& name : code.freevars) {
-    if (!is_plain_name(name) || name == "__classdict__") return body;
+    if (!is_plain_name(name) || name == "__classdict__") {
+      names.clear();
+      break;
+    }
     names.push_back(make_name(name));
   }
-  if (names.empty()) return body;
+  if (names.empty() && !generator) return;
   auto comment = make_stmt(StmtKind::Comment);
-  comment->text = "glassbox: never runs; keeps the free variables of the original";
+  comment->text = "glassbox: never runs; keeps what the original is";
   body.push_back(comment);
-  body.push_back(
-      make_stmt(StmtKind::Expr,
-                {names.size() == 1 ? names[0] : make_expr(ExprKind::Tuple, std::move(names))}));
+  if (!names.empty()) {
+    body.push_back(
+        make_stmt(StmtKind::Expr,
+                  {names.size() == 1 ? names[0] : make_expr(ExprKind::Tuple, std::move(names))}));
+  }
+  if (generator) body.push_back(make_stmt(StmtKind::Expr, {make_expr(ExprKind::Yield, {})}));
+}
+
+Body fallback_body(const bytecode::CodeObject& code, const std::string& reason) {
+  Body body{fallback_statement(code, reason)};
+  keep_code_kind(code, body);
   return body;
 }
 
@@ -133,7 +146,7 @@ CodeDecoder::CodeDecoder(const bytecode::CodeObject& code, CodeRole role, Decode
       session_(session),
       class_name_(std::move(class_name)) {}
 
-Body CodeDecoder::decode() {
+Body CodeDecoder::decode(bool region_fallbacks) {
   lifted_ = lift(code_);
   flow_ = analyze_flow(lifted_);
   int count = static_cast<int>(lifted_.ops.size());
@@ -157,7 +170,8 @@ Body CodeDecoder::decode() {
         break;
     }
   }
-  Body body = decode_range(0, count, count);
+  Body body =
+      region_fallbacks ? decode_with_region_fallbacks(count) : decode_range(0, count, count);
   return finish_body(std::move(body));
 }
 
@@ -212,6 +226,28 @@ void cells_as_values(Body& body) {
 
 }  // namespace
 
+// Code whose decode failed, read again with region fallbacks (regions.cpp): the statements
+// around the regions that fail are still source. Empty where the regions cannot be made out.
+std::optional<Body> CodeDecoder::decode_by_regions(const bytecode::CodeObject& code, CodeRole role,
+                                                   DecodeSession& session,
+                                                   const std::string& class_name,
+                                                   bool table_readings) {
+  size_t failures_before = session.failures.size();
+  CodeDecoder decoder(code, role, session, class_name);
+  decoder.table_readings_ = table_readings;
+  try {
+    Body body = decoder.decode(true);
+    if (role == CodeRole::Function) cells_as_values(body);
+    if (contains_internal(body)) throw DecodeFailure("internal value");
+    keep_code_kind(code, body);
+    return body;
+  } catch (const DecodeFailure&) {
+  } catch (const bytecode::BytecodeError&) {
+  }
+  session.failures.resize(failures_before);
+  return std::nullopt;
+}
+
 Body CodeDecoder::decode_nested(const bytecode::CodeObject& code, CodeRole role,
                                 DecodeSession& session, const std::string& class_name) {
   size_t failures_before = session.failures.size();
@@ -231,6 +267,9 @@ Body CodeDecoder::decode_nested(const bytecode::CodeObject& code, CodeRole role,
         continue;
       }
       if (role == CodeRole::Lambda || role == CodeRole::Comprehension) throw;
+      if (auto body = decode_by_regions(code, role, session, class_name, table_readings)) {
+        return std::move(*body);
+      }
       session.failures.push_back({code.qualname, code.firstlineno, failure.what()});
       return fallback_body(code, failure.what());
     } catch (const bytecode::BytecodeError& error) {
