@@ -179,6 +179,61 @@ class CodeDecoder {
   int decode_if_around_loop(int head, int loop_test, int exit);
   int decode_while(int head, const WhileShape& shape, int end);
   int decode_try(int i, int end, int exit);
+  // ---- handlers.cpp: try statements from exception tables
+  // the body's end past the jumps the table leaves out
+  int try_body_end(int i, int end, int handler, int body_end) const;
+  // except clauses, not a finally body
+  bool handler_is_except(int handler) const;
+  // covered by `handler`, directly or through nested handlers
+  bool in_try_body(int k, int handler) const;
+  // the body's tail repeats the code after the statement (3.12+)
+  bool cold_tail_copied(int last, int length, int handler, bool is_except) const;
+  // the body's end before the cold code the table also covers (3.12+)
+  int cold_body_end(int i, int end, int handler, int body_end, bool is_except);
+  // one except* clause, up to the next one's start
+  ExceptHandler decode_star_clause(int k, int cleanup, const std::vector<ExprPtr>& saved_stack,
+                                   const std::string& saved_name, int* next);
+  // the end of an except* handler, re-raising what no clause handled
+  int star_reraise(int e, int cleanup, int* pop_except) const;
+  // Where an except* statement's body, else and the code after it lie.
+  struct StarJoin {
+    int else_end = -1;
+    int try_end = -1;
+    int else_begin = -1;  // the else, where it is not right after the body (3.11)
+    int tail_begin = -1;  // the code after the statement at the handler's end (3.12+)
+  };
+  // the except* handler's way out after its POP_EXCEPT
+  StarJoin star_join(int body_end, int handler, int cleanup, int pop_except, int reraise);
+  // the length of a finally body's normal-path copy
+  int finally_copy_length(int final_begin, int final_end) const;
+  // the same, 3.12+: what the handler reaches without raising
+  int cold_finally_copy_length(int final_begin, int final_end) const;
+  // where the normal-path copy of a finally body ends
+  int finally_normal_end(int i, int body_end, int handler, int cleanup, bool mid_expression);
+  // where a try/finally statement ends
+  int finally_try_end(int i, int body_end, int normal_end, int handler, int cleanup,
+                      bool mid_expression) const;
+  // a try/except alone in a finally's body, on a line of its own
+  bool nested_try_separate(int i, const Body& body) const;
+  // A with statement's exit handler, and where its body and the statement end.
+  struct WithShape {
+    int handler = -1;         // PUSH_EXC_INFO; WITH_EXCEPT_START; POP_JUMP_IF_TRUE
+    bool jumps_over = false;  // the body's normal path jumps over the handler
+    int reraise_target = -1;  // the handler's RERAISE, for an exception not suppressed
+    int body_end = -1;
+    int with_end = -1;
+    int body_exit = -1;  // where the body goes when done, if not to with_end
+    int cleanup = -1;    // the handler's own cleanup block
+  };
+  // the with statement's exit handler and the ends read off it
+  WithShape with_shape(int i) const;
+  // 3.12+: where the suppressed path goes on
+  void read_with_suppressed_path(int i, int end, int exit, int normal_end, WithShape& shape);
+  // the code after the statement copied before the handler
+  void read_with_exit_copy_before_handler(int i, int end, int length, int normal_end,
+                                          WithShape& shape);
+  // the code after the statement copied after the body's exit call
+  void read_with_exit_copy_after_exit_call(int i, int length, WithShape& shape);
   bool strip_copied_tail(Stmt& stmt, const Body& tail) const;
   bool strip_counted_copies(Stmt& stmt, const Body& tail, const std::vector<int>& copies) const;
   int merge_exit_copies(int begin, int pop_block, int handler);

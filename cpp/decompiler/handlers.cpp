@@ -119,16 +119,18 @@ bool strip_finally_copies(Body& body, const std::string& copy_text, size_t copy_
 
 // The start of an except* handler: PUSH_EXC_INFO, then the list that collects what the clauses
 // raise (3.11: COPY 1; BUILD_LIST 0; SWAP 2; 3.12+: BUILD_LIST 0; COPY 2).
-bool is_except_star_prologue(const std::vector<Operation>& ops, int handler, int minor) {
+bool is_except_star_prologue(const std::vector<Operation>& ops, int handler,
+                             const CompilerProfile& profile) {
   auto is = [&](int k, Op op, int arg) {
     return k >= 0 && static_cast<size_t>(k) < ops.size() && ops[static_cast<size_t>(k)].op == op &&
            ops[static_cast<size_t>(k)].arg == arg;
   };
-  if (minor == 11) {
+  if (!profile.exception_table) return false;  // (no except* before 3.11)
+  if (profile.except_star_list_swapped) {
     return is(handler + 1, Op::Copy, 1) && is(handler + 2, Op::BuildList, 0) &&
            is(handler + 3, Op::Swap, 2);
   }
-  return minor >= 12 && is(handler + 1, Op::BuildList, 0) && is(handler + 2, Op::Copy, 2);
+  return is(handler + 1, Op::BuildList, 0) && is(handler + 2, Op::Copy, 2);
 }
 
 // The jump ending an except clause's exit at `k`: POP_EXCEPT, `name = None; del name` for a
@@ -381,14 +383,10 @@ int CodeDecoder::clause_exit_before(int handler, int from, int to) const {
   return found;
 }
 
-int CodeDecoder::decode_try(int i, int end, int exit) {
+// Where the body of the try statement at `i` (its handler's table region ending at `body_end`)
+// ends, taking in the jumps that cannot raise and that the table leaves out.
+int CodeDecoder::try_body_end(int i, int end, int handler, int body_end) const {
   const auto& ops = lifted_.ops;
-  bool mid_expression = mid_expression_try_;
-  mid_expression_try_ = false;
-  const HandlerRegion* region = flow_.outermost_region_at(i, opened_try_);
-  int handler = region->target;
-  int body_end = region->end;
-  if (handler <= i || body_end > handler) throw DecodeFailure("try handler before its body");
   // A jump cannot raise: a loop ending the body closes with a jump back the table leaves out.
   while (body_end < handler && ops[static_cast<size_t>(body_end)].op == Op::Jump &&
          ops[static_cast<size_t>(body_end)].target >= i &&
@@ -398,7 +396,7 @@ int CodeDecoder::decode_try(int i, int end, int exit) {
   // Nor a `continue` or `break` out of the body: it leaves the try block first (POP_BLOCK, then
   // its jump; compile.c's compiler_unwind_fblock), so the table leaves it out. A test of the body
   // jumping past such jumps, to the body's own end, takes them in (3.11+).
-  for (int k = i; code_.minor >= 11 && k < body_end; ++k) {
+  for (int k = i; profile_.exception_table && k < body_end; ++k) {
     const Operation& test = ops[static_cast<size_t>(k)];
     int t = test.target;
     if (test.op != Op::JumpIf || t <= body_end || t >= handler || t > end) continue;
@@ -410,8 +408,13 @@ int CodeDecoder::decode_try(int i, int end, int exit) {
     }
     if (leaves) body_end = t;
   }
-  opened_try_[static_cast<size_t>(handler)] = true;
-  // Classify the handler: except clauses start with POP_TOP or a type test; finally does not.
+  return body_end;
+}
+
+// Whether `handler` starts except clauses: they start with POP_TOP or a type test; finally does
+// not.
+bool CodeDecoder::handler_is_except(int handler) const {
+  const auto& ops = lifted_.ops;
   bool is_except = ops[static_cast<size_t>(handler) + 1].op == Op::PopTop;
   for (int k = handler + 1; !is_except && k < static_cast<int>(ops.size()); ++k) {
     Op op = ops[static_cast<size_t>(k)].op;
@@ -421,81 +424,111 @@ int CodeDecoder::decode_try(int i, int end, int exit) {
       break;
     }
   }
+  return is_except;
+}
+
+// (Covered by `handler`, or by one of a statement nested in the body, whose own handler block
+// this one covers; not by one around the statement, a generator's.)
+bool CodeDecoder::in_try_body(int k, int handler) const {
+  int covering = flow_.handler_covering(k);
+  for (int hops = 0; covering >= 0 && hops < 16; ++hops) {
+    if (covering == handler) return true;
+    covering = flow_.handler_covering(covering);
+  }
+  return false;
+}
+
+// Whether the `length` operations after `last`, the body's last normally reachable covered
+// operation, are a copy of the code after the statement (cold_body_end).
+bool CodeDecoder::cold_tail_copied(int last, int length, int handler, bool is_except) const {
+  const auto& ops = lifted_.ops;
+  bool copied = false;
+  int cleanup = flow_.handler_covering(handler);
+  for (int k = handler; length > 0 && k + length <= cleanup && !copied; ++k)
+    copied = same_operations(ops, k, last + 1, length);
+  // (Or a clause of a statement nested in the body repeats it after its POP_EXCEPT, which the
+  // handler covers: the code after both statements; a return of the body's own starts its
+  // line.)
+  const Operation& tail = ops[static_cast<size_t>(last) + 1];
+  bool tail_starts = may_start_statement(tail.op) || tail.op == Op::ReturnConst;
+  for (int k = last + 2;
+       length > 0 && k + length <= handler && !copied && tail_starts && tail.line < 0; ++k) {
+    copied = !flow_.reachable[static_cast<size_t>(k)] && in_try_body(k - 1, handler) &&
+             ops[static_cast<size_t>(k) - 1].op == Op::PopExcept &&
+             !flow_.reachable[static_cast<size_t>(k) - 1] &&
+             same_operations(ops, k, last + 1, length);
+  }
+  // (A finally body's normal-path copy, then the return after the statement: the handler
+  // holds the same operations, then its RERAISE.)
+  if (!is_except && length > 1 && handler + length < cleanup &&
+      same_operations(ops, last + 1, handler + 1, length - 1))
+    copied = true;
+  // (A raise cannot leave the try: one outside the handler's cover is an else clause's.)
+  if (length > 0 && ops[static_cast<size_t>(last + length)].op == Op::RaiseVarargs &&
+      !in_try_body(last + length, handler))
+    copied = true;
+  // (Nor can a return computing its value: the body computes it under the handler, and only
+  // the return itself, or a constant's, is left out.)
+  if (length > 1 && !in_try_body(last + 1, handler)) copied = true;
+  return copied;
+}
+
+// 3.12+: the handler also covers the cold code of statements nested in the body (their
+// handlers, placed after the function's code): the body ends with its last normally reachable
+// covered operation, and what follows is the code after the statement (for a finally, its
+// normal-path copy first). But a short return or raise there that no clause repeats is the
+// body's own (`with ...: return True`).
+int CodeDecoder::cold_body_end(int i, int end, int handler, int body_end, bool is_except) {
+  const auto& ops = lifted_.ops;
+  int last = -1;
+  for (int k = i; k < body_end; ++k) {
+    if (flow_.reachable[static_cast<size_t>(k)] && in_try_body(k, handler)) last = k;
+  }
+  int length = last >= i ? copied_tail_length(last + 1) : 0;
+  bool copied = length > 0 && cold_tail_copied(last, length, handler, is_except);
+  if (last >= i && (length == 0 || copied)) {
+    body_end = last + 1;
+    used_table_reading_ = true;
+  } else if (last >= i && length > 0 && body_end > end && last + 1 + length <= end &&
+             !is_exit_call(ops, last + 1)) {
+    // (The body's own tail, in the region the statement is in: what follows it up to the
+    // table's end is cold code of statements nested in the body, past that region. Not the
+    // exit of a with around the statement, the code after it.)
+    body_end = last + 1 + length;
+  } else if (last >= i && is_except) {
+    // (Else the code after the statement is where the clauses that fall off their end jump
+    // back to, past the body's own tail, in this region: cold code of statements nested in
+    // the body follows it.)
+    int after = clause_exit_before(handler, last + 1, std::min(body_end, end + 1));
+    if (after >= 0) {
+      body_end = after;
+      used_table_reading_ = true;
+    }
+  }
+  return body_end;
+}
+
+int CodeDecoder::decode_try(int i, int end, int exit) {
+  const auto& ops = lifted_.ops;
+  bool mid_expression = mid_expression_try_;
+  mid_expression_try_ = false;
+  const HandlerRegion* region = flow_.outermost_region_at(i, opened_try_);
+  int handler = region->target;
+  int body_end = region->end;
+  if (handler <= i || body_end > handler) throw DecodeFailure("try handler before its body");
+  body_end = try_body_end(i, end, handler, body_end);
+  opened_try_[static_cast<size_t>(handler)] = true;
+  // Classify the handler: except clauses start with POP_TOP or a type test; finally does not.
+  bool is_except = handler_is_except(handler);
   mid_expression_try_ = mid_expression && !is_except;
-  if (is_except_star_prologue(ops, handler, code_.minor)) {
+  if (is_except_star_prologue(ops, handler, profile_)) {
     int next = decode_try_star(i, body_end, handler, end, exit);
     opened_try_[static_cast<size_t>(handler)] = false;
     return next;
   }
-  // 3.12+: the handler also covers the cold code of statements nested in the body (their
-  // handlers, placed after the function's code): the body ends with its last normally reachable
-  // covered operation, and what follows is the code after the statement (for a finally, its
-  // normal-path copy first). But a short return or raise there that no clause repeats is the
-  // body's own (`with ...: return True`).
-  if (code_.minor >= 12 && table_readings_ && !flow_.reachable[static_cast<size_t>(body_end) - 1]) {
-    // (Covered by the handler, or by one of a statement nested in the body, whose own handler
-    // block this one covers; not by one around the statement, a generator's.)
-    auto in_body = [&](int k) {
-      int covering = flow_.handler_covering(k);
-      for (int hops = 0; covering >= 0 && hops < 16; ++hops) {
-        if (covering == handler) return true;
-        covering = flow_.handler_covering(covering);
-      }
-      return false;
-    };
-    int last = -1;
-    for (int k = i; k < body_end; ++k) {
-      if (flow_.reachable[static_cast<size_t>(k)] && in_body(k)) last = k;
-    }
-    int length = last >= i ? copied_tail_length(last + 1) : 0;
-    bool copied = false;
-    int cleanup = flow_.handler_covering(handler);
-    for (int k = handler; length > 0 && k + length <= cleanup && !copied; ++k)
-      copied = same_operations(ops, k, last + 1, length);
-    // (Or a clause of a statement nested in the body repeats it after its POP_EXCEPT, which the
-    // handler covers: the code after both statements; a return of the body's own starts its
-    // line.)
-    const Operation& tail = ops[static_cast<size_t>(last) + 1];
-    bool tail_starts = may_start_statement(tail.op) || tail.op == Op::ReturnConst;
-    for (int k = last + 2;
-         length > 0 && k + length <= handler && !copied && tail_starts && tail.line < 0; ++k) {
-      copied = !flow_.reachable[static_cast<size_t>(k)] && in_body(k - 1) &&
-               ops[static_cast<size_t>(k) - 1].op == Op::PopExcept &&
-               !flow_.reachable[static_cast<size_t>(k) - 1] &&
-               same_operations(ops, k, last + 1, length);
-    }
-    // (A finally body's normal-path copy, then the return after the statement: the handler
-    // holds the same operations, then its RERAISE.)
-    if (!is_except && length > 1 && handler + length < cleanup &&
-        same_operations(ops, last + 1, handler + 1, length - 1))
-      copied = true;
-    // (A raise cannot leave the try: one outside the handler's cover is an else clause's.)
-    if (length > 0 && ops[static_cast<size_t>(last + length)].op == Op::RaiseVarargs &&
-        !in_body(last + length))
-      copied = true;
-    // (Nor can a return computing its value: the body computes it under the handler, and only
-    // the return itself, or a constant's, is left out.)
-    if (length > 1 && !in_body(last + 1)) copied = true;
-    if (last >= i && (length == 0 || copied)) {
-      body_end = last + 1;
-      used_table_reading_ = true;
-    } else if (last >= i && length > 0 && body_end > end && last + 1 + length <= end &&
-               !is_exit_call(ops, last + 1)) {
-      // (The body's own tail, in the region the statement is in: what follows it up to the
-      // table's end is cold code of statements nested in the body, past that region. Not the
-      // exit of a with around the statement, the code after it.)
-      body_end = last + 1 + length;
-    } else if (last >= i && is_except) {
-      // (Else the code after the statement is where the clauses that fall off their end jump
-      // back to, past the body's own tail, in this region: cold code of statements nested in
-      // the body follows it.)
-      int after = clause_exit_before(handler, last + 1, std::min(body_end, end + 1));
-      if (after >= 0) {
-        body_end = after;
-        used_table_reading_ = true;
-      }
-    }
-  }
+  if (profile_.cold_blocks_at_end && table_readings_ &&
+      !flow_.reachable[static_cast<size_t>(body_end) - 1])
+    body_end = cold_body_end(i, end, handler, body_end, is_except);
   int next = is_except ? decode_try_except(i, body_end, handler, end, exit)
                        : decode_try_finally(i, body_end, handler, end, exit);
   opened_try_[static_cast<size_t>(handler)] = false;
@@ -552,7 +585,7 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
   // statement, not its jump over the handlers. 3.12+ too, where the statement lies in handler
   // code, whose own handlers stay inline.)
   bool jumps_over = before_handler.op == Op::Jump && before_handler.target > handler &&
-                    !(code_.minor >= 11 && !loops_.empty() &&
+                    !(profile_.exception_table && !loops_.empty() &&
                       same_target(before_handler.target, loops_.back().break_target) &&
                       !same_target(before_handler.target, loops_.back().continue_target));
   // (A jump back placed before the handler but after the region belongs to an enclosing loop
@@ -562,7 +595,7 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
                     resolve(before_handler.target) == resolve(loops_.back().continue_target);
   // (3.11: not where a clause goes on elsewhere, to code after the statement that does not
   // jump back at once: that jump is the body's written `continue`.)
-  for (int k = handler; jumps_back && code_.minor == 11 && k < cleanup; ++k) {
+  for (int k = handler; jumps_back && profile_.inline_handlers && k < cleanup; ++k) {
     const Operation& op = ops[static_cast<size_t>(k)];
     if (op.op == Op::Jump && op.target > cleanup &&
         resolve(op.target) != resolve(loops_.back().continue_target) &&
@@ -611,7 +644,7 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
   // code after the statement (decoded as the else, then moved out). 3.12+ places handler blocks
   // last, in the order they were compiled: a handler of that code placed before this one's was
   // compiled first, in the else.
-  if (code_.minor >= 12 && role_ != CodeRole::Module && !jumps_over && !jumps_back &&
+  if (profile_.cold_blocks_at_end && role_ != CodeRole::Module && !jumps_over && !jumps_back &&
       back_join < 0 && (try_end < 0 || handler >= end) && else_end > body_end) {
     sequential = true;
     for (int k = handler; k < cleanup; ++k) {  // (not even to a loop's head or exit)
@@ -677,7 +710,8 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
   };
   int tail_copy = -1;  // the original of the copied code after the statement
   int tail_copy_length = 0;
-  if (code_.minor >= 12 && !jumps_over && !jumps_back && back_join < 0 && !handlers_leave) {
+  if (profile_.copies_exit_blocks_with_lines && !jumps_over && !jumps_back && back_join < 0 &&
+      !handlers_leave) {
     for (int p = handler + 2; p < cleanup && tail_copy < 0; ++p) {
       int q = after_pop_except(p);
       int length = q < 0 ? 0 : copied_tail_length(q);
@@ -706,8 +740,8 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
   // the statement's end. Such a test in what follows the body makes the clauses `continue`s and
   // that code the statement's successor.
   bool clauses_continue = false;
-  if (code_.minor >= 13 && !loops_.empty() && tail_copy < 0 && !jumps_over && !jumps_back &&
-      back_join < 0 && !handlers_leave && handler >= end && else_end == end &&
+  if (profile_.inlines_no_lineno_blocks && !loops_.empty() && tail_copy < 0 && !jumps_over &&
+      !jumps_back && back_join < 0 && !handlers_leave && handler >= end && else_end == end &&
       else_end > body_end) {
     int head = resolve(loops_.back().continue_target);
     bool all_continue = true;
@@ -739,7 +773,7 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
   // Conversely, a test there jumping forward to a jump back to the loop's head that nothing falls
   // into, and that took the test's line (its only way in), was not threaded: the body's else
   // (where the clauses never rejoin).
-  if (code_.minor >= 13 && sequential && !clauses_continue && !loops_.empty()) {
+  if (profile_.inlines_no_lineno_blocks && sequential && !clauses_continue && !loops_.empty()) {
     int head = resolve(loops_.back().continue_target);
     for (int p = body_end; p < else_end && sequential; ++p) {
       const Operation& test = ops[static_cast<size_t>(p)];
@@ -770,7 +804,7 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
   int outside_end = -1;
   int outside_consumed = -1;  // past the jump back that ends it
   bool ends_loop_body = !loops_.empty() && same_target(exit, loops_.back().continue_target);
-  if (code_.minor >= 12 && try_end > end && try_end > cleanup && ends_loop_body) {
+  if (profile_.cold_blocks_at_end && try_end > end && try_end > cleanup && ends_loop_body) {
     int head = resolve(loops_.back().continue_target);
     for (int k = try_end; k < static_cast<int>(ops.size()); ++k) {
       const Operation& o = ops[static_cast<size_t>(k)];
@@ -801,8 +835,8 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
   }
   // (Or the statement ends an if's branch, whose join `exit` lies before that code: it returns,
   // and goes back to the join on its other ways.)
-  if (code_.minor >= 12 && try_end > end && try_end > cleanup && !ends_loop_body && exit > i &&
-      exit < try_end) {
+  if (profile_.cold_blocks_at_end && try_end > end && try_end > cleanup && !ends_loop_body &&
+      exit > i && exit < try_end) {
     if (int stop = cold_code_return_end(try_end, resolve(exit), cleanup); stop > try_end) {
       outside = try_end;
       outside_end = outside_consumed = stop;
@@ -826,8 +860,9 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
   // 3.11 places the handler code inside the loop, before its exit: a statement ending the loop's
   // body whose handler code ends where the loop exits goes there only by `break`s; its end goes
   // on with the next iteration.
-  if (code_.minor == 11 && !loops_.empty() && same_target(join, loops_.back().break_target) &&
-      !same_target(join, exit) && same_target(exit, loops_.back().continue_target))
+  if (profile_.inline_handlers && !loops_.empty() &&
+      same_target(join, loops_.back().break_target) && !same_target(join, exit) &&
+      same_target(exit, loops_.back().continue_target))
     join = exit;
   if (try_end > end) try_end = end;
 
@@ -853,7 +888,7 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
 
   // 3.11: the jump back before the handler code is the else's `continue` where the statement's
   // region goes on elsewhere (an if branch, its else placed after the handler code).
-  if (code_.minor == 11 && jumps_back && !same_target(exit, loops_.back().continue_target))
+  if (profile_.inline_handlers && jumps_back && !same_target(exit, loops_.back().continue_target))
     orelse.push_back(make_stmt(StmtKind::Continue));
   auto stmt = make_stmt(StmtKind::Try, {}, {std::move(body), std::move(orelse), {}});
   std::vector<ExprPtr> saved_stack = stack_;
@@ -922,7 +957,8 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
         decode_end = q;
       }
     }
-    if (code_.minor >= 12 && tail_copy < 0 && !jumps_over && back_join < 0 && !body_falls_through) {
+    if (profile_.cold_blocks_at_end && tail_copy < 0 && !jumps_over && back_join < 0 &&
+        !body_falls_through) {
       for (int p = body_begin; p + 1 < clause_end; ++p) {
         if (int q = after_pop_except(p); q >= 0) {
           // (A return in the clause computes its value before POP_EXCEPT; code after the
@@ -946,7 +982,7 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
     // (POP_EXCEPT, the unbinding of its name, the jump back to the join) into each branch that
     // falls off the end: each copy is read as a jump to the clause's end.
     Retargeted retargeted(lifted_.ops, clause_end_jumps_);
-    if (code_.minor >= 12 && join >= 0 && join < handler && !is_loop_exit(join)) {
+    if (profile_.cold_blocks_at_end && join >= 0 && join < handler && !is_loop_exit(join)) {
       // (Where the clause's own exit ends it and other branches jump to it, `if a: ... elif
       // b: ...` whose test jumps there (3.13), the copies go there too: one join for the if.)
       int own_exit = shared_clause_exit(body_begin, decode_end, bound);
@@ -957,7 +993,7 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
         // block (flowgraph.c's inline_small_or_no_lineno_blocks): where no branch jumps to the
         // exit ending the clause, the branch falling into it holds it as the others hold their
         // copies, and it reads alike, as the end of that branch.)
-        bool last_too = code_.minor >= 13 && copied && own_exit < 0;
+        bool last_too = profile_.inlines_no_lineno_blocks && copied && own_exit < 0;
         if (jump < 0 || (jump + 1 >= decode_end && !last_too) ||
             !same_target(ops[static_cast<size_t>(jump)].target, join))
           continue;
@@ -1022,7 +1058,8 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
         b.push_back(make_stmt(StmtKind::Continue));
     }
   }
-  if (code_.minor >= 12 && (strip_copied_tail(*stmt, orelse_body) || sequential)) {
+  if (profile_.copies_exit_blocks_with_lines &&
+      (strip_copied_tail(*stmt, orelse_body) || sequential)) {
     Body after = std::move(orelse_body);
     orelse_body.clear();
     for (StmtPtr& s : after) emit(s);
@@ -1044,79 +1081,84 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
 //   end:    LIST_APPEND 1; PREP_RERAISE_STAR; COPY 1; POP_JUMP_IF_NOT_NONE reraise; POP_TOP;
 //           POP_EXCEPT; JUMP join (3.12+: a copy of the code after the statement);
 //           reraise: SWAP 2; POP_EXCEPT; RERAISE 0;  cleanup: COPY 3; POP_EXCEPT; RERAISE 1
-int CodeDecoder::decode_try_star(int i, int body_end, int handler, int end, int exit) {
+namespace {
+
+// The operation at `k` of an except* handler's code, which must be there.
+const Operation& star_op(const std::vector<Operation>& ops, int k) {
+  if (k < 0 || k >= static_cast<int>(ops.size())) throw DecodeFailure("except* handler shape");
+  return ops[static_cast<size_t>(k)];
+}
+
+bool star_is(const std::vector<Operation>& ops, int k, Op op) {
+  return k >= 0 && k < static_cast<int>(ops.size()) && ops[static_cast<size_t>(k)].op == op;
+}
+
+}  // namespace
+
+// One except* clause starting at `k` (its type), decoded with the stack the handler starts with;
+// `*next` is where the next clause starts.
+ExceptHandler CodeDecoder::decode_star_clause(int k, int cleanup,
+                                              const std::vector<ExprPtr>& saved_stack,
+                                              const std::string& saved_name, int* next) {
   const auto& ops = lifted_.ops;
-  int size = static_cast<int>(ops.size());
-  auto at = [&](int k) -> const Operation& {
-    if (k < 0 || k >= size) throw DecodeFailure("except* handler shape");
-    return ops[static_cast<size_t>(k)];
-  };
-  auto is = [&](int k, Op op) {
-    return k >= 0 && k < size && ops[static_cast<size_t>(k)].op == op;
-  };
-  int cleanup = flow_.handler_covering(handler);
-  if (!is_cleanup_block(ops, cleanup)) throw DecodeFailure("except* handler without its cleanup");
-  Restore<std::vector<ExprPtr>> keep_stack(stack_);
-  Restore<size_t> keep_depth(statement_depth_);
-  Restore<std::string> keep_name(handler_name_);
-  const std::vector<ExprPtr>& saved_stack = keep_stack.saved;
-  const size_t saved_depth = keep_depth.saved;
-  const std::string& saved_name = keep_name.saved;
-  auto stmt = make_stmt(StmtKind::Try, {}, {{}, {}, {}});
-  int k = handler + (code_.minor == 11 ? 4 : 3);
-  while (k < cleanup && !is(k, Op::ListAppend)) {
-    int check = k;
-    while (check < cleanup && !is(check, Op::CheckEgMatch)) ++check;
-    if (check + 3 >= cleanup || at(check + 1).op != Op::Copy || at(check + 1).arg != 1 ||
-        at(check + 2).op != Op::JumpIf || at(check + 2).arg != 2) {
-      throw DecodeFailure("except* clause without a type test");
-    }
-    ExceptHandler clause;
-    clause.star = true;
-    stack_ = saved_stack;
-    statement_depth_ = stack_.size();
-    clause.type = evaluate(k, check);
-    int no_match = at(check + 2).target;
-    if (no_match <= check + 3 || no_match >= cleanup || at(no_match).op != Op::PopTop)
-      throw DecodeFailure("except* clause shape");
-    const Operation& bind = at(check + 3);
-    bool named = bind.op == Op::StoreName;
-    if (named) {
-      clause.name = source_name(bind.text);
-    } else if (bind.op != Op::PopTop) {
-      throw DecodeFailure("except* clause binds in an unexpected way");
-    }
-    int body_begin = check + 4;
-    int named_ops = named ? 3 : 0;
-    // The body's handler is the last LIST_APPEND 3 of the clause, after its `name = None; del`.
-    int append = no_match - 1;
-    while (append > body_begin && !(is(append, Op::ListAppend) && at(append).arg == 3)) --append;
-    int handler_start = append - named_ops;
-    int body_jump = handler_start - 1;
-    // 3.13 threads the last clause's exit jump to the end, with a copy of its LIST_APPEND 1.
-    if (is(body_jump, Op::Jump) && is(body_jump - 1, Op::ListAppend) && at(body_jump - 1).arg == 1)
-      --body_jump;
-    int body_stop = body_jump - named_ops;
-    bool raises = is(body_jump, Op::RaiseVarargs) || is(body_jump, Op::Reraise);
-    if (raises) body_stop = body_jump = handler_start;  // a body ending in raise has no exit
-    auto is_name_reset = [&](int m) {
-      return !named || (is(m, Op::LoadConst) && is(m + 1, Op::StoreName) &&
-                        is(m + 2, Op::DeleteName) && at(m + 1).text == bind.text);
-    };
-    if (body_stop < body_begin || append <= body_begin || !is(append + 1, Op::PopTop) ||
-        !(raises || is(body_jump, Op::Jump) || is(body_jump, Op::ListAppend)) ||
-        !is_name_reset(handler_start) || (!raises && !is_name_reset(body_stop))) {
-      throw DecodeFailure("except* clause cleanup");
-    }
-    handler_name_ = clause.name;
-    clause.body = decode_range(body_begin, body_stop, body_stop);
-    handler_name_ = saved_name;
-    stmt->handlers.push_back(std::move(clause));
-    k = no_match + 1;
+  auto at = [&](int m) -> const Operation& { return star_op(ops, m); };
+  auto is = [&](int m, Op op) { return star_is(ops, m, op); };
+  int check = k;
+  while (check < cleanup && !is(check, Op::CheckEgMatch)) ++check;
+  if (check + 3 >= cleanup || at(check + 1).op != Op::Copy || at(check + 1).arg != 1 ||
+      at(check + 2).op != Op::JumpIf || at(check + 2).arg != 2) {
+    throw DecodeFailure("except* clause without a type test");
   }
-  if (stmt->handlers.empty()) throw DecodeFailure("except* without clauses");
-  // The end: what no clause handled is raised again.
-  int e = k;
+  ExceptHandler clause;
+  clause.star = true;
+  stack_ = saved_stack;
+  statement_depth_ = stack_.size();
+  clause.type = evaluate(k, check);
+  int no_match = at(check + 2).target;
+  if (no_match <= check + 3 || no_match >= cleanup || at(no_match).op != Op::PopTop)
+    throw DecodeFailure("except* clause shape");
+  const Operation& bind = at(check + 3);
+  bool named = bind.op == Op::StoreName;
+  if (named) {
+    clause.name = source_name(bind.text);
+  } else if (bind.op != Op::PopTop) {
+    throw DecodeFailure("except* clause binds in an unexpected way");
+  }
+  int body_begin = check + 4;
+  int named_ops = named ? 3 : 0;
+  // The body's handler is the last LIST_APPEND 3 of the clause, after its `name = None; del`.
+  int append = no_match - 1;
+  while (append > body_begin && !(is(append, Op::ListAppend) && at(append).arg == 3)) --append;
+  int handler_start = append - named_ops;
+  int body_jump = handler_start - 1;
+  // 3.13 threads the last clause's exit jump to the end, with a copy of its LIST_APPEND 1.
+  if (is(body_jump, Op::Jump) && is(body_jump - 1, Op::ListAppend) && at(body_jump - 1).arg == 1)
+    --body_jump;
+  int body_stop = body_jump - named_ops;
+  bool raises = is(body_jump, Op::RaiseVarargs) || is(body_jump, Op::Reraise);
+  if (raises) body_stop = body_jump = handler_start;  // a body ending in raise has no exit
+  auto is_name_reset = [&](int m) {
+    return !named || (is(m, Op::LoadConst) && is(m + 1, Op::StoreName) &&
+                      is(m + 2, Op::DeleteName) && at(m + 1).text == bind.text);
+  };
+  if (body_stop < body_begin || append <= body_begin || !is(append + 1, Op::PopTop) ||
+      !(raises || is(body_jump, Op::Jump) || is(body_jump, Op::ListAppend)) ||
+      !is_name_reset(handler_start) || (!raises && !is_name_reset(body_stop))) {
+    throw DecodeFailure("except* clause cleanup");
+  }
+  handler_name_ = clause.name;
+  clause.body = decode_range(body_begin, body_stop, body_stop);
+  handler_name_ = saved_name;
+  *next = no_match + 1;
+  return clause;
+}
+
+// The end of an except* handler from `e`: what no clause handled is raised again. Its
+// `reraise: SWAP 2; POP_EXCEPT; RERAISE 0`, and `*pop_except` the POP_EXCEPT before it.
+int CodeDecoder::star_reraise(int e, int cleanup, int* pop_except) const {
+  const auto& ops = lifted_.ops;
+  auto at = [&](int m) -> const Operation& { return star_op(ops, m); };
+  auto is = [&](int m, Op op) { return star_is(ops, m, op); };
   int reraise = -1;
   for (int m = e; m < cleanup; ++m) {
     if (is(m, Op::JumpIf) && at(m).arg == 3) {
@@ -1128,51 +1170,86 @@ int CodeDecoder::decode_try_star(int i, int body_end, int handler, int end, int 
       !is(reraise + 1, Op::PopExcept) || !is(reraise + 2, Op::Reraise)) {
     throw DecodeFailure("except* without its re-raise");
   }
-  int pop_except = -1;
+  *pop_except = -1;
   for (int m = e; m < reraise; ++m) {
     if (is(m, Op::PopExcept)) {
-      pop_except = m;
+      *pop_except = m;
       break;
     }
   }
-  if (pop_except < 0) throw DecodeFailure("except* without its re-raise");
+  if (*pop_except < 0) throw DecodeFailure("except* without its re-raise");
+  return reraise;
+}
+
+// Where the except* statement's body, else and the code after it lie, read off the handler's
+// way out after its POP_EXCEPT.
+CodeDecoder::StarJoin CodeDecoder::star_join(int body_end, int handler, int cleanup, int pop_except,
+                                             int reraise) {
+  const auto& ops = lifted_.ops;
+  auto at = [&](int m) -> const Operation& { return star_op(ops, m); };
+  auto is = [&](int m, Op op) { return star_is(ops, m, op); };
   const Operation& before_handler = at(handler - 1);
   int after = pop_except + 1;
-  int else_end = handler;
-  int try_end;
-  int else_begin = body_end;
-  int tail_begin = -1;
+  StarJoin shape;
+  shape.else_end = handler;
+  shape.else_begin = body_end;
   if (after + 1 == reraise && is(after, Op::Jump) && at(after).target > cleanup) {
-    try_end = at(after).target;
-    if (before_handler.op == Op::Jump && same_target(before_handler.target, try_end)) {
-      else_end = handler - 1;
+    shape.try_end = at(after).target;
+    if (before_handler.op == Op::Jump && same_target(before_handler.target, shape.try_end)) {
+      shape.else_end = handler - 1;
     } else if (before_handler.op == Op::Jump && before_handler.target == cleanup + 3 &&
-               try_end > cleanup + 3) {
+               shape.try_end > cleanup + 3) {
       // 3.11: the else follows the handler; the body jumps to it, the handler past it.
-      else_end = handler - 1;
-      else_begin = cleanup + 3;
+      shape.else_end = handler - 1;
+      shape.else_begin = cleanup + 3;
     }
   } else if (after + 1 == reraise && is(after, Op::Jump) && at(after).target >= body_end &&
              at(after).target < handler) {
     // 3.12+: the handler follows the function's code and jumps back to the join.
-    try_end = at(after).target;
-    else_end = try_end;
+    shape.try_end = at(after).target;
+    shape.else_end = shape.try_end;
   } else if (after + (handler - body_end) == reraise &&
              same_operations(ops, after, body_end, handler - body_end)) {
     // 3.12+: the code after the statement, copied to the handler's end; it follows the statement.
-    try_end = body_end;
-    else_end = body_end;
+    shape.try_end = body_end;
+    shape.else_end = body_end;
     mark_consumed(after, reraise);
   } else if (body_end == handler && after < reraise &&
              (is(reraise - 1, Op::ReturnValue) || is(reraise - 1, Op::ReturnConst))) {
     // 3.12+: the body never falls through; the code after the statement exists only at the
     // handler's end.
-    tail_begin = after;
-    try_end = cleanup + 3;
-    else_end = handler;
+    shape.tail_begin = after;
+    shape.try_end = cleanup + 3;
+    shape.else_end = handler;
   } else {
     throw DecodeFailure("except* join");
   }
+  return shape;
+}
+
+int CodeDecoder::decode_try_star(int i, int body_end, int handler, int end, int exit) {
+  const auto& ops = lifted_.ops;
+  int cleanup = flow_.handler_covering(handler);
+  if (!is_cleanup_block(ops, cleanup)) throw DecodeFailure("except* handler without its cleanup");
+  Restore<std::vector<ExprPtr>> keep_stack(stack_);
+  Restore<size_t> keep_depth(statement_depth_);
+  Restore<std::string> keep_name(handler_name_);
+  const std::vector<ExprPtr>& saved_stack = keep_stack.saved;
+  const size_t saved_depth = keep_depth.saved;
+  const std::string& saved_name = keep_name.saved;
+  auto stmt = make_stmt(StmtKind::Try, {}, {{}, {}, {}});
+  int k = handler + (profile_.except_star_list_swapped ? 4 : 3);
+  while (k < cleanup && !star_is(ops, k, Op::ListAppend))
+    stmt->handlers.push_back(decode_star_clause(k, cleanup, saved_stack, saved_name, &k));
+  if (stmt->handlers.empty()) throw DecodeFailure("except* without clauses");
+  // The end: what no clause handled is raised again.
+  int pop_except = -1;
+  int reraise = star_reraise(k, cleanup, &pop_except);
+  StarJoin shape = star_join(body_end, handler, cleanup, pop_except, reraise);
+  int else_end = shape.else_end;
+  int try_end = shape.try_end;
+  int else_begin = shape.else_begin;
+  int tail_begin = shape.tail_begin;
   if (try_end > end && resolve(try_end) != resolve(exit))
     throw DecodeFailure("try statement leaves its region");
   int join = try_end;
@@ -1221,24 +1298,14 @@ void CodeDecoder::hoist_common_tail(Body& body) const {
   body.insert(body.end(), tail.begin(), tail.end());
 }
 
-int CodeDecoder::decode_try_finally(int i, int body_end, int handler, int end, int exit) {
+// How long the normal-path copy of the finally body [final_begin, final_end) is.
+int CodeDecoder::finally_copy_length(int final_begin, int final_end) const {
   const auto& ops = lifted_.ops;
-  int cleanup = flow_.handler_covering(handler);
-  if (!is_cleanup_block(ops, cleanup) || ops[static_cast<size_t>(cleanup) - 1].op != Op::Reraise) {
-    throw DecodeFailure("finally handler without its cleanup");
-  }
-  bool mid_expression = mid_expression_try_;
-  mid_expression_try_ = false;
-  keep_region_stack_ = mid_expression;
-  Body body = mid_expression ? decode_range(i, body_end, body_end)
-                             : decode_range_extending(i, &body_end, handler, body_end);
-  int final_begin = handler + 1;
-  int final_end = cleanup - 1;
   int copy_length = final_end - final_begin;
   // 3.11+: a RERAISE copied to the end of the finally body's last branch is, on the normal path,
   // just falling through (or the code after the statement, a return, copied into each branch):
   // the normal copy is one operation shorter.
-  if (code_.minor >= 11 && final_end - 1 > final_begin &&
+  if (profile_.copies_exit_blocks && final_end - 1 > final_begin &&
       ops[static_cast<size_t>(final_end) - 1].op == Op::Reraise &&
       ops[static_cast<size_t>(final_end) - 1].arg == 0) {
     --copy_length;
@@ -1248,56 +1315,72 @@ int CodeDecoder::decode_try_finally(int i, int body_end, int handler, int end, i
   // copies of that RERAISE replaced the jumps to it: the copy is as long as what the handler
   // reaches without raising, less what only the handler has (its closing RERAISE, jumps over
   // inline blocks, the unwinding of a return out of it).
-  if (code_.minor >= 12) {
-    std::vector<bool> seen(static_cast<size_t>(final_end - final_begin), false);
-    std::vector<int> work{final_begin};
-    int reached = 0;
-    int last = -1;
-    while (!work.empty()) {
-      int k = work.back();
-      work.pop_back();
-      if (k < final_begin || k >= final_end || seen[static_cast<size_t>(k - final_begin)]) continue;
-      seen[static_cast<size_t>(k - final_begin)] = true;
-      ++reached;
-      last = std::max(last, k);
-      const Operation& o = ops[static_cast<size_t>(k)];
-      if (o.target >= 0) work.push_back(o.target);
-      if (falls_through(o.op)) work.push_back(k + 1);
-    }
-    copy_length = reached;
-    // (A jump over an inline handler block, to the next operation reached, has no copy: there
-    // the block is not in the way.)
-    for (int k = final_begin; k < final_end; ++k) {
-      const Operation& o = ops[static_cast<size_t>(k)];
-      if (!seen[static_cast<size_t>(k - final_begin)] || o.op != Op::Jump || o.target <= k + 1)
-        continue;
-      int next = k + 1;
-      while (next < final_end && !seen[static_cast<size_t>(next - final_begin)]) ++next;
-      if (next == o.target) --copy_length;
-    }
-    // (Nor has the unwinding of the handler by a return or jump out of the finally body:
-    // `[SWAP 2] POP_TOP [SWAP 2] POP_EXCEPT`, the exception and the previous one dropped.)
-    for (int k = final_begin + 1; k < final_end; ++k) {
-      if (!seen[static_cast<size_t>(k - final_begin)] ||
-          ops[static_cast<size_t>(k)].op != Op::PopExcept)
-        continue;
-      auto is = [&](int at, Op op) {
-        return at >= final_begin && ops[static_cast<size_t>(at)].op == op;
-      };
-      if (is(k - 1, Op::Swap) && is(k - 2, Op::PopTop) && is(k - 3, Op::Swap))
-        copy_length -= 4;
-      else if (is(k - 1, Op::PopTop))
-        copy_length -= 2;
-    }
-    if (last >= 0 && ops[static_cast<size_t>(last)].op == Op::Reraise &&
-        ops[static_cast<size_t>(last)].arg == 0 && last > final_begin)
-      --copy_length;
+  if (profile_.cold_blocks_at_end) copy_length = cold_finally_copy_length(final_begin, final_end);
+  return copy_length;
+}
+
+// 3.12+: finally_copy_length, as what the handler reaches without raising, less what only the
+// handler has.
+int CodeDecoder::cold_finally_copy_length(int final_begin, int final_end) const {
+  const auto& ops = lifted_.ops;
+  std::vector<bool> seen(static_cast<size_t>(final_end - final_begin), false);
+  std::vector<int> work{final_begin};
+  int reached = 0;
+  int last = -1;
+  while (!work.empty()) {
+    int k = work.back();
+    work.pop_back();
+    if (k < final_begin || k >= final_end || seen[static_cast<size_t>(k - final_begin)]) continue;
+    seen[static_cast<size_t>(k - final_begin)] = true;
+    ++reached;
+    last = std::max(last, k);
+    const Operation& o = ops[static_cast<size_t>(k)];
+    if (o.target >= 0) work.push_back(o.target);
+    if (falls_through(o.op)) work.push_back(k + 1);
   }
+  int copy_length = reached;
+  // (A jump over an inline handler block, to the next operation reached, has no copy: there
+  // the block is not in the way.)
+  for (int k = final_begin; k < final_end; ++k) {
+    const Operation& o = ops[static_cast<size_t>(k)];
+    if (!seen[static_cast<size_t>(k - final_begin)] || o.op != Op::Jump || o.target <= k + 1)
+      continue;
+    int next = k + 1;
+    while (next < final_end && !seen[static_cast<size_t>(next - final_begin)]) ++next;
+    if (next == o.target) --copy_length;
+  }
+  // (Nor has the unwinding of the handler by a return or jump out of the finally body:
+  // `[SWAP 2] POP_TOP [SWAP 2] POP_EXCEPT`, the exception and the previous one dropped.)
+  for (int k = final_begin + 1; k < final_end; ++k) {
+    if (!seen[static_cast<size_t>(k - final_begin)] ||
+        ops[static_cast<size_t>(k)].op != Op::PopExcept)
+      continue;
+    auto is = [&](int at, Op op) {
+      return at >= final_begin && ops[static_cast<size_t>(at)].op == op;
+    };
+    if (is(k - 1, Op::Swap) && is(k - 2, Op::PopTop) && is(k - 3, Op::Swap))
+      copy_length -= 4;
+    else if (is(k - 1, Op::PopTop))
+      copy_length -= 2;
+  }
+  if (last >= 0 && ops[static_cast<size_t>(last)].op == Op::Reraise &&
+      ops[static_cast<size_t>(last)].arg == 0 && last > final_begin)
+    --copy_length;
+  return copy_length;
+}
+
+// Where the normal-path copy of the finally body ends, after the body ending at `body_end`.
+int CodeDecoder::finally_normal_end(int i, int body_end, int handler, int cleanup,
+                                    bool mid_expression) {
+  const auto& ops = lifted_.ops;
+  int final_begin = handler + 1;
+  int final_end = cleanup - 1;
+  int copy_length = finally_copy_length(final_begin, final_end);
   int normal_end = body_end + copy_length;
   // 3.12: a test of the finally body jumping to its end goes, on the normal path, to the code
   // after the statement; where that is a loop's jump back, the test is inverted over a copy of
   // the jump back (no conditional jump goes backward): one operation more for each.
-  if (code_.minor == 12 && !loops_.empty() && !mid_expression) {
+  if (profile_.inverts_tests_to_jump_back && !loops_.empty() && !mid_expression) {
     int head = resolve(loops_.back().continue_target);
     auto jumps_back = [&](int k) {
       return k < handler && ops[static_cast<size_t>(k)].op == Op::Jump &&
@@ -1319,10 +1402,17 @@ int CodeDecoder::decode_try_finally(int i, int body_end, int handler, int end, i
   // last operation, falling through).
   // 3.12+ copies any short exit block after the statement so (inline_small_exit_blocks), its
   // line or not.
-  if (code_.minor >= 11 && !mid_expression) {
+  if (profile_.copies_exit_blocks && !mid_expression) {
     if (int walked = normal_copy_end(body_end, final_begin, final_end, cleanup); walked >= 0)
       normal_end = walked;
   }
+  return normal_end;
+}
+
+// Where the try/finally statement ends, its normal-path copy ending at `normal_end`.
+int CodeDecoder::finally_try_end(int i, int body_end, int normal_end, int handler, int cleanup,
+                                 bool mid_expression) const {
+  const auto& ops = lifted_.ops;
   int try_end = cleanup + 3;
   // A body that never falls off its end (it raises or returns, and no jump of it goes past its
   // end) has no normal-path copy of the finally body.
@@ -1333,7 +1423,7 @@ int CodeDecoder::decode_try_finally(int i, int body_end, int handler, int end, i
     const Operation& o = ops[static_cast<size_t>(k)];
     falls_through = is_jump(o.op) && o.target >= body_end;
   }
-  if (code_.minor >= 12 && !falls_through && !mid_expression) {
+  if (profile_.cold_blocks_at_end && !falls_through && !mid_expression) {
     try_end = body_end;
   } else if (normal_end < handler && ops[static_cast<size_t>(normal_end)].op == Op::Jump &&
              ops[static_cast<size_t>(normal_end)].target > handler) {
@@ -1341,10 +1431,45 @@ int CodeDecoder::decode_try_finally(int i, int body_end, int handler, int end, i
   } else if (normal_end < handler) {
     try_end = normal_end;  // the handler is placed after the function's code (3.12+)
   }
+  return try_end;
+}
+
+// A try/except nested in the body as a statement of its own starts a line of its own: the
+// NOPs of both `try:` lines precede the body (one try/except/finally statement has one; the
+// lifted operations have no NOPs).
+bool CodeDecoder::nested_try_separate(int i, const Body& body) const {
+  const auto& ops = lifted_.ops;
+  bool separate = false;
+  if (body.size() == 1 && body[0]->kind == StmtKind::Try && !body[0]->handlers.empty()) {
+    std::vector<bytecode::Instruction> all = bytecode::decode_bare_instructions(code_);
+    size_t at = 0;
+    while (at < all.size() && all[at].offset != ops[static_cast<size_t>(i)].offset) ++at;
+    auto line_nop = [&](size_t k) { return all[k].opname == "NOP" && all[k].line >= 0; };
+    separate = at >= 2 && at < all.size() && line_nop(at - 1) && line_nop(at - 2) &&
+               all[at - 2].line < all[at - 1].line;
+  }
+  return separate;
+}
+
+int CodeDecoder::decode_try_finally(int i, int body_end, int handler, int end, int exit) {
+  const auto& ops = lifted_.ops;
+  int cleanup = flow_.handler_covering(handler);
+  if (!is_cleanup_block(ops, cleanup) || ops[static_cast<size_t>(cleanup) - 1].op != Op::Reraise) {
+    throw DecodeFailure("finally handler without its cleanup");
+  }
+  bool mid_expression = mid_expression_try_;
+  mid_expression_try_ = false;
+  keep_region_stack_ = mid_expression;
+  Body body = mid_expression ? decode_range(i, body_end, body_end)
+                             : decode_range_extending(i, &body_end, handler, body_end);
+  int final_begin = handler + 1;
+  int final_end = cleanup - 1;
+  int normal_end = finally_normal_end(i, body_end, handler, cleanup, mid_expression);
+  int try_end = finally_try_end(i, body_end, normal_end, handler, cleanup, mid_expression);
   if (try_end > end && resolve(try_end) != resolve(exit))
     throw DecodeFailure("try statement leaves its region");
   // The normal-path copy is never decoded: neither are the handler blocks of the statements in it.
-  if (code_.minor >= 12 && try_end != body_end && normal_end <= handler)
+  if (profile_.cold_blocks_at_end && try_end != body_end && normal_end <= handler)
     consume_copy_handlers(body_end, normal_end);
   std::vector<ExprPtr> saved_stack = stack_;
   size_t saved_depth = statement_depth_;
@@ -1362,7 +1487,7 @@ int CodeDecoder::decode_try_finally(int i, int body_end, int handler, int end, i
   // 3.11+: with a return after the statement, its normal-path finally copy can end the body,
   // the return copied into each branch of it.
   StmtPtr after =
-      code_.minor >= 11 && !final_body.empty()
+      profile_.copies_exit_blocks && !final_body.empty()
           ? strip_normal_copy_with_returns(body, print_body(final_body), final_body.size())
           : nullptr;
   if (!strip_finally_copies(body, print_body(final_body), final_body.size(), false, 0)) {
@@ -1378,18 +1503,8 @@ int CodeDecoder::decode_try_finally(int i, int body_end, int handler, int end, i
   // copied there (3.12+).
   if (try_end >= static_cast<int>(ops.size()) && body.size() == 2 && is_return_none(body[1]))
     body.pop_back();
-  // A try/except nested in the body as a statement of its own starts a line of its own: the
-  // NOPs of both `try:` lines precede the body (one try/except/finally statement has one; the
-  // lifted operations have no NOPs).
-  bool separate = false;
-  if (body.size() == 1 && body[0]->kind == StmtKind::Try && !body[0]->handlers.empty()) {
-    std::vector<bytecode::Instruction> all = bytecode::decode_bare_instructions(code_);
-    size_t at = 0;
-    while (at < all.size() && all[at].offset != ops[static_cast<size_t>(i)].offset) ++at;
-    auto line_nop = [&](size_t k) { return all[k].opname == "NOP" && all[k].line >= 0; };
-    separate = at >= 2 && at < all.size() && line_nop(at - 1) && line_nop(at - 2) &&
-               all[at - 2].line < all[at - 1].line;
-  }
+  // A try/except nested in the body as a statement of its own starts a line of its own.
+  bool separate = nested_try_separate(i, body);
   emit_try_finally(std::move(body), std::move(final_body), separate);
   if (after) emit(after);  // (the code's final `return None` goes with the other ones)
   return try_end > end ? end : try_end;
@@ -1575,14 +1690,16 @@ int CodeDecoder::copied_tail_length(int k) const {
 int CodeDecoder::copied_exit_length(int k) const {
   bool clause_exit = static_cast<size_t>(k) < lifted_.ops.size() &&
                      lifted_.ops[static_cast<size_t>(k)].op == Op::PopExcept;
-  if (code_.minor < 11 || (code_.minor == 11 && !clause_exit)) return 0;
+  if (!profile_.copies_exit_blocks || (!profile_.copies_exit_blocks_with_lines && !clause_exit))
+    return 0;
   int length = copied_tail_length(clause_exit ? k + 1 : k);
   return length > 0 && clause_exit ? length + 1 : length;
 }
 
-int CodeDecoder::decode_with(int i, int end, int exit) {
+// The with statement's exit handler (PUSH_EXC_INFO; WITH_EXCEPT_START; POP_JUMP_IF_TRUE) and
+// the ends read off it before the suppressed path is looked at.
+CodeDecoder::WithShape CodeDecoder::with_shape(int i) const {
   const auto& ops = lifted_.ops;
-  ExprPtr context = pop();
   int handler = flow_.handler_covering(i + 1);
   const HandlerRegion* region = handler < 0 ? nullptr : flow_.region_for_target(handler);
   if (!region || static_cast<size_t>(handler) + 2 >= ops.size() ||
@@ -1592,100 +1709,136 @@ int CodeDecoder::decode_with(int i, int end, int exit) {
     throw DecodeFailure("with statement without its exit handler");
   }
   const Operation& before_handler = ops[static_cast<size_t>(handler) - 1];
-  bool jumps_over = before_handler.op == Op::Jump && before_handler.target > handler;
-  int body_end = jumps_over ? handler - 1 : handler;
-  int reraise_target = ops[static_cast<size_t>(handler) + 2].target;
-  int with_end = jumps_over ? before_handler.target : reraise_target + 4;
-  int cleanup = flow_.handler_covering(handler);
-  int body_exit = -1;  // where the body goes when done, if not to with_end
+  WithShape shape;
+  shape.handler = handler;
+  shape.jumps_over = before_handler.op == Op::Jump && before_handler.target > handler;
+  shape.body_end = shape.jumps_over ? handler - 1 : handler;
+  shape.reraise_target = ops[static_cast<size_t>(handler) + 2].target;
+  shape.with_end = shape.jumps_over ? before_handler.target : shape.reraise_target + 4;
+  shape.cleanup = flow_.handler_covering(handler);
+  return shape;
+}
+
+// 3.12+: the handler sits after the function's code, and the suppressed path jumps back to the
+// join, or goes on elsewhere (a loop's next iteration, a copy of the code after the statement).
+void CodeDecoder::read_with_suppressed_path(int i, int end, int exit, int normal_end,
+                                            WithShape& shape) {
+  const auto& ops = lifted_.ops;
+  int reraise_target = shape.reraise_target;
+  const Operation& back = ops[static_cast<size_t>(reraise_target) + 4];
+  if (back.op == Op::Jump && back.target > i && back.target < shape.handler) {
+    // (A join past the region, which the statement ends (an if's then-branch, whose jump
+    // over the else follows): the body ends with the region.)
+    shape.body_end = back.target > end && same_target(back.target, exit) ? end : back.target;
+    shape.with_end = back.target;
+    mark_consumed(reraise_target, reraise_target + 5);
+  } else if (back.op == Op::Jump && back.target > reraise_target + 4) {
+    // The body never falls through (it returns): only a suppressed exception reaches the code
+    // after the statement, jumping over the cleanup.
+    shape.with_end = back.target;
+    mark_consumed(reraise_target, reraise_target + 5);
+  } else if (back.op == Op::Jump && back.target < i && !loops_.empty() &&
+             same_target(back.target, loops_.back().continue_target)) {
+    // The statement ends a loop body: the suppressed path goes on with the next iteration,
+    // as the body's normal path does: the statement ends with its region.
+    shape.body_end = std::min(shape.body_end, end);
+    shape.with_end = shape.body_end;
+    shape.body_exit = back.target;
+    mark_consumed(reraise_target, reraise_target + 5);
+  } else if (back.op == Op::ReturnConst && reraise_target + 4 >= end) {
+    // The code after the statement is a return, copied to the end of the suppressed path
+    // (and of the body's normal path): the statement ends with its region.
+    shape.body_end = std::min(shape.body_end, end);
+    shape.with_end = shape.body_end;
+    returns_after_ = true;
+    mark_consumed(reraise_target, reraise_target + 5);
+  } else if (int length = copied_exit_length(reraise_target + 4);
+             length > 0 && normal_end - length > i + 1 &&
+             (normal_end - length <= end || same_target(normal_end - length, exit)) &&
+             same_operations(ops, normal_end - length, reraise_target + 4, length)) {
+    read_with_exit_copy_before_handler(i, end, length, normal_end, shape);
+  } else if (length > 0) {
+    read_with_exit_copy_after_exit_call(i, length, shape);
+  }
+}
+
+// The code after the statement, short and ending in a return or raise, copied to the end
+// of the suppressed path; the body's normal path falls into it, just before the handler
+// (and the handlers of statements in the body, placed before it). (Not a copy past the
+// statement's region: another branch's, an else after an if's then-branch ending in the
+// statement, all of whose branches got a copy of the code after the if.)
+void CodeDecoder::read_with_exit_copy_before_handler(int i, int end, int length, int normal_end,
+                                                     WithShape& shape) {
+  const auto& ops = lifted_.ops;
+  int reraise_target = shape.reraise_target;
+  shape.body_end = normal_end - length;
+  shape.with_end = shape.body_end;
+  mark_consumed(reraise_target, reraise_target + 4 + length);
+  // Or the body's normal path, done with its exit call, holds a copy of its own (its jump
+  // there inlined), with the original's lines; the original is reached by other jumps.
+  // (Where the original is past the statement's region, the join of an if whose
+  // then-branch the statement ends, after the other branches, that copy ends the region.)
+  int copy = normal_end - length > end ? end - length : normal_end - 2 * length;
+  bool copied = copy - 5 > i && is_exit_call(ops, copy - 5) &&
+                same_operations(ops, copy, normal_end - length, length);
+  for (int n = 0; n < length && copied; ++n)
+    copied = line_at(ops, copy + n) == line_at(ops, normal_end - length + n);
+  if (copied) {
+    shape.body_end = copy;
+    shape.with_end = copy + length;
+    mark_consumed(copy, shape.with_end);
+  }
+}
+
+// Or the original follows the body's exit call inside the region (more code comes before
+// the handler: the statement's region is a loop body or a try body): the exit call is the
+// first operation after the body that this handler does not cover.
+// (The body's last exit call: a return's inside the body is followed by more of it; the
+// cold code of statements nested in it is not. A loop's iterator popped first: a copy
+// of the code after the loop, which the loop knows as a break.)
+void CodeDecoder::read_with_exit_copy_after_exit_call(int i, int length, WithShape& shape) {
+  const auto& ops = lifted_.ops;
+  int handler = shape.handler;
+  int reraise_target = shape.reraise_target;
+  auto body_after = [&](int p) {
+    for (int k = p; k < handler; ++k) {
+      if (flow_.reachable[static_cast<size_t>(k)] && flow_.handler_covering(k) == handler)
+        return true;
+    }
+    return false;
+  };
+  for (int p = i + 7; p + length <= handler; ++p) {
+    if (is_exit_call(ops, p - 5) && flow_.handler_covering(p - 6) == handler &&
+        flow_.handler_covering(p - 5) != handler && flow_.reachable[static_cast<size_t>(p)] &&
+        same_operations(ops, p, reraise_target + 4, length) && !body_after(p) &&
+        (ops[static_cast<size_t>(p)].op != Op::PopTop || break_copies_.count(p) > 0)) {
+      shape.body_end = p;
+      shape.with_end = p;
+      mark_consumed(reraise_target, reraise_target + 4 + length);
+      break;
+    }
+  }
+}
+
+int CodeDecoder::decode_with(int i, int end, int exit) {
+  const auto& ops = lifted_.ops;
+  ExprPtr context = pop();
+  WithShape shape = with_shape(i);
+  int handler = shape.handler;
+  int reraise_target = shape.reraise_target;
   // (3.12+: handlers of statements in the body lie between its normal path and this handler,
   // where the statement is on the normal path itself.)
   int normal_end = handler;
-  while (code_.minor >= 12 && flow_.reachable[static_cast<size_t>(i)] && normal_end - 1 > i &&
-         !flow_.reachable[static_cast<size_t>(normal_end) - 1])
+  while (profile_.cold_blocks_at_end && flow_.reachable[static_cast<size_t>(i)] &&
+         normal_end - 1 > i && !flow_.reachable[static_cast<size_t>(normal_end) - 1])
     --normal_end;
   // 3.12+: the handler sits after the function's code and jumps back to the join.
-  if (!jumps_over && static_cast<size_t>(reraise_target) + 4 < ops.size()) {
-    const Operation& back = ops[static_cast<size_t>(reraise_target) + 4];
-    if (back.op == Op::Jump && back.target > i && back.target < handler) {
-      // (A join past the region, which the statement ends (an if's then-branch, whose jump
-      // over the else follows): the body ends with the region.)
-      body_end = back.target > end && same_target(back.target, exit) ? end : back.target;
-      with_end = back.target;
-      mark_consumed(reraise_target, reraise_target + 5);
-    } else if (back.op == Op::Jump && back.target > reraise_target + 4) {
-      // The body never falls through (it returns): only a suppressed exception reaches the code
-      // after the statement, jumping over the cleanup.
-      with_end = back.target;
-      mark_consumed(reraise_target, reraise_target + 5);
-    } else if (back.op == Op::Jump && back.target < i && !loops_.empty() &&
-               same_target(back.target, loops_.back().continue_target)) {
-      // The statement ends a loop body: the suppressed path goes on with the next iteration,
-      // as the body's normal path does: the statement ends with its region.
-      body_end = std::min(body_end, end);
-      with_end = body_end;
-      body_exit = back.target;
-      mark_consumed(reraise_target, reraise_target + 5);
-    } else if (back.op == Op::ReturnConst && reraise_target + 4 >= end) {
-      // The code after the statement is a return, copied to the end of the suppressed path
-      // (and of the body's normal path): the statement ends with its region.
-      body_end = std::min(body_end, end);
-      with_end = body_end;
-      returns_after_ = true;
-      mark_consumed(reraise_target, reraise_target + 5);
-    } else if (int length = copied_exit_length(reraise_target + 4);
-               length > 0 && normal_end - length > i + 1 &&
-               (normal_end - length <= end || same_target(normal_end - length, exit)) &&
-               same_operations(ops, normal_end - length, reraise_target + 4, length)) {
-      // The code after the statement, short and ending in a return or raise, copied to the end
-      // of the suppressed path; the body's normal path falls into it, just before the handler
-      // (and the handlers of statements in the body, placed before it). (Not a copy past the
-      // statement's region: another branch's, an else after an if's then-branch ending in the
-      // statement, all of whose branches got a copy of the code after the if.)
-      body_end = normal_end - length;
-      with_end = body_end;
-      mark_consumed(reraise_target, reraise_target + 4 + length);
-      // Or the body's normal path, done with its exit call, holds a copy of its own (its jump
-      // there inlined), with the original's lines; the original is reached by other jumps.
-      // (Where the original is past the statement's region, the join of an if whose
-      // then-branch the statement ends, after the other branches, that copy ends the region.)
-      int copy = normal_end - length > end ? end - length : normal_end - 2 * length;
-      bool copied = copy - 5 > i && is_exit_call(ops, copy - 5) &&
-                    same_operations(ops, copy, normal_end - length, length);
-      for (int n = 0; n < length && copied; ++n)
-        copied = line_at(ops, copy + n) == line_at(ops, normal_end - length + n);
-      if (copied) {
-        body_end = copy;
-        with_end = copy + length;
-        mark_consumed(copy, with_end);
-      }
-    } else if (length > 0) {
-      // Or the original follows the body's exit call inside the region (more code comes before
-      // the handler: the statement's region is a loop body or a try body): the exit call is the
-      // first operation after the body that this handler does not cover.
-      // (The body's last exit call: a return's inside the body is followed by more of it; the
-      // cold code of statements nested in it is not. A loop's iterator popped first: a copy
-      // of the code after the loop, which the loop knows as a break.)
-      auto body_after = [&](int p) {
-        for (int k = p; k < handler; ++k) {
-          if (flow_.reachable[static_cast<size_t>(k)] && flow_.handler_covering(k) == handler)
-            return true;
-        }
-        return false;
-      };
-      for (int p = i + 7; p + length <= handler; ++p) {
-        if (is_exit_call(ops, p - 5) && flow_.handler_covering(p - 6) == handler &&
-            flow_.handler_covering(p - 5) != handler && flow_.reachable[static_cast<size_t>(p)] &&
-            same_operations(ops, p, reraise_target + 4, length) && !body_after(p) &&
-            (ops[static_cast<size_t>(p)].op != Op::PopTop || break_copies_.count(p) > 0)) {
-          body_end = p;
-          with_end = p;
-          mark_consumed(reraise_target, reraise_target + 4 + length);
-          break;
-        }
-      }
-    }
-  }
+  if (!shape.jumps_over && static_cast<size_t>(reraise_target) + 4 < ops.size())
+    read_with_suppressed_path(i, end, exit, normal_end, shape);
+  int body_end = shape.body_end;
+  int with_end = shape.with_end;
+  int body_exit = shape.body_exit;
+  int cleanup = shape.cleanup;
   mark_consumed(handler, reraise_target + 4);
   if (cleanup >= 0) mark_consumed(cleanup, cleanup + 3);
   if (with_end > end && resolve(with_end) != resolve(exit))

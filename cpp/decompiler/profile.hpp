@@ -30,6 +30,33 @@ class CompilerProfile {
   // ---- loops and statements (structure.cpp)
 
   // ---- try statements read from exception tables (handlers.cpp)
+  // Zero-cost exceptions (3.11+, compile.c's compiler_try_except/_finally and the exception
+  // table of assemble_exception_table): a try body carries no SETUP_*/POP_BLOCK; the table says
+  // which handler covers what, and leaves out the jumps that cannot raise.
+  bool exception_table = minor_ >= 11;
+  // 3.11: the handler code stays where compile.c emits it, inside a loop's body before its
+  // exit; 3.12+ moves it after the function's code (cold_blocks_at_end).
+  bool inline_handlers = minor_ == 11;
+  // flowgraph.c's push_cold_blocks_to_end (3.12+): handler blocks, and code only they reach,
+  // are placed after the function's code, in the order they were compiled, and jump back.
+  bool cold_blocks_at_end = minor_ >= 12;
+  // A short exit block without a line number (a finally's RERAISE, the implicit `return None`)
+  // is copied into each block that jumps to it: compile.c's extend_block (3.11), flowgraph.c's
+  // inline_small_exit_blocks (3.12+). As the table-read shapes hold them: 3.11+.
+  bool copies_exit_blocks = minor_ >= 11;
+  // flowgraph.c's inline_small_exit_blocks (3.12+) copies any short exit block (ending in a
+  // return or raise), its line number or not: the code after a try statement into its clauses.
+  bool copies_exit_blocks_with_lines = minor_ >= 12;
+  // flowgraph.c's inline_small_or_no_lineno_blocks (3.13+) copies any block without a line
+  // number into every jump to it, an exit block or not (a loop's jump back, a clause's exit).
+  bool inlines_no_lineno_blocks = minor_ >= 13;
+  // 3.12: a test of a finally body's normal-path copy jumping to the copy's end, where a loop's
+  // jump back follows, jumps there inverted over a copy of the jump back (no conditional jump
+  // goes backward); 3.13 does not.
+  bool inverts_tests_to_jump_back = minor_ == 12;
+  // compile.c's compiler_try_star_except starts the handler with the list collecting what the
+  // clauses raise: 3.11 `COPY 1; BUILD_LIST 0; SWAP 2`, 3.12+ `BUILD_LIST 0; COPY 2`.
+  bool except_star_list_swapped = minor_ == 11;
 
   // ---- 3.10's block stack: SETUP_* and POP_BLOCK (block_stack.cpp)
 
