@@ -178,8 +178,6 @@ class CodeDecoder {
   int decode_try(int i, int end, int exit);
   bool strip_copied_tail(Stmt& stmt, const Body& tail) const;
   bool strip_counted_copies(Stmt& stmt, const Body& tail, const std::vector<int>& copies) const;
-  int merge_exit_copies(int begin, int pop_block, int handler);
-  void merge_except_exit_copies(int begin, int handler);
   StmtPtr strip_normal_copy_with_returns(Body& body, const std::string& copy_text,
                                          size_t copy_size) const;
   int cold_code_return_end(int from, int join, int cleanup) const;
@@ -193,14 +191,18 @@ class CodeDecoder {
   void hoist_common_tail(Body& body) const;
   int decode_with(int i, int end, int exit);
   int skip_with_exit_call(int i);
+  // 3.10: the RERAISE operations of a finally body that are a nested statement's own (handlers.cpp)
+  std::vector<bool> nested_own_reraises(int begin, int end) const;
+  // ---- block_stack.cpp: 3.10's SETUP_* and POP_BLOCK
   int decode_setup_finally(int i, int end, int exit);  // 3.10 block-stack try statements
   int decode_setup_except(int i, int handler, int end, int exit);
   Body decode_setup_finally_handler(int handler, int reraise, Body& body);
   int decode_finally_without_normal_path(int i, int handler, int reraise, int end, int exit);
   int dropped_closing_reraise(int handler, int reraise, int end) const;
-  std::vector<bool> nested_own_reraises(int begin, int end) const;
   bool dropped_closing(int reraise) const;
   int decode_setup_with(int i, int end, int exit);
+  int merge_exit_copies(int begin, int pop_block, int handler);
+  void merge_except_exit_copies(int begin, int handler);
   bool decode_if_expression(int j, int true_start, int false_start, ExprPtr condition);
   int decode_compound_if_expression(int j, int begin, int end);
   int shared_clause_exit(int begin, int end, const std::string& bound) const;
