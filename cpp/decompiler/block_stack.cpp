@@ -120,7 +120,7 @@ int CodeDecoder::decode_setup_finally(int i, int end, int exit) {
   // (3.10: a return leaving with statements around the try leaves each after the finally copy:
   // compiler_unwind_fblock's POP_BLOCK, ROT_TWO under the value and the exit call.)
   int leaving = try_end;
-  while (code_.minor == 10 && static_cast<size_t>(leaving) + 8 <= ops.size() &&
+  while (profile_.block_stack && static_cast<size_t>(leaving) + 8 <= ops.size() &&
          ops[static_cast<size_t>(leaving)].op == Op::PopBlock &&
          ops[static_cast<size_t>(leaving) + 1].op == Op::Swap && is_exit_call_310(ops, leaving + 2))
     leaving += 7;

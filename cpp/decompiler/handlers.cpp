@@ -1729,7 +1729,7 @@ namespace glassbox::decompiler {
 // jumps, and a nested finally's closing one (the first after its handler).
 std::vector<bool> CodeDecoder::nested_own_reraises(int begin, int end) const {
   const auto& ops = lifted_.ops;
-  if (code_.minor != 10) return {};
+  if (!profile_.block_stack) return {};
   std::vector<bool> own(static_cast<size_t>(std::max(end - begin, 0)), false);
   auto mark = [&](int at) {
     if (at >= begin && at < end) own[static_cast<size_t>(at - begin)] = true;
