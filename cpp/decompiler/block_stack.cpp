@@ -313,51 +313,17 @@ void CodeDecoder::merge_except_exit_copies(int begin, int handler) {
   mark_consumed(first, pop_block);
 }
 
-int CodeDecoder::decode_setup_except(int i, int handler, int end, int exit) {
-  const auto& ops = lifted_.ops;
-  const Operation& before = ops[static_cast<size_t>(handler) - 1];
-  if (before.op == Op::ReturnValue) merge_except_exit_copies(i, handler);
-  // (POP_BLOCK, POP_TOP of a for loop's iterator, then the jump: a break ending the body, not
-  // the jump to an else.)
-  // (Or POP_BLOCK then the jump, out of a while loop, which has no iterator to pop: the jump over
-  // the clauses goes to an else inside the loop, never straight to the code after it. An
-  // `else: break` keeps its own jump for its line: the body's jump goes there, not threaded. A
-  // `break` after the statement, which the jump over the clauses was threaded through, is where
-  // the clauses that fall through go too: none may.)
-  auto pops_block = [&](int k) { return ops[static_cast<size_t>(k)].op == Op::PopBlock; };
-  bool in_while = !loops_.empty() && loops_.back().continue_target >= 0 &&
-                  ops[static_cast<size_t>(loops_.back().continue_target)].op != Op::ForIter &&
-                  before.target >= 0 &&
-                  (before.target == loops_.back().break_target ||
-                   ops[static_cast<size_t>(before.target)].op != Op::Jump);
-  for (int k = handler; in_while && k < end; ++k) {
-    const Operation& o = ops[static_cast<size_t>(k)];
-    in_while = o.op != Op::Jump || !same_target(o.target, loops_.back().break_target);
-  }
-  bool body_breaks = !loops_.empty() && same_target(before.target, loops_.back().break_target) &&
-                     ((handler >= i + 3 && ops[static_cast<size_t>(handler) - 2].op == Op::PopTop &&
-                       pops_block(handler - 3)) ||
-                      (in_while && handler >= i + 2 && pops_block(handler - 2)));
-  int else_begin =
-      before.op == Op::Jump && before.target > handler && !body_breaks ? before.target : -1;
-  int body_end = else_begin >= 0 ? handler - 1 : handler;
-  // Where the clauses go when done: past the else, if there is one.
-  int join = -1;
-  auto is_loop_exit = [&](int target) {
-    return !loops_.empty() && (same_target(target, loops_.back().break_target) ||
-                               same_target(target, loops_.back().continue_target));
-  };
-  int scan_end = else_begin >= 0 ? else_begin : end;
-  // The typed clauses, each [start, next clause): a jump inside one to a place before the next
-  // clause stays in that clause (an if/else of its body whose join the compiler replaced with a
-  // copy of the clause's exit), never the statement's join.
-  // (The region may be the body of an enclosing try/finally, which this statement's body leaves
-  // by a return: its POP_BLOCK ends the region, the enclosing one's starts what follows, and the
-  // clauses lie past it.)
-  bool clauses_outside = else_begin < 0 && handler >= end && end > i + 1 &&
-                         ops[static_cast<size_t>(end) - 1].op == Op::PopBlock &&
-                         ops[static_cast<size_t>(end)].op == Op::PopBlock;
-  int walk_end = clauses_outside ? static_cast<int>(ops.size()) : scan_end;
+namespace {
+
+// Whether the operation at `at` returns or raises.
+bool exits_at(const std::vector<Operation>& ops, int at) {
+  Op op = ops[static_cast<size_t>(at)].op;
+  return op == Op::ReturnValue || op == Op::RaiseVarargs;
+}
+
+// The typed clauses from `handler`, each [start, next clause), read up to `walk_end`.
+std::vector<std::pair<int, int>> typed_clause_ranges(const std::vector<Operation>& ops, int handler,
+                                                     int walk_end) {
   std::vector<std::pair<int, int>> typed_clauses;
   for (int c = handler; c < walk_end;) {
     // (A typed clause starts with DUP_TOP of the exception; the RERAISE where the last one's
@@ -375,48 +341,20 @@ int CodeDecoder::decode_setup_except(int i, int handler, int end, int exit) {
     typed_clauses.emplace_back(c, next);
     c = next;
   }
-  auto stays_in_clause = [&](int k, int target) {
-    return std::any_of(typed_clauses.begin(), typed_clauses.end(), [&](const auto& clause) {
-      return k >= clause.first && target < clause.second;
-    });
-  };
-  // Without an else, typed clauses whose last type test fails to a RERAISE end there (no bare
-  // except): a jump after it belongs to the code after the statement (a later try's), never to
-  // this one's join.
-  int join_scan_end = scan_end;
-  if (else_begin < 0 && !clauses_outside && !typed_clauses.empty() &&
-      typed_clauses.back().second < scan_end &&
-      ops[static_cast<size_t>(typed_clauses.back().second)].op == Op::Reraise)
-    join_scan_end = typed_clauses.back().second + 1;
-  for (int k = handler; k < join_scan_end; ++k) {
-    const Operation& op = ops[static_cast<size_t>(k)];
-    // (A backward jump is a loop's inside a clause, never the join.)
-    // (A forward jump to the loop's own jump back is a clause falling off the loop body's end.)
-    if (op.op == Op::Jump && op.target > handler && op.target > k &&
-        (!is_loop_exit(op.target) || falls_into_jump_back(k, op.target)) && op.target > join &&
-        !stays_in_clause(k, op.target))
-      join = op.target;
-  }
-  if (join < 0) join = else_begin >= 0 ? else_begin : scan_end;
-  int handlers_end = std::min(else_begin >= 0 ? else_begin : join, end);
-  // Clauses past the region that never rejoin (each raises or returns; no bare except): the
-  // statement is the whole region, its clauses end at the RERAISE where the last type test fails.
-  int clauses_end = -1;
-  if (clauses_outside && !typed_clauses.empty() &&
-      ops[static_cast<size_t>(typed_clauses.back().second)].op == Op::Reraise) {
-    clauses_end = typed_clauses.back().second + 1;
-    for (int k = handler; k < clauses_end && clauses_end >= 0; ++k) {
-      const Operation& op = ops[static_cast<size_t>(k)];
-      if (op.op == Op::Jump && op.target > k && !stays_in_clause(k, op.target)) clauses_end = -1;
-    }
-    if (clauses_end >= 0) {
-      join = end;
-      handlers_end = clauses_end - 1;
-    }
-  }
-  // Without an else, what follows POP_BLOCK is a copy of a short tail after the statement (the
-  // jump to it inlined: one ending in a return or raise), which each clause that falls through
-  // repeats.
+  return typed_clauses;
+}
+
+// Whether a jump at `k` to `target` stays in one of the typed clauses.
+bool stays_in_clause(const std::vector<std::pair<int, int>>& typed_clauses, int k, int target) {
+  return std::any_of(typed_clauses.begin(), typed_clauses.end(), [&](const auto& clause) {
+    return k >= clause.first && target < clause.second;
+  });
+}
+
+// Without an else, what follows POP_BLOCK is a copy of a short tail after the statement (the
+// jump to it inlined: one ending in a return or raise), which each clause that falls through
+// repeats: where that tail starts, or `body_end` where there is none.
+int body_tail_begin(const std::vector<Operation>& ops, int i, int else_begin, int body_end) {
   int tail_begin = body_end;
   if (else_begin < 0 && body_end > i + 1 &&
       (ops[static_cast<size_t>(body_end) - 1].op == Op::ReturnValue ||
@@ -438,243 +376,117 @@ int CodeDecoder::decode_setup_except(int i, int handler, int end, int exit) {
         break;
     }
   }
-  // With an else and no clause jumping past it, the clauses that fall through end in a copy
-  // (after their POP_EXCEPT) of a short tail ending in a return: the else runs up to that tail,
-  // which is the code after the statement.
-  int tail_end = -1;  // one past the tail after the else, when found
-  if (else_begin >= 0 && join == else_begin) {
-    for (int p = handler; p < else_begin && tail_end < 0; ++p) {
-      if (ops[static_cast<size_t>(p)].op != Op::PopExcept) continue;
-      int q = p + 1;
-      while (q < else_begin && !is_jump(ops[static_cast<size_t>(q)].op) &&
-             ops[static_cast<size_t>(q)].op != Op::ReturnValue)
-        ++q;
-      // (A return of the clause's own computes its value before POP_EXCEPT, but a constant's:
-      // `return K` there is the same as a copy of it.)
-      if (q >= else_begin || q == p + 1 || ops[static_cast<size_t>(q)].op != Op::ReturnValue ||
-          (q == p + 2 && ops[static_cast<size_t>(p) + 1].op == Op::LoadConst))
-        continue;
-      int length = q - p;
-      for (int r = else_begin; r < end; ++r) {
-        Op op = ops[static_cast<size_t>(r)].op;
-        if (op == Op::ReturnValue) {
-          if (r - length + 1 > else_begin && same_operations(ops, r - length + 1, p + 1, length)) {
-            join = r - length + 1;
-            tail_end = r + 1;
-          }
-          break;
-        }
-        if (is_jump(op) || op == Op::SetupFinally || op == Op::SetupWith || op == Op::PopBlock)
-          break;
-      }
-    }
+  return tail_begin;
+}
+
+// Where each typed clause (and a bare except, up to `handlers_end`) ends, for the search of
+// their copies of the code after the statement; nothing when they do not read consistently.
+std::vector<int> clause_ends(const std::vector<Operation>& ops,
+                             const std::vector<std::pair<int, int>>& typed_clauses,
+                             int handlers_end) {
+  std::vector<int> ends;
+  for (const auto& [c, next] : typed_clauses) {
+    int check = c;
+    while (check < next && ops[static_cast<size_t>(check)].op != Op::CheckExcMatch) ++check;
+    if (check + 3 >= next) break;
+    bool named = ops[static_cast<size_t>(check) + 3].op == Op::StoreName;
+    ends.push_back(named && ops[static_cast<size_t>(next) - 1].op == Op::Reraise ? next - 4 : next);
   }
-  // Neither the body nor the else falls through (each returns or raises), and the clauses that
-  // do end (after their POP_EXCEPT and the unbinding of their name) in a copy of the code after
-  // the statement: 3.10 replaces a jump to an exit block of at most 4 instructions with a copy of
-  // it, and the original goes when nothing else reaches it. (A clause's own return of a computed
-  // value loads it before POP_EXCEPT; its own raise has no POP_EXCEPT; its own `return K` is the
-  // same as a copy.) The copy starts at clause_copy[clause end], the code after the statement is
-  // read from one of them, and the else runs up to the original when that was kept.
-  std::map<int, int> clause_copy;  // a clause's end -> the start of its copy of the tail
-  bool copied_else = false;        // the body's tail is a copy of the else
-  bool original_after = false;     // the tail's original is the code after the region
-  int copy_length = 0;
-  int original_tail = -1;  // the kept original of the tail, at the region's end; -1 if none
-  auto exits = [&](int at) {
-    Op op = ops[static_cast<size_t>(at)].op;
-    return op == Op::ReturnValue || op == Op::RaiseVarargs;
-  };
-  bool body_exits = body_end > i + 1 && exits(body_end - 1);
-  if (tail_end < 0 && clauses_end < 0 && !typed_clauses.empty() &&
-      ((else_begin < 0 && body_exits) || (else_begin >= 0 && join == else_begin))) {
-    std::vector<int> clause_ends;
-    for (const auto& [c, next] : typed_clauses) {
-      int check = c;
-      while (check < next && ops[static_cast<size_t>(check)].op != Op::CheckExcMatch) ++check;
-      if (check + 3 >= next) break;
-      bool named = ops[static_cast<size_t>(check) + 3].op == Op::StoreName;
-      clause_ends.push_back(named && ops[static_cast<size_t>(next) - 1].op == Op::Reraise ? next - 4
-                                                                                          : next);
-    }
-    int last_next = typed_clauses.back().second;
-    bool bare = ops[static_cast<size_t>(last_next)].op != Op::Reraise;
-    if (bare && is_pop_tops(ops, last_next, 3))
-      clause_ends.push_back(handlers_end);  // a bare except: up to the else, or the join
-    bool consistent = clause_ends.size() == typed_clauses.size() + (bare ? 1 : 0);
-    int first_copy = -1;
-    for (int e : clause_ends) {
-      if (!consistent || e <= handler) continue;
-      // (A clause without a copy must not fall through.)
-      bool ends = exits(e - 1) || ops[static_cast<size_t>(e) - 1].op == Op::Reraise;
-      consistent = ends;
-      if (!exits(e - 1)) continue;
-      int p = e - 2;
-      while (p > e - 9 && p > handler && ops[static_cast<size_t>(p)].op != Op::PopExcept) --p;
-      if (ops[static_cast<size_t>(p)].op != Op::PopExcept) continue;
-      int s = p + 1;
-      if (unbinds_clause_name(ops, s)) s += 3;
-      int length = e - s;
-      // (`return K`: the clause's own return reads alike, and is kept as it is.)
-      bool returns_constant = length == 2 && ops[static_cast<size_t>(s)].op == Op::LoadConst &&
-                              ops[static_cast<size_t>(s) + 1].op == Op::ReturnValue;
-      // (A copy starts a statement: it loads a value or deletes a name, or is a bare raise; a
-      // return inside a loop pops the iterator under its value after POP_EXCEPT.)
-      const Operation& start = ops[static_cast<size_t>(s)];
-      bool starts = start.op == Op::LoadConst || start.op == Op::LoadName ||
-                    start.op == Op::LoadClosure || start.op == Op::LoadAssertionError ||
-                    start.op == Op::DeleteName ||
-                    (start.op == Op::RaiseVarargs && start.arg == 0 && length == 1);
-      if (length < 1 || length > 4 || !starts || returns_constant) continue;
-      bool straight = true;
-      for (int k = s; k < e - 1; ++k) {
-        Op op = ops[static_cast<size_t>(k)].op;
-        straight = straight && !is_jump(op) && !exits(k) && op != Op::PopExcept &&
-                   op != Op::PopBlock && op != Op::SetupFinally && op != Op::SetupWith &&
-                   op != Op::Reraise;
-      }
-      if (!straight) continue;
-      if (first_copy >= 0 &&
-          (length != copy_length || !same_operations(ops, s, first_copy, length))) {
-        consistent = false;
-        continue;
-      }
-      first_copy = s;
-      copy_length = length;
-      clause_copy[e] = s;
-    }
-    if (!consistent || first_copy < 0) {
-      clause_copy.clear();
-    } else if (else_begin >= 0) {
-      // The original stays where the else falls into it (last in the region).
-      // (Or it is the code after the region, which ends with the statement: an if's then-branch
-      // whose join the clauses' copies repeat.)
-      if (end - copy_length > else_begin &&
-          same_operations(ops, end - copy_length, first_copy, copy_length)) {
-        original_tail = end - copy_length;
-      } else if (same_operations(ops, end, first_copy, copy_length) && same_target(end, exit) &&
-                 !exits(end - 1)) {
-        original_after = true;
-      } else if (!exits(end - 1)) {
-        clause_copy.clear();
-      }
-      for (int k = else_begin; k < end && !clause_copy.empty(); ++k) {
-        const Operation& op = ops[static_cast<size_t>(k)];
-        int kept = original_tail >= 0 ? original_tail : end;
-        if (is_jump(op.op) && op.target >= kept && op.target != original_tail &&
-            !(original_after && op.target == end))
-          clause_copy.clear();
-      }
-    }
-    // (Without an else, what follows the body's POP_BLOCK is a copy: of the same code, read
-    // below as a tail; else of a short else, the body's jump to it inlined.)
-    if (!clause_copy.empty() && else_begin < 0 && tail_begin < body_end) {
-      if (body_end - tail_begin == copy_length &&
-          same_operations(ops, tail_begin, first_copy, copy_length))
-        clause_copy.clear();
-      else
-        copied_else = true;
-    }
-    if (!clause_copy.empty() && else_begin >= 0) join = original_tail >= 0 ? original_tail : end;
+  int last_next = typed_clauses.back().second;
+  bool bare = ops[static_cast<size_t>(last_next)].op != Op::Reraise;
+  if (bare && is_pop_tops(ops, last_next, 3))
+    ends.push_back(handlers_end);  // a bare except: up to the else, or the join
+  bool consistent = ends.size() == typed_clauses.size() + (bare ? 1 : 0);
+  if (!consistent) ends.clear();
+  return ends;
+}
+
+// The start of the copy of the code after the statement that ends the clause ending (in a
+// return or raise) at `e`, after its POP_EXCEPT and the unbinding of its name; -1 if none.
+int clause_tail_copy(const std::vector<Operation>& ops, int handler, int e) {
+  int p = e - 2;
+  while (p > e - 9 && p > handler && ops[static_cast<size_t>(p)].op != Op::PopExcept) --p;
+  if (ops[static_cast<size_t>(p)].op != Op::PopExcept) return -1;
+  int s = p + 1;
+  if (unbinds_clause_name(ops, s)) s += 3;
+  int length = e - s;
+  // (`return K`: the clause's own return reads alike, and is kept as it is.)
+  bool returns_constant = length == 2 && ops[static_cast<size_t>(s)].op == Op::LoadConst &&
+                          ops[static_cast<size_t>(s) + 1].op == Op::ReturnValue;
+  // (A copy starts a statement: it loads a value or deletes a name, or is a bare raise; a
+  // return inside a loop pops the iterator under its value after POP_EXCEPT.)
+  const Operation& start = ops[static_cast<size_t>(s)];
+  bool starts = start.op == Op::LoadConst || start.op == Op::LoadName ||
+                start.op == Op::LoadClosure || start.op == Op::LoadAssertionError ||
+                start.op == Op::DeleteName ||
+                (start.op == Op::RaiseVarargs && start.arg == 0 && length == 1);
+  if (length < 1 || length > 4 || !starts || returns_constant) return -1;
+  bool straight = true;
+  for (int k = s; k < e - 1; ++k) {
+    Op op = ops[static_cast<size_t>(k)].op;
+    straight = straight && !is_jump(op) && !exits_at(ops, k) && op != Op::PopExcept &&
+               op != Op::PopBlock && op != Op::SetupFinally && op != Op::SetupWith &&
+               op != Op::Reraise;
   }
-  Body body = decode_range(i + 1, tail_begin, tail_begin);
-  Body tail = tail_begin < body_end ? decode_range(tail_begin, body_end, body_end) : Body{};
-  Body orelse = else_begin >= 0 && join > else_begin
-                    ? decode_range(else_begin, std::min(join, end), join)
-                    : Body{};
-  if (tail_end >= 0) tail = decode_range(join, tail_end, tail_end);
-  // The body's other ways out to the tail (POP_BLOCK and a copy of it: a branch falling off the
-  // body's end, the copy duplicated for it) end its branches: they go, where as many end them.
-  if (tail_begin < body_end && !tail.empty()) {
-    int length = body_end - tail_begin;
-    int count = 0;
-    for (int p = i + 1; p + 1 + length <= tail_begin; ++p) {
-      count += ops[static_cast<size_t>(p)].op == Op::PopBlock &&
-               same_operations(ops, p + 1, tail_begin, length);
+  return straight ? s : -1;
+}
+
+// The clauses' copies of the code after the statement (clause_tail_copy), into `clause_copy`
+// (a clause's end -> the start of its copy) and `copy_length`: the first copy, or -1 (and no
+// copies) where a clause that falls through has none, or they differ.
+int collect_clause_copies(const std::vector<Operation>& ops, int handler,
+                          const std::vector<int>& ends, std::map<int, int>& clause_copy,
+                          int& copy_length) {
+  bool consistent = true;
+  int first_copy = -1;
+  for (int e : ends) {
+    if (!consistent || e <= handler) continue;
+    // (A clause without a copy must not fall through.)
+    bool ends_clause = exits_at(ops, e - 1) || ops[static_cast<size_t>(e) - 1].op == Op::Reraise;
+    consistent = ends_clause;
+    if (!exits_at(ops, e - 1)) continue;
+    int s = clause_tail_copy(ops, handler, e);
+    if (s < 0) continue;
+    int length = e - s;
+    if (first_copy >= 0 &&
+        (length != copy_length || !same_operations(ops, s, first_copy, length))) {
+      consistent = false;
+      continue;
     }
-    std::string text = print_body(tail);
-    if (count > 0 && branch_end_copies(body, text, tail.size(), false) == count)
-      branch_end_copies(body, text, tail.size(), true);
+    first_copy = s;
+    copy_length = length;
+    clause_copy[e] = s;
   }
-  if (copied_else) orelse = std::move(tail);
-  int copy_tail_end = -1;  // one past the tail read from a clause's copy (or its original)
-  if (original_after) {
-    tail.clear();
-  } else if (!clause_copy.empty()) {
-    int from = original_tail >= 0 ? original_tail : clause_copy.begin()->second;
-    tail = decode_range(from, from + copy_length, from + copy_length);
-    copy_tail_end = original_tail >= 0 ? end : -1;
+  if (!consistent || first_copy < 0) {
+    clause_copy.clear();
+    return -1;
   }
-  auto stmt = make_stmt(StmtKind::Try, {}, {std::move(body), std::move(orelse), {}});
-  std::vector<ExprPtr> saved_stack = stack_;
-  size_t saved_depth = statement_depth_;
-  std::string saved_name = handler_name_;
-  for (int m = 0; m < 3; ++m) push(make_expr(ExprKind::Internal, {}, "prev_exc"));
-  std::vector<ExprPtr> clause_stack = stack_;
-  std::vector<std::pair<int, int>> clause_ranges;  // each clause's [body, end)
-  int k = handler;
-  while (k < handlers_end) {
-    stack_ = clause_stack;
-    statement_depth_ = clause_stack.size();
-    ExceptHandler clause;
-    if (ops[static_cast<size_t>(k)].op == Op::Reraise) break;
-    int body_begin;
-    int clause_end;
-    if (is_pop_tops(ops, k, 3)) {
-      body_begin = k + 3;
-      clause_end = handlers_end;
-    } else {
-      int check = k + 1;
-      while (check < handlers_end && ops[static_cast<size_t>(check)].op != Op::CheckExcMatch)
-        ++check;
-      if (check + 4 >= handlers_end) throw DecodeFailure("except clause without a type test");
-      push(make_expr(ExprKind::Internal, {}, "exc"));
-      clause.type = evaluate(k + 1, check);
-      pop();
-      clause_end = ops[static_cast<size_t>(check) + 1].target;
-      const Operation& bind = ops[static_cast<size_t>(check) + 3];
-      body_begin = check + 5;
-      if (bind.op == Op::StoreName) {
-        clause.name = source_name(bind.text);
-        if (ops[static_cast<size_t>(body_begin)].op == Op::SetupFinally) ++body_begin;
-        if (clause_end - 4 > body_begin &&
-            ops[static_cast<size_t>(clause_end) - 1].op == Op::Reraise)
-          clause_end -= 4;
-      } else if (bind.op != Op::PopTop) {
-        throw DecodeFailure("except clause binds in an unexpected way");
-      }
-    }
-    clause_ranges.emplace_back(body_begin, clause_end);
-    handler_name_ = clause.name;
-    auto copy = clause_copy.find(clause_end);
-    clause.body = copy != clause_copy.end() ? decode_range(body_begin, copy->second, copy->second)
-                                            : decode_range(body_begin, clause_end, join);
-    if (copy != clause_copy.end() && clause.body.empty())
-      clause.body.push_back(make_stmt(StmtKind::Pass));
-    handler_name_ = saved_name;
-    bool bare = clause.type == nullptr;
-    stmt->handlers.push_back(std::move(clause));
-    if (bare) break;
-    k = ops[static_cast<size_t>(clause_end)].op == Op::LoadConst &&
-                !stmt->handlers.back().name.empty()
-            ? clause_end + 4
-            : clause_end;
+  return first_copy;
+}
+
+// The body's other ways out to the tail (POP_BLOCK and a copy of it: a branch falling off the
+// body's end, the copy duplicated for it) end its branches: they go, where as many end them.
+void strip_body_tail_copies(const std::vector<Operation>& ops, int i, int tail_begin, int body_end,
+                            Body& body, const Body& tail) {
+  int length = body_end - tail_begin;
+  int count = 0;
+  for (int p = i + 1; p + 1 + length <= tail_begin; ++p) {
+    count += ops[static_cast<size_t>(p)].op == Op::PopBlock &&
+             same_operations(ops, p + 1, tail_begin, length);
   }
-  stack_ = saved_stack;
-  statement_depth_ = saved_depth;
-  mark_consumed(handler, clauses_end >= 0 ? clauses_end : handlers_end);
-  if (!clause_copy.empty()) {
-    emit(stmt);
-    for (StmtPtr& s : tail) emit(s);
-    if (else_begin >= 0) return copy_tail_end >= 0 ? copy_tail_end : end;
-  }
-  // The tail's copies in each clause, by its operations.
-  int tail_ops = tail_end >= 0 ? join : tail_begin;
-  int tail_length = tail_end >= 0 ? tail_end - join : body_end - tail_begin;
+  std::string text = print_body(tail);
+  if (count > 0 && branch_end_copies(body, text, tail.size(), false) == count)
+    branch_end_copies(body, text, tail.size(), true);
+}
+
+// The tail's copies in each clause [from, to), by its operations [tail_ops, + tail_length).
+std::vector<int> clause_tail_copies(const std::vector<Operation>& ops,
+                                    const std::vector<std::pair<int, int>>& clause_ranges,
+                                    bool counted, int tail_ops, int tail_length) {
   std::vector<int> copies;
   for (auto [from, to] : clause_ranges) {
     int count = 0;
-    for (int p = from; p < to && !tail.empty() && clause_copy.empty(); ++p) {
+    for (int p = from; p < to && counted; ++p) {
       if (ops[static_cast<size_t>(p)].op != Op::PopExcept) continue;
       int s = p + 1;
       if (unbinds_clause_name(ops, s)) s += 3;
@@ -682,12 +494,338 @@ int CodeDecoder::decode_setup_except(int i, int handler, int end, int exit) {
     }
     copies.push_back(count);
   }
-  if (!clause_copy.empty()) {
+  return copies;
+}
+
+}  // namespace
+
+int CodeDecoder::decode_setup_except(int i, int handler, int end, int exit) {
+  const auto& ops = lifted_.ops;
+  if (ops[static_cast<size_t>(handler) - 1].op == Op::ReturnValue)
+    merge_except_exit_copies(i, handler);
+  ExceptShape shape = except_clauses_shape(i, handler, end);
+  shape.tail_begin = body_tail_begin(ops, i, shape.else_begin, shape.body_end);
+  except_else_tail(shape, handler, end);
+  except_clause_copies(shape, i, handler, end, exit);
+  ExceptBodies parts = decode_except_bodies(shape, i, end);
+  auto stmt = make_stmt(StmtKind::Try, {}, {std::move(parts.body), std::move(parts.orelse), {}});
+  std::vector<std::pair<int, int>> clause_ranges = decode_except_clauses(*stmt, shape, handler);
+  mark_consumed(handler, shape.clauses_end >= 0 ? shape.clauses_end : shape.handlers_end);
+  return emit_setup_except(stmt, shape, parts, clause_ranges, end, exit);
+}
+
+// 3.10 try/except at `i` with its clauses at `handler`: where its else, clauses and join lie.
+CodeDecoder::ExceptShape CodeDecoder::except_clauses_shape(int i, int handler, int end) const {
+  const auto& ops = lifted_.ops;
+  ExceptShape shape;
+  shape.else_begin = except_else_begin(i, handler, end);
+  int else_begin = shape.else_begin;
+  shape.body_end = else_begin >= 0 ? handler - 1 : handler;
+  // Where the clauses go when done: past the else, if there is one.
+  int join = -1;
+  auto is_loop_exit = [&](int target) {
+    return !loops_.empty() && (same_target(target, loops_.back().break_target) ||
+                               same_target(target, loops_.back().continue_target));
+  };
+  int scan_end = else_begin >= 0 ? else_begin : end;
+  // The typed clauses, each [start, next clause): a jump inside one to a place before the next
+  // clause stays in that clause (an if/else of its body whose join the compiler replaced with a
+  // copy of the clause's exit), never the statement's join.
+  // (The region may be the body of an enclosing try/finally, which this statement's body leaves
+  // by a return: its POP_BLOCK ends the region, the enclosing one's starts what follows, and the
+  // clauses lie past it.)
+  bool clauses_outside = else_begin < 0 && handler >= end && end > i + 1 &&
+                         ops[static_cast<size_t>(end) - 1].op == Op::PopBlock &&
+                         ops[static_cast<size_t>(end)].op == Op::PopBlock;
+  int walk_end = clauses_outside ? static_cast<int>(ops.size()) : scan_end;
+  shape.typed_clauses = typed_clause_ranges(ops, handler, walk_end);
+  const std::vector<std::pair<int, int>>& typed_clauses = shape.typed_clauses;
+  // Without an else, typed clauses whose last type test fails to a RERAISE end there (no bare
+  // except): a jump after it belongs to the code after the statement (a later try's), never to
+  // this one's join.
+  int join_scan_end = scan_end;
+  if (else_begin < 0 && !clauses_outside && !typed_clauses.empty() &&
+      typed_clauses.back().second < scan_end &&
+      ops[static_cast<size_t>(typed_clauses.back().second)].op == Op::Reraise)
+    join_scan_end = typed_clauses.back().second + 1;
+  for (int k = handler; k < join_scan_end; ++k) {
+    const Operation& op = ops[static_cast<size_t>(k)];
+    // (A backward jump is a loop's inside a clause, never the join.)
+    // (A forward jump to the loop's own jump back is a clause falling off the loop body's end.)
+    if (op.op == Op::Jump && op.target > handler && op.target > k &&
+        (!is_loop_exit(op.target) || falls_into_jump_back(k, op.target)) && op.target > join &&
+        !stays_in_clause(typed_clauses, k, op.target))
+      join = op.target;
+  }
+  if (join < 0) join = else_begin >= 0 ? else_begin : scan_end;
+  shape.join = join;
+  shape.handlers_end = std::min(else_begin >= 0 ? else_begin : join, end);
+  if (clauses_outside) clauses_past_region(shape, handler, end);
+  return shape;
+}
+
+// 3.10 try/except: where its else starts (the body's jump over the clauses goes there); -1 if
+// it has none.
+int CodeDecoder::except_else_begin(int i, int handler, int end) const {
+  const auto& ops = lifted_.ops;
+  const Operation& before = ops[static_cast<size_t>(handler) - 1];
+  // (POP_BLOCK, POP_TOP of a for loop's iterator, then the jump: a break ending the body, not
+  // the jump to an else.)
+  // (Or POP_BLOCK then the jump, out of a while loop, which has no iterator to pop: the jump over
+  // the clauses goes to an else inside the loop, never straight to the code after it. An
+  // `else: break` keeps its own jump for its line: the body's jump goes there, not threaded. A
+  // `break` after the statement, which the jump over the clauses was threaded through, is where
+  // the clauses that fall through go too: none may.)
+  auto pops_block = [&](int k) { return ops[static_cast<size_t>(k)].op == Op::PopBlock; };
+  bool in_while = !loops_.empty() && loops_.back().continue_target >= 0 &&
+                  ops[static_cast<size_t>(loops_.back().continue_target)].op != Op::ForIter &&
+                  before.target >= 0 &&
+                  (before.target == loops_.back().break_target ||
+                   ops[static_cast<size_t>(before.target)].op != Op::Jump);
+  for (int k = handler; in_while && k < end; ++k) {
+    const Operation& o = ops[static_cast<size_t>(k)];
+    in_while = o.op != Op::Jump || !same_target(o.target, loops_.back().break_target);
+  }
+  bool body_breaks = !loops_.empty() && same_target(before.target, loops_.back().break_target) &&
+                     ((handler >= i + 3 && ops[static_cast<size_t>(handler) - 2].op == Op::PopTop &&
+                       pops_block(handler - 3)) ||
+                      (in_while && handler >= i + 2 && pops_block(handler - 2)));
+  return before.op == Op::Jump && before.target > handler && !body_breaks ? before.target : -1;
+}
+
+// Clauses past the region that never rejoin (each raises or returns; no bare except): the
+// statement is the whole region, its clauses end at the RERAISE where the last type test fails.
+void CodeDecoder::clauses_past_region(ExceptShape& shape, int handler, int end) const {
+  const auto& ops = lifted_.ops;
+  const std::vector<std::pair<int, int>>& typed_clauses = shape.typed_clauses;
+  if (typed_clauses.empty() ||
+      ops[static_cast<size_t>(typed_clauses.back().second)].op != Op::Reraise)
+    return;
+  int clauses_end = typed_clauses.back().second + 1;
+  for (int k = handler; k < clauses_end && clauses_end >= 0; ++k) {
+    const Operation& op = ops[static_cast<size_t>(k)];
+    if (op.op == Op::Jump && op.target > k && !stays_in_clause(typed_clauses, k, op.target))
+      clauses_end = -1;
+  }
+  if (clauses_end >= 0) {
+    shape.clauses_end = clauses_end;
+    shape.join = end;
+    shape.handlers_end = clauses_end - 1;
+  }
+}
+
+// With an else and no clause jumping past it, the clauses that fall through end in a copy
+// (after their POP_EXCEPT) of a short tail ending in a return: the else runs up to that tail,
+// which is the code after the statement.
+void CodeDecoder::except_else_tail(ExceptShape& shape, int handler, int end) const {
+  const auto& ops = lifted_.ops;
+  int else_begin = shape.else_begin;
+  if (else_begin < 0 || shape.join != else_begin) return;
+  for (int p = handler; p < else_begin && shape.tail_end < 0; ++p) {
+    if (ops[static_cast<size_t>(p)].op != Op::PopExcept) continue;
+    int q = p + 1;
+    while (q < else_begin && !is_jump(ops[static_cast<size_t>(q)].op) &&
+           ops[static_cast<size_t>(q)].op != Op::ReturnValue)
+      ++q;
+    // (A return of the clause's own computes its value before POP_EXCEPT, but a constant's:
+    // `return K` there is the same as a copy of it.)
+    if (q >= else_begin || q == p + 1 || ops[static_cast<size_t>(q)].op != Op::ReturnValue ||
+        (q == p + 2 && ops[static_cast<size_t>(p) + 1].op == Op::LoadConst))
+      continue;
+    int length = q - p;
+    for (int r = else_begin; r < end; ++r) {
+      Op op = ops[static_cast<size_t>(r)].op;
+      if (op == Op::ReturnValue) {
+        if (r - length + 1 > else_begin && same_operations(ops, r - length + 1, p + 1, length)) {
+          shape.join = r - length + 1;
+          shape.tail_end = r + 1;
+        }
+        break;
+      }
+      if (is_jump(op) || op == Op::SetupFinally || op == Op::SetupWith || op == Op::PopBlock) break;
+    }
+  }
+}
+
+// Neither the body nor the else falls through (each returns or raises), and the clauses that
+// do end (after their POP_EXCEPT and the unbinding of their name) in a copy of the code after
+// the statement: 3.10 replaces a jump to an exit block of at most 4 instructions with a copy of
+// it, and the original goes when nothing else reaches it. (A clause's own return of a computed
+// value loads it before POP_EXCEPT; its own raise has no POP_EXCEPT; its own `return K` is the
+// same as a copy.) The copy starts at clause_copy[clause end], the code after the statement is
+// read from one of them, and the else runs up to the original when that was kept.
+void CodeDecoder::except_clause_copies(ExceptShape& shape, int i, int handler, int end,
+                                       int exit) const {
+  const auto& ops = lifted_.ops;
+  int else_begin = shape.else_begin;
+  bool body_exits = shape.body_end > i + 1 && exits_at(ops, shape.body_end - 1);
+  if (shape.tail_end >= 0 || shape.clauses_end >= 0 || shape.typed_clauses.empty() ||
+      !((else_begin < 0 && body_exits) || (else_begin >= 0 && shape.join == else_begin)))
+    return;
+  std::vector<int> ends = clause_ends(ops, shape.typed_clauses, shape.handlers_end);
+  int first_copy = collect_clause_copies(ops, handler, ends, shape.clause_copy, shape.copy_length);
+  if (first_copy < 0) return;
+  int copy_length = shape.copy_length;
+  if (else_begin >= 0) {
+    // The original stays where the else falls into it (last in the region).
+    // (Or it is the code after the region, which ends with the statement: an if's then-branch
+    // whose join the clauses' copies repeat.)
+    if (end - copy_length > else_begin &&
+        same_operations(ops, end - copy_length, first_copy, copy_length)) {
+      shape.original_tail = end - copy_length;
+    } else if (same_operations(ops, end, first_copy, copy_length) && same_target(end, exit) &&
+               !exits_at(ops, end - 1)) {
+      shape.original_after = true;
+    } else if (!exits_at(ops, end - 1)) {
+      shape.clause_copy.clear();
+    }
+    for (int k = else_begin; k < end && !shape.clause_copy.empty(); ++k) {
+      const Operation& op = ops[static_cast<size_t>(k)];
+      int kept = shape.original_tail >= 0 ? shape.original_tail : end;
+      if (is_jump(op.op) && op.target >= kept && op.target != shape.original_tail &&
+          !(shape.original_after && op.target == end))
+        shape.clause_copy.clear();
+    }
+  }
+  // (Without an else, what follows the body's POP_BLOCK is a copy: of the same code, read
+  // below as a tail; else of a short else, the body's jump to it inlined.)
+  if (!shape.clause_copy.empty() && else_begin < 0 && shape.tail_begin < shape.body_end) {
+    if (shape.body_end - shape.tail_begin == copy_length &&
+        same_operations(ops, shape.tail_begin, first_copy, copy_length))
+      shape.clause_copy.clear();
+    else
+      shape.copied_else = true;
+  }
+  if (!shape.clause_copy.empty() && else_begin >= 0)
+    shape.join = shape.original_tail >= 0 ? shape.original_tail : end;
+}
+
+// The body, else and tail (the code after the statement, read from a copy) of the try/except.
+CodeDecoder::ExceptBodies CodeDecoder::decode_except_bodies(const ExceptShape& shape, int i,
+                                                            int end) {
+  const auto& ops = lifted_.ops;
+  int tail_begin = shape.tail_begin;
+  int body_end = shape.body_end;
+  int else_begin = shape.else_begin;
+  int join = shape.join;
+  ExceptBodies parts;
+  parts.body = decode_range(i + 1, tail_begin, tail_begin);
+  Body tail = tail_begin < body_end ? decode_range(tail_begin, body_end, body_end) : Body{};
+  parts.orelse = else_begin >= 0 && join > else_begin
+                     ? decode_range(else_begin, std::min(join, end), join)
+                     : Body{};
+  if (shape.tail_end >= 0) tail = decode_range(join, shape.tail_end, shape.tail_end);
+  if (tail_begin < body_end && !tail.empty())
+    strip_body_tail_copies(ops, i, tail_begin, body_end, parts.body, tail);
+  if (shape.copied_else) parts.orelse = std::move(tail);
+  if (shape.original_after) {
+    tail.clear();
+  } else if (!shape.clause_copy.empty()) {
+    int from = shape.original_tail >= 0 ? shape.original_tail : shape.clause_copy.begin()->second;
+    tail = decode_range(from, from + shape.copy_length, from + shape.copy_length);
+    parts.copy_tail_end = shape.original_tail >= 0 ? end : -1;
+  }
+  parts.tail = std::move(tail);
+  return parts;
+}
+
+// The except clauses at `handler`, under the three exception values, into `stmt`; each
+// clause's [body, end).
+std::vector<std::pair<int, int>> CodeDecoder::decode_except_clauses(Stmt& stmt,
+                                                                    const ExceptShape& shape,
+                                                                    int handler) {
+  const auto& ops = lifted_.ops;
+  std::vector<ExprPtr> saved_stack = stack_;
+  size_t saved_depth = statement_depth_;
+  std::string saved_name = handler_name_;
+  for (int m = 0; m < 3; ++m) push(make_expr(ExprKind::Internal, {}, "prev_exc"));
+  std::vector<ExprPtr> clause_stack = stack_;
+  std::vector<std::pair<int, int>> clause_ranges;  // each clause's [body, end)
+  int k = handler;
+  while (k < shape.handlers_end) {
+    stack_ = clause_stack;
+    statement_depth_ = clause_stack.size();
+    ExceptHandler clause;
+    if (ops[static_cast<size_t>(k)].op == Op::Reraise) break;
+    int clause_end;
+    int body_begin = read_except_clause_head(clause, k, shape.handlers_end, &clause_end);
+    clause_ranges.emplace_back(body_begin, clause_end);
+    handler_name_ = clause.name;
+    auto copy = shape.clause_copy.find(clause_end);
+    clause.body = copy != shape.clause_copy.end()
+                      ? decode_range(body_begin, copy->second, copy->second)
+                      : decode_range(body_begin, clause_end, shape.join);
+    if (copy != shape.clause_copy.end() && clause.body.empty())
+      clause.body.push_back(make_stmt(StmtKind::Pass));
+    handler_name_ = saved_name;
+    bool bare = clause.type == nullptr;
+    stmt.handlers.push_back(std::move(clause));
+    if (bare) break;
+    k = ops[static_cast<size_t>(clause_end)].op == Op::LoadConst &&
+                !stmt.handlers.back().name.empty()
+            ? clause_end + 4
+            : clause_end;
+  }
+  stack_ = saved_stack;
+  statement_depth_ = saved_depth;
+  return clause_ranges;
+}
+
+// The head of the except clause at `k`: its type and name into `clause`, its end into
+// *clause_end; returns where its body starts.
+int CodeDecoder::read_except_clause_head(ExceptHandler& clause, int k, int handlers_end,
+                                         int* clause_end) {
+  const auto& ops = lifted_.ops;
+  if (is_pop_tops(ops, k, 3)) {
+    *clause_end = handlers_end;
+    return k + 3;
+  }
+  int check = k + 1;
+  while (check < handlers_end && ops[static_cast<size_t>(check)].op != Op::CheckExcMatch) ++check;
+  if (check + 4 >= handlers_end) throw DecodeFailure("except clause without a type test");
+  push(make_expr(ExprKind::Internal, {}, "exc"));
+  clause.type = evaluate(k + 1, check);
+  pop();
+  *clause_end = ops[static_cast<size_t>(check) + 1].target;
+  const Operation& bind = ops[static_cast<size_t>(check) + 3];
+  int body_begin = check + 5;
+  if (bind.op == Op::StoreName) {
+    clause.name = source_name(bind.text);
+    if (ops[static_cast<size_t>(body_begin)].op == Op::SetupFinally) ++body_begin;
+    if (*clause_end - 4 > body_begin && ops[static_cast<size_t>(*clause_end) - 1].op == Op::Reraise)
+      *clause_end -= 4;
+  } else if (bind.op != Op::PopTop) {
+    throw DecodeFailure("except clause binds in an unexpected way");
+  }
+  return body_begin;
+}
+
+// Emits the try/except and the code after it read with it (the tail, whose copies the clauses
+// hold); returns where the statement ends.
+int CodeDecoder::emit_setup_except(const StmtPtr& stmt, const ExceptShape& shape,
+                                   ExceptBodies& parts,
+                                   const std::vector<std::pair<int, int>>& clause_ranges, int end,
+                                   int exit) {
+  Body& tail = parts.tail;
+  if (!shape.clause_copy.empty()) {
+    emit(stmt);
+    for (StmtPtr& s : tail) emit(s);
+    if (shape.else_begin >= 0) return parts.copy_tail_end >= 0 ? parts.copy_tail_end : end;
+  }
+  // The tail's copies in each clause, by its operations.
+  int tail_ops = shape.tail_end >= 0 ? shape.join : shape.tail_begin;
+  int tail_length =
+      shape.tail_end >= 0 ? shape.tail_end - shape.join : shape.body_end - shape.tail_begin;
+  std::vector<int> copies =
+      clause_tail_copies(lifted_.ops, clause_ranges, !tail.empty() && shape.clause_copy.empty(),
+                         tail_ops, tail_length);
+  if (!shape.clause_copy.empty()) {
   } else if (tail.empty() || strip_counted_copies(*stmt, tail, copies) ||
              strip_copied_tail(*stmt, tail)) {
     emit(stmt);
     for (StmtPtr& s : tail) emit(s);
-  } else if (tail_end >= 0) {  // not a copy after all: the code after the statement, as it was
+  } else if (shape.tail_end >=
+             0) {  // not a copy after all: the code after the statement, as it was
     Body after = std::move(stmt->bodies[1]);
     stmt->bodies[1].clear();
     emit(stmt);
@@ -703,10 +841,10 @@ int CodeDecoder::decode_setup_except(int i, int handler, int end, int exit) {
     for (StmtPtr& s : tail) stmt->bodies[body_return ? 0 : 1].push_back(s);
     emit(stmt);
   }
-  if (tail_end >= 0) return tail_end;
-  if (join > end && !same_target(join, exit))
+  if (shape.tail_end >= 0) return shape.tail_end;
+  if (shape.join > end && !same_target(shape.join, exit))
     throw DecodeFailure("try statement leaves its region");
-  return std::min(join, end);
+  return std::min(shape.join, end);
 }
 
 int CodeDecoder::decode_setup_with(int i, int end, int exit) {

@@ -196,6 +196,40 @@ class CodeDecoder {
   // ---- block_stack.cpp: 3.10's SETUP_* and POP_BLOCK
   int decode_setup_finally(int i, int end, int exit);  // 3.10 block-stack try statements
   int decode_setup_except(int i, int handler, int end, int exit);
+  // decode_setup_except's reading of the layout, filled step by step in the order below.
+  struct ExceptShape {
+    int else_begin = -1;  // the else's first operation (the body jumps there); -1 if none
+    int body_end = 0;     // the body's end: the handler, or the jump over the clauses
+    std::vector<std::pair<int, int>> typed_clauses;  // each [start, next clause)
+    int join = -1;         // where the clauses go when done (past the else, if there is one)
+    int handlers_end = 0;  // where the clauses end
+    int clauses_end = -1;  // clauses past the region that never rejoin: their end; -1 if not
+    int tail_begin = 0;    // a short tail after the statement copied after POP_BLOCK
+    int tail_end = -1;     // one past the tail after the else, when found
+    std::map<int, int> clause_copy;  // a clause's end -> the start of its copy of the tail
+    int copy_length = 0;             // the length of those copies
+    bool copied_else = false;        // the body's tail is a copy of the else
+    bool original_after = false;     // the tail's original is the code after the region
+    int original_tail = -1;  // the kept original of the tail, at the region's end; -1 if none
+  };
+  // What decode_except_bodies read: the statement's body and else, and the code after it.
+  struct ExceptBodies {
+    Body body;
+    Body orelse;
+    Body tail;               // the code after the statement, read from (one of) its copies
+    int copy_tail_end = -1;  // one past the tail read from a clause's copy (or its original)
+  };
+  ExceptShape except_clauses_shape(int i, int handler, int end) const;  // else, clauses, join
+  int except_else_begin(int i, int handler, int end) const;             // -1 without an else
+  void clauses_past_region(ExceptShape& shape, int handler, int end) const;
+  void except_else_tail(ExceptShape& shape, int handler, int end) const;  // tail after the else
+  void except_clause_copies(ExceptShape& shape, int i, int handler, int end, int exit) const;
+  ExceptBodies decode_except_bodies(const ExceptShape& shape, int i, int end);
+  std::vector<std::pair<int, int>> decode_except_clauses(Stmt& stmt, const ExceptShape& shape,
+                                                         int handler);
+  int read_except_clause_head(ExceptHandler& clause, int k, int handlers_end, int* clause_end);
+  int emit_setup_except(const StmtPtr& stmt, const ExceptShape& shape, ExceptBodies& parts,
+                        const std::vector<std::pair<int, int>>& clause_ranges, int end, int exit);
   Body decode_setup_finally_handler(int handler, int reraise, Body& body);
   int decode_finally_without_normal_path(int i, int handler, int reraise, int end, int exit);
   int dropped_closing_reraise(int handler, int reraise, int end) const;
