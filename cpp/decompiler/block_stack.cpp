@@ -12,6 +12,31 @@
 
 namespace glassbox::decompiler {
 
+namespace {
+
+// The closing RERAISE that ends the else at `target`, or -1.
+// (An if/else ending the finally body: its then-branch ends in a copy of the closing RERAISE,
+// right before the else that its test jumps to, which runs without jumps into the closing one.)
+// (Its tests jump no further than past that RERAISE: an elif's.)
+int else_reraise(const std::vector<Operation>& ops, int target) {
+  int furthest = target;
+  for (int k = target; k < static_cast<int>(ops.size()) && k < target + 64; ++k) {
+    const Operation& o = ops[static_cast<size_t>(k)];
+    Op op = o.op;
+    if (op == Op::Reraise) return o.arg == 0 && furthest <= k + 1 ? k : -1;
+    if (op == Op::JumpIf && o.target > k) {
+      furthest = std::max(furthest, o.target);
+      continue;
+    }
+    if (is_jump(op) || op == Op::SetupFinally || op == Op::SetupWith || op == Op::ReturnValue ||
+        op == Op::RaiseVarargs || op == Op::PopBlock)
+      return -1;
+  }
+  return -1;
+}
+
+}  // namespace
+
 int CodeDecoder::decode_setup_finally(int i, int end, int exit) {
   const auto& ops = lifted_.ops;
   int handler = ops[static_cast<size_t>(i)].target;
@@ -19,31 +44,39 @@ int CodeDecoder::decode_setup_finally(int i, int end, int exit) {
     throw DecodeFailure("SETUP_FINALLY target");
   if (starts_except(ops, handler)) return decode_setup_except(i, handler, end, exit);
   // try/finally: the finally body is at the handler up to RERAISE, and copied after POP_BLOCK.
+  int reraise = finally_closing_reraise(handler, end);
+  int copy_length = reraise - handler;
+  // A branch's RERAISE is, on the normal path, falling through (or the copied code after).
+  if (reraise > handler && !dropped_closing(reraise) &&
+      ops[static_cast<size_t>(reraise) - 1].op == Op::Reraise &&
+      ops[static_cast<size_t>(reraise) - 1].arg == 0) {
+    --copy_length;
+  }
+  int pop_block = normal_path_pop_block(i, handler, copy_length);
+  if (pop_block < 0) return decode_finally_without_normal_path(i, handler, reraise, end, exit);
+  int try_end = finally_normal_path_end(i, &pop_block, handler, reraise, copy_length);
+  if (try_end < 0) return decode_finally_without_normal_path(i, handler, reraise, end, exit);
+  ExprPtr returned;
+  Body body = decode_finally_try_body(i, pop_block, handler, &try_end, &returned);
+  Body final_body = decode_setup_finally_handler(handler, reraise, body);
+  // The returned value's finally copy lies outside the body, after POP_BLOCK.
+  if (returned) body.push_back(make_stmt(StmtKind::Return, {returned}));
+  emit_try_finally(std::move(body), std::move(final_body));
+  if (try_end > end && !same_target(try_end, exit))
+    throw DecodeFailure("try statement leaves its region");
+  return std::min(try_end, end);
+}
+
+// The closing RERAISE of the finally body at `handler` (or one past the body, where it was
+// dropped: see dropped_closing_reraise).
+int CodeDecoder::finally_closing_reraise(int handler, int end) const {
+  const auto& ops = lifted_.ops;
   int reraise = handler;
   while (reraise < static_cast<int>(ops.size()) &&
          ops[static_cast<size_t>(reraise)].op != Op::Reraise)
     ++reraise;
   // The compiler copies the closing RERAISE into each branch that ends the finally body: the
-  // body ends at the last of them that a jump inside it reaches.
-  // (An if/else ending the finally body: its then-branch ends in a copy of the closing RERAISE,
-  // right before the else that its test jumps to, which runs without jumps into the closing one.)
-  // (Its tests jump no further than past that RERAISE: an elif's.)
-  auto else_reraise = [&](int target) {
-    int furthest = target;
-    for (int k = target; k < static_cast<int>(ops.size()) && k < target + 64; ++k) {
-      const Operation& o = ops[static_cast<size_t>(k)];
-      Op op = o.op;
-      if (op == Op::Reraise) return o.arg == 0 && furthest <= k + 1 ? k : -1;
-      if (op == Op::JumpIf && o.target > k) {
-        furthest = std::max(furthest, o.target);
-        continue;
-      }
-      if (is_jump(op) || op == Op::SetupFinally || op == Op::SetupWith || op == Op::ReturnValue ||
-          op == Op::RaiseVarargs || op == Op::PopBlock)
-        return -1;
-    }
-    return -1;
-  };
+  // body ends at the last of them that a jump inside it reaches (else_reraise).
   for (bool grew = true; grew;) {
     grew = false;
     for (int k = handler; k < reraise; ++k) {
@@ -55,21 +88,20 @@ int CodeDecoder::decode_setup_finally(int i, int end, int exit) {
         grew = true;
       } else if (op.op == Op::JumpIf && op.target == reraise + 1 &&
                  ops[static_cast<size_t>(reraise)].arg == 0) {
-        if (int closing = else_reraise(op.target); closing > reraise) {
+        if (int closing = else_reraise(ops, op.target); closing > reraise) {
           reraise = closing;
           grew = true;
         }
       }
     }
   }
-  reraise = dropped_closing_reraise(handler, reraise, end);
-  int copy_length = reraise - handler;
-  // A branch's RERAISE is, on the normal path, falling through (or the copied code after).
-  if (reraise > handler && !dropped_closing(reraise) &&
-      ops[static_cast<size_t>(reraise) - 1].op == Op::Reraise &&
-      ops[static_cast<size_t>(reraise) - 1].arg == 0) {
-    --copy_length;
-  }
+  return dropped_closing_reraise(handler, reraise, end);
+}
+
+// The POP_BLOCK that starts the normal path's copy of the finally body (`copy_length`
+// operations from `handler`); -1 where the body has no normal path.
+int CodeDecoder::normal_path_pop_block(int i, int handler, int copy_length) const {
+  const auto& ops = lifted_.ops;
   // The normal path's POP_BLOCK is followed by the finally body's copy (not that of a with
   // statement around the try, whose exit follows the finally copy of a return).
   auto starts_copy = [&](int q) {
@@ -94,12 +126,20 @@ int CodeDecoder::decode_setup_finally(int i, int end, int exit) {
     const Operation& op = ops[static_cast<size_t>(k)];
     if (is_jump(op.op) && op.target > pop_block && op.target < handler) pop_block = -1;
   }
-  if (pop_block < 0) return decode_finally_without_normal_path(i, handler, reraise, end, exit);
-  int copies_at = pop_block;
-  pop_block = merge_exit_copies(i, pop_block, handler);
-  int try_end = pop_block + 1 + copy_length;
+  return pop_block;
+}
+
+// Where the normal path from *pop_block (moved to the first of its copies, merge_exit_copies)
+// ends: past the finally copy, the jump over the handler and a return's ways out of with
+// statements around the try; -1 where the body is read as having no normal path.
+int CodeDecoder::finally_normal_path_end(int i, int* pop_block, int handler, int reraise,
+                                         int copy_length) {
+  const auto& ops = lifted_.ops;
+  int copies_at = *pop_block;
+  *pop_block = merge_exit_copies(i, *pop_block, handler);
+  int try_end = *pop_block + 1 + copy_length;
   // (The short exit after the statement copied into the copy's branches.)
-  int walked = normal_copy_end(pop_block + 1, handler, reraise, -1);
+  int walked = normal_copy_end(*pop_block + 1, handler, reraise, -1);
   if (walked >= 0) try_end = walked;
   // (The closing RERAISE dropped: the normal copy runs up to the handler, or to a jump over it,
   // its nested statement's handler last. Where its copied exits differ in length from the
@@ -108,8 +148,8 @@ int CodeDecoder::decode_setup_finally(int i, int end, int exit) {
   bool copy_ends_at_handler =
       try_end == handler ||
       (try_end + 1 == handler && ops[static_cast<size_t>(try_end)].op == Op::Jump);
-  if (walked < 0 && pop_block == copies_at && dropped_closing(reraise) && !copy_ends_at_handler)
-    return decode_finally_without_normal_path(i, handler, reraise, end, exit);
+  if (walked < 0 && *pop_block == copies_at && dropped_closing(reraise) && !copy_ends_at_handler)
+    return -1;
   // The normal path jumps over the handler to the code after the statement.
   if (static_cast<size_t>(try_end) < ops.size() && try_end < handler &&
       ops[static_cast<size_t>(try_end)].op == Op::Jump &&
@@ -128,45 +168,47 @@ int CodeDecoder::decode_setup_finally(int i, int end, int exit) {
     mark_consumed(try_end, leaving);
     try_end = leaving;
   }
+  return try_end;
+}
+
+// The try body [i + 1, pop_block) of a try/finally; where it returns a value (`try: return
+// value`), that value into *returned and *try_end past the return's copies.
+Body CodeDecoder::decode_finally_try_body(int i, int pop_block, int handler, int* try_end,
+                                          ExprPtr* returned) {
+  const auto& ops = lifted_.ops;
   // `try: return value finally: ...`: the value waits on the stack while the finally copy runs.
-  bool returns_value = static_cast<size_t>(try_end) < ops.size() &&
-                       ops[static_cast<size_t>(try_end)].op == Op::ReturnValue;
+  bool returns_value = static_cast<size_t>(*try_end) < ops.size() &&
+                       ops[static_cast<size_t>(*try_end)].op == Op::ReturnValue;
   take_region_value_ = true;
   region_value_ = nullptr;
   Body body = decode_range(i + 1, pop_block, pop_block);
   take_region_value_ = false;
   // (A value left for no return would be lost.)
   if (region_value_ && !returns_value) throw DecodeFailure("try/finally body leaves a value");
-  ExprPtr returned = returns_value ? region_value_ : nullptr;
+  *returned = returns_value ? region_value_ : nullptr;
   region_value_ = nullptr;
   // (`try: return value` of a try/except in the body, leaving both blocks: that statement read
   // the finally copy and the return, as a return of its body.)
-  bool returned_inside = returns_value && !returned && pop_block > i + 1 &&
+  bool returned_inside = returns_value && !*returned && pop_block > i + 1 &&
                          ops[static_cast<size_t>(pop_block) - 1].op == Op::PopBlock &&
                          !body.empty() && body.back()->kind == StmtKind::Try &&
                          !body.back()->bodies[0].empty() &&
                          body.back()->bodies[0].back()->kind == StmtKind::Return;
-  if (returned || returned_inside) {
+  if (*returned || returned_inside) {
     // A finally body ending in an if: the return that follows its normal-path copy is copied to
     // the end of each branch, the other copies after the first, where the copy's jumps go.
     int copy_begin = pop_block + 1;
-    for (++try_end; try_end < handler && ops[static_cast<size_t>(try_end)].op == Op::ReturnValue;
-         ++try_end) {
+    for (++*try_end; *try_end < handler && ops[static_cast<size_t>(*try_end)].op == Op::ReturnValue;
+         ++*try_end) {
       bool jumped_to = false;
-      for (int k = copy_begin; k < try_end && !jumped_to; ++k)
+      for (int k = copy_begin; k < *try_end && !jumped_to; ++k)
         jumped_to = is_jump(ops[static_cast<size_t>(k)].op) &&
-                    ops[static_cast<size_t>(k)].target == try_end;
+                    ops[static_cast<size_t>(k)].target == *try_end;
       if (!jumped_to) break;
-      mark_consumed(try_end, try_end + 1);
+      mark_consumed(*try_end, *try_end + 1);
     }
   }
-  Body final_body = decode_setup_finally_handler(handler, reraise, body);
-  // The returned value's finally copy lies outside the body, after POP_BLOCK.
-  if (returned) body.push_back(make_stmt(StmtKind::Return, {returned}));
-  emit_try_finally(std::move(body), std::move(final_body));
-  if (try_end > end && !same_target(try_end, exit))
-    throw DecodeFailure("try statement leaves its region");
-  return std::min(try_end, end);
+  return body;
 }
 
 // 3.10: whether the finally body ending at `reraise` lost its closing RERAISE (then `reraise` is

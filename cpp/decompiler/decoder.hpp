@@ -194,7 +194,12 @@ class CodeDecoder {
   // 3.10: the RERAISE operations of a finally body that are a nested statement's own (handlers.cpp)
   std::vector<bool> nested_own_reraises(int begin, int end) const;
   // ---- block_stack.cpp: 3.10's SETUP_* and POP_BLOCK
-  int decode_setup_finally(int i, int end, int exit);  // 3.10 block-stack try statements
+  int decode_setup_finally(int i, int end, int exit);       // 3.10 block-stack try statements
+  int finally_closing_reraise(int handler, int end) const;  // where the finally body ends
+  int normal_path_pop_block(int i, int handler, int copy_length) const;  // -1 if none
+  int finally_normal_path_end(int i, int* pop_block, int handler, int reraise, int copy_length);
+  Body decode_finally_try_body(int i, int pop_block, int handler, int* try_end,
+                               ExprPtr* returned);  // the try body, and the value it returns
   int decode_setup_except(int i, int handler, int end, int exit);
   // decode_setup_except's reading of the layout, filled step by step in the order below.
   struct ExceptShape {
