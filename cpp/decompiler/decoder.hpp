@@ -191,16 +191,17 @@ class CodeDecoder {
   void hoist_common_tail(Body& body) const;
   int decode_with(int i, int end, int exit);
   int skip_with_exit_call(int i);
-  // 3.10: the RERAISE operations of a finally body that are a nested statement's own (handlers.cpp)
+  // 3.10: a finally body's RERAISEs that a nested statement owns (handlers.cpp)
   std::vector<bool> nested_own_reraises(int begin, int end) const;
   // ---- block_stack.cpp: 3.10's SETUP_* and POP_BLOCK
   int decode_setup_finally(int i, int end, int exit);       // 3.10 block-stack try statements
   int finally_closing_reraise(int handler, int end) const;  // where the finally body ends
   int normal_path_pop_block(int i, int handler, int copy_length) const;  // -1 if none
+  // where the normal path ends (-1: read the body as having none)
   int finally_normal_path_end(int i, int* pop_block, int handler, int reraise, int copy_length);
   Body decode_finally_try_body(int i, int pop_block, int handler, int* try_end,
                                ExprPtr* returned);  // the try body, and the value it returns
-  int decode_setup_except(int i, int handler, int end, int exit);
+  int decode_setup_except(int i, int handler, int end, int exit);  // its handler: except clauses
   // decode_setup_except's reading of the layout, filled step by step in the order below.
   struct ExceptShape {
     int else_begin = -1;  // the else's first operation (the body jumps there); -1 if none
@@ -224,24 +225,29 @@ class CodeDecoder {
     Body tail;               // the code after the statement, read from (one of) its copies
     int copy_tail_end = -1;  // one past the tail read from a clause's copy (or its original)
   };
-  ExceptShape except_clauses_shape(int i, int handler, int end) const;  // else, clauses, join
-  int except_else_begin(int i, int handler, int end) const;             // -1 without an else
-  void clauses_past_region(ExceptShape& shape, int handler, int end) const;
-  void except_else_tail(ExceptShape& shape, int handler, int end) const;  // tail after the else
+  ExceptShape except_clauses_shape(int i, int handler, int end) const;       // else, clauses, join
+  int except_else_begin(int i, int handler, int end) const;                  // -1 without an else
+  void clauses_past_region(ExceptShape& shape, int handler, int end) const;  // that never rejoin
+  void except_else_tail(ExceptShape& shape, int handler, int end) const;     // tail after the else
+  // the clauses' copies of the code after the statement
   void except_clause_copies(ExceptShape& shape, int i, int handler, int end, int exit) const;
-  ExceptBodies decode_except_bodies(const ExceptShape& shape, int i, int end);
+  ExceptBodies decode_except_bodies(const ExceptShape& shape, int i, int end);  // body, else, tail
+  // the clauses into stmt; each one's [body, end)
   std::vector<std::pair<int, int>> decode_except_clauses(Stmt& stmt, const ExceptShape& shape,
                                                          int handler);
+  // a clause's type and name; where its body starts
   int read_except_clause_head(ExceptHandler& clause, int k, int handlers_end, int* clause_end);
+  // emits the statement and the code after it read with it; where it ends
   int emit_setup_except(const StmtPtr& stmt, const ExceptShape& shape, ExceptBodies& parts,
                         const std::vector<std::pair<int, int>>& clause_ranges, int end, int exit);
-  Body decode_setup_finally_handler(int handler, int reraise, Body& body);
+  Body decode_setup_finally_handler(int handler, int reraise, Body& body);  // the finally body
+  // a try/finally whose body never falls off its end
   int decode_finally_without_normal_path(int i, int handler, int reraise, int end, int exit);
-  int dropped_closing_reraise(int handler, int reraise, int end) const;
-  bool dropped_closing(int reraise) const;
-  int decode_setup_with(int i, int end, int exit);
-  int merge_exit_copies(int begin, int pop_block, int handler);
-  void merge_except_exit_copies(int begin, int handler);
+  int dropped_closing_reraise(int handler, int reraise, int end) const;  // the body's real end
+  bool dropped_closing(int reraise) const;          // the finally body lost its closing RERAISE
+  int decode_setup_with(int i, int end, int exit);  // with statements
+  int merge_exit_copies(int begin, int pop_block, int handler);  // a body's copied ways out
+  void merge_except_exit_copies(int begin, int handler);  // a try/except body's copied ways out
   bool decode_if_expression(int j, int true_start, int false_start, ExprPtr condition);
   int decode_compound_if_expression(int j, int begin, int end);
   int shared_clause_exit(int begin, int end, const std::string& bound) const;
