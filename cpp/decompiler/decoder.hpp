@@ -236,8 +236,6 @@ class CodeDecoder {
   void read_with_exit_copy_after_exit_call(int i, int length, WithShape& shape);
   bool strip_copied_tail(Stmt& stmt, const Body& tail) const;
   bool strip_counted_copies(Stmt& stmt, const Body& tail, const std::vector<int>& copies) const;
-  int merge_exit_copies(int begin, int pop_block, int handler);
-  void merge_except_exit_copies(int begin, int handler);
   StmtPtr strip_normal_copy_with_returns(Body& body, const std::string& copy_text,
                                          size_t copy_size) const;
   int cold_code_return_end(int from, int join, int cleanup) const;
@@ -251,14 +249,63 @@ class CodeDecoder {
   void hoist_common_tail(Body& body) const;
   int decode_with(int i, int end, int exit);
   int skip_with_exit_call(int i);
-  int decode_setup_finally(int i, int end, int exit);  // 3.10 block-stack try statements
-  int decode_setup_except(int i, int handler, int end, int exit);
-  Body decode_setup_finally_handler(int handler, int reraise, Body& body);
-  int decode_finally_without_normal_path(int i, int handler, int reraise, int end, int exit);
-  int dropped_closing_reraise(int handler, int reraise, int end) const;
+  // 3.10: a finally body's RERAISEs that a nested statement owns (handlers.cpp)
   std::vector<bool> nested_own_reraises(int begin, int end) const;
-  bool dropped_closing(int reraise) const;
-  int decode_setup_with(int i, int end, int exit);
+  // ---- block_stack.cpp: 3.10's SETUP_* and POP_BLOCK
+  int decode_setup_finally(int i, int end, int exit);       // 3.10 block-stack try statements
+  int finally_closing_reraise(int handler, int end) const;  // where the finally body ends
+  int normal_path_pop_block(int i, int handler, int copy_length) const;  // -1 if none
+  // where the normal path ends (-1: read the body as having none)
+  int finally_normal_path_end(int i, int* pop_block, int handler, int reraise, int copy_length);
+  Body decode_finally_try_body(int i, int pop_block, int handler, int* try_end,
+                               ExprPtr* returned);  // the try body, and the value it returns
+  int decode_setup_except(int i, int handler, int end, int exit);  // its handler: except clauses
+  // decode_setup_except's reading of the layout, filled step by step in the order below.
+  struct ExceptShape {
+    int else_begin = -1;  // the else's first operation (the body jumps there); -1 if none
+    int body_end = 0;     // the body's end: the handler, or the jump over the clauses
+    std::vector<std::pair<int, int>> typed_clauses;  // each [start, next clause)
+    int join = -1;         // where the clauses go when done (past the else, if there is one)
+    int handlers_end = 0;  // where the clauses end
+    int clauses_end = -1;  // clauses past the region that never rejoin: their end; -1 if not
+    int tail_begin = 0;    // a short tail after the statement copied after POP_BLOCK
+    int tail_end = -1;     // one past the tail after the else, when found
+    std::map<int, int> clause_copy;  // a clause's end -> the start of its copy of the tail
+    int copy_length = 0;             // the length of those copies
+    bool copied_else = false;        // the body's tail is a copy of the else
+    bool original_after = false;     // the tail's original is the code after the region
+    int original_tail = -1;  // the kept original of the tail, at the region's end; -1 if none
+  };
+  // What decode_except_bodies read: the statement's body and else, and the code after it.
+  struct ExceptBodies {
+    Body body;
+    Body orelse;
+    Body tail;               // the code after the statement, read from (one of) its copies
+    int copy_tail_end = -1;  // one past the tail read from a clause's copy (or its original)
+  };
+  ExceptShape except_clauses_shape(int i, int handler, int end) const;       // else, clauses, join
+  int except_else_begin(int i, int handler, int end) const;                  // -1 without an else
+  void clauses_past_region(ExceptShape& shape, int handler, int end) const;  // that never rejoin
+  void except_else_tail(ExceptShape& shape, int handler, int end) const;     // tail after the else
+  // the clauses' copies of the code after the statement
+  void except_clause_copies(ExceptShape& shape, int i, int handler, int end, int exit) const;
+  ExceptBodies decode_except_bodies(const ExceptShape& shape, int i, int end);  // body, else, tail
+  // the clauses into stmt; each one's [body, end)
+  std::vector<std::pair<int, int>> decode_except_clauses(Stmt& stmt, const ExceptShape& shape,
+                                                         int handler);
+  // a clause's type and name; where its body starts
+  int read_except_clause_head(ExceptHandler& clause, int k, int handlers_end, int* clause_end);
+  // emits the statement and the code after it read with it; where it ends
+  int emit_setup_except(const StmtPtr& stmt, const ExceptShape& shape, ExceptBodies& parts,
+                        const std::vector<std::pair<int, int>>& clause_ranges, int end, int exit);
+  Body decode_setup_finally_handler(int handler, int reraise, Body& body);  // the finally body
+  // a try/finally whose body never falls off its end
+  int decode_finally_without_normal_path(int i, int handler, int reraise, int end, int exit);
+  int dropped_closing_reraise(int handler, int reraise, int end) const;  // the body's real end
+  bool dropped_closing(int reraise) const;          // the finally body lost its closing RERAISE
+  int decode_setup_with(int i, int end, int exit);  // with statements
+  int merge_exit_copies(int begin, int pop_block, int handler);  // a body's copied ways out
+  void merge_except_exit_copies(int begin, int handler);  // a try/except body's copied ways out
   bool decode_if_expression(int j, int true_start, int false_start, ExprPtr condition);
   int decode_compound_if_expression(int j, int begin, int end);
   int shared_clause_exit(int begin, int end, const std::string& bound) const;

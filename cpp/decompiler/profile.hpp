@@ -59,6 +59,13 @@ class CompilerProfile {
   bool except_star_list_swapped = minor_ == 11;
 
   // ---- 3.10's block stack: SETUP_* and POP_BLOCK (block_stack.cpp)
+  // 3.10 sets up and leaves protected code with instructions: SETUP_FINALLY / SETUP_WITH push a
+  // block whose handler is the except clauses, the finally body or the with exit, and POP_BLOCK
+  // ends it (compile.c compiler_try_finally, compiler_try_except, compiler_with; and
+  // compiler_unwind_fblock on the ways out: POP_BLOCK, then the finally body or the exit call).
+  // 3.11+ makes them pseudo-instructions that the exception table replaces (compile.c
+  // label_exception_targets, assemble_exception_table).
+  bool block_stack = minor_ == 10;
 
   // ---- expressions, definitions, match (expressions.cpp, definitions.cpp, match.cpp)
 
