@@ -568,7 +568,7 @@ void clear_own_lines(const ExprPtr& e, int depth = 0) {
 // Before 3.12 an f-string's expressions cannot hold a backslash (an escaped string constant),
 // nor a line break: a repeated lambda there stays on the line (it may then be one constant).
 bool CodeDecoder::fstring_writable(const ExprPtr& joined) const {
-  if (code_.minor >= 12) return true;
+  if (profile_.fstring_any_expression) return true;
   for (const ExprPtr& part : joined->args) {
     if (part->kind != ExprKind::FormattedValue) continue;
     clear_own_lines(part->args[0]);
@@ -588,7 +588,7 @@ void CodeDecoder::check_fstring(const ExprPtr& joined) const {
 // null where it can be written, or no %-format spells it. Its parts are kept for a BUILD_STRING
 // that takes the value in.
 ExprPtr CodeDecoder::percent_written(const ExprPtr& joined) {
-  if (code_.minor != 11 || fstring_writable(joined)) return nullptr;
+  if (!profile_.folds_percent_format || fstring_writable(joined)) return nullptr;
   ExprPtr written = percent_format(*joined, code_.minor);
   if (written) percent_parts_.emplace_back(written, joined);
   return written;
@@ -631,7 +631,7 @@ ExprPtr CodeDecoder::evaluate(int begin, int end, bool* refused) {
       // (3.10/3.11: or one that is an operand here, joining inside the region: `f(a if x else
       // b) if y else c`; compile.c's compiler_ifexp jumps over the else to right after it. 3.12+
       // read it through execute_step.)
-      bool operand = code_.minor <= 11 && op.arg == 0 && over.op == Op::Jump &&
+      bool operand = profile_.ifexp_operand_joins_in_region && op.arg == 0 && over.op == Op::Jump &&
                      over.target > op.target && over.target < end;
       std::vector<ExprPtr> before = stack_;
       int only = expression_only_;
@@ -677,7 +677,7 @@ ExprPtr CodeDecoder::evaluate(int begin, int end, bool* refused) {
 int CodeDecoder::execute_delegation(int i) {
   const auto& ops = lifted_.ops;
   const Operation& op = ops[static_cast<size_t>(i)];
-  if (op.op == Op::GetAwaitable && op.arg != 0 && code_.minor >= 11)
+  if (op.op == Op::GetAwaitable && op.arg != 0 && profile_.awaitable_marks_async_with)
     throw DecodeFailure("async with is not supported yet");
   size_t k = static_cast<size_t>(i) + 1;
   if (k + 1 >= ops.size() || ops[k].op != Op::LoadConst ||
@@ -716,7 +716,7 @@ int CodeDecoder::execute_delegation(int i) {
 int CodeDecoder::tail_copy_original(int i, int target, int* copies_end) {
   const auto& ops = lifted_.ops;
   int length = copied_tail_length(target);
-  if (code_.minor > 11 || length == 0) return target;
+  if (!profile_.copies_exits_per_jump || length == 0) return target;
   int original = target;
   while (original - length > i + 1 && same_operations(ops, original - length, target, length))
     original -= length;
@@ -990,8 +990,9 @@ void CodeDecoder::execute(int i) {
         size_t next = static_cast<size_t>(i) + 1;
         const auto& ops = lifted_.ops;
         while (next < ops.size() && ops[next].op == Op::PopTop && ops[next].line < 0) ++next;
-        if (code_.minor < 13 || next >= ops.size() || ops[next].op != Op::StoreName ||
-            ops[next].scope != Scope::Fast || ops[next].line != op.line || stack_.empty() ||
+        if (!profile_.pops_overwritten_stores || next >= ops.size() ||
+            ops[next].op != Op::StoreName || ops[next].scope != Scope::Fast ||
+            ops[next].line != op.line || stack_.empty() ||
             !(is_internal(stack_.back(), "unpack_slot") ||
               is_internal(stack_.back(), "unpack_star")) ||
             stack_.back()->args[0] != value->args[0]) {
@@ -1028,9 +1029,9 @@ void CodeDecoder::execute(int i) {
       }
       return push(constant(op.constant));
     case Op::LoadName:
-      if (op.null_slot && code_.minor < 13) push(internal("null"));
+      if (op.null_slot && !profile_.null_above_callable) push(internal("null"));
       push(name_expr(op.text));
-      if (op.null_slot && code_.minor >= 13) push(internal("null"));
+      if (op.null_slot && profile_.null_above_callable) push(internal("null"));
       return;
     case Op::LoadAttr: {
       ExprPtr base = pop();
@@ -1316,7 +1317,7 @@ void CodeDecoder::execute(int i) {
       // RETURN_VALUE is a branch of `return a if c else b` whose return the compiler copied.
       // (A tuple or frozenset constant too: its value reads as a display. Not the value of an
       // and/or whose last operand the constant is.)
-      if (code_.minor >= 12 && loads_constant &&
+      if (profile_.returns_constants && loads_constant &&
           (value->kind == ExprKind::Constant || value->kind == ExprKind::Tuple ||
            value->kind == ExprKind::Set)) {
         stmt->text = "unfolded";
@@ -1390,7 +1391,7 @@ void CodeDecoder::execute(int i) {
       throw DecodeFailure("interactive print");
     case Op::PopExcept: {
       // The previous exception: one value from 3.11, three (type, value, traceback) in 3.10.
-      for (int k = code_.minor == 10 ? 3 : 1; k > 0; --k) {
+      for (int k = profile_.exception_is_triple ? 3 : 1; k > 0; --k) {
         if (!is_internal(pop(), "prev_exc")) throw DecodeFailure("POP_EXCEPT of a non-exception");
       }
       return;
@@ -1490,7 +1491,7 @@ void CodeDecoder::unpack_pending_values(size_t count, bool stored_last_first) {
 
 void CodeDecoder::swapped_tuple_assignment(int i) {
   const auto& ops = lifted_.ops;
-  if (code_.minor < 11) return;
+  if (!profile_.swaps_stores_statically) return;
   size_t count = tuple_values_pending();
   if (count == 0 || static_cast<size_t>(i) + count > ops.size()) return;
   std::set<std::string> names;
@@ -1512,9 +1513,10 @@ int CodeDecoder::rotated_tuple_assignment(int i) {
            ops[static_cast<size_t>(at)].arg == arg;
   };
   int after = -1;
-  if (is(i, Op::Swap, static_cast<int>(count)) && (code_.minor >= 11 || count == 2)) {
+  if (is(i, Op::Swap, static_cast<int>(count)) && (profile_.swap_reaches_any_depth || count == 2)) {
     after = i + 1;
-  } else if (code_.minor == 10 && count == 3 && is(i, Op::Rotate, 3) && is(i + 1, Op::Swap, 2)) {
+  } else if (!profile_.swap_reaches_any_depth && count == 3 && is(i, Op::Rotate, 3) &&
+             is(i + 1, Op::Swap, 2)) {
     after = i + 2;
   }
   if (after < 0) return -1;
