@@ -246,6 +246,18 @@ class CodeDecoder {
 
   // ---- expressions.cpp: the symbolic stack
   void execute(int i);
+  // execute's families of operations, each true when the operation is one of its own:
+  bool execute_stack(const Operation& op, int i);    // moving, dropping, duplicating values
+  bool execute_load(const Operation& op, int i);     // constants, names, attributes
+  bool execute_store(const Operation& op, int i);    // stores, deletions, unpacking
+  bool execute_operator(const Operation& op);        // operators, subscripts, slices
+  bool execute_build(const Operation& op);           // displays built at once
+  bool execute_display_update(const Operation& op);  // displays grown in place, appends
+  bool execute_format(const Operation& op);          // f-string parts
+  bool execute_call(const Operation& op);            // calls, functions, intrinsics
+  bool execute_generator(const Operation& op);       // iterators, yields
+  bool execute_exit(const Operation& op, int i);     // return, raise
+  bool execute_import(const Operation& op);          // imports
   int execute_special(int i);         // and/or values, chained comparisons, await; next index or -1
   int execute_step(int i);            // execute_special or execute at i; returns the next index
   int value_boolop_end(int j) const;  // where the value `and`/`or` starting at j ends, or -1

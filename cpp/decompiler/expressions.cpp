@@ -974,13 +974,12 @@ int CodeDecoder::execute_special(int i) {
   return resume;
 }
 
-void CodeDecoder::execute(int i) {
-  if (--session_.steps_left < 0) throw DecodeFailure("step budget exhausted");
-  const Operation& op = lifted_.ops[static_cast<size_t>(i)];
+// Operations that only move, drop or duplicate stack values.
+bool CodeDecoder::execute_stack(const Operation& op, int i) {
   switch (op.op) {
     case Op::Nop:
     case Op::ToBool:
-      return;
+      return true;
     case Op::PopTop: {
       ExprPtr value = pop_raw();
       if (is_internal(value, "unpack_slot") || is_internal(value, "unpack_star")) {
@@ -998,57 +997,84 @@ void CodeDecoder::execute(int i) {
             stack_.back()->args[0] != value->args[0]) {
           throw DecodeFailure("unpacked value popped");
         }
-        return store(name_expr(ops[next].text), value);
+        store(name_expr(ops[next].text), value);
+        return true;
       }
-      return pop_top(value);
+      pop_top(value);
+      return true;
     }
     case Op::PushNull:
-      return push(internal("null"));
+      push(internal("null"));
+      return true;
     case Op::Copy:
-      return push(top(op.arg));
+      push(top(op.arg));
+      return true;
     case Op::Swap: {
       if (op.arg < 2 || static_cast<size_t>(op.arg) > stack_.size())
         throw DecodeFailure("bad swap");
       std::swap(stack_.back(), stack_[stack_.size() - static_cast<size_t>(op.arg)]);
-      return;
+      return true;
     }
     case Op::Rotate: {
       if (op.arg < 2 || static_cast<size_t>(op.arg) > stack_.size())
         throw DecodeFailure("bad rotate");
       ExprPtr moved = pop();
       stack_.insert(stack_.end() - (op.arg - 1), moved);
-      return;
+      return true;
     }
+    case Op::SetupAnnotations:
+    case Op::PopBlock:
+      return true;
+    case Op::PopExcept: {
+      // The previous exception: one value from 3.11, three (type, value, traceback) in 3.10.
+      for (int k = profile_.exception_is_triple ? 3 : 1; k > 0; --k) {
+        if (!is_internal(pop(), "prev_exc")) throw DecodeFailure("POP_EXCEPT of a non-exception");
+      }
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+// Loads: constants, names, attributes, methods, cells, the class builder.
+bool CodeDecoder::execute_load(const Operation& op, int i) {
+  switch (op.op) {
     case Op::LoadConst:
       if (op.constant->kind == ObjectKind::Code) {
         ExprPtr code = internal("code");
         code->ref = static_cast<int>(functions_.size());
         functions_.push_back(op.constant->code);
         function_loads_.push_back(i);
-        return push(code);
+        push(code);
+        return true;
       }
-      return push(constant(op.constant));
+      push(constant(op.constant));
+      return true;
     case Op::LoadName:
       if (op.null_slot && !profile_.null_above_callable) push(internal("null"));
       push(name_expr(op.text));
       if (op.null_slot && profile_.null_above_callable) push(internal("null"));
-      return;
+      return true;
     case Op::LoadAttr: {
       ExprPtr base = pop();
       // (A cell, generated code: given its source form after decoding, cells_as_values.)
       if (base->kind == ExprKind::Internal && !is_internal(base, "closure"))
         throw DecodeFailure("attribute of internal value");
-      return push(make_expr(ExprKind::Attribute, {base}, source_name(op.text)));
+      push(make_expr(ExprKind::Attribute, {base}, source_name(op.text)));
+      return true;
     }
     case Op::LoadMethod: {
       ExprPtr base = pop();
       if (base->kind == ExprKind::Internal && !is_internal(base, "closure"))
         throw DecodeFailure("method of internal value");
       push(internal("null"));
-      return push(make_expr(ExprKind::Attribute, {base}, source_name(op.text)));
+      push(make_expr(ExprKind::Attribute, {base}, source_name(op.text)));
+      return true;
     }
     case Op::LoadClosure:  // (the cell's name: cells_as_values)
-      return push(internal("closure", {name_expr(op.text)}));
+      push(internal("closure", {name_expr(op.text)}));
+      return true;
     case Op::LoadSuperAttr: {  // 3.12+: super().name, or super(cls, obj).name
       ExprPtr self = pop();
       ExprPtr cls = pop();
@@ -1056,28 +1082,42 @@ void CodeDecoder::execute(int i) {
       ExprPtr call = (op.arg & 2) ? make_expr(ExprKind::Call, {super_fn, cls, self})
                                   : make_expr(ExprKind::Call, {super_fn});
       if (op.arg & 1) push(internal("null"));
-      return push(make_expr(ExprKind::Attribute, {call}, source_name(op.text)));
+      push(make_expr(ExprKind::Attribute, {call}, source_name(op.text)));
+      return true;
     }
     case Op::LoadBuildClass:
-      return push(internal("build_class"));
+      push(internal("build_class"));
+      return true;
     case Op::LoadAssertionError: {
       ExprPtr name = make_name("AssertionError");
       name->ref = 7;  // LOAD_ASSERTION_ERROR: only an assert statement makes it
-      return push(name);
+      push(name);
+      return true;
     }
+    default:
+      return false;
+  }
+}
+
+// Stores and deletions, and the unpacking that feeds stores.
+bool CodeDecoder::execute_store(const Operation& op, int i) {
+  switch (op.op) {
     case Op::StoreName:
       if (op.scope == Scope::Fast) swapped_tuple_assignment(i);
-      return store(name_expr(op.text), pop_raw());
+      store(name_expr(op.text), pop_raw());
+      return true;
     case Op::StoreAttr: {
       ExprPtr base = pop();
       ExprPtr value = pop_raw();
-      return store(make_expr(ExprKind::Attribute, {base}, source_name(op.text)), value);
+      store(make_expr(ExprKind::Attribute, {base}, source_name(op.text)), value);
+      return true;
     }
     case Op::StoreSubscr: {
       ExprPtr index = pop();
       ExprPtr base = pop();
       ExprPtr value = pop_raw();
-      return store(make_expr(ExprKind::Subscript, {base, index}), value);
+      store(make_expr(ExprKind::Subscript, {base, index}), value);
+      return true;
     }
     case Op::StoreSlice: {
       ExprPtr stop = pop();
@@ -1086,31 +1126,61 @@ void CodeDecoder::execute(int i) {
       ExprPtr value = pop();
       ExprPtr slice = make_expr(ExprKind::Slice,
                                 {is_none(start) ? nullptr : start, is_none(stop) ? nullptr : stop});
-      return store(make_expr(ExprKind::Subscript, {base, slice}), value);
+      store(make_expr(ExprKind::Subscript, {base, slice}), value);
+      return true;
     }
     case Op::DeleteName:
       if (!handler_name_.empty() && op.text == handler_name_)
-        return;  // the `except ... as` cleanup
-      return emit(make_stmt(StmtKind::Delete, {name_expr(op.text)}));
+        return true;  // the `except ... as` cleanup
+      emit(make_stmt(StmtKind::Delete, {name_expr(op.text)}));
+      return true;
     case Op::DeleteAttr:
-      return emit(make_stmt(StmtKind::Delete,
-                            {make_expr(ExprKind::Attribute, {pop()}, source_name(op.text))}));
+      emit(make_stmt(StmtKind::Delete,
+                     {make_expr(ExprKind::Attribute, {pop()}, source_name(op.text))}));
+      return true;
     case Op::DeleteSubscr: {
       ExprPtr index = pop();
       ExprPtr base = pop();
-      return emit(make_stmt(StmtKind::Delete, {make_expr(ExprKind::Subscript, {base, index})}));
+      emit(make_stmt(StmtKind::Delete, {make_expr(ExprKind::Subscript, {base, index})}));
+      return true;
     }
+    case Op::UnpackSequence:
+    case Op::UnpackEx: {
+      ExprPtr source = pop_raw();
+      int before = op.op == Op::UnpackSequence ? op.arg : (op.arg & 0xff);
+      int after = op.op == Op::UnpackSequence ? 0 : (op.arg >> 8);
+      int count = before + after + (op.op == Op::UnpackEx ? 1 : 0);
+      std::vector<ExprPtr> slots = unpack_slots(source, static_cast<size_t>(count));
+      if (op.op == Op::UnpackEx) slots[static_cast<size_t>(before)]->text = "unpack_star";
+      for (size_t k = slots.size(); k-- > 0;) push(slots[k]);
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+// Operators, subscripts and slices.
+bool CodeDecoder::execute_operator(const Operation& op) {
+  switch (op.op) {
     case Op::BinaryOp: {
       ExprPtr right = pop();
       ExprPtr left = pop();
-      return push(make_expr(ExprKind::BinOp, {left, right}, op.text));
+      push(make_expr(ExprKind::BinOp, {left, right}, op.text));
+      return true;
     }
     case Op::UnaryOp:
       // (`not not x` is a bool, not x: only an identity or membership test folds a `not`.)
-      if (op.text == "not" && top()->kind == ExprKind::UnaryOp && top()->text == "not")
-        return push(make_expr(ExprKind::UnaryOp, {pop()}, "not"));
-      if (op.text == "not") return push(negate(pop()));
-      return push(make_expr(ExprKind::UnaryOp, {pop()}, op.text));
+      if (op.text == "not" && top()->kind == ExprKind::UnaryOp && top()->text == "not") {
+        push(make_expr(ExprKind::UnaryOp, {pop()}, "not"));
+        return true;
+      }
+      if (op.text == "not") {
+        push(negate(pop()));
+        return true;
+      }
+      push(make_expr(ExprKind::UnaryOp, {pop()}, op.text));
+      return true;
     case Op::Compare:
     case Op::IsOp:
     case Op::ContainsOp: {
@@ -1123,12 +1193,14 @@ void CodeDecoder::execute(int i) {
         cmp->ops = {op.arg ? "is not" : "is"};
       else
         cmp->ops = {op.arg ? "not in" : "in"};
-      return push(cmp);
+      push(cmp);
+      return true;
     }
     case Op::BinarySubscr: {
       ExprPtr index = pop();
       ExprPtr base = pop();
-      return push(make_expr(ExprKind::Subscript, {base, index}));
+      push(make_expr(ExprKind::Subscript, {base, index}));
+      return true;
     }
     case Op::BinarySlice: {
       ExprPtr stop = pop();
@@ -1136,7 +1208,8 @@ void CodeDecoder::execute(int i) {
       ExprPtr base = pop();
       ExprPtr slice = make_expr(ExprKind::Slice,
                                 {is_none(start) ? nullptr : start, is_none(stop) ? nullptr : stop});
-      return push(make_expr(ExprKind::Subscript, {base, slice}));
+      push(make_expr(ExprKind::Subscript, {base, slice}));
+      return true;
     }
     case Op::BuildSlice: {
       std::vector<ExprPtr> parts(static_cast<size_t>(op.arg));
@@ -1144,8 +1217,17 @@ void CodeDecoder::execute(int i) {
         parts[k] = pop();
         if (is_none(parts[k])) parts[k] = nullptr;
       }
-      return push(make_expr(ExprKind::Slice, std::move(parts)));
+      push(make_expr(ExprKind::Slice, std::move(parts)));
+      return true;
     }
+    default:
+      return false;
+  }
+}
+
+// Displays built at once: tuples, lists, sets, strings, dicts.
+bool CodeDecoder::execute_build(const Operation& op) {
+  switch (op.op) {
     case Op::BuildTuple:
     case Op::BuildList:
     case Op::BuildSet:
@@ -1153,7 +1235,8 @@ void CodeDecoder::execute(int i) {
       std::vector<ExprPtr> items(static_cast<size_t>(op.arg));
       for (size_t k = items.size(); k-- > 0;) items[k] = pop();
       if (op.op == Op::BuildTuple && !items.empty() && is_internal(items[0], "closure")) {
-        return push(internal("closure", std::move(items)));
+        push(internal("closure", std::move(items)));
+        return true;
       }
       ExprKind kind = op.op == Op::BuildTuple  ? ExprKind::Tuple
                       : op.op == Op::BuildList ? ExprKind::List
@@ -1177,15 +1260,20 @@ void CodeDecoder::execute(int i) {
       }
       ExprPtr built = make_expr(kind, std::move(items));
       if (kind == ExprKind::JoinedStr) {
-        if (ExprPtr written = percent_written(built)) return push(written);
+        if (ExprPtr written = percent_written(built)) {
+          push(written);
+          return true;
+        }
         check_fstring(built);
       }
-      return push(built);
+      push(built);
+      return true;
     }
     case Op::BuildMap: {
       std::vector<ExprPtr> items(static_cast<size_t>(op.arg) * 2);
       for (size_t k = items.size(); k-- > 0;) items[k] = pop();
-      return push(make_expr(ExprKind::Dict, std::move(items)));
+      push(make_expr(ExprKind::Dict, std::move(items)));
+      return true;
     }
     case Op::BuildConstKeyMap: {
       ExprPtr keys = pop();
@@ -1198,12 +1286,28 @@ void CodeDecoder::execute(int i) {
         items.push_back(keys->args[k]);
         items.push_back(values[k]);
       }
-      return push(make_expr(ExprKind::Dict, std::move(items)));
+      push(make_expr(ExprKind::Dict, std::move(items)));
+      return true;
     }
+    case Op::ListToTuple: {
+      ExprPtr list = pop();
+      push(make_expr(ExprKind::Tuple, list->args));
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+// Displays grown in place (`[*a, b]`, `{**m}`), and the appends of comprehensions.
+bool CodeDecoder::execute_display_update(const Operation& op) {
+  switch (op.op) {
     case Op::ListExtend:
     case Op::SetUpdate: {
-      if (mutates_deeper(op.arg))
-        return mutate_in_place(op.arg, op.op == Op::ListExtend ? "extend" : "update", {pop()});
+      if (mutates_deeper(op.arg)) {
+        mutate_in_place(op.arg, op.op == Op::ListExtend ? "extend" : "update", {pop()});
+        return true;
+      }
       ExprPtr iterable = pop();
       ExprPtr display = top(op.arg);
       auto grown = std::make_shared<Expr>(*display);
@@ -1223,11 +1327,14 @@ void CodeDecoder::execute(int i) {
         grown->args.push_back(make_expr(ExprKind::Starred, {iterable}));
       }
       stack_[stack_.size() - static_cast<size_t>(op.arg)] = grown;
-      return;
+      return true;
     }
     case Op::DictUpdate:
     case Op::DictMerge: {
-      if (mutates_deeper(op.arg)) return mutate_in_place(op.arg, "update", {pop()});
+      if (mutates_deeper(op.arg)) {
+        mutate_in_place(op.arg, "update", {pop()});
+        return true;
+      }
       ExprPtr mapping = pop();
       ExprPtr display = top(op.arg);
       auto grown = std::make_shared<Expr>(*display);
@@ -1238,20 +1345,23 @@ void CodeDecoder::execute(int i) {
         grown->args.push_back(mapping);
       }
       stack_[stack_.size() - static_cast<size_t>(op.arg)] = grown;
-      return;
+      return true;
     }
     case Op::ListAppend:
     case Op::SetAdd: {
-      if (mutates_deeper(op.arg))
-        return mutate_in_place(op.arg, op.op == Op::ListAppend ? "append" : "add", {pop()});
+      if (mutates_deeper(op.arg)) {
+        mutate_in_place(op.arg, op.op == Op::ListAppend ? "append" : "add", {pop()});
+        return true;
+      }
       ExprPtr value = pop();
       if (op.arg == 1) {  // a display being built: [*a, b]
         auto grown = std::make_shared<Expr>(*top());
         grown->args.push_back(value);
         stack_.back() = grown;
-        return;
+        return true;
       }
-      return emit(make_stmt(StmtKind::Expr, {internal("append", {value})}));
+      emit(make_stmt(StmtKind::Expr, {internal("append", {value})}));
+      return true;
     }
     case Op::MapAdd: {
       ExprPtr value = pop();
@@ -1261,24 +1371,19 @@ void CodeDecoder::execute(int i) {
         grown->args.push_back(key);
         grown->args.push_back(value);
         stack_.back() = grown;
-        return;
+        return true;
       }
-      return emit(make_stmt(StmtKind::Expr, {internal("append", {key, value})}));
+      emit(make_stmt(StmtKind::Expr, {internal("append", {key, value})}));
+      return true;
     }
-    case Op::ListToTuple: {
-      ExprPtr list = pop();
-      return push(make_expr(ExprKind::Tuple, list->args));
-    }
-    case Op::Call:
-      return push(build_call(op));
-    case Op::CallEx:
-      return push(build_call_ex(op));
-    case Op::MakeFunction:
-      return push(make_function(op));
-    case Op::CallIntrinsic1:
-      return call_intrinsic1(op);
-    case Op::CallIntrinsic2:
-      return call_intrinsic2(op);
+    default:
+      return false;
+  }
+}
+
+// The parts of an f-string: formatted values and their conversions and specs.
+bool CodeDecoder::execute_format(const Operation& op) {
+  switch (op.op) {
     case Op::FormatValue: {
       ExprPtr spec = (op.arg & 4) ? pop() : nullptr;
       ExprPtr value = pop();
@@ -1286,14 +1391,19 @@ void CodeDecoder::execute(int i) {
       ExprPtr formatted =
           make_expr(ExprKind::FormattedValue, {value, raw_spec(spec)}, conversions[op.arg & 3]);
       ExprPtr alone = make_expr(ExprKind::JoinedStr, {formatted});
-      if (ExprPtr written = percent_written(alone)) return push(written);
+      if (ExprPtr written = percent_written(alone)) {
+        push(written);
+        return true;
+      }
       check_fstring(alone);
-      return push(formatted);
+      push(formatted);
+      return true;
     }
     case Op::ConvertValue: {
       ExprPtr value = pop();
       static const char* const conversions[] = {"", "s", "r", "a"};
-      return push(make_expr(ExprKind::FormattedValue, {value, nullptr}, conversions[op.arg & 3]));
+      push(make_expr(ExprKind::FormattedValue, {value, nullptr}, conversions[op.arg & 3]));
+      return true;
     }
     case Op::FormatSimple:
     case Op::FormatWithSpec: {
@@ -1302,10 +1412,73 @@ void CodeDecoder::execute(int i) {
       if (value->kind == ExprKind::FormattedValue && !value->args[1]) {
         auto copy = std::make_shared<Expr>(*value);
         copy->args[1] = raw_spec(spec);
-        return push(copy);
+        push(copy);
+        return true;
       }
-      return push(make_expr(ExprKind::FormattedValue, {value, raw_spec(spec)}, ""));
+      push(make_expr(ExprKind::FormattedValue, {value, raw_spec(spec)}, ""));
+      return true;
     }
+    default:
+      return false;
+  }
+}
+
+// Calls, function definitions, intrinsics.
+bool CodeDecoder::execute_call(const Operation& op) {
+  switch (op.op) {
+    case Op::Call:
+      push(build_call(op));
+      return true;
+    case Op::CallEx:
+      push(build_call_ex(op));
+      return true;
+    case Op::MakeFunction:
+      push(make_function(op));
+      return true;
+    case Op::CallIntrinsic1:
+      call_intrinsic1(op);
+      return true;
+    case Op::CallIntrinsic2:
+      call_intrinsic2(op);
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Iterators, yields and generators.
+bool CodeDecoder::execute_generator(const Operation& op) {
+  switch (op.op) {
+    case Op::GetIter:
+      push(internal("iter", {pop()}));
+      return true;
+    case Op::YieldValue: {
+      ExprPtr value = pop();
+      push(make_expr(ExprKind::Yield, {is_none(value) ? nullptr : value}));
+      return true;
+    }
+    case Op::ReturnGenerator:
+      push(internal("generator"));
+      return true;
+    case Op::GetAiter: {
+      ExprPtr iter = internal("iter", {pop()});
+      iter->ops = {"async"};
+      push(iter);
+      return true;
+    }
+    case Op::GetAwaitable:
+    case Op::GetAnext:
+    case Op::Send:
+    case Op::GetYieldFromIter:
+      throw DecodeFailure("async/yield from is not supported yet");
+    default:
+      return false;
+  }
+}
+
+// Ways out of the code: return, raise.
+bool CodeDecoder::execute_exit(const Operation& op, int i) {
+  switch (op.op) {
     case Op::ReturnValue: {
       ExprPtr value = pop();
       auto stmt = make_stmt(StmtKind::Return, {value});
@@ -1322,48 +1495,58 @@ void CodeDecoder::execute(int i) {
            value->kind == ExprKind::Set)) {
         stmt->text = "unfolded";
       }
-      return emit(stmt);
+      emit(stmt);
+      return true;
     }
     case Op::ReturnConst: {
       auto stmt = make_stmt(StmtKind::Return, {constant(op.constant)});
       stmt->new_line = on_new_line(i);
-      return emit(stmt);
+      emit(stmt);
+      return true;
     }
     case Op::RaiseVarargs: {
       std::vector<ExprPtr> parts(static_cast<size_t>(op.arg));
       for (size_t k = parts.size(); k-- > 0;) parts[k] = pop();
       // LOAD_ASSERTION_ERROR raised unconditionally: `assert False[, msg]` (a test that failed
       // makes it `assert test[, msg]`, see decode_condition).
-      if (parts.size() == 1 && parts[0]->kind == ExprKind::Name && parts[0]->ref == 7)
-        return emit(make_stmt(StmtKind::Assert, {make_constant("False")}));
+      if (parts.size() == 1 && parts[0]->kind == ExprKind::Name && parts[0]->ref == 7) {
+        emit(make_stmt(StmtKind::Assert, {make_constant("False")}));
+        return true;
+      }
       if (parts.size() == 1 && parts[0]->kind == ExprKind::Call && parts[0]->args.size() == 2 &&
           parts[0]->args[0]->ref == 7 && parts[0]->args[1]->kind != ExprKind::Keyword &&
           parts[0]->args[1]->kind != ExprKind::Starred &&
           parts[0]->args[1]->kind != ExprKind::DoubleStarred) {
-        return emit(make_stmt(StmtKind::Assert, {make_constant("False"), parts[0]->args[1]}));
+        emit(make_stmt(StmtKind::Assert, {make_constant("False"), parts[0]->args[1]}));
+        return true;
       }
-      return emit(make_stmt(StmtKind::Raise, std::move(parts)));
+      emit(make_stmt(StmtKind::Raise, std::move(parts)));
+      return true;
     }
-    case Op::GetIter:
-      return push(internal("iter", {pop()}));
-    case Op::YieldValue: {
-      ExprPtr value = pop();
-      return push(make_expr(ExprKind::Yield, {is_none(value) ? nullptr : value}));
-    }
-    case Op::ReturnGenerator:
-      return push(internal("generator"));
+    case Op::PrintExpr:
+      throw DecodeFailure("interactive print");
+    default:
+      return false;
+  }
+}
+
+// Imports.
+bool CodeDecoder::execute_import(const Operation& op) {
+  switch (op.op) {
     case Op::ImportName: {
       ExprPtr fromlist = pop();
       ExprPtr level = pop();
       ExprPtr import = internal("import", {level, fromlist});
       import->ops = {op.text};
-      return push(import);
+      push(import);
+      return true;
     }
     case Op::ImportFrom: {
       ExprPtr module = top();
       ExprPtr from = internal("import_from", {module});
       from->ops = {op.text};
-      return push(from);
+      push(from);
+      return true;
     }
     case Op::ImportStar: {
       ExprPtr module = pop();
@@ -1371,45 +1554,22 @@ void CodeDecoder::execute(int i) {
       stmt->text = "from " + import_statement_module(module) + " import *";
       emit(stmt);
       if (op.arg == 1) push(internal("intrinsic_result"));  // 3.12+: popped next, no source
-      return;
+      return true;
     }
-    case Op::UnpackSequence:
-    case Op::UnpackEx: {
-      ExprPtr source = pop_raw();
-      int before = op.op == Op::UnpackSequence ? op.arg : (op.arg & 0xff);
-      int after = op.op == Op::UnpackSequence ? 0 : (op.arg >> 8);
-      int count = before + after + (op.op == Op::UnpackEx ? 1 : 0);
-      std::vector<ExprPtr> slots = unpack_slots(source, static_cast<size_t>(count));
-      if (op.op == Op::UnpackEx) slots[static_cast<size_t>(before)]->text = "unpack_star";
-      for (size_t k = slots.size(); k-- > 0;) push(slots[k]);
-      return;
-    }
-    case Op::SetupAnnotations:
-    case Op::PopBlock:
-      return;
-    case Op::PrintExpr:
-      throw DecodeFailure("interactive print");
-    case Op::PopExcept: {
-      // The previous exception: one value from 3.11, three (type, value, traceback) in 3.10.
-      for (int k = profile_.exception_is_triple ? 3 : 1; k > 0; --k) {
-        if (!is_internal(pop(), "prev_exc")) throw DecodeFailure("POP_EXCEPT of a non-exception");
-      }
-      return;
-    }
-    case Op::GetAiter: {
-      ExprPtr iter = internal("iter", {pop()});
-      iter->ops = {"async"};
-      return push(iter);
-    }
-    case Op::GetAwaitable:
-    case Op::GetAnext:
-    case Op::Send:
-    case Op::GetYieldFromIter:
-      throw DecodeFailure("async/yield from is not supported yet");
     default:
-      throw DecodeFailure("unsupported operation " +
-                          (op.text.empty() ? std::to_string(static_cast<int>(op.op)) : op.text));
+      return false;
   }
+}
+
+void CodeDecoder::execute(int i) {
+  if (--session_.steps_left < 0) throw DecodeFailure("step budget exhausted");
+  const Operation& op = lifted_.ops[static_cast<size_t>(i)];
+  if (execute_stack(op, i) || execute_load(op, i) || execute_store(op, i) || execute_operator(op) ||
+      execute_build(op) || execute_display_update(op) || execute_format(op) || execute_call(op) ||
+      execute_generator(op) || execute_exit(op, i) || execute_import(op))
+    return;
+  throw DecodeFailure("unsupported operation " +
+                      (op.text.empty() ? std::to_string(static_cast<int>(op.op)) : op.text));
 }
 
 // `a, b = x, y` and `a, b, c = x, y, z`: the compiler replaces the tuple's packing and unpacking
