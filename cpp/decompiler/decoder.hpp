@@ -291,6 +291,8 @@ class CodeDecoder {
   bool take_region_value_ = false;  // the next region may leave one value: keep it in region_value_
   ExprPtr region_value_;
   void store(ExprPtr target, ExprPtr value);
+  bool store_internal(const ExprPtr& target, const ExprPtr& value);    // true: done with
+  bool store_annotation(const ExprPtr& target, const ExprPtr& value);  // __annotations__[...] =
   ExprPtr unpack_to_temporaries(ExprPtr slot);  // an unpacked value used as a value
   size_t tuple_values_pending() const;
   void unpack_pending_values(size_t count, bool stored_last_first);

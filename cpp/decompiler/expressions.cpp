@@ -1757,6 +1757,58 @@ void CodeDecoder::pop_top(ExprPtr value) {
   emit(make_stmt(StmtKind::Expr, {value}));
 }
 
+// A store of an internal value: an unpacked slot, a scope's own bookkeeping, a captured target, an
+// import. True when the store is done with.
+bool CodeDecoder::store_internal(const ExprPtr& target, const ExprPtr& value) {
+  const std::string& tag = value->text;
+  if (tag == "unpack_slot" || tag == "unpack_star") {
+    ExprPtr group = value->args[0];
+    auto& slot = group->clauses[static_cast<size_t>(value->ref)];
+    if (slot.target || group->ref < 0) throw DecodeFailure("unpacked value stored twice");
+    slot.target = tag == "unpack_star" ? make_expr(ExprKind::Starred, {target}) : target;
+    if (++group->ref == static_cast<int>(group->clauses.size())) {
+      std::vector<ExprPtr> targets;
+      for (auto& clause : group->clauses) {
+        if (!clause.target) throw DecodeFailure("unpacked value never stored");
+        targets.push_back(clause.target);
+      }
+      store(make_expr(ExprKind::Tuple, std::move(targets)), group->args[0]);
+    }
+    return true;
+  }
+  if (tag == "saved_local") return true;  // an inlined comprehension restoring its variable
+  // The stores of a generic definition's scope: the type parameters, Generic[...].
+  if (tag == "type_param" || tag == "generic_base") return true;
+  // 3.12: a class body with annotation scopes keeps its namespace cell.
+  if (tag == "closure" && target->kind == ExprKind::Name && target->text == "__classdictcell__")
+    return true;
+  if (tag == "loop_target" || tag == "with_value" || tag == "exc") {
+    captured_target_ = target;
+    return true;
+  }
+  return store_import(target, value);
+}
+
+// Annotated assignment at module/class level: __annotations__['x'] = annotation (joining the
+// assignment to x just before). False when the target is not one.
+bool CodeDecoder::store_annotation(const ExprPtr& target, const ExprPtr& value) {
+  if (!(target->kind == ExprKind::Subscript && target->args[0]->kind == ExprKind::Name &&
+        target->args[0]->text == "__annotations__" && target->args[1]->kind == ExprKind::Constant &&
+        target->args[1]->text.size() >= 2 && target->args[1]->text[0] == '\'')) {
+    return false;
+  }
+  std::string name = target->args[1]->text.substr(1, target->args[1]->text.size() - 2);
+  if (!out_->empty() && out_->back()->kind == StmtKind::Assign && out_->back()->exprs.size() == 2 &&
+      out_->back()->exprs[0]->kind == ExprKind::Name && out_->back()->exprs[0]->text == name) {
+    StmtPtr assign = out_->back();
+    out_->back() = make_stmt(StmtKind::AnnAssign,
+                             {assign->exprs[0], annotation_source(value), assign->exprs[1]});
+    return true;
+  }
+  emit(make_stmt(StmtKind::AnnAssign, {make_name(name), annotation_source(value)}));
+  return true;
+}
+
 void CodeDecoder::store(ExprPtr target, ExprPtr value) {
   const bool soft = std::exchange(soft_statement_, false);
   if (target->kind == ExprKind::Name && target->text == "__classcell__") return;
@@ -1786,35 +1838,7 @@ void CodeDecoder::store(ExprPtr target, ExprPtr value) {
     exprs.push_back(source);
     return emit(make_stmt(StmtKind::Assign, std::move(exprs)));
   }
-  if (value->kind == ExprKind::Internal) {
-    const std::string& tag = value->text;
-    if (tag == "unpack_slot" || tag == "unpack_star") {
-      ExprPtr group = value->args[0];
-      auto& slot = group->clauses[static_cast<size_t>(value->ref)];
-      if (slot.target || group->ref < 0) throw DecodeFailure("unpacked value stored twice");
-      slot.target = tag == "unpack_star" ? make_expr(ExprKind::Starred, {target}) : target;
-      if (++group->ref == static_cast<int>(group->clauses.size())) {
-        std::vector<ExprPtr> targets;
-        for (auto& clause : group->clauses) {
-          if (!clause.target) throw DecodeFailure("unpacked value never stored");
-          targets.push_back(clause.target);
-        }
-        return store(make_expr(ExprKind::Tuple, std::move(targets)), group->args[0]);
-      }
-      return;
-    }
-    if (tag == "saved_local") return;  // an inlined comprehension restoring its variable
-    // The stores of a generic definition's scope: the type parameters, Generic[...].
-    if (tag == "type_param" || tag == "generic_base") return;
-    // 3.12: a class body with annotation scopes keeps its namespace cell.
-    if (tag == "closure" && target->kind == ExprKind::Name && target->text == "__classdictcell__")
-      return;
-    if (tag == "loop_target" || tag == "with_value" || tag == "exc") {
-      captured_target_ = target;
-      return;
-    }
-    if (store_import(target, value)) return;
-  }
+  if (value->kind == ExprKind::Internal && store_internal(target, value)) return;
   if (store_definition(target, value)) return;
   if (value->kind == ExprKind::Internal) throw DecodeFailure("store of " + value->text);
   // `x += v` arrives as a store of an in-place operation whose left side is the target.
@@ -1827,21 +1851,7 @@ void CodeDecoder::store(ExprPtr target, ExprPtr value) {
     aug->text = value->text.substr(0, value->text.size() - 1);
     return emit(aug);
   }
-  // Annotated assignment at module/class level: __annotations__['x'] = annotation.
-  if (target->kind == ExprKind::Subscript && target->args[0]->kind == ExprKind::Name &&
-      target->args[0]->text == "__annotations__" && target->args[1]->kind == ExprKind::Constant &&
-      target->args[1]->text.size() >= 2 && target->args[1]->text[0] == '\'') {
-    std::string name = target->args[1]->text.substr(1, target->args[1]->text.size() - 2);
-    if (!out_->empty() && out_->back()->kind == StmtKind::Assign &&
-        out_->back()->exprs.size() == 2 && out_->back()->exprs[0]->kind == ExprKind::Name &&
-        out_->back()->exprs[0]->text == name) {
-      StmtPtr assign = out_->back();
-      out_->back() = make_stmt(StmtKind::AnnAssign,
-                               {assign->exprs[0], annotation_source(value), assign->exprs[1]});
-      return;
-    }
-    return emit(make_stmt(StmtKind::AnnAssign, {make_name(name), annotation_source(value)}));
-  }
+  if (store_annotation(target, value)) return;
   if (soft && expression_only_ > 0) {
     statement_refused_ = true;  // emit would throw
     return;
