@@ -258,8 +258,10 @@ class CodeDecoder {
   bool execute_generator(const Operation& op);       // iterators, yields
   bool execute_exit(const Operation& op, int i);     // return, raise
   bool execute_import(const Operation& op);          // imports
-  int execute_special(int i);         // and/or values, chained comparisons, await; next index or -1
-  int execute_step(int i);            // execute_special or execute at i; returns the next index
+  int execute_special(int i);  // and/or values, chained comparisons, await; next index or -1
+  int execute_step(int i);     // execute_special or execute at i; returns the next index
+  int execute_chained_comparison(int i, const ExprPtr& left);  // `a < b < c`, from its jump
+  int execute_jump_or_pop_boolop(int i, const ExprPtr& left);  // and/or value, JUMP_IF_*_OR_POP
   int value_boolop_end(int j) const;  // where the value `and`/`or` starting at j ends, or -1
   int execute_value_boolop(
       int j);  // `a and b or c` as a value, from its first popping jump; -1 if not one

@@ -894,51 +894,66 @@ int CodeDecoder::execute_special(int i) {
   // Chained comparison: `a < b < c` keeps b (a copy) below the first comparison's result.
   if (left->kind == ExprKind::Compare && stack_.size() >= 2 && top(2) == left->args.back() &&
       op.arg == 0) {
-    pop();
-    // The code after the chain, short and ending in a return (`return a < b < c`), may be
-    // copied by the compiler to the end of the last comparison in place of the jump over the
-    // cleanup (SWAP 2; POP_TOP at `target`), whose path falls into the original: the chain
-    // ends where that copy starts, and the code after it is the original.
-    const auto& ops = lifted_.ops;
-    int stop = target;
-    int resume = -1;
-    if (static_cast<size_t>(target) + 2 < ops.size() &&
-        ops[static_cast<size_t>(target)].op == Op::Swap &&
-        ops[static_cast<size_t>(target)].arg == 2 &&
-        ops[static_cast<size_t>(target) + 1].op == Op::PopTop) {
-      int length = copied_tail_length(target + 2);
-      if (length > 0 && target - length > i &&
-          same_operations(ops, target - length, target + 2, length)) {
-        stop = target - length;
-        resume = target + 2;
-      }
-    }
-    // Run the rest of the chain up to its jump over the cleanup at `target`.
-    int k = i + 1;
-    ++expression_only_;
-    while (k < stop && ops[static_cast<size_t>(k)].op != Op::Jump) k = execute_step(k);
-    --expression_only_;
-    ExprPtr right = pop();
-    if (right->kind != ExprKind::Compare || right->args.empty() ||
-        right->args[0] != left->args.back()) {
-      throw DecodeFailure("unrecognized chained comparison");
-    }
-    auto merged = std::make_shared<Expr>(*left);
-    merged->args.insert(merged->args.end(), right->args.begin() + 1, right->args.end());
-    merged->ops.insert(merged->ops.end(), right->ops.begin(), right->ops.end());
-    push(merged);
-    if (resume >= 0) {
-      if (k != stop && k != resume) throw DecodeFailure("chained comparison cleanup");
-      return resume;
-    }
-    if (k < target) {
-      // JUMP_FORWARD over the cleanup (SWAP 2; POP_TOP) at `target`.
-      int after = lifted_.ops[static_cast<size_t>(k)].target;
-      if (after < target + 2) throw DecodeFailure("chained comparison cleanup");
-      return after;
-    }
-    return k;
+    return execute_chained_comparison(i, left);
   }
+  return execute_jump_or_pop_boolop(i, left);
+}
+
+// The rest of a chained comparison whose first comparison `left` is on the stack above its
+// kept right side; the next index.
+int CodeDecoder::execute_chained_comparison(int i, const ExprPtr& left) {
+  int target = lifted_.ops[static_cast<size_t>(i)].target;
+  pop();
+  // The code after the chain, short and ending in a return (`return a < b < c`), may be
+  // copied by the compiler to the end of the last comparison in place of the jump over the
+  // cleanup (SWAP 2; POP_TOP at `target`), whose path falls into the original: the chain
+  // ends where that copy starts, and the code after it is the original.
+  const auto& ops = lifted_.ops;
+  int stop = target;
+  int resume = -1;
+  if (static_cast<size_t>(target) + 2 < ops.size() &&
+      ops[static_cast<size_t>(target)].op == Op::Swap &&
+      ops[static_cast<size_t>(target)].arg == 2 &&
+      ops[static_cast<size_t>(target) + 1].op == Op::PopTop) {
+    int length = copied_tail_length(target + 2);
+    if (length > 0 && target - length > i &&
+        same_operations(ops, target - length, target + 2, length)) {
+      stop = target - length;
+      resume = target + 2;
+    }
+  }
+  // Run the rest of the chain up to its jump over the cleanup at `target`.
+  int k = i + 1;
+  ++expression_only_;
+  while (k < stop && ops[static_cast<size_t>(k)].op != Op::Jump) k = execute_step(k);
+  --expression_only_;
+  ExprPtr right = pop();
+  if (right->kind != ExprKind::Compare || right->args.empty() ||
+      right->args[0] != left->args.back()) {
+    throw DecodeFailure("unrecognized chained comparison");
+  }
+  auto merged = std::make_shared<Expr>(*left);
+  merged->args.insert(merged->args.end(), right->args.begin() + 1, right->args.end());
+  merged->ops.insert(merged->ops.end(), right->ops.begin(), right->ops.end());
+  push(merged);
+  if (resume >= 0) {
+    if (k != stop && k != resume) throw DecodeFailure("chained comparison cleanup");
+    return resume;
+  }
+  if (k < target) {
+    // JUMP_FORWARD over the cleanup (SWAP 2; POP_TOP) at `target`.
+    int after = lifted_.ops[static_cast<size_t>(k)].target;
+    if (after < target + 2) throw DecodeFailure("chained comparison cleanup");
+    return after;
+  }
+  return k;
+}
+
+// `a and b` / `a or b` as a value from its JUMP_IF_*_OR_POP, `left` on the stack; the next
+// index.
+int CodeDecoder::execute_jump_or_pop_boolop(int i, const ExprPtr& left) {
+  const Operation& op = lifted_.ops[static_cast<size_t>(i)];
+  int target = op.target;
   pop();
   // In a conditional expression's then-part, `a or b` jumps to the end of the whole conditional
   // expression: flowgraph.c's jump threading retargets its jump to the then-part's closing
