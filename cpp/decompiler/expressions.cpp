@@ -759,49 +759,21 @@ int CodeDecoder::value_boolop_end(int j) const {
   return -1;
 }
 
-// Reads the whole expression: operands end at the jumps taken at the expression's own stack depth.
-// Each jump, un-threaded, says "keep the value and leave the sub-expression that ends after
-// operand t"; the tree is rebuilt from those ends.
-int CodeDecoder::execute_value_boolop(int j) {
-  int end = value_boolop_end(j);
-  if (end < 0) return -1;
-  const auto& ops = lifted_.ops;
-  int length = copied_tail_length(end);
-  int copies_end = end;
-  int original = tail_copy_original(j, end, &copies_end);
-  struct Part {
-    int sense;
-    int target;
-    int jump;
-    bool keeps;
-  };
-  end = original;
-  std::vector<ExprPtr> operands{pop()};
-  std::vector<Part> parts{
-      {ops[static_cast<size_t>(j)].arg, ops[static_cast<size_t>(j)].target, j, false}};
-  size_t depth = stack_.size();
-  int k = j + 1;
-  ++expression_only_;
-  while (k < end) {
-    const Operation& op = ops[static_cast<size_t>(k)];
-    if ((op.op == Op::JumpIf || op.op == Op::JumpIfOrPop) && stack_.size() == depth + 1) {
-      if (op.arg > 1 || op.target <= k) throw DecodeFailure("and/or value");
-      operands.push_back(pop());
-      // (A jump to a copy of the code after the value goes to its original, the value's end.)
-      int target = op.target > original && op.target < copies_end && length > 0 &&
-                           (op.target - original) % length == 0
-                       ? original
-                       : op.target;
-      parts.push_back({op.arg, target, k, op.op == Op::JumpIfOrPop});
-      ++k;
-      continue;
-    }
-    if (op.op == Op::JumpIf || op.op == Op::Jump) throw DecodeFailure("and/or value");
-    k = execute_step(k);
-  }
-  --expression_only_;
-  if (k != end || stack_.size() != depth + 1) throw DecodeFailure("and/or value");
-  operands.push_back(pop());
+namespace {
+
+// One jump of an and/or value: its sense (jump if true: 1), where it goes, where it stands,
+// whether it keeps the value (JUMP_IF_*_OR_POP).
+struct BoolopPart {
+  int sense;
+  int target;
+  int jump;
+  bool keeps;
+};
+
+// The tree of an and/or value from its operands and its jumps (one between each two operands),
+// ending at `end`; null where no tree fits.
+ExprPtr build_boolop(const std::vector<ExprPtr>& operands, const std::vector<BoolopPart>& parts,
+                     int end) {
   // can_end[i][m]: jump i acts as jump m would on a value of its sense (jump m itself, jump m of
   // the other sense which pops and falls through, or jump m of the same sense going where jump i
   // goes), so its sub-expression may end after operand m (n: the whole expression).
@@ -810,10 +782,10 @@ int CodeDecoder::execute_value_boolop(int j) {
   std::vector<char> ends_flat(n * (n + 1), 0);
   auto can_end = [&](size_t i, size_t m) -> char& { return ends_flat[i * (n + 1) + m]; };
   for (size_t i = 0; i < n; ++i) {
-    const Part& part = parts[i];
+    const BoolopPart& part = parts[i];
     can_end(i, n) = part.keeps && part.target == end;
     for (size_t m = i + 1; m < n; ++m) {
-      const Part& via = parts[m];
+      const BoolopPart& via = parts[m];
       bool same_place =
           via.sense == part.sense && via.keeps == part.keeps && via.target == part.target;
       if (part.keeps)
@@ -860,7 +832,49 @@ int CodeDecoder::execute_value_boolop(int j) {
     };
     return choose(lo, -1);
   };
-  ExprPtr value = build(0, n);
+  return build(0, n);
+}
+
+}  // namespace
+
+// Reads the whole expression: operands end at the jumps taken at the expression's own stack depth.
+// Each jump, un-threaded, says "keep the value and leave the sub-expression that ends after
+// operand t"; the tree is rebuilt from those ends.
+int CodeDecoder::execute_value_boolop(int j) {
+  int end = value_boolop_end(j);
+  if (end < 0) return -1;
+  const auto& ops = lifted_.ops;
+  int length = copied_tail_length(end);
+  int copies_end = end;
+  int original = tail_copy_original(j, end, &copies_end);
+  end = original;
+  std::vector<ExprPtr> operands{pop()};
+  std::vector<BoolopPart> parts{
+      {ops[static_cast<size_t>(j)].arg, ops[static_cast<size_t>(j)].target, j, false}};
+  size_t depth = stack_.size();
+  int k = j + 1;
+  ++expression_only_;
+  while (k < end) {
+    const Operation& op = ops[static_cast<size_t>(k)];
+    if ((op.op == Op::JumpIf || op.op == Op::JumpIfOrPop) && stack_.size() == depth + 1) {
+      if (op.arg > 1 || op.target <= k) throw DecodeFailure("and/or value");
+      operands.push_back(pop());
+      // (A jump to a copy of the code after the value goes to its original, the value's end.)
+      int target = op.target > original && op.target < copies_end && length > 0 &&
+                           (op.target - original) % length == 0
+                       ? original
+                       : op.target;
+      parts.push_back({op.arg, target, k, op.op == Op::JumpIfOrPop});
+      ++k;
+      continue;
+    }
+    if (op.op == Op::JumpIf || op.op == Op::Jump) throw DecodeFailure("and/or value");
+    k = execute_step(k);
+  }
+  --expression_only_;
+  if (k != end || stack_.size() != depth + 1) throw DecodeFailure("and/or value");
+  operands.push_back(pop());
+  ExprPtr value = build_boolop(operands, parts, end);
   if (!value) throw DecodeFailure("and/or value");
   push(value);
   return end;
