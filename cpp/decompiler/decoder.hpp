@@ -351,8 +351,22 @@ class CodeDecoder {
 
   // ---- expressions.cpp: the symbolic stack
   void execute(int i);
-  int execute_special(int i);         // and/or values, chained comparisons, await; next index or -1
-  int execute_step(int i);            // execute_special or execute at i; returns the next index
+  // execute's families of operations, each true when the operation is one of its own:
+  bool execute_stack(const Operation& op, int i);    // moving, dropping, duplicating values
+  bool execute_load(const Operation& op, int i);     // constants, names, attributes
+  bool execute_store(const Operation& op, int i);    // stores, deletions, unpacking
+  bool execute_operator(const Operation& op);        // operators, subscripts, slices
+  bool execute_build(const Operation& op);           // displays built at once
+  bool execute_display_update(const Operation& op);  // displays grown in place, appends
+  bool execute_format(const Operation& op);          // f-string parts
+  bool execute_call(const Operation& op);            // calls, functions, intrinsics
+  bool execute_generator(const Operation& op);       // iterators, yields
+  bool execute_exit(const Operation& op, int i);     // return, raise
+  bool execute_import(const Operation& op);          // imports
+  int execute_special(int i);  // and/or values, chained comparisons, await; next index or -1
+  int execute_step(int i);     // execute_special or execute at i; returns the next index
+  int execute_chained_comparison(int i, const ExprPtr& left);  // `a < b < c`, from its jump
+  int execute_jump_or_pop_boolop(int i, const ExprPtr& left);  // and/or value, JUMP_IF_*_OR_POP
   int value_boolop_end(int j) const;  // where the value `and`/`or` starting at j ends, or -1
   int execute_value_boolop(
       int j);  // `a and b or c` as a value, from its first popping jump; -1 if not one
@@ -384,6 +398,8 @@ class CodeDecoder {
   bool take_region_value_ = false;  // the next region may leave one value: keep it in region_value_
   ExprPtr region_value_;
   void store(ExprPtr target, ExprPtr value);
+  bool store_internal(const ExprPtr& target, const ExprPtr& value);    // true: done with
+  bool store_annotation(const ExprPtr& target, const ExprPtr& value);  // __annotations__[...] =
   ExprPtr unpack_to_temporaries(ExprPtr slot);  // an unpacked value used as a value
   size_t tuple_values_pending() const;
   void unpack_pending_values(size_t count, bool stored_last_first);

@@ -421,7 +421,7 @@ std::string import_statement_module(const ExprPtr& import) {
 }
 
 ExprPtr CodeDecoder::make_function(const Operation& op) {
-  if (code_.minor == 10) pop();  // the qualified name
+  if (profile_.make_function_takes_qualname) pop();  // the qualified name
   ExprPtr code = pop();
   if (!is_internal(code, "code")) throw DecodeFailure("MAKE_FUNCTION without a code object");
   ExprPtr closure = (op.arg & 0x08) ? pop() : nullptr;
@@ -1146,7 +1146,7 @@ Body CodeDecoder::finish_body(Body body) const {
       // if/else: read as an early return, the rest compiles the same, but the tests of an
       // `and`/`or` in the branch would all jump to one written `return`, where the compiler
       // gives each its own copy. (Both readings run the same code.)
-      if (code_.minor <= 11) fold_end_returns(body, true);
+      if (profile_.copies_exits_per_jump) fold_end_returns(body, true);
       strip_tail_returns(body, true);
       if (code_.flags & kFlagAsyncGenerator) bare_returns(body);
       // A generator whose every yield was unreachable (`return` then `yield`): the yield that

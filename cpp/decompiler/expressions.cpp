@@ -568,7 +568,7 @@ void clear_own_lines(const ExprPtr& e, int depth = 0) {
 // Before 3.12 an f-string's expressions cannot hold a backslash (an escaped string constant),
 // nor a line break: a repeated lambda there stays on the line (it may then be one constant).
 bool CodeDecoder::fstring_writable(const ExprPtr& joined) const {
-  if (code_.minor >= 12) return true;
+  if (profile_.fstring_any_expression) return true;
   for (const ExprPtr& part : joined->args) {
     if (part->kind != ExprKind::FormattedValue) continue;
     clear_own_lines(part->args[0]);
@@ -588,7 +588,7 @@ void CodeDecoder::check_fstring(const ExprPtr& joined) const {
 // null where it can be written, or no %-format spells it. Its parts are kept for a BUILD_STRING
 // that takes the value in.
 ExprPtr CodeDecoder::percent_written(const ExprPtr& joined) {
-  if (code_.minor != 11 || fstring_writable(joined)) return nullptr;
+  if (!profile_.folds_percent_format || fstring_writable(joined)) return nullptr;
   ExprPtr written = percent_format(*joined, code_.minor);
   if (written) percent_parts_.emplace_back(written, joined);
   return written;
@@ -631,7 +631,7 @@ ExprPtr CodeDecoder::evaluate(int begin, int end, bool* refused) {
       // (3.10/3.11: or one that is an operand here, joining inside the region: `f(a if x else
       // b) if y else c`; compile.c's compiler_ifexp jumps over the else to right after it. 3.12+
       // read it through execute_step.)
-      bool operand = code_.minor <= 11 && op.arg == 0 && over.op == Op::Jump &&
+      bool operand = profile_.ifexp_operand_joins_in_region && op.arg == 0 && over.op == Op::Jump &&
                      over.target > op.target && over.target < end;
       std::vector<ExprPtr> before = stack_;
       int only = expression_only_;
@@ -677,7 +677,7 @@ ExprPtr CodeDecoder::evaluate(int begin, int end, bool* refused) {
 int CodeDecoder::execute_delegation(int i) {
   const auto& ops = lifted_.ops;
   const Operation& op = ops[static_cast<size_t>(i)];
-  if (op.op == Op::GetAwaitable && op.arg != 0 && code_.minor >= 11)
+  if (op.op == Op::GetAwaitable && op.arg != 0 && profile_.awaitable_marks_async_with)
     throw DecodeFailure("async with is not supported yet");
   size_t k = static_cast<size_t>(i) + 1;
   if (k + 1 >= ops.size() || ops[k].op != Op::LoadConst ||
@@ -716,7 +716,7 @@ int CodeDecoder::execute_delegation(int i) {
 int CodeDecoder::tail_copy_original(int i, int target, int* copies_end) {
   const auto& ops = lifted_.ops;
   int length = copied_tail_length(target);
-  if (code_.minor > 11 || length == 0) return target;
+  if (!profile_.copies_exits_per_jump || length == 0) return target;
   int original = target;
   while (original - length > i + 1 && same_operations(ops, original - length, target, length))
     original -= length;
@@ -759,49 +759,21 @@ int CodeDecoder::value_boolop_end(int j) const {
   return -1;
 }
 
-// Reads the whole expression: operands end at the jumps taken at the expression's own stack depth.
-// Each jump, un-threaded, says "keep the value and leave the sub-expression that ends after
-// operand t"; the tree is rebuilt from those ends.
-int CodeDecoder::execute_value_boolop(int j) {
-  int end = value_boolop_end(j);
-  if (end < 0) return -1;
-  const auto& ops = lifted_.ops;
-  int length = copied_tail_length(end);
-  int copies_end = end;
-  int original = tail_copy_original(j, end, &copies_end);
-  struct Part {
-    int sense;
-    int target;
-    int jump;
-    bool keeps;
-  };
-  end = original;
-  std::vector<ExprPtr> operands{pop()};
-  std::vector<Part> parts{
-      {ops[static_cast<size_t>(j)].arg, ops[static_cast<size_t>(j)].target, j, false}};
-  size_t depth = stack_.size();
-  int k = j + 1;
-  ++expression_only_;
-  while (k < end) {
-    const Operation& op = ops[static_cast<size_t>(k)];
-    if ((op.op == Op::JumpIf || op.op == Op::JumpIfOrPop) && stack_.size() == depth + 1) {
-      if (op.arg > 1 || op.target <= k) throw DecodeFailure("and/or value");
-      operands.push_back(pop());
-      // (A jump to a copy of the code after the value goes to its original, the value's end.)
-      int target = op.target > original && op.target < copies_end && length > 0 &&
-                           (op.target - original) % length == 0
-                       ? original
-                       : op.target;
-      parts.push_back({op.arg, target, k, op.op == Op::JumpIfOrPop});
-      ++k;
-      continue;
-    }
-    if (op.op == Op::JumpIf || op.op == Op::Jump) throw DecodeFailure("and/or value");
-    k = execute_step(k);
-  }
-  --expression_only_;
-  if (k != end || stack_.size() != depth + 1) throw DecodeFailure("and/or value");
-  operands.push_back(pop());
+namespace {
+
+// One jump of an and/or value: its sense (jump if true: 1), where it goes, where it stands,
+// whether it keeps the value (JUMP_IF_*_OR_POP).
+struct BoolopPart {
+  int sense;
+  int target;
+  int jump;
+  bool keeps;
+};
+
+// The tree of an and/or value from its operands and its jumps (one between each two operands),
+// ending at `end`; null where no tree fits.
+ExprPtr build_boolop(const std::vector<ExprPtr>& operands, const std::vector<BoolopPart>& parts,
+                     int end) {
   // can_end[i][m]: jump i acts as jump m would on a value of its sense (jump m itself, jump m of
   // the other sense which pops and falls through, or jump m of the same sense going where jump i
   // goes), so its sub-expression may end after operand m (n: the whole expression).
@@ -810,10 +782,10 @@ int CodeDecoder::execute_value_boolop(int j) {
   std::vector<char> ends_flat(n * (n + 1), 0);
   auto can_end = [&](size_t i, size_t m) -> char& { return ends_flat[i * (n + 1) + m]; };
   for (size_t i = 0; i < n; ++i) {
-    const Part& part = parts[i];
+    const BoolopPart& part = parts[i];
     can_end(i, n) = part.keeps && part.target == end;
     for (size_t m = i + 1; m < n; ++m) {
-      const Part& via = parts[m];
+      const BoolopPart& via = parts[m];
       bool same_place =
           via.sense == part.sense && via.keeps == part.keeps && via.target == part.target;
       if (part.keeps)
@@ -860,7 +832,49 @@ int CodeDecoder::execute_value_boolop(int j) {
     };
     return choose(lo, -1);
   };
-  ExprPtr value = build(0, n);
+  return build(0, n);
+}
+
+}  // namespace
+
+// Reads the whole expression: operands end at the jumps taken at the expression's own stack depth.
+// Each jump, un-threaded, says "keep the value and leave the sub-expression that ends after
+// operand t"; the tree is rebuilt from those ends.
+int CodeDecoder::execute_value_boolop(int j) {
+  int end = value_boolop_end(j);
+  if (end < 0) return -1;
+  const auto& ops = lifted_.ops;
+  int length = copied_tail_length(end);
+  int copies_end = end;
+  int original = tail_copy_original(j, end, &copies_end);
+  end = original;
+  std::vector<ExprPtr> operands{pop()};
+  std::vector<BoolopPart> parts{
+      {ops[static_cast<size_t>(j)].arg, ops[static_cast<size_t>(j)].target, j, false}};
+  size_t depth = stack_.size();
+  int k = j + 1;
+  ++expression_only_;
+  while (k < end) {
+    const Operation& op = ops[static_cast<size_t>(k)];
+    if ((op.op == Op::JumpIf || op.op == Op::JumpIfOrPop) && stack_.size() == depth + 1) {
+      if (op.arg > 1 || op.target <= k) throw DecodeFailure("and/or value");
+      operands.push_back(pop());
+      // (A jump to a copy of the code after the value goes to its original, the value's end.)
+      int target = op.target > original && op.target < copies_end && length > 0 &&
+                           (op.target - original) % length == 0
+                       ? original
+                       : op.target;
+      parts.push_back({op.arg, target, k, op.op == Op::JumpIfOrPop});
+      ++k;
+      continue;
+    }
+    if (op.op == Op::JumpIf || op.op == Op::Jump) throw DecodeFailure("and/or value");
+    k = execute_step(k);
+  }
+  --expression_only_;
+  if (k != end || stack_.size() != depth + 1) throw DecodeFailure("and/or value");
+  operands.push_back(pop());
+  ExprPtr value = build_boolop(operands, parts, end);
   if (!value) throw DecodeFailure("and/or value");
   push(value);
   return end;
@@ -894,51 +908,66 @@ int CodeDecoder::execute_special(int i) {
   // Chained comparison: `a < b < c` keeps b (a copy) below the first comparison's result.
   if (left->kind == ExprKind::Compare && stack_.size() >= 2 && top(2) == left->args.back() &&
       op.arg == 0) {
-    pop();
-    // The code after the chain, short and ending in a return (`return a < b < c`), may be
-    // copied by the compiler to the end of the last comparison in place of the jump over the
-    // cleanup (SWAP 2; POP_TOP at `target`), whose path falls into the original: the chain
-    // ends where that copy starts, and the code after it is the original.
-    const auto& ops = lifted_.ops;
-    int stop = target;
-    int resume = -1;
-    if (static_cast<size_t>(target) + 2 < ops.size() &&
-        ops[static_cast<size_t>(target)].op == Op::Swap &&
-        ops[static_cast<size_t>(target)].arg == 2 &&
-        ops[static_cast<size_t>(target) + 1].op == Op::PopTop) {
-      int length = copied_tail_length(target + 2);
-      if (length > 0 && target - length > i &&
-          same_operations(ops, target - length, target + 2, length)) {
-        stop = target - length;
-        resume = target + 2;
-      }
-    }
-    // Run the rest of the chain up to its jump over the cleanup at `target`.
-    int k = i + 1;
-    ++expression_only_;
-    while (k < stop && ops[static_cast<size_t>(k)].op != Op::Jump) k = execute_step(k);
-    --expression_only_;
-    ExprPtr right = pop();
-    if (right->kind != ExprKind::Compare || right->args.empty() ||
-        right->args[0] != left->args.back()) {
-      throw DecodeFailure("unrecognized chained comparison");
-    }
-    auto merged = std::make_shared<Expr>(*left);
-    merged->args.insert(merged->args.end(), right->args.begin() + 1, right->args.end());
-    merged->ops.insert(merged->ops.end(), right->ops.begin(), right->ops.end());
-    push(merged);
-    if (resume >= 0) {
-      if (k != stop && k != resume) throw DecodeFailure("chained comparison cleanup");
-      return resume;
-    }
-    if (k < target) {
-      // JUMP_FORWARD over the cleanup (SWAP 2; POP_TOP) at `target`.
-      int after = lifted_.ops[static_cast<size_t>(k)].target;
-      if (after < target + 2) throw DecodeFailure("chained comparison cleanup");
-      return after;
-    }
-    return k;
+    return execute_chained_comparison(i, left);
   }
+  return execute_jump_or_pop_boolop(i, left);
+}
+
+// The rest of a chained comparison whose first comparison `left` is on the stack above its
+// kept right side; the next index.
+int CodeDecoder::execute_chained_comparison(int i, const ExprPtr& left) {
+  int target = lifted_.ops[static_cast<size_t>(i)].target;
+  pop();
+  // The code after the chain, short and ending in a return (`return a < b < c`), may be
+  // copied by the compiler to the end of the last comparison in place of the jump over the
+  // cleanup (SWAP 2; POP_TOP at `target`), whose path falls into the original: the chain
+  // ends where that copy starts, and the code after it is the original.
+  const auto& ops = lifted_.ops;
+  int stop = target;
+  int resume = -1;
+  if (static_cast<size_t>(target) + 2 < ops.size() &&
+      ops[static_cast<size_t>(target)].op == Op::Swap &&
+      ops[static_cast<size_t>(target)].arg == 2 &&
+      ops[static_cast<size_t>(target) + 1].op == Op::PopTop) {
+    int length = copied_tail_length(target + 2);
+    if (length > 0 && target - length > i &&
+        same_operations(ops, target - length, target + 2, length)) {
+      stop = target - length;
+      resume = target + 2;
+    }
+  }
+  // Run the rest of the chain up to its jump over the cleanup at `target`.
+  int k = i + 1;
+  ++expression_only_;
+  while (k < stop && ops[static_cast<size_t>(k)].op != Op::Jump) k = execute_step(k);
+  --expression_only_;
+  ExprPtr right = pop();
+  if (right->kind != ExprKind::Compare || right->args.empty() ||
+      right->args[0] != left->args.back()) {
+    throw DecodeFailure("unrecognized chained comparison");
+  }
+  auto merged = std::make_shared<Expr>(*left);
+  merged->args.insert(merged->args.end(), right->args.begin() + 1, right->args.end());
+  merged->ops.insert(merged->ops.end(), right->ops.begin(), right->ops.end());
+  push(merged);
+  if (resume >= 0) {
+    if (k != stop && k != resume) throw DecodeFailure("chained comparison cleanup");
+    return resume;
+  }
+  if (k < target) {
+    // JUMP_FORWARD over the cleanup (SWAP 2; POP_TOP) at `target`.
+    int after = lifted_.ops[static_cast<size_t>(k)].target;
+    if (after < target + 2) throw DecodeFailure("chained comparison cleanup");
+    return after;
+  }
+  return k;
+}
+
+// `a and b` / `a or b` as a value from its JUMP_IF_*_OR_POP, `left` on the stack; the next
+// index.
+int CodeDecoder::execute_jump_or_pop_boolop(int i, const ExprPtr& left) {
+  const Operation& op = lifted_.ops[static_cast<size_t>(i)];
+  int target = op.target;
   pop();
   // In a conditional expression's then-part, `a or b` jumps to the end of the whole conditional
   // expression: flowgraph.c's jump threading retargets its jump to the then-part's closing
@@ -974,13 +1003,12 @@ int CodeDecoder::execute_special(int i) {
   return resume;
 }
 
-void CodeDecoder::execute(int i) {
-  if (--session_.steps_left < 0) throw DecodeFailure("step budget exhausted");
-  const Operation& op = lifted_.ops[static_cast<size_t>(i)];
+// Operations that only move, drop or duplicate stack values.
+bool CodeDecoder::execute_stack(const Operation& op, int i) {
   switch (op.op) {
     case Op::Nop:
     case Op::ToBool:
-      return;
+      return true;
     case Op::PopTop: {
       ExprPtr value = pop_raw();
       if (is_internal(value, "unpack_slot") || is_internal(value, "unpack_star")) {
@@ -990,64 +1018,92 @@ void CodeDecoder::execute(int i) {
         size_t next = static_cast<size_t>(i) + 1;
         const auto& ops = lifted_.ops;
         while (next < ops.size() && ops[next].op == Op::PopTop && ops[next].line < 0) ++next;
-        if (code_.minor < 13 || next >= ops.size() || ops[next].op != Op::StoreName ||
-            ops[next].scope != Scope::Fast || ops[next].line != op.line || stack_.empty() ||
+        if (!profile_.pops_overwritten_stores || next >= ops.size() ||
+            ops[next].op != Op::StoreName || ops[next].scope != Scope::Fast ||
+            ops[next].line != op.line || stack_.empty() ||
             !(is_internal(stack_.back(), "unpack_slot") ||
               is_internal(stack_.back(), "unpack_star")) ||
             stack_.back()->args[0] != value->args[0]) {
           throw DecodeFailure("unpacked value popped");
         }
-        return store(name_expr(ops[next].text), value);
+        store(name_expr(ops[next].text), value);
+        return true;
       }
-      return pop_top(value);
+      pop_top(value);
+      return true;
     }
     case Op::PushNull:
-      return push(internal("null"));
+      push(internal("null"));
+      return true;
     case Op::Copy:
-      return push(top(op.arg));
+      push(top(op.arg));
+      return true;
     case Op::Swap: {
       if (op.arg < 2 || static_cast<size_t>(op.arg) > stack_.size())
         throw DecodeFailure("bad swap");
       std::swap(stack_.back(), stack_[stack_.size() - static_cast<size_t>(op.arg)]);
-      return;
+      return true;
     }
     case Op::Rotate: {
       if (op.arg < 2 || static_cast<size_t>(op.arg) > stack_.size())
         throw DecodeFailure("bad rotate");
       ExprPtr moved = pop();
       stack_.insert(stack_.end() - (op.arg - 1), moved);
-      return;
+      return true;
     }
+    case Op::SetupAnnotations:
+    case Op::PopBlock:
+      return true;
+    case Op::PopExcept: {
+      // The previous exception: one value from 3.11, three (type, value, traceback) in 3.10.
+      for (int k = profile_.exception_is_triple ? 3 : 1; k > 0; --k) {
+        if (!is_internal(pop(), "prev_exc")) throw DecodeFailure("POP_EXCEPT of a non-exception");
+      }
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+// Loads: constants, names, attributes, methods, cells, the class builder.
+bool CodeDecoder::execute_load(const Operation& op, int i) {
+  switch (op.op) {
     case Op::LoadConst:
       if (op.constant->kind == ObjectKind::Code) {
         ExprPtr code = internal("code");
         code->ref = static_cast<int>(functions_.size());
         functions_.push_back(op.constant->code);
         function_loads_.push_back(i);
-        return push(code);
+        push(code);
+        return true;
       }
-      return push(constant(op.constant));
+      push(constant(op.constant));
+      return true;
     case Op::LoadName:
-      if (op.null_slot && code_.minor < 13) push(internal("null"));
+      if (op.null_slot && !profile_.null_above_callable) push(internal("null"));
       push(name_expr(op.text));
-      if (op.null_slot && code_.minor >= 13) push(internal("null"));
-      return;
+      if (op.null_slot && profile_.null_above_callable) push(internal("null"));
+      return true;
     case Op::LoadAttr: {
       ExprPtr base = pop();
       // (A cell, generated code: given its source form after decoding, cells_as_values.)
       if (base->kind == ExprKind::Internal && !is_internal(base, "closure"))
         throw DecodeFailure("attribute of internal value");
-      return push(make_expr(ExprKind::Attribute, {base}, source_name(op.text)));
+      push(make_expr(ExprKind::Attribute, {base}, source_name(op.text)));
+      return true;
     }
     case Op::LoadMethod: {
       ExprPtr base = pop();
       if (base->kind == ExprKind::Internal && !is_internal(base, "closure"))
         throw DecodeFailure("method of internal value");
       push(internal("null"));
-      return push(make_expr(ExprKind::Attribute, {base}, source_name(op.text)));
+      push(make_expr(ExprKind::Attribute, {base}, source_name(op.text)));
+      return true;
     }
     case Op::LoadClosure:  // (the cell's name: cells_as_values)
-      return push(internal("closure", {name_expr(op.text)}));
+      push(internal("closure", {name_expr(op.text)}));
+      return true;
     case Op::LoadSuperAttr: {  // 3.12+: super().name, or super(cls, obj).name
       ExprPtr self = pop();
       ExprPtr cls = pop();
@@ -1055,28 +1111,42 @@ void CodeDecoder::execute(int i) {
       ExprPtr call = (op.arg & 2) ? make_expr(ExprKind::Call, {super_fn, cls, self})
                                   : make_expr(ExprKind::Call, {super_fn});
       if (op.arg & 1) push(internal("null"));
-      return push(make_expr(ExprKind::Attribute, {call}, source_name(op.text)));
+      push(make_expr(ExprKind::Attribute, {call}, source_name(op.text)));
+      return true;
     }
     case Op::LoadBuildClass:
-      return push(internal("build_class"));
+      push(internal("build_class"));
+      return true;
     case Op::LoadAssertionError: {
       ExprPtr name = make_name("AssertionError");
       name->ref = 7;  // LOAD_ASSERTION_ERROR: only an assert statement makes it
-      return push(name);
+      push(name);
+      return true;
     }
+    default:
+      return false;
+  }
+}
+
+// Stores and deletions, and the unpacking that feeds stores.
+bool CodeDecoder::execute_store(const Operation& op, int i) {
+  switch (op.op) {
     case Op::StoreName:
       if (op.scope == Scope::Fast) swapped_tuple_assignment(i);
-      return store(name_expr(op.text), pop_raw());
+      store(name_expr(op.text), pop_raw());
+      return true;
     case Op::StoreAttr: {
       ExprPtr base = pop();
       ExprPtr value = pop_raw();
-      return store(make_expr(ExprKind::Attribute, {base}, source_name(op.text)), value);
+      store(make_expr(ExprKind::Attribute, {base}, source_name(op.text)), value);
+      return true;
     }
     case Op::StoreSubscr: {
       ExprPtr index = pop();
       ExprPtr base = pop();
       ExprPtr value = pop_raw();
-      return store(make_expr(ExprKind::Subscript, {base, index}), value);
+      store(make_expr(ExprKind::Subscript, {base, index}), value);
+      return true;
     }
     case Op::StoreSlice: {
       ExprPtr stop = pop();
@@ -1085,31 +1155,61 @@ void CodeDecoder::execute(int i) {
       ExprPtr value = pop();
       ExprPtr slice = make_expr(ExprKind::Slice,
                                 {is_none(start) ? nullptr : start, is_none(stop) ? nullptr : stop});
-      return store(make_expr(ExprKind::Subscript, {base, slice}), value);
+      store(make_expr(ExprKind::Subscript, {base, slice}), value);
+      return true;
     }
     case Op::DeleteName:
       if (!handler_name_.empty() && op.text == handler_name_)
-        return;  // the `except ... as` cleanup
-      return emit(make_stmt(StmtKind::Delete, {name_expr(op.text)}));
+        return true;  // the `except ... as` cleanup
+      emit(make_stmt(StmtKind::Delete, {name_expr(op.text)}));
+      return true;
     case Op::DeleteAttr:
-      return emit(make_stmt(StmtKind::Delete,
-                            {make_expr(ExprKind::Attribute, {pop()}, source_name(op.text))}));
+      emit(make_stmt(StmtKind::Delete,
+                     {make_expr(ExprKind::Attribute, {pop()}, source_name(op.text))}));
+      return true;
     case Op::DeleteSubscr: {
       ExprPtr index = pop();
       ExprPtr base = pop();
-      return emit(make_stmt(StmtKind::Delete, {make_expr(ExprKind::Subscript, {base, index})}));
+      emit(make_stmt(StmtKind::Delete, {make_expr(ExprKind::Subscript, {base, index})}));
+      return true;
     }
+    case Op::UnpackSequence:
+    case Op::UnpackEx: {
+      ExprPtr source = pop_raw();
+      int before = op.op == Op::UnpackSequence ? op.arg : (op.arg & 0xff);
+      int after = op.op == Op::UnpackSequence ? 0 : (op.arg >> 8);
+      int count = before + after + (op.op == Op::UnpackEx ? 1 : 0);
+      std::vector<ExprPtr> slots = unpack_slots(source, static_cast<size_t>(count));
+      if (op.op == Op::UnpackEx) slots[static_cast<size_t>(before)]->text = "unpack_star";
+      for (size_t k = slots.size(); k-- > 0;) push(slots[k]);
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+// Operators, subscripts and slices.
+bool CodeDecoder::execute_operator(const Operation& op) {
+  switch (op.op) {
     case Op::BinaryOp: {
       ExprPtr right = pop();
       ExprPtr left = pop();
-      return push(make_expr(ExprKind::BinOp, {left, right}, op.text));
+      push(make_expr(ExprKind::BinOp, {left, right}, op.text));
+      return true;
     }
     case Op::UnaryOp:
       // (`not not x` is a bool, not x: only an identity or membership test folds a `not`.)
-      if (op.text == "not" && top()->kind == ExprKind::UnaryOp && top()->text == "not")
-        return push(make_expr(ExprKind::UnaryOp, {pop()}, "not"));
-      if (op.text == "not") return push(negate(pop()));
-      return push(make_expr(ExprKind::UnaryOp, {pop()}, op.text));
+      if (op.text == "not" && top()->kind == ExprKind::UnaryOp && top()->text == "not") {
+        push(make_expr(ExprKind::UnaryOp, {pop()}, "not"));
+        return true;
+      }
+      if (op.text == "not") {
+        push(negate(pop()));
+        return true;
+      }
+      push(make_expr(ExprKind::UnaryOp, {pop()}, op.text));
+      return true;
     case Op::Compare:
     case Op::IsOp:
     case Op::ContainsOp: {
@@ -1122,12 +1222,14 @@ void CodeDecoder::execute(int i) {
         cmp->ops = {op.arg ? "is not" : "is"};
       else
         cmp->ops = {op.arg ? "not in" : "in"};
-      return push(cmp);
+      push(cmp);
+      return true;
     }
     case Op::BinarySubscr: {
       ExprPtr index = pop();
       ExprPtr base = pop();
-      return push(make_expr(ExprKind::Subscript, {base, index}));
+      push(make_expr(ExprKind::Subscript, {base, index}));
+      return true;
     }
     case Op::BinarySlice: {
       ExprPtr stop = pop();
@@ -1135,7 +1237,8 @@ void CodeDecoder::execute(int i) {
       ExprPtr base = pop();
       ExprPtr slice = make_expr(ExprKind::Slice,
                                 {is_none(start) ? nullptr : start, is_none(stop) ? nullptr : stop});
-      return push(make_expr(ExprKind::Subscript, {base, slice}));
+      push(make_expr(ExprKind::Subscript, {base, slice}));
+      return true;
     }
     case Op::BuildSlice: {
       std::vector<ExprPtr> parts(static_cast<size_t>(op.arg));
@@ -1143,8 +1246,17 @@ void CodeDecoder::execute(int i) {
         parts[k] = pop();
         if (is_none(parts[k])) parts[k] = nullptr;
       }
-      return push(make_expr(ExprKind::Slice, std::move(parts)));
+      push(make_expr(ExprKind::Slice, std::move(parts)));
+      return true;
     }
+    default:
+      return false;
+  }
+}
+
+// Displays built at once: tuples, lists, sets, strings, dicts.
+bool CodeDecoder::execute_build(const Operation& op) {
+  switch (op.op) {
     case Op::BuildTuple:
     case Op::BuildList:
     case Op::BuildSet:
@@ -1152,7 +1264,8 @@ void CodeDecoder::execute(int i) {
       std::vector<ExprPtr> items(static_cast<size_t>(op.arg));
       for (size_t k = items.size(); k-- > 0;) items[k] = pop();
       if (op.op == Op::BuildTuple && !items.empty() && is_internal(items[0], "closure")) {
-        return push(internal("closure", std::move(items)));
+        push(internal("closure", std::move(items)));
+        return true;
       }
       ExprKind kind = op.op == Op::BuildTuple  ? ExprKind::Tuple
                       : op.op == Op::BuildList ? ExprKind::List
@@ -1176,15 +1289,20 @@ void CodeDecoder::execute(int i) {
       }
       ExprPtr built = make_expr(kind, std::move(items));
       if (kind == ExprKind::JoinedStr) {
-        if (ExprPtr written = percent_written(built)) return push(written);
+        if (ExprPtr written = percent_written(built)) {
+          push(written);
+          return true;
+        }
         check_fstring(built);
       }
-      return push(built);
+      push(built);
+      return true;
     }
     case Op::BuildMap: {
       std::vector<ExprPtr> items(static_cast<size_t>(op.arg) * 2);
       for (size_t k = items.size(); k-- > 0;) items[k] = pop();
-      return push(make_expr(ExprKind::Dict, std::move(items)));
+      push(make_expr(ExprKind::Dict, std::move(items)));
+      return true;
     }
     case Op::BuildConstKeyMap: {
       ExprPtr keys = pop();
@@ -1197,12 +1315,28 @@ void CodeDecoder::execute(int i) {
         items.push_back(keys->args[k]);
         items.push_back(values[k]);
       }
-      return push(make_expr(ExprKind::Dict, std::move(items)));
+      push(make_expr(ExprKind::Dict, std::move(items)));
+      return true;
     }
+    case Op::ListToTuple: {
+      ExprPtr list = pop();
+      push(make_expr(ExprKind::Tuple, list->args));
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+// Displays grown in place (`[*a, b]`, `{**m}`), and the appends of comprehensions.
+bool CodeDecoder::execute_display_update(const Operation& op) {
+  switch (op.op) {
     case Op::ListExtend:
     case Op::SetUpdate: {
-      if (mutates_deeper(op.arg))
-        return mutate_in_place(op.arg, op.op == Op::ListExtend ? "extend" : "update", {pop()});
+      if (mutates_deeper(op.arg)) {
+        mutate_in_place(op.arg, op.op == Op::ListExtend ? "extend" : "update", {pop()});
+        return true;
+      }
       ExprPtr iterable = pop();
       ExprPtr display = top(op.arg);
       auto grown = std::make_shared<Expr>(*display);
@@ -1222,11 +1356,14 @@ void CodeDecoder::execute(int i) {
         grown->args.push_back(make_expr(ExprKind::Starred, {iterable}));
       }
       stack_[stack_.size() - static_cast<size_t>(op.arg)] = grown;
-      return;
+      return true;
     }
     case Op::DictUpdate:
     case Op::DictMerge: {
-      if (mutates_deeper(op.arg)) return mutate_in_place(op.arg, "update", {pop()});
+      if (mutates_deeper(op.arg)) {
+        mutate_in_place(op.arg, "update", {pop()});
+        return true;
+      }
       ExprPtr mapping = pop();
       ExprPtr display = top(op.arg);
       auto grown = std::make_shared<Expr>(*display);
@@ -1237,20 +1374,23 @@ void CodeDecoder::execute(int i) {
         grown->args.push_back(mapping);
       }
       stack_[stack_.size() - static_cast<size_t>(op.arg)] = grown;
-      return;
+      return true;
     }
     case Op::ListAppend:
     case Op::SetAdd: {
-      if (mutates_deeper(op.arg))
-        return mutate_in_place(op.arg, op.op == Op::ListAppend ? "append" : "add", {pop()});
+      if (mutates_deeper(op.arg)) {
+        mutate_in_place(op.arg, op.op == Op::ListAppend ? "append" : "add", {pop()});
+        return true;
+      }
       ExprPtr value = pop();
       if (op.arg == 1) {  // a display being built: [*a, b]
         auto grown = std::make_shared<Expr>(*top());
         grown->args.push_back(value);
         stack_.back() = grown;
-        return;
+        return true;
       }
-      return emit(make_stmt(StmtKind::Expr, {internal("append", {value})}));
+      emit(make_stmt(StmtKind::Expr, {internal("append", {value})}));
+      return true;
     }
     case Op::MapAdd: {
       ExprPtr value = pop();
@@ -1260,24 +1400,19 @@ void CodeDecoder::execute(int i) {
         grown->args.push_back(key);
         grown->args.push_back(value);
         stack_.back() = grown;
-        return;
+        return true;
       }
-      return emit(make_stmt(StmtKind::Expr, {internal("append", {key, value})}));
+      emit(make_stmt(StmtKind::Expr, {internal("append", {key, value})}));
+      return true;
     }
-    case Op::ListToTuple: {
-      ExprPtr list = pop();
-      return push(make_expr(ExprKind::Tuple, list->args));
-    }
-    case Op::Call:
-      return push(build_call(op));
-    case Op::CallEx:
-      return push(build_call_ex(op));
-    case Op::MakeFunction:
-      return push(make_function(op));
-    case Op::CallIntrinsic1:
-      return call_intrinsic1(op);
-    case Op::CallIntrinsic2:
-      return call_intrinsic2(op);
+    default:
+      return false;
+  }
+}
+
+// The parts of an f-string: formatted values and their conversions and specs.
+bool CodeDecoder::execute_format(const Operation& op) {
+  switch (op.op) {
     case Op::FormatValue: {
       ExprPtr spec = (op.arg & 4) ? pop() : nullptr;
       ExprPtr value = pop();
@@ -1285,14 +1420,19 @@ void CodeDecoder::execute(int i) {
       ExprPtr formatted =
           make_expr(ExprKind::FormattedValue, {value, raw_spec(spec)}, conversions[op.arg & 3]);
       ExprPtr alone = make_expr(ExprKind::JoinedStr, {formatted});
-      if (ExprPtr written = percent_written(alone)) return push(written);
+      if (ExprPtr written = percent_written(alone)) {
+        push(written);
+        return true;
+      }
       check_fstring(alone);
-      return push(formatted);
+      push(formatted);
+      return true;
     }
     case Op::ConvertValue: {
       ExprPtr value = pop();
       static const char* const conversions[] = {"", "s", "r", "a"};
-      return push(make_expr(ExprKind::FormattedValue, {value, nullptr}, conversions[op.arg & 3]));
+      push(make_expr(ExprKind::FormattedValue, {value, nullptr}, conversions[op.arg & 3]));
+      return true;
     }
     case Op::FormatSimple:
     case Op::FormatWithSpec: {
@@ -1301,10 +1441,73 @@ void CodeDecoder::execute(int i) {
       if (value->kind == ExprKind::FormattedValue && !value->args[1]) {
         auto copy = std::make_shared<Expr>(*value);
         copy->args[1] = raw_spec(spec);
-        return push(copy);
+        push(copy);
+        return true;
       }
-      return push(make_expr(ExprKind::FormattedValue, {value, raw_spec(spec)}, ""));
+      push(make_expr(ExprKind::FormattedValue, {value, raw_spec(spec)}, ""));
+      return true;
     }
+    default:
+      return false;
+  }
+}
+
+// Calls, function definitions, intrinsics.
+bool CodeDecoder::execute_call(const Operation& op) {
+  switch (op.op) {
+    case Op::Call:
+      push(build_call(op));
+      return true;
+    case Op::CallEx:
+      push(build_call_ex(op));
+      return true;
+    case Op::MakeFunction:
+      push(make_function(op));
+      return true;
+    case Op::CallIntrinsic1:
+      call_intrinsic1(op);
+      return true;
+    case Op::CallIntrinsic2:
+      call_intrinsic2(op);
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Iterators, yields and generators.
+bool CodeDecoder::execute_generator(const Operation& op) {
+  switch (op.op) {
+    case Op::GetIter:
+      push(internal("iter", {pop()}));
+      return true;
+    case Op::YieldValue: {
+      ExprPtr value = pop();
+      push(make_expr(ExprKind::Yield, {is_none(value) ? nullptr : value}));
+      return true;
+    }
+    case Op::ReturnGenerator:
+      push(internal("generator"));
+      return true;
+    case Op::GetAiter: {
+      ExprPtr iter = internal("iter", {pop()});
+      iter->ops = {"async"};
+      push(iter);
+      return true;
+    }
+    case Op::GetAwaitable:
+    case Op::GetAnext:
+    case Op::Send:
+    case Op::GetYieldFromIter:
+      throw DecodeFailure("async/yield from is not supported yet");
+    default:
+      return false;
+  }
+}
+
+// Ways out of the code: return, raise.
+bool CodeDecoder::execute_exit(const Operation& op, int i) {
+  switch (op.op) {
     case Op::ReturnValue: {
       ExprPtr value = pop();
       auto stmt = make_stmt(StmtKind::Return, {value});
@@ -1316,53 +1519,63 @@ void CodeDecoder::execute(int i) {
       // RETURN_VALUE is a branch of `return a if c else b` whose return the compiler copied.
       // (A tuple or frozenset constant too: its value reads as a display. Not the value of an
       // and/or whose last operand the constant is.)
-      if (code_.minor >= 12 && loads_constant &&
+      if (profile_.returns_constants && loads_constant &&
           (value->kind == ExprKind::Constant || value->kind == ExprKind::Tuple ||
            value->kind == ExprKind::Set)) {
         stmt->text = "unfolded";
       }
-      return emit(stmt);
+      emit(stmt);
+      return true;
     }
     case Op::ReturnConst: {
       auto stmt = make_stmt(StmtKind::Return, {constant(op.constant)});
       stmt->new_line = on_new_line(i);
-      return emit(stmt);
+      emit(stmt);
+      return true;
     }
     case Op::RaiseVarargs: {
       std::vector<ExprPtr> parts(static_cast<size_t>(op.arg));
       for (size_t k = parts.size(); k-- > 0;) parts[k] = pop();
       // LOAD_ASSERTION_ERROR raised unconditionally: `assert False[, msg]` (a test that failed
       // makes it `assert test[, msg]`, see decode_condition).
-      if (parts.size() == 1 && parts[0]->kind == ExprKind::Name && parts[0]->ref == 7)
-        return emit(make_stmt(StmtKind::Assert, {make_constant("False")}));
+      if (parts.size() == 1 && parts[0]->kind == ExprKind::Name && parts[0]->ref == 7) {
+        emit(make_stmt(StmtKind::Assert, {make_constant("False")}));
+        return true;
+      }
       if (parts.size() == 1 && parts[0]->kind == ExprKind::Call && parts[0]->args.size() == 2 &&
           parts[0]->args[0]->ref == 7 && parts[0]->args[1]->kind != ExprKind::Keyword &&
           parts[0]->args[1]->kind != ExprKind::Starred &&
           parts[0]->args[1]->kind != ExprKind::DoubleStarred) {
-        return emit(make_stmt(StmtKind::Assert, {make_constant("False"), parts[0]->args[1]}));
+        emit(make_stmt(StmtKind::Assert, {make_constant("False"), parts[0]->args[1]}));
+        return true;
       }
-      return emit(make_stmt(StmtKind::Raise, std::move(parts)));
+      emit(make_stmt(StmtKind::Raise, std::move(parts)));
+      return true;
     }
-    case Op::GetIter:
-      return push(internal("iter", {pop()}));
-    case Op::YieldValue: {
-      ExprPtr value = pop();
-      return push(make_expr(ExprKind::Yield, {is_none(value) ? nullptr : value}));
-    }
-    case Op::ReturnGenerator:
-      return push(internal("generator"));
+    case Op::PrintExpr:
+      throw DecodeFailure("interactive print");
+    default:
+      return false;
+  }
+}
+
+// Imports.
+bool CodeDecoder::execute_import(const Operation& op) {
+  switch (op.op) {
     case Op::ImportName: {
       ExprPtr fromlist = pop();
       ExprPtr level = pop();
       ExprPtr import = internal("import", {level, fromlist});
       import->ops = {op.text};
-      return push(import);
+      push(import);
+      return true;
     }
     case Op::ImportFrom: {
       ExprPtr module = top();
       ExprPtr from = internal("import_from", {module});
       from->ops = {op.text};
-      return push(from);
+      push(from);
+      return true;
     }
     case Op::ImportStar: {
       ExprPtr module = pop();
@@ -1370,45 +1583,22 @@ void CodeDecoder::execute(int i) {
       stmt->text = "from " + import_statement_module(module) + " import *";
       emit(stmt);
       if (op.arg == 1) push(internal("intrinsic_result"));  // 3.12+: popped next, no source
-      return;
+      return true;
     }
-    case Op::UnpackSequence:
-    case Op::UnpackEx: {
-      ExprPtr source = pop_raw();
-      int before = op.op == Op::UnpackSequence ? op.arg : (op.arg & 0xff);
-      int after = op.op == Op::UnpackSequence ? 0 : (op.arg >> 8);
-      int count = before + after + (op.op == Op::UnpackEx ? 1 : 0);
-      std::vector<ExprPtr> slots = unpack_slots(source, static_cast<size_t>(count));
-      if (op.op == Op::UnpackEx) slots[static_cast<size_t>(before)]->text = "unpack_star";
-      for (size_t k = slots.size(); k-- > 0;) push(slots[k]);
-      return;
-    }
-    case Op::SetupAnnotations:
-    case Op::PopBlock:
-      return;
-    case Op::PrintExpr:
-      throw DecodeFailure("interactive print");
-    case Op::PopExcept: {
-      // The previous exception: one value from 3.11, three (type, value, traceback) in 3.10.
-      for (int k = code_.minor == 10 ? 3 : 1; k > 0; --k) {
-        if (!is_internal(pop(), "prev_exc")) throw DecodeFailure("POP_EXCEPT of a non-exception");
-      }
-      return;
-    }
-    case Op::GetAiter: {
-      ExprPtr iter = internal("iter", {pop()});
-      iter->ops = {"async"};
-      return push(iter);
-    }
-    case Op::GetAwaitable:
-    case Op::GetAnext:
-    case Op::Send:
-    case Op::GetYieldFromIter:
-      throw DecodeFailure("async/yield from is not supported yet");
     default:
-      throw DecodeFailure("unsupported operation " +
-                          (op.text.empty() ? std::to_string(static_cast<int>(op.op)) : op.text));
+      return false;
   }
+}
+
+void CodeDecoder::execute(int i) {
+  if (--session_.steps_left < 0) throw DecodeFailure("step budget exhausted");
+  const Operation& op = lifted_.ops[static_cast<size_t>(i)];
+  if (execute_stack(op, i) || execute_load(op, i) || execute_store(op, i) || execute_operator(op) ||
+      execute_build(op) || execute_display_update(op) || execute_format(op) || execute_call(op) ||
+      execute_generator(op) || execute_exit(op, i) || execute_import(op))
+    return;
+  throw DecodeFailure("unsupported operation " +
+                      (op.text.empty() ? std::to_string(static_cast<int>(op.op)) : op.text));
 }
 
 // `a, b = x, y` and `a, b, c = x, y, z`: the compiler replaces the tuple's packing and unpacking
@@ -1490,7 +1680,7 @@ void CodeDecoder::unpack_pending_values(size_t count, bool stored_last_first) {
 
 void CodeDecoder::swapped_tuple_assignment(int i) {
   const auto& ops = lifted_.ops;
-  if (code_.minor < 11) return;
+  if (!profile_.swaps_stores_statically) return;
   size_t count = tuple_values_pending();
   if (count == 0 || static_cast<size_t>(i) + count > ops.size()) return;
   std::set<std::string> names;
@@ -1512,9 +1702,10 @@ int CodeDecoder::rotated_tuple_assignment(int i) {
            ops[static_cast<size_t>(at)].arg == arg;
   };
   int after = -1;
-  if (is(i, Op::Swap, static_cast<int>(count)) && (code_.minor >= 11 || count == 2)) {
+  if (is(i, Op::Swap, static_cast<int>(count)) && (profile_.swap_reaches_any_depth || count == 2)) {
     after = i + 1;
-  } else if (code_.minor == 10 && count == 3 && is(i, Op::Rotate, 3) && is(i + 1, Op::Swap, 2)) {
+  } else if (!profile_.swap_reaches_any_depth && count == 3 && is(i, Op::Rotate, 3) &&
+             is(i + 1, Op::Swap, 2)) {
     after = i + 2;
   }
   if (after < 0) return -1;
@@ -1595,6 +1786,58 @@ void CodeDecoder::pop_top(ExprPtr value) {
   emit(make_stmt(StmtKind::Expr, {value}));
 }
 
+// A store of an internal value: an unpacked slot, a scope's own bookkeeping, a captured target, an
+// import. True when the store is done with.
+bool CodeDecoder::store_internal(const ExprPtr& target, const ExprPtr& value) {
+  const std::string& tag = value->text;
+  if (tag == "unpack_slot" || tag == "unpack_star") {
+    ExprPtr group = value->args[0];
+    auto& slot = group->clauses[static_cast<size_t>(value->ref)];
+    if (slot.target || group->ref < 0) throw DecodeFailure("unpacked value stored twice");
+    slot.target = tag == "unpack_star" ? make_expr(ExprKind::Starred, {target}) : target;
+    if (++group->ref == static_cast<int>(group->clauses.size())) {
+      std::vector<ExprPtr> targets;
+      for (auto& clause : group->clauses) {
+        if (!clause.target) throw DecodeFailure("unpacked value never stored");
+        targets.push_back(clause.target);
+      }
+      store(make_expr(ExprKind::Tuple, std::move(targets)), group->args[0]);
+    }
+    return true;
+  }
+  if (tag == "saved_local") return true;  // an inlined comprehension restoring its variable
+  // The stores of a generic definition's scope: the type parameters, Generic[...].
+  if (tag == "type_param" || tag == "generic_base") return true;
+  // 3.12: a class body with annotation scopes keeps its namespace cell.
+  if (tag == "closure" && target->kind == ExprKind::Name && target->text == "__classdictcell__")
+    return true;
+  if (tag == "loop_target" || tag == "with_value" || tag == "exc") {
+    captured_target_ = target;
+    return true;
+  }
+  return store_import(target, value);
+}
+
+// Annotated assignment at module/class level: __annotations__['x'] = annotation (joining the
+// assignment to x just before). False when the target is not one.
+bool CodeDecoder::store_annotation(const ExprPtr& target, const ExprPtr& value) {
+  if (!(target->kind == ExprKind::Subscript && target->args[0]->kind == ExprKind::Name &&
+        target->args[0]->text == "__annotations__" && target->args[1]->kind == ExprKind::Constant &&
+        target->args[1]->text.size() >= 2 && target->args[1]->text[0] == '\'')) {
+    return false;
+  }
+  std::string name = target->args[1]->text.substr(1, target->args[1]->text.size() - 2);
+  if (!out_->empty() && out_->back()->kind == StmtKind::Assign && out_->back()->exprs.size() == 2 &&
+      out_->back()->exprs[0]->kind == ExprKind::Name && out_->back()->exprs[0]->text == name) {
+    StmtPtr assign = out_->back();
+    out_->back() = make_stmt(StmtKind::AnnAssign,
+                             {assign->exprs[0], annotation_source(value), assign->exprs[1]});
+    return true;
+  }
+  emit(make_stmt(StmtKind::AnnAssign, {make_name(name), annotation_source(value)}));
+  return true;
+}
+
 void CodeDecoder::store(ExprPtr target, ExprPtr value) {
   const bool soft = std::exchange(soft_statement_, false);
   if (target->kind == ExprKind::Name && target->text == "__classcell__") return;
@@ -1624,35 +1867,7 @@ void CodeDecoder::store(ExprPtr target, ExprPtr value) {
     exprs.push_back(source);
     return emit(make_stmt(StmtKind::Assign, std::move(exprs)));
   }
-  if (value->kind == ExprKind::Internal) {
-    const std::string& tag = value->text;
-    if (tag == "unpack_slot" || tag == "unpack_star") {
-      ExprPtr group = value->args[0];
-      auto& slot = group->clauses[static_cast<size_t>(value->ref)];
-      if (slot.target || group->ref < 0) throw DecodeFailure("unpacked value stored twice");
-      slot.target = tag == "unpack_star" ? make_expr(ExprKind::Starred, {target}) : target;
-      if (++group->ref == static_cast<int>(group->clauses.size())) {
-        std::vector<ExprPtr> targets;
-        for (auto& clause : group->clauses) {
-          if (!clause.target) throw DecodeFailure("unpacked value never stored");
-          targets.push_back(clause.target);
-        }
-        return store(make_expr(ExprKind::Tuple, std::move(targets)), group->args[0]);
-      }
-      return;
-    }
-    if (tag == "saved_local") return;  // an inlined comprehension restoring its variable
-    // The stores of a generic definition's scope: the type parameters, Generic[...].
-    if (tag == "type_param" || tag == "generic_base") return;
-    // 3.12: a class body with annotation scopes keeps its namespace cell.
-    if (tag == "closure" && target->kind == ExprKind::Name && target->text == "__classdictcell__")
-      return;
-    if (tag == "loop_target" || tag == "with_value" || tag == "exc") {
-      captured_target_ = target;
-      return;
-    }
-    if (store_import(target, value)) return;
-  }
+  if (value->kind == ExprKind::Internal && store_internal(target, value)) return;
   if (store_definition(target, value)) return;
   if (value->kind == ExprKind::Internal) throw DecodeFailure("store of " + value->text);
   // `x += v` arrives as a store of an in-place operation whose left side is the target.
@@ -1665,21 +1880,7 @@ void CodeDecoder::store(ExprPtr target, ExprPtr value) {
     aug->text = value->text.substr(0, value->text.size() - 1);
     return emit(aug);
   }
-  // Annotated assignment at module/class level: __annotations__['x'] = annotation.
-  if (target->kind == ExprKind::Subscript && target->args[0]->kind == ExprKind::Name &&
-      target->args[0]->text == "__annotations__" && target->args[1]->kind == ExprKind::Constant &&
-      target->args[1]->text.size() >= 2 && target->args[1]->text[0] == '\'') {
-    std::string name = target->args[1]->text.substr(1, target->args[1]->text.size() - 2);
-    if (!out_->empty() && out_->back()->kind == StmtKind::Assign &&
-        out_->back()->exprs.size() == 2 && out_->back()->exprs[0]->kind == ExprKind::Name &&
-        out_->back()->exprs[0]->text == name) {
-      StmtPtr assign = out_->back();
-      out_->back() = make_stmt(StmtKind::AnnAssign,
-                               {assign->exprs[0], annotation_source(value), assign->exprs[1]});
-      return;
-    }
-    return emit(make_stmt(StmtKind::AnnAssign, {make_name(name), annotation_source(value)}));
-  }
+  if (store_annotation(target, value)) return;
   if (soft && expression_only_ > 0) {
     statement_refused_ = true;  // emit would throw
     return;

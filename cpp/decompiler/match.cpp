@@ -137,7 +137,7 @@ struct CaseShape {
 class MatchReader {
  public:
   explicit MatchReader(const CodeDecoder& decoder)
-      : decoder_(decoder), ops_(decoder.lifted_.ops), minor_(decoder.code_.minor) {}
+      : decoder_(decoder), ops_(decoder.lifted_.ops), profile_(decoder.profile_) {}
 
   // Whether the operation at i can be the first of a case's pattern code.
   static bool may_start_case(const std::vector<Operation>& ops, int i) {
@@ -210,7 +210,7 @@ class MatchReader {
  private:
   const CodeDecoder& decoder_;
   const std::vector<Operation>& ops_;
-  int minor_;
+  const CompilerProfile& profile_;
   int steps_ = 0;
   int or_depth_ = 0;
 
@@ -472,7 +472,7 @@ class MatchReader {
           subject->value->keys = keys->expr;
           PatternValuePtr mapping = subject->value;
           state.stack.push_back(make_slot(Slot::Parts, mapping));
-          if (minor_ == 10) {
+          if (profile_.match_pushes_success_flag) {
             state.stack.push_back(make_slot(Slot::Test, mapping, nullptr, Slot::Matched));
           }
           break;
@@ -493,7 +493,7 @@ class MatchReader {
             subject->keywords.push_back(name->ops[0]);
           }
           state.stack.push_back(make_slot(Slot::Parts, subject));
-          if (minor_ == 10) {
+          if (profile_.match_pushes_success_flag) {
             state.stack.push_back(make_slot(Slot::Test, subject, nullptr, Slot::Matched));
           }
           break;
@@ -506,7 +506,7 @@ class MatchReader {
                         : tested->kind == Slot::Value ? 3  // POP_JUMP_IF_NOT_NONE: `case None`
                         : tested->kind == Slot::Parts ? 2  // POP_JUMP_IF_NONE: no match
                                                       : -1;
-          if (failing < 0 || (failing == 2 && minor_ < 11))
+          if (failing < 0 || (failing == 2 && !profile_.none_tests_jump))
             throw DecodeFailure("conditional jump inside a pattern");
           int target = op.target;
           int next = pos + 1;
@@ -579,7 +579,7 @@ class MatchReader {
   // 3.11+ `**rest`: BUILD_MAP 0; SWAP 3; DICT_UPDATE 2; UNPACK_SEQUENCE n; then per key COPY k;
   // SWAP 2; DELETE_SUBSCR turn [mapping, keys] into [rest].
   int read_rest_311(RunState& state, int pos) {
-    if (minor_ < 11) throw DecodeFailure("BUILD_MAP inside a pattern");
+    if (!profile_.match_rest_by_deleting_keys) throw DecodeFailure("BUILD_MAP inside a pattern");
     const SlotPtr& keys = top(state);
     const SlotPtr& subject = top(state, 2);
     if (keys->kind != Slot::Expr || subject->kind != Slot::Value ||
@@ -1246,7 +1246,8 @@ int CodeDecoder::decode_match(int i, int end, int exit) {
       // 3.10 compiles `continue` as a jump back, falling off the statement as a jump forward to
       // the loop's own jump back: a body ending in a jump back is a `continue`.
       int exit_k = body_exit;
-      if (code_.minor == 10 && !loops_.empty() && body_end < match_end && body_end > 0) {
+      if (profile_.case_continue_jumps_back && !loops_.empty() && body_end < match_end &&
+          body_end > 0) {
         const Operation& last = ops[static_cast<size_t>(body_end) - 1];
         if (last.op == Op::Jump && last.target < body_end &&
             resolve(last.target) == resolve(loops_.back().continue_target)) {

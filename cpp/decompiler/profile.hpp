@@ -68,6 +68,54 @@ class CompilerProfile {
   bool block_stack = minor_ == 10;
 
   // ---- expressions, definitions, match (expressions.cpp, definitions.cpp, match.cpp)
+  // PEP 701 (3.12+): an f-string's expressions may hold any expression, backslashes and line
+  // breaks included; before, an escaped string constant or a line break cannot stand in one.
+  bool fstring_any_expression = minor_ >= 12;
+  // ast_opt.c optimize_format (3.11+): `'%s' % (a,)` with only %s/%r/%a compiles as an
+  // f-string (FORMAT_VALUE, BUILD_STRING).
+  bool folds_percent_format = minor_ >= 11;
+  // The layout 3.10/3.11 give a conditional expression that is an operand inside another's
+  // branch (`f(a if x else b) if y else c`): compile.c compiler_ifexp's jump over the else joins
+  // inside the enclosing region, read there as a nested conditional; 3.12+'s is read step by step.
+  bool ifexp_operand_joins_in_region = minor_ <= 11;
+  // compile.c compiler_async_with (3.11+): GET_AWAITABLE's oparg marks the awaits of an `async
+  // with`'s __aenter__ (1) and __aexit__ (2).
+  bool awaitable_marks_async_with = minor_ >= 11;
+  // 3.10/3.11 give each jump to a short exit block ending in a return (an and/or value's tail,
+  // the implicit `return None`) its own copy, laid out back to back after the original
+  // (compile.c extend_block, duplicate_exits_without_lineno); the decoder folds these copies.
+  bool copies_exits_per_jump = minor_ <= 11;
+  // flowgraph.c optimize_basic_block (3.13+): of two STORE_FASTs of one local on one line, the
+  // first becomes POP_TOP (`a, _, _ = t`).
+  bool pops_overwritten_stores = minor_ >= 13;
+  // 3.13's LOAD_GLOBAL / LOAD_ATTR with the low oparg bit push the NULL of a call above the
+  // callable (Python/bytecodes.c); 3.11/3.12 push it below.
+  bool null_above_callable = minor_ >= 13;
+  // compile.c compiler_return / flowgraph.c (3.12+): `return CONST` is one RETURN_CONST; a
+  // LOAD_CONST + RETURN_VALUE is a return the compiler copied, not one written so.
+  bool returns_constants = minor_ >= 12;
+  // 3.10 keeps the handled exception as three values (type, value, traceback) on the stack,
+  // POP_EXCEPT pops them all; 3.11+ keeps one exception.
+  bool exception_is_triple = minor_ <= 10;
+  // compile.c apply_static_swaps (3.11+): the SWAPs of a tuple assignment (`a, b = b, a`) are
+  // removed by reordering its stores.
+  bool swaps_stores_statically = minor_ >= 11;
+  // SWAP n (3.11+) reaches any depth; 3.10 has ROT_TWO and ROT_THREE (read as SWAP 2 and a
+  // rotation of 3).
+  bool swap_reaches_any_depth = minor_ >= 11;
+  // 3.10's compiler_make_closure pushes the qualified name for MAKE_FUNCTION; 3.11+ takes it
+  // from the code object.
+  bool make_function_takes_qualname = minor_ <= 10;
+  // 3.10's MATCH_KEYS and MATCH_CLASS push a success flag above their result, tested by
+  // POP_JUMP_IF_FALSE; 3.11+ push the result or None only (compile.c compiler_pattern_*).
+  bool match_pushes_success_flag = minor_ <= 10;
+  // compile.c compiler_pattern_mapping (3.11+) builds a `**rest` with BUILD_MAP, DICT_UPDATE and
+  // one DELETE_SUBSCR per key; 3.10 has COPY_DICT_WITHOUT_KEYS.
+  bool match_rest_by_deleting_keys = minor_ >= 11;
+  // 3.10 compiles `continue` in a case body as a jump back, and a case body's fall-off as a jump
+  // forward to the loop's own jump back (compile.c compiler_match, compiler_continue): a case
+  // body ending in a jump back is a `continue`.
+  bool case_continue_jumps_back = minor_ <= 10;
 
   // ---- name order (name_order.cpp)
 };
