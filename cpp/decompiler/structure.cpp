@@ -201,7 +201,7 @@ bool CodeDecoder::same_target(int a, int b) const {
 int CodeDecoder::exit_copy_length(int exit, int copy) const {
   const auto& ops = lifted_.ops;
   int size = static_cast<int>(ops.size());
-  if (code_.minor > 11 || exit < 0 || copy <= exit || copy >= size) return 0;
+  if (!profile_.exit_copies_follow_original || exit < 0 || copy <= exit || copy >= size) return 0;
   int length = 0;
   for (int k = exit; k < size && k < exit + 8 && length == 0; ++k) {
     Op op = ops[static_cast<size_t>(k)].op;
@@ -276,7 +276,7 @@ Body CodeDecoder::decode_range_extending(int begin, int* end, int limit, int exi
   *end = i;
   out_ = saved;
   stack_ = std::move(saved_stack);
-  if (code_.minor >= 12) fold_return_if_expression(body);
+  if (profile_.folds_return_const) fold_return_if_expression(body);
   return body;
 }
 
@@ -412,7 +412,7 @@ int CodeDecoder::decode_statement(int i, int end, int exit) {
       // 3.12+: a `while True:` whose jumps back are all in its except clauses' handler code,
       // placed after the function's code (`while True: try: ... except E: continue` then
       // `break`).
-      if (!shape.found && code_.minor >= 12 && source >= end &&
+      if (!shape.found && profile_.cold_blocks_at_end && source >= end &&
           !flow_.reachable[static_cast<size_t>(source)]) {
         if (int loop_end = cold_jump_back_loop_end(i, end, exit); loop_end > i)
           return decode_while_true(i, loop_end - 1, end, exit);
@@ -455,7 +455,8 @@ CodeDecoder::WhileShape CodeDecoder::while_head(int head) const {
     // 3.12+: a loop ending an enclosing loop's body exits by the enclosing loop's jump back; the
     // top test's jump to it was threaded there and turned around, over a JUMP_BACKWARD of its own
     // that no handler covers (a written `if not test: continue` keeps the test's handler).
-    if (code_.minor >= 12 && op.target == k + 2 && ops[static_cast<size_t>(k) + 1].op == Op::Jump &&
+    if (profile_.conditional_jumps_forward_only && op.target == k + 2 &&
+        ops[static_cast<size_t>(k) + 1].op == Op::Jump &&
         ops[static_cast<size_t>(k) + 1].target < head) {
       int body = k + 2;
       int tail = flow_.last_backward_source[static_cast<size_t>(body)];
@@ -494,7 +495,8 @@ CodeDecoder::WhileShape CodeDecoder::while_head(int head) const {
                      ? flow_.last_backward_source[static_cast<size_t>(body)]
                      : -1;
       int bottom = tail;  // the bottom test's last link
-      if (code_.minor >= 12 && tail > body && ops[static_cast<size_t>(tail)].op == Op::Jump)
+      if (profile_.conditional_jumps_forward_only && tail > body &&
+          ops[static_cast<size_t>(tail)].op == Op::Jump)
         bottom = ops[static_cast<size_t>(tail - 1)].target == tail + 1 ? tail - 1 : -1;
       int way = tail > body ? chained_exit_way(tail + 1, op.target) : 0;
       if (ops[static_cast<size_t>(k) + 1].target == body && bottom > body && way > 0 &&
@@ -540,8 +542,8 @@ CodeDecoder::WhileShape CodeDecoder::while_head(int head) const {
     // after the loop) while an except clause of it goes on with the next iteration: only handler
     // code reaches the bottom test, a cold block that flowgraph.c's push_cold_blocks_to_end
     // places after the handler code, past the exit and its jump back to the exit with it.
-    bool cold_tail = code_.minor >= 12 && split_tail && op.target > body && op.target < tail &&
-                     !flow_.reachable[static_cast<size_t>(tail)] &&
+    bool cold_tail = profile_.cold_blocks_at_end && split_tail && op.target > body &&
+                     op.target < tail && !flow_.reachable[static_cast<size_t>(tail)] &&
                      flow_.reachable[static_cast<size_t>(op.target)] &&
                      static_cast<size_t>(tail) + 1 < ops.size() &&
                      ops[static_cast<size_t>(tail) + 1].op == Op::Jump &&
@@ -562,7 +564,7 @@ CodeDecoder::WhileShape CodeDecoder::while_head(int head) const {
       // ending with the loop) for each jump to it: the bottom test falls into one copy, the top
       // test jumps to the next. The loop's exit is the last copy; the others are its.
       const Operation& last_copy = ops[static_cast<size_t>(op.target)];
-      bool copied_jumps = code_.minor >= 13 && last_copy.op == Op::Jump;
+      bool copied_jumps = profile_.copies_jump_blocks_without_lineno && last_copy.op == Op::Jump;
       for (int c = tail + 1; copied_jumps && c < op.target; ++c)
         copied_jumps = ops[static_cast<size_t>(c)].op == Op::Jump &&
                        ops[static_cast<size_t>(c)].target == last_copy.target;
@@ -657,7 +659,7 @@ int CodeDecoder::chained_exit_way(int at, int exit) const {
   if (at < 0 || static_cast<size_t>(at) >= ops.size()) return 0;
   const Operation& first = ops[static_cast<size_t>(at)];
   if (first.op == Op::Jump) return same_target(first.target, exit) ? 1 : 0;
-  if (code_.minor == 11) return 0;
+  if (!profile_.inlines_small_exit_blocks) return 0;
   int length = copied_block_length(at, exit);
   Op last = length > 0 ? ops[static_cast<size_t>(at + length - 1)].op : Op::Nop;
   bool exits = last == Op::ReturnValue || last == Op::ReturnConst || last == Op::RaiseVarargs ||
@@ -675,7 +677,8 @@ int CodeDecoder::loop_test_after_if_test(int head, int body, int tail) const {
   std::vector<int> top;
   for (int k = head; k < body; ++k) {
     const Operation& o = ops[static_cast<size_t>(k)];
-    if (code_.minor >= 12 && o.op == Op::JumpIf && o.target == body) return -1;
+    if (profile_.conditional_jumps_forward_only && o.op == Op::JumpIf && o.target == body)
+      return -1;
     if (!is_jump(o.op)) top.push_back(k);
   }
   // (Matched backward from the copy's last jump: only the top test's later items.)
@@ -723,7 +726,8 @@ int CodeDecoder::decode_while(int head, const WhileShape& shape, int end) {
   // 3.12+ has no backward conditional jump: in the copy, each test that goes to the body when
   // true jumps over a JUMP_BACKWARD of its own instead.
   int jumps_back = 0;
-  for (int k = head; code_.minor >= 12 && k < shape.body && !shape.threaded; ++k) {
+  for (int k = head; profile_.conditional_jumps_forward_only && k < shape.body && !shape.threaded;
+       ++k) {
     const Operation& o = ops[static_cast<size_t>(k)];
     jumps_back += o.op == Op::JumpIf && o.target == shape.body;
   }
@@ -823,7 +827,7 @@ bool written_return_leaving_with(const std::vector<Operation>& ops, int at) {
 // continue path. It leaves no source; the exit stays on the symbolic stack for the other paths.
 int CodeDecoder::skip_with_exit_call(int i) {
   const auto& ops = lifted_.ops;
-  if (code_.minor == 10) {
+  if (profile_.with_exit_dups_none) {
     if (stack_.size() >= 1 && is_internal(top(), "with_exit") && is_exit_call_310(ops, i))
       return i + 5;
     if (stack_.size() >= 2 && is_internal(top(2), "with_exit") &&
@@ -959,11 +963,12 @@ int CodeDecoder::loop_clauses_reraise(int head, int last_jump, int end) const {
 int CodeDecoder::decode_while_true(int head, int last_jump, int end, int region_exit) {
   int loop_exit = last_jump + 1;
   // (Then reaching the body's end leaves the loop: a `break`.)
-  bool ends_in_break = code_.minor == 11 && loop_handler_code_end(head, last_jump, end) > loop_exit;
+  bool ends_in_break =
+      profile_.table_handlers_inline && loop_handler_code_end(head, last_jump, end) > loop_exit;
   if (ends_in_break) loop_exit = loop_handler_code_end(head, last_jump, end);
   // (3.12+: a loop closed by handler code only, whose body falls off the region's end: see
   // cold_jump_back_loop_end.)
-  if (code_.minor >= 12 && loop_exit == end &&
+  if (profile_.cold_blocks_at_end && loop_exit == end &&
       falls_through(lifted_.ops[static_cast<size_t>(last_jump)].op))
     ends_in_break = true;
   // (3.10: the RERAISE closing the except clauses of a try in the body follows its last clause,
@@ -972,7 +977,7 @@ int CodeDecoder::decode_while_true(int head, int last_jump, int end, int region_
   // it; a body that ends in `break` has no jump there: compiler_break's jump to the loop's exit
   // block, placed right after, is removed as a jump to the next block. The body's end is then
   // after the RERAISE, reaching it a `break`: what follows reads alike after the loop.)
-  if (code_.minor == 10 && !ends_in_break) {
+  if (profile_.block_stack_handlers && !ends_in_break) {
     int reraise = loop_clauses_reraise(head, last_jump, end);
     if (reraise == loop_exit) {
       ++loop_exit;
@@ -987,7 +992,7 @@ int CodeDecoder::decode_while_true(int head, int last_jump, int end, int region_
   // their handler code (cold blocks, after the loop's jump back): the breaks are the jumps from
   // the handler code of a try in the loop forward past its cleanup, all to the same place.
   const auto& ops = lifted_.ops;
-  if (!past && code_.minor >= 12 && static_cast<size_t>(loop_exit) < ops.size() &&
+  if (!past && profile_.cold_blocks_at_end && static_cast<size_t>(loop_exit) < ops.size() &&
       !flow_.reachable[static_cast<size_t>(loop_exit)]) {
     int found = -1;
     bool same = true;
@@ -1006,7 +1011,7 @@ int CodeDecoder::decode_while_true(int head, int last_jump, int end, int region_
   // loop in the region, and the copy is the code after the loop.
   int clause_tail = -1;  // the copy read as the code after the loop, where no original is kept
   int clause_tail_length = 0;
-  if (code_.minor == 10 && !past) {
+  if (profile_.block_stack_handlers && !past) {
     int size = static_cast<int>(ops.size());
     for (int p = head; p < last_jump; ++p) {
       // (A break out of a try body: POP_BLOCK, then the copy; a return of the body's own
@@ -1224,7 +1229,8 @@ int CodeDecoder::decode_for(int i, int end, int region_exit) {
     int last = flow_.last_backward_source[static_cast<size_t>(i)];
     int size = static_cast<int>(ops.size());
     // (3.11: the handler code of a try ending the body may follow the last jump back.)
-    int body_end = last > i && code_.minor == 11 ? loop_handler_code_end(i, last, end) : last + 1;
+    int body_end =
+        last > i && profile_.table_handlers_inline ? loop_handler_code_end(i, last, end) : last + 1;
     if (exit > end && last > i && body_end == end && exit < size) {
       const Operation& first = ops[static_cast<size_t>(exit)];
       int length = first.op == Op::ReturnConst ? 1
@@ -1248,7 +1254,7 @@ int CodeDecoder::decode_for(int i, int end, int region_exit) {
   if (!else_by_jumps) loop_exit = copied_break_target(i, after, end);
   // 3.12+: the copy keeps the original's lines; past an else, the original follows the else
   // (which nothing jumps over, up to it).
-  if (!else_by_jumps && loop_exit == after && code_.minor >= 12 && after > exit) {
+  if (!else_by_jumps && loop_exit == after && profile_.exit_copies_keep_lines && after > exit) {
     int break_tail = -1;
     for (int k = i + 1; k + 1 < exit && break_tail < 0; ++k) {
       int length = ops[static_cast<size_t>(k)].op == Op::PopTop ? copied_tail_length(k + 1) : 0;
@@ -1271,7 +1277,8 @@ int CodeDecoder::decode_for(int i, int end, int region_exit) {
   // popping the iterator; its own raise leaves the iterator; `return K` reads alike.)
   int break_tail = -1;  // the first break's copy of the code after the loop
   int break_tail_length = 0;
-  if (code_.minor != 11 && !else_by_jumps && loop_exit == after && after < end && end > i &&
+  if (profile_.inlines_small_exit_blocks && !else_by_jumps && loop_exit == after && after < end &&
+      end > i &&
       (ops[static_cast<size_t>(end) - 1].op == Op::ReturnValue ||
        ops[static_cast<size_t>(end) - 1].op == Op::ReturnConst ||
        ops[static_cast<size_t>(end) - 1].op == Op::RaiseVarargs)) {
@@ -1448,7 +1455,7 @@ void CodeDecoder::note_break_copies(int head, int exit, int after_else) {
   // says otherwise (-1: the loop has an else that a break jumps past). 3.10 has no END_FOR at
   // the exit. (3.11 copies only blocks without a line number, which the code after a loop has.)
   bool end_for = ops[static_cast<size_t>(exit)].op == Op::EndFor;
-  if (!end_for && (code_.minor != 10 || after_else < 0)) return;
+  if (!end_for && (!profile_.break_copies_without_end_for || after_else < 0)) return;
   int tail = after_else >= 0 ? after_else : exit + 1;
   int length = 0;
   for (int k = tail; k < size && k < tail + 8; ++k) {
@@ -1472,7 +1479,7 @@ void CodeDecoder::note_break_copies(int head, int exit, int after_else) {
 // `return <constant>` is left out: a return inside the loop compiles the same, and reads better.
 int CodeDecoder::copied_break_target(int head, int exit, int end) const {
   const auto& ops = lifted_.ops;
-  if (code_.minor == 11) return exit;
+  if (!profile_.inlines_small_exit_blocks) return exit;
   for (int k = head + 1; k < exit; ++k) {
     if (ops[static_cast<size_t>(k)].op != Op::PopTop) continue;
     // The copy: a statement of its own (it starts by loading a value, or by leaving a 3.10 try
@@ -1480,7 +1487,7 @@ int CodeDecoder::copied_break_target(int head, int exit, int end) const {
     // out to the code after the try statement starts with too) that returns without a jump and
     // leaves no handler.
     Op first = ops[static_cast<size_t>(k) + 1].op;
-    bool leaves_clause = code_.minor >= 12 && first == Op::PopExcept;
+    bool leaves_clause = profile_.cold_blocks_at_end && first == Op::PopExcept;
     bool plain =
         first == Op::LoadName || first == Op::LoadConst || first == Op::PopBlock || leaves_clause;
     int copy_end = -1;
@@ -1530,7 +1537,7 @@ int CodeDecoder::decode_jump(int i, int end, int exit) {
   // with another line is not threaded: a jump straight back to the head, other than the loop's
   // own, is a written `continue`. (A for loop's jump back has no line: its jumps are threaded.)
   bool written_continue = false;
-  if (code_.minor == 10 && !loops_.empty() && target < i) {
+  if (profile_.while_true_back_jump_keeps_line && !loops_.empty() && target < i) {
     const LoopContext& loop = loops_.back();
     int head = loop.continue_target;
     written_continue = loop.back_jump >= 0 && i != loop.back_jump && head >= 0 &&
