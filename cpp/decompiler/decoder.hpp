@@ -221,6 +221,27 @@ class CodeDecoder {
   int exit_copy_length(int exit, int copy) const;
   int tail_copy_original(int i, int target, int* copies_end = nullptr);
   int loop_else_end(int body_begin, int body_end, int exit, int end) const;
+  // The layout of a for loop (decode_for's steps fill it in the order they read it).
+  struct ForShape {
+    int exit = 0;          // FOR_ITER's target: the body's end
+    int after = 0;         // past the exit's END_FOR
+    int loop_exit = 0;     // the end of the loop and its else
+    int break_target = 0;  // where its breaks go
+    int after_else = -1;   // where the breaks' copies come from (-1: a break jumps past)
+    int break_tail = -1;   // 3.10: the first break's copy of the code after the loop
+    int break_tail_length = 0;
+    bool out_of_line = false;  // 3.12+ async for: the else placed after the code after the loop
+    int else_begin = 0;        // where the else begins
+    int else_end = 0;
+  };
+  ForShape for_shape(int i, int end, int region_exit);  // exit, else and breaks
+  int for_exit(int i, int end);                         // FOR_ITER's target, or the region's end
+  int break_copy_line_original(int i, int exit, int after, int end) const;  // 3.12+
+  void read_break_tail_copy(int i, int end, ForShape& shape) const;         // 3.10
+  void read_out_of_line_async_else(int i, ForShape& shape);                 // 3.12+ async for
+  Body decode_for_body(int i, const ExprPtr& iter, const ForShape& shape, int end, int region_exit,
+                       ExprPtr* target);
+  void close_for(const Stmt& stmt, bool after_loop, int threaded_breaks, int loop_exit, int end);
 
   // Condition chains: `expr; jump-if` items that together form one boolean test.
   struct ConditionItem {

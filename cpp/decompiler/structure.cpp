@@ -1216,224 +1216,228 @@ int CodeDecoder::loop_else_end(int body_begin, int body_end, int exit, int end) 
   return farthest;
 }
 
-int CodeDecoder::decode_for(int i, int end, int region_exit) {
+// Where the for loop at `i` exits (FOR_ITER's target). The loop ends its region and its exit is
+// a copy of the `return` after it, placed out of line: the loop ends where its region does.
+int CodeDecoder::for_exit(int i, int end) {
   const auto& ops = lifted_.ops;
-  ExprPtr iter = pop();
-  if (!is_internal(iter, "iter") && !(iter->kind == ExprKind::Name && iter->text == ".0")) {
-    throw DecodeFailure("for loop over a non-iterator");
-  }
   int exit = ops[static_cast<size_t>(i)].target;
-  {
-    // The loop ends its region and its exit is a copy of the `return` after it, placed out of
-    // line: the loop ends where its region does.
-    int last = flow_.last_backward_source[static_cast<size_t>(i)];
-    int size = static_cast<int>(ops.size());
-    // (3.11: the handler code of a try ending the body may follow the last jump back.)
-    int body_end =
-        last > i && profile_.table_handlers_inline ? loop_handler_code_end(i, last, end) : last + 1;
-    if (exit > end && last > i && body_end == end && exit < size) {
-      const Operation& first = ops[static_cast<size_t>(exit)];
-      int length = first.op == Op::ReturnConst ? 1
-                   : first.op == Op::LoadConst && exit + 1 < size &&
-                           ops[static_cast<size_t>(exit) + 1].op == Op::ReturnValue
-                       ? 2
-                       : 0;
-      if (length > 0) {
-        mark_consumed(exit, exit + length);
-        exit = end;
+  int last = flow_.last_backward_source[static_cast<size_t>(i)];
+  int size = static_cast<int>(ops.size());
+  // (3.11: the handler code of a try ending the body may follow the last jump back.)
+  int body_end =
+      last > i && profile_.table_handlers_inline ? loop_handler_code_end(i, last, end) : last + 1;
+  if (exit > end && last > i && body_end == end && exit < size) {
+    const Operation& first = ops[static_cast<size_t>(exit)];
+    int length = first.op == Op::ReturnConst ? 1
+                 : first.op == Op::LoadConst && exit + 1 < size &&
+                         ops[static_cast<size_t>(exit) + 1].op == Op::ReturnValue
+                     ? 2
+                     : 0;
+    if (length > 0) {
+      mark_consumed(exit, exit + length);
+      exit = end;
+    }
+  }
+  return exit;
+}
+
+// 3.12+: the copy keeps the original's lines; past an else, the original follows the else
+// (which nothing jumps over, up to it). Where a break's copy (after its POP_TOP) in the body of
+// the for loop at `i` has its original after `after`, that original; else -1.
+int CodeDecoder::break_copy_line_original(int i, int exit, int after, int end) const {
+  const auto& ops = lifted_.ops;
+  int break_tail = -1;
+  for (int k = i + 1; k + 1 < exit && break_tail < 0; ++k) {
+    int length = ops[static_cast<size_t>(k)].op == Op::PopTop ? copied_tail_length(k + 1) : 0;
+    if (length == 0 || k + 1 + length > exit) continue;
+    for (int at = after + 1; at <= end && at + length <= static_cast<int>(ops.size()); ++at) {
+      const Operation& o = ops[static_cast<size_t>(at) - 1];
+      if (o.op == Op::PushExcInfo || (is_jump(o.op) && o.target > at && o.target <= end)) break;
+      if (is_line_copy(ops, k + 1, at, length)) {
+        break_tail = at;
+        break;
       }
     }
   }
-  int after = exit;
+  return break_tail;
+}
+
+// 3.10: a loop whose else cannot fall off its end (it returns or raises), and whose breaks go
+// to a short exit block (return or raise) after it: each break pops the iterator and runs a
+// copy of that block, and nothing keeps the original. The else runs to the region's end, the
+// copy is the code after the loop. (A return of the loop's own computes its value before
+// popping the iterator; its own raise leaves the iterator; `return K` reads alike.) Sets
+// shape.break_tail (the first break's copy of the code after the loop) and its length.
+void CodeDecoder::read_break_tail_copy(int i, int end, ForShape& shape) const {
+  const auto& ops = lifted_.ops;
+  int exit = shape.exit;
+  bool else_leaves = false;
+  for (int j = shape.after; j < end; ++j) {
+    const Operation& op = ops[static_cast<size_t>(j)];
+    else_leaves |= is_jump(op.op) && (op.target >= end || op.target < shape.after);
+  }
+  // (Not with a with statement in the body: the copy after its exit call was read as the
+  // break's while the loop's own exit stayed the else, dropping the code after the loop.)
+  for (int k = i + 1; k < exit && !else_leaves; ++k) {
+    Op op = ops[static_cast<size_t>(k)].op;
+    else_leaves = op == Op::SetupWith || op == Op::SetupAsyncWith || op == Op::BeforeWith ||
+                  op == Op::BeforeAsyncWith;
+  }
+  for (int k = i + 1; k + 2 < exit && !else_leaves && shape.break_tail < 0; ++k) {
+    if (ops[static_cast<size_t>(k)].op != Op::PopTop) continue;
+    Op first = ops[static_cast<size_t>(k) + 1].op;
+    if (first != Op::LoadName && first != Op::LoadConst && first != Op::PushNull) continue;
+    for (int c = k + 1; c < k + 5 && c < exit; ++c) {
+      Op op = ops[static_cast<size_t>(c)].op;
+      if (op == Op::ReturnValue || op == Op::RaiseVarargs) {
+        bool constant = c == k + 2 && first == Op::LoadConst && op == Op::ReturnValue;
+        if (!constant && c > k + 1) {
+          shape.break_tail = k + 1;
+          shape.break_tail_length = c - k;
+        }
+        break;
+      }
+      if (op == Op::Swap || op == Op::PopTop || op == Op::PopBlock || op == Op::PopExcept ||
+          is_jump(op) || op == Op::ReturnConst || op == Op::Reraise || op == Op::SetupFinally ||
+          op == Op::SetupWith)
+        break;
+    }
+  }
+}
+
+// 3.12+ `async for` whose exit (END_ASYNC_FOR, a handler) was placed out of line, after the
+// code that follows the loop: there the else runs and jumps back to that code.
+void CodeDecoder::read_out_of_line_async_else(int i, ForShape& shape) {
+  const auto& ops = lifted_.ops;
+  int tail = flow_.last_backward_source[static_cast<size_t>(i)];
+  int live = tail + 1;  // the first operation after the body not decoded elsewhere
+  while (tail > i && live < shape.exit && consumed_[static_cast<size_t>(live)]) ++live;
+  if (ops[static_cast<size_t>(i)].text != "async" || tail <= i || shape.exit <= live) return;
+  int back = shape.after;
+  int copy = -1;  // where a copy of the code after the loop stands in for the jump back
+  while (back < static_cast<int>(ops.size()) &&
+         !(ops[static_cast<size_t>(back)].op == Op::Jump &&
+           resolve(ops[static_cast<size_t>(back)].target) == resolve(tail + 1))) {
+    if (ops[static_cast<size_t>(back)].op == Op::ReturnValue ||
+        ops[static_cast<size_t>(back)].op == Op::ReturnConst ||
+        ops[static_cast<size_t>(back)].op == Op::Reraise) {
+      // That code, short and ending in a return, copied in place of the jump back
+      // (inline_small_or_no_lineno_blocks): the else ends where the copy starts.
+      int length = copied_tail_length(tail + 1);
+      copy = back + 1 - length;
+      if (length == 0 || copy < shape.after || !same_operations(ops, copy, tail + 1, length))
+        throw DecodeFailure("async for exit without its jump back");
+      break;
+    }
+    ++back;
+  }
+  if (back >= static_cast<int>(ops.size()))
+    throw DecodeFailure("async for exit without its jump back");
+  mark_consumed(shape.exit, back + 1);
+  // The else's jump back to the code after the loop does not make that code a loop.
+  int& source = flow_.last_backward_source[static_cast<size_t>(tail + 1)];
+  if (source == back) {
+    source = -1;
+    for (int k = tail + 1; k < static_cast<int>(ops.size()); ++k) {
+      const Operation& o = ops[static_cast<size_t>(k)];
+      if (k != back && flow_.reachable[static_cast<size_t>(k)] && o.target == tail + 1 &&
+          (o.op == Op::Jump || o.op == Op::JumpIf)) {
+        source = k;
+      }
+    }
+  }
+  shape.out_of_line = true;
+  shape.else_end = copy >= 0 ? copy : back;
+  shape.exit = tail + 1;
+  shape.loop_exit = tail + 1;
+  shape.break_target = shape.loop_exit;
+}
+
+// The layout of the for loop at `i`: its exit, its else, where its breaks go.
+CodeDecoder::ForShape CodeDecoder::for_shape(int i, int end, int region_exit) {
+  const auto& ops = lifted_.ops;
+  ForShape shape;
+  shape.exit = for_exit(i, end);
+  int after = shape.exit;
   if (after < static_cast<int>(ops.size()) && ops[static_cast<size_t>(after)].op == Op::EndFor)
     ++after;
-  int loop_exit = loop_else_end(i + 1, exit, after, end);
+  shape.after = after;
+  int loop_exit = loop_else_end(i + 1, shape.exit, after, end);
   // A `break` whose code after the loop is short and returns pops the iterator and runs a copy
   // of that code: where no break jump shows the else, the original's place ends it.
   bool else_by_jumps = loop_exit != after;
   if (!else_by_jumps) loop_exit = copied_break_target(i, after, end);
-  // 3.12+: the copy keeps the original's lines; past an else, the original follows the else
-  // (which nothing jumps over, up to it).
-  if (!else_by_jumps && loop_exit == after && profile_.exit_copies_keep_lines && after > exit) {
-    int break_tail = -1;
-    for (int k = i + 1; k + 1 < exit && break_tail < 0; ++k) {
-      int length = ops[static_cast<size_t>(k)].op == Op::PopTop ? copied_tail_length(k + 1) : 0;
-      if (length == 0 || k + 1 + length > exit) continue;
-      for (int at = after + 1; at <= end && at + length <= static_cast<int>(ops.size()); ++at) {
-        const Operation& o = ops[static_cast<size_t>(at) - 1];
-        if (o.op == Op::PushExcInfo || (is_jump(o.op) && o.target > at && o.target <= end)) break;
-        if (is_line_copy(ops, k + 1, at, length)) {
-          break_tail = at;
-          break;
-        }
-      }
-    }
-    if (break_tail >= 0) loop_exit = break_tail;
+  if (!else_by_jumps && loop_exit == after && profile_.exit_copies_keep_lines &&
+      after > shape.exit) {
+    if (int original = break_copy_line_original(i, shape.exit, after, end); original >= 0)
+      loop_exit = original;
   }
-  // 3.10: a loop whose else cannot fall off its end (it returns or raises), and whose breaks go
-  // to a short exit block (return or raise) after it: each break pops the iterator and runs a
-  // copy of that block, and nothing keeps the original. The else runs to the region's end, the
-  // copy is the code after the loop. (A return of the loop's own computes its value before
-  // popping the iterator; its own raise leaves the iterator; `return K` reads alike.)
-  int break_tail = -1;  // the first break's copy of the code after the loop
-  int break_tail_length = 0;
   if (profile_.inlines_small_exit_blocks && !else_by_jumps && loop_exit == after && after < end &&
       end > i &&
       (ops[static_cast<size_t>(end) - 1].op == Op::ReturnValue ||
        ops[static_cast<size_t>(end) - 1].op == Op::ReturnConst ||
        ops[static_cast<size_t>(end) - 1].op == Op::RaiseVarargs)) {
-    bool else_leaves = false;
-    for (int j = after; j < end; ++j) {
-      const Operation& op = ops[static_cast<size_t>(j)];
-      else_leaves |= is_jump(op.op) && (op.target >= end || op.target < after);
-    }
-    // (Not with a with statement in the body: the copy after its exit call was read as the
-    // break's while the loop's own exit stayed the else, dropping the code after the loop.)
-    for (int k = i + 1; k < exit && !else_leaves; ++k) {
-      Op op = ops[static_cast<size_t>(k)].op;
-      else_leaves = op == Op::SetupWith || op == Op::SetupAsyncWith || op == Op::BeforeWith ||
-                    op == Op::BeforeAsyncWith;
-    }
-    for (int k = i + 1; k + 2 < exit && !else_leaves && break_tail < 0; ++k) {
-      if (ops[static_cast<size_t>(k)].op != Op::PopTop) continue;
-      Op first = ops[static_cast<size_t>(k) + 1].op;
-      if (first != Op::LoadName && first != Op::LoadConst && first != Op::PushNull) continue;
-      for (int c = k + 1; c < k + 5 && c < exit; ++c) {
-        Op op = ops[static_cast<size_t>(c)].op;
-        if (op == Op::ReturnValue || op == Op::RaiseVarargs) {
-          bool constant = c == k + 2 && first == Op::LoadConst && op == Op::ReturnValue;
-          if (!constant && c > k + 1) {
-            break_tail = k + 1;
-            break_tail_length = c - k;
-          }
-          break;
-        }
-        if (op == Op::Swap || op == Op::PopTop || op == Op::PopBlock || op == Op::PopExcept ||
-            is_jump(op) || op == Op::ReturnConst || op == Op::Reraise || op == Op::SetupFinally ||
-            op == Op::SetupWith)
-          break;
-      }
-    }
-    if (break_tail >= 0) loop_exit = end;
+    read_break_tail_copy(i, end, shape);
+    if (shape.break_tail >= 0) loop_exit = end;
   }
-  const int after_else = else_by_jumps ? -1 : loop_exit;  // where the breaks' copies come from
+  shape.after_else = else_by_jumps ? -1 : loop_exit;  // where the breaks' copies come from
   // A break jumping past the region's end, straight to where the region goes when it ends: the
   // loop (with its else, which cannot fall off its end there) runs to the region's end, and its
   // breaks go to that exit (an if's then-branch ending in a loop whose else raises, the break
   // jumping over the if's else).
-  int break_target = loop_exit;
-  if (breaks_past_region(i + 1, exit, end, region_exit)) {
+  shape.break_target = loop_exit;
+  if (breaks_past_region(i + 1, shape.exit, end, region_exit)) {
     loop_exit = end;
-    break_target = region_exit;
+    shape.break_target = region_exit;
   }
-  // 3.12+ `async for` whose exit (END_ASYNC_FOR, a handler) was placed out of line, after the
-  // code that follows the loop: there the else runs and jumps back to that code.
-  int tail = flow_.last_backward_source[static_cast<size_t>(i)];
-  int else_begin = after;  // out of line, where the else begins
-  int else_end = loop_exit;
-  bool out_of_line = false;
-  int live = tail + 1;  // the first operation after the body not decoded elsewhere
-  while (tail > i && live < exit && consumed_[static_cast<size_t>(live)]) ++live;
-  if (ops[static_cast<size_t>(i)].text == "async" && tail > i && exit > live) {
-    int back = after;
-    int copy = -1;  // where a copy of the code after the loop stands in for the jump back
-    while (back < static_cast<int>(ops.size()) &&
-           !(ops[static_cast<size_t>(back)].op == Op::Jump &&
-             resolve(ops[static_cast<size_t>(back)].target) == resolve(tail + 1))) {
-      if (ops[static_cast<size_t>(back)].op == Op::ReturnValue ||
-          ops[static_cast<size_t>(back)].op == Op::ReturnConst ||
-          ops[static_cast<size_t>(back)].op == Op::Reraise) {
-        // That code, short and ending in a return, copied in place of the jump back
-        // (inline_small_or_no_lineno_blocks): the else ends where the copy starts.
-        int length = copied_tail_length(tail + 1);
-        copy = back + 1 - length;
-        if (length == 0 || copy < after || !same_operations(ops, copy, tail + 1, length))
-          throw DecodeFailure("async for exit without its jump back");
-        break;
-      }
-      ++back;
-    }
-    if (back >= static_cast<int>(ops.size()))
-      throw DecodeFailure("async for exit without its jump back");
-    mark_consumed(exit, back + 1);
-    // The else's jump back to the code after the loop does not make that code a loop.
-    int& source = flow_.last_backward_source[static_cast<size_t>(tail + 1)];
-    if (source == back) {
-      source = -1;
-      for (int k = tail + 1; k < static_cast<int>(ops.size()); ++k) {
-        const Operation& o = ops[static_cast<size_t>(k)];
-        if (k != back && flow_.reachable[static_cast<size_t>(k)] && o.target == tail + 1 &&
-            (o.op == Op::Jump || o.op == Op::JumpIf)) {
-          source = k;
-        }
-      }
-    }
-    out_of_line = true;
-    else_end = copy >= 0 ? copy : back;
-    exit = tail + 1;
-    loop_exit = tail + 1;
-    break_target = loop_exit;
-  }
-  if (break_tail >= 0) {
-    for (int k = i + 1; k + break_tail_length < exit; ++k) {
-      if (ops[static_cast<size_t>(k)].op == Op::PopTop &&
-          same_operations(ops, k + 1, break_tail, break_tail_length))
-        break_copies_[k] = {i, break_tail_length};
-    }
-  } else {
-    note_break_copies(i, exit, after_else);
-  }
-  // (Read before the body: a clause's break consumes its copy with the clause's handler code.)
-  Body after_loop;
-  if (break_tail >= 0)
-    after_loop =
-        decode_range(break_tail, break_tail + break_tail_length, break_tail + break_tail_length);
+  shape.loop_exit = loop_exit;
+  shape.else_begin = after;  // out of line, where the else begins
+  shape.else_end = loop_exit;
+  read_out_of_line_async_else(i, shape);
+  return shape;
+}
+
+// The body of the for loop at `i` over `iter`, its target stored in `*target`.
+Body CodeDecoder::decode_for_body(int i, const ExprPtr& iter, const ForShape& shape, int end,
+                                  int region_exit, ExprPtr* target) {
+  const auto& ops = lifted_.ops;
   push(iter);
   push(make_expr(ExprKind::Internal, {}, "loop_target"));
   size_t depth = statement_depth_;
   statement_depth_ = stack_.size() - 1;
   ExprPtr saved_target = captured_target_;
   captured_target_ = nullptr;
-  int back_jump = exit - 1;
+  int back_jump = shape.exit - 1;
   if (ops[static_cast<size_t>(back_jump)].op != Op::Jump ||
       ops[static_cast<size_t>(back_jump)].target != i)
     back_jump = -1;
-  int lands = loop_exit < end ? loop_exit : region_exit;
+  int lands = shape.loop_exit < end ? shape.loop_exit : region_exit;
   bool breaks_thread =
       loops_.empty() || lands < 0 || same_target(lands, loops_.back().continue_target);
-  loops_.push_back({i, break_target, back_jump, breaks_thread});
-  Restore<int> keep_threaded(threaded_breaks_);
+  loops_.push_back({i, shape.break_target, back_jump, breaks_thread});
   threaded_breaks_ = 0;
-  Body body = decode_range(i + 1, exit, i);
-  int threaded_breaks = threaded_breaks_;
+  Body body = decode_range(i + 1, shape.exit, i);
   loops_.pop_back();
-  ExprPtr target = captured_target_;
+  *target = captured_target_;
   captured_target_ = saved_target;
   statement_depth_ = depth;
   pop();  // the target placeholder
   pop();  // the iterator
-  if (!target) throw DecodeFailure("for loop without a target");
-  Body orelse;
-  if (out_of_line) {
-    for (int k = else_begin; k < else_end; ++k) consumed_[static_cast<size_t>(k)] = false;
-    orelse = decode_range(else_begin, else_end, loop_exit);
-    mark_consumed(else_begin, else_end);
-  } else if (loop_exit > after) {
-    orelse = decode_range(after, loop_exit, break_target);
-  }
-  ExprPtr source = is_internal(iter, "iter") ? iter->args[0] : iter;
-  auto stmt = make_stmt(StmtKind::For, {target, source}, {std::move(body), std::move(orelse)});
-  stmt->is_async = ops[static_cast<size_t>(i)].text == "async";  // see lift: async_for_head
-  emit(stmt);
-  for (StmtPtr& s : after_loop) emit(s);
-  // Breaks threaded to the enclosing loop's next iteration land there only where the loop's end
-  // never falls through (its else ends in `continue`): then a `continue` follows the loop.
+  if (!*target) throw DecodeFailure("for loop without a target");
+  return body;
+}
+
+// After the for loop `stmt` (and the code after it, read from a break's copy): breaks threaded to
+// the enclosing loop's next iteration land there only where the loop's end never falls through
+// (its else ends in `continue`): then a `continue` follows the loop.
+void CodeDecoder::close_for(const Stmt& stmt, bool after_loop, int threaded_breaks, int loop_exit,
+                            int end) {
   if (threaded_breaks > 0) {
-    const Body& tail = stmt->bodies[1];
-    if (tail.empty() || tail.back()->kind != StmtKind::Continue || !after_loop.empty())
+    const Body& tail = stmt.bodies[1];
+    if (tail.empty() || tail.back()->kind != StmtKind::Continue || after_loop)
       throw DecodeFailure("break threaded past the code after its loop");
     emit(make_stmt(StmtKind::Continue));
-  } else if (loop_exit == end && after_loop.empty() && !loops_.empty() &&
+  } else if (loop_exit == end && !after_loop && !loops_.empty() &&
              same_target(end, loops_.back().break_target) &&
              !same_target(end, loops_.back().continue_target)) {
     // Breaks landing at the region's end, which is the enclosing loop's exit: the code after
@@ -1441,7 +1445,48 @@ int CodeDecoder::decode_for(int i, int end, int region_exit) {
     // `while True: for ...: ... else: ... continue` then `break`).
     emit(make_stmt(StmtKind::Break));
   }
-  return loop_exit;
+}
+
+int CodeDecoder::decode_for(int i, int end, int region_exit) {
+  const auto& ops = lifted_.ops;
+  ExprPtr iter = pop();
+  if (!is_internal(iter, "iter") && !(iter->kind == ExprKind::Name && iter->text == ".0")) {
+    throw DecodeFailure("for loop over a non-iterator");
+  }
+  ForShape shape = for_shape(i, end, region_exit);
+  if (shape.break_tail >= 0) {
+    for (int k = i + 1; k + shape.break_tail_length < shape.exit; ++k) {
+      if (ops[static_cast<size_t>(k)].op == Op::PopTop &&
+          same_operations(ops, k + 1, shape.break_tail, shape.break_tail_length))
+        break_copies_[k] = {i, shape.break_tail_length};
+    }
+  } else {
+    note_break_copies(i, shape.exit, shape.after_else);
+  }
+  // (Read before the body: a clause's break consumes its copy with the clause's handler code.)
+  Body after_loop;
+  int tail_end = shape.break_tail + shape.break_tail_length;
+  if (shape.break_tail >= 0) after_loop = decode_range(shape.break_tail, tail_end, tail_end);
+  Restore<int> keep_threaded(threaded_breaks_);
+  ExprPtr target;
+  Body body = decode_for_body(i, iter, shape, end, region_exit, &target);
+  int threaded_breaks = threaded_breaks_;
+  Body orelse;
+  if (shape.out_of_line) {
+    for (int k = shape.else_begin; k < shape.else_end; ++k)
+      consumed_[static_cast<size_t>(k)] = false;
+    orelse = decode_range(shape.else_begin, shape.else_end, shape.loop_exit);
+    mark_consumed(shape.else_begin, shape.else_end);
+  } else if (shape.loop_exit > shape.after) {
+    orelse = decode_range(shape.after, shape.loop_exit, shape.break_target);
+  }
+  ExprPtr source = is_internal(iter, "iter") ? iter->args[0] : iter;
+  auto stmt = make_stmt(StmtKind::For, {target, source}, {std::move(body), std::move(orelse)});
+  stmt->is_async = ops[static_cast<size_t>(i)].text == "async";  // see lift: async_for_head
+  emit(stmt);
+  for (StmtPtr& s : after_loop) emit(s);
+  close_for(*stmt, !after_loop.empty(), threaded_breaks, shape.loop_exit, end);
+  return shape.loop_exit;
 }
 
 // A `break` out of the for loop at `head` whose code after the loop is short and returns: the
