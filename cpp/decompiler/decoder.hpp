@@ -151,6 +151,14 @@ class CodeDecoder {
   int decode_jump(int i, int end, int exit);
   int decode_for(int i, int end, int region_exit = -1);
   int decode_while_true(int head, int last_jump, int end, int region_exit);
+  int while_true_exit(int head, int last_jump, int end, bool* ends_in_break) const;  // its end
+  int cold_break_target(int head, int loop_exit, int end, int region_exit,
+                        int break_target) const;  // 3.12+: breaks from cold handler code
+  bool leaves_try_except(int head, int p) const;  // 3.10: POP_EXCEPT/POP_BLOCK of a try/except
+  void note_clause_break_copies(int head, int last_jump, int loop_exit, int end, int region_exit,
+                                int* clause_tail, int* clause_tail_length);  // 3.10
+  bool while_true_spelled_true(int head) const;  // `while True`, not `while 1`
+  void emit_while_true(Body body, bool ends_in_break, bool spelled_true);  // or `while test`
   int loop_handler_code_end(int head, int last_jump, int end) const;
   int loop_clauses_reraise(int head, int last_jump, int end) const;
   bool breaks_past_region(int begin, int body_end, int end, int region_exit) const;

@@ -960,127 +960,128 @@ int CodeDecoder::loop_clauses_reraise(int head, int last_jump, int end) const {
   return found;
 }
 
-int CodeDecoder::decode_while_true(int head, int last_jump, int end, int region_exit) {
+// Where the `while True:` at `head`, whose last jump back is `last_jump`, ends; `*ends_in_break`:
+// reaching the body's end leaves the loop (a `break`).
+int CodeDecoder::while_true_exit(int head, int last_jump, int end, bool* ends_in_break) const {
   int loop_exit = last_jump + 1;
   // (Then reaching the body's end leaves the loop: a `break`.)
-  bool ends_in_break =
+  *ends_in_break =
       profile_.table_handlers_inline && loop_handler_code_end(head, last_jump, end) > loop_exit;
-  if (ends_in_break) loop_exit = loop_handler_code_end(head, last_jump, end);
+  if (*ends_in_break) loop_exit = loop_handler_code_end(head, last_jump, end);
   // (3.12+: a loop closed by handler code only, whose body falls off the region's end: see
   // cold_jump_back_loop_end.)
   if (profile_.cold_blocks_at_end && loop_exit == end &&
       falls_through(lifted_.ops[static_cast<size_t>(last_jump)].op))
-    ends_in_break = true;
+    *ends_in_break = true;
   // (3.10: the RERAISE closing the except clauses of a try in the body follows its last clause,
   // which ends with the jump back, a `continue`. Where the jump back is a `continue` in an
   // earlier clause, the later clauses follow it up to that RERAISE, and the body goes on after
   // it; a body that ends in `break` has no jump there: compiler_break's jump to the loop's exit
   // block, placed right after, is removed as a jump to the next block. The body's end is then
   // after the RERAISE, reaching it a `break`: what follows reads alike after the loop.)
-  if (profile_.block_stack_handlers && !ends_in_break) {
+  if (profile_.block_stack_handlers && !*ends_in_break) {
     int reraise = loop_clauses_reraise(head, last_jump, end);
     if (reraise == loop_exit) {
       ++loop_exit;
     } else if (reraise > loop_exit) {
       loop_exit = reraise + 1;
-      ends_in_break = true;
+      *ends_in_break = true;
     }
   }
-  bool past = loop_exit == end && breaks_past_region(head, loop_exit, end, region_exit);
-  int break_target = past ? region_exit : loop_exit;
-  // 3.12+ places the code after the loop, reached only by breaks from except clauses, after
-  // their handler code (cold blocks, after the loop's jump back): the breaks are the jumps from
-  // the handler code of a try in the loop forward past its cleanup, all to the same place.
+  return loop_exit;
+}
+
+// 3.12+ places the code after the loop, reached only by breaks from except clauses, after
+// their handler code (cold blocks, after the loop's jump back): the breaks are the jumps from
+// the handler code of a try in the loop forward past its cleanup, all to the same place. Where
+// they go, or `break_target`.
+int CodeDecoder::cold_break_target(int head, int loop_exit, int end, int region_exit,
+                                   int break_target) const {
+  int found = -1;
+  bool same = true;
+  for (int target : handler_exits(head, loop_exit)) {
+    if (target < loop_exit) continue;
+    same &= found < 0 || target == found;
+    found = target;
+  }
+  if (found >= 0 && same && (found <= end || resolve(found) == resolve(region_exit))) return found;
+  return break_target;
+}
+
+// Whether the block popped at `p` (POP_EXCEPT, or POP_BLOCK) in the loop from `head` ends an
+// except clause or a try/except's body (3.10).
+bool CodeDecoder::leaves_try_except(int head, int p) const {
   const auto& ops = lifted_.ops;
-  if (!past && profile_.cold_blocks_at_end && static_cast<size_t>(loop_exit) < ops.size() &&
-      !flow_.reachable[static_cast<size_t>(loop_exit)]) {
-    int found = -1;
-    bool same = true;
-    for (int target : handler_exits(head, loop_exit)) {
-      if (target < loop_exit) continue;
-      same &= found < 0 || target == found;
-      found = target;
+  int size = static_cast<int>(ops.size());
+  if (ops[static_cast<size_t>(p)].op != Op::PopExcept &&
+      ops[static_cast<size_t>(p)].op != Op::PopBlock)
+    return false;
+  if (ops[static_cast<size_t>(p)].op != Op::PopBlock) return true;
+  // (Only a try/except's block: its handler tests or pops the exception.)
+  int setup = p - 1;
+  while (setup > head && !(ops[static_cast<size_t>(setup)].op == Op::SetupFinally &&
+                           ops[static_cast<size_t>(setup)].target > p))
+    --setup;
+  if (ops[static_cast<size_t>(setup)].op != Op::SetupFinally) return false;
+  int handler = ops[static_cast<size_t>(setup)].target;
+  return handler + 3 < size && ((ops[static_cast<size_t>(handler)].op == Op::Copy &&
+                                 ops[static_cast<size_t>(handler)].arg == 1) ||
+                                (ops[static_cast<size_t>(handler)].op == Op::PopTop &&
+                                 ops[static_cast<size_t>(handler) + 1].op == Op::PopTop &&
+                                 ops[static_cast<size_t>(handler) + 2].op == Op::PopTop));
+}
+
+// 3.10: an except clause's break jumps to the code after the loop; where that is a short exit
+// block (return or raise), the jump became a copy of it after the clause's POP_EXCEPT (a
+// return of the clause's own loads its value before POP_EXCEPT; `return K` reads alike). The
+// original stays after the loop where something else reaches it; else nothing follows the
+// loop in the region, and the copy is the code after the loop: `*clause_tail` (-1 where an
+// original is kept), of `*clause_tail_length` operations. The copies go to clause_breaks_.
+void CodeDecoder::note_clause_break_copies(int head, int last_jump, int loop_exit, int end,
+                                           int region_exit, int* clause_tail,
+                                           int* clause_tail_length) {
+  const auto& ops = lifted_.ops;
+  int size = static_cast<int>(ops.size());
+  for (int p = head; p < last_jump; ++p) {
+    // (A break out of a try body: POP_BLOCK, then the copy; a return of the body's own
+    // computes its value first.)
+    if (!leaves_try_except(head, p)) continue;
+    int s = p + 1;
+    if (s + 3 < size && unbinds_clause_name(ops, s)) s += 3;
+    if (s >= last_jump) continue;
+    Op first = ops[static_cast<size_t>(s)].op;
+    if (first != Op::LoadName && first != Op::LoadConst && first != Op::PushNull) continue;
+    int length = 0;
+    for (int c = s; c < s + 4 && c < last_jump; ++c) {
+      Op op = ops[static_cast<size_t>(c)].op;
+      if (op == Op::ReturnValue || op == Op::RaiseVarargs) {
+        bool constant = c == s + 1 && first == Op::LoadConst && op == Op::ReturnValue;
+        if (!constant) length = c - s + 1;
+        break;
+      }
+      if (is_jump(op) || op == Op::PopTop || op == Op::PopBlock || op == Op::PopExcept ||
+          op == Op::Swap || op == Op::Rotate || op == Op::Reraise || op == Op::SetupFinally ||
+          op == Op::SetupWith)
+        break;
     }
-    if (found >= 0 && same && (found <= end || resolve(found) == resolve(region_exit)))
-      break_target = found;
-  }
-  // 3.10: an except clause's break jumps to the code after the loop; where that is a short exit
-  // block (return or raise), the jump became a copy of it after the clause's POP_EXCEPT (a
-  // return of the clause's own loads its value before POP_EXCEPT; `return K` reads alike). The
-  // original stays after the loop where something else reaches it; else nothing follows the
-  // loop in the region, and the copy is the code after the loop.
-  int clause_tail = -1;  // the copy read as the code after the loop, where no original is kept
-  int clause_tail_length = 0;
-  if (profile_.block_stack_handlers && !past) {
-    int size = static_cast<int>(ops.size());
-    for (int p = head; p < last_jump; ++p) {
-      // (A break out of a try body: POP_BLOCK, then the copy; a return of the body's own
-      // computes its value first.)
-      if (ops[static_cast<size_t>(p)].op != Op::PopExcept &&
-          ops[static_cast<size_t>(p)].op != Op::PopBlock)
+    if (length == 0) continue;
+    bool kept =
+        loop_exit + length <= size && loop_exit < end && same_operations(ops, s, loop_exit, length);
+    bool absent = loop_exit >= end && same_target(end, region_exit);
+    if (!kept && !absent) continue;
+    if (!kept) {
+      if (*clause_tail >= 0 &&
+          (length != *clause_tail_length || !same_operations(ops, s, *clause_tail, length)))
         continue;
-      if (ops[static_cast<size_t>(p)].op == Op::PopBlock) {
-        // (Only a try/except's block: its handler tests or pops the exception.)
-        int setup = p - 1;
-        while (setup > head && !(ops[static_cast<size_t>(setup)].op == Op::SetupFinally &&
-                                 ops[static_cast<size_t>(setup)].target > p))
-          --setup;
-        if (ops[static_cast<size_t>(setup)].op != Op::SetupFinally) continue;
-        int handler = ops[static_cast<size_t>(setup)].target;
-        bool is_except =
-            handler + 3 < size && ((ops[static_cast<size_t>(handler)].op == Op::Copy &&
-                                    ops[static_cast<size_t>(handler)].arg == 1) ||
-                                   (ops[static_cast<size_t>(handler)].op == Op::PopTop &&
-                                    ops[static_cast<size_t>(handler) + 1].op == Op::PopTop &&
-                                    ops[static_cast<size_t>(handler) + 2].op == Op::PopTop));
-        if (!is_except) continue;
-      }
-      int s = p + 1;
-      if (s + 3 < size && unbinds_clause_name(ops, s)) s += 3;
-      if (s >= last_jump) continue;
-      Op first = ops[static_cast<size_t>(s)].op;
-      if (first != Op::LoadName && first != Op::LoadConst && first != Op::PushNull) continue;
-      int length = 0;
-      for (int c = s; c < s + 4 && c < last_jump; ++c) {
-        Op op = ops[static_cast<size_t>(c)].op;
-        if (op == Op::ReturnValue || op == Op::RaiseVarargs) {
-          bool constant = c == s + 1 && first == Op::LoadConst && op == Op::ReturnValue;
-          if (!constant) length = c - s + 1;
-          break;
-        }
-        if (is_jump(op) || op == Op::PopTop || op == Op::PopBlock || op == Op::PopExcept ||
-            op == Op::Swap || op == Op::Rotate || op == Op::Reraise || op == Op::SetupFinally ||
-            op == Op::SetupWith)
-          break;
-      }
-      if (length == 0) continue;
-      bool kept = loop_exit + length <= size && loop_exit < end &&
-                  same_operations(ops, s, loop_exit, length);
-      bool absent = loop_exit >= end && same_target(end, region_exit);
-      if (!kept && !absent) continue;
-      if (!kept) {
-        if (clause_tail >= 0 &&
-            (length != clause_tail_length || !same_operations(ops, s, clause_tail, length)))
-          continue;
-        clause_tail = s;
-        clause_tail_length = length;
-      }
-      clause_breaks_[s] = {head, length};
+      *clause_tail = s;
+      *clause_tail_length = length;
     }
+    clause_breaks_[s] = {head, length};
   }
-  // (Read before the loop's clauses consume the copy.)
-  Body after_loop;
-  if (clause_tail >= 0)
-    after_loop = decode_range(clause_tail, clause_tail + clause_tail_length,
-                              clause_tail + clause_tail_length);
-  Restore<int> keep_breaks_read(clause_breaks_read_);
-  clause_breaks_read_ = 0;
-  loops_.push_back({head, break_target, last_jump});
-  open_loop_entries_.push_back(head);
-  Body body = decode_range(head, loop_exit, ends_in_break ? loop_exit : head);
-  open_loop_entries_.pop_back();
-  loops_.pop_back();
-  if (clause_breaks_read_ == 0) after_loop.clear();
+}
+
+// Whether `while True` at `head` was written `while True` rather than `while 1`.
+bool CodeDecoder::while_true_spelled_true(int head) const {
   // 3.10 and 3.11 keep the folded test's constant in co_consts: True for `while True`, 1 for
   // `while 1` (CPython's own library has both).
   bool has_one = std::any_of(code_.consts.begin(), code_.consts.end(), [](const auto& c) {
@@ -1113,24 +1114,38 @@ int CodeDecoder::decode_while_true(int head, int last_jump, int end, int region_
       }
     }
   }
+  return spelled_true;
+}
+
+namespace {
+
+// Whether the body `b` never falls off its end: it ends in a break, continue, return or raise,
+// or in an if/else whose branches both do.
+bool ends_in_jump(const Body& b, int depth) {
+  if (b.empty() || depth > 50) return false;
+  const Stmt& last = *b.back();
+  if (last.kind == StmtKind::Break || last.kind == StmtKind::Continue ||
+      last.kind == StmtKind::Return || last.kind == StmtKind::Raise)
+    return true;
+  return last.kind == StmtKind::If && last.bodies.size() == 2 &&
+         ends_in_jump(last.bodies[0], depth + 1) && ends_in_jump(last.bodies[1], depth + 1);
+}
+
+bool if_else_break(const StmtPtr& s) {  // `if x: A else: break`, A not empty
+  return s->kind == StmtKind::If && s->exprs.size() == 1 && s->bodies.size() == 2 &&
+         !s->bodies[0].empty() && s->bodies[1].size() == 1 &&
+         s->bodies[1][0]->kind == StmtKind::Break;
+}
+
+}  // namespace
+
+// Emits the `while True:` (or `while 1:`) loop whose body is `body`, or the `while test:` it
+// reads as.
+void CodeDecoder::emit_while_true(Body body, bool ends_in_break, bool spelled_true) {
   // `while test: B` whose body never falls off its end has no copy of the test at the bottom:
   // it reads as `while True: if test: B else: break` (3.10/3.11 would keep an unused True).
   // Where B falls off its end it went back to the test: a written `continue`.
-  std::function<bool(const Body&, int)> ends_in_jump = [&](const Body& b, int depth) {
-    if (b.empty() || depth > 50) return false;
-    const Stmt& last = *b.back();
-    if (last.kind == StmtKind::Break || last.kind == StmtKind::Continue ||
-        last.kind == StmtKind::Return || last.kind == StmtKind::Raise)
-      return true;
-    return last.kind == StmtKind::If && last.bodies.size() == 2 &&
-           ends_in_jump(last.bodies[0], depth + 1) && ends_in_jump(last.bodies[1], depth + 1);
-  };
   if (ends_in_break && !ends_in_jump(body, 0)) body.push_back(make_stmt(StmtKind::Break));
-  auto if_else_break = [](const StmtPtr& s) {  // `if x: A else: break`, A not empty
-    return s->kind == StmtKind::If && s->exprs.size() == 1 && s->bodies.size() == 2 &&
-           !s->bodies[0].empty() && s->bodies[1].size() == 1 &&
-           s->bodies[1][0]->kind == StmtKind::Break;
-  };
   if (body.size() == 1 && if_else_break(body[0]) &&
       !(profile_.keeps_folded_constants && has_constant(bytecode::ObjectKind::True, true))) {
     StmtPtr test = body[0];
@@ -1146,8 +1161,7 @@ int CodeDecoder::decode_while_true(int head, int last_jump, int end, int region_
       loop_body.push_back(make_stmt(StmtKind::Continue));
     }
     emit(make_stmt(StmtKind::While, {test->exprs[0]}, {std::move(loop_body), {}}));
-    for (StmtPtr& s : after_loop) emit(s);
-    return loop_exit;
+    return;
   }
   if (!body.empty() && if_else_break(body.back()) && written_continues_.count(body.back())) {
     StmtPtr last = body.back();
@@ -1157,6 +1171,36 @@ int CodeDecoder::decode_while_true(int head, int last_jump, int end, int region_
   }
   emit(make_stmt(StmtKind::While, {make_constant(spelled_true ? "True" : "1")},
                  {std::move(body), {}}));
+}
+
+int CodeDecoder::decode_while_true(int head, int last_jump, int end, int region_exit) {
+  bool ends_in_break = false;
+  int loop_exit = while_true_exit(head, last_jump, end, &ends_in_break);
+  bool past = loop_exit == end && breaks_past_region(head, loop_exit, end, region_exit);
+  int break_target = past ? region_exit : loop_exit;
+  const auto& ops = lifted_.ops;
+  if (!past && profile_.cold_blocks_at_end && static_cast<size_t>(loop_exit) < ops.size() &&
+      !flow_.reachable[static_cast<size_t>(loop_exit)])
+    break_target = cold_break_target(head, loop_exit, end, region_exit, break_target);
+  int clause_tail = -1;  // the copy read as the code after the loop, where no original is kept
+  int clause_tail_length = 0;
+  if (profile_.block_stack_handlers && !past)
+    note_clause_break_copies(head, last_jump, loop_exit, end, region_exit, &clause_tail,
+                             &clause_tail_length);
+  // (Read before the loop's clauses consume the copy.)
+  Body after_loop;
+  if (clause_tail >= 0)
+    after_loop = decode_range(clause_tail, clause_tail + clause_tail_length,
+                              clause_tail + clause_tail_length);
+  Restore<int> keep_breaks_read(clause_breaks_read_);
+  clause_breaks_read_ = 0;
+  loops_.push_back({head, break_target, last_jump});
+  open_loop_entries_.push_back(head);
+  Body body = decode_range(head, loop_exit, ends_in_break ? loop_exit : head);
+  open_loop_entries_.pop_back();
+  loops_.pop_back();
+  if (clause_breaks_read_ == 0) after_loop.clear();
+  emit_while_true(std::move(body), ends_in_break, while_true_spelled_true(head));
   for (StmtPtr& s : after_loop) emit(s);
   return loop_exit;
 }
