@@ -439,6 +439,175 @@ int CodeDecoder::decode_statement(int i, int end, int exit) {
   return execute_step(i);
 }
 
+// 3.12+: a loop ending an enclosing loop's body exits by the enclosing loop's jump back; the
+// top test's jump to it was threaded there and turned around, over a JUMP_BACKWARD of its own
+// that no handler covers (a written `if not test: continue` keeps the test's handler). Whether
+// the test [head, k] is that shape, read into `shape`.
+bool CodeDecoder::read_threaded_while(int head, int k, WhileShape& shape) const {
+  const auto& ops = lifted_.ops;
+  int body = k + 2;
+  int tail = flow_.last_backward_source[static_cast<size_t>(body)];
+  bool single = true;
+  for (int m = head; m < k; ++m) single &= !is_jump(ops[static_cast<size_t>(m)].op);
+  bool covered =
+      table_readings_ && flow_.handler_covering(head) >= 0 && flow_.handler_covering(k + 1) >= 0;
+  if (single && !covered && tail > body && static_cast<size_t>(tail) + 1 < ops.size() &&
+      ops[static_cast<size_t>(tail)].op == Op::Jump &&
+      ops[static_cast<size_t>(tail - 1)].op == Op::JumpIf &&
+      ops[static_cast<size_t>(tail - 1)].target == tail + 1 &&
+      ops[static_cast<size_t>(tail) + 1].op == Op::Jump &&
+      same_target(ops[static_cast<size_t>(tail) + 1].target,
+                  ops[static_cast<size_t>(k) + 1].target)) {
+    shape.found = true;
+    shape.body = body;
+    shape.tail = tail;
+    shape.exit = tail + 1;
+    shape.threaded = true;
+    return true;
+  }
+  return false;
+}
+
+// The loop whose test [head, k] ends in a chained comparison's last link at `k`, its cleanup at
+// `cleanup` (see while_head); not found where the bottom test does not repeat it.
+CodeDecoder::WhileShape CodeDecoder::chained_while(int head, int k, int cleanup) const {
+  const auto& ops = lifted_.ops;
+  const Operation& op = ops[static_cast<size_t>(k)];
+  WhileShape shape;
+  int top_way = chained_exit_way(cleanup + 1, op.target);
+  int body = cleanup + 1 + top_way;
+  int tail = top_way > 0 && static_cast<size_t>(body) < ops.size()
+                 ? flow_.last_backward_source[static_cast<size_t>(body)]
+                 : -1;
+  int bottom = tail;  // the bottom test's last link
+  if (profile_.conditional_jumps_forward_only && tail > body &&
+      ops[static_cast<size_t>(tail)].op == Op::Jump)
+    bottom = ops[static_cast<size_t>(tail - 1)].target == tail + 1 ? tail - 1 : -1;
+  int way = tail > body ? chained_exit_way(tail + 1, op.target) : 0;
+  if (ops[static_cast<size_t>(k) + 1].target == body && bottom > body && way > 0 &&
+      op.target == tail + 2 + way && ops[static_cast<size_t>(bottom)].op == Op::JumpIf &&
+      ops[static_cast<size_t>(tail) + 1 + static_cast<size_t>(way)].op == Op::PopTop &&
+      chained_links_to(body, bottom, tail + 1 + way) &&
+      chained_test_repeated(head, k, body, bottom, op.target)) {
+    shape.found = true;
+    shape.body = body;
+    shape.tail = tail;
+    shape.exit = op.target;
+    shape.chain_cleanup = 2 + top_way;
+  }
+  return shape;
+}
+
+// A body that never falls off its end has no bottom test: its last jump back is a
+// `continue` (to the test), and it ends before the exit in a return or raise, or in that
+// jump. No jump of the body goes to the exit or past it (a `break` ending the body falls
+// into the exit: `if t: ...; continue` then `break`, read with its bottom test elsewhere).
+bool CodeDecoder::body_never_falls_off(int head, int body, int tail, int exit) const {
+  const auto& ops = lifted_.ops;
+  bool open_end = ops[static_cast<size_t>(tail)].op == Op::Jump &&
+                  ops[static_cast<size_t>(tail)].target == head && exit > tail;
+  if (open_end) {
+    Op last = ops[static_cast<size_t>(exit) - 1].op;
+    open_end = exit - 1 == tail || last == Op::ReturnValue || last == Op::ReturnConst ||
+               last == Op::RaiseVarargs || last == Op::Reraise;
+    for (int m = body; open_end && m < exit; ++m) {
+      const Operation& inner = ops[static_cast<size_t>(m)];
+      if (is_jump(inner.op) && inner.target >= exit) open_end = false;
+    }
+  }
+  return open_end;
+}
+
+// The exit of a loop whose bottom test ends at `tail` and whose top test jumps to `target`, past
+// `tail + 1`; -1 where that is not a loop's layout. Between the bottom test and the exit there
+// may be a copy of the code after the loop (a short block ending in return), placed there by the
+// compiler (or, the test being an and/or, one copy for each of its jumps, back to back); or the
+// top test's jump was threaded through the jump after the loop (over the else of an if ending
+// with it).
+int CodeDecoder::exit_past_copies(int tail, int target) const {
+  const auto& ops = lifted_.ops;
+  if (same_target(target, tail + 1)) {
+    // 3.13's duplicate_exits_without_lineno also copies a block without a line number that
+    // holds an eval-breaker check (the enclosing loop's JUMP_BACKWARD, an if's then-branch
+    // ending with the loop) for each jump to it: the bottom test falls into one copy, the top
+    // test jumps to the next. The loop's exit is the last copy; the others are its.
+    const Operation& last_copy = ops[static_cast<size_t>(target)];
+    bool copied_jumps = profile_.copies_jump_blocks_without_lineno && last_copy.op == Op::Jump;
+    for (int c = tail + 1; copied_jumps && c < target; ++c)
+      copied_jumps = ops[static_cast<size_t>(c)].op == Op::Jump &&
+                     ops[static_cast<size_t>(c)].target == last_copy.target;
+    return copied_jumps ? target : tail + 1;
+  }
+  int gap = target - (tail + 1);
+  Op last = ops[static_cast<size_t>(target - 1)].op;
+  int length = copied_tail_length(target);
+  bool copies = length > 0 && gap % length == 0;
+  for (int c = tail + 1; copies && c < target; c += length)
+    copies = same_operations(ops, c, target, length);
+  if (!copies && (gap > 4 || (last != Op::ReturnValue && last != Op::ReturnConst))) return -1;
+  return target;
+}
+
+// The rotated loop whose top test ends with the jump-if at `k`, read into `shape`: false where
+// the test goes on past `k` (while_head reads on), true where `shape` is the answer (found or
+// not).
+bool CodeDecoder::read_rotated_while(int head, int k, WhileShape& shape) const {
+  const auto& ops = lifted_.ops;
+  const Operation& op = ops[static_cast<size_t>(k)];
+  int body = k + 1;
+  int tail = flow_.last_backward_source[static_cast<size_t>(body)];
+  // (Without a bottom test, the loop's jumps back all go to the test: `continue`s.)
+  if (tail <= k) tail = flow_.last_backward_source[static_cast<size_t>(head)];
+  if (tail <= k) return false;
+  // 3.12+ has no backward conditional jump: the bottom test is `jump-if exit; JUMP_BACKWARD`.
+  bool split_tail = ops[static_cast<size_t>(tail)].op == Op::Jump &&
+                    ops[static_cast<size_t>(tail - 1)].op == Op::JumpIf &&
+                    same_target(ops[static_cast<size_t>(tail - 1)].target, op.target);
+  bool open_end = !split_tail && body_never_falls_off(head, body, tail, op.target);
+  if (ops[static_cast<size_t>(tail)].op != Op::JumpIf && !split_tail && !open_end) return false;
+  // 3.12+: a body that never falls off its end (it ends in a `break`, a copy of the short code
+  // after the loop) while an except clause of it goes on with the next iteration: only handler
+  // code reaches the bottom test, a cold block that flowgraph.c's push_cold_blocks_to_end
+  // places after the handler code, past the exit and its jump back to the exit with it.
+  bool cold_tail = profile_.cold_blocks_at_end && split_tail && op.target > body &&
+                   op.target < tail && !flow_.reachable[static_cast<size_t>(tail)] &&
+                   flow_.reachable[static_cast<size_t>(op.target)] &&
+                   static_cast<size_t>(tail) + 1 < ops.size() &&
+                   ops[static_cast<size_t>(tail) + 1].op == Op::Jump &&
+                   ops[static_cast<size_t>(tail) + 1].target == op.target;
+  if (op.target < tail + 1 && !cold_tail) return false;
+  int exit = op.target;
+  if (open_end) {
+    tail = exit - 1;
+  } else if (!cold_tail && op.target != tail + 1) {
+    // (A cold tail: decode_while reads the body up to the exit.)
+    exit = exit_past_copies(tail, op.target);
+    if (exit < 0) return false;
+  }
+  // Every earlier jump of the test goes to the loop's exit or within the test (and/or): one
+  // going elsewhere is an if around the loop.
+  for (int m = head; m < k; ++m) {
+    const Operation& earlier = ops[static_cast<size_t>(m)];
+    if (earlier.op == Op::JumpIf && earlier.target > body &&
+        !same_target(earlier.target, op.target))
+      return true;
+  }
+  // (`if a: while b: ...`: a's jump goes where the loop's exit does, and the bottom test
+  // repeats b alone. The if first; its body starts with the loop.)
+  if (int loop_test = open_end ? -1 : loop_test_after_if_test(head, body, tail); loop_test > head) {
+    shape.loop_test = loop_test;
+    shape.exit = exit;
+    return true;
+  }
+  shape.found = true;
+  shape.body = body;
+  shape.tail = tail;
+  shape.exit = exit;
+  shape.open_end = open_end;
+  shape.cold_tail = cold_tail;
+  return true;
+}
+
 // A rotated `while test:` at `head`: the test [head, body) ends in a jump to `exit` and is
 // compiled again at the bottom, jumping back to `body` when true.
 CodeDecoder::WhileShape CodeDecoder::while_head(int head) const {
@@ -452,33 +621,10 @@ CodeDecoder::WhileShape CodeDecoder::while_head(int head) const {
                   ops[static_cast<size_t>(k - 1)].arg == 1;
     if (!is_pure(op.op) && op.op != Op::JumpIf && !walrus) return shape;
     if (op.op != Op::JumpIf) continue;
-    // 3.12+: a loop ending an enclosing loop's body exits by the enclosing loop's jump back; the
-    // top test's jump to it was threaded there and turned around, over a JUMP_BACKWARD of its own
-    // that no handler covers (a written `if not test: continue` keeps the test's handler).
     if (profile_.conditional_jumps_forward_only && op.target == k + 2 &&
         ops[static_cast<size_t>(k) + 1].op == Op::Jump &&
-        ops[static_cast<size_t>(k) + 1].target < head) {
-      int body = k + 2;
-      int tail = flow_.last_backward_source[static_cast<size_t>(body)];
-      bool single = true;
-      for (int m = head; m < k; ++m) single &= !is_jump(ops[static_cast<size_t>(m)].op);
-      bool covered = table_readings_ && flow_.handler_covering(head) >= 0 &&
-                     flow_.handler_covering(k + 1) >= 0;
-      if (single && !covered && tail > body && static_cast<size_t>(tail) + 1 < ops.size() &&
-          ops[static_cast<size_t>(tail)].op == Op::Jump &&
-          ops[static_cast<size_t>(tail - 1)].op == Op::JumpIf &&
-          ops[static_cast<size_t>(tail - 1)].target == tail + 1 &&
-          ops[static_cast<size_t>(tail) + 1].op == Op::Jump &&
-          same_target(ops[static_cast<size_t>(tail) + 1].target,
-                      ops[static_cast<size_t>(k) + 1].target)) {
-        shape.found = true;
-        shape.body = body;
-        shape.tail = tail;
-        shape.exit = tail + 1;
-        shape.threaded = true;
-        return shape;
-      }
-    }
+        ops[static_cast<size_t>(k) + 1].target < head && read_threaded_while(head, k, shape))
+      return shape;
     // A chained comparison's last link jumps to the exit, then `JUMP body` over the cleanup
     // block of its earlier links, `POP_TOP` and the way to the exit (compiler_jump_if's layout
     // of a Compare with several links): `JUMP exit`, or, 3.10 and 3.12+, a copy of the exit
@@ -488,119 +634,9 @@ CodeDecoder::WhileShape CodeDecoder::while_head(int head) const {
     // (Not with a named expression in the test, whose store collect_conditions does not take.)
     bool named = false;
     for (int m = head; m < k; ++m) named |= ops[static_cast<size_t>(m)].op == Op::StoreName;
-    if (int cleanup = chained_test_cleanup(head, k); cleanup == k + 2 && !named) {
-      int top_way = chained_exit_way(cleanup + 1, op.target);
-      int body = cleanup + 1 + top_way;
-      int tail = top_way > 0 && static_cast<size_t>(body) < ops.size()
-                     ? flow_.last_backward_source[static_cast<size_t>(body)]
-                     : -1;
-      int bottom = tail;  // the bottom test's last link
-      if (profile_.conditional_jumps_forward_only && tail > body &&
-          ops[static_cast<size_t>(tail)].op == Op::Jump)
-        bottom = ops[static_cast<size_t>(tail - 1)].target == tail + 1 ? tail - 1 : -1;
-      int way = tail > body ? chained_exit_way(tail + 1, op.target) : 0;
-      if (ops[static_cast<size_t>(k) + 1].target == body && bottom > body && way > 0 &&
-          op.target == tail + 2 + way && ops[static_cast<size_t>(bottom)].op == Op::JumpIf &&
-          ops[static_cast<size_t>(tail) + 1 + static_cast<size_t>(way)].op == Op::PopTop &&
-          chained_links_to(body, bottom, tail + 1 + way) &&
-          chained_test_repeated(head, k, body, bottom, op.target)) {
-        shape.found = true;
-        shape.body = body;
-        shape.tail = tail;
-        shape.exit = op.target;
-        shape.chain_cleanup = 2 + top_way;
-        return shape;
-      }
-      return shape;
-    }
-    int body = k + 1;
-    int tail = flow_.last_backward_source[static_cast<size_t>(body)];
-    // (Without a bottom test, the loop's jumps back all go to the test: `continue`s.)
-    if (tail <= k) tail = flow_.last_backward_source[static_cast<size_t>(head)];
-    if (tail <= k) continue;
-    // 3.12+ has no backward conditional jump: the bottom test is `jump-if exit; JUMP_BACKWARD`.
-    bool split_tail = ops[static_cast<size_t>(tail)].op == Op::Jump &&
-                      ops[static_cast<size_t>(tail - 1)].op == Op::JumpIf &&
-                      same_target(ops[static_cast<size_t>(tail - 1)].target, op.target);
-    // A body that never falls off its end has no bottom test: its last jump back is a
-    // `continue` (to the test), and it ends before the exit in a return or raise, or in that
-    // jump. No jump of the body goes to the exit or past it (a `break` ending the body falls
-    // into the exit: `if t: ...; continue` then `break`, read with its bottom test elsewhere).
-    bool open_end = !split_tail && ops[static_cast<size_t>(tail)].op == Op::Jump &&
-                    ops[static_cast<size_t>(tail)].target == head && op.target > tail;
-    if (open_end) {
-      Op last = ops[static_cast<size_t>(op.target) - 1].op;
-      open_end = op.target - 1 == tail || last == Op::ReturnValue || last == Op::ReturnConst ||
-                 last == Op::RaiseVarargs || last == Op::Reraise;
-      for (int m = body; open_end && m < op.target; ++m) {
-        const Operation& inner = ops[static_cast<size_t>(m)];
-        if (is_jump(inner.op) && inner.target >= op.target) open_end = false;
-      }
-    }
-    if (ops[static_cast<size_t>(tail)].op != Op::JumpIf && !split_tail && !open_end) continue;
-    // 3.12+: a body that never falls off its end (it ends in a `break`, a copy of the short code
-    // after the loop) while an except clause of it goes on with the next iteration: only handler
-    // code reaches the bottom test, a cold block that flowgraph.c's push_cold_blocks_to_end
-    // places after the handler code, past the exit and its jump back to the exit with it.
-    bool cold_tail = profile_.cold_blocks_at_end && split_tail && op.target > body &&
-                     op.target < tail && !flow_.reachable[static_cast<size_t>(tail)] &&
-                     flow_.reachable[static_cast<size_t>(op.target)] &&
-                     static_cast<size_t>(tail) + 1 < ops.size() &&
-                     ops[static_cast<size_t>(tail) + 1].op == Op::Jump &&
-                     ops[static_cast<size_t>(tail) + 1].target == op.target;
-    if (op.target < tail + 1 && !cold_tail) continue;
-    int exit = op.target;
-    // Between the bottom test and the exit there may be a copy of the code after the loop
-    // (a short block ending in return), placed there by the compiler (or, the test being an
-    // and/or, one copy for each of its jumps, back to back); or the top test's jump was threaded
-    // through the jump after the loop (over the else of an if ending with it).
-    if (open_end) {
-      tail = exit - 1;
-    } else if (cold_tail) {
-      // (decode_while reads the body up to the exit.)
-    } else if (op.target != tail + 1 && same_target(op.target, tail + 1)) {
-      // 3.13's duplicate_exits_without_lineno also copies a block without a line number that
-      // holds an eval-breaker check (the enclosing loop's JUMP_BACKWARD, an if's then-branch
-      // ending with the loop) for each jump to it: the bottom test falls into one copy, the top
-      // test jumps to the next. The loop's exit is the last copy; the others are its.
-      const Operation& last_copy = ops[static_cast<size_t>(op.target)];
-      bool copied_jumps = profile_.copies_jump_blocks_without_lineno && last_copy.op == Op::Jump;
-      for (int c = tail + 1; copied_jumps && c < op.target; ++c)
-        copied_jumps = ops[static_cast<size_t>(c)].op == Op::Jump &&
-                       ops[static_cast<size_t>(c)].target == last_copy.target;
-      if (!copied_jumps) exit = tail + 1;
-    } else if (op.target != tail + 1) {
-      int gap = op.target - (tail + 1);
-      Op last = ops[static_cast<size_t>(op.target - 1)].op;
-      int length = copied_tail_length(op.target);
-      bool copies = length > 0 && gap % length == 0;
-      for (int c = tail + 1; copies && c < op.target; c += length)
-        copies = same_operations(ops, c, op.target, length);
-      if (!copies && (gap > 4 || (last != Op::ReturnValue && last != Op::ReturnConst))) continue;
-    }
-    // Every earlier jump of the test goes to the loop's exit or within the test (and/or): one
-    // going elsewhere is an if around the loop.
-    for (int m = head; m < k; ++m) {
-      const Operation& earlier = ops[static_cast<size_t>(m)];
-      if (earlier.op == Op::JumpIf && earlier.target > body &&
-          !same_target(earlier.target, op.target))
-        return shape;
-    }
-    // (`if a: while b: ...`: a's jump goes where the loop's exit does, and the bottom test
-    // repeats b alone. The if first; its body starts with the loop.)
-    if (int loop_test = open_end ? -1 : loop_test_after_if_test(head, body, tail);
-        loop_test > head) {
-      shape.loop_test = loop_test;
-      shape.exit = exit;
-      return shape;
-    }
-    shape.found = true;
-    shape.body = body;
-    shape.tail = tail;
-    shape.exit = exit;
-    shape.open_end = open_end;
-    shape.cold_tail = cold_tail;
-    return shape;
+    if (int cleanup = chained_test_cleanup(head, k); cleanup == k + 2 && !named)
+      return chained_while(head, k, cleanup);
+    if (read_rotated_while(head, k, shape)) return shape;
   }
   return shape;
 }
