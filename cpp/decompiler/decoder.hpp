@@ -147,6 +147,10 @@ class CodeDecoder {
   Body decode_range(int begin, int end, int exit);
   Body decode_range_extending(int begin, int* end, int limit, int exit);
   int decode_statement(int i, int end, int exit);
+  int decode_break_copy(int i, int end);  // a break the layout shows without a jump, or -1
+  int decode_at_statement_start(int i, int end, int exit);     // a loop or try starting at i, or -1
+  bool closes_nested_loop(int i, int end, int* source) const;  // a loop opening a loop's body
+  int decode_loop_at(int i, int end, int exit, int source, bool nested);  // a loop at i, or -1
   int decode_condition(int j, int end, int exit, int stmt_start);
   int decode_jump(int i, int end, int exit);
   int decode_for(int i, int end, int region_exit = -1);

@@ -308,10 +308,11 @@ void CodeDecoder::fold_return_if_expression(Body& body) const {
   }
 }
 
-int CodeDecoder::decode_statement(int i, int end, int exit) {
-  const auto& ops = lifted_.ops;
-  const Operation& op = ops[static_cast<size_t>(i)];
-  if (consumed_[static_cast<size_t>(i)]) return i + 1;
+// A `break` at `i` that the loop's layout shows without a jump: a POP_TOP of the iterator before
+// a copy of the code after the loop, or, 3.10, an except clause's copy of it (clause_breaks_).
+// Where the statement after it starts; -1 if none.
+int CodeDecoder::decode_break_copy(int i, int end) {
+  const Operation& op = lifted_.ops[static_cast<size_t>(i)];
   if (op.op == Op::PopTop && !loops_.empty() && !stack_.empty() && is_internal(top(), "iter")) {
     auto found = break_copies_.find(i);
     if (found != break_copies_.end() && found->second.first == loops_.back().continue_target &&
@@ -336,6 +337,106 @@ int CodeDecoder::decode_statement(int i, int end, int exit) {
       return i + found->second.second;
     }
   }
+  return -1;
+}
+
+// The loop opened at `i` that starts the body of the enclosing loop (see
+// decode_at_statement_start): whether the region holds it, its jump back in `*source`.
+bool CodeDecoder::closes_nested_loop(int i, int end, int* source) const {
+  const auto& ops = lifted_.ops;
+  WhileShape shape = while_head(i);
+  if (shape.found && shape.tail < end) return true;
+  if (resolve(loops_.back().continue_target) == resolve(i)) return false;
+  for (int k = end - 1; k > i; --k) {
+    const Operation& back = ops[static_cast<size_t>(k)];
+    if (flow_.reachable[static_cast<size_t>(k)] && back.target == i &&
+        (back.op == Op::Jump || back.op == Op::JumpIf)) {
+      *source = k;
+      return true;
+    }
+  }
+  return false;
+}
+
+// A loop starting at `i`, whose last jump back is at `source`; -1 if none.
+int CodeDecoder::decode_loop_at(int i, int end, int exit, int source, bool nested) {
+  const auto& ops = lifted_.ops;
+  WhileShape shape = while_head(i);
+  // (A jump back to the test from past the loop's own jump back closes a `while True`
+  // around it: that loop first.)
+  bool enclosed = !nested && shape.found && source > shape.tail && source < end &&
+                  ops[static_cast<size_t>(source)].op == Op::Jump;
+  if (shape.found && shape.exit <= end && !enclosed) return decode_while(i, shape, end);
+  if (shape.loop_test > i && shape.exit > i && shape.exit <= end)
+    return decode_if_around_loop(i, shape.loop_test, shape.exit);
+  // The loop ends the region, its exits copies of the region's exit placed past it (a
+  // return, copied for each jump of the test): without a break, nothing else runs after.
+  if (shape.found && !enclosed && shape.tail < end && same_target(shape.exit, exit) &&
+      loop_else_end(shape.body, shape.tail, shape.exit, static_cast<int>(ops.size())) ==
+          shape.exit) {
+    decode_while(i, shape, end);
+    return end;
+  }
+  if ((!shape.found || enclosed) && source > i && source < end)
+    return decode_while_true(i, source, end, exit);
+  // 3.12+: a `while True:` whose jumps back are all in its except clauses' handler code,
+  // placed after the function's code (`while True: try: ... except E: continue` then
+  // `break`).
+  if (!shape.found && profile_.cold_blocks_at_end && source >= end &&
+      !flow_.reachable[static_cast<size_t>(source)]) {
+    if (int loop_end = cold_jump_back_loop_end(i, end, exit); loop_end > i)
+      return decode_while_true(i, loop_end - 1, end, exit);
+  }
+  return -1;
+}
+
+// A statement starting at `i` with nothing pending on the stack: a loop or a try statement
+// starting there; -1 if neither.
+int CodeDecoder::decode_at_statement_start(int i, int end, int exit) {
+  const auto& ops = lifted_.ops;
+  stmt_start_ = i;
+  bool open = std::find(open_loop_entries_.begin(), open_loop_entries_.end(), i) !=
+              open_loop_entries_.end();
+  int source = flow_.last_backward_source[static_cast<size_t>(i)];
+  // A loop nested at the start of an enclosing loop's body (`while a: while True: ...`): its
+  // jumps back lie inside the region and go to the operation the enclosing loop's go to (the
+  // enclosing loop's own jumps back are at its end, or go to its test).
+  bool nested = open;
+  if (open && !loops_.empty() &&
+      std::count(open_loop_entries_.begin(), open_loop_entries_.end(), i) == 1 &&
+      closes_nested_loop(i, end, &source))
+    open = false;
+  // A try whose body holds a loop starting at the same operation is the outer statement: its
+  // handler covers normally reachable code from the loop's jump back on (not only the handler
+  // code of a statement nested in the loop, which 3.12+ places after the loop).
+  const HandlerRegion* region = flow_.outermost_region_at(i, opened_try_);
+  auto holds_loop = [&] {
+    if (source <= i) return true;
+    for (int k = source; k < region->end; ++k) {
+      if (flow_.reachable[static_cast<size_t>(k)] && flow_.handler_covering(k) == region->target)
+        return true;
+    }
+    return false;
+  };
+  if (region && ops[static_cast<size_t>(region->target)].op == Op::PushExcInfo &&
+      region->end > source && region->end > i + 1 && holds_loop()) {
+    return decode_try(i, end, exit);
+  }
+  if (!open) {
+    if (int next = decode_loop_at(i, end, exit, source, nested); next >= 0) return next;
+  }
+  if (const HandlerRegion* region = flow_.outermost_region_at(i, opened_try_)) {
+    if (ops[static_cast<size_t>(region->target)].op == Op::PushExcInfo)
+      return decode_try(i, end, exit);
+  }
+  return -1;
+}
+
+int CodeDecoder::decode_statement(int i, int end, int exit) {
+  const auto& ops = lifted_.ops;
+  const Operation& op = ops[static_cast<size_t>(i)];
+  if (consumed_[static_cast<size_t>(i)]) return i + 1;
+  if (int next = decode_break_copy(i, end); next >= 0) return next;
   if (op.op == Op::LoadFastAndClear) return decode_inline_comprehension(i);
   if (op.op == Op::Jump) return decode_jump(i, end, exit);
   if (op.op == Op::ForIter) return decode_for(i, end, exit);
@@ -350,78 +451,7 @@ int CodeDecoder::decode_statement(int i, int end, int exit) {
   if (op.op == Op::JumpIf) return decode_condition(i, end, exit, stmt_start_);
   if (int skipped = skip_with_exit_call(i); skipped > i) return skipped;
   if (stack_.size() <= statement_depth_) {
-    stmt_start_ = i;
-    bool open = std::find(open_loop_entries_.begin(), open_loop_entries_.end(), i) !=
-                open_loop_entries_.end();
-    int source = flow_.last_backward_source[static_cast<size_t>(i)];
-    // A loop nested at the start of an enclosing loop's body (`while a: while True: ...`): its
-    // jumps back lie inside the region and go to the operation the enclosing loop's go to (the
-    // enclosing loop's own jumps back are at its end, or go to its test).
-    bool nested = open;
-    if (open && !loops_.empty() &&
-        std::count(open_loop_entries_.begin(), open_loop_entries_.end(), i) == 1) {
-      WhileShape shape = while_head(i);
-      if (shape.found && shape.tail < end) {
-        open = false;
-      } else if (resolve(loops_.back().continue_target) != resolve(i)) {
-        for (int k = end - 1; k > i && open; --k) {
-          const Operation& back = ops[static_cast<size_t>(k)];
-          if (flow_.reachable[static_cast<size_t>(k)] && back.target == i &&
-              (back.op == Op::Jump || back.op == Op::JumpIf)) {
-            source = k;
-            open = false;
-          }
-        }
-      }
-    }
-    // A try whose body holds a loop starting at the same operation is the outer statement: its
-    // handler covers normally reachable code from the loop's jump back on (not only the handler
-    // code of a statement nested in the loop, which 3.12+ places after the loop).
-    const HandlerRegion* region = flow_.outermost_region_at(i, opened_try_);
-    auto holds_loop = [&] {
-      if (source <= i) return true;
-      for (int k = source; k < region->end; ++k) {
-        if (flow_.reachable[static_cast<size_t>(k)] && flow_.handler_covering(k) == region->target)
-          return true;
-      }
-      return false;
-    };
-    if (region && ops[static_cast<size_t>(region->target)].op == Op::PushExcInfo &&
-        region->end > source && region->end > i + 1 && holds_loop()) {
-      return decode_try(i, end, exit);
-    }
-    if (!open) {
-      WhileShape shape = while_head(i);
-      // (A jump back to the test from past the loop's own jump back closes a `while True`
-      // around it: that loop first.)
-      bool enclosed = !nested && shape.found && source > shape.tail && source < end &&
-                      ops[static_cast<size_t>(source)].op == Op::Jump;
-      if (shape.found && shape.exit <= end && !enclosed) return decode_while(i, shape, end);
-      if (shape.loop_test > i && shape.exit > i && shape.exit <= end)
-        return decode_if_around_loop(i, shape.loop_test, shape.exit);
-      // The loop ends the region, its exits copies of the region's exit placed past it (a
-      // return, copied for each jump of the test): without a break, nothing else runs after.
-      if (shape.found && !enclosed && shape.tail < end && same_target(shape.exit, exit) &&
-          loop_else_end(shape.body, shape.tail, shape.exit, static_cast<int>(ops.size())) ==
-              shape.exit) {
-        decode_while(i, shape, end);
-        return end;
-      }
-      if ((!shape.found || enclosed) && source > i && source < end)
-        return decode_while_true(i, source, end, exit);
-      // 3.12+: a `while True:` whose jumps back are all in its except clauses' handler code,
-      // placed after the function's code (`while True: try: ... except E: continue` then
-      // `break`).
-      if (!shape.found && profile_.cold_blocks_at_end && source >= end &&
-          !flow_.reachable[static_cast<size_t>(source)]) {
-        if (int loop_end = cold_jump_back_loop_end(i, end, exit); loop_end > i)
-          return decode_while_true(i, loop_end - 1, end, exit);
-      }
-    }
-    if (const HandlerRegion* region = flow_.outermost_region_at(i, opened_try_)) {
-      if (ops[static_cast<size_t>(region->target)].op == Op::PushExcInfo)
-        return decode_try(i, end, exit);
-    }
+    if (int next = decode_at_statement_start(i, end, exit); next >= 0) return next;
   }
   if (int next = decode_match(i, end, exit); next >= 0) return next;
   if (stack_.size() > statement_depth_ && role_ != CodeRole::Comprehension) {
