@@ -192,6 +192,9 @@ class CodeDecoder {
   bool chained_test_repeated(int head, int last, int body, int bottom, int exit) const;
   int decode_if_around_loop(int head, int loop_test, int exit);
   int decode_while(int head, const WhileShape& shape, int end);
+  ExprPtr while_test(int head, const WhileShape& shape);  // the loop's test, read at its head
+  void check_while_test_copy(int head, const WhileShape& shape, int body_end,
+                             int jumps_back) const;  // throws where the bottom copy differs
   int decode_try(int i, int end, int exit);
   bool strip_copied_tail(Stmt& stmt, const Body& tail) const;
   bool strip_counted_copies(Stmt& stmt, const Body& tail, const std::vector<int>& copies) const;

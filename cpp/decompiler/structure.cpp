@@ -769,25 +769,61 @@ int CodeDecoder::decode_if_around_loop(int head, int loop_test, int exit) {
   return exit;
 }
 
-int CodeDecoder::decode_while(int head, const WhileShape& shape, int end) {
+// The test of the rotated loop `shape` at `head`.
+ExprPtr CodeDecoder::while_test(int head, const WhileShape& shape) {
   const auto& ops = lifted_.ops;
-  ExprPtr test;
   if (shape.threaded) {  // `if not test: <jump to the exit>`
     std::vector<ConditionItem> items = collect_conditions_range(head, shape.body - 1);
-    test = negate(build_condition(items, 0, items.size(), shape.body, false, shape.body - 1));
-  } else {
-    std::vector<ConditionItem> items;
-    if (shape.chain_cleanup > 0) {  // (collect_conditions reads a chained comparison's links)
-      int j = head;
-      ++expression_only_;
-      while (ops[static_cast<size_t>(j)].op != Op::JumpIf) j = execute_step(j);
-      --expression_only_;
-      items = collect_conditions(j, shape.body, head);
-    } else {
-      items = collect_conditions_range(head, shape.body);
-    }
-    test = build_condition(items, 0, items.size(), shape.exit, false, shape.body);
+    return negate(build_condition(items, 0, items.size(), shape.body, false, shape.body - 1));
   }
+  std::vector<ConditionItem> items;
+  if (shape.chain_cleanup > 0) {  // (collect_conditions reads a chained comparison's links)
+    int j = head;
+    ++expression_only_;
+    while (ops[static_cast<size_t>(j)].op != Op::JumpIf) j = execute_step(j);
+    --expression_only_;
+    items = collect_conditions(j, shape.body, head);
+  } else {
+    items = collect_conditions_range(head, shape.body);
+  }
+  return build_condition(items, 0, items.size(), shape.exit, false, shape.body);
+}
+
+// The copy computes the same values (3.12+ where tests jump back, a threaded exit); and an
+// if's test jumping where the loop's does is no part of the loop's test: `if a: while b: ...`,
+// whose copy repeats b alone, the end of the top test. Throws where the copy [body_end, tail]
+// of the rotated loop `shape`'s test at `head` is not that.
+void CodeDecoder::check_while_test_copy(int head, const WhileShape& shape, int body_end,
+                                        int jumps_back) const {
+  const auto& ops = lifted_.ops;
+  std::vector<int> top, bottom;
+  for (int k = head; k < shape.body; ++k)
+    if (!is_jump(ops[static_cast<size_t>(k)].op)) top.push_back(k);
+  for (int k = body_end; k <= shape.tail; ++k)
+    if (!is_jump(ops[static_cast<size_t>(k)].op)) bottom.push_back(k);
+  auto repeats = [&](size_t from) {  // bottom repeats top from `from` on
+    if (top.size() - from != bottom.size()) return false;
+    for (size_t n = 0; n < bottom.size(); ++n)
+      if (!same_operations(ops, top[from + n], bottom[n], 1)) return false;
+    return true;
+  };
+  if ((jumps_back > 0 || shape.threaded || shape.cold_tail) && !repeats(0))
+    throw DecodeFailure("while test copy");
+  // (Matched backward from the copy's last jump: only the top test's later items.)
+  size_t matched = 0;
+  for (int k = shape.tail; k >= shape.body && matched < top.size(); --k) {
+    if (is_jump(ops[static_cast<size_t>(k)].op)) continue;
+    if (!same_operations(ops, top[top.size() - 1 - matched], k, 1)) break;
+    ++matched;
+  }
+  if (matched > 0 && matched < top.size() && jumps_back == 0 &&
+      ops[static_cast<size_t>(top[top.size() - matched] - 1)].op == Op::JumpIf)
+    throw DecodeFailure("while test copy: an if's test before the loop's");
+}
+
+int CodeDecoder::decode_while(int head, const WhileShape& shape, int end) {
+  const auto& ops = lifted_.ops;
+  ExprPtr test = while_test(head, shape);
   int copy_length = shape.body - head;
   // 3.12+ has no backward conditional jump: in the copy, each test that goes to the body when
   // true jumps over a JUMP_BACKWARD of its own instead.
@@ -801,34 +837,7 @@ int CodeDecoder::decode_while(int head, const WhileShape& shape, int end) {
   if (ops[static_cast<size_t>(shape.tail)].op == Op::Jump && !shape.threaded) --body_end;
   if (shape.open_end) body_end = shape.exit;
   if (body_end < shape.body) throw DecodeFailure("while test copy");
-  // The copy computes the same values (3.12+ where tests jump back, a threaded exit); and an
-  // if's test jumping where the loop's does is no part of the loop's test: `if a: while b: ...`,
-  // whose copy repeats b alone, the end of the top test.
-  {
-    std::vector<int> top, bottom;
-    for (int k = head; k < shape.body; ++k)
-      if (!is_jump(ops[static_cast<size_t>(k)].op)) top.push_back(k);
-    for (int k = body_end; k <= shape.tail; ++k)
-      if (!is_jump(ops[static_cast<size_t>(k)].op)) bottom.push_back(k);
-    auto repeats = [&](size_t from) {  // bottom repeats top from `from` on
-      if (top.size() - from != bottom.size()) return false;
-      for (size_t n = 0; n < bottom.size(); ++n)
-        if (!same_operations(ops, top[from + n], bottom[n], 1)) return false;
-      return true;
-    };
-    if ((jumps_back > 0 || shape.threaded || shape.cold_tail) && !repeats(0))
-      throw DecodeFailure("while test copy");
-    // (Matched backward from the copy's last jump: only the top test's later items.)
-    size_t matched = 0;
-    for (int k = shape.tail; k >= shape.body && matched < top.size(); --k) {
-      if (is_jump(ops[static_cast<size_t>(k)].op)) continue;
-      if (!same_operations(ops, top[top.size() - 1 - matched], k, 1)) break;
-      ++matched;
-    }
-    if (matched > 0 && matched < top.size() && jumps_back == 0 &&
-        ops[static_cast<size_t>(top[top.size() - matched] - 1)].op == Op::JumpIf)
-      throw DecodeFailure("while test copy: an if's test before the loop's");
-  }
+  check_while_test_copy(head, shape, body_end, jumps_back);
   // A cold bottom test (while_head): the body runs to the exit; the clauses' jumps to the test go
   // on with the next iteration, as to the head.
   Restore<std::map<int, int>> keep_cold_tests(cold_tests_);
