@@ -32,8 +32,9 @@ class CompilerProfile {
   // clause's handler code, a bottom test reached only from it, the code after a loop reached only
   // by breaks from handler code) are placed after the function's normal code.
   bool cold_blocks_at_end = minor_ >= 12;
-  // 3.12+ has no backward conditional jump (flowgraph.c's normalize_jumps): a test jumping back
-  // is `jump-if over; JUMP_BACKWARD`, and a loop's bottom test `jump-if exit; JUMP_BACKWARD`.
+  // 3.12+ has no backward conditional jump (flowgraph.c's normalize_jumps_in_block reverses it):
+  // a test jumping back is `jump-if over; JUMP_BACKWARD`, a loop's bottom test `jump-if exit;
+  // JUMP_BACKWARD`.
   bool conditional_jumps_forward_only = minor_ >= 12;
   // 3.12+: a written `return K` is RETURN_CONST (flowgraph.c's optimize_basic_block), while a
   // return copied into both branches of `return K if c else x` keeps LOAD_CONST; RETURN_VALUE.
