@@ -150,10 +150,22 @@ class CodeDecoder {
   Body decode_range(int begin, int end, int exit);
   Body decode_range_extending(int begin, int* end, int limit, int exit);
   int decode_statement(int i, int end, int exit);
+  int decode_break_copy(int i, int end);  // a break the layout shows without a jump, or -1
+  int decode_at_statement_start(int i, int end, int exit);     // a loop or try starting at i, or -1
+  bool closes_nested_loop(int i, int end, int* source) const;  // a loop opening a loop's body
+  int decode_loop_at(int i, int end, int exit, int source, bool nested);  // a loop at i, or -1
   int decode_condition(int j, int end, int exit, int stmt_start);
   int decode_jump(int i, int end, int exit);
   int decode_for(int i, int end, int region_exit = -1);
   int decode_while_true(int head, int last_jump, int end, int region_exit);
+  int while_true_exit(int head, int last_jump, int end, bool* ends_in_break) const;  // its end
+  int cold_break_target(int head, int loop_exit, int end, int region_exit,
+                        int break_target) const;  // 3.12+: breaks from cold handler code
+  bool leaves_try_except(int head, int p) const;  // 3.10: POP_EXCEPT/POP_BLOCK of a try/except
+  void note_clause_break_copies(int head, int last_jump, int loop_exit, int end, int region_exit,
+                                int* clause_tail, int* clause_tail_length);  // 3.10
+  bool while_true_spelled_true(int head) const;  // `while True`, not `while 1`
+  void emit_while_true(Body body, bool ends_in_break, bool spelled_true);  // or `while test`
   int loop_handler_code_end(int head, int last_jump, int end) const;
   int loop_clauses_reraise(int head, int last_jump, int end) const;
   bool breaks_past_region(int begin, int body_end, int end, int region_exit) const;
@@ -171,6 +183,11 @@ class CodeDecoder {
     bool cold_tail = false;
   };
   WhileShape while_head(int head) const;
+  bool read_threaded_while(int head, int k, WhileShape& shape) const;  // 3.12+ threaded exit
+  WhileShape chained_while(int head, int k, int cleanup) const;  // a chained comparison's test
+  bool body_never_falls_off(int head, int body, int tail, int exit) const;  // no bottom test
+  int exit_past_copies(int tail, int target) const;  // the exit past copies of the code after it
+  bool read_rotated_while(int head, int k, WhileShape& shape) const;  // test ending at k
   int loop_test_after_if_test(int head, int body, int tail) const;
   int chained_test_cleanup(int from, int last) const;
   bool chained_links_to(int from, int last, int cleanup) const;
@@ -178,6 +195,9 @@ class CodeDecoder {
   bool chained_test_repeated(int head, int last, int body, int bottom, int exit) const;
   int decode_if_around_loop(int head, int loop_test, int exit);
   int decode_while(int head, const WhileShape& shape, int end);
+  ExprPtr while_test(int head, const WhileShape& shape);  // the loop's test, read at its head
+  void check_while_test_copy(int head, const WhileShape& shape, int body_end,
+                             int jumps_back) const;  // throws where the bottom copy differs
   int decode_try(int i, int end, int exit);
   // ---- handlers.cpp: try statements from exception tables
   // the body's end past the jumps the table leaves out
@@ -326,6 +346,27 @@ class CodeDecoder {
   int exit_copy_length(int exit, int copy) const;
   int tail_copy_original(int i, int target, int* copies_end = nullptr);
   int loop_else_end(int body_begin, int body_end, int exit, int end) const;
+  // The layout of a for loop (decode_for's steps fill it in the order they read it).
+  struct ForShape {
+    int exit = 0;          // FOR_ITER's target: the body's end
+    int after = 0;         // past the exit's END_FOR
+    int loop_exit = 0;     // the end of the loop and its else
+    int break_target = 0;  // where its breaks go
+    int after_else = -1;   // where the breaks' copies come from (-1: a break jumps past)
+    int break_tail = -1;   // 3.10: the first break's copy of the code after the loop
+    int break_tail_length = 0;
+    bool out_of_line = false;  // 3.12+ async for: the else placed after the code after the loop
+    int else_begin = 0;        // where the else begins
+    int else_end = 0;
+  };
+  ForShape for_shape(int i, int end, int region_exit);  // exit, else and breaks
+  int for_exit(int i, int end);                         // FOR_ITER's target, or the region's end
+  int break_copy_line_original(int i, int exit, int after, int end) const;  // 3.12+
+  void read_break_tail_copy(int i, int end, ForShape& shape) const;         // 3.10
+  void read_out_of_line_async_else(int i, ForShape& shape);                 // 3.12+ async for
+  Body decode_for_body(int i, const ExprPtr& iter, const ForShape& shape, int end, int region_exit,
+                       ExprPtr* target);
+  void close_for(const Stmt& stmt, bool after_loop, int threaded_breaks, int loop_exit, int end);
 
   // Condition chains: `expr; jump-if` items that together form one boolean test.
   struct ConditionItem {

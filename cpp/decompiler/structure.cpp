@@ -201,7 +201,7 @@ bool CodeDecoder::same_target(int a, int b) const {
 int CodeDecoder::exit_copy_length(int exit, int copy) const {
   const auto& ops = lifted_.ops;
   int size = static_cast<int>(ops.size());
-  if (code_.minor > 11 || exit < 0 || copy <= exit || copy >= size) return 0;
+  if (!profile_.exit_copies_follow_original || exit < 0 || copy <= exit || copy >= size) return 0;
   int length = 0;
   for (int k = exit; k < size && k < exit + 8 && length == 0; ++k) {
     Op op = ops[static_cast<size_t>(k)].op;
@@ -276,7 +276,7 @@ Body CodeDecoder::decode_range_extending(int begin, int* end, int limit, int exi
   *end = i;
   out_ = saved;
   stack_ = std::move(saved_stack);
-  if (code_.minor >= 12) fold_return_if_expression(body);
+  if (profile_.folds_return_const) fold_return_if_expression(body);
   return body;
 }
 
@@ -308,10 +308,11 @@ void CodeDecoder::fold_return_if_expression(Body& body) const {
   }
 }
 
-int CodeDecoder::decode_statement(int i, int end, int exit) {
-  const auto& ops = lifted_.ops;
-  const Operation& op = ops[static_cast<size_t>(i)];
-  if (consumed_[static_cast<size_t>(i)]) return i + 1;
+// A `break` at `i` that the loop's layout shows without a jump: a POP_TOP of the iterator before
+// a copy of the code after the loop, or, 3.10, an except clause's copy of it (clause_breaks_).
+// Where the statement after it starts; -1 if none.
+int CodeDecoder::decode_break_copy(int i, int end) {
+  const Operation& op = lifted_.ops[static_cast<size_t>(i)];
   if (op.op == Op::PopTop && !loops_.empty() && !stack_.empty() && is_internal(top(), "iter")) {
     auto found = break_copies_.find(i);
     if (found != break_copies_.end() && found->second.first == loops_.back().continue_target &&
@@ -336,6 +337,106 @@ int CodeDecoder::decode_statement(int i, int end, int exit) {
       return i + found->second.second;
     }
   }
+  return -1;
+}
+
+// The loop opened at `i` that starts the body of the enclosing loop (see
+// decode_at_statement_start): whether the region holds it, its jump back in `*source`.
+bool CodeDecoder::closes_nested_loop(int i, int end, int* source) const {
+  const auto& ops = lifted_.ops;
+  WhileShape shape = while_head(i);
+  if (shape.found && shape.tail < end) return true;
+  if (resolve(loops_.back().continue_target) == resolve(i)) return false;
+  for (int k = end - 1; k > i; --k) {
+    const Operation& back = ops[static_cast<size_t>(k)];
+    if (flow_.reachable[static_cast<size_t>(k)] && back.target == i &&
+        (back.op == Op::Jump || back.op == Op::JumpIf)) {
+      *source = k;
+      return true;
+    }
+  }
+  return false;
+}
+
+// A loop starting at `i`, whose last jump back is at `source`; -1 if none.
+int CodeDecoder::decode_loop_at(int i, int end, int exit, int source, bool nested) {
+  const auto& ops = lifted_.ops;
+  WhileShape shape = while_head(i);
+  // (A jump back to the test from past the loop's own jump back closes a `while True`
+  // around it: that loop first.)
+  bool enclosed = !nested && shape.found && source > shape.tail && source < end &&
+                  ops[static_cast<size_t>(source)].op == Op::Jump;
+  if (shape.found && shape.exit <= end && !enclosed) return decode_while(i, shape, end);
+  if (shape.loop_test > i && shape.exit > i && shape.exit <= end)
+    return decode_if_around_loop(i, shape.loop_test, shape.exit);
+  // The loop ends the region, its exits copies of the region's exit placed past it (a
+  // return, copied for each jump of the test): without a break, nothing else runs after.
+  if (shape.found && !enclosed && shape.tail < end && same_target(shape.exit, exit) &&
+      loop_else_end(shape.body, shape.tail, shape.exit, static_cast<int>(ops.size())) ==
+          shape.exit) {
+    decode_while(i, shape, end);
+    return end;
+  }
+  if ((!shape.found || enclosed) && source > i && source < end)
+    return decode_while_true(i, source, end, exit);
+  // 3.12+: a `while True:` whose jumps back are all in its except clauses' handler code,
+  // placed after the function's code (`while True: try: ... except E: continue` then
+  // `break`).
+  if (!shape.found && profile_.cold_blocks_at_end && source >= end &&
+      !flow_.reachable[static_cast<size_t>(source)]) {
+    if (int loop_end = cold_jump_back_loop_end(i, end, exit); loop_end > i)
+      return decode_while_true(i, loop_end - 1, end, exit);
+  }
+  return -1;
+}
+
+// A statement starting at `i` with nothing pending on the stack: a loop or a try statement
+// starting there; -1 if neither.
+int CodeDecoder::decode_at_statement_start(int i, int end, int exit) {
+  const auto& ops = lifted_.ops;
+  stmt_start_ = i;
+  bool open = std::find(open_loop_entries_.begin(), open_loop_entries_.end(), i) !=
+              open_loop_entries_.end();
+  int source = flow_.last_backward_source[static_cast<size_t>(i)];
+  // A loop nested at the start of an enclosing loop's body (`while a: while True: ...`): its
+  // jumps back lie inside the region and go to the operation the enclosing loop's go to (the
+  // enclosing loop's own jumps back are at its end, or go to its test).
+  bool nested = open;
+  if (open && !loops_.empty() &&
+      std::count(open_loop_entries_.begin(), open_loop_entries_.end(), i) == 1 &&
+      closes_nested_loop(i, end, &source))
+    open = false;
+  // A try whose body holds a loop starting at the same operation is the outer statement: its
+  // handler covers normally reachable code from the loop's jump back on (not only the handler
+  // code of a statement nested in the loop, which 3.12+ places after the loop).
+  const HandlerRegion* region = flow_.outermost_region_at(i, opened_try_);
+  auto holds_loop = [&] {
+    if (source <= i) return true;
+    for (int k = source; k < region->end; ++k) {
+      if (flow_.reachable[static_cast<size_t>(k)] && flow_.handler_covering(k) == region->target)
+        return true;
+    }
+    return false;
+  };
+  if (region && ops[static_cast<size_t>(region->target)].op == Op::PushExcInfo &&
+      region->end > source && region->end > i + 1 && holds_loop()) {
+    return decode_try(i, end, exit);
+  }
+  if (!open) {
+    if (int next = decode_loop_at(i, end, exit, source, nested); next >= 0) return next;
+  }
+  if (const HandlerRegion* region = flow_.outermost_region_at(i, opened_try_)) {
+    if (ops[static_cast<size_t>(region->target)].op == Op::PushExcInfo)
+      return decode_try(i, end, exit);
+  }
+  return -1;
+}
+
+int CodeDecoder::decode_statement(int i, int end, int exit) {
+  const auto& ops = lifted_.ops;
+  const Operation& op = ops[static_cast<size_t>(i)];
+  if (consumed_[static_cast<size_t>(i)]) return i + 1;
+  if (int next = decode_break_copy(i, end); next >= 0) return next;
   if (op.op == Op::LoadFastAndClear) return decode_inline_comprehension(i);
   if (op.op == Op::Jump) return decode_jump(i, end, exit);
   if (op.op == Op::ForIter) return decode_for(i, end, exit);
@@ -350,78 +451,7 @@ int CodeDecoder::decode_statement(int i, int end, int exit) {
   if (op.op == Op::JumpIf) return decode_condition(i, end, exit, stmt_start_);
   if (int skipped = skip_with_exit_call(i); skipped > i) return skipped;
   if (stack_.size() <= statement_depth_) {
-    stmt_start_ = i;
-    bool open = std::find(open_loop_entries_.begin(), open_loop_entries_.end(), i) !=
-                open_loop_entries_.end();
-    int source = flow_.last_backward_source[static_cast<size_t>(i)];
-    // A loop nested at the start of an enclosing loop's body (`while a: while True: ...`): its
-    // jumps back lie inside the region and go to the operation the enclosing loop's go to (the
-    // enclosing loop's own jumps back are at its end, or go to its test).
-    bool nested = open;
-    if (open && !loops_.empty() &&
-        std::count(open_loop_entries_.begin(), open_loop_entries_.end(), i) == 1) {
-      WhileShape shape = while_head(i);
-      if (shape.found && shape.tail < end) {
-        open = false;
-      } else if (resolve(loops_.back().continue_target) != resolve(i)) {
-        for (int k = end - 1; k > i && open; --k) {
-          const Operation& back = ops[static_cast<size_t>(k)];
-          if (flow_.reachable[static_cast<size_t>(k)] && back.target == i &&
-              (back.op == Op::Jump || back.op == Op::JumpIf)) {
-            source = k;
-            open = false;
-          }
-        }
-      }
-    }
-    // A try whose body holds a loop starting at the same operation is the outer statement: its
-    // handler covers normally reachable code from the loop's jump back on (not only the handler
-    // code of a statement nested in the loop, which 3.12+ places after the loop).
-    const HandlerRegion* region = flow_.outermost_region_at(i, opened_try_);
-    auto holds_loop = [&] {
-      if (source <= i) return true;
-      for (int k = source; k < region->end; ++k) {
-        if (flow_.reachable[static_cast<size_t>(k)] && flow_.handler_covering(k) == region->target)
-          return true;
-      }
-      return false;
-    };
-    if (region && ops[static_cast<size_t>(region->target)].op == Op::PushExcInfo &&
-        region->end > source && region->end > i + 1 && holds_loop()) {
-      return decode_try(i, end, exit);
-    }
-    if (!open) {
-      WhileShape shape = while_head(i);
-      // (A jump back to the test from past the loop's own jump back closes a `while True`
-      // around it: that loop first.)
-      bool enclosed = !nested && shape.found && source > shape.tail && source < end &&
-                      ops[static_cast<size_t>(source)].op == Op::Jump;
-      if (shape.found && shape.exit <= end && !enclosed) return decode_while(i, shape, end);
-      if (shape.loop_test > i && shape.exit > i && shape.exit <= end)
-        return decode_if_around_loop(i, shape.loop_test, shape.exit);
-      // The loop ends the region, its exits copies of the region's exit placed past it (a
-      // return, copied for each jump of the test): without a break, nothing else runs after.
-      if (shape.found && !enclosed && shape.tail < end && same_target(shape.exit, exit) &&
-          loop_else_end(shape.body, shape.tail, shape.exit, static_cast<int>(ops.size())) ==
-              shape.exit) {
-        decode_while(i, shape, end);
-        return end;
-      }
-      if ((!shape.found || enclosed) && source > i && source < end)
-        return decode_while_true(i, source, end, exit);
-      // 3.12+: a `while True:` whose jumps back are all in its except clauses' handler code,
-      // placed after the function's code (`while True: try: ... except E: continue` then
-      // `break`).
-      if (!shape.found && code_.minor >= 12 && source >= end &&
-          !flow_.reachable[static_cast<size_t>(source)]) {
-        if (int loop_end = cold_jump_back_loop_end(i, end, exit); loop_end > i)
-          return decode_while_true(i, loop_end - 1, end, exit);
-      }
-    }
-    if (const HandlerRegion* region = flow_.outermost_region_at(i, opened_try_)) {
-      if (ops[static_cast<size_t>(region->target)].op == Op::PushExcInfo)
-        return decode_try(i, end, exit);
-    }
+    if (int next = decode_at_statement_start(i, end, exit); next >= 0) return next;
   }
   if (int next = decode_match(i, end, exit); next >= 0) return next;
   if (stack_.size() > statement_depth_ && role_ != CodeRole::Comprehension) {
@@ -439,6 +469,175 @@ int CodeDecoder::decode_statement(int i, int end, int exit) {
   return execute_step(i);
 }
 
+// 3.12+: a loop ending an enclosing loop's body exits by the enclosing loop's jump back; the
+// top test's jump to it was threaded there and turned around, over a JUMP_BACKWARD of its own
+// that no handler covers (a written `if not test: continue` keeps the test's handler). Whether
+// the test [head, k] is that shape, read into `shape`.
+bool CodeDecoder::read_threaded_while(int head, int k, WhileShape& shape) const {
+  const auto& ops = lifted_.ops;
+  int body = k + 2;
+  int tail = flow_.last_backward_source[static_cast<size_t>(body)];
+  bool single = true;
+  for (int m = head; m < k; ++m) single &= !is_jump(ops[static_cast<size_t>(m)].op);
+  bool covered =
+      table_readings_ && flow_.handler_covering(head) >= 0 && flow_.handler_covering(k + 1) >= 0;
+  if (single && !covered && tail > body && static_cast<size_t>(tail) + 1 < ops.size() &&
+      ops[static_cast<size_t>(tail)].op == Op::Jump &&
+      ops[static_cast<size_t>(tail - 1)].op == Op::JumpIf &&
+      ops[static_cast<size_t>(tail - 1)].target == tail + 1 &&
+      ops[static_cast<size_t>(tail) + 1].op == Op::Jump &&
+      same_target(ops[static_cast<size_t>(tail) + 1].target,
+                  ops[static_cast<size_t>(k) + 1].target)) {
+    shape.found = true;
+    shape.body = body;
+    shape.tail = tail;
+    shape.exit = tail + 1;
+    shape.threaded = true;
+    return true;
+  }
+  return false;
+}
+
+// The loop whose test [head, k] ends in a chained comparison's last link at `k`, its cleanup at
+// `cleanup` (see while_head); not found where the bottom test does not repeat it.
+CodeDecoder::WhileShape CodeDecoder::chained_while(int head, int k, int cleanup) const {
+  const auto& ops = lifted_.ops;
+  const Operation& op = ops[static_cast<size_t>(k)];
+  WhileShape shape;
+  int top_way = chained_exit_way(cleanup + 1, op.target);
+  int body = cleanup + 1 + top_way;
+  int tail = top_way > 0 && static_cast<size_t>(body) < ops.size()
+                 ? flow_.last_backward_source[static_cast<size_t>(body)]
+                 : -1;
+  int bottom = tail;  // the bottom test's last link
+  if (profile_.conditional_jumps_forward_only && tail > body &&
+      ops[static_cast<size_t>(tail)].op == Op::Jump)
+    bottom = ops[static_cast<size_t>(tail - 1)].target == tail + 1 ? tail - 1 : -1;
+  int way = tail > body ? chained_exit_way(tail + 1, op.target) : 0;
+  if (ops[static_cast<size_t>(k) + 1].target == body && bottom > body && way > 0 &&
+      op.target == tail + 2 + way && ops[static_cast<size_t>(bottom)].op == Op::JumpIf &&
+      ops[static_cast<size_t>(tail) + 1 + static_cast<size_t>(way)].op == Op::PopTop &&
+      chained_links_to(body, bottom, tail + 1 + way) &&
+      chained_test_repeated(head, k, body, bottom, op.target)) {
+    shape.found = true;
+    shape.body = body;
+    shape.tail = tail;
+    shape.exit = op.target;
+    shape.chain_cleanup = 2 + top_way;
+  }
+  return shape;
+}
+
+// A body that never falls off its end has no bottom test: its last jump back is a
+// `continue` (to the test), and it ends before the exit in a return or raise, or in that
+// jump. No jump of the body goes to the exit or past it (a `break` ending the body falls
+// into the exit: `if t: ...; continue` then `break`, read with its bottom test elsewhere).
+bool CodeDecoder::body_never_falls_off(int head, int body, int tail, int exit) const {
+  const auto& ops = lifted_.ops;
+  bool open_end = ops[static_cast<size_t>(tail)].op == Op::Jump &&
+                  ops[static_cast<size_t>(tail)].target == head && exit > tail;
+  if (open_end) {
+    Op last = ops[static_cast<size_t>(exit) - 1].op;
+    open_end = exit - 1 == tail || last == Op::ReturnValue || last == Op::ReturnConst ||
+               last == Op::RaiseVarargs || last == Op::Reraise;
+    for (int m = body; open_end && m < exit; ++m) {
+      const Operation& inner = ops[static_cast<size_t>(m)];
+      if (is_jump(inner.op) && inner.target >= exit) open_end = false;
+    }
+  }
+  return open_end;
+}
+
+// The exit of a loop whose bottom test ends at `tail` and whose top test jumps to `target`, past
+// `tail + 1`; -1 where that is not a loop's layout. Between the bottom test and the exit there
+// may be a copy of the code after the loop (a short block ending in return), placed there by the
+// compiler (or, the test being an and/or, one copy for each of its jumps, back to back); or the
+// top test's jump was threaded through the jump after the loop (over the else of an if ending
+// with it).
+int CodeDecoder::exit_past_copies(int tail, int target) const {
+  const auto& ops = lifted_.ops;
+  if (same_target(target, tail + 1)) {
+    // 3.13's duplicate_exits_without_lineno also copies a block without a line number that
+    // holds an eval-breaker check (the enclosing loop's JUMP_BACKWARD, an if's then-branch
+    // ending with the loop) for each jump to it: the bottom test falls into one copy, the top
+    // test jumps to the next. The loop's exit is the last copy; the others are its.
+    const Operation& last_copy = ops[static_cast<size_t>(target)];
+    bool copied_jumps = profile_.copies_jump_blocks_without_lineno && last_copy.op == Op::Jump;
+    for (int c = tail + 1; copied_jumps && c < target; ++c)
+      copied_jumps = ops[static_cast<size_t>(c)].op == Op::Jump &&
+                     ops[static_cast<size_t>(c)].target == last_copy.target;
+    return copied_jumps ? target : tail + 1;
+  }
+  int gap = target - (tail + 1);
+  Op last = ops[static_cast<size_t>(target - 1)].op;
+  int length = copied_tail_length(target);
+  bool copies = length > 0 && gap % length == 0;
+  for (int c = tail + 1; copies && c < target; c += length)
+    copies = same_operations(ops, c, target, length);
+  if (!copies && (gap > 4 || (last != Op::ReturnValue && last != Op::ReturnConst))) return -1;
+  return target;
+}
+
+// The rotated loop whose top test ends with the jump-if at `k`, read into `shape`: false where
+// the test goes on past `k` (while_head reads on), true where `shape` is the answer (found or
+// not).
+bool CodeDecoder::read_rotated_while(int head, int k, WhileShape& shape) const {
+  const auto& ops = lifted_.ops;
+  const Operation& op = ops[static_cast<size_t>(k)];
+  int body = k + 1;
+  int tail = flow_.last_backward_source[static_cast<size_t>(body)];
+  // (Without a bottom test, the loop's jumps back all go to the test: `continue`s.)
+  if (tail <= k) tail = flow_.last_backward_source[static_cast<size_t>(head)];
+  if (tail <= k) return false;
+  // 3.12+ has no backward conditional jump: the bottom test is `jump-if exit; JUMP_BACKWARD`.
+  bool split_tail = ops[static_cast<size_t>(tail)].op == Op::Jump &&
+                    ops[static_cast<size_t>(tail - 1)].op == Op::JumpIf &&
+                    same_target(ops[static_cast<size_t>(tail - 1)].target, op.target);
+  bool open_end = !split_tail && body_never_falls_off(head, body, tail, op.target);
+  if (ops[static_cast<size_t>(tail)].op != Op::JumpIf && !split_tail && !open_end) return false;
+  // 3.12+: a body that never falls off its end (it ends in a `break`, a copy of the short code
+  // after the loop) while an except clause of it goes on with the next iteration: only handler
+  // code reaches the bottom test, a cold block that flowgraph.c's push_cold_blocks_to_end
+  // places after the handler code, past the exit and its jump back to the exit with it.
+  bool cold_tail = profile_.cold_blocks_at_end && split_tail && op.target > body &&
+                   op.target < tail && !flow_.reachable[static_cast<size_t>(tail)] &&
+                   flow_.reachable[static_cast<size_t>(op.target)] &&
+                   static_cast<size_t>(tail) + 1 < ops.size() &&
+                   ops[static_cast<size_t>(tail) + 1].op == Op::Jump &&
+                   ops[static_cast<size_t>(tail) + 1].target == op.target;
+  if (op.target < tail + 1 && !cold_tail) return false;
+  int exit = op.target;
+  if (open_end) {
+    tail = exit - 1;
+  } else if (!cold_tail && op.target != tail + 1) {
+    // (A cold tail: decode_while reads the body up to the exit.)
+    exit = exit_past_copies(tail, op.target);
+    if (exit < 0) return false;
+  }
+  // Every earlier jump of the test goes to the loop's exit or within the test (and/or): one
+  // going elsewhere is an if around the loop.
+  for (int m = head; m < k; ++m) {
+    const Operation& earlier = ops[static_cast<size_t>(m)];
+    if (earlier.op == Op::JumpIf && earlier.target > body &&
+        !same_target(earlier.target, op.target))
+      return true;
+  }
+  // (`if a: while b: ...`: a's jump goes where the loop's exit does, and the bottom test
+  // repeats b alone. The if first; its body starts with the loop.)
+  if (int loop_test = open_end ? -1 : loop_test_after_if_test(head, body, tail); loop_test > head) {
+    shape.loop_test = loop_test;
+    shape.exit = exit;
+    return true;
+  }
+  shape.found = true;
+  shape.body = body;
+  shape.tail = tail;
+  shape.exit = exit;
+  shape.open_end = open_end;
+  shape.cold_tail = cold_tail;
+  return true;
+}
+
 // A rotated `while test:` at `head`: the test [head, body) ends in a jump to `exit` and is
 // compiled again at the bottom, jumping back to `body` when true.
 CodeDecoder::WhileShape CodeDecoder::while_head(int head) const {
@@ -452,32 +651,10 @@ CodeDecoder::WhileShape CodeDecoder::while_head(int head) const {
                   ops[static_cast<size_t>(k - 1)].arg == 1;
     if (!is_pure(op.op) && op.op != Op::JumpIf && !walrus) return shape;
     if (op.op != Op::JumpIf) continue;
-    // 3.12+: a loop ending an enclosing loop's body exits by the enclosing loop's jump back; the
-    // top test's jump to it was threaded there and turned around, over a JUMP_BACKWARD of its own
-    // that no handler covers (a written `if not test: continue` keeps the test's handler).
-    if (code_.minor >= 12 && op.target == k + 2 && ops[static_cast<size_t>(k) + 1].op == Op::Jump &&
-        ops[static_cast<size_t>(k) + 1].target < head) {
-      int body = k + 2;
-      int tail = flow_.last_backward_source[static_cast<size_t>(body)];
-      bool single = true;
-      for (int m = head; m < k; ++m) single &= !is_jump(ops[static_cast<size_t>(m)].op);
-      bool covered = table_readings_ && flow_.handler_covering(head) >= 0 &&
-                     flow_.handler_covering(k + 1) >= 0;
-      if (single && !covered && tail > body && static_cast<size_t>(tail) + 1 < ops.size() &&
-          ops[static_cast<size_t>(tail)].op == Op::Jump &&
-          ops[static_cast<size_t>(tail - 1)].op == Op::JumpIf &&
-          ops[static_cast<size_t>(tail - 1)].target == tail + 1 &&
-          ops[static_cast<size_t>(tail) + 1].op == Op::Jump &&
-          same_target(ops[static_cast<size_t>(tail) + 1].target,
-                      ops[static_cast<size_t>(k) + 1].target)) {
-        shape.found = true;
-        shape.body = body;
-        shape.tail = tail;
-        shape.exit = tail + 1;
-        shape.threaded = true;
-        return shape;
-      }
-    }
+    if (profile_.conditional_jumps_forward_only && op.target == k + 2 &&
+        ops[static_cast<size_t>(k) + 1].op == Op::Jump &&
+        ops[static_cast<size_t>(k) + 1].target < head && read_threaded_while(head, k, shape))
+      return shape;
     // A chained comparison's last link jumps to the exit, then `JUMP body` over the cleanup
     // block of its earlier links, `POP_TOP` and the way to the exit (compiler_jump_if's layout
     // of a Compare with several links): `JUMP exit`, or, 3.10 and 3.12+, a copy of the exit
@@ -487,118 +664,9 @@ CodeDecoder::WhileShape CodeDecoder::while_head(int head) const {
     // (Not with a named expression in the test, whose store collect_conditions does not take.)
     bool named = false;
     for (int m = head; m < k; ++m) named |= ops[static_cast<size_t>(m)].op == Op::StoreName;
-    if (int cleanup = chained_test_cleanup(head, k); cleanup == k + 2 && !named) {
-      int top_way = chained_exit_way(cleanup + 1, op.target);
-      int body = cleanup + 1 + top_way;
-      int tail = top_way > 0 && static_cast<size_t>(body) < ops.size()
-                     ? flow_.last_backward_source[static_cast<size_t>(body)]
-                     : -1;
-      int bottom = tail;  // the bottom test's last link
-      if (code_.minor >= 12 && tail > body && ops[static_cast<size_t>(tail)].op == Op::Jump)
-        bottom = ops[static_cast<size_t>(tail - 1)].target == tail + 1 ? tail - 1 : -1;
-      int way = tail > body ? chained_exit_way(tail + 1, op.target) : 0;
-      if (ops[static_cast<size_t>(k) + 1].target == body && bottom > body && way > 0 &&
-          op.target == tail + 2 + way && ops[static_cast<size_t>(bottom)].op == Op::JumpIf &&
-          ops[static_cast<size_t>(tail) + 1 + static_cast<size_t>(way)].op == Op::PopTop &&
-          chained_links_to(body, bottom, tail + 1 + way) &&
-          chained_test_repeated(head, k, body, bottom, op.target)) {
-        shape.found = true;
-        shape.body = body;
-        shape.tail = tail;
-        shape.exit = op.target;
-        shape.chain_cleanup = 2 + top_way;
-        return shape;
-      }
-      return shape;
-    }
-    int body = k + 1;
-    int tail = flow_.last_backward_source[static_cast<size_t>(body)];
-    // (Without a bottom test, the loop's jumps back all go to the test: `continue`s.)
-    if (tail <= k) tail = flow_.last_backward_source[static_cast<size_t>(head)];
-    if (tail <= k) continue;
-    // 3.12+ has no backward conditional jump: the bottom test is `jump-if exit; JUMP_BACKWARD`.
-    bool split_tail = ops[static_cast<size_t>(tail)].op == Op::Jump &&
-                      ops[static_cast<size_t>(tail - 1)].op == Op::JumpIf &&
-                      same_target(ops[static_cast<size_t>(tail - 1)].target, op.target);
-    // A body that never falls off its end has no bottom test: its last jump back is a
-    // `continue` (to the test), and it ends before the exit in a return or raise, or in that
-    // jump. No jump of the body goes to the exit or past it (a `break` ending the body falls
-    // into the exit: `if t: ...; continue` then `break`, read with its bottom test elsewhere).
-    bool open_end = !split_tail && ops[static_cast<size_t>(tail)].op == Op::Jump &&
-                    ops[static_cast<size_t>(tail)].target == head && op.target > tail;
-    if (open_end) {
-      Op last = ops[static_cast<size_t>(op.target) - 1].op;
-      open_end = op.target - 1 == tail || last == Op::ReturnValue || last == Op::ReturnConst ||
-                 last == Op::RaiseVarargs || last == Op::Reraise;
-      for (int m = body; open_end && m < op.target; ++m) {
-        const Operation& inner = ops[static_cast<size_t>(m)];
-        if (is_jump(inner.op) && inner.target >= op.target) open_end = false;
-      }
-    }
-    if (ops[static_cast<size_t>(tail)].op != Op::JumpIf && !split_tail && !open_end) continue;
-    // 3.12+: a body that never falls off its end (it ends in a `break`, a copy of the short code
-    // after the loop) while an except clause of it goes on with the next iteration: only handler
-    // code reaches the bottom test, a cold block that flowgraph.c's push_cold_blocks_to_end
-    // places after the handler code, past the exit and its jump back to the exit with it.
-    bool cold_tail = code_.minor >= 12 && split_tail && op.target > body && op.target < tail &&
-                     !flow_.reachable[static_cast<size_t>(tail)] &&
-                     flow_.reachable[static_cast<size_t>(op.target)] &&
-                     static_cast<size_t>(tail) + 1 < ops.size() &&
-                     ops[static_cast<size_t>(tail) + 1].op == Op::Jump &&
-                     ops[static_cast<size_t>(tail) + 1].target == op.target;
-    if (op.target < tail + 1 && !cold_tail) continue;
-    int exit = op.target;
-    // Between the bottom test and the exit there may be a copy of the code after the loop
-    // (a short block ending in return), placed there by the compiler (or, the test being an
-    // and/or, one copy for each of its jumps, back to back); or the top test's jump was threaded
-    // through the jump after the loop (over the else of an if ending with it).
-    if (open_end) {
-      tail = exit - 1;
-    } else if (cold_tail) {
-      // (decode_while reads the body up to the exit.)
-    } else if (op.target != tail + 1 && same_target(op.target, tail + 1)) {
-      // 3.13's duplicate_exits_without_lineno also copies a block without a line number that
-      // holds an eval-breaker check (the enclosing loop's JUMP_BACKWARD, an if's then-branch
-      // ending with the loop) for each jump to it: the bottom test falls into one copy, the top
-      // test jumps to the next. The loop's exit is the last copy; the others are its.
-      const Operation& last_copy = ops[static_cast<size_t>(op.target)];
-      bool copied_jumps = code_.minor >= 13 && last_copy.op == Op::Jump;
-      for (int c = tail + 1; copied_jumps && c < op.target; ++c)
-        copied_jumps = ops[static_cast<size_t>(c)].op == Op::Jump &&
-                       ops[static_cast<size_t>(c)].target == last_copy.target;
-      if (!copied_jumps) exit = tail + 1;
-    } else if (op.target != tail + 1) {
-      int gap = op.target - (tail + 1);
-      Op last = ops[static_cast<size_t>(op.target - 1)].op;
-      int length = copied_tail_length(op.target);
-      bool copies = length > 0 && gap % length == 0;
-      for (int c = tail + 1; copies && c < op.target; c += length)
-        copies = same_operations(ops, c, op.target, length);
-      if (!copies && (gap > 4 || (last != Op::ReturnValue && last != Op::ReturnConst))) continue;
-    }
-    // Every earlier jump of the test goes to the loop's exit or within the test (and/or): one
-    // going elsewhere is an if around the loop.
-    for (int m = head; m < k; ++m) {
-      const Operation& earlier = ops[static_cast<size_t>(m)];
-      if (earlier.op == Op::JumpIf && earlier.target > body &&
-          !same_target(earlier.target, op.target))
-        return shape;
-    }
-    // (`if a: while b: ...`: a's jump goes where the loop's exit does, and the bottom test
-    // repeats b alone. The if first; its body starts with the loop.)
-    if (int loop_test = open_end ? -1 : loop_test_after_if_test(head, body, tail);
-        loop_test > head) {
-      shape.loop_test = loop_test;
-      shape.exit = exit;
-      return shape;
-    }
-    shape.found = true;
-    shape.body = body;
-    shape.tail = tail;
-    shape.exit = exit;
-    shape.open_end = open_end;
-    shape.cold_tail = cold_tail;
-    return shape;
+    if (int cleanup = chained_test_cleanup(head, k); cleanup == k + 2 && !named)
+      return chained_while(head, k, cleanup);
+    if (read_rotated_while(head, k, shape)) return shape;
   }
   return shape;
 }
@@ -657,7 +725,7 @@ int CodeDecoder::chained_exit_way(int at, int exit) const {
   if (at < 0 || static_cast<size_t>(at) >= ops.size()) return 0;
   const Operation& first = ops[static_cast<size_t>(at)];
   if (first.op == Op::Jump) return same_target(first.target, exit) ? 1 : 0;
-  if (code_.minor == 11) return 0;
+  if (!profile_.inlines_small_exit_blocks) return 0;
   int length = copied_block_length(at, exit);
   Op last = length > 0 ? ops[static_cast<size_t>(at + length - 1)].op : Op::Nop;
   bool exits = last == Op::ReturnValue || last == Op::ReturnConst || last == Op::RaiseVarargs ||
@@ -675,7 +743,8 @@ int CodeDecoder::loop_test_after_if_test(int head, int body, int tail) const {
   std::vector<int> top;
   for (int k = head; k < body; ++k) {
     const Operation& o = ops[static_cast<size_t>(k)];
-    if (code_.minor >= 12 && o.op == Op::JumpIf && o.target == body) return -1;
+    if (profile_.conditional_jumps_forward_only && o.op == Op::JumpIf && o.target == body)
+      return -1;
     if (!is_jump(o.op)) top.push_back(k);
   }
   // (Matched backward from the copy's last jump: only the top test's later items.)
@@ -700,30 +769,67 @@ int CodeDecoder::decode_if_around_loop(int head, int loop_test, int exit) {
   return exit;
 }
 
-int CodeDecoder::decode_while(int head, const WhileShape& shape, int end) {
+// The test of the rotated loop `shape` at `head`.
+ExprPtr CodeDecoder::while_test(int head, const WhileShape& shape) {
   const auto& ops = lifted_.ops;
-  ExprPtr test;
   if (shape.threaded) {  // `if not test: <jump to the exit>`
     std::vector<ConditionItem> items = collect_conditions_range(head, shape.body - 1);
-    test = negate(build_condition(items, 0, items.size(), shape.body, false, shape.body - 1));
-  } else {
-    std::vector<ConditionItem> items;
-    if (shape.chain_cleanup > 0) {  // (collect_conditions reads a chained comparison's links)
-      int j = head;
-      ++expression_only_;
-      while (ops[static_cast<size_t>(j)].op != Op::JumpIf) j = execute_step(j);
-      --expression_only_;
-      items = collect_conditions(j, shape.body, head);
-    } else {
-      items = collect_conditions_range(head, shape.body);
-    }
-    test = build_condition(items, 0, items.size(), shape.exit, false, shape.body);
+    return negate(build_condition(items, 0, items.size(), shape.body, false, shape.body - 1));
   }
+  std::vector<ConditionItem> items;
+  if (shape.chain_cleanup > 0) {  // (collect_conditions reads a chained comparison's links)
+    int j = head;
+    ++expression_only_;
+    while (ops[static_cast<size_t>(j)].op != Op::JumpIf) j = execute_step(j);
+    --expression_only_;
+    items = collect_conditions(j, shape.body, head);
+  } else {
+    items = collect_conditions_range(head, shape.body);
+  }
+  return build_condition(items, 0, items.size(), shape.exit, false, shape.body);
+}
+
+// The copy computes the same values (3.12+ where tests jump back, a threaded exit); and an
+// if's test jumping where the loop's does is no part of the loop's test: `if a: while b: ...`,
+// whose copy repeats b alone, the end of the top test. Throws where the copy [body_end, tail]
+// of the rotated loop `shape`'s test at `head` is not that.
+void CodeDecoder::check_while_test_copy(int head, const WhileShape& shape, int body_end,
+                                        int jumps_back) const {
+  const auto& ops = lifted_.ops;
+  std::vector<int> top, bottom;
+  for (int k = head; k < shape.body; ++k)
+    if (!is_jump(ops[static_cast<size_t>(k)].op)) top.push_back(k);
+  for (int k = body_end; k <= shape.tail; ++k)
+    if (!is_jump(ops[static_cast<size_t>(k)].op)) bottom.push_back(k);
+  auto repeats = [&](size_t from) {  // bottom repeats top from `from` on
+    if (top.size() - from != bottom.size()) return false;
+    for (size_t n = 0; n < bottom.size(); ++n)
+      if (!same_operations(ops, top[from + n], bottom[n], 1)) return false;
+    return true;
+  };
+  if ((jumps_back > 0 || shape.threaded || shape.cold_tail) && !repeats(0))
+    throw DecodeFailure("while test copy");
+  // (Matched backward from the copy's last jump: only the top test's later items.)
+  size_t matched = 0;
+  for (int k = shape.tail; k >= shape.body && matched < top.size(); --k) {
+    if (is_jump(ops[static_cast<size_t>(k)].op)) continue;
+    if (!same_operations(ops, top[top.size() - 1 - matched], k, 1)) break;
+    ++matched;
+  }
+  if (matched > 0 && matched < top.size() && jumps_back == 0 &&
+      ops[static_cast<size_t>(top[top.size() - matched] - 1)].op == Op::JumpIf)
+    throw DecodeFailure("while test copy: an if's test before the loop's");
+}
+
+int CodeDecoder::decode_while(int head, const WhileShape& shape, int end) {
+  const auto& ops = lifted_.ops;
+  ExprPtr test = while_test(head, shape);
   int copy_length = shape.body - head;
   // 3.12+ has no backward conditional jump: in the copy, each test that goes to the body when
   // true jumps over a JUMP_BACKWARD of its own instead.
   int jumps_back = 0;
-  for (int k = head; code_.minor >= 12 && k < shape.body && !shape.threaded; ++k) {
+  for (int k = head; profile_.conditional_jumps_forward_only && k < shape.body && !shape.threaded;
+       ++k) {
     const Operation& o = ops[static_cast<size_t>(k)];
     jumps_back += o.op == Op::JumpIf && o.target == shape.body;
   }
@@ -731,34 +837,7 @@ int CodeDecoder::decode_while(int head, const WhileShape& shape, int end) {
   if (ops[static_cast<size_t>(shape.tail)].op == Op::Jump && !shape.threaded) --body_end;
   if (shape.open_end) body_end = shape.exit;
   if (body_end < shape.body) throw DecodeFailure("while test copy");
-  // The copy computes the same values (3.12+ where tests jump back, a threaded exit); and an
-  // if's test jumping where the loop's does is no part of the loop's test: `if a: while b: ...`,
-  // whose copy repeats b alone, the end of the top test.
-  {
-    std::vector<int> top, bottom;
-    for (int k = head; k < shape.body; ++k)
-      if (!is_jump(ops[static_cast<size_t>(k)].op)) top.push_back(k);
-    for (int k = body_end; k <= shape.tail; ++k)
-      if (!is_jump(ops[static_cast<size_t>(k)].op)) bottom.push_back(k);
-    auto repeats = [&](size_t from) {  // bottom repeats top from `from` on
-      if (top.size() - from != bottom.size()) return false;
-      for (size_t n = 0; n < bottom.size(); ++n)
-        if (!same_operations(ops, top[from + n], bottom[n], 1)) return false;
-      return true;
-    };
-    if ((jumps_back > 0 || shape.threaded || shape.cold_tail) && !repeats(0))
-      throw DecodeFailure("while test copy");
-    // (Matched backward from the copy's last jump: only the top test's later items.)
-    size_t matched = 0;
-    for (int k = shape.tail; k >= shape.body && matched < top.size(); --k) {
-      if (is_jump(ops[static_cast<size_t>(k)].op)) continue;
-      if (!same_operations(ops, top[top.size() - 1 - matched], k, 1)) break;
-      ++matched;
-    }
-    if (matched > 0 && matched < top.size() && jumps_back == 0 &&
-        ops[static_cast<size_t>(top[top.size() - matched] - 1)].op == Op::JumpIf)
-      throw DecodeFailure("while test copy: an if's test before the loop's");
-  }
+  check_while_test_copy(head, shape, body_end, jumps_back);
   // A cold bottom test (while_head): the body runs to the exit; the clauses' jumps to the test go
   // on with the next iteration, as to the head.
   Restore<std::map<int, int>> keep_cold_tests(cold_tests_);
@@ -823,7 +902,7 @@ bool written_return_leaving_with(const std::vector<Operation>& ops, int at) {
 // continue path. It leaves no source; the exit stays on the symbolic stack for the other paths.
 int CodeDecoder::skip_with_exit_call(int i) {
   const auto& ops = lifted_.ops;
-  if (code_.minor == 10) {
+  if (profile_.with_exit_dups_none) {
     if (stack_.size() >= 1 && is_internal(top(), "with_exit") && is_exit_call_310(ops, i))
       return i + 5;
     if (stack_.size() >= 2 && is_internal(top(2), "with_exit") &&
@@ -956,126 +1035,128 @@ int CodeDecoder::loop_clauses_reraise(int head, int last_jump, int end) const {
   return found;
 }
 
-int CodeDecoder::decode_while_true(int head, int last_jump, int end, int region_exit) {
+// Where the `while True:` at `head`, whose last jump back is `last_jump`, ends; `*ends_in_break`:
+// reaching the body's end leaves the loop (a `break`).
+int CodeDecoder::while_true_exit(int head, int last_jump, int end, bool* ends_in_break) const {
   int loop_exit = last_jump + 1;
   // (Then reaching the body's end leaves the loop: a `break`.)
-  bool ends_in_break = code_.minor == 11 && loop_handler_code_end(head, last_jump, end) > loop_exit;
-  if (ends_in_break) loop_exit = loop_handler_code_end(head, last_jump, end);
+  *ends_in_break =
+      profile_.table_handlers_inline && loop_handler_code_end(head, last_jump, end) > loop_exit;
+  if (*ends_in_break) loop_exit = loop_handler_code_end(head, last_jump, end);
   // (3.12+: a loop closed by handler code only, whose body falls off the region's end: see
   // cold_jump_back_loop_end.)
-  if (code_.minor >= 12 && loop_exit == end &&
+  if (profile_.cold_blocks_at_end && loop_exit == end &&
       falls_through(lifted_.ops[static_cast<size_t>(last_jump)].op))
-    ends_in_break = true;
+    *ends_in_break = true;
   // (3.10: the RERAISE closing the except clauses of a try in the body follows its last clause,
   // which ends with the jump back, a `continue`. Where the jump back is a `continue` in an
   // earlier clause, the later clauses follow it up to that RERAISE, and the body goes on after
   // it; a body that ends in `break` has no jump there: compiler_break's jump to the loop's exit
   // block, placed right after, is removed as a jump to the next block. The body's end is then
   // after the RERAISE, reaching it a `break`: what follows reads alike after the loop.)
-  if (code_.minor == 10 && !ends_in_break) {
+  if (profile_.block_stack_handlers && !*ends_in_break) {
     int reraise = loop_clauses_reraise(head, last_jump, end);
     if (reraise == loop_exit) {
       ++loop_exit;
     } else if (reraise > loop_exit) {
       loop_exit = reraise + 1;
-      ends_in_break = true;
+      *ends_in_break = true;
     }
   }
-  bool past = loop_exit == end && breaks_past_region(head, loop_exit, end, region_exit);
-  int break_target = past ? region_exit : loop_exit;
-  // 3.12+ places the code after the loop, reached only by breaks from except clauses, after
-  // their handler code (cold blocks, after the loop's jump back): the breaks are the jumps from
-  // the handler code of a try in the loop forward past its cleanup, all to the same place.
+  return loop_exit;
+}
+
+// 3.12+ places the code after the loop, reached only by breaks from except clauses, after
+// their handler code (cold blocks, after the loop's jump back): the breaks are the jumps from
+// the handler code of a try in the loop forward past its cleanup, all to the same place. Where
+// they go, or `break_target`.
+int CodeDecoder::cold_break_target(int head, int loop_exit, int end, int region_exit,
+                                   int break_target) const {
+  int found = -1;
+  bool same = true;
+  for (int target : handler_exits(head, loop_exit)) {
+    if (target < loop_exit) continue;
+    same &= found < 0 || target == found;
+    found = target;
+  }
+  if (found >= 0 && same && (found <= end || resolve(found) == resolve(region_exit))) return found;
+  return break_target;
+}
+
+// Whether the block popped at `p` (POP_EXCEPT, or POP_BLOCK) in the loop from `head` ends an
+// except clause or a try/except's body (3.10).
+bool CodeDecoder::leaves_try_except(int head, int p) const {
   const auto& ops = lifted_.ops;
-  if (!past && code_.minor >= 12 && static_cast<size_t>(loop_exit) < ops.size() &&
-      !flow_.reachable[static_cast<size_t>(loop_exit)]) {
-    int found = -1;
-    bool same = true;
-    for (int target : handler_exits(head, loop_exit)) {
-      if (target < loop_exit) continue;
-      same &= found < 0 || target == found;
-      found = target;
+  int size = static_cast<int>(ops.size());
+  if (ops[static_cast<size_t>(p)].op != Op::PopExcept &&
+      ops[static_cast<size_t>(p)].op != Op::PopBlock)
+    return false;
+  if (ops[static_cast<size_t>(p)].op != Op::PopBlock) return true;
+  // (Only a try/except's block: its handler tests or pops the exception.)
+  int setup = p - 1;
+  while (setup > head && !(ops[static_cast<size_t>(setup)].op == Op::SetupFinally &&
+                           ops[static_cast<size_t>(setup)].target > p))
+    --setup;
+  if (ops[static_cast<size_t>(setup)].op != Op::SetupFinally) return false;
+  int handler = ops[static_cast<size_t>(setup)].target;
+  return handler + 3 < size && ((ops[static_cast<size_t>(handler)].op == Op::Copy &&
+                                 ops[static_cast<size_t>(handler)].arg == 1) ||
+                                (ops[static_cast<size_t>(handler)].op == Op::PopTop &&
+                                 ops[static_cast<size_t>(handler) + 1].op == Op::PopTop &&
+                                 ops[static_cast<size_t>(handler) + 2].op == Op::PopTop));
+}
+
+// 3.10: an except clause's break jumps to the code after the loop; where that is a short exit
+// block (return or raise), the jump became a copy of it after the clause's POP_EXCEPT (a
+// return of the clause's own loads its value before POP_EXCEPT; `return K` reads alike). The
+// original stays after the loop where something else reaches it; else nothing follows the
+// loop in the region, and the copy is the code after the loop: `*clause_tail` (-1 where an
+// original is kept), of `*clause_tail_length` operations. The copies go to clause_breaks_.
+void CodeDecoder::note_clause_break_copies(int head, int last_jump, int loop_exit, int end,
+                                           int region_exit, int* clause_tail,
+                                           int* clause_tail_length) {
+  const auto& ops = lifted_.ops;
+  int size = static_cast<int>(ops.size());
+  for (int p = head; p < last_jump; ++p) {
+    // (A break out of a try body: POP_BLOCK, then the copy; a return of the body's own
+    // computes its value first.)
+    if (!leaves_try_except(head, p)) continue;
+    int s = p + 1;
+    if (s + 3 < size && unbinds_clause_name(ops, s)) s += 3;
+    if (s >= last_jump) continue;
+    Op first = ops[static_cast<size_t>(s)].op;
+    if (first != Op::LoadName && first != Op::LoadConst && first != Op::PushNull) continue;
+    int length = 0;
+    for (int c = s; c < s + 4 && c < last_jump; ++c) {
+      Op op = ops[static_cast<size_t>(c)].op;
+      if (op == Op::ReturnValue || op == Op::RaiseVarargs) {
+        bool constant = c == s + 1 && first == Op::LoadConst && op == Op::ReturnValue;
+        if (!constant) length = c - s + 1;
+        break;
+      }
+      if (is_jump(op) || op == Op::PopTop || op == Op::PopBlock || op == Op::PopExcept ||
+          op == Op::Swap || op == Op::Rotate || op == Op::Reraise || op == Op::SetupFinally ||
+          op == Op::SetupWith)
+        break;
     }
-    if (found >= 0 && same && (found <= end || resolve(found) == resolve(region_exit)))
-      break_target = found;
-  }
-  // 3.10: an except clause's break jumps to the code after the loop; where that is a short exit
-  // block (return or raise), the jump became a copy of it after the clause's POP_EXCEPT (a
-  // return of the clause's own loads its value before POP_EXCEPT; `return K` reads alike). The
-  // original stays after the loop where something else reaches it; else nothing follows the
-  // loop in the region, and the copy is the code after the loop.
-  int clause_tail = -1;  // the copy read as the code after the loop, where no original is kept
-  int clause_tail_length = 0;
-  if (code_.minor == 10 && !past) {
-    int size = static_cast<int>(ops.size());
-    for (int p = head; p < last_jump; ++p) {
-      // (A break out of a try body: POP_BLOCK, then the copy; a return of the body's own
-      // computes its value first.)
-      if (ops[static_cast<size_t>(p)].op != Op::PopExcept &&
-          ops[static_cast<size_t>(p)].op != Op::PopBlock)
+    if (length == 0) continue;
+    bool kept =
+        loop_exit + length <= size && loop_exit < end && same_operations(ops, s, loop_exit, length);
+    bool absent = loop_exit >= end && same_target(end, region_exit);
+    if (!kept && !absent) continue;
+    if (!kept) {
+      if (*clause_tail >= 0 &&
+          (length != *clause_tail_length || !same_operations(ops, s, *clause_tail, length)))
         continue;
-      if (ops[static_cast<size_t>(p)].op == Op::PopBlock) {
-        // (Only a try/except's block: its handler tests or pops the exception.)
-        int setup = p - 1;
-        while (setup > head && !(ops[static_cast<size_t>(setup)].op == Op::SetupFinally &&
-                                 ops[static_cast<size_t>(setup)].target > p))
-          --setup;
-        if (ops[static_cast<size_t>(setup)].op != Op::SetupFinally) continue;
-        int handler = ops[static_cast<size_t>(setup)].target;
-        bool is_except =
-            handler + 3 < size && ((ops[static_cast<size_t>(handler)].op == Op::Copy &&
-                                    ops[static_cast<size_t>(handler)].arg == 1) ||
-                                   (ops[static_cast<size_t>(handler)].op == Op::PopTop &&
-                                    ops[static_cast<size_t>(handler) + 1].op == Op::PopTop &&
-                                    ops[static_cast<size_t>(handler) + 2].op == Op::PopTop));
-        if (!is_except) continue;
-      }
-      int s = p + 1;
-      if (s + 3 < size && unbinds_clause_name(ops, s)) s += 3;
-      if (s >= last_jump) continue;
-      Op first = ops[static_cast<size_t>(s)].op;
-      if (first != Op::LoadName && first != Op::LoadConst && first != Op::PushNull) continue;
-      int length = 0;
-      for (int c = s; c < s + 4 && c < last_jump; ++c) {
-        Op op = ops[static_cast<size_t>(c)].op;
-        if (op == Op::ReturnValue || op == Op::RaiseVarargs) {
-          bool constant = c == s + 1 && first == Op::LoadConst && op == Op::ReturnValue;
-          if (!constant) length = c - s + 1;
-          break;
-        }
-        if (is_jump(op) || op == Op::PopTop || op == Op::PopBlock || op == Op::PopExcept ||
-            op == Op::Swap || op == Op::Rotate || op == Op::Reraise || op == Op::SetupFinally ||
-            op == Op::SetupWith)
-          break;
-      }
-      if (length == 0) continue;
-      bool kept = loop_exit + length <= size && loop_exit < end &&
-                  same_operations(ops, s, loop_exit, length);
-      bool absent = loop_exit >= end && same_target(end, region_exit);
-      if (!kept && !absent) continue;
-      if (!kept) {
-        if (clause_tail >= 0 &&
-            (length != clause_tail_length || !same_operations(ops, s, clause_tail, length)))
-          continue;
-        clause_tail = s;
-        clause_tail_length = length;
-      }
-      clause_breaks_[s] = {head, length};
+      *clause_tail = s;
+      *clause_tail_length = length;
     }
+    clause_breaks_[s] = {head, length};
   }
-  // (Read before the loop's clauses consume the copy.)
-  Body after_loop;
-  if (clause_tail >= 0)
-    after_loop = decode_range(clause_tail, clause_tail + clause_tail_length,
-                              clause_tail + clause_tail_length);
-  Restore<int> keep_breaks_read(clause_breaks_read_);
-  clause_breaks_read_ = 0;
-  loops_.push_back({head, break_target, last_jump});
-  open_loop_entries_.push_back(head);
-  Body body = decode_range(head, loop_exit, ends_in_break ? loop_exit : head);
-  open_loop_entries_.pop_back();
-  loops_.pop_back();
-  if (clause_breaks_read_ == 0) after_loop.clear();
+}
+
+// Whether `while True` at `head` was written `while True` rather than `while 1`.
+bool CodeDecoder::while_true_spelled_true(int head) const {
   // 3.10 and 3.11 keep the folded test's constant in co_consts: True for `while True`, 1 for
   // `while 1` (CPython's own library has both).
   bool has_one = std::any_of(code_.consts.begin(), code_.consts.end(), [](const auto& c) {
@@ -1108,24 +1189,38 @@ int CodeDecoder::decode_while_true(int head, int last_jump, int end, int region_
       }
     }
   }
+  return spelled_true;
+}
+
+namespace {
+
+// Whether the body `b` never falls off its end: it ends in a break, continue, return or raise,
+// or in an if/else whose branches both do.
+bool ends_in_jump(const Body& b, int depth) {
+  if (b.empty() || depth > 50) return false;
+  const Stmt& last = *b.back();
+  if (last.kind == StmtKind::Break || last.kind == StmtKind::Continue ||
+      last.kind == StmtKind::Return || last.kind == StmtKind::Raise)
+    return true;
+  return last.kind == StmtKind::If && last.bodies.size() == 2 &&
+         ends_in_jump(last.bodies[0], depth + 1) && ends_in_jump(last.bodies[1], depth + 1);
+}
+
+bool if_else_break(const StmtPtr& s) {  // `if x: A else: break`, A not empty
+  return s->kind == StmtKind::If && s->exprs.size() == 1 && s->bodies.size() == 2 &&
+         !s->bodies[0].empty() && s->bodies[1].size() == 1 &&
+         s->bodies[1][0]->kind == StmtKind::Break;
+}
+
+}  // namespace
+
+// Emits the `while True:` (or `while 1:`) loop whose body is `body`, or the `while test:` it
+// reads as.
+void CodeDecoder::emit_while_true(Body body, bool ends_in_break, bool spelled_true) {
   // `while test: B` whose body never falls off its end has no copy of the test at the bottom:
   // it reads as `while True: if test: B else: break` (3.10/3.11 would keep an unused True).
   // Where B falls off its end it went back to the test: a written `continue`.
-  std::function<bool(const Body&, int)> ends_in_jump = [&](const Body& b, int depth) {
-    if (b.empty() || depth > 50) return false;
-    const Stmt& last = *b.back();
-    if (last.kind == StmtKind::Break || last.kind == StmtKind::Continue ||
-        last.kind == StmtKind::Return || last.kind == StmtKind::Raise)
-      return true;
-    return last.kind == StmtKind::If && last.bodies.size() == 2 &&
-           ends_in_jump(last.bodies[0], depth + 1) && ends_in_jump(last.bodies[1], depth + 1);
-  };
   if (ends_in_break && !ends_in_jump(body, 0)) body.push_back(make_stmt(StmtKind::Break));
-  auto if_else_break = [](const StmtPtr& s) {  // `if x: A else: break`, A not empty
-    return s->kind == StmtKind::If && s->exprs.size() == 1 && s->bodies.size() == 2 &&
-           !s->bodies[0].empty() && s->bodies[1].size() == 1 &&
-           s->bodies[1][0]->kind == StmtKind::Break;
-  };
   if (body.size() == 1 && if_else_break(body[0]) &&
       !(profile_.keeps_folded_constants && has_constant(bytecode::ObjectKind::True, true))) {
     StmtPtr test = body[0];
@@ -1141,8 +1236,7 @@ int CodeDecoder::decode_while_true(int head, int last_jump, int end, int region_
       loop_body.push_back(make_stmt(StmtKind::Continue));
     }
     emit(make_stmt(StmtKind::While, {test->exprs[0]}, {std::move(loop_body), {}}));
-    for (StmtPtr& s : after_loop) emit(s);
-    return loop_exit;
+    return;
   }
   if (!body.empty() && if_else_break(body.back()) && written_continues_.count(body.back())) {
     StmtPtr last = body.back();
@@ -1152,6 +1246,36 @@ int CodeDecoder::decode_while_true(int head, int last_jump, int end, int region_
   }
   emit(make_stmt(StmtKind::While, {make_constant(spelled_true ? "True" : "1")},
                  {std::move(body), {}}));
+}
+
+int CodeDecoder::decode_while_true(int head, int last_jump, int end, int region_exit) {
+  bool ends_in_break = false;
+  int loop_exit = while_true_exit(head, last_jump, end, &ends_in_break);
+  bool past = loop_exit == end && breaks_past_region(head, loop_exit, end, region_exit);
+  int break_target = past ? region_exit : loop_exit;
+  const auto& ops = lifted_.ops;
+  if (!past && profile_.cold_blocks_at_end && static_cast<size_t>(loop_exit) < ops.size() &&
+      !flow_.reachable[static_cast<size_t>(loop_exit)])
+    break_target = cold_break_target(head, loop_exit, end, region_exit, break_target);
+  int clause_tail = -1;  // the copy read as the code after the loop, where no original is kept
+  int clause_tail_length = 0;
+  if (profile_.block_stack_handlers && !past)
+    note_clause_break_copies(head, last_jump, loop_exit, end, region_exit, &clause_tail,
+                             &clause_tail_length);
+  // (Read before the loop's clauses consume the copy.)
+  Body after_loop;
+  if (clause_tail >= 0)
+    after_loop = decode_range(clause_tail, clause_tail + clause_tail_length,
+                              clause_tail + clause_tail_length);
+  Restore<int> keep_breaks_read(clause_breaks_read_);
+  clause_breaks_read_ = 0;
+  loops_.push_back({head, break_target, last_jump});
+  open_loop_entries_.push_back(head);
+  Body body = decode_range(head, loop_exit, ends_in_break ? loop_exit : head);
+  open_loop_entries_.pop_back();
+  loops_.pop_back();
+  if (clause_breaks_read_ == 0) after_loop.clear();
+  emit_while_true(std::move(body), ends_in_break, while_true_spelled_true(head));
   for (StmtPtr& s : after_loop) emit(s);
   return loop_exit;
 }
@@ -1211,222 +1335,228 @@ int CodeDecoder::loop_else_end(int body_begin, int body_end, int exit, int end) 
   return farthest;
 }
 
-int CodeDecoder::decode_for(int i, int end, int region_exit) {
+// Where the for loop at `i` exits (FOR_ITER's target). The loop ends its region and its exit is
+// a copy of the `return` after it, placed out of line: the loop ends where its region does.
+int CodeDecoder::for_exit(int i, int end) {
   const auto& ops = lifted_.ops;
-  ExprPtr iter = pop();
-  if (!is_internal(iter, "iter") && !(iter->kind == ExprKind::Name && iter->text == ".0")) {
-    throw DecodeFailure("for loop over a non-iterator");
-  }
   int exit = ops[static_cast<size_t>(i)].target;
-  {
-    // The loop ends its region and its exit is a copy of the `return` after it, placed out of
-    // line: the loop ends where its region does.
-    int last = flow_.last_backward_source[static_cast<size_t>(i)];
-    int size = static_cast<int>(ops.size());
-    // (3.11: the handler code of a try ending the body may follow the last jump back.)
-    int body_end = last > i && code_.minor == 11 ? loop_handler_code_end(i, last, end) : last + 1;
-    if (exit > end && last > i && body_end == end && exit < size) {
-      const Operation& first = ops[static_cast<size_t>(exit)];
-      int length = first.op == Op::ReturnConst ? 1
-                   : first.op == Op::LoadConst && exit + 1 < size &&
-                           ops[static_cast<size_t>(exit) + 1].op == Op::ReturnValue
-                       ? 2
-                       : 0;
-      if (length > 0) {
-        mark_consumed(exit, exit + length);
-        exit = end;
+  int last = flow_.last_backward_source[static_cast<size_t>(i)];
+  int size = static_cast<int>(ops.size());
+  // (3.11: the handler code of a try ending the body may follow the last jump back.)
+  int body_end =
+      last > i && profile_.table_handlers_inline ? loop_handler_code_end(i, last, end) : last + 1;
+  if (exit > end && last > i && body_end == end && exit < size) {
+    const Operation& first = ops[static_cast<size_t>(exit)];
+    int length = first.op == Op::ReturnConst ? 1
+                 : first.op == Op::LoadConst && exit + 1 < size &&
+                         ops[static_cast<size_t>(exit) + 1].op == Op::ReturnValue
+                     ? 2
+                     : 0;
+    if (length > 0) {
+      mark_consumed(exit, exit + length);
+      exit = end;
+    }
+  }
+  return exit;
+}
+
+// 3.12+: the copy keeps the original's lines; past an else, the original follows the else
+// (which nothing jumps over, up to it). Where a break's copy (after its POP_TOP) in the body of
+// the for loop at `i` has its original after `after`, that original; else -1.
+int CodeDecoder::break_copy_line_original(int i, int exit, int after, int end) const {
+  const auto& ops = lifted_.ops;
+  int break_tail = -1;
+  for (int k = i + 1; k + 1 < exit && break_tail < 0; ++k) {
+    int length = ops[static_cast<size_t>(k)].op == Op::PopTop ? copied_tail_length(k + 1) : 0;
+    if (length == 0 || k + 1 + length > exit) continue;
+    for (int at = after + 1; at <= end && at + length <= static_cast<int>(ops.size()); ++at) {
+      const Operation& o = ops[static_cast<size_t>(at) - 1];
+      if (o.op == Op::PushExcInfo || (is_jump(o.op) && o.target > at && o.target <= end)) break;
+      if (is_line_copy(ops, k + 1, at, length)) {
+        break_tail = at;
+        break;
       }
     }
   }
-  int after = exit;
+  return break_tail;
+}
+
+// 3.10: a loop whose else cannot fall off its end (it returns or raises), and whose breaks go
+// to a short exit block (return or raise) after it: each break pops the iterator and runs a
+// copy of that block, and nothing keeps the original. The else runs to the region's end, the
+// copy is the code after the loop. (A return of the loop's own computes its value before
+// popping the iterator; its own raise leaves the iterator; `return K` reads alike.) Sets
+// shape.break_tail (the first break's copy of the code after the loop) and its length.
+void CodeDecoder::read_break_tail_copy(int i, int end, ForShape& shape) const {
+  const auto& ops = lifted_.ops;
+  int exit = shape.exit;
+  bool else_leaves = false;
+  for (int j = shape.after; j < end; ++j) {
+    const Operation& op = ops[static_cast<size_t>(j)];
+    else_leaves |= is_jump(op.op) && (op.target >= end || op.target < shape.after);
+  }
+  // (Not with a with statement in the body: the copy after its exit call was read as the
+  // break's while the loop's own exit stayed the else, dropping the code after the loop.)
+  for (int k = i + 1; k < exit && !else_leaves; ++k) {
+    Op op = ops[static_cast<size_t>(k)].op;
+    else_leaves = op == Op::SetupWith || op == Op::SetupAsyncWith || op == Op::BeforeWith ||
+                  op == Op::BeforeAsyncWith;
+  }
+  for (int k = i + 1; k + 2 < exit && !else_leaves && shape.break_tail < 0; ++k) {
+    if (ops[static_cast<size_t>(k)].op != Op::PopTop) continue;
+    Op first = ops[static_cast<size_t>(k) + 1].op;
+    if (first != Op::LoadName && first != Op::LoadConst && first != Op::PushNull) continue;
+    for (int c = k + 1; c < k + 5 && c < exit; ++c) {
+      Op op = ops[static_cast<size_t>(c)].op;
+      if (op == Op::ReturnValue || op == Op::RaiseVarargs) {
+        bool constant = c == k + 2 && first == Op::LoadConst && op == Op::ReturnValue;
+        if (!constant && c > k + 1) {
+          shape.break_tail = k + 1;
+          shape.break_tail_length = c - k;
+        }
+        break;
+      }
+      if (op == Op::Swap || op == Op::PopTop || op == Op::PopBlock || op == Op::PopExcept ||
+          is_jump(op) || op == Op::ReturnConst || op == Op::Reraise || op == Op::SetupFinally ||
+          op == Op::SetupWith)
+        break;
+    }
+  }
+}
+
+// 3.12+ `async for` whose exit (END_ASYNC_FOR, a handler) was placed out of line, after the
+// code that follows the loop: there the else runs and jumps back to that code.
+void CodeDecoder::read_out_of_line_async_else(int i, ForShape& shape) {
+  const auto& ops = lifted_.ops;
+  int tail = flow_.last_backward_source[static_cast<size_t>(i)];
+  int live = tail + 1;  // the first operation after the body not decoded elsewhere
+  while (tail > i && live < shape.exit && consumed_[static_cast<size_t>(live)]) ++live;
+  if (ops[static_cast<size_t>(i)].text != "async" || tail <= i || shape.exit <= live) return;
+  int back = shape.after;
+  int copy = -1;  // where a copy of the code after the loop stands in for the jump back
+  while (back < static_cast<int>(ops.size()) &&
+         !(ops[static_cast<size_t>(back)].op == Op::Jump &&
+           resolve(ops[static_cast<size_t>(back)].target) == resolve(tail + 1))) {
+    if (ops[static_cast<size_t>(back)].op == Op::ReturnValue ||
+        ops[static_cast<size_t>(back)].op == Op::ReturnConst ||
+        ops[static_cast<size_t>(back)].op == Op::Reraise) {
+      // That code, short and ending in a return, copied in place of the jump back
+      // (inline_small_or_no_lineno_blocks): the else ends where the copy starts.
+      int length = copied_tail_length(tail + 1);
+      copy = back + 1 - length;
+      if (length == 0 || copy < shape.after || !same_operations(ops, copy, tail + 1, length))
+        throw DecodeFailure("async for exit without its jump back");
+      break;
+    }
+    ++back;
+  }
+  if (back >= static_cast<int>(ops.size()))
+    throw DecodeFailure("async for exit without its jump back");
+  mark_consumed(shape.exit, back + 1);
+  // The else's jump back to the code after the loop does not make that code a loop.
+  int& source = flow_.last_backward_source[static_cast<size_t>(tail + 1)];
+  if (source == back) {
+    source = -1;
+    for (int k = tail + 1; k < static_cast<int>(ops.size()); ++k) {
+      const Operation& o = ops[static_cast<size_t>(k)];
+      if (k != back && flow_.reachable[static_cast<size_t>(k)] && o.target == tail + 1 &&
+          (o.op == Op::Jump || o.op == Op::JumpIf)) {
+        source = k;
+      }
+    }
+  }
+  shape.out_of_line = true;
+  shape.else_end = copy >= 0 ? copy : back;
+  shape.exit = tail + 1;
+  shape.loop_exit = tail + 1;
+  shape.break_target = shape.loop_exit;
+}
+
+// The layout of the for loop at `i`: its exit, its else, where its breaks go.
+CodeDecoder::ForShape CodeDecoder::for_shape(int i, int end, int region_exit) {
+  const auto& ops = lifted_.ops;
+  ForShape shape;
+  shape.exit = for_exit(i, end);
+  int after = shape.exit;
   if (after < static_cast<int>(ops.size()) && ops[static_cast<size_t>(after)].op == Op::EndFor)
     ++after;
-  int loop_exit = loop_else_end(i + 1, exit, after, end);
+  shape.after = after;
+  int loop_exit = loop_else_end(i + 1, shape.exit, after, end);
   // A `break` whose code after the loop is short and returns pops the iterator and runs a copy
   // of that code: where no break jump shows the else, the original's place ends it.
   bool else_by_jumps = loop_exit != after;
   if (!else_by_jumps) loop_exit = copied_break_target(i, after, end);
-  // 3.12+: the copy keeps the original's lines; past an else, the original follows the else
-  // (which nothing jumps over, up to it).
-  if (!else_by_jumps && loop_exit == after && code_.minor >= 12 && after > exit) {
-    int break_tail = -1;
-    for (int k = i + 1; k + 1 < exit && break_tail < 0; ++k) {
-      int length = ops[static_cast<size_t>(k)].op == Op::PopTop ? copied_tail_length(k + 1) : 0;
-      if (length == 0 || k + 1 + length > exit) continue;
-      for (int at = after + 1; at <= end && at + length <= static_cast<int>(ops.size()); ++at) {
-        const Operation& o = ops[static_cast<size_t>(at) - 1];
-        if (o.op == Op::PushExcInfo || (is_jump(o.op) && o.target > at && o.target <= end)) break;
-        if (is_line_copy(ops, k + 1, at, length)) {
-          break_tail = at;
-          break;
-        }
-      }
-    }
-    if (break_tail >= 0) loop_exit = break_tail;
+  if (!else_by_jumps && loop_exit == after && profile_.exit_copies_keep_lines &&
+      after > shape.exit) {
+    if (int original = break_copy_line_original(i, shape.exit, after, end); original >= 0)
+      loop_exit = original;
   }
-  // 3.10: a loop whose else cannot fall off its end (it returns or raises), and whose breaks go
-  // to a short exit block (return or raise) after it: each break pops the iterator and runs a
-  // copy of that block, and nothing keeps the original. The else runs to the region's end, the
-  // copy is the code after the loop. (A return of the loop's own computes its value before
-  // popping the iterator; its own raise leaves the iterator; `return K` reads alike.)
-  int break_tail = -1;  // the first break's copy of the code after the loop
-  int break_tail_length = 0;
-  if (code_.minor != 11 && !else_by_jumps && loop_exit == after && after < end && end > i &&
+  if (profile_.inlines_small_exit_blocks && !else_by_jumps && loop_exit == after && after < end &&
+      end > i &&
       (ops[static_cast<size_t>(end) - 1].op == Op::ReturnValue ||
        ops[static_cast<size_t>(end) - 1].op == Op::ReturnConst ||
        ops[static_cast<size_t>(end) - 1].op == Op::RaiseVarargs)) {
-    bool else_leaves = false;
-    for (int j = after; j < end; ++j) {
-      const Operation& op = ops[static_cast<size_t>(j)];
-      else_leaves |= is_jump(op.op) && (op.target >= end || op.target < after);
-    }
-    // (Not with a with statement in the body: the copy after its exit call was read as the
-    // break's while the loop's own exit stayed the else, dropping the code after the loop.)
-    for (int k = i + 1; k < exit && !else_leaves; ++k) {
-      Op op = ops[static_cast<size_t>(k)].op;
-      else_leaves = op == Op::SetupWith || op == Op::SetupAsyncWith || op == Op::BeforeWith ||
-                    op == Op::BeforeAsyncWith;
-    }
-    for (int k = i + 1; k + 2 < exit && !else_leaves && break_tail < 0; ++k) {
-      if (ops[static_cast<size_t>(k)].op != Op::PopTop) continue;
-      Op first = ops[static_cast<size_t>(k) + 1].op;
-      if (first != Op::LoadName && first != Op::LoadConst && first != Op::PushNull) continue;
-      for (int c = k + 1; c < k + 5 && c < exit; ++c) {
-        Op op = ops[static_cast<size_t>(c)].op;
-        if (op == Op::ReturnValue || op == Op::RaiseVarargs) {
-          bool constant = c == k + 2 && first == Op::LoadConst && op == Op::ReturnValue;
-          if (!constant && c > k + 1) {
-            break_tail = k + 1;
-            break_tail_length = c - k;
-          }
-          break;
-        }
-        if (op == Op::Swap || op == Op::PopTop || op == Op::PopBlock || op == Op::PopExcept ||
-            is_jump(op) || op == Op::ReturnConst || op == Op::Reraise || op == Op::SetupFinally ||
-            op == Op::SetupWith)
-          break;
-      }
-    }
-    if (break_tail >= 0) loop_exit = end;
+    read_break_tail_copy(i, end, shape);
+    if (shape.break_tail >= 0) loop_exit = end;
   }
-  const int after_else = else_by_jumps ? -1 : loop_exit;  // where the breaks' copies come from
+  shape.after_else = else_by_jumps ? -1 : loop_exit;  // where the breaks' copies come from
   // A break jumping past the region's end, straight to where the region goes when it ends: the
   // loop (with its else, which cannot fall off its end there) runs to the region's end, and its
   // breaks go to that exit (an if's then-branch ending in a loop whose else raises, the break
   // jumping over the if's else).
-  int break_target = loop_exit;
-  if (breaks_past_region(i + 1, exit, end, region_exit)) {
+  shape.break_target = loop_exit;
+  if (breaks_past_region(i + 1, shape.exit, end, region_exit)) {
     loop_exit = end;
-    break_target = region_exit;
+    shape.break_target = region_exit;
   }
-  // 3.12+ `async for` whose exit (END_ASYNC_FOR, a handler) was placed out of line, after the
-  // code that follows the loop: there the else runs and jumps back to that code.
-  int tail = flow_.last_backward_source[static_cast<size_t>(i)];
-  int else_begin = after;  // out of line, where the else begins
-  int else_end = loop_exit;
-  bool out_of_line = false;
-  int live = tail + 1;  // the first operation after the body not decoded elsewhere
-  while (tail > i && live < exit && consumed_[static_cast<size_t>(live)]) ++live;
-  if (ops[static_cast<size_t>(i)].text == "async" && tail > i && exit > live) {
-    int back = after;
-    int copy = -1;  // where a copy of the code after the loop stands in for the jump back
-    while (back < static_cast<int>(ops.size()) &&
-           !(ops[static_cast<size_t>(back)].op == Op::Jump &&
-             resolve(ops[static_cast<size_t>(back)].target) == resolve(tail + 1))) {
-      if (ops[static_cast<size_t>(back)].op == Op::ReturnValue ||
-          ops[static_cast<size_t>(back)].op == Op::ReturnConst ||
-          ops[static_cast<size_t>(back)].op == Op::Reraise) {
-        // That code, short and ending in a return, copied in place of the jump back
-        // (inline_small_or_no_lineno_blocks): the else ends where the copy starts.
-        int length = copied_tail_length(tail + 1);
-        copy = back + 1 - length;
-        if (length == 0 || copy < after || !same_operations(ops, copy, tail + 1, length))
-          throw DecodeFailure("async for exit without its jump back");
-        break;
-      }
-      ++back;
-    }
-    if (back >= static_cast<int>(ops.size()))
-      throw DecodeFailure("async for exit without its jump back");
-    mark_consumed(exit, back + 1);
-    // The else's jump back to the code after the loop does not make that code a loop.
-    int& source = flow_.last_backward_source[static_cast<size_t>(tail + 1)];
-    if (source == back) {
-      source = -1;
-      for (int k = tail + 1; k < static_cast<int>(ops.size()); ++k) {
-        const Operation& o = ops[static_cast<size_t>(k)];
-        if (k != back && flow_.reachable[static_cast<size_t>(k)] && o.target == tail + 1 &&
-            (o.op == Op::Jump || o.op == Op::JumpIf)) {
-          source = k;
-        }
-      }
-    }
-    out_of_line = true;
-    else_end = copy >= 0 ? copy : back;
-    exit = tail + 1;
-    loop_exit = tail + 1;
-    break_target = loop_exit;
-  }
-  if (break_tail >= 0) {
-    for (int k = i + 1; k + break_tail_length < exit; ++k) {
-      if (ops[static_cast<size_t>(k)].op == Op::PopTop &&
-          same_operations(ops, k + 1, break_tail, break_tail_length))
-        break_copies_[k] = {i, break_tail_length};
-    }
-  } else {
-    note_break_copies(i, exit, after_else);
-  }
-  // (Read before the body: a clause's break consumes its copy with the clause's handler code.)
-  Body after_loop;
-  if (break_tail >= 0)
-    after_loop =
-        decode_range(break_tail, break_tail + break_tail_length, break_tail + break_tail_length);
+  shape.loop_exit = loop_exit;
+  shape.else_begin = after;  // out of line, where the else begins
+  shape.else_end = loop_exit;
+  read_out_of_line_async_else(i, shape);
+  return shape;
+}
+
+// The body of the for loop at `i` over `iter`, its target stored in `*target`.
+Body CodeDecoder::decode_for_body(int i, const ExprPtr& iter, const ForShape& shape, int end,
+                                  int region_exit, ExprPtr* target) {
+  const auto& ops = lifted_.ops;
   push(iter);
   push(make_expr(ExprKind::Internal, {}, "loop_target"));
   size_t depth = statement_depth_;
   statement_depth_ = stack_.size() - 1;
   ExprPtr saved_target = captured_target_;
   captured_target_ = nullptr;
-  int back_jump = exit - 1;
+  int back_jump = shape.exit - 1;
   if (ops[static_cast<size_t>(back_jump)].op != Op::Jump ||
       ops[static_cast<size_t>(back_jump)].target != i)
     back_jump = -1;
-  int lands = loop_exit < end ? loop_exit : region_exit;
+  int lands = shape.loop_exit < end ? shape.loop_exit : region_exit;
   bool breaks_thread =
       loops_.empty() || lands < 0 || same_target(lands, loops_.back().continue_target);
-  loops_.push_back({i, break_target, back_jump, breaks_thread});
-  Restore<int> keep_threaded(threaded_breaks_);
+  loops_.push_back({i, shape.break_target, back_jump, breaks_thread});
   threaded_breaks_ = 0;
-  Body body = decode_range(i + 1, exit, i);
-  int threaded_breaks = threaded_breaks_;
+  Body body = decode_range(i + 1, shape.exit, i);
   loops_.pop_back();
-  ExprPtr target = captured_target_;
+  *target = captured_target_;
   captured_target_ = saved_target;
   statement_depth_ = depth;
   pop();  // the target placeholder
   pop();  // the iterator
-  if (!target) throw DecodeFailure("for loop without a target");
-  Body orelse;
-  if (out_of_line) {
-    for (int k = else_begin; k < else_end; ++k) consumed_[static_cast<size_t>(k)] = false;
-    orelse = decode_range(else_begin, else_end, loop_exit);
-    mark_consumed(else_begin, else_end);
-  } else if (loop_exit > after) {
-    orelse = decode_range(after, loop_exit, break_target);
-  }
-  ExprPtr source = is_internal(iter, "iter") ? iter->args[0] : iter;
-  auto stmt = make_stmt(StmtKind::For, {target, source}, {std::move(body), std::move(orelse)});
-  stmt->is_async = ops[static_cast<size_t>(i)].text == "async";  // see lift: async_for_head
-  emit(stmt);
-  for (StmtPtr& s : after_loop) emit(s);
-  // Breaks threaded to the enclosing loop's next iteration land there only where the loop's end
-  // never falls through (its else ends in `continue`): then a `continue` follows the loop.
+  if (!*target) throw DecodeFailure("for loop without a target");
+  return body;
+}
+
+// After the for loop `stmt` (and the code after it, read from a break's copy): breaks threaded to
+// the enclosing loop's next iteration land there only where the loop's end never falls through
+// (its else ends in `continue`): then a `continue` follows the loop.
+void CodeDecoder::close_for(const Stmt& stmt, bool after_loop, int threaded_breaks, int loop_exit,
+                            int end) {
   if (threaded_breaks > 0) {
-    const Body& tail = stmt->bodies[1];
-    if (tail.empty() || tail.back()->kind != StmtKind::Continue || !after_loop.empty())
+    const Body& tail = stmt.bodies[1];
+    if (tail.empty() || tail.back()->kind != StmtKind::Continue || after_loop)
       throw DecodeFailure("break threaded past the code after its loop");
     emit(make_stmt(StmtKind::Continue));
-  } else if (loop_exit == end && after_loop.empty() && !loops_.empty() &&
+  } else if (loop_exit == end && !after_loop && !loops_.empty() &&
              same_target(end, loops_.back().break_target) &&
              !same_target(end, loops_.back().continue_target)) {
     // Breaks landing at the region's end, which is the enclosing loop's exit: the code after
@@ -1434,7 +1564,48 @@ int CodeDecoder::decode_for(int i, int end, int region_exit) {
     // `while True: for ...: ... else: ... continue` then `break`).
     emit(make_stmt(StmtKind::Break));
   }
-  return loop_exit;
+}
+
+int CodeDecoder::decode_for(int i, int end, int region_exit) {
+  const auto& ops = lifted_.ops;
+  ExprPtr iter = pop();
+  if (!is_internal(iter, "iter") && !(iter->kind == ExprKind::Name && iter->text == ".0")) {
+    throw DecodeFailure("for loop over a non-iterator");
+  }
+  ForShape shape = for_shape(i, end, region_exit);
+  if (shape.break_tail >= 0) {
+    for (int k = i + 1; k + shape.break_tail_length < shape.exit; ++k) {
+      if (ops[static_cast<size_t>(k)].op == Op::PopTop &&
+          same_operations(ops, k + 1, shape.break_tail, shape.break_tail_length))
+        break_copies_[k] = {i, shape.break_tail_length};
+    }
+  } else {
+    note_break_copies(i, shape.exit, shape.after_else);
+  }
+  // (Read before the body: a clause's break consumes its copy with the clause's handler code.)
+  Body after_loop;
+  int tail_end = shape.break_tail + shape.break_tail_length;
+  if (shape.break_tail >= 0) after_loop = decode_range(shape.break_tail, tail_end, tail_end);
+  Restore<int> keep_threaded(threaded_breaks_);
+  ExprPtr target;
+  Body body = decode_for_body(i, iter, shape, end, region_exit, &target);
+  int threaded_breaks = threaded_breaks_;
+  Body orelse;
+  if (shape.out_of_line) {
+    for (int k = shape.else_begin; k < shape.else_end; ++k)
+      consumed_[static_cast<size_t>(k)] = false;
+    orelse = decode_range(shape.else_begin, shape.else_end, shape.loop_exit);
+    mark_consumed(shape.else_begin, shape.else_end);
+  } else if (shape.loop_exit > shape.after) {
+    orelse = decode_range(shape.after, shape.loop_exit, shape.break_target);
+  }
+  ExprPtr source = is_internal(iter, "iter") ? iter->args[0] : iter;
+  auto stmt = make_stmt(StmtKind::For, {target, source}, {std::move(body), std::move(orelse)});
+  stmt->is_async = ops[static_cast<size_t>(i)].text == "async";  // see lift: async_for_head
+  emit(stmt);
+  for (StmtPtr& s : after_loop) emit(s);
+  close_for(*stmt, !after_loop.empty(), threaded_breaks, shape.loop_exit, end);
+  return shape.loop_exit;
 }
 
 // A `break` out of the for loop at `head` whose code after the loop is short and returns: the
@@ -1448,7 +1619,7 @@ void CodeDecoder::note_break_copies(int head, int exit, int after_else) {
   // says otherwise (-1: the loop has an else that a break jumps past). 3.10 has no END_FOR at
   // the exit. (3.11 copies only blocks without a line number, which the code after a loop has.)
   bool end_for = ops[static_cast<size_t>(exit)].op == Op::EndFor;
-  if (!end_for && (code_.minor != 10 || after_else < 0)) return;
+  if (!end_for && (!profile_.break_copies_without_end_for || after_else < 0)) return;
   int tail = after_else >= 0 ? after_else : exit + 1;
   int length = 0;
   for (int k = tail; k < size && k < tail + 8; ++k) {
@@ -1472,7 +1643,7 @@ void CodeDecoder::note_break_copies(int head, int exit, int after_else) {
 // `return <constant>` is left out: a return inside the loop compiles the same, and reads better.
 int CodeDecoder::copied_break_target(int head, int exit, int end) const {
   const auto& ops = lifted_.ops;
-  if (code_.minor == 11) return exit;
+  if (!profile_.inlines_small_exit_blocks) return exit;
   for (int k = head + 1; k < exit; ++k) {
     if (ops[static_cast<size_t>(k)].op != Op::PopTop) continue;
     // The copy: a statement of its own (it starts by loading a value, or by leaving a 3.10 try
@@ -1480,7 +1651,7 @@ int CodeDecoder::copied_break_target(int head, int exit, int end) const {
     // out to the code after the try statement starts with too) that returns without a jump and
     // leaves no handler.
     Op first = ops[static_cast<size_t>(k) + 1].op;
-    bool leaves_clause = code_.minor >= 12 && first == Op::PopExcept;
+    bool leaves_clause = profile_.cold_blocks_at_end && first == Op::PopExcept;
     bool plain =
         first == Op::LoadName || first == Op::LoadConst || first == Op::PopBlock || leaves_clause;
     int copy_end = -1;
@@ -1530,7 +1701,7 @@ int CodeDecoder::decode_jump(int i, int end, int exit) {
   // with another line is not threaded: a jump straight back to the head, other than the loop's
   // own, is a written `continue`. (A for loop's jump back has no line: its jumps are threaded.)
   bool written_continue = false;
-  if (code_.minor == 10 && !loops_.empty() && target < i) {
+  if (profile_.while_true_back_jump_keeps_line && !loops_.empty() && target < i) {
     const LoopContext& loop = loops_.back();
     int head = loop.continue_target;
     written_continue = loop.back_jump >= 0 && i != loop.back_jump && head >= 0 &&
