@@ -711,7 +711,7 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
   };
   int tail_copy = -1;  // the original of the copied code after the statement
   int tail_copy_length = 0;
-  if (profile_.copies_exit_blocks_with_lines && !jumps_over && !jumps_back && back_join < 0 &&
+  if (profile_.exit_copies_keep_lines && !jumps_over && !jumps_back && back_join < 0 &&
       !handlers_leave) {
     for (int p = handler + 2; p < cleanup && tail_copy < 0; ++p) {
       int q = after_pop_except(p);
@@ -1059,7 +1059,7 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
         b.push_back(make_stmt(StmtKind::Continue));
     }
   }
-  if (profile_.copies_exit_blocks_with_lines &&
+  if (profile_.exit_copies_keep_lines &&
       (strip_copied_tail(*stmt, orelse_body) || sequential)) {
     Body after = std::move(orelse_body);
     orelse_body.clear();
@@ -1691,7 +1691,7 @@ int CodeDecoder::copied_tail_length(int k) const {
 int CodeDecoder::copied_exit_length(int k) const {
   bool clause_exit = static_cast<size_t>(k) < lifted_.ops.size() &&
                      lifted_.ops[static_cast<size_t>(k)].op == Op::PopExcept;
-  if (!profile_.copies_exit_blocks || (!profile_.copies_exit_blocks_with_lines && !clause_exit))
+  if (!profile_.copies_exit_blocks || (!profile_.exit_copies_keep_lines && !clause_exit))
     return 0;
   int length = copied_tail_length(clause_exit ? k + 1 : k);
   return length > 0 && clause_exit ? length + 1 : length;

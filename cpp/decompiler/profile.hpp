@@ -36,20 +36,12 @@ class CompilerProfile {
   // a test jumping back is `jump-if over; JUMP_BACKWARD`, a loop's bottom test `jump-if exit;
   // JUMP_BACKWARD`.
   bool conditional_jumps_forward_only = minor_ >= 12;
-  // 3.12+: a written `return K` is RETURN_CONST (flowgraph.c's optimize_basic_block), while a
-  // return copied into both branches of `return K if c else x` keeps LOAD_CONST; RETURN_VALUE.
-  bool folds_return_const = minor_ >= 12;
-  // 3.10/3.11's duplicate_exits_without_lineno (compile.c): each copy of a short exit block
-  // without a line of its own is placed right after the original, under the same handlers.
-  bool exit_copies_follow_original = minor_ <= 11;
-  // 3.13's duplicate_exits_without_lineno also copies a block without a line number that holds an
-  // eval-breaker check (a JUMP_BACKWARD) for each jump to it.
-  bool copies_jump_blocks_without_lineno = minor_ >= 13;
   // A jump to a short exit block (a return, a raise) with a line of its own becomes a copy of
   // that block: 3.10's extend_block (compile.c), 3.12+'s inline_small_exit_blocks (flowgraph.c).
   // 3.11 copies only blocks without a line number.
   bool inlines_small_exit_blocks = minor_ != 11;
-  // 3.12+: such a copy keeps the original's line numbers.
+  // 3.12+: such a copy keeps the original's line numbers; inline_small_exit_blocks copies any
+  // short exit block, its line number or not (the code after a try statement into its clauses).
   bool exit_copies_keep_lines = minor_ >= 12;
   // 3.10: a break's copy of the short exit block after a for loop is found without an END_FOR at
   // the loop's exit (3.12+ has one; 3.11 copies no such block).
@@ -57,12 +49,6 @@ class CompilerProfile {
   // 3.10's compiler_call_exit_with_nones: LOAD_CONST None; DUP_TOP; DUP_TOP; CALL_FUNCTION 3
   // (3.11+: three LOAD_CONST None, then CALL 2).
   bool with_exit_dups_none = minor_ == 10;
-  // 3.10's compiler_try_except (SETUP_FINALLY/POP_BLOCK): the handler code follows the try body,
-  // each clause's type test chains to the next, the last to the RERAISE that closes them.
-  bool block_stack_handlers = minor_ == 10;
-  // 3.11: exception-table handlers, their code (with its cleanup block) placed right after the
-  // try body (3.12+ moves it to the end: cold_blocks_at_end).
-  bool table_handlers_inline = minor_ == 11;
   // 3.10's compiler_while: the jump back of `while True` keeps the loop's line, so a jump to it
   // from code of another line is not threaded to the head.
   bool while_true_back_jump_keeps_line = minor_ == 10;
@@ -75,18 +61,13 @@ class CompilerProfile {
   // 3.11: the handler code stays where compile.c emits it, inside a loop's body before its
   // exit; 3.12+ moves it after the function's code (cold_blocks_at_end).
   bool inline_handlers = minor_ == 11;
-  // flowgraph.c's push_cold_blocks_to_end (3.12+): handler blocks, and code only they reach,
-  // are placed after the function's code, in the order they were compiled, and jump back.
-  bool cold_blocks_at_end = minor_ >= 12;
   // A short exit block without a line number (a finally's RERAISE, the implicit `return None`)
   // is copied into each block that jumps to it: compile.c's extend_block (3.11), flowgraph.c's
   // inline_small_exit_blocks (3.12+). As the table-read shapes hold them: 3.11+.
   bool copies_exit_blocks = minor_ >= 11;
-  // flowgraph.c's inline_small_exit_blocks (3.12+) copies any short exit block (ending in a
-  // return or raise), its line number or not: the code after a try statement into its clauses.
-  bool copies_exit_blocks_with_lines = minor_ >= 12;
   // flowgraph.c's inline_small_or_no_lineno_blocks (3.13+) copies any block without a line
-  // number into every jump to it, an exit block or not (a loop's jump back, a clause's exit).
+  // number into every jump to it, an exit block or not (a loop's jump back with its eval-breaker
+  // check, a clause's exit).
   bool inlines_no_lineno_blocks = minor_ >= 13;
   // 3.12: a test of a finally body's normal-path copy jumping to the copy's end, where a loop's
   // jump back follows, jumps there inverted over a copy of the jump back (no conditional jump
@@ -120,7 +101,8 @@ class CompilerProfile {
   // with`'s __aenter__ (1) and __aexit__ (2).
   bool awaitable_marks_async_with = minor_ >= 11;
   // 3.10/3.11 give each jump to a short exit block ending in a return (an and/or value's tail,
-  // the implicit `return None`) its own copy, laid out back to back after the original
+  // the implicit `return None`) its own copy, laid out back to back after the original, under
+  // the same handlers
   // (compile.c extend_block, duplicate_exits_without_lineno); the decoder folds these copies.
   bool copies_exits_per_jump = minor_ <= 11;
   // flowgraph.c optimize_basic_block (3.13+): of two STORE_FASTs of one local on one line, the

@@ -201,7 +201,7 @@ bool CodeDecoder::same_target(int a, int b) const {
 int CodeDecoder::exit_copy_length(int exit, int copy) const {
   const auto& ops = lifted_.ops;
   int size = static_cast<int>(ops.size());
-  if (!profile_.exit_copies_follow_original || exit < 0 || copy <= exit || copy >= size) return 0;
+  if (!profile_.copies_exits_per_jump || exit < 0 || copy <= exit || copy >= size) return 0;
   int length = 0;
   for (int k = exit; k < size && k < exit + 8 && length == 0; ++k) {
     Op op = ops[static_cast<size_t>(k)].op;
@@ -276,7 +276,7 @@ Body CodeDecoder::decode_range_extending(int begin, int* end, int limit, int exi
   *end = i;
   out_ = saved;
   stack_ = std::move(saved_stack);
-  if (profile_.folds_return_const) fold_return_if_expression(body);
+  if (profile_.returns_constants) fold_return_if_expression(body);
   return body;
 }
 
@@ -562,7 +562,7 @@ int CodeDecoder::exit_past_copies(int tail, int target) const {
     // ending with the loop) for each jump to it: the bottom test falls into one copy, the top
     // test jumps to the next. The loop's exit is the last copy; the others are its.
     const Operation& last_copy = ops[static_cast<size_t>(target)];
-    bool copied_jumps = profile_.copies_jump_blocks_without_lineno && last_copy.op == Op::Jump;
+    bool copied_jumps = profile_.inlines_no_lineno_blocks && last_copy.op == Op::Jump;
     for (int c = tail + 1; copied_jumps && c < target; ++c)
       copied_jumps = ops[static_cast<size_t>(c)].op == Op::Jump &&
                      ops[static_cast<size_t>(c)].target == last_copy.target;
@@ -1041,7 +1041,7 @@ int CodeDecoder::while_true_exit(int head, int last_jump, int end, bool* ends_in
   int loop_exit = last_jump + 1;
   // (Then reaching the body's end leaves the loop: a `break`.)
   *ends_in_break =
-      profile_.table_handlers_inline && loop_handler_code_end(head, last_jump, end) > loop_exit;
+      profile_.inline_handlers && loop_handler_code_end(head, last_jump, end) > loop_exit;
   if (*ends_in_break) loop_exit = loop_handler_code_end(head, last_jump, end);
   // (3.12+: a loop closed by handler code only, whose body falls off the region's end: see
   // cold_jump_back_loop_end.)
@@ -1054,7 +1054,7 @@ int CodeDecoder::while_true_exit(int head, int last_jump, int end, bool* ends_in
   // it; a body that ends in `break` has no jump there: compiler_break's jump to the loop's exit
   // block, placed right after, is removed as a jump to the next block. The body's end is then
   // after the RERAISE, reaching it a `break`: what follows reads alike after the loop.)
-  if (profile_.block_stack_handlers && !*ends_in_break) {
+  if (profile_.block_stack && !*ends_in_break) {
     int reraise = loop_clauses_reraise(head, last_jump, end);
     if (reraise == loop_exit) {
       ++loop_exit;
@@ -1259,7 +1259,7 @@ int CodeDecoder::decode_while_true(int head, int last_jump, int end, int region_
     break_target = cold_break_target(head, loop_exit, end, region_exit, break_target);
   int clause_tail = -1;  // the copy read as the code after the loop, where no original is kept
   int clause_tail_length = 0;
-  if (profile_.block_stack_handlers && !past)
+  if (profile_.block_stack && !past)
     note_clause_break_copies(head, last_jump, loop_exit, end, region_exit, &clause_tail,
                              &clause_tail_length);
   // (Read before the loop's clauses consume the copy.)
@@ -1344,7 +1344,7 @@ int CodeDecoder::for_exit(int i, int end) {
   int size = static_cast<int>(ops.size());
   // (3.11: the handler code of a try ending the body may follow the last jump back.)
   int body_end =
-      last > i && profile_.table_handlers_inline ? loop_handler_code_end(i, last, end) : last + 1;
+      last > i && profile_.inline_handlers ? loop_handler_code_end(i, last, end) : last + 1;
   if (exit > end && last > i && body_end == end && exit < size) {
     const Operation& first = ops[static_cast<size_t>(exit)];
     int length = first.op == Op::ReturnConst ? 1
