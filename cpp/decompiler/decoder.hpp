@@ -147,7 +147,6 @@ class CodeDecoder {
   Body decode_range(int begin, int end, int exit);
   Body decode_range_extending(int begin, int* end, int limit, int exit);
   int decode_statement(int i, int end, int exit);
-  int decode_condition(int j, int end, int exit, int stmt_start);
   int decode_jump(int i, int end, int exit);
   int decode_for(int i, int end, int region_exit = -1);
   int decode_while_true(int head, int last_jump, int end, int region_exit);
@@ -201,15 +200,11 @@ class CodeDecoder {
   std::vector<bool> nested_own_reraises(int begin, int end) const;
   bool dropped_closing(int reraise) const;
   int decode_setup_with(int i, int end, int exit);
-  bool decode_if_expression(int j, int true_start, int false_start, ExprPtr condition);
-  int decode_compound_if_expression(int j, int begin, int end);
   int shared_clause_exit(int begin, int end, const std::string& bound) const;
   int cold_jump_back_loop_end(int head, int end, int exit) const;
   int clause_exit_before(int handler, int from, int to) const;
   int copied_tail_length(int k) const;
   int copied_exit_length(int k) const;  // copied_tail_length, or a clause's POP_EXCEPT and one
-  int decode_copied_tail_if_expression(int true_start, int false_start, int end,
-                                       const ExprPtr& condition);
   int resolve(int target) const;
   // 3.12+: a loop's bottom test placed as cold code (while_head's cold_tail) -> the loop's head,
   // where a jump to it goes on: the next iteration, or the exit.
@@ -222,6 +217,7 @@ class CodeDecoder {
   int tail_copy_original(int i, int target, int* copies_end = nullptr);
   int loop_else_end(int body_begin, int body_end, int exit, int end) const;
 
+  // ---- conditions.cpp: condition chains, if statements and conditional expressions
   // Condition chains: `expr; jump-if` items that together form one boolean test.
   struct ConditionItem {
     ExprPtr expr;
@@ -239,6 +235,11 @@ class CodeDecoder {
   std::vector<ConditionItem> collect_conditions(int j, int end, int stmt_start);
   ExprPtr build_condition(const std::vector<ConditionItem>& items, size_t lo, size_t hi, int label,
                           bool cond, int end_position, bool top = true) const;
+  int decode_condition(int j, int end, int exit, int stmt_start);
+  bool decode_if_expression(int j, int true_start, int false_start, ExprPtr condition);
+  int decode_compound_if_expression(int j, int begin, int end);
+  int decode_copied_tail_if_expression(int true_start, int false_start, int end,
+                                       const ExprPtr& condition);
 
   // ---- match.cpp: match statements (the reading of patterns lives in MatchReader)
   int decode_match(int i, int end, int exit);  // -1 when no match statement starts at i
