@@ -89,6 +89,36 @@ bool ends_in_return_none(const std::vector<Operation>& ops, int end) {
          is_none_constant(ops[static_cast<size_t>(end - 2)]);
 }
 
+// Whether an operation ends a statement (if_else_copied_exit's copy is one whole statement).
+bool ends_statement(Op op) {
+  return op == Op::StoreName || op == Op::StoreAttr || op == Op::StoreSubscr ||
+         op == Op::StoreSlice || op == Op::DeleteName || op == Op::DeleteAttr ||
+         op == Op::DeleteSubscr || op == Op::PopTop || op == Op::Nop || op == Op::PopExcept ||
+         op == Op::ReturnValue || op == Op::ReturnConst || op == Op::RaiseVarargs ||
+         op == Op::Reraise || op == Op::Jump || op == Op::JumpIf;
+}
+
+bool is_identity_or_membership(const ExprPtr& e) {
+  return e->kind == ExprKind::Compare && e->ops.size() == 1 &&
+         (e->ops[0] == "in" || e->ops[0] == "not in" || e->ops[0] == "is" || e->ops[0] == "is not");
+}
+
+// (So does an and/or of tests with one of those among them, but for `is None`, which
+// compiles to a None test jump either way.)
+bool mentions_identity_or_membership(const ExprPtr& e, int depth) {
+  if (e->kind == ExprKind::BoolOp && depth < 50) {
+    return std::any_of(e->args.begin(), e->args.end(), [&](const ExprPtr& part) {
+      return mentions_identity_or_membership(part, depth + 1);
+    });
+  }
+  if (e->kind == ExprKind::UnaryOp && e->text == "not" && depth < 50)
+    return mentions_identity_or_membership(e->args[0], depth + 1);
+  if (depth > 0 && e->kind == ExprKind::Compare && e->args.size() == 2 &&
+      (is_none(e->args[0]) || is_none(e->args[1])))
+    return false;
+  return is_identity_or_membership(e);
+}
+
 }  // namespace
 
 std::vector<CodeDecoder::ConditionItem> CodeDecoder::collect_conditions_range(int begin, int end) {
@@ -585,6 +615,21 @@ int CodeDecoder::decode_copied_tail_if_expression(int true_start, int false_star
   return -1;
 }
 
+// An if statement read from its test (decode_condition): the test's items, where the branches
+// begin, and the loop the statement is in.
+struct CodeDecoder::IfShape {
+  int j = 0;     // the test's first jump
+  int end = 0;   // the region's end
+  int exit = 0;  // where the region goes on
+  std::vector<ConditionItem> items;
+  int then_begin = 0;  // where the test falls through: the then-branch
+  int label = 0;       // where the test jumps: the else, or the code after the if
+  ExprPtr test;        // the if's test, as the then-branch runs it
+  // A copy, not a pointer into loops_: decoding a branch may open a nested loop, and the
+  // push_back that does so may move every element (a use after free under fuzzing).
+  std::optional<LoopContext> loop;
+};
+
 int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
   const auto& ops = lifted_.ops;
   if (int next = execute_value_boolop(j); next >= 0) return next;
@@ -623,104 +668,134 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
     auto marker = make_stmt(StmtKind::Pass);
     spill_pending(*marker, true);
   }
-  // A copy, not a pointer into loops_: decoding a branch may open a nested loop, and the
-  // push_back that does so may move every element (a use after free under fuzzing).
-  const std::optional<LoopContext> loop =
-      loops_.empty() ? std::nullopt : std::optional<LoopContext>(loops_.back());
-  auto make_if_test = [&](ExprPtr condition, Body then_body, Body else_body) {
-    emit(make_stmt(StmtKind::If, {std::move(condition)},
-                   {std::move(then_body), std::move(else_body)}));
-  };
-  auto make_if = [&](Body then_body, Body else_body) {
-    // `if not test: raise AssertionError(msg)` is an assert.
-    // (The raise of LOAD_ASSERTION_ERROR arrives as `assert False[, msg]`; where 3.10/3.11 kept
-    // a folded False, the source said `if test: assert False`.)
-    if (then_body.size() == 1 && else_body.empty() && then_body[0]->kind == StmtKind::Assert &&
-        !(profile_.keeps_folded_constants && has_constant(bytecode::ObjectKind::False, true)) &&
-        !then_body[0]->exprs.empty() && then_body[0]->exprs[0]->kind == ExprKind::Constant &&
-        then_body[0]->exprs[0]->text == "False") {
-      std::vector<ExprPtr> parts = then_body[0]->exprs;
-      parts[0] = negate(test);
-      emit(make_stmt(StmtKind::Assert, std::move(parts)));
-      return;
-    }
-    emit(make_stmt(StmtKind::If, {test}, {std::move(then_body), std::move(else_body)}));
-  };
+  // (The loop: a copy, see IfShape.)
+  IfShape s{j,
+            end,
+            exit,
+            std::move(items),
+            then_begin,
+            label,
+            std::move(test),
+            loops_.empty() ? std::nullopt : std::optional<LoopContext>(loops_.back())};
+  if (int next = if_inverted_over_jump_back(s); next >= 0) return next;
+  if (int next = if_jumping_back(s); next >= 0) return next;
+  if (s.label > s.end) return if_leaving_region(s);
+  if (int next = if_else_over_jump(s); next >= 0) return next;
+  if (int next = if_else_ending_loop_body(s); next >= 0) return next;
+  if (int next = if_else_jumped_from_inside(s); next >= 0) return next;
+  if (int next = if_else_joined_by_handlers(s); next >= 0) return next;
+  if (int next = if_else_with_suppressed_return(s); next >= 0) return next;
+  if (int next = if_continue_then_break(s); next >= 0) return next;
+  fold_exit_block_copies(s);
+  if (int next = if_else_copied_exit(s); next >= 0) return next;
+  return if_with_final_return(s);
+}
+
+void CodeDecoder::emit_if_statement(ExprPtr condition, Body then_body, Body else_body) {
+  emit(make_stmt(StmtKind::If, {std::move(condition)},
+                 {std::move(then_body), std::move(else_body)}));
+}
+
+void CodeDecoder::emit_if(const IfShape& s, Body then_body, Body else_body) {
+  const ExprPtr& test = s.test;
+  // `if not test: raise AssertionError(msg)` is an assert.
+  // (The raise of LOAD_ASSERTION_ERROR arrives as `assert False[, msg]`; where 3.10/3.11 kept
+  // a folded False, the source said `if test: assert False`.)
+  if (then_body.size() == 1 && else_body.empty() && then_body[0]->kind == StmtKind::Assert &&
+      !(profile_.keeps_folded_constants && has_constant(bytecode::ObjectKind::False, true)) &&
+      !then_body[0]->exprs.empty() && then_body[0]->exprs[0]->kind == ExprKind::Constant &&
+      then_body[0]->exprs[0]->text == "False") {
+    std::vector<ExprPtr> parts = then_body[0]->exprs;
+    parts[0] = negate(test);
+    emit(make_stmt(StmtKind::Assert, std::move(parts)));
+    return;
+  }
+  emit(make_stmt(StmtKind::If, {test}, {std::move(then_body), std::move(else_body)}));
+}
+
+// A membership or identity test jumps when true only where the compiler turned the jump
+// around: `if a not in b: continue` keeps its jump-when-false.
+bool CodeDecoder::needs_inversion(const IfShape& s) {
+  const auto& ops = lifted_.ops;
+  const std::vector<ConditionItem>& items = s.items;
+  const int end = s.end;
+  const int then_begin = s.then_begin;
+  const int label = s.label;
+  const ExprPtr& test = s.test;
+  const std::optional<LoopContext>& loop = s.loop;
+  // (Not where a test jumps to the jump back itself: a written `continue`, which the compiler
+  // keeps as a block of its own, `if a or b: continue`; turning a test around adds a jump
+  // back that only the test falls into.)
+  for (const ConditionItem& item : items) {
+    if (item.target == then_begin) return false;
+  }
+  // (Not a while loop's first test, jumped back to from the end of its body.)
+  for (int k = label; k < end; ++k) {
+    const Operation& o = ops[static_cast<size_t>(k)];
+    if ((o.op == Op::Jump || o.op == Op::JumpIf) && o.target == label) return false;
+  }
+  // (Not where an earlier test of the loop body jumps to the region's end: an or of tests
+  // whose first goes on to the code the region ends at.)
+  bool joined = false;
+  for (int k = loop->continue_target; k >= 0 && k < items[0].start && !joined; ++k) {
+    const Operation& o = ops[static_cast<size_t>(k)];
+    joined = o.op == Op::JumpIf && o.target > then_begin && o.target <= end;
+  }
+  // 3.13, inside a handler's region: no handler covers the test's (last) jump where the
+  // compiler threaded it to the loop head and turned it around; `if not test: continue` keeps
+  // it covered like the test.
+  if (int handler = flow_.handler_covering(items[0].start);
+      table_readings_ && code_.minor >= 13 && handler >= 0 && !joined) {
+    used_table_reading_ = true;
+    return flow_.handler_covering(items.back().jump) != handler;
+  }
+  // 3.12: nor the JUMP_BACKWARD added when turning it around, where a written `continue` that
+  // leaves no try (the loop head is covered alike) keeps the handler.
+  if (int handler = flow_.handler_covering(items[0].start);
+      table_readings_ && code_.minor == 12 && handler >= 0 && !joined &&
+      flow_.handler_covering(loop->continue_target) == handler) {
+    used_table_reading_ = true;
+    return flow_.handler_covering(then_begin) < 0;
+  }
+  if (items.size() > 1) return mentions_identity_or_membership(test, 0);
+  return is_identity_or_membership(items[0].expr) && items[0].sense != 0;
+}
+
+int CodeDecoder::if_inverted_over_jump_back(const IfShape& s) {
+  const auto& ops = lifted_.ops;
+  const int end = s.end;
+  const int exit = s.exit;
+  const int then_begin = s.then_begin;
+  const int label = s.label;
+  const ExprPtr& test = s.test;
+  const std::optional<LoopContext>& loop = s.loop;
   // 3.12+ has no backward conditional jump: `if test: <rest of the loop body>` becomes a jump
   // over a JUMP_BACKWARD to the loop head when the test fails.
   // Only a membership or identity test needs it: `not (a in b)` is compiled as `a not in b`.
-  auto is_identity_or_membership = [](const ExprPtr& e) {
-    return e->kind == ExprKind::Compare && e->ops.size() == 1 &&
-           (e->ops[0] == "in" || e->ops[0] == "not in" || e->ops[0] == "is" ||
-            e->ops[0] == "is not");
-  };
-  // (So does an and/or of tests with one of those among them, but for `is None`, which
-  // compiles to a None test jump either way.)
-  std::function<bool(const ExprPtr&, int)> mentions = [&](const ExprPtr& e, int depth) {
-    if (e->kind == ExprKind::BoolOp && depth < 50) {
-      return std::any_of(e->args.begin(), e->args.end(),
-                         [&](const ExprPtr& part) { return mentions(part, depth + 1); });
-    }
-    if (e->kind == ExprKind::UnaryOp && e->text == "not" && depth < 50)
-      return mentions(e->args[0], depth + 1);
-    if (depth > 0 && e->kind == ExprKind::Compare && e->args.size() == 2 &&
-        (is_none(e->args[0]) || is_none(e->args[1])))
-      return false;
-    return is_identity_or_membership(e);
-  };
-  // A membership or identity test jumps when true only where the compiler turned the jump
-  // around: `if a not in b: continue` keeps its jump-when-false.
-  auto needs_inversion = [&] {
-    // (Not where a test jumps to the jump back itself: a written `continue`, which the compiler
-    // keeps as a block of its own, `if a or b: continue`; turning a test around adds a jump
-    // back that only the test falls into.)
-    for (const ConditionItem& item : items) {
-      if (item.target == then_begin) return false;
-    }
-    // (Not a while loop's first test, jumped back to from the end of its body.)
-    for (int k = label; k < end; ++k) {
-      const Operation& o = ops[static_cast<size_t>(k)];
-      if ((o.op == Op::Jump || o.op == Op::JumpIf) && o.target == label) return false;
-    }
-    // (Not where an earlier test of the loop body jumps to the region's end: an or of tests
-    // whose first goes on to the code the region ends at.)
-    bool joined = false;
-    for (int k = loop->continue_target; k >= 0 && k < items[0].start && !joined; ++k) {
-      const Operation& o = ops[static_cast<size_t>(k)];
-      joined = o.op == Op::JumpIf && o.target > then_begin && o.target <= end;
-    }
-    // 3.13, inside a handler's region: no handler covers the test's (last) jump where the
-    // compiler threaded it to the loop head and turned it around; `if not test: continue` keeps
-    // it covered like the test.
-    if (int handler = flow_.handler_covering(items[0].start);
-        table_readings_ && code_.minor >= 13 && handler >= 0 && !joined) {
-      used_table_reading_ = true;
-      return flow_.handler_covering(items.back().jump) != handler;
-    }
-    // 3.12: nor the JUMP_BACKWARD added when turning it around, where a written `continue` that
-    // leaves no try (the loop head is covered alike) keeps the handler.
-    if (int handler = flow_.handler_covering(items[0].start);
-        table_readings_ && code_.minor == 12 && handler >= 0 && !joined &&
-        flow_.handler_covering(loop->continue_target) == handler) {
-      used_table_reading_ = true;
-      return flow_.handler_covering(then_begin) < 0;
-    }
-    if (items.size() > 1) return mentions(test, 0);
-    return is_identity_or_membership(items[0].expr) && items[0].sense != 0;
-  };
   if (code_.minor >= 12 && loop && label == then_begin + 1 && label < end &&
       ops[static_cast<size_t>(then_begin)].op == Op::Jump &&
       same_target(ops[static_cast<size_t>(then_begin)].target, loop->continue_target) &&
-      needs_inversion()) {
+      needs_inversion(s)) {
     // (Where the region goes on elsewhere, an if branch ending with this test, its elif after
     // it, the jump back is the test's else: a `continue`.)
     Body otherwise;
     if (!same_target(exit, loop->continue_target))
       otherwise.push_back(make_stmt(StmtKind::Continue));
-    make_if_test(negate_test(test, profile_.none_tests_jump), decode_range(label, end, exit),
-                 std::move(otherwise));
+    emit_if_statement(negate_test(test, profile_.none_tests_jump), decode_range(label, end, exit),
+                      std::move(otherwise));
     return end;
   }
+  return -1;
+}
+
+int CodeDecoder::if_jumping_back(IfShape& s) {
+  const int j = s.j;
+  const int end = s.end;
+  const int exit = s.exit;
+  const int then_begin = s.then_begin;
+  const int label = s.label;
+  ExprPtr& test = s.test;
+  const std::optional<LoopContext>& loop = s.loop;
   // A test that jumps back to the loop head: `if test: <rest of the loop body>`.
   if (label <= j) {
     if (!loop || resolve(label) != resolve(loop->continue_target))
@@ -729,7 +804,7 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
     // branch, `if not test: continue`.)
     if (!same_target(exit, loop->continue_target)) {
       test = negate_test(test, profile_.none_tests_jump);
-      make_if({make_stmt(StmtKind::Continue)}, {});
+      emit_if(s, {make_stmt(StmtKind::Continue)}, {});
       return then_begin;
     }
     Body then_body;
@@ -738,54 +813,75 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
     } else {
       then_body = decode_range(then_begin, end, exit);
     }
-    make_if(std::move(then_body), {});
+    emit_if(s, std::move(then_body), {});
     return std::max(end, then_begin);
   }
-  if (label > end) {
-    if (loop && resolve(label) == resolve(loop->break_target)) {
-      test = negate(test);
-      make_if({make_stmt(StmtKind::Break)}, {});
-      return then_begin;
-    }
-    if (same_target(label, exit)) {
-      make_if(decode_range(then_begin, end, exit), {});
-      return end;
-    }
-    // (A jump to a copy of the region's exit block goes there: the copy is consumed.)
-    if (int length = exit_copy_length(exit, label); length > 0 && end == exit) {
-      mark_consumed(label, label + length);
-      make_if(decode_range(then_begin, end, exit), {});
-      return end;
-    }
-    // 3.12+: a try body's last statement `if test: ...; return` ends past the covered range (a
-    // return cannot raise); the region may grow up to its limit over operations no handler covers.
-    Op before = ops[static_cast<size_t>(label - 1)].op;
-    // (Or covered only by a handler around the try statement: a return's finally copy in a try
-    // nested in another's body, which 3.11 leaves to the outer handler, the one covering the
-    // inner try's own handler code.)
-    if (label <= region_limit_ &&
-        (then_begin >= end || before == Op::ReturnConst || before == Op::ReturnValue)) {
-      int own = end > 0 ? flow_.handler_covering(end - 1) : -1;
-      auto around = [&](int covering) {
-        for (int h = own, hops = 0; h >= 0 && hops < 16; ++hops) {
-          h = flow_.handler_covering(h);
-          if (h == covering) return true;
-        }
-        return false;
-      };
-      bool uncovered = true;
-      for (int k = end; k < label && uncovered; ++k) {
-        int covering = flow_.handler_covering(k);
-        uncovered = covering < 0 || (covering != own && around(covering));
-      }
-      if (uncovered) {
-        make_if(decode_range(then_begin, label, label), {});
-        return label;
-      }
-    }
-    throw DecodeFailure("condition jumps out of its region at offset " +
-                        std::to_string(ops[static_cast<size_t>(j)].offset));
+  return -1;
+}
+
+int CodeDecoder::if_leaving_region(IfShape& s) {
+  const auto& ops = lifted_.ops;
+  const int j = s.j;
+  const int end = s.end;
+  const int exit = s.exit;
+  const int then_begin = s.then_begin;
+  const int label = s.label;
+  ExprPtr& test = s.test;
+  const std::optional<LoopContext>& loop = s.loop;
+  if (loop && resolve(label) == resolve(loop->break_target)) {
+    test = negate(test);
+    emit_if(s, {make_stmt(StmtKind::Break)}, {});
+    return then_begin;
   }
+  if (same_target(label, exit)) {
+    emit_if(s, decode_range(then_begin, end, exit), {});
+    return end;
+  }
+  // (A jump to a copy of the region's exit block goes there: the copy is consumed.)
+  if (int length = exit_copy_length(exit, label); length > 0 && end == exit) {
+    mark_consumed(label, label + length);
+    emit_if(s, decode_range(then_begin, end, exit), {});
+    return end;
+  }
+  // 3.12+: a try body's last statement `if test: ...; return` ends past the covered range (a
+  // return cannot raise); the region may grow up to its limit over operations no handler covers.
+  Op before = ops[static_cast<size_t>(label - 1)].op;
+  // (Or covered only by a handler around the try statement: a return's finally copy in a try
+  // nested in another's body, which 3.11 leaves to the outer handler, the one covering the
+  // inner try's own handler code.)
+  if (label <= region_limit_ &&
+      (then_begin >= end || before == Op::ReturnConst || before == Op::ReturnValue)) {
+    int own = end > 0 ? flow_.handler_covering(end - 1) : -1;
+    auto around = [&](int covering) {
+      for (int h = own, hops = 0; h >= 0 && hops < 16; ++hops) {
+        h = flow_.handler_covering(h);
+        if (h == covering) return true;
+      }
+      return false;
+    };
+    bool uncovered = true;
+    for (int k = end; k < label && uncovered; ++k) {
+      int covering = flow_.handler_covering(k);
+      uncovered = covering < 0 || (covering != own && around(covering));
+    }
+    if (uncovered) {
+      emit_if(s, decode_range(then_begin, label, label), {});
+      return label;
+    }
+  }
+  throw DecodeFailure("condition jumps out of its region at offset " +
+                      std::to_string(ops[static_cast<size_t>(j)].offset));
+}
+
+int CodeDecoder::if_else_over_jump(const IfShape& s) {
+  const auto& ops = lifted_.ops;
+  const int j = s.j;
+  const int end = s.end;
+  const int exit = s.exit;
+  const int then_begin = s.then_begin;
+  const int label = s.label;
+  const ExprPtr& test = s.test;
+  const std::optional<LoopContext>& loop = s.loop;
   const Operation& before_label = ops[static_cast<size_t>(label - 1)];
   // (The then-branch may also jump back to the region's exit: 3.13 places an except clause
   // after the code, jumping back to the join.)
@@ -811,7 +907,7 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
         same_target(exit, loop->continue_target)) {
       Body then_body = decode_range(then_begin, label - 1, join);
       Body else_body = decode_range(label, join, join);
-      make_if(std::move(then_body), std::move(else_body));
+      emit_if(s, std::move(then_body), std::move(else_body));
       return join;
     }
     if (!is_loop_jump) {
@@ -823,13 +919,24 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
       // (A then-branch that only jumps back to the exit is `if test: <else>`, its test inverted
       // over that jump: 3.12+ has no backward conditional jump.)
       if (jumps_back_to_exit && then_body.empty() && !else_body.empty()) {
-        make_if_test(negate_test(test, profile_.none_tests_jump), std::move(else_body), {});
+        emit_if_statement(negate_test(test, profile_.none_tests_jump), std::move(else_body), {});
         return else_end;
       }
-      make_if(std::move(then_body), std::move(else_body));
+      emit_if(s, std::move(then_body), std::move(else_body));
       return else_end;
     }
   }
+  return -1;
+}
+
+int CodeDecoder::if_else_ending_loop_body(const IfShape& s) {
+  const auto& ops = lifted_.ops;
+  const int end = s.end;
+  const int exit = s.exit;
+  const int then_begin = s.then_begin;
+  const int label = s.label;
+  const std::optional<LoopContext>& loop = s.loop;
+  const Operation& before_label = ops[static_cast<size_t>(label - 1)];
   // 3.12+: a then-branch ending a loop body's last if/else jumps back to the loop's head (no
   // jump to a join first): that jump carries the line of a statement before it, where a
   // written `continue` has a line of its own, after them. (3.13: where the then-branch ends
@@ -847,9 +954,19 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
     // (Not to its end: a jump there from inside goes to the else.)
     Body then_body = decode_range(then_begin, label - 1, exit);
     Body else_body = decode_range(label, end, exit);
-    make_if(std::move(then_body), std::move(else_body));
+    emit_if(s, std::move(then_body), std::move(else_body));
     return end;
   }
+  return -1;
+}
+
+int CodeDecoder::if_else_jumped_from_inside(const IfShape& s) {
+  const auto& ops = lifted_.ops;
+  const int end = s.end;
+  const int exit = s.exit;
+  const int then_begin = s.then_begin;
+  const int label = s.label;
+  const std::optional<LoopContext>& loop = s.loop;
   // A then-branch ending in a try/with statement jumps over the else from inside that statement;
   // 3.12+ also threads a nested if's test straight to the join when the then-branch has no jump
   // of its own at its end (it returns).
@@ -895,9 +1012,17 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
     int join_exit = inner.target > end ? exit : join;
     Body then_body = decode_range(then_begin, label, join_exit);
     Body else_body = decode_range(label, join, join_exit);
-    make_if(std::move(then_body), std::move(else_body));
+    emit_if(s, std::move(then_body), std::move(else_body));
     return join;
   }
+  return -1;
+}
+
+int CodeDecoder::if_else_joined_by_handlers(const IfShape& s) {
+  const int end = s.end;
+  const int then_begin = s.then_begin;
+  const int label = s.label;
+  const std::optional<LoopContext>& loop = s.loop;
   // 3.12+ places the handlers of a try in the then-branch after the function's code: where the
   // try's body does not fall through (it returns), only its clauses jump over the else.
   if (code_.minor >= 12) {
@@ -911,10 +1036,18 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
                                    resolve(join) == resolve(loop->continue_target)))) {
       Body then_body = decode_range(then_begin, label, join);
       Body else_body = decode_range(label, join, join);
-      make_if(std::move(then_body), std::move(else_body));
+      emit_if(s, std::move(then_body), std::move(else_body));
       return join;
     }
   }
+  return -1;
+}
+
+int CodeDecoder::if_else_with_suppressed_return(const IfShape& s) {
+  const auto& ops = lifted_.ops;
+  const int end = s.end;
+  const int then_begin = s.then_begin;
+  const int label = s.label;
   // 3.12+: a then-branch ending in a with statement whose body does not fall through (it
   // returns): where the code after the if/else is the function's implicit `return None`, the
   // path of a suppressed exception ends in a copy of it (starting no line of its own) instead of
@@ -970,10 +1103,20 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
         (closing == Op::ReturnValue || closing == Op::ReturnConst || closing == Op::RaiseVarargs)) {
       Body then_body = decode_range(then_begin, label, join);
       Body else_body = decode_range(label, join, join);
-      make_if(std::move(then_body), std::move(else_body));
+      emit_if(s, std::move(then_body), std::move(else_body));
       return join;
     }
   }
+  return -1;
+}
+
+int CodeDecoder::if_continue_then_break(const IfShape& s) {
+  const auto& ops = lifted_.ops;
+  const int end = s.end;
+  const int exit = s.exit;
+  const int then_begin = s.then_begin;
+  const int label = s.label;
+  const std::optional<LoopContext>& loop = s.loop;
   // The last test of a loop body whose false exit leaves the loop (a `while True` whose body ends
   // in `if test: continue`): falling off the end there is a break, not the next iteration.
   if (label == end && loop && !same_target(label, exit) &&
@@ -988,14 +1131,22 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
     bool written = label == loop->break_target && branch_end.op == Op::Jump &&
                    branch_end.target < label && same_target(branch_end.target, exit);
     if (then_body.empty()) {
-      make_if({make_stmt(StmtKind::Continue)}, {});
+      emit_if(s, {make_stmt(StmtKind::Continue)}, {});
       emit(make_stmt(StmtKind::Break));
     } else {
-      make_if(std::move(then_body), {make_stmt(StmtKind::Break)});
+      emit_if(s, std::move(then_body), {make_stmt(StmtKind::Break)});
       if (written) written_continues_.insert(out_->back());
     }
     return label;
   }
+  return -1;
+}
+
+void CodeDecoder::fold_exit_block_copies(IfShape& s) {
+  const auto& ops = lifted_.ops;
+  const std::vector<ConditionItem>& items = s.items;
+  const int then_begin = s.then_begin;
+  int& label = s.label;
   // Tests jumping to copies of one exit block (the compiler copies a short return, or the RERAISE
   // ending a finally body, for each jump to it; `a and b` ending a finally body): the copies lie
   // back to back, the then-branch ends at the first, the others are no code of their own.
@@ -1019,18 +1170,18 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
       label = first_copy;
     }
   }
-  // 3.12+ copies a short exit block (a return or raise) into a jump to it: a then-branch that
-  // jumped over its else to the code after the if/else ends in a copy of that code, with its
-  // lines (a return written there has its own). The original is the last such code in the
-  // region, where the else falls into it. (The copy is one whole statement: it starts the
-  // branch or follows the end of another, and stores nothing before its end.)
-  auto ends_statement = [](Op op) {
-    return op == Op::StoreName || op == Op::StoreAttr || op == Op::StoreSubscr ||
-           op == Op::StoreSlice || op == Op::DeleteName || op == Op::DeleteAttr ||
-           op == Op::DeleteSubscr || op == Op::PopTop || op == Op::Nop || op == Op::PopExcept ||
-           op == Op::ReturnValue || op == Op::ReturnConst || op == Op::RaiseVarargs ||
-           op == Op::Reraise || op == Op::Jump || op == Op::JumpIf;
-  };
+}
+
+// 3.12+ copies a short exit block (a return or raise) into a jump to it: a then-branch that
+// jumped over its else to the code after the if/else ends in a copy of that code, with its
+// lines (a return written there has its own). The original is the last such code in the
+// region, where the else falls into it. (The copy is one whole statement: it starts the
+// branch or follows the end of another, and stores nothing before its end.)
+int CodeDecoder::if_else_copied_exit(const IfShape& s) {
+  const auto& ops = lifted_.ops;
+  const int end = s.end;
+  const int then_begin = s.then_begin;
+  const int label = s.label;
   std::vector<bool> targeted(7, false);  // the operations before label that a jump goes to
   for (const Operation& o : ops) {
     if (code_.minor >= 12 && is_jump(o.op) && o.target >= label - 7 && o.target < label)
@@ -1040,118 +1191,157 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
     Op closing = ops[static_cast<size_t>(label) - 1].op;
     if (closing != Op::ReturnValue && closing != Op::ReturnConst && closing != Op::RaiseVarargs)
       break;
-    int copy = label - n;
-    bool one_statement =
-        copy == then_begin || ends_statement(ops[static_cast<size_t>(copy) - 1].op);
-    for (int k = copy; k + 1 < label && one_statement; ++k)
-      one_statement = !ends_statement(ops[static_cast<size_t>(k)].op);
-    // (Nothing jumps into it, but to its start, nor to a POP_TOP before it: a chained
-    // comparison's cleanup before a copy is no statement.)
-    for (int k = copy - 1; k < label; ++k) {
-      if (k != copy && targeted[static_cast<size_t>(label - k - 1)] &&
-          (k > copy || ops[static_cast<size_t>(k)].op == Op::PopTop)) {
-        one_statement = false;
-      }
-    }
-    // (Nor a `break` that the compiler replaced with a copy of the code after the loop: a NOP
-    // with the line of the statement, or a for loop's iterator popped first.)
-    if (copy > then_begin) {
-      const Operation& before = ops[static_cast<size_t>(copy) - 1];
-      if ((before.op == Op::Nop && before.line >= 0) || break_copies_.count(copy - 1) > 0)
-        one_statement = false;
-    }
-    if (loop && is_line_copy(ops, copy, loop->break_target, n)) one_statement = false;
-    // (A constant return alone may be the implicit `return None`, whose copies take their lines
-    // from what precedes them: equal lines prove nothing. But a copy of it, starting no line of
-    // its own, ends a branch that falls off its end, where a written `return` has its line; the
-    // original is then the last operation of the region.)
-    bool implicit_return =
-        n == 1 && closing == Op::ReturnConst && role_ != CodeRole::Module &&
-        ops[static_cast<size_t>(copy)].constant &&
-        ops[static_cast<size_t>(copy)].constant->kind == bytecode::ObjectKind::None &&
-        ops[static_cast<size_t>(copy)].line < 0 && !written_return_leaving_with(ops, copy) &&
-        flow_.handler_covering(copy) == flow_.handler_covering(then_begin);
-    // (Where the branch and the else run under the same handlers as the copy: a return leaving
-    // a with, a finally or an except clause runs their exit code, under none, just before.)
-    // (3.12+ places handler code after the function's: only that may follow the original.)
-    auto only_cold_after = [&](int at) {
-      for (int k = at + 1; k < end; ++k) {
-        if (flow_.reachable[static_cast<size_t>(k)]) return false;
-      }
-      return true;
-    };
-    auto is_implicit_return = [&](int at) {
-      return at >= label && only_cold_after(at) && at < static_cast<int>(ops.size()) &&
-             same_operations(ops, copy, at, 1) && ops[static_cast<size_t>(at)].line < 0 &&
-             flow_.handler_covering(at) == flow_.handler_covering(then_begin);
-    };
-    if (!one_statement || (n == 1 && closing == Op::ReturnConst && !implicit_return)) continue;
-    // (Or the region's end, when the original follows it. Not a copy in a branch of the else,
-    // which something in the else jumps past, nor one in the handlers placed after the code.)
-    auto else_reaches = [&](int join) {
-      for (int k = label; k < join; ++k) {
-        const Operation& o = ops[static_cast<size_t>(k)];
-        if ((is_jump(o.op) && o.target > join && o.target < end) || o.op == Op::PushExcInfo)
-          return false;
-      }
-      return true;
-    };
-    // (The region's end only where the then-branch would go on there: not a loop's exit, where
-    // the copy is a `break`.)
-    int join = std::min(end, static_cast<int>(ops.size()) - n);
-    if (join == end &&
-        (!same_target(end, exit) || (loop && resolve(end) == resolve(loop->break_target)))) {
-      --join;
-    }
-    while (join >= label &&
-           !((implicit_return ? is_implicit_return(join) : is_line_copy(ops, copy, join, n)) &&
-             else_reaches(join))) {
-      --join;
-    }
-    // The then-branch of an if ending an except clause leaves it (POP_EXCEPT, after that a
-    // named clause's `name = None; del name`) for a copy of the code after the try statement:
-    // all the rest of the region is its else.
-    int leave = copy - 1;
-    if (leave >= then_begin + 3 && ops[static_cast<size_t>(leave)].op == Op::DeleteName) leave -= 3;
-    bool leaves_clause = join < label && n == clause_tail_length_ && clause_tail_ >= 0 &&
-                         leave >= then_begin &&
-                         ops[static_cast<size_t>(leave)].op == Op::PopExcept &&
-                         is_line_copy(ops, copy, clause_tail_, n);
-    if (join < label && !leaves_clause) continue;
-    // (The copy is decoded with the branch, which a statement ending there may need, and then
-    // dropped, unless that statement took it in: a with statement's normal path.)
-    Body then_body = decode_range(then_begin, label, leaves_clause ? exit : join);
-    if (then_body.empty()) throw DecodeFailure("copied code after an if");
-    StmtKind last = then_body.back()->kind;
-    if (last == StmtKind::Return || last == StmtKind::Raise) then_body.pop_back();
-    // (A loop ending the branch may leave through further copies of the implicit return.)
-    while (implicit_return && !then_body.empty() && then_body.back()->kind == StmtKind::Return &&
-           (then_body.back()->exprs.empty() || is_none(then_body.back()->exprs[0]))) {
-      then_body.pop_back();
-    }
-    // (A with statement ending the branch took the copy, after its exit call, in as its own
-    // `return None`: the branch falls off the with's end instead.)
-    if (implicit_return && is_exit_call(ops, copy - 5)) {
-      Body* inner = &then_body;
-      while (!inner->empty() && inner->back()->kind == StmtKind::With)
-        inner = &inner->back()->bodies[0];
-      if (inner != &then_body && !inner->empty() && inner->back()->kind == StmtKind::Return &&
-          (inner->back()->exprs.empty() || is_none(inner->back()->exprs[0]))) {
-        inner->pop_back();
-        if (inner->empty()) inner->push_back(make_stmt(StmtKind::Pass));
-      }
-    }
-    Body else_body =
-        leaves_clause ? decode_range(label, end, exit) : decode_range(label, join, join);
-    make_if(std::move(then_body), std::move(else_body));
-    return leaves_clause ? end : join;
+    if (int next = if_else_copied_exit_of_length(s, n, targeted); next >= 0) return next;
   }
+  return -1;
+}
+
+int CodeDecoder::if_else_copied_exit_of_length(const IfShape& s, int n,
+                                               const std::vector<bool>& targeted) {
+  const auto& ops = lifted_.ops;
+  const int end = s.end;
+  const int exit = s.exit;
+  const int then_begin = s.then_begin;
+  const int label = s.label;
+  Op closing = ops[static_cast<size_t>(label) - 1].op;
+  int copy = label - n;
+  bool one_statement = copy_is_one_statement(s, copy, n, targeted);
+  // (A constant return alone may be the implicit `return None`, whose copies take their lines
+  // from what precedes them: equal lines prove nothing. But a copy of it, starting no line of
+  // its own, ends a branch that falls off its end, where a written `return` has its line; the
+  // original is then the last operation of the region.)
+  bool implicit_return =
+      n == 1 && closing == Op::ReturnConst && role_ != CodeRole::Module &&
+      ops[static_cast<size_t>(copy)].constant &&
+      ops[static_cast<size_t>(copy)].constant->kind == bytecode::ObjectKind::None &&
+      ops[static_cast<size_t>(copy)].line < 0 && !written_return_leaving_with(ops, copy) &&
+      flow_.handler_covering(copy) == flow_.handler_covering(then_begin);
+  if (!one_statement || (n == 1 && closing == Op::ReturnConst && !implicit_return)) return -1;
+  int join = copy_original(s, copy, n, implicit_return);
+  // The then-branch of an if ending an except clause leaves it (POP_EXCEPT, after that a
+  // named clause's `name = None; del name`) for a copy of the code after the try statement:
+  // all the rest of the region is its else.
+  int leave = copy - 1;
+  if (leave >= then_begin + 3 && ops[static_cast<size_t>(leave)].op == Op::DeleteName) leave -= 3;
+  bool leaves_clause = join < label && n == clause_tail_length_ && clause_tail_ >= 0 &&
+                       leave >= then_begin && ops[static_cast<size_t>(leave)].op == Op::PopExcept &&
+                       is_line_copy(ops, copy, clause_tail_, n);
+  if (join < label && !leaves_clause) return -1;
+  // (The copy is decoded with the branch, which a statement ending there may need, and then
+  // dropped, unless that statement took it in: a with statement's normal path.)
+  Body then_body = decode_range(then_begin, label, leaves_clause ? exit : join);
+  if (then_body.empty()) throw DecodeFailure("copied code after an if");
+  StmtKind last = then_body.back()->kind;
+  if (last == StmtKind::Return || last == StmtKind::Raise) then_body.pop_back();
+  // (A loop ending the branch may leave through further copies of the implicit return.)
+  while (implicit_return && !then_body.empty() && then_body.back()->kind == StmtKind::Return &&
+         (then_body.back()->exprs.empty() || is_none(then_body.back()->exprs[0]))) {
+    then_body.pop_back();
+  }
+  // (A with statement ending the branch took the copy, after its exit call, in as its own
+  // `return None`: the branch falls off the with's end instead.)
+  if (implicit_return && is_exit_call(ops, copy - 5)) {
+    Body* inner = &then_body;
+    while (!inner->empty() && inner->back()->kind == StmtKind::With)
+      inner = &inner->back()->bodies[0];
+    if (inner != &then_body && !inner->empty() && inner->back()->kind == StmtKind::Return &&
+        (inner->back()->exprs.empty() || is_none(inner->back()->exprs[0]))) {
+      inner->pop_back();
+      if (inner->empty()) inner->push_back(make_stmt(StmtKind::Pass));
+    }
+  }
+  Body else_body = leaves_clause ? decode_range(label, end, exit) : decode_range(label, join, join);
+  emit_if(s, std::move(then_body), std::move(else_body));
+  return leaves_clause ? end : join;
+}
+
+bool CodeDecoder::copy_is_one_statement(const IfShape& s, int copy, int n,
+                                        const std::vector<bool>& targeted) const {
+  const auto& ops = lifted_.ops;
+  const int then_begin = s.then_begin;
+  const int label = s.label;
+  const std::optional<LoopContext>& loop = s.loop;
+  bool one_statement = copy == then_begin || ends_statement(ops[static_cast<size_t>(copy) - 1].op);
+  for (int k = copy; k + 1 < label && one_statement; ++k)
+    one_statement = !ends_statement(ops[static_cast<size_t>(k)].op);
+  // (Nothing jumps into it, but to its start, nor to a POP_TOP before it: a chained
+  // comparison's cleanup before a copy is no statement.)
+  for (int k = copy - 1; k < label; ++k) {
+    if (k != copy && targeted[static_cast<size_t>(label - k - 1)] &&
+        (k > copy || ops[static_cast<size_t>(k)].op == Op::PopTop)) {
+      one_statement = false;
+    }
+  }
+  // (Nor a `break` that the compiler replaced with a copy of the code after the loop: a NOP
+  // with the line of the statement, or a for loop's iterator popped first.)
+  if (copy > then_begin) {
+    const Operation& before = ops[static_cast<size_t>(copy) - 1];
+    if ((before.op == Op::Nop && before.line >= 0) || break_copies_.count(copy - 1) > 0)
+      one_statement = false;
+  }
+  if (loop && is_line_copy(ops, copy, loop->break_target, n)) one_statement = false;
+  return one_statement;
+}
+
+int CodeDecoder::copy_original(const IfShape& s, int copy, int n, bool implicit_return) const {
+  const auto& ops = lifted_.ops;
+  const int end = s.end;
+  const int exit = s.exit;
+  const int then_begin = s.then_begin;
+  const int label = s.label;
+  const std::optional<LoopContext>& loop = s.loop;
+  // (Where the branch and the else run under the same handlers as the copy: a return leaving
+  // a with, a finally or an except clause runs their exit code, under none, just before.)
+  // (3.12+ places handler code after the function's: only that may follow the original.)
+  auto only_cold_after = [&](int at) {
+    for (int k = at + 1; k < end; ++k) {
+      if (flow_.reachable[static_cast<size_t>(k)]) return false;
+    }
+    return true;
+  };
+  auto is_implicit_return = [&](int at) {
+    return at >= label && only_cold_after(at) && at < static_cast<int>(ops.size()) &&
+           same_operations(ops, copy, at, 1) && ops[static_cast<size_t>(at)].line < 0 &&
+           flow_.handler_covering(at) == flow_.handler_covering(then_begin);
+  };
+  // (Or the region's end, when the original follows it. Not a copy in a branch of the else,
+  // which something in the else jumps past, nor one in the handlers placed after the code.)
+  auto else_reaches = [&](int join) {
+    for (int k = label; k < join; ++k) {
+      const Operation& o = ops[static_cast<size_t>(k)];
+      if ((is_jump(o.op) && o.target > join && o.target < end) || o.op == Op::PushExcInfo)
+        return false;
+    }
+    return true;
+  };
+  // (The region's end only where the then-branch would go on there: not a loop's exit, where
+  // the copy is a `break`.)
+  int join = std::min(end, static_cast<int>(ops.size()) - n);
+  if (join == end &&
+      (!same_target(end, exit) || (loop && resolve(end) == resolve(loop->break_target)))) {
+    --join;
+  }
+  while (join >= label &&
+         !((implicit_return ? is_implicit_return(join) : is_line_copy(ops, copy, join, n)) &&
+           else_reaches(join))) {
+    --join;
+  }
+  return join;
+}
+
+int CodeDecoder::if_with_final_return(const IfShape& s) {
+  const auto& ops = lifted_.ops;
+  const int j = s.j;
+  const int end = s.end;
+  const int exit = s.exit;
+  const int then_begin = s.then_begin;
+  const int label = s.label;
   Body then_body = decode_range(then_begin, label, label);
   // At module level the final `return None` is duplicated into branches: the rest is an else.
   if (role_ == CodeRole::Module && ends_in_return_none(ops, label)) {
     if (!then_body.empty() && then_body.back()->kind == StmtKind::Return) then_body.pop_back();
     Body else_body = label < end ? decode_range(label, end, exit) : Body{};
-    make_if(std::move(then_body), std::move(else_body));
+    emit_if(s, std::move(then_body), std::move(else_body));
     return end;
   }
   // 3.11 copies the implicit `return None` (it has no line) into a then-branch that jumped over
@@ -1171,10 +1361,10 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
       (then_body.back()->exprs.empty() || is_none(then_body.back()->exprs[0]))) {
     then_body.pop_back();
     Body else_body = decode_range(label, end, exit);
-    make_if(std::move(then_body), std::move(else_body));
+    emit_if(s, std::move(then_body), std::move(else_body));
     return end;
   }
-  make_if(std::move(then_body), {});
+  emit_if(s, std::move(then_body), {});
   return label;
 }
 

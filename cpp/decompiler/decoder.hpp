@@ -240,6 +240,28 @@ class CodeDecoder {
   int decode_compound_if_expression(int j, int begin, int end);
   int decode_copied_tail_if_expression(int true_start, int false_start, int end,
                                        const ExprPtr& condition);
+  // decode_condition's readings of an if statement, in the order it tries them; each returns
+  // where the statement ends, or -1 when its shape is not the one it reads.
+  struct IfShape;  // the test, its branches and the loop around it (conditions.cpp)
+  void emit_if_statement(ExprPtr condition, Body then_body, Body else_body);
+  void emit_if(const IfShape& s, Body then_body, Body else_body);  // the shape's test; or assert
+  bool needs_inversion(const IfShape& s);  // 3.12+: a test turned around over the jump back
+  int if_inverted_over_jump_back(const IfShape& s);  // `if test: <rest of the loop body>`
+  int if_jumping_back(IfShape& s);                   // the test jumps back to the loop head
+  int if_leaving_region(IfShape& s);        // the test jumps past the region's end (or throws)
+  int if_else_over_jump(const IfShape& s);  // the then-branch jumps over the else to the join
+  int if_else_ending_loop_body(const IfShape& s);    // 3.12+: the then-branch jumps back
+  int if_else_jumped_from_inside(const IfShape& s);  // a statement in the branch jumps to the join
+  int if_else_joined_by_handlers(const IfShape& s);  // 3.12+: only the branch's clauses jump
+  int if_else_with_suppressed_return(const IfShape& s);  // 3.12+: a with's copied return
+  int if_continue_then_break(const IfShape& s);          // `if test: A; continue` then `break`
+  void fold_exit_block_copies(IfShape& s);    // tests jumping to copies of one exit block
+  int if_else_copied_exit(const IfShape& s);  // 3.12+: the branch ends in a copied exit block
+  int if_else_copied_exit_of_length(const IfShape& s, int n, const std::vector<bool>& targeted);
+  bool copy_is_one_statement(const IfShape& s, int copy, int n,
+                             const std::vector<bool>& targeted) const;
+  int copy_original(const IfShape& s, int copy, int n, bool implicit_return) const;  // or < label
+  int if_with_final_return(const IfShape& s);  // the rest: the then-branch falls into the label
 
   // ---- match.cpp: match statements (the reading of patterns lives in MatchReader)
   int decode_match(int i, int end, int exit);  // -1 when no match statement starts at i
