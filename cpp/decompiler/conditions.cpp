@@ -139,6 +139,37 @@ std::vector<CodeDecoder::ConditionItem> CodeDecoder::collect_conditions_range(in
   return items;
 }
 
+// The cleanup may sit elsewhere (3.12+) and hold a copy of the code where the chain goes
+// when false (`POP_TOP; RETURN_CONST None`, an assert's raise) instead of jumping there.
+void CodeDecoder::consume_moved_chain_cleanup(int k, int cleanup, int false_exit) {
+  const auto& ops = lifted_.ops;
+  int size = static_cast<int>(ops.size());
+  if (cleanup > k && cleanup + 1 < size && ops[static_cast<size_t>(cleanup)].op == Op::PopTop) {
+    // (Or the cleanup falls into that code: the true path ends in a return or a raise.)
+    if (cleanup + 1 == false_exit) {
+      mark_consumed(cleanup, cleanup + 1);
+      return;
+    }
+    const Operation& after = ops[static_cast<size_t>(cleanup) + 1];
+    int copied = copied_block_length(cleanup + 1, false_exit);
+    if (after.op == Op::Jump && same_target(after.target, false_exit)) copied = 1;
+    // (Not where another jump goes there too: then the code the cleanup falls into is the
+    // original, and the last link's way the copy, as at the bottom of a rotated loop whose
+    // top test jumps to its exit; that code is kept.)
+    bool shared = false;
+    for (const Operation& o : ops) shared |= is_jump(o.op) && o.target == cleanup + 1;
+    if (shared) {
+      mark_consumed(cleanup, cleanup + 1);
+      return;
+    }
+    if (copied > 0) {
+      mark_consumed(cleanup, cleanup + 1 + copied);
+      return;
+    }
+  }
+  throw DecodeFailure("chained comparison cleanup");
+}
+
 // Gathers `expr; jump-if` items starting with the jump at `j` (its value is on the stack), as
 // long as what follows is another pure test, and keeps the longest prefix whose targets are
 // only its own true and false exits.
@@ -198,34 +229,8 @@ CodeDecoder::ConditionItem CodeDecoder::finish_chained_test(ConditionItem item) 
   const Operation& over = ops[static_cast<size_t>(k) + 1];
   if (over.op != Op::Jump || cleanup != k + 2 ||
       ops[static_cast<size_t>(cleanup)].op != Op::PopTop) {
-    // The cleanup may sit elsewhere (3.12+) and hold a copy of the code where the chain goes
-    // when false (`POP_TOP; RETURN_CONST None`, an assert's raise) instead of jumping there.
-    int size = static_cast<int>(ops.size());
-    int false_exit = last_sense == 0 ? last_jump.target : k + 1;
-    if (cleanup > k && cleanup + 1 < size && ops[static_cast<size_t>(cleanup)].op == Op::PopTop) {
-      // (Or the cleanup falls into that code: the true path ends in a return or a raise.)
-      if (cleanup + 1 == false_exit) {
-        mark_consumed(cleanup, cleanup + 1);
-        return result;
-      }
-      const Operation& after = ops[static_cast<size_t>(cleanup) + 1];
-      int copied = copied_block_length(cleanup + 1, false_exit);
-      if (after.op == Op::Jump && same_target(after.target, false_exit)) copied = 1;
-      // (Not where another jump goes there too: then the code the cleanup falls into is the
-      // original, and the last link's way the copy, as at the bottom of a rotated loop whose
-      // top test jumps to its exit; that code is kept.)
-      bool shared = false;
-      for (const Operation& o : ops) shared |= is_jump(o.op) && o.target == cleanup + 1;
-      if (shared) {
-        mark_consumed(cleanup, cleanup + 1);
-        return result;
-      }
-      if (copied > 0) {
-        mark_consumed(cleanup, cleanup + 1 + copied);
-        return result;
-      }
-    }
-    throw DecodeFailure("chained comparison cleanup");
+    consume_moved_chain_cleanup(k, cleanup, last_sense == 0 ? last_jump.target : k + 1);
+    return result;
   }
   if (none_link && !same_target(cleanup + 1, last_jump.target) &&
       copied_block_length(cleanup + 1, last_jump.target) == 0) {

@@ -229,6 +229,7 @@ class CodeDecoder {
   };
   std::vector<ConditionItem> collect_conditions_range(int begin, int end);
   ConditionItem finish_chained_test(ConditionItem item);
+  void consume_moved_chain_cleanup(int k, int cleanup, int false_exit);  // or throws
   ConditionItem finish_if_expression_test(ConditionItem item);
   std::vector<ConditionItem> if_expression_part(int begin, int end, int like, int label,
                                                 int last_next);
