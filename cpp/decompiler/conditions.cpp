@@ -314,21 +314,17 @@ CodeDecoder::ConditionItem CodeDecoder::finish_if_expression_test(ConditionItem 
 // Gathers `expr; jump-if` items starting with the jump at `j` (its value is on the stack), as
 // long as what follows is another pure test, and keeps the longest prefix whose targets are
 // only its own true and false exits.
-std::vector<CodeDecoder::ConditionItem> CodeDecoder::collect_conditions(int j, int end,
-                                                                        int stmt_start) {
+// (3.10: a chained comparison's cleanup, POP_TOP, falls into the short exit block where the
+// chain goes when false, which extend_block copied into the jump over the cleanup: a test
+// before the chain that jumps to that block, consumed with the cleanup, goes where the copy
+// goes.)
+// finish_chained_test leaves that block unconsumed where a jump reaches it (the exit of a
+// rotated loop whose top test jumps there); it is still the copy's place where every such jump
+// is a test of this condition, and the block is then consumed as the copy's original.
+int CodeDecoder::condition_exit(const std::vector<ConditionItem>& items, int t,
+                                const ConditionItem& last) const {
   const auto& ops = lifted_.ops;
-  std::vector<ConditionItem> items;
-  items.push_back(finish_if_expression_test(
-      finish_chained_test({pop(), ops[static_cast<size_t>(j)].arg,
-                           ops[static_cast<size_t>(j)].target, stmt_start, j, j + 1})));
-  // (3.10: a chained comparison's cleanup, POP_TOP, falls into the short exit block where the
-  // chain goes when false, which extend_block copied into the jump over the cleanup: a test
-  // before the chain that jumps to that block, consumed with the cleanup, goes where the copy
-  // goes.)
-  // finish_chained_test leaves that block unconsumed where a jump reaches it (the exit of a
-  // rotated loop whose top test jumps there); it is still the copy's place where every such jump
-  // is a test of this condition, and the block is then consumed as the copy's original.
-  auto only_this_condition_jumps_to = [&](int t, const ConditionItem& last) {
+  auto only_this_condition_jumps_to = [&] {
     for (size_t q = 0; q < ops.size(); ++q) {
       const int at = static_cast<int>(q);
       if (is_jump(ops[q].op) && ops[q].target == t && (at < items.front().start || at > last.jump))
@@ -336,37 +332,77 @@ std::vector<CodeDecoder::ConditionItem> CodeDecoder::collect_conditions(int j, i
     }
     return true;
   };
-  auto exit_of = [&](int t, const ConditionItem& last) {
-    if (t == last.next || same_target(t, last.target) || t < 1 ||
-        ops[static_cast<size_t>(t) - 1].op != Op::PopTop || !consumed_[static_cast<size_t>(t) - 1])
-      return t;
-    if (!consumed_[static_cast<size_t>(t)] && !only_this_condition_jumps_to(t, last)) return t;
-    if (copied_block_length(last.next, t) > 0) return last.next;
-    if (copied_block_length(last.target, t) > 0) return last.target;
+  if (t == last.next || same_target(t, last.target) || t < 1 ||
+      ops[static_cast<size_t>(t) - 1].op != Op::PopTop || !consumed_[static_cast<size_t>(t) - 1])
     return t;
-  };
-  auto complete = [&](size_t count) {
-    const ConditionItem& last = items[count - 1];
-    // (No if's then-branch falls into its label through a test whose other way goes past the
-    // label inside the region: that test's if is nested, and the label's code only looks like
-    // where an earlier item goes, two alike short returns: `if a: if c or d: return R`, then
-    // `x = e()`, then `return R`. A longer prefix only: the first test is what is left.)
-    int label = last.target;
-    if (count > 1 && label > last.next && label < end &&
-        ops[static_cast<size_t>(label) - 1].op == Op::JumpIf) {
-      int past = ops[static_cast<size_t>(label) - 1].target;
-      if (past > label && past < end) return false;
+  if (!consumed_[static_cast<size_t>(t)] && !only_this_condition_jumps_to()) return t;
+  if (copied_block_length(last.next, t) > 0) return last.next;
+  if (copied_block_length(last.target, t) > 0) return last.target;
+  return t;
+}
+
+// Whether the first `count` items form a whole condition: every item goes to the last one's
+// true or false exit, or to a later item.
+bool CodeDecoder::condition_complete(const std::vector<ConditionItem>& items, size_t count,
+                                     int end) const {
+  const auto& ops = lifted_.ops;
+  const ConditionItem& last = items[count - 1];
+  // (No if's then-branch falls into its label through a test whose other way goes past the
+  // label inside the region: that test's if is nested, and the label's code only looks like
+  // where an earlier item goes, two alike short returns: `if a: if c or d: return R`, then
+  // `x = e()`, then `return R`. A longer prefix only: the first test is what is left.)
+  int label = last.target;
+  if (count > 1 && label > last.next && label < end &&
+      ops[static_cast<size_t>(label) - 1].op == Op::JumpIf) {
+    int past = ops[static_cast<size_t>(label) - 1].target;
+    if (past > label && past < end) return false;
+  }
+  for (size_t k = 0; k < count; ++k) {
+    int t = condition_exit(items, items[k].target, last);
+    if (t == last.next || same_target(t, last.target)) continue;
+    bool internal = false;
+    for (size_t m = k + 1; m < count; ++m) internal |= items[m].start == t;
+    if (!internal) return false;
+  }
+  return true;
+}
+
+// The operations of the test starting at `*k`, up to its jump, evaluated (`*k` moves on):
+// false where one of them is no part of a test.
+bool CodeDecoder::read_test_operations(int* k, int end, int j, int region) {
+  const auto& ops = lifted_.ops;
+  bool ok = true;
+  ++expression_only_;
+  try {
+    while (*k < end &&
+           (ops[static_cast<size_t>(*k)].op != Op::JumpIf || value_boolop_end(*k) >= 0)) {
+      // (A lambda or generator expression in a test makes a function, a generator expression
+      // takes its iterable's iterator: no statement. Nor into a try body: `if a: try: if b:
+      // ...` ending alike; a later part is covered by the first's handler.)
+      Op op = ops[static_cast<size_t>(*k)].op;
+      if ((!is_pure(op) && op != Op::MakeFunction && op != Op::GetIter) ||
+          flow_.last_backward_source[static_cast<size_t>(*k)] > *k ||
+          flow_.handler_covering(*k) != flow_.handler_covering(j) ||
+          (region != -2 && op != Op::Nop && flow_.handler_covering(*k) != region)) {
+        ok = false;
+        break;
+      }
+      *k = execute_step(*k);
     }
-    for (size_t k = 0; k < count; ++k) {
-      int t = exit_of(items[k].target, last);
-      if (t == last.next || same_target(t, last.target)) continue;
-      bool internal = false;
-      for (size_t m = k + 1; m < count; ++m) internal |= items[m].start == t;
-      if (!internal) return false;
-    }
-    return true;
-  };
-  size_t best = complete(1) ? 1 : 0;
+  } catch (const DecodeFailure&) {
+    ok = false;
+  }
+  return ok;
+}
+
+std::vector<CodeDecoder::ConditionItem> CodeDecoder::collect_conditions(int j, int end,
+                                                                        int stmt_start) {
+  const auto& ops = lifted_.ops;
+  std::vector<ConditionItem> items;
+  items.push_back(finish_if_expression_test(
+      finish_chained_test({pop(), ops[static_cast<size_t>(j)].arg,
+                           ops[static_cast<size_t>(j)].target, stmt_start, j, j + 1})));
+  size_t best = condition_complete(items, 1, end) ? 1 : 0;
   std::vector<ExprPtr> best_stack = stack_;
   // 3.11+: a test is computed under one handler; an operation under another starts a statement
   // of its own (a try statement's body: `if a:` then `try: if b:`, whose jumps may meet).
@@ -375,29 +411,9 @@ std::vector<CodeDecoder::ConditionItem> CodeDecoder::collect_conditions(int j, i
   while (k < end && items.size() < 64) {
     int start = k;
     size_t depth = stack_.size();
-    bool ok = true;
     // (Restored, not decremented: an evaluate that threw inside leaves its own increment.)
     Restore<int> only(expression_only_);
-    ++expression_only_;
-    try {
-      while (k < end &&
-             (ops[static_cast<size_t>(k)].op != Op::JumpIf || value_boolop_end(k) >= 0)) {
-        // (A lambda or generator expression in a test makes a function, a generator expression
-        // takes its iterable's iterator: no statement. Nor into a try body: `if a: try: if b:
-        // ...` ending alike; a later part is covered by the first's handler.)
-        Op op = ops[static_cast<size_t>(k)].op;
-        if ((!is_pure(op) && op != Op::MakeFunction && op != Op::GetIter) ||
-            flow_.last_backward_source[static_cast<size_t>(k)] > k ||
-            flow_.handler_covering(k) != flow_.handler_covering(j) ||
-            (region != -2 && op != Op::Nop && flow_.handler_covering(k) != region)) {
-          ok = false;
-          break;
-        }
-        k = execute_step(k);
-      }
-    } catch (const DecodeFailure&) {
-      ok = false;
-    }
+    bool ok = read_test_operations(&k, end, j, region);
     expression_only_ = only.saved;
     // (A chained comparison's first link keeps a copy of its middle operand below it.)
     bool chain_link = stack_.size() == depth + 2 && top()->kind == ExprKind::Compare &&
@@ -412,7 +428,7 @@ std::vector<CodeDecoder::ConditionItem> CodeDecoder::collect_conditions(int j, i
     }
     if (stack_.size() != depth) break;
     k = items.back().next;
-    if (complete(items.size())) {
+    if (condition_complete(items, items.size(), end)) {
       best = items.size();
       best_stack = stack_;
     }
@@ -421,7 +437,7 @@ std::vector<CodeDecoder::ConditionItem> CodeDecoder::collect_conditions(int j, i
   items.resize(best);
   for (ConditionItem& item : items) {
     const int t = item.target;
-    item.target = exit_of(t, items.back());
+    item.target = condition_exit(items, t, items.back());
     if (item.target != t && !consumed_[static_cast<size_t>(t)])
       mark_consumed(t, t + copied_block_length(item.target, t));
   }

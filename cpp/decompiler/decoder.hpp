@@ -234,6 +234,10 @@ class CodeDecoder {
   std::vector<ConditionItem> if_expression_part(int begin, int end, int like, int label,
                                                 int last_next);
   std::vector<ConditionItem> collect_conditions(int j, int end, int stmt_start);
+  int condition_exit(const std::vector<ConditionItem>& items, int t,
+                     const ConditionItem& last) const;  // where a test's jump leads
+  bool condition_complete(const std::vector<ConditionItem>& items, size_t count, int end) const;
+  bool read_test_operations(int* k, int end, int j, int region);  // one test, up to its jump
   ExprPtr build_condition(const std::vector<ConditionItem>& items, size_t lo, size_t hi, int label,
                           bool cond, int end_position, bool top = true) const;
   int decode_condition(int j, int end, int exit, int stmt_start);
