@@ -445,23 +445,25 @@ std::vector<CodeDecoder::ConditionItem> CodeDecoder::collect_conditions(int j, i
   return items;
 }
 
+// The test of one item that jumps to its target when it equals `cond`.
+ExprPtr CodeDecoder::condition_atom(const ConditionItem& item, bool cond, bool top) const {
+  ExprPtr atom = item.expr;
+  bool sense = item.sense == 1;
+  if (item.sense >= 2) {
+    atom = make_expr(ExprKind::Compare, {atom, make_constant("None")});
+    atom->ops = {item.sense == 2 ? "is" : "is not"};
+    sense = true;
+  }
+  if (sense == cond) return atom;
+  ExprPtr negated = negate_jumps(atom, profile_.none_tests_jump);
+  return top ? settle_test(negated, profile_.none_tests_jump, true) : negated;
+}
+
 // The test that items [lo, hi) compute: they jump to `label` when it equals `cond`, and
 // otherwise fall through to `end_position`.
 ExprPtr CodeDecoder::build_condition(const std::vector<ConditionItem>& items, size_t lo, size_t hi,
                                      int label, bool cond, int end_position, bool top) const {
-  if (hi - lo == 1) {
-    const ConditionItem& item = items[lo];
-    ExprPtr atom = item.expr;
-    bool sense = item.sense == 1;
-    if (item.sense >= 2) {
-      atom = make_expr(ExprKind::Compare, {atom, make_constant("None")});
-      atom->ops = {item.sense == 2 ? "is" : "is not"};
-      sense = true;
-    }
-    if (sense == cond) return atom;
-    ExprPtr negated = negate_jumps(atom, profile_.none_tests_jump);
-    return top ? settle_test(negated, profile_.none_tests_jump, true) : negated;
-  }
+  if (hi - lo == 1) return condition_atom(items[lo], cond, top);
   // The first item leaving the range says whether this is a chain to `label` or to the end.
   size_t first = lo;
   auto is_label = [&](int t) { return t == label || (t != end_position && same_target(t, label)); };

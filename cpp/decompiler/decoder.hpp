@@ -240,6 +240,7 @@ class CodeDecoder {
   bool read_test_operations(int* k, int end, int j, int region);  // one test, up to its jump
   ExprPtr build_condition(const std::vector<ConditionItem>& items, size_t lo, size_t hi, int label,
                           bool cond, int end_position, bool top = true) const;
+  ExprPtr condition_atom(const ConditionItem& item, bool cond, bool top) const;  // one item's test
   int decode_condition(int j, int end, int exit, int stmt_start);
   bool decode_if_expression(int j, int true_start, int false_start, ExprPtr condition);
   int decode_compound_if_expression(int j, int begin, int end);
