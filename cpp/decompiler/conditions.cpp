@@ -215,8 +215,9 @@ CodeDecoder::ConditionItem CodeDecoder::finish_chained_test(ConditionItem item) 
   }
   // 3.12+ has no backward conditional jump: the last test jumping back to a loop's head when
   // false becomes a jump when true over a JUMP_BACKWARD, to the jump over the cleanup.
-  if (code_.minor >= 12 && last_sense == 1 && last_jump.target == k + 2 && cleanup == k + 3 &&
-      k + 4 < static_cast<int>(ops.size()) && ops[static_cast<size_t>(k) + 1].op == Op::Jump &&
+  if (profile_.no_backward_conditional_jumps && last_sense == 1 && last_jump.target == k + 2 &&
+      cleanup == k + 3 && k + 4 < static_cast<int>(ops.size()) &&
+      ops[static_cast<size_t>(k) + 1].op == Op::Jump &&
       ops[static_cast<size_t>(k) + 1].target <= k &&
       ops[static_cast<size_t>(k) + 2].op == Op::Jump &&
       ops[static_cast<size_t>(k) + 2].target > cleanup &&
@@ -406,7 +407,7 @@ std::vector<CodeDecoder::ConditionItem> CodeDecoder::collect_conditions(int j, i
   std::vector<ExprPtr> best_stack = stack_;
   // 3.11+: a test is computed under one handler; an operation under another starts a statement
   // of its own (a try statement's body: `if a:` then `try: if b:`, whose jumps may meet).
-  int region = code_.minor >= 11 && j > 0 ? flow_.handler_covering(j - 1) : -2;
+  int region = profile_.exception_table && j > 0 ? flow_.handler_covering(j - 1) : -2;
   int k = items.back().next;
   while (k < end && items.size() < 64) {
     int start = k;
@@ -602,7 +603,9 @@ int CodeDecoder::decode_copied_tail_if_expression(int true_start, int false_star
     Op op = ops[static_cast<size_t>(k)].op;
     return op == Op::ReturnValue || op == Op::ReturnConst || op == Op::RaiseVarargs;
   };
-  if (code_.minor == 11 || false_start - true_start < 2 || !terminal(false_start - 1)) return -1;
+  if (profile_.copies_only_lineless_exit_blocks || false_start - true_start < 2 ||
+      !terminal(false_start - 1))
+    return -1;
   int false_end = false_start;
   while (false_end < end && !terminal(false_end)) {
     const Operation& o = ops[static_cast<size_t>(false_end)];
@@ -676,7 +679,7 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
   // constant then-value builds a tuple of it or pops a block. Read as statements, the compiler
   // would fold `return (a,)` into a constant, or load the constant after POP_BLOCK (compile.c's
   // compiler_return unwinds before loading a constant value).
-  if (code_.minor == 10 && stack_.size() == statement_depth_ && label > then_begin + 2 &&
+  if (profile_.block_stack && stack_.size() == statement_depth_ && label > then_begin + 2 &&
       ops[static_cast<size_t>(then_begin)].op == Op::LoadConst &&
       ((ops[static_cast<size_t>(then_begin) + 1].op == Op::BuildTuple &&
         ops[static_cast<size_t>(then_begin) + 1].arg == 1) ||
@@ -795,7 +798,7 @@ int CodeDecoder::if_inverted_over_jump_back(const IfShape& s) {
   // 3.12+ has no backward conditional jump: `if test: <rest of the loop body>` becomes a jump
   // over a JUMP_BACKWARD to the loop head when the test fails.
   // Only a membership or identity test needs it: `not (a in b)` is compiled as `a not in b`.
-  if (code_.minor >= 12 && loop && label == then_begin + 1 && label < end &&
+  if (profile_.no_backward_conditional_jumps && loop && label == then_begin + 1 && label < end &&
       ops[static_cast<size_t>(then_begin)].op == Op::Jump &&
       same_target(ops[static_cast<size_t>(then_begin)].target, loop->continue_target) &&
       needs_inversion(s)) {
@@ -909,7 +912,7 @@ int CodeDecoder::if_else_over_jump(const IfShape& s) {
   // (The then-branch may also jump back to the region's exit: 3.13 places an except clause
   // after the code, jumping back to the join.)
   bool jumps_back_to_exit =
-      code_.minor >= 12 && before_label.op == Op::Jump && before_label.target < j &&
+      profile_.cold_blocks_at_end && before_label.op == Op::Jump && before_label.target < j &&
       same_target(before_label.target, exit) &&
       !(loop && (resolve(before_label.target) == resolve(loop->continue_target) ||
                  resolve(before_label.target) == resolve(loop->break_target)));
@@ -1048,7 +1051,7 @@ int CodeDecoder::if_else_joined_by_handlers(const IfShape& s) {
   const std::optional<LoopContext>& loop = s.loop;
   // 3.12+ places the handlers of a try in the then-branch after the function's code: where the
   // try's body does not fall through (it returns), only its clauses jump over the else.
-  if (code_.minor >= 12) {
+  if (profile_.cold_blocks_at_end) {
     int join = -1;
     for (int target : handler_exits(then_begin, label)) {
       if (target > label && target <= end && target > join &&
@@ -1077,7 +1080,8 @@ int CodeDecoder::if_else_with_suppressed_return(const IfShape& s) {
   // a jump over the else. Without an else, it would go on at the label. The original ends the
   // region, the else falling into it, or is gone where nothing reaches it; only handler code
   // follows.
-  if (code_.minor >= 12 && role_ != CodeRole::Module && label > then_begin && label < end) {
+  if (profile_.cold_blocks_at_end && role_ != CodeRole::Module && label > then_begin &&
+      label < end) {
     Op closing = ops[static_cast<size_t>(label) - 1].op;
     auto implicit_return_at = [&](int at) {
       const Operation& o = ops[static_cast<size_t>(at)];
@@ -1207,10 +1211,12 @@ int CodeDecoder::if_else_copied_exit(const IfShape& s) {
   const int label = s.label;
   std::vector<bool> targeted(7, false);  // the operations before label that a jump goes to
   for (const Operation& o : ops) {
-    if (code_.minor >= 12 && is_jump(o.op) && o.target >= label - 7 && o.target < label)
+    if (profile_.copies_exit_blocks_with_lines && is_jump(o.op) && o.target >= label - 7 &&
+        o.target < label)
       targeted[static_cast<size_t>(label - o.target - 1)] = true;
   }
-  for (int n = std::min(6, label - then_begin); code_.minor >= 12 && label < end && n >= 1; --n) {
+  for (int n = std::min(6, label - then_begin);
+       profile_.copies_exit_blocks_with_lines && label < end && n >= 1; --n) {
     Op closing = ops[static_cast<size_t>(label) - 1].op;
     if (closing != Op::ReturnValue && closing != Op::ReturnConst && closing != Op::RaiseVarargs)
       break;
@@ -1378,8 +1384,8 @@ int CodeDecoder::if_with_final_return(const IfShape& s) {
                             flow_.handler_covering(start) == flow_.handler_covering(j) &&
                             flow_.handler_covering(size - 1) == flow_.handler_covering(j);
   }
-  if (code_.minor == 11 && role_ != CodeRole::Module && label < end && final_implicit_return &&
-      (end == size || resolve(end) >= size - 2) && !then_body.empty() &&
+  if (profile_.copies_only_lineless_exit_blocks && role_ != CodeRole::Module && label < end &&
+      final_implicit_return && (end == size || resolve(end) >= size - 2) && !then_body.empty() &&
       then_body.back()->kind == StmtKind::Return && !then_body.back()->new_line &&
       (then_body.back()->exprs.empty() || is_none(then_body.back()->exprs[0]))) {
     then_body.pop_back();

@@ -26,6 +26,26 @@ class CompilerProfile {
   bool keeps_folded_constants = minor_ <= 11;
 
   // ---- conditions and conditional expressions (conditions.cpp)
+  // 3.12+ flowgraph.c normalize_jumps_in_block: no conditional jump goes backward; one that
+  // would is turned around over a JUMP_BACKWARD (3.10 jumps back with POP_JUMP_IF_*, 3.11 with
+  // POP_JUMP_BACKWARD_IF_*).
+  bool no_backward_conditional_jumps = minor_ >= 12;
+  // 3.11+ compile.c assemble_exception_table: handlers come from the exception table, which
+  // covers each instruction (3.10: SETUP_* and POP_BLOCK instead).
+  bool exception_table = minor_ >= 11;
+  // 3.10's block stack (compile.c compiler_unwind_fblock): a return unwinds the blocks it
+  // leaves (POP_BLOCK) before loading a constant value.
+  bool block_stack = minor_ <= 10;
+  // 3.12+ flowgraph.c push_cold_blocks_to_end: code reached only from exception handlers (an
+  // except clause, a with's suppressing path) goes after the function's code, jumping back.
+  bool cold_blocks_at_end = minor_ >= 12;
+  // 3.11 compile.c extend_block copies a short exit block into a jump to it only where the
+  // block has no line number (the implicit `return None`); 3.10's extend_block and 3.12+'s
+  // flowgraph.c inline_small_exit_blocks copy it with its lines.
+  bool copies_only_lineless_exit_blocks = minor_ == 11;
+  // 3.12+ flowgraph.c inline_small_exit_blocks: a short exit block (a return or raise) is copied,
+  // lines and all, into a jump to it, where the code after an if/else is one.
+  bool copies_exit_blocks_with_lines = minor_ >= 12;
 
   // ---- loops and statements (structure.cpp)
 
