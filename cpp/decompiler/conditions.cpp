@@ -970,8 +970,8 @@ int CodeDecoder::if_else_ending_loop_body(const IfShape& s) {
   // each of the loop's two exits; each copy takes the line of the test jumping to it, starting
   // no line entry: two jumps back in a row.)
   bool copied_jump_back =
-      code_.minor >= 13 && label - 2 > then_begin && before_label.op == Op::Jump &&
-      ops[static_cast<size_t>(label) - 2].op == Op::Jump &&
+      profile_.copies_lineless_jumps_back && label - 2 > then_begin &&
+      before_label.op == Op::Jump && ops[static_cast<size_t>(label) - 2].op == Op::Jump &&
       same_target(ops[static_cast<size_t>(label) - 2].target, before_label.target);
   if (code_.minor >= 12 && loop && before_label.op == Op::Jump && label - 1 > then_begin &&
       label < end && same_target(before_label.target, loop->continue_target) &&

@@ -46,6 +46,10 @@ class CompilerProfile {
   // 3.12+ flowgraph.c inline_small_exit_blocks: a short exit block (a return or raise) is copied,
   // lines and all, into a jump to it, where the code after an if/else is one.
   bool copies_exit_blocks_with_lines = minor_ >= 12;
+  // 3.13+ flowgraph.c duplicate_exits_without_lineno (is_exit_or_eval_check_without_lineno):
+  // a jump back (an eval-breaker check) without a line is copied for each jump to it, each copy
+  // taking the line of the jump.
+  bool copies_lineless_jumps_back = minor_ >= 13;
 
   // ---- loops and statements (structure.cpp)
 
