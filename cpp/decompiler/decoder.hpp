@@ -154,7 +154,6 @@ class CodeDecoder {
   int decode_at_statement_start(int i, int end, int exit);     // a loop or try starting at i, or -1
   bool closes_nested_loop(int i, int end, int* source) const;  // a loop opening a loop's body
   int decode_loop_at(int i, int end, int exit, int source, bool nested);  // a loop at i, or -1
-  int decode_condition(int j, int end, int exit, int stmt_start);
   int decode_jump(int i, int end, int exit);
   int decode_for(int i, int end, int region_exit = -1);
   int decode_while_true(int head, int last_jump, int end, int region_exit);
@@ -326,15 +325,11 @@ class CodeDecoder {
   int decode_setup_with(int i, int end, int exit);  // with statements
   int merge_exit_copies(int begin, int pop_block, int handler);  // a body's copied ways out
   void merge_except_exit_copies(int begin, int handler);  // a try/except body's copied ways out
-  bool decode_if_expression(int j, int true_start, int false_start, ExprPtr condition);
-  int decode_compound_if_expression(int j, int begin, int end);
   int shared_clause_exit(int begin, int end, const std::string& bound) const;
   int cold_jump_back_loop_end(int head, int end, int exit) const;
   int clause_exit_before(int handler, int from, int to) const;
   int copied_tail_length(int k) const;
   int copied_exit_length(int k) const;  // copied_tail_length, or a clause's POP_EXCEPT and one
-  int decode_copied_tail_if_expression(int true_start, int false_start, int end,
-                                       const ExprPtr& condition);
   int resolve(int target) const;
   // 3.12+: a loop's bottom test placed as cold code (while_head's cold_tail) -> the loop's head,
   // where a jump to it goes on: the next iteration, or the exit.
@@ -368,6 +363,7 @@ class CodeDecoder {
                        ExprPtr* target);
   void close_for(const Stmt& stmt, bool after_loop, int threaded_breaks, int loop_exit, int end);
 
+  // ---- conditions.cpp: condition chains, if statements and conditional expressions
   // Condition chains: `expr; jump-if` items that together form one boolean test.
   struct ConditionItem {
     ExprPtr expr;
@@ -379,12 +375,45 @@ class CodeDecoder {
   };
   std::vector<ConditionItem> collect_conditions_range(int begin, int end);
   ConditionItem finish_chained_test(ConditionItem item);
+  void consume_moved_chain_cleanup(int k, int cleanup, int false_exit);  // or throws
   ConditionItem finish_if_expression_test(ConditionItem item);
   std::vector<ConditionItem> if_expression_part(int begin, int end, int like, int label,
                                                 int last_next);
   std::vector<ConditionItem> collect_conditions(int j, int end, int stmt_start);
+  int condition_exit(const std::vector<ConditionItem>& items, int t,
+                     const ConditionItem& last) const;  // where a test's jump leads
+  bool condition_complete(const std::vector<ConditionItem>& items, size_t count, int end) const;
+  bool read_test_operations(int* k, int end, int j, int region);  // one test, up to its jump
   ExprPtr build_condition(const std::vector<ConditionItem>& items, size_t lo, size_t hi, int label,
                           bool cond, int end_position, bool top = true) const;
+  ExprPtr condition_atom(const ConditionItem& item, bool cond, bool top) const;  // one item's test
+  int decode_condition(int j, int end, int exit, int stmt_start);
+  bool decode_if_expression(int j, int true_start, int false_start, ExprPtr condition);
+  int decode_compound_if_expression(int j, int begin, int end);
+  int decode_copied_tail_if_expression(int true_start, int false_start, int end,
+                                       const ExprPtr& condition);
+  // decode_condition's readings of an if statement, in the order it tries them; each returns
+  // where the statement ends, or -1 when its shape is not the one it reads.
+  struct IfShape;  // the test, its branches and the loop around it (conditions.cpp)
+  void emit_if_statement(ExprPtr condition, Body then_body, Body else_body);
+  void emit_if(const IfShape& s, Body then_body, Body else_body);  // the shape's test; or assert
+  bool needs_inversion(const IfShape& s);  // 3.12+: a test turned around over the jump back
+  int if_inverted_over_jump_back(const IfShape& s);  // `if test: <rest of the loop body>`
+  int if_jumping_back(IfShape& s);                   // the test jumps back to the loop head
+  int if_leaving_region(IfShape& s);        // the test jumps past the region's end (or throws)
+  int if_else_over_jump(const IfShape& s);  // the then-branch jumps over the else to the join
+  int if_else_ending_loop_body(const IfShape& s);    // 3.12+: the then-branch jumps back
+  int if_else_jumped_from_inside(const IfShape& s);  // a statement in the branch jumps to the join
+  int if_else_joined_by_handlers(const IfShape& s);  // 3.12+: only the branch's clauses jump
+  int if_else_with_suppressed_return(const IfShape& s);  // 3.12+: a with's copied return
+  int if_continue_then_break(const IfShape& s);          // `if test: A; continue` then `break`
+  void fold_exit_block_copies(IfShape& s);    // tests jumping to copies of one exit block
+  int if_else_copied_exit(const IfShape& s);  // 3.12+: the branch ends in a copied exit block
+  int if_else_copied_exit_of_length(const IfShape& s, int n, const std::vector<bool>& targeted);
+  bool copy_is_one_statement(const IfShape& s, int copy, int n,
+                             const std::vector<bool>& targeted) const;
+  int copy_original(const IfShape& s, int copy, int n, bool implicit_return) const;  // or < label
+  int if_with_final_return(const IfShape& s);  // the rest: the then-branch falls into the label
 
   // ---- match.cpp: match statements (the reading of patterns lives in MatchReader)
   int decode_match(int i, int end, int exit);  // -1 when no match statement starts at i

@@ -26,6 +26,17 @@ class CompilerProfile {
   bool keeps_folded_constants = minor_ <= 11;
 
   // ---- conditions and conditional expressions (conditions.cpp)
+  // The layout 3.12+ gives a jump whose target is an unconditional jump: it goes straight to
+  // that jump's target (a then-branch ending a loop body's last if/else jumps back to the loop's
+  // head with no jump to a join first; a nested if's test jumps to the outer join).
+  bool threads_jumps_to_jumps = minor_ >= 12;
+  // 3.13, inside a handler's region: no table row covers a test's last jump where the compiler
+  // threaded it to the loop head and turned it around (a written `if not test: continue` keeps
+  // it covered like the test).
+  bool turned_test_uncovered = minor_ >= 13;
+  // 3.12: no table row covers the JUMP_BACKWARD that normalize_jumps_in_block adds when it turns
+  // such a test around (a written `continue` that leaves no try keeps the handler).
+  bool added_jump_back_uncovered = minor_ == 12;
 
   // ---- loops and statements (structure.cpp)
   // flowgraph.c's push_cold_blocks_to_end (3.12+): blocks reached only by jumps (an except

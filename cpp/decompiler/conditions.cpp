@@ -1,0 +1,1401 @@
+// Conditions: condition chains of `expr; jump-if` items, the boolean tests they form, and the
+// if statements and conditional expressions whose branches their true and false exits delimit.
+#include <algorithm>
+#include <functional>
+#include <optional>
+
+#include "decompiler/decoder.hpp"
+#include "decompiler/structure_support.hpp"
+
+namespace glassbox::decompiler {
+
+ExprPtr negate(const ExprPtr& e);
+
+namespace {
+
+// An identity or membership test in jump position keeps the IS_OP/CONTAINS_OP argument its
+// source wrote: the compiler folds `not (a is b)` into `a is not b` only where the `not` applies
+// to the comparison itself, and under `not (a and b is c)` turns the jump around instead.
+// (3.11+ compiles `x is None` and `x is not None` to a None test jump either way.)
+bool keeps_operator(const ExprPtr& e, bool none_free) {
+  return e->kind == ExprKind::Compare && e->ops.size() == 1 && e->args.size() == 2 &&
+         (e->ops[0] == "in" || e->ops[0] == "not in" || e->ops[0] == "is" ||
+          e->ops[0] == "is not") &&
+         !(none_free && is_none(e->args[1]));
+}
+
+bool is_kept_negation(const ExprPtr& e, bool none_free) {
+  return e->kind == ExprKind::UnaryOp && e->text == "not" && keeps_operator(e->args[0], none_free);
+}
+
+// `not` of a test in jump position, as read from the jumps: De Morgan keeps the reading natural
+// (`a is not None and not b` rather than `not (a is None or b)`) and compiles to the same jumps;
+// an identity or membership test keeps its operator under a `not` that `settle_test` places.
+ExprPtr negate_jumps(const ExprPtr& e, bool none_free) {
+  if (e->kind == ExprKind::BoolOp) {
+    std::vector<ExprPtr> parts;
+    for (const ExprPtr& part : e->args) parts.push_back(negate_jumps(part, none_free));
+    return make_expr(ExprKind::BoolOp, std::move(parts), e->text == "and" ? "or" : "and");
+  }
+  if (keeps_operator(e, none_free)) return make_expr(ExprKind::UnaryOp, {e}, "not");
+  return negate(e);
+}
+
+// The source of a test read by `negate_jumps`: a `not` over a kept identity or membership test
+// moves up to the and/or around it (`not (a is b) or not c` is `not (a is b and c)`), the only
+// place the source can have it; where no and/or can take it (a kept test beside it), or at the
+// top, the operator turns instead (the compiler's own reading of `not (a is b)`).
+ExprPtr settle_test(const ExprPtr& e, bool none_free, bool top) {
+  if (e->kind == ExprKind::UnaryOp && e->text == "not" && e->args[0]->kind == ExprKind::BoolOp) {
+    ExprPtr inner = settle_test(e->args[0], none_free, false);
+    if (inner->kind == ExprKind::UnaryOp && inner->text == "not") return inner->args[0];
+    return make_expr(ExprKind::UnaryOp, {inner}, "not");
+  }
+  if (e->kind != ExprKind::BoolOp)
+    return top && is_kept_negation(e, none_free) ? negate(e->args[0]) : e;
+  std::vector<ExprPtr> parts;
+  for (const ExprPtr& part : e->args) parts.push_back(settle_test(part, none_free, false));
+  bool any_kept = std::any_of(parts.begin(), parts.end(),
+                              [&](const ExprPtr& p) { return is_kept_negation(p, none_free); });
+  bool any_bare = std::any_of(parts.begin(), parts.end(),
+                              [&](const ExprPtr& p) { return keeps_operator(p, none_free); });
+  if (any_kept && !any_bare) {
+    std::vector<ExprPtr> flipped;
+    for (const ExprPtr& part : parts) flipped.push_back(negate(part));
+    ExprPtr inner =
+        make_expr(ExprKind::BoolOp, std::move(flipped), e->text == "and" ? "or" : "and");
+    return make_expr(ExprKind::UnaryOp, {inner}, "not");
+  }
+  for (ExprPtr& part : parts)
+    if (is_kept_negation(part, none_free)) part = negate(part->args[0]);
+  return make_expr(ExprKind::BoolOp, std::move(parts), e->text);
+}
+
+ExprPtr negate_test(const ExprPtr& e, bool none_free) {
+  return settle_test(negate_jumps(e, none_free), none_free, true);
+}
+
+bool is_none_constant(const Operation& op) {
+  return (op.op == Op::ReturnConst || op.op == Op::LoadConst) && op.constant &&
+         op.constant->kind == bytecode::ObjectKind::None;
+}
+
+// Whether the operations ending just before `end` return None.
+bool ends_in_return_none(const std::vector<Operation>& ops, int end) {
+  if (end < 1) return false;
+  const Operation& last = ops[static_cast<size_t>(end - 1)];
+  if (last.op == Op::ReturnConst) return is_none_constant(last);
+  return last.op == Op::ReturnValue && end >= 2 &&
+         is_none_constant(ops[static_cast<size_t>(end - 2)]);
+}
+
+// Whether an operation ends a statement (if_else_copied_exit's copy is one whole statement).
+bool ends_statement(Op op) {
+  return op == Op::StoreName || op == Op::StoreAttr || op == Op::StoreSubscr ||
+         op == Op::StoreSlice || op == Op::DeleteName || op == Op::DeleteAttr ||
+         op == Op::DeleteSubscr || op == Op::PopTop || op == Op::Nop || op == Op::PopExcept ||
+         op == Op::ReturnValue || op == Op::ReturnConst || op == Op::RaiseVarargs ||
+         op == Op::Reraise || op == Op::Jump || op == Op::JumpIf;
+}
+
+bool is_identity_or_membership(const ExprPtr& e) {
+  return e->kind == ExprKind::Compare && e->ops.size() == 1 &&
+         (e->ops[0] == "in" || e->ops[0] == "not in" || e->ops[0] == "is" || e->ops[0] == "is not");
+}
+
+// (So does an and/or of tests with one of those among them, but for `is None`, which
+// compiles to a None test jump either way.)
+bool mentions_identity_or_membership(const ExprPtr& e, int depth) {
+  if (e->kind == ExprKind::BoolOp && depth < 50) {
+    return std::any_of(e->args.begin(), e->args.end(), [&](const ExprPtr& part) {
+      return mentions_identity_or_membership(part, depth + 1);
+    });
+  }
+  if (e->kind == ExprKind::UnaryOp && e->text == "not" && depth < 50)
+    return mentions_identity_or_membership(e->args[0], depth + 1);
+  if (depth > 0 && e->kind == ExprKind::Compare && e->args.size() == 2 &&
+      (is_none(e->args[0]) || is_none(e->args[1])))
+    return false;
+  return is_identity_or_membership(e);
+}
+
+}  // namespace
+
+std::vector<CodeDecoder::ConditionItem> CodeDecoder::collect_conditions_range(int begin, int end) {
+  std::vector<ConditionItem> items;
+  int start = begin;
+  int k = begin;
+  ++expression_only_;
+  while (k < end) {
+    const Operation& op = lifted_.ops[static_cast<size_t>(k)];
+    if (op.op == Op::JumpIf && value_boolop_end(k) < 0) {
+      items.push_back({pop(), op.arg, op.target, start, k, k + 1});
+      start = ++k;
+      continue;
+    }
+    k = execute_step(k);
+  }
+  --expression_only_;
+  return items;
+}
+
+// The cleanup may sit elsewhere (3.12+) and hold a copy of the code where the chain goes
+// when false (`POP_TOP; RETURN_CONST None`, an assert's raise) instead of jumping there.
+void CodeDecoder::consume_moved_chain_cleanup(int k, int cleanup, int false_exit) {
+  const auto& ops = lifted_.ops;
+  int size = static_cast<int>(ops.size());
+  if (cleanup > k && cleanup + 1 < size && ops[static_cast<size_t>(cleanup)].op == Op::PopTop) {
+    // (Or the cleanup falls into that code: the true path ends in a return or a raise.)
+    if (cleanup + 1 == false_exit) {
+      mark_consumed(cleanup, cleanup + 1);
+      return;
+    }
+    const Operation& after = ops[static_cast<size_t>(cleanup) + 1];
+    int copied = copied_block_length(cleanup + 1, false_exit);
+    if (after.op == Op::Jump && same_target(after.target, false_exit)) copied = 1;
+    // (Not where another jump goes there too: then the code the cleanup falls into is the
+    // original, and the last link's way the copy, as at the bottom of a rotated loop whose
+    // top test jumps to its exit; that code is kept.)
+    bool shared = false;
+    for (const Operation& o : ops) shared |= is_jump(o.op) && o.target == cleanup + 1;
+    if (shared) {
+      mark_consumed(cleanup, cleanup + 1);
+      return;
+    }
+    if (copied > 0) {
+      mark_consumed(cleanup, cleanup + 1 + copied);
+      return;
+    }
+  }
+  throw DecodeFailure("chained comparison cleanup");
+}
+
+// Gathers `expr; jump-if` items starting with the jump at `j` (its value is on the stack), as
+// long as what follows is another pure test, and keeps the longest prefix whose targets are
+// only its own true and false exits.
+// A chained comparison as a test: `a < b < c` keeps a copy of b on the stack below the first
+// comparison, whose false exit goes through a cleanup block (POP_TOP; JUMP) placed after the
+// last comparison's jump and a jump over it.
+CodeDecoder::ConditionItem CodeDecoder::finish_chained_test(ConditionItem item) {
+  const auto& ops = lifted_.ops;
+  ExprPtr first = item.expr;
+  if (first->kind != ExprKind::Compare || stack_.empty() || top() != first->args.back())
+    return item;
+  int cleanup = item.target;
+  int k = item.jump + 1;
+  ++expression_only_;
+  while (k < static_cast<int>(ops.size()) && ops[static_cast<size_t>(k)].op != Op::JumpIf) {
+    if (!is_pure(ops[static_cast<size_t>(k)].op)) throw DecodeFailure("chained comparison test");
+    k = execute_step(k);
+  }
+  --expression_only_;
+  if (k + 1 >= static_cast<int>(ops.size())) throw DecodeFailure("chained comparison test");
+  ExprPtr second = pop();
+  const Operation& last_jump = ops[static_cast<size_t>(k)];
+  int last_sense = last_jump.arg;
+  // 3.11+: a last link `... is None` became POP_JUMP_IF_[NOT_]NONE on the middle operand. Read
+  // as jumping when the chain is false, where its cleanup must lead too (checked below).
+  bool none_link = last_sense >= 2 && second == first->args.back();
+  if (none_link) {
+    second = make_expr(ExprKind::Compare, {second, make_constant("None")});
+    second->ops = {last_sense == 3 ? "is" : "is not"};
+    last_sense = 0;
+  }
+  if (second->kind != ExprKind::Compare || second->args[0] != first->args.back()) {
+    throw DecodeFailure("chained comparison test");
+  }
+  auto merged = std::make_shared<Expr>(*first);
+  merged->args.insert(merged->args.end(), second->args.begin() + 1, second->args.end());
+  merged->ops.insert(merged->ops.end(), second->ops.begin(), second->ops.end());
+  ConditionItem result{merged, last_sense, last_jump.target, item.start, k, k + 1};
+  if (!stack_.empty() && top() == second->args.back()) {
+    // A longer chain: the same cleanup block serves every link.
+    result = finish_chained_test(result);
+    return result;
+  }
+  // 3.12+ has no backward conditional jump: the last test jumping back to a loop's head when
+  // false becomes a jump when true over a JUMP_BACKWARD, to the jump over the cleanup.
+  if (profile_.conditional_jumps_forward_only && last_sense == 1 && last_jump.target == k + 2 &&
+      cleanup == k + 3 && k + 4 < static_cast<int>(ops.size()) &&
+      ops[static_cast<size_t>(k) + 1].op == Op::Jump &&
+      ops[static_cast<size_t>(k) + 1].target <= k &&
+      ops[static_cast<size_t>(k) + 2].op == Op::Jump &&
+      ops[static_cast<size_t>(k) + 2].target > cleanup &&
+      ops[static_cast<size_t>(cleanup)].op == Op::PopTop) {
+    result.sense = 0;
+    result.target = ops[static_cast<size_t>(k) + 1].target;
+    result.next = ops[static_cast<size_t>(k) + 2].target;
+    return result;
+  }
+  const Operation& over = ops[static_cast<size_t>(k) + 1];
+  if (over.op != Op::Jump || cleanup != k + 2 ||
+      ops[static_cast<size_t>(cleanup)].op != Op::PopTop) {
+    consume_moved_chain_cleanup(k, cleanup, last_sense == 0 ? last_jump.target : k + 1);
+    return result;
+  }
+  if (none_link && !same_target(cleanup + 1, last_jump.target) &&
+      copied_block_length(cleanup + 1, last_jump.target) == 0) {
+    throw DecodeFailure("chained comparison test");
+  }
+  result.next = over.target;
+  return result;
+}
+
+// The tests of one part of a conditional expression used as a test (`finish_if_expression_test`):
+// pure operations and jumps, from `begin` to `end`, under the handler of `like`; each test jumps
+// to `label`, to `end` or to a later test of the part, and the last falls through to `last_next`.
+std::vector<CodeDecoder::ConditionItem> CodeDecoder::if_expression_part(int begin, int end,
+                                                                        int like, int label,
+                                                                        int last_next) {
+  const auto& ops = lifted_.ops;
+  for (int k = begin; k < end; ++k) {
+    Op op = ops[static_cast<size_t>(k)].op;
+    if ((op != Op::JumpIf && !is_pure(op) && op != Op::MakeFunction) ||
+        flow_.handler_covering(k) != flow_.handler_covering(like) ||
+        flow_.last_backward_source[static_cast<size_t>(k)] > k)
+      throw DecodeFailure("conditional expression test");
+  }
+  size_t depth = stack_.size();
+  std::vector<ConditionItem> items = collect_conditions_range(begin, end);
+  if (items.empty() || stack_.size() != depth || items.back().next != last_next ||
+      !same_target(items.back().target, label))
+    throw DecodeFailure("conditional expression test");
+  for (ConditionItem& item : items) {
+    bool inside = std::any_of(items.begin(), items.end(), [&](const ConditionItem& other) {
+      return other.start == item.target && other.start > item.jump;
+    });
+    if (inside || same_target(item.target, label)) continue;
+    if (!same_target(item.target, end)) throw DecodeFailure("conditional expression test");
+    item.target = end;  // (the jump over the else part, or through it)
+  }
+  return items;
+}
+
+// `if (a if b else c):` is compiled as the test b jumping to the else part c when false, the
+// tests of a jumping where the whole test jumps (its label) or falling through to a jump over
+// the else part to the code after it, and the tests of c jumping alike (compiler_jump_if's
+// IfExp_kind; `not`, and/or around it combine as with any test). Read as one item, `a if b else
+// c`, jumping to the label as the else part's last test does; `item` unchanged where the code is
+// not that.
+CodeDecoder::ConditionItem CodeDecoder::finish_if_expression_test(ConditionItem item) {
+  const auto& ops = lifted_.ops;
+  int size = static_cast<int>(ops.size());
+  int else_start = item.target;
+  if (else_start <= item.next + 1 || else_start >= size) return item;
+  const Operation& over = ops[static_cast<size_t>(else_start - 1)];
+  if (over.op != Op::Jump || over.target <= else_start) return item;
+  int end = over.target;
+  if (end >= size || ops[static_cast<size_t>(end - 1)].op != Op::JumpIf) return item;
+  int label = ops[static_cast<size_t>(end - 1)].target;  // the else part's last test's
+  if (label >= item.start && label < end) return item;
+  std::vector<ExprPtr> saved = stack_;
+  size_t body_size = out_->size();
+  try {
+    std::vector<ConditionItem> yes =
+        if_expression_part(item.next, else_start - 1, item.jump, label, else_start - 1);
+    std::vector<ConditionItem> no = if_expression_part(else_start, end, item.jump, label, end);
+    if (out_->size() != body_size) throw DecodeFailure("conditional expression test");
+    // (Read as jumping to the label when true where the parts' last tests do; a None test may
+    // read either way.)
+    int sense = ops[static_cast<size_t>(end - 1)].arg;
+    if (sense >= 2) sense = ops[static_cast<size_t>(else_start - 2)].arg;
+    bool cond = sense == 1;
+    ExprPtr test = build_condition({item}, 0, 1, else_start, false, item.next);
+    ExprPtr body = build_condition(yes, 0, yes.size(), label, cond, else_start - 1);
+    ExprPtr orelse = build_condition(no, 0, no.size(), label, cond, end);
+    ExprPtr value = make_expr(ExprKind::IfExp, {body, test, orelse});
+    return ConditionItem{value, cond ? 1 : 0, label, item.start, no.back().jump, end};
+  } catch (const DecodeFailure&) {
+    stack_ = saved;
+    out_->resize(body_size);
+    return item;
+  }
+}
+
+// Gathers `expr; jump-if` items starting with the jump at `j` (its value is on the stack), as
+// long as what follows is another pure test, and keeps the longest prefix whose targets are
+// only its own true and false exits.
+// (3.10: a chained comparison's cleanup, POP_TOP, falls into the short exit block where the
+// chain goes when false, which extend_block copied into the jump over the cleanup: a test
+// before the chain that jumps to that block, consumed with the cleanup, goes where the copy
+// goes.)
+// finish_chained_test leaves that block unconsumed where a jump reaches it (the exit of a
+// rotated loop whose top test jumps there); it is still the copy's place where every such jump
+// is a test of this condition, and the block is then consumed as the copy's original.
+int CodeDecoder::condition_exit(const std::vector<ConditionItem>& items, int t,
+                                const ConditionItem& last) const {
+  const auto& ops = lifted_.ops;
+  auto only_this_condition_jumps_to = [&] {
+    for (size_t q = 0; q < ops.size(); ++q) {
+      const int at = static_cast<int>(q);
+      if (is_jump(ops[q].op) && ops[q].target == t && (at < items.front().start || at > last.jump))
+        return false;
+    }
+    return true;
+  };
+  if (t == last.next || same_target(t, last.target) || t < 1 ||
+      ops[static_cast<size_t>(t) - 1].op != Op::PopTop || !consumed_[static_cast<size_t>(t) - 1])
+    return t;
+  if (!consumed_[static_cast<size_t>(t)] && !only_this_condition_jumps_to()) return t;
+  if (copied_block_length(last.next, t) > 0) return last.next;
+  if (copied_block_length(last.target, t) > 0) return last.target;
+  return t;
+}
+
+// Whether the first `count` items form a whole condition: every item goes to the last one's
+// true or false exit, or to a later item.
+bool CodeDecoder::condition_complete(const std::vector<ConditionItem>& items, size_t count,
+                                     int end) const {
+  const auto& ops = lifted_.ops;
+  const ConditionItem& last = items[count - 1];
+  // (No if's then-branch falls into its label through a test whose other way goes past the
+  // label inside the region: that test's if is nested, and the label's code only looks like
+  // where an earlier item goes, two alike short returns: `if a: if c or d: return R`, then
+  // `x = e()`, then `return R`. A longer prefix only: the first test is what is left.)
+  int label = last.target;
+  if (count > 1 && label > last.next && label < end &&
+      ops[static_cast<size_t>(label) - 1].op == Op::JumpIf) {
+    int past = ops[static_cast<size_t>(label) - 1].target;
+    if (past > label && past < end) return false;
+  }
+  for (size_t k = 0; k < count; ++k) {
+    int t = condition_exit(items, items[k].target, last);
+    if (t == last.next || same_target(t, last.target)) continue;
+    bool internal = false;
+    for (size_t m = k + 1; m < count; ++m) internal |= items[m].start == t;
+    if (!internal) return false;
+  }
+  return true;
+}
+
+// The operations of the test starting at `*k`, up to its jump, evaluated (`*k` moves on):
+// false where one of them is no part of a test.
+bool CodeDecoder::read_test_operations(int* k, int end, int j, int region) {
+  const auto& ops = lifted_.ops;
+  bool ok = true;
+  ++expression_only_;
+  try {
+    while (*k < end &&
+           (ops[static_cast<size_t>(*k)].op != Op::JumpIf || value_boolop_end(*k) >= 0)) {
+      // (A lambda or generator expression in a test makes a function, a generator expression
+      // takes its iterable's iterator: no statement. Nor into a try body: `if a: try: if b:
+      // ...` ending alike; a later part is covered by the first's handler.)
+      Op op = ops[static_cast<size_t>(*k)].op;
+      if ((!is_pure(op) && op != Op::MakeFunction && op != Op::GetIter) ||
+          flow_.last_backward_source[static_cast<size_t>(*k)] > *k ||
+          flow_.handler_covering(*k) != flow_.handler_covering(j) ||
+          (region != -2 && op != Op::Nop && flow_.handler_covering(*k) != region)) {
+        ok = false;
+        break;
+      }
+      *k = execute_step(*k);
+    }
+  } catch (const DecodeFailure&) {
+    ok = false;
+  }
+  return ok;
+}
+
+std::vector<CodeDecoder::ConditionItem> CodeDecoder::collect_conditions(int j, int end,
+                                                                        int stmt_start) {
+  const auto& ops = lifted_.ops;
+  std::vector<ConditionItem> items;
+  items.push_back(finish_if_expression_test(
+      finish_chained_test({pop(), ops[static_cast<size_t>(j)].arg,
+                           ops[static_cast<size_t>(j)].target, stmt_start, j, j + 1})));
+  size_t best = condition_complete(items, 1, end) ? 1 : 0;
+  std::vector<ExprPtr> best_stack = stack_;
+  // 3.11+: a test is computed under one handler; an operation under another starts a statement
+  // of its own (a try statement's body: `if a:` then `try: if b:`, whose jumps may meet).
+  int region = profile_.exception_table && j > 0 ? flow_.handler_covering(j - 1) : -2;
+  int k = items.back().next;
+  while (k < end && items.size() < 64) {
+    int start = k;
+    size_t depth = stack_.size();
+    // (Restored, not decremented: an evaluate that threw inside leaves its own increment.)
+    Restore<int> only(expression_only_);
+    bool ok = read_test_operations(&k, end, j, region);
+    expression_only_ = only.saved;
+    // (A chained comparison's first link keeps a copy of its middle operand below it.)
+    bool chain_link = stack_.size() == depth + 2 && top()->kind == ExprKind::Compare &&
+                      top()->args.size() == 2 && top(2) == top()->args.back();
+    if (!ok || k >= end || (stack_.size() != depth + 1 && !chain_link) || start == k) break;
+    try {
+      items.push_back(finish_if_expression_test(
+          finish_chained_test({pop(), ops[static_cast<size_t>(k)].arg,
+                               ops[static_cast<size_t>(k)].target, start, k, k + 1})));
+    } catch (const DecodeFailure&) {
+      break;
+    }
+    if (stack_.size() != depth) break;
+    k = items.back().next;
+    if (condition_complete(items, items.size(), end)) {
+      best = items.size();
+      best_stack = stack_;
+    }
+  }
+  if (best == 0) throw DecodeFailure("incomplete condition");
+  items.resize(best);
+  for (ConditionItem& item : items) {
+    const int t = item.target;
+    item.target = condition_exit(items, t, items.back());
+    if (item.target != t && !consumed_[static_cast<size_t>(t)])
+      mark_consumed(t, t + copied_block_length(item.target, t));
+  }
+  stack_ = best_stack;
+  return items;
+}
+
+// The test of one item that jumps to its target when it equals `cond`.
+ExprPtr CodeDecoder::condition_atom(const ConditionItem& item, bool cond, bool top) const {
+  ExprPtr atom = item.expr;
+  bool sense = item.sense == 1;
+  if (item.sense >= 2) {
+    atom = make_expr(ExprKind::Compare, {atom, make_constant("None")});
+    atom->ops = {item.sense == 2 ? "is" : "is not"};
+    sense = true;
+  }
+  if (sense == cond) return atom;
+  ExprPtr negated = negate_jumps(atom, profile_.none_tests_jump);
+  return top ? settle_test(negated, profile_.none_tests_jump, true) : negated;
+}
+
+// The test that items [lo, hi) compute: they jump to `label` when it equals `cond`, and
+// otherwise fall through to `end_position`.
+ExprPtr CodeDecoder::build_condition(const std::vector<ConditionItem>& items, size_t lo, size_t hi,
+                                     int label, bool cond, int end_position, bool top) const {
+  if (hi - lo == 1) return condition_atom(items[lo], cond, top);
+  // The first item leaving the range says whether this is a chain to `label` or to the end.
+  size_t first = lo;
+  auto is_label = [&](int t) { return t == label || (t != end_position && same_target(t, label)); };
+  while (first < hi && !is_label(items[first].target) && items[first].target != end_position)
+    ++first;
+  if (first >= hi) throw DecodeFailure("malformed condition");
+  bool to_label = is_label(items[first].target);
+  int split_target = to_label ? label : end_position;
+  std::vector<std::pair<size_t, size_t>> groups;
+  size_t group_start = lo;
+  // (A group ends only where no test of it jumps into a later group, past the next one's start:
+  // `(a or b and c) and not d`, where `a` jumps to `d`.)
+  // Nor where one jumps to the chain's other exit: only the last group leaves both ways
+  // (`a or (b and (c or d))`, where `b` jumps to the label).
+  auto jumps_past = [&](size_t from, size_t k) {
+    for (size_t m = from; m <= k; ++m) {
+      for (size_t x = k + 2; x < hi; ++x) {
+        if (items[m].target == items[x].start) return true;
+      }
+      int t = items[m].target;
+      if (to_label ? t == end_position : (is_label(t) && t != end_position)) return true;
+    }
+    return false;
+  };
+  for (size_t k = lo; k < hi; ++k) {
+    bool last = k + 1 == hi;
+    if (last || ((items[k].target == split_target || (to_label && is_label(items[k].target))) &&
+                 !jumps_past(group_start, k))) {
+      groups.push_back({group_start, k + 1});
+      group_start = k + 1;
+    }
+  }
+  if (groups.size() < 2) throw DecodeFailure("condition without structure");
+  // For a chain to the label: every group jumps to the label on `inner`; and-chains jump on false.
+  // For a chain to the end: groups jump to the end on `inner`; and-chains jump on false.
+  const ConditionItem& last_item = items[hi - 1];
+  bool inner_sense =
+      to_label ? (last_item.sense == 1 || last_item.sense == 2)
+               : (items[groups[0].second - 1].sense == 1 || items[groups[0].second - 1].sense == 2);
+  bool is_and = !inner_sense;
+  bool own_cond =
+      to_label ? inner_sense : !inner_sense;  // what the whole chain jumps to `label` on
+  std::vector<ExprPtr> values;
+  for (size_t g = 0; g < groups.size(); ++g) {
+    auto [a, b] = groups[g];
+    int next_position = b < items.size() ? items[b].start : end_position;
+    if (b == hi) next_position = end_position;
+    ExprPtr value;
+    if (g + 1 < groups.size() && !to_label) {
+      value = build_condition(items, a, b, end_position, inner_sense, next_position, false);
+    } else if (to_label) {
+      value = build_condition(items, a, b, label, inner_sense, next_position, false);
+    } else {
+      value = build_condition(items, a, b, label, own_cond, next_position, false);
+    }
+    const char* word = is_and ? "and" : "or";
+    if (value->kind == ExprKind::BoolOp && value->text == word) {
+      values.insert(values.end(), value->args.begin(), value->args.end());
+    } else {
+      values.push_back(value);
+    }
+  }
+  ExprPtr combined = make_expr(ExprKind::BoolOp, std::move(values), is_and ? "and" : "or");
+  if (own_cond != cond) combined = negate_jumps(combined, profile_.none_tests_jump);
+  return top ? settle_test(combined, profile_.none_tests_jump, true) : combined;
+}
+
+bool CodeDecoder::decode_if_expression(int j, int true_start, int false_start, ExprPtr condition) {
+  const auto& ops = lifted_.ops;
+  const Operation& jump = ops[static_cast<size_t>(false_start - 1)];
+  if (jump.op != Op::Jump || jump.target <= false_start) return false;
+  std::vector<ExprPtr> saved = stack_;
+  size_t body_size = out_->size();
+  auto fail = [&] {
+    stack_ = saved;
+    out_->resize(body_size);
+    expression_only_ = 0;
+    return false;
+  };
+  try {
+    // (Most failures are a statement in a branch: evaluate says so without throwing.)
+    bool refused = false;
+    ExprPtr yes;
+    {
+      Restore<std::pair<int, int>> restore(if_expression_join_);
+      if_expression_join_ = {jump.target, false_start - 1};
+      yes = evaluate(true_start, false_start - 1, &refused);
+    }
+    if (refused) return fail();
+    ExprPtr no = evaluate(false_start, jump.target, &refused);
+    if (refused) return fail();
+    push(make_expr(ExprKind::IfExp, {yes, condition, no}));
+    if_expression_end_ = jump.target;
+    return true;
+  } catch (const DecodeFailure&) {
+    return fail();
+  }
+}
+
+// A conditional expression nested in the region [begin, end) whose test has several parts
+// (`a if b and c else d`): the test's items jump to the else part when false or fall through to
+// the then part, which ends in a jump to `end`. Returns where decoding goes on, or -1 (the stack
+// restored) where the code is not that.
+int CodeDecoder::decode_compound_if_expression(int j, int begin, int end) {
+  const auto& ops = lifted_.ops;
+  std::vector<ExprPtr> saved = stack_;
+  size_t body_size = out_->size();
+  auto fail = [&] {
+    stack_ = saved;
+    out_->resize(body_size);
+    return -1;
+  };
+  try {
+    std::vector<ConditionItem> items = collect_conditions(j, end, begin);
+    int then_begin = items.back().next;
+    int label = items.back().target;
+    if (items.size() < 2 || label <= then_begin || label >= end) return fail();
+    const Operation& over = ops[static_cast<size_t>(label - 1)];
+    if (over.op != Op::Jump || over.target != end || out_->size() != body_size) return fail();
+    ExprPtr test = build_condition(items, 0, items.size(), label, false, then_begin);
+    if (!decode_if_expression(j, then_begin, label, test)) return fail();
+    return if_expression_end_;
+  } catch (const DecodeFailure&) {
+    return fail();
+  }
+}
+
+// 3.10/3.12+ copy the code after a conditional expression into both branches when it ends in a
+// return or raise (`raise E(a if c else b)`, `x = f(a if c else b); return x`): each branch
+// computes its value and runs its own copy of that tail. Returns where the then-branch's copy
+// starts (the decoding goes on there, the other copy consumed), or -1.
+int CodeDecoder::decode_copied_tail_if_expression(int true_start, int false_start, int end,
+                                                  const ExprPtr& condition) {
+  const auto& ops = lifted_.ops;
+  auto terminal = [&](int k) {
+    Op op = ops[static_cast<size_t>(k)].op;
+    return op == Op::ReturnValue || op == Op::ReturnConst || op == Op::RaiseVarargs;
+  };
+  if (!profile_.inlines_small_exit_blocks || false_start - true_start < 2 ||
+      !terminal(false_start - 1))
+    return -1;
+  int false_end = false_start;
+  while (false_end < end && !terminal(false_end)) {
+    const Operation& o = ops[static_cast<size_t>(false_end)];
+    if (o.op == Op::Jump || (o.target >= 0 && (o.target < false_start || o.target > end)))
+      return -1;
+    ++false_end;
+  }
+  if (false_end >= end) return -1;
+  ++false_end;  // one past the other copy's return or raise
+  // (The copy is one exit block of at most four instructions, MAX_COPY_SIZE: the branches' own
+  // values may end alike too, `a + n if c else b + n`.)
+  int longest = 0;
+  while (longest < 4 && longest < false_start - true_start - 1 &&
+         longest < false_end - false_start - 1 &&
+         same_operations(ops, false_start - 1 - longest, false_end - 1 - longest, 1)) {
+    ++longest;
+  }
+  std::vector<ExprPtr> saved = stack_;
+  size_t body_size = out_->size();
+  for (int n = longest; n >= 1; --n) {
+    try {
+      ExprPtr yes = evaluate(true_start, false_start - n);
+      ExprPtr no = evaluate(false_start, false_end - n);
+      push(make_expr(ExprKind::IfExp, {yes, condition, no}));
+      mark_consumed(false_start, false_end);
+      return false_start - n;
+    } catch (const DecodeFailure&) {
+      stack_ = saved;
+      out_->resize(body_size);
+      expression_only_ = 0;
+    }
+  }
+  return -1;
+}
+
+// An if statement read from its test (decode_condition): the test's items, where the branches
+// begin, and the loop the statement is in.
+struct CodeDecoder::IfShape {
+  int j = 0;     // the test's first jump
+  int end = 0;   // the region's end
+  int exit = 0;  // where the region goes on
+  std::vector<ConditionItem> items;
+  int then_begin = 0;  // where the test falls through: the then-branch
+  int label = 0;       // where the test jumps: the else, or the code after the if
+  ExprPtr test;        // the if's test, as the then-branch runs it
+  // A copy, not a pointer into loops_: decoding a branch may open a nested loop, and the
+  // push_back that does so may move every element (a use after free under fuzzing).
+  std::optional<LoopContext> loop;
+};
+
+int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
+  const auto& ops = lifted_.ops;
+  if (int next = execute_value_boolop(j); next >= 0) return next;
+  std::vector<ConditionItem> items = collect_conditions(j, end, stmt_start);
+  const ConditionItem& last = items.back();
+  int then_begin = last.next;
+  int label = last.target;
+  ExprPtr test = build_condition(items, 0, items.size(), label, false, then_begin);
+  // `a if test else b` as a value.
+  if (stack_.size() > statement_depth_ ||
+      (label > then_begin && ops[static_cast<size_t>(label - 1)].op == Op::Jump &&
+       ops[static_cast<size_t>(label - 1)].target > label)) {
+    if (label > then_begin && decode_if_expression(j, then_begin, label, test))
+      return if_expression_end_;
+    if (stack_.size() > statement_depth_) {
+      if (int next = decode_copied_tail_if_expression(then_begin, label, end, test); next >= 0)
+        return next;
+    }
+  }
+  // 3.10, `return (a if c else b,)` or a return of one inside a try: the copied tail after a
+  // constant then-value builds a tuple of it or pops a block. Read as statements, the compiler
+  // would fold `return (a,)` into a constant, or load the constant after POP_BLOCK (compile.c's
+  // compiler_return unwinds before loading a constant value).
+  if (profile_.block_stack && stack_.size() == statement_depth_ && label > then_begin + 2 &&
+      ops[static_cast<size_t>(then_begin)].op == Op::LoadConst &&
+      ((ops[static_cast<size_t>(then_begin) + 1].op == Op::BuildTuple &&
+        ops[static_cast<size_t>(then_begin) + 1].arg == 1) ||
+       ops[static_cast<size_t>(then_begin) + 1].op == Op::PopBlock)) {
+    if (int next = decode_copied_tail_if_expression(then_begin, label, end, test); next >= 0)
+      return next;
+  }
+  // An if statement with a value still pending (a return's, waiting for a finally copy): the
+  // value was computed before it, once, not again in each branch that ends a statement (nor read
+  // again after the branches, when a name).
+  if (stack_.size() > statement_depth_) {
+    auto marker = make_stmt(StmtKind::Pass);
+    spill_pending(*marker, true);
+  }
+  // (The loop: a copy, see IfShape.)
+  IfShape s{j,
+            end,
+            exit,
+            std::move(items),
+            then_begin,
+            label,
+            std::move(test),
+            loops_.empty() ? std::nullopt : std::optional<LoopContext>(loops_.back())};
+  if (int next = if_inverted_over_jump_back(s); next >= 0) return next;
+  if (int next = if_jumping_back(s); next >= 0) return next;
+  if (s.label > s.end) return if_leaving_region(s);
+  if (int next = if_else_over_jump(s); next >= 0) return next;
+  if (int next = if_else_ending_loop_body(s); next >= 0) return next;
+  if (int next = if_else_jumped_from_inside(s); next >= 0) return next;
+  if (int next = if_else_joined_by_handlers(s); next >= 0) return next;
+  if (int next = if_else_with_suppressed_return(s); next >= 0) return next;
+  if (int next = if_continue_then_break(s); next >= 0) return next;
+  fold_exit_block_copies(s);
+  if (int next = if_else_copied_exit(s); next >= 0) return next;
+  return if_with_final_return(s);
+}
+
+void CodeDecoder::emit_if_statement(ExprPtr condition, Body then_body, Body else_body) {
+  emit(make_stmt(StmtKind::If, {std::move(condition)},
+                 {std::move(then_body), std::move(else_body)}));
+}
+
+void CodeDecoder::emit_if(const IfShape& s, Body then_body, Body else_body) {
+  const ExprPtr& test = s.test;
+  // `if not test: raise AssertionError(msg)` is an assert.
+  // (The raise of LOAD_ASSERTION_ERROR arrives as `assert False[, msg]`; where 3.10/3.11 kept
+  // a folded False, the source said `if test: assert False`.)
+  if (then_body.size() == 1 && else_body.empty() && then_body[0]->kind == StmtKind::Assert &&
+      !(profile_.keeps_folded_constants && has_constant(bytecode::ObjectKind::False, true)) &&
+      !then_body[0]->exprs.empty() && then_body[0]->exprs[0]->kind == ExprKind::Constant &&
+      then_body[0]->exprs[0]->text == "False") {
+    std::vector<ExprPtr> parts = then_body[0]->exprs;
+    parts[0] = negate(test);
+    emit(make_stmt(StmtKind::Assert, std::move(parts)));
+    return;
+  }
+  emit(make_stmt(StmtKind::If, {test}, {std::move(then_body), std::move(else_body)}));
+}
+
+// A membership or identity test jumps when true only where the compiler turned the jump
+// around: `if a not in b: continue` keeps its jump-when-false.
+bool CodeDecoder::needs_inversion(const IfShape& s) {
+  const auto& ops = lifted_.ops;
+  const std::vector<ConditionItem>& items = s.items;
+  const int end = s.end;
+  const int then_begin = s.then_begin;
+  const int label = s.label;
+  const ExprPtr& test = s.test;
+  const std::optional<LoopContext>& loop = s.loop;
+  // (Not where a test jumps to the jump back itself: a written `continue`, which the compiler
+  // keeps as a block of its own, `if a or b: continue`; turning a test around adds a jump
+  // back that only the test falls into.)
+  for (const ConditionItem& item : items) {
+    if (item.target == then_begin) return false;
+  }
+  // (Not a while loop's first test, jumped back to from the end of its body.)
+  for (int k = label; k < end; ++k) {
+    const Operation& o = ops[static_cast<size_t>(k)];
+    if ((o.op == Op::Jump || o.op == Op::JumpIf) && o.target == label) return false;
+  }
+  // (Not where an earlier test of the loop body jumps to the region's end: an or of tests
+  // whose first goes on to the code the region ends at.)
+  bool joined = false;
+  for (int k = loop->continue_target; k >= 0 && k < items[0].start && !joined; ++k) {
+    const Operation& o = ops[static_cast<size_t>(k)];
+    joined = o.op == Op::JumpIf && o.target > then_begin && o.target <= end;
+  }
+  // 3.13, inside a handler's region: no handler covers the test's (last) jump where the
+  // compiler threaded it to the loop head and turned it around; `if not test: continue` keeps
+  // it covered like the test.
+  if (int handler = flow_.handler_covering(items[0].start);
+      table_readings_ && profile_.turned_test_uncovered && handler >= 0 && !joined) {
+    used_table_reading_ = true;
+    return flow_.handler_covering(items.back().jump) != handler;
+  }
+  // 3.12: nor the JUMP_BACKWARD added when turning it around, where a written `continue` that
+  // leaves no try (the loop head is covered alike) keeps the handler.
+  if (int handler = flow_.handler_covering(items[0].start);
+      table_readings_ && profile_.added_jump_back_uncovered && handler >= 0 && !joined &&
+      flow_.handler_covering(loop->continue_target) == handler) {
+    used_table_reading_ = true;
+    return flow_.handler_covering(then_begin) < 0;
+  }
+  if (items.size() > 1) return mentions_identity_or_membership(test, 0);
+  return is_identity_or_membership(items[0].expr) && items[0].sense != 0;
+}
+
+int CodeDecoder::if_inverted_over_jump_back(const IfShape& s) {
+  const auto& ops = lifted_.ops;
+  const int end = s.end;
+  const int exit = s.exit;
+  const int then_begin = s.then_begin;
+  const int label = s.label;
+  const ExprPtr& test = s.test;
+  const std::optional<LoopContext>& loop = s.loop;
+  // 3.12+ has no backward conditional jump: `if test: <rest of the loop body>` becomes a jump
+  // over a JUMP_BACKWARD to the loop head when the test fails.
+  // Only a membership or identity test needs it: `not (a in b)` is compiled as `a not in b`.
+  if (profile_.conditional_jumps_forward_only && loop && label == then_begin + 1 && label < end &&
+      ops[static_cast<size_t>(then_begin)].op == Op::Jump &&
+      same_target(ops[static_cast<size_t>(then_begin)].target, loop->continue_target) &&
+      needs_inversion(s)) {
+    // (Where the region goes on elsewhere, an if branch ending with this test, its elif after
+    // it, the jump back is the test's else: a `continue`.)
+    Body otherwise;
+    if (!same_target(exit, loop->continue_target))
+      otherwise.push_back(make_stmt(StmtKind::Continue));
+    emit_if_statement(negate_test(test, profile_.none_tests_jump), decode_range(label, end, exit),
+                      std::move(otherwise));
+    return end;
+  }
+  return -1;
+}
+
+int CodeDecoder::if_jumping_back(IfShape& s) {
+  const int j = s.j;
+  const int end = s.end;
+  const int exit = s.exit;
+  const int then_begin = s.then_begin;
+  const int label = s.label;
+  ExprPtr& test = s.test;
+  const std::optional<LoopContext>& loop = s.loop;
+  // A test that jumps back to the loop head: `if test: <rest of the loop body>`.
+  if (label <= j) {
+    if (!loop || resolve(label) != resolve(loop->continue_target))
+      throw DecodeFailure("backward condition");
+    // (Only where falling off the region goes back there too: else, inside an if statement's
+    // branch, `if not test: continue`.)
+    if (!same_target(exit, loop->continue_target)) {
+      test = negate_test(test, profile_.none_tests_jump);
+      emit_if(s, {make_stmt(StmtKind::Continue)}, {});
+      return then_begin;
+    }
+    Body then_body;
+    if (then_begin >= end && loop->break_target == then_begin) {
+      then_body.push_back(make_stmt(StmtKind::Break));
+    } else {
+      then_body = decode_range(then_begin, end, exit);
+    }
+    emit_if(s, std::move(then_body), {});
+    return std::max(end, then_begin);
+  }
+  return -1;
+}
+
+int CodeDecoder::if_leaving_region(IfShape& s) {
+  const auto& ops = lifted_.ops;
+  const int j = s.j;
+  const int end = s.end;
+  const int exit = s.exit;
+  const int then_begin = s.then_begin;
+  const int label = s.label;
+  ExprPtr& test = s.test;
+  const std::optional<LoopContext>& loop = s.loop;
+  if (loop && resolve(label) == resolve(loop->break_target)) {
+    test = negate(test);
+    emit_if(s, {make_stmt(StmtKind::Break)}, {});
+    return then_begin;
+  }
+  if (same_target(label, exit)) {
+    emit_if(s, decode_range(then_begin, end, exit), {});
+    return end;
+  }
+  // (A jump to a copy of the region's exit block goes there: the copy is consumed.)
+  if (int length = exit_copy_length(exit, label); length > 0 && end == exit) {
+    mark_consumed(label, label + length);
+    emit_if(s, decode_range(then_begin, end, exit), {});
+    return end;
+  }
+  // 3.12+: a try body's last statement `if test: ...; return` ends past the covered range (a
+  // return cannot raise); the region may grow up to its limit over operations no handler covers.
+  Op before = ops[static_cast<size_t>(label - 1)].op;
+  // (Or covered only by a handler around the try statement: a return's finally copy in a try
+  // nested in another's body, which 3.11 leaves to the outer handler, the one covering the
+  // inner try's own handler code.)
+  if (label <= region_limit_ &&
+      (then_begin >= end || before == Op::ReturnConst || before == Op::ReturnValue)) {
+    int own = end > 0 ? flow_.handler_covering(end - 1) : -1;
+    auto around = [&](int covering) {
+      for (int h = own, hops = 0; h >= 0 && hops < 16; ++hops) {
+        h = flow_.handler_covering(h);
+        if (h == covering) return true;
+      }
+      return false;
+    };
+    bool uncovered = true;
+    for (int k = end; k < label && uncovered; ++k) {
+      int covering = flow_.handler_covering(k);
+      uncovered = covering < 0 || (covering != own && around(covering));
+    }
+    if (uncovered) {
+      emit_if(s, decode_range(then_begin, label, label), {});
+      return label;
+    }
+  }
+  throw DecodeFailure("condition jumps out of its region at offset " +
+                      std::to_string(ops[static_cast<size_t>(j)].offset));
+}
+
+int CodeDecoder::if_else_over_jump(const IfShape& s) {
+  const auto& ops = lifted_.ops;
+  const int j = s.j;
+  const int end = s.end;
+  const int exit = s.exit;
+  const int then_begin = s.then_begin;
+  const int label = s.label;
+  const ExprPtr& test = s.test;
+  const std::optional<LoopContext>& loop = s.loop;
+  const Operation& before_label = ops[static_cast<size_t>(label - 1)];
+  // (The then-branch may also jump back to the region's exit: 3.13 places an except clause
+  // after the code, jumping back to the join.)
+  bool jumps_back_to_exit =
+      profile_.cold_blocks_at_end && before_label.op == Op::Jump && before_label.target < j &&
+      same_target(before_label.target, exit) &&
+      !(loop && (resolve(before_label.target) == resolve(loop->continue_target) ||
+                 resolve(before_label.target) == resolve(loop->break_target)));
+  if (before_label.op == Op::Jump && (before_label.target > label || jumps_back_to_exit) &&
+      label - 1 >= then_begin) {
+    int join = jumps_back_to_exit ? end : before_label.target;
+    // (Falling off the loop body's end where this region goes there too.)
+    bool falls_off =
+        falls_into_jump_back(label - 1, join) && (join <= end || same_target(join, exit));
+    bool is_loop_jump = loop && !falls_off &&
+                        (resolve(join) == resolve(loop->break_target) ||
+                         resolve(join) == resolve(loop->continue_target));
+    // (A forward jump to the loop's own jump back, which ends the region, is the end of an
+    // if/else ending the loop body: a `continue` jumps back itself.)
+    if (is_loop_jump && join == end - 1 && join > label &&
+        ops[static_cast<size_t>(join)].op == Op::Jump &&
+        same_target(ops[static_cast<size_t>(join)].target, loop->continue_target) &&
+        same_target(exit, loop->continue_target)) {
+      Body then_body = decode_range(then_begin, label - 1, join);
+      Body else_body = decode_range(label, join, join);
+      emit_if(s, std::move(then_body), std::move(else_body));
+      return join;
+    }
+    if (!is_loop_jump) {
+      int else_end = join <= end ? join : end;
+      if (join > end && resolve(join) != resolve(exit))
+        throw DecodeFailure("if/else join outside its region");
+      Body then_body = decode_range(then_begin, label - 1, join);
+      Body else_body = decode_range(label, else_end, join <= end ? join : exit);
+      // (A then-branch that only jumps back to the exit is `if test: <else>`, its test inverted
+      // over that jump: 3.12+ has no backward conditional jump.)
+      if (jumps_back_to_exit && then_body.empty() && !else_body.empty()) {
+        emit_if_statement(negate_test(test, profile_.none_tests_jump), std::move(else_body), {});
+        return else_end;
+      }
+      emit_if(s, std::move(then_body), std::move(else_body));
+      return else_end;
+    }
+  }
+  return -1;
+}
+
+int CodeDecoder::if_else_ending_loop_body(const IfShape& s) {
+  const auto& ops = lifted_.ops;
+  const int end = s.end;
+  const int exit = s.exit;
+  const int then_begin = s.then_begin;
+  const int label = s.label;
+  const std::optional<LoopContext>& loop = s.loop;
+  const Operation& before_label = ops[static_cast<size_t>(label - 1)];
+  // 3.12+: a then-branch ending a loop body's last if/else jumps back to the loop's head (no
+  // jump to a join first): that jump carries the line of a statement before it, where a
+  // written `continue` has a line of its own, after them. (3.13: where the then-branch ends
+  // with a while loop, duplicate_exits_without_lineno copies that jump, which has no line, for
+  // each of the loop's two exits; each copy takes the line of the test jumping to it, starting
+  // no line entry: two jumps back in a row.)
+  bool copied_jump_back =
+      profile_.inlines_no_lineno_blocks && label - 2 > then_begin && before_label.op == Op::Jump &&
+      ops[static_cast<size_t>(label) - 2].op == Op::Jump &&
+      same_target(ops[static_cast<size_t>(label) - 2].target, before_label.target);
+  if (profile_.threads_jumps_to_jumps && loop && before_label.op == Op::Jump &&
+      label - 1 > then_begin && label < end &&
+      same_target(before_label.target, loop->continue_target) &&
+      same_target(exit, loop->continue_target) && (before_label.line > 0 || copied_jump_back) &&
+      !on_new_line(label - 1)) {
+    // (Not to its end: a jump there from inside goes to the else.)
+    Body then_body = decode_range(then_begin, label - 1, exit);
+    Body else_body = decode_range(label, end, exit);
+    emit_if(s, std::move(then_body), std::move(else_body));
+    return end;
+  }
+  return -1;
+}
+
+int CodeDecoder::if_else_jumped_from_inside(const IfShape& s) {
+  const auto& ops = lifted_.ops;
+  const int end = s.end;
+  const int exit = s.exit;
+  const int then_begin = s.then_begin;
+  const int label = s.label;
+  const std::optional<LoopContext>& loop = s.loop;
+  // A then-branch ending in a try/with statement jumps over the else from inside that statement;
+  // 3.12+ also threads a nested if's test straight to the join when the then-branch has no jump
+  // of its own at its end (it returns).
+  auto jumps_forward = [&](const Operation& o) {
+    return o.op == Op::Jump || (profile_.threads_jumps_to_jumps && o.op == Op::JumpIf);
+  };
+  // (Never where the then-branch ends in a test that falls into the label: the rest of the
+  // condition, which the test items did not take in, not an if/else.)
+  bool falls_into_label =
+      label > then_begin && ops[static_cast<size_t>(label) - 1].op == Op::JumpIf;
+  auto loop_jump = [&](int target) {
+    return loop && (resolve(target) == resolve(loop->break_target) ||
+                    resolve(target) == resolve(loop->continue_target));
+  };
+  // (The then-branch does not fall into the label: it ends in a jump, a return or a raise.)
+  Op branch_last = label > then_begin ? ops[static_cast<size_t>(label) - 1].op : Op::Nop;
+  bool branch_leaves = branch_last == Op::Jump || branch_last == Op::ReturnValue ||
+                       branch_last == Op::ReturnConst || branch_last == Op::RaiseVarargs ||
+                       branch_last == Op::Reraise;
+  for (int k = then_begin; k < label; ++k) {
+    const Operation& inner = ops[static_cast<size_t>(k)];
+    if (falls_into_label && inner.op == Op::JumpIf) continue;
+    // (A statement in the branch falling into a jump back that this region also ends at: the
+    // else runs to the region's end; breaks and continues inside the branch are no join.)
+    bool into_jump_back = jumps_forward(inner) && falls_into_jump_back(k, inner.target) &&
+                          (inner.target <= end || same_target(inner.target, exit));
+    // (Or a statement in the branch whose way out the compiler threaded past the region's end
+    // to its exit, the join of an enclosing if/else: this if/else ends the region, its else runs
+    // to the region's end.)
+    bool to_exit = jumps_forward(inner) && inner.target > end && branch_leaves &&
+                   same_target(inner.target, exit) && !loop_jump(inner.target);
+    if (!jumps_forward(inner) || inner.target <= label ||
+        (inner.target > end && !into_jump_back && !to_exit))
+      continue;
+    int join = std::min(inner.target, end);
+    for (int m = k + 1; m < label; ++m) {
+      const Operation& other = ops[static_cast<size_t>(m)];
+      if (jumps_forward(other) && other.target > join && other.target <= end &&
+          !(into_jump_back && loop_jump(other.target) && !falls_into_jump_back(m, other.target)))
+        join = other.target;
+    }
+    if (!into_jump_back && !falls_into_jump_back(k, join) && loop_jump(join)) break;
+    int join_exit = inner.target > end ? exit : join;
+    Body then_body = decode_range(then_begin, label, join_exit);
+    Body else_body = decode_range(label, join, join_exit);
+    emit_if(s, std::move(then_body), std::move(else_body));
+    return join;
+  }
+  return -1;
+}
+
+int CodeDecoder::if_else_joined_by_handlers(const IfShape& s) {
+  const int end = s.end;
+  const int then_begin = s.then_begin;
+  const int label = s.label;
+  const std::optional<LoopContext>& loop = s.loop;
+  // 3.12+ places the handlers of a try in the then-branch after the function's code: where the
+  // try's body does not fall through (it returns), only its clauses jump over the else.
+  if (profile_.cold_blocks_at_end) {
+    int join = -1;
+    for (int target : handler_exits(then_begin, label)) {
+      if (target > label && target <= end && target > join &&
+          flow_.reachable[static_cast<size_t>(target)])  // (code the else reaches too)
+        join = target;
+    }
+    if (join > label && !(loop && (resolve(join) == resolve(loop->break_target) ||
+                                   resolve(join) == resolve(loop->continue_target)))) {
+      Body then_body = decode_range(then_begin, label, join);
+      Body else_body = decode_range(label, join, join);
+      emit_if(s, std::move(then_body), std::move(else_body));
+      return join;
+    }
+  }
+  return -1;
+}
+
+int CodeDecoder::if_else_with_suppressed_return(const IfShape& s) {
+  const auto& ops = lifted_.ops;
+  const int end = s.end;
+  const int then_begin = s.then_begin;
+  const int label = s.label;
+  // 3.12+: a then-branch ending in a with statement whose body does not fall through (it
+  // returns): where the code after the if/else is the function's implicit `return None`, the
+  // path of a suppressed exception ends in a copy of it (starting no line of its own) instead of
+  // a jump over the else. Without an else, it would go on at the label. The original ends the
+  // region, the else falling into it, or is gone where nothing reaches it; only handler code
+  // follows.
+  if (profile_.cold_blocks_at_end && role_ != CodeRole::Module && label > then_begin &&
+      label < end) {
+    Op closing = ops[static_cast<size_t>(label) - 1].op;
+    auto implicit_return_at = [&](int at) {
+      const Operation& o = ops[static_cast<size_t>(at)];
+      return o.op == Op::ReturnConst && o.constant &&
+             o.constant->kind == bytecode::ObjectKind::None && o.line < 0 &&
+             flow_.handler_covering(at) == flow_.handler_covering(then_begin);
+    };
+    int join = -1;
+    for (int k = end - 1; k >= label; --k) {
+      if (flow_.reachable[static_cast<size_t>(k)]) {
+        join = k;
+        break;
+      }
+    }
+    for (int k = end; k < static_cast<int>(ops.size()) && join >= 0; ++k) {
+      if (flow_.reachable[static_cast<size_t>(k)]) join = -1;
+    }
+    // (Gone: the else ends in a return or raise.)
+    if (join > label && !implicit_return_at(join)) {
+      Op last = ops[static_cast<size_t>(join)].op;
+      join = last == Op::ReturnValue || last == Op::ReturnConst || last == Op::RaiseVarargs ||
+                     last == Op::Reraise
+                 ? join + 1
+                 : -1;
+    }
+    bool suppressed_return = false;
+    for (const HandlerRegion& region : flow_.regions) {
+      if (region.start < then_begin || region.start >= label || region.target < label ||
+          flow_.reachable[static_cast<size_t>(region.target)] ||
+          static_cast<size_t>(region.target) + 3 >= ops.size() ||
+          ops[static_cast<size_t>(region.target)].op != Op::PushExcInfo ||
+          ops[static_cast<size_t>(region.target) + 1].op != Op::WithExceptStart ||
+          ops[static_cast<size_t>(region.target) + 2].op != Op::JumpIf)
+        continue;
+      int back = ops[static_cast<size_t>(region.target) + 2].target + 4;
+      if (back > region.target && static_cast<size_t>(back) < ops.size() &&
+          implicit_return_at(back))
+        suppressed_return = true;
+    }
+    bool else_reaches = join > label;
+    for (int k = label; k < join && else_reaches; ++k) {
+      const Operation& o = ops[static_cast<size_t>(k)];
+      else_reaches = !((is_jump(o.op) && o.target > join) || o.op == Op::PushExcInfo);
+    }
+    if (suppressed_return && else_reaches &&
+        (closing == Op::ReturnValue || closing == Op::ReturnConst || closing == Op::RaiseVarargs)) {
+      Body then_body = decode_range(then_begin, label, join);
+      Body else_body = decode_range(label, join, join);
+      emit_if(s, std::move(then_body), std::move(else_body));
+      return join;
+    }
+  }
+  return -1;
+}
+
+int CodeDecoder::if_continue_then_break(const IfShape& s) {
+  const auto& ops = lifted_.ops;
+  const int end = s.end;
+  const int exit = s.exit;
+  const int then_begin = s.then_begin;
+  const int label = s.label;
+  const std::optional<LoopContext>& loop = s.loop;
+  // The last test of a loop body whose false exit leaves the loop (a `while True` whose body ends
+  // in `if test: continue`): falling off the end there is a break, not the next iteration.
+  if (label == end && loop && !same_target(label, exit) &&
+      resolve(label) == resolve(loop->break_target) && label > then_begin) {
+    Body then_body = decode_range(then_begin, label, exit);
+    // The test jumps straight to the loop's exit and the branch jumps straight back: `if test:
+    // A; continue` then `break`, as written. (`if test: A else: break` jumps to the else's own
+    // break and ends its branch with a jump to the loop's jump back.)
+    // decode_while_true turns it back where the loop stays `while True` (a `while test` loop's
+    // reading needs the if/else).
+    const Operation& branch_end = ops[static_cast<size_t>(label) - 1];
+    bool written = label == loop->break_target && branch_end.op == Op::Jump &&
+                   branch_end.target < label && same_target(branch_end.target, exit);
+    if (then_body.empty()) {
+      emit_if(s, {make_stmt(StmtKind::Continue)}, {});
+      emit(make_stmt(StmtKind::Break));
+    } else {
+      emit_if(s, std::move(then_body), {make_stmt(StmtKind::Break)});
+      if (written) written_continues_.insert(out_->back());
+    }
+    return label;
+  }
+  return -1;
+}
+
+void CodeDecoder::fold_exit_block_copies(IfShape& s) {
+  const auto& ops = lifted_.ops;
+  const std::vector<ConditionItem>& items = s.items;
+  const int then_begin = s.then_begin;
+  int& label = s.label;
+  // Tests jumping to copies of one exit block (the compiler copies a short return, or the RERAISE
+  // ending a finally body, for each jump to it; `a and b` ending a finally body): the copies lie
+  // back to back, the then-branch ends at the first, the others are no code of their own.
+  int first_copy = label;
+  for (const ConditionItem& item : items) {
+    if (item.target > then_begin && item.target < first_copy && same_target(item.target, label))
+      first_copy = item.target;
+  }
+  if (first_copy < label) {
+    int length = copied_tail_length(label);
+    bool copies = length > 0 && (label - first_copy) % length == 0;
+    for (int k = first_copy; copies && k < label; k += length)
+      copies = same_operations(ops, k, label, length);
+    bool jumps = length == 0;  // (decode_finally_body's RERAISE copies, jumps to its end)
+    for (int k = first_copy; jumps && k < label; ++k) {
+      jumps = ops[static_cast<size_t>(k)].op == Op::Jump &&
+              resolve(ops[static_cast<size_t>(k)].target) == resolve(label);
+    }
+    if (copies || jumps) {
+      mark_consumed(first_copy + (jumps ? 1 : length), label + length);
+      label = first_copy;
+    }
+  }
+}
+
+// 3.12+ copies a short exit block (a return or raise) into a jump to it: a then-branch that
+// jumped over its else to the code after the if/else ends in a copy of that code, with its
+// lines (a return written there has its own). The original is the last such code in the
+// region, where the else falls into it. (The copy is one whole statement: it starts the
+// branch or follows the end of another, and stores nothing before its end.)
+int CodeDecoder::if_else_copied_exit(const IfShape& s) {
+  const auto& ops = lifted_.ops;
+  const int end = s.end;
+  const int then_begin = s.then_begin;
+  const int label = s.label;
+  std::vector<bool> targeted(7, false);  // the operations before label that a jump goes to
+  for (const Operation& o : ops) {
+    if (profile_.exit_copies_keep_lines && is_jump(o.op) && o.target >= label - 7 &&
+        o.target < label)
+      targeted[static_cast<size_t>(label - o.target - 1)] = true;
+  }
+  for (int n = std::min(6, label - then_begin);
+       profile_.exit_copies_keep_lines && label < end && n >= 1; --n) {
+    Op closing = ops[static_cast<size_t>(label) - 1].op;
+    if (closing != Op::ReturnValue && closing != Op::ReturnConst && closing != Op::RaiseVarargs)
+      break;
+    if (int next = if_else_copied_exit_of_length(s, n, targeted); next >= 0) return next;
+  }
+  return -1;
+}
+
+int CodeDecoder::if_else_copied_exit_of_length(const IfShape& s, int n,
+                                               const std::vector<bool>& targeted) {
+  const auto& ops = lifted_.ops;
+  const int end = s.end;
+  const int exit = s.exit;
+  const int then_begin = s.then_begin;
+  const int label = s.label;
+  Op closing = ops[static_cast<size_t>(label) - 1].op;
+  int copy = label - n;
+  bool one_statement = copy_is_one_statement(s, copy, n, targeted);
+  // (A constant return alone may be the implicit `return None`, whose copies take their lines
+  // from what precedes them: equal lines prove nothing. But a copy of it, starting no line of
+  // its own, ends a branch that falls off its end, where a written `return` has its line; the
+  // original is then the last operation of the region.)
+  bool implicit_return =
+      n == 1 && closing == Op::ReturnConst && role_ != CodeRole::Module &&
+      ops[static_cast<size_t>(copy)].constant &&
+      ops[static_cast<size_t>(copy)].constant->kind == bytecode::ObjectKind::None &&
+      ops[static_cast<size_t>(copy)].line < 0 && !written_return_leaving_with(ops, copy) &&
+      flow_.handler_covering(copy) == flow_.handler_covering(then_begin);
+  if (!one_statement || (n == 1 && closing == Op::ReturnConst && !implicit_return)) return -1;
+  int join = copy_original(s, copy, n, implicit_return);
+  // The then-branch of an if ending an except clause leaves it (POP_EXCEPT, after that a
+  // named clause's `name = None; del name`) for a copy of the code after the try statement:
+  // all the rest of the region is its else.
+  int leave = copy - 1;
+  if (leave >= then_begin + 3 && ops[static_cast<size_t>(leave)].op == Op::DeleteName) leave -= 3;
+  bool leaves_clause = join < label && n == clause_tail_length_ && clause_tail_ >= 0 &&
+                       leave >= then_begin && ops[static_cast<size_t>(leave)].op == Op::PopExcept &&
+                       is_line_copy(ops, copy, clause_tail_, n);
+  if (join < label && !leaves_clause) return -1;
+  // (The copy is decoded with the branch, which a statement ending there may need, and then
+  // dropped, unless that statement took it in: a with statement's normal path.)
+  Body then_body = decode_range(then_begin, label, leaves_clause ? exit : join);
+  if (then_body.empty()) throw DecodeFailure("copied code after an if");
+  StmtKind last = then_body.back()->kind;
+  if (last == StmtKind::Return || last == StmtKind::Raise) then_body.pop_back();
+  // (A loop ending the branch may leave through further copies of the implicit return.)
+  while (implicit_return && !then_body.empty() && then_body.back()->kind == StmtKind::Return &&
+         (then_body.back()->exprs.empty() || is_none(then_body.back()->exprs[0]))) {
+    then_body.pop_back();
+  }
+  // (A with statement ending the branch took the copy, after its exit call, in as its own
+  // `return None`: the branch falls off the with's end instead.)
+  if (implicit_return && is_exit_call(ops, copy - 5)) {
+    Body* inner = &then_body;
+    while (!inner->empty() && inner->back()->kind == StmtKind::With)
+      inner = &inner->back()->bodies[0];
+    if (inner != &then_body && !inner->empty() && inner->back()->kind == StmtKind::Return &&
+        (inner->back()->exprs.empty() || is_none(inner->back()->exprs[0]))) {
+      inner->pop_back();
+      if (inner->empty()) inner->push_back(make_stmt(StmtKind::Pass));
+    }
+  }
+  Body else_body = leaves_clause ? decode_range(label, end, exit) : decode_range(label, join, join);
+  emit_if(s, std::move(then_body), std::move(else_body));
+  return leaves_clause ? end : join;
+}
+
+bool CodeDecoder::copy_is_one_statement(const IfShape& s, int copy, int n,
+                                        const std::vector<bool>& targeted) const {
+  const auto& ops = lifted_.ops;
+  const int then_begin = s.then_begin;
+  const int label = s.label;
+  const std::optional<LoopContext>& loop = s.loop;
+  bool one_statement = copy == then_begin || ends_statement(ops[static_cast<size_t>(copy) - 1].op);
+  for (int k = copy; k + 1 < label && one_statement; ++k)
+    one_statement = !ends_statement(ops[static_cast<size_t>(k)].op);
+  // (Nothing jumps into it, but to its start, nor to a POP_TOP before it: a chained
+  // comparison's cleanup before a copy is no statement.)
+  for (int k = copy - 1; k < label; ++k) {
+    if (k != copy && targeted[static_cast<size_t>(label - k - 1)] &&
+        (k > copy || ops[static_cast<size_t>(k)].op == Op::PopTop)) {
+      one_statement = false;
+    }
+  }
+  // (Nor a `break` that the compiler replaced with a copy of the code after the loop: a NOP
+  // with the line of the statement, or a for loop's iterator popped first.)
+  if (copy > then_begin) {
+    const Operation& before = ops[static_cast<size_t>(copy) - 1];
+    if ((before.op == Op::Nop && before.line >= 0) || break_copies_.count(copy - 1) > 0)
+      one_statement = false;
+  }
+  if (loop && is_line_copy(ops, copy, loop->break_target, n)) one_statement = false;
+  return one_statement;
+}
+
+int CodeDecoder::copy_original(const IfShape& s, int copy, int n, bool implicit_return) const {
+  const auto& ops = lifted_.ops;
+  const int end = s.end;
+  const int exit = s.exit;
+  const int then_begin = s.then_begin;
+  const int label = s.label;
+  const std::optional<LoopContext>& loop = s.loop;
+  // (Where the branch and the else run under the same handlers as the copy: a return leaving
+  // a with, a finally or an except clause runs their exit code, under none, just before.)
+  // (3.12+ places handler code after the function's: only that may follow the original.)
+  auto only_cold_after = [&](int at) {
+    for (int k = at + 1; k < end; ++k) {
+      if (flow_.reachable[static_cast<size_t>(k)]) return false;
+    }
+    return true;
+  };
+  auto is_implicit_return = [&](int at) {
+    return at >= label && only_cold_after(at) && at < static_cast<int>(ops.size()) &&
+           same_operations(ops, copy, at, 1) && ops[static_cast<size_t>(at)].line < 0 &&
+           flow_.handler_covering(at) == flow_.handler_covering(then_begin);
+  };
+  // (Or the region's end, when the original follows it. Not a copy in a branch of the else,
+  // which something in the else jumps past, nor one in the handlers placed after the code.)
+  auto else_reaches = [&](int join) {
+    for (int k = label; k < join; ++k) {
+      const Operation& o = ops[static_cast<size_t>(k)];
+      if ((is_jump(o.op) && o.target > join && o.target < end) || o.op == Op::PushExcInfo)
+        return false;
+    }
+    return true;
+  };
+  // (The region's end only where the then-branch would go on there: not a loop's exit, where
+  // the copy is a `break`.)
+  int join = std::min(end, static_cast<int>(ops.size()) - n);
+  if (join == end &&
+      (!same_target(end, exit) || (loop && resolve(end) == resolve(loop->break_target)))) {
+    --join;
+  }
+  while (join >= label &&
+         !((implicit_return ? is_implicit_return(join) : is_line_copy(ops, copy, join, n)) &&
+           else_reaches(join))) {
+    --join;
+  }
+  return join;
+}
+
+int CodeDecoder::if_with_final_return(const IfShape& s) {
+  const auto& ops = lifted_.ops;
+  const int j = s.j;
+  const int end = s.end;
+  const int exit = s.exit;
+  const int then_begin = s.then_begin;
+  const int label = s.label;
+  Body then_body = decode_range(then_begin, label, label);
+  // At module level the final `return None` is duplicated into branches: the rest is an else.
+  if (role_ == CodeRole::Module && ends_in_return_none(ops, label)) {
+    if (!then_body.empty() && then_body.back()->kind == StmtKind::Return) then_body.pop_back();
+    Body else_body = label < end ? decode_range(label, end, exit) : Body{};
+    emit_if(s, std::move(then_body), std::move(else_body));
+    return end;
+  }
+  // 3.11 copies the implicit `return None` (it has no line) into a then-branch that jumped over
+  // its else to it: a copy starting no line, where a written `return` starts its own, ends the
+  // branch, and the else runs to that final return, under the same handlers as the test.
+  int size = static_cast<int>(ops.size());
+  bool final_implicit_return = false;
+  if (size >= 2 && ends_in_return_none(ops, size)) {
+    int start = ops[static_cast<size_t>(size) - 1].op == Op::ReturnConst ? size - 1 : size - 2;
+    final_implicit_return = ops[static_cast<size_t>(start)].line < 0 &&
+                            flow_.handler_covering(start) == flow_.handler_covering(j) &&
+                            flow_.handler_covering(size - 1) == flow_.handler_covering(j);
+  }
+  if (!profile_.inlines_small_exit_blocks && role_ != CodeRole::Module && label < end &&
+      final_implicit_return && (end == size || resolve(end) >= size - 2) && !then_body.empty() &&
+      then_body.back()->kind == StmtKind::Return && !then_body.back()->new_line &&
+      (then_body.back()->exprs.empty() || is_none(then_body.back()->exprs[0]))) {
+    then_body.pop_back();
+    Body else_body = decode_range(label, end, exit);
+    emit_if(s, std::move(then_body), std::move(else_body));
+    return end;
+  }
+  emit_if(s, std::move(then_body), {});
+  return label;
+}
+
+}  // namespace glassbox::decompiler
