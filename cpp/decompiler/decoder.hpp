@@ -199,6 +199,72 @@ class CodeDecoder {
                              int jumps_back) const;  // throws where the bottom copy differs
   int decode_try(int i, int end, int exit);
   // ---- handlers.cpp: try statements from exception tables
+  // Where a try/except statement's body, else, clauses and the code after it lie.
+  struct TryExceptShape {
+    int handler = -1;
+    int cleanup = -1;  // the handler's cleanup block
+    int body_end = -1;
+    int else_end = -1;
+    int try_end = -1;
+    int join = -1;                // where the body, the else and the clauses go on
+    bool jumps_over = false;      // the body's normal path jumps over the handler code
+    bool jumps_back = false;      // or back to the loop's head, just before it
+    int back_join = -1;           // 3.12+ places handlers after the function's code; they jump back
+    bool handlers_leave = false;  // a clause jumps past the statement
+    bool sequential = false;      // the handlers never rejoin; what follows is not an else
+    int tail_copy = -1;           // the original of the copied code after the statement
+    int tail_copy_length = 0;
+    bool clauses_continue = false;  // 3.13: the clauses end in `continue`
+    int outside = -1;               // 3.12+: the code after the statement, after the handlers
+    int outside_end = -1;
+    int outside_consumed = -1;               // past the jump back that ends it
+    std::pair<int, int> after_clause{0, 0};  // the code after the statement, inside a clause
+  };
+  // the innermost loop's exit or head
+  bool leaves_loop(int target) const;
+  // the body's jump over the handler code, or back to the loop's head before it
+  void read_except_jumps(int i, int end, TryExceptShape& s) const;
+  // where the else and the statement end
+  void read_except_join(int i, int end, TryExceptShape& s) const;
+  // 3.12+: handlers that never rejoin
+  void read_except_sequential(int i, int end, TryExceptShape& s) const;
+  // in a clause's body, at the handler's level
+  bool in_except_clause_body(int k, int cleanup) const;
+  // the code after the statement past a clause's POP_EXCEPT at `p`, or -1
+  int after_pop_except(int p, int cleanup) const;
+  // `k` ends an except clause
+  bool ends_except_clause(int k, int handler, int cleanup) const;
+  // 3.12+: the code after the statement copied into each clause
+  void read_except_tail_copy(int end, int exit, TryExceptShape& s) const;
+  // 3.13: clauses ending in `continue`
+  void read_clauses_continue(int end, TryExceptShape& s) const;
+  // 3.13: an else whose jump back was not threaded
+  void read_else_not_threaded(TryExceptShape& s) const;
+  // the statement's end; 3.12+: the code after it placed after the handler code
+  void read_except_outside(int i, int end, int exit, TryExceptShape& s) const;
+  // the jump back to the loop's head that ends the code at `from`, or -1
+  int loop_tail_end(int from, int cleanup, int head) const;
+  // the join
+  void read_except_end(int i, int end, int exit, TryExceptShape& s) const;
+  // the statement with its body and else
+  StmtPtr decode_except_body_and_else(int i, int end, int exit, TryExceptShape& s);
+  // the body or else reaches the code after the statement
+  bool except_body_falls_through(int i, const TryExceptShape& s) const;
+  // an except clause's type test and binding; returns the clause's end
+  int read_except_test(int k, int cleanup, ExceptHandler& clause, std::string& bound,
+                       int* body_begin);
+  // where a clause's own code ends
+  int except_clause_decode_end(int body_begin, int clause_end, int end, bool body_falls_through,
+                               TryExceptShape& s);
+  // a clause's body, its exit's copies read as jumps to its end
+  Body decode_except_clause_body(int body_begin, int decode_end, const std::string& bound,
+                                 const std::string& name, const std::string& saved_name,
+                                 const TryExceptShape& s);
+  // one except clause; returns where the next starts
+  int decode_except_clause(int k, int end, bool body_falls_through, const std::string& saved_name,
+                           TryExceptShape& s, std::vector<ExceptHandler>& handlers);
+  // the statement emitted, the code after it moved out
+  void emit_try_except(StmtPtr& stmt, int exit, const TryExceptShape& shape);
   // the body's end past the jumps the table leaves out
   int try_body_end(int i, int end, int handler, int body_end) const;
   // except clauses, not a finally body

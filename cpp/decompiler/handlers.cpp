@@ -571,486 +571,565 @@ int CodeDecoder::cold_code_return_end(int from, int join, int cleanup) const {
   return -1;
 }
 
-int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, int exit) {
+// Whether `target` is the innermost loop's exit or head.
+bool CodeDecoder::leaves_loop(int target) const {
+  return !loops_.empty() && (same_target(target, loops_.back().break_target) ||
+                             same_target(target, loops_.back().continue_target));
+}
+
+// Whether the body's normal path jumps over the handler code, or back to the loop's head just
+// before it.
+void CodeDecoder::read_except_jumps(int i, int end, TryExceptShape& s) const {
   const auto& ops = lifted_.ops;
-  Restore<int> keep_clause_tail(clause_tail_);  // (not the body's or else's: see the clauses)
-  clause_tail_ = -1;
-  int cleanup = flow_.handler_covering(handler);
-  if (!is_cleanup_block(ops, cleanup)) throw DecodeFailure("except handler without its cleanup");
-  auto is_loop_exit = [&](int target) {
-    return !loops_.empty() && (same_target(target, loops_.back().break_target) ||
-                               same_target(target, loops_.back().continue_target));
-  };
-  const Operation& before_handler = ops[static_cast<size_t>(handler) - 1];
+  const Operation& before_handler = ops[static_cast<size_t>(s.handler) - 1];
   // (3.11: a jump forward out of the loop is the else's `break` where nothing falls through the
   // statement, not its jump over the handlers. 3.12+ too, where the statement lies in handler
   // code, whose own handlers stay inline.)
-  bool jumps_over = before_handler.op == Op::Jump && before_handler.target > handler &&
-                    !(profile_.exception_table && !loops_.empty() &&
-                      same_target(before_handler.target, loops_.back().break_target) &&
-                      !same_target(before_handler.target, loops_.back().continue_target));
+  s.jumps_over = before_handler.op == Op::Jump && before_handler.target > s.handler &&
+                 !(profile_.exception_table && !loops_.empty() &&
+                   same_target(before_handler.target, loops_.back().break_target) &&
+                   !same_target(before_handler.target, loops_.back().continue_target));
   // (A jump back placed before the handler but after the region belongs to an enclosing loop
   // whose head is this loop's too: 3.12+ places handlers after the whole function's code.)
-  bool jumps_back = before_handler.op == Op::Jump && before_handler.target < i && !loops_.empty() &&
-                    handler <= end &&
-                    resolve(before_handler.target) == resolve(loops_.back().continue_target);
+  s.jumps_back = before_handler.op == Op::Jump && before_handler.target < i && !loops_.empty() &&
+                 s.handler <= end &&
+                 resolve(before_handler.target) == resolve(loops_.back().continue_target);
   // (3.11: not where a clause goes on elsewhere, to code after the statement that does not
   // jump back at once: that jump is the body's written `continue`.)
-  for (int k = handler; jumps_back && profile_.inline_handlers && k < cleanup; ++k) {
+  for (int k = s.handler; s.jumps_back && profile_.inline_handlers && k < s.cleanup; ++k) {
     const Operation& op = ops[static_cast<size_t>(k)];
-    if (op.op == Op::Jump && op.target > cleanup &&
+    if (op.op == Op::Jump && op.target > s.cleanup &&
         resolve(op.target) != resolve(loops_.back().continue_target) &&
         !same_target(op.target, loops_.back().break_target))
-      jumps_back = false;
+      s.jumps_back = false;
   }
-  int else_end = jumps_over || jumps_back ? handler - 1 : handler;
-  int try_end = jumps_over ? before_handler.target : -1;
-  int back_join = -1;       // 3.12+ places handlers after the function's code; they jump back
-  bool sequential = false;  // the handlers never rejoin; what follows is not an else
+}
+
+// Where the else and the statement end, read off the jumps of the clauses and of the body.
+void CodeDecoder::read_except_join(int i, int end, TryExceptShape& s) const {
+  const auto& ops = lifted_.ops;
+  int handler = s.handler;
+  int cleanup = s.cleanup;
+  s.else_end = s.jumps_over || s.jumps_back ? handler - 1 : handler;
+  s.try_end = s.jumps_over ? ops[static_cast<size_t>(handler) - 1].target : -1;
   for (int k = handler; k < cleanup; ++k) {
     const Operation& op = ops[static_cast<size_t>(k)];
-    if (op.op != Op::Jump || is_loop_exit(op.target)) continue;
-    if (op.target > cleanup && op.target > try_end) try_end = op.target;
-    if (op.op == Op::Jump && op.target > i && op.target < handler && op.target >= body_end)
-      back_join = op.target;
+    if (op.op != Op::Jump || leaves_loop(op.target)) continue;
+    if (op.target > cleanup && op.target > s.try_end) s.try_end = op.target;
+    if (op.op == Op::Jump && op.target > i && op.target < handler && op.target >= s.body_end)
+      s.back_join = op.target;
   }
-  bool handlers_leave = try_end >= 0;  // a clause jumps past the statement
-  if (back_join >= 0 && !jumps_over) {
-    else_end = back_join;
-    try_end = back_join;
+  s.handlers_leave = s.try_end >= 0;
+  if (s.back_join >= 0 && !s.jumps_over) {
+    s.else_end = s.back_join;
+    s.try_end = s.back_join;
     // The join lies past the region (an if branch ending with this statement): the jump that
     // closes the region goes there, and is the body's way out too; or the body does not fall
     // through: the region ends with its return (one a handler need not cover).
     Op last = end > i ? ops[static_cast<size_t>(end) - 1].op : Op::Unknown;
-    bool body_leaves = (last == Op::ReturnValue || last == Op::ReturnConst) && end <= body_end + 1;
-    if (back_join > end && end >= body_end &&
+    bool body_leaves =
+        (last == Op::ReturnValue || last == Op::ReturnConst) && end <= s.body_end + 1;
+    if (s.back_join > end && end >= s.body_end &&
         ((static_cast<size_t>(end) < ops.size() && ops[static_cast<size_t>(end)].op == Op::Jump &&
-          same_target(ops[static_cast<size_t>(end)].target, back_join)) ||
+          same_target(ops[static_cast<size_t>(end)].target, s.back_join)) ||
          body_leaves)) {
-      else_end = end;
+      s.else_end = end;
     }
-  } else if (try_end < 0 && handler >= end) {
-    else_end = end;  // the handlers never rejoin: what follows the body is its else
-    try_end = end;
-  } else if (int exit_jump = clause_exit_jump(ops, body_end);
-             try_end < 0 && !jumps_over && exit_jump >= 0 && exit_jump < else_end &&
-             !is_loop_exit(ops[static_cast<size_t>(exit_jump)].target)) {
+  } else if (s.try_end < 0 && handler >= end) {
+    s.else_end = end;  // the handlers never rejoin: what follows the body is its else
+    s.try_end = end;
+  } else if (int exit_jump = clause_exit_jump(ops, s.body_end);
+             s.try_end < 0 && !s.jumps_over && exit_jump >= 0 && exit_jump < s.else_end &&
+             !leaves_loop(ops[static_cast<size_t>(exit_jump)].target)) {
     // The statement ends an except clause of an enclosing try, and its handlers never rejoin:
     // what follows the body is that clause's exit (POP_EXCEPT, the unbinding of its name, then
     // its jump to the join).
-    else_end = body_end;
-    try_end = body_end;
+    s.else_end = s.body_end;
+    s.try_end = s.body_end;
   }
-  // Where the handlers never rejoin, what follows the body is its else or, the same code, the
-  // code after the statement (decoded as the else, then moved out). 3.12+ places handler blocks
-  // last, in the order they were compiled: a handler of that code placed before this one's was
-  // compiled first, in the else.
-  if (profile_.cold_blocks_at_end && role_ != CodeRole::Module && !jumps_over && !jumps_back &&
-      back_join < 0 && (try_end < 0 || handler >= end) && else_end > body_end) {
-    sequential = true;
-    for (int k = handler; k < cleanup; ++k) {  // (not even to a loop's head or exit)
+}
+
+// Where the handlers never rejoin, what follows the body is its else or, the same code, the
+// code after the statement (decoded as the else, then moved out). 3.12+ places handler blocks
+// last, in the order they were compiled: a handler of that code placed before this one's was
+// compiled first, in the else.
+void CodeDecoder::read_except_sequential(int i, int end, TryExceptShape& s) const {
+  const auto& ops = lifted_.ops;
+  if (profile_.cold_blocks_at_end && role_ != CodeRole::Module && !s.jumps_over && !s.jumps_back &&
+      s.back_join < 0 && (s.try_end < 0 || s.handler >= end) && s.else_end > s.body_end) {
+    s.sequential = true;
+    for (int k = s.handler; k < s.cleanup; ++k) {  // (not even to a loop's head or exit)
       const Operation& op = ops[static_cast<size_t>(k)];
-      sequential &= op.op != Op::Jump || (op.target >= handler && op.target < cleanup);
+      s.sequential &= op.op != Op::Jump || (op.target >= s.handler && op.target < s.cleanup);
     }
     // (Nor with a try nested in the body: its handler may fall through into the else.)
     for (const HandlerRegion& region : flow_.regions) {
-      sequential &=
-          !(region.start >= body_end && region.start < else_end && region.target < handler &&
+      s.sequential &=
+          !(region.start >= s.body_end && region.start < s.else_end && region.target < s.handler &&
             flow_.reachable[static_cast<size_t>(region.start)]);
-      sequential &= region.target == handler || region.start < i || region.start >= body_end;
+      s.sequential &= region.target == s.handler || region.start < i || region.start >= s.body_end;
     }
   }
-  // Where a clause leaves through its POP_EXCEPT (at the handler's level), the operation after
-  // it (past a named clause's `name = None; del name`) is the code after the statement.
-  // (A named clause's body is covered by the unbinding of its name, `name = None; del name;
-  // raise`, itself covered by the cleanup block.)
-  auto in_clause_body = [&](int k) {
-    int covering = flow_.handler_covering(k);
-    if (covering == cleanup) return true;
-    return covering >= 0 && covering + 3 < cleanup &&
-           ops[static_cast<size_t>(covering)].op == Op::LoadConst &&
-           ops[static_cast<size_t>(covering) + 1].op == Op::StoreName &&
-           ops[static_cast<size_t>(covering) + 2].op == Op::DeleteName &&
-           ops[static_cast<size_t>(covering) + 3].op == Op::Reraise &&
-           flow_.handler_covering(covering) == cleanup;
-  };
-  // That code lies where the statement does, under the handler of what is around it (as the
-  // cleanup block does): a return unwinding a with or finally around the statement on its way
-  // out runs their exit code outside it.
-  auto after_pop_except = [&](int p) {
-    if (ops[static_cast<size_t>(p)].op != Op::PopExcept || flow_.handler_covering(p) == cleanup ||
-        !in_clause_body(p - 1)) {
-      return -1;
+}
+
+// Where a clause leaves through its POP_EXCEPT (at the handler's level), the operation after
+// it (past a named clause's `name = None; del name`) is the code after the statement.
+// (A named clause's body is covered by the unbinding of its name, `name = None; del name;
+// raise`, itself covered by the cleanup block.)
+bool CodeDecoder::in_except_clause_body(int k, int cleanup) const {
+  const auto& ops = lifted_.ops;
+  int covering = flow_.handler_covering(k);
+  if (covering == cleanup) return true;
+  return covering >= 0 && covering + 3 < cleanup &&
+         ops[static_cast<size_t>(covering)].op == Op::LoadConst &&
+         ops[static_cast<size_t>(covering) + 1].op == Op::StoreName &&
+         ops[static_cast<size_t>(covering) + 2].op == Op::DeleteName &&
+         ops[static_cast<size_t>(covering) + 3].op == Op::Reraise &&
+         flow_.handler_covering(covering) == cleanup;
+}
+
+// That code lies where the statement does, under the handler of what is around it (as the
+// cleanup block does): a return unwinding a with or finally around the statement on its way
+// out runs their exit code outside it.
+int CodeDecoder::after_pop_except(int p, int cleanup) const {
+  const auto& ops = lifted_.ops;
+  if (ops[static_cast<size_t>(p)].op != Op::PopExcept || flow_.handler_covering(p) == cleanup ||
+      !in_except_clause_body(p - 1, cleanup)) {
+    return -1;
+  }
+  int q = p + 1;
+  if (q + 3 < cleanup && unbinds_clause_name(ops, q)) q += 3;
+  return flow_.handler_covering(q) == flow_.handler_covering(cleanup) ? q : -1;
+}
+
+// (The copy ends its clause: at the next clause's type test, the no-match RERAISE, a named
+// clause's unbinding for the raising path, or the cleanup block.)
+bool CodeDecoder::ends_except_clause(int k, int handler, int cleanup) const {
+  const auto& ops = lifted_.ops;
+  if (k == cleanup) return true;
+  for (int t = handler; t + 2 < cleanup; ++t) {
+    const Operation& test = ops[static_cast<size_t>(t) + 1];
+    if (ops[static_cast<size_t>(t)].op != Op::CheckExcMatch || test.op != Op::JumpIf ||
+        flow_.handler_covering(t) != cleanup) {
+      continue;
     }
-    int q = p + 1;
-    if (q + 3 < cleanup && unbinds_clause_name(ops, q)) q += 3;
-    return flow_.handler_covering(q) == flow_.handler_covering(cleanup) ? q : -1;
-  };
-  // 3.12+ copies the code after the statement, when short and ending in a return or raise, to
-  // each clause in place of its jump there (inline_small_exit_blocks); the body's normal path
-  // falls into the original, at the end of the region: that is the join, what lies between the
-  // body and it the else. The copy keeps the original's line numbers (a clause's own `return
-  // None` has its own).
-  // (The copy ends its clause: at the next clause's type test, the no-match RERAISE, a named
-  // clause's unbinding for the raising path, or the cleanup block.)
-  auto ends_clause = [&](int k) {
-    if (k == cleanup) return true;
-    for (int t = handler; t + 2 < cleanup; ++t) {
-      const Operation& test = ops[static_cast<size_t>(t) + 1];
-      if (ops[static_cast<size_t>(t)].op != Op::CheckExcMatch || test.op != Op::JumpIf ||
-          flow_.handler_covering(t) != cleanup) {
-        continue;
-      }
-      if (k == test.target) return true;
-      if (k == test.target - 4 && ops[static_cast<size_t>(t) + 2].op == Op::StoreName &&
-          ops[static_cast<size_t>(k)].op == Op::LoadConst) {
-        return true;
-      }
-    }
-    return false;
-  };
-  int tail_copy = -1;  // the original of the copied code after the statement
-  int tail_copy_length = 0;
-  if (profile_.exit_copies_keep_lines && !jumps_over && !jumps_back && back_join < 0 &&
-      !handlers_leave) {
-    for (int p = handler + 2; p < cleanup && tail_copy < 0; ++p) {
-      int q = after_pop_except(p);
-      int length = q < 0 ? 0 : copied_tail_length(q);
-      int at = else_end - length;
-      if (length > 0 && at >= body_end && ends_clause(q + length) &&
-          is_line_copy(ops, q, at, length)) {
-        tail_copy = at;
-        tail_copy_length = length;
-      }
-      // (Or the original follows the region, where the statement's region goes on: the
-      // statement ends an if's then-branch, whose test jumps there.)
-      if (tail_copy < 0 && length > 0 && else_end == end && same_target(end, exit) &&
-          ends_clause(q + length) && is_line_copy(ops, q, end, length)) {
-        tail_copy = end;
-        tail_copy_length = length;
-      }
-    }
-    if (tail_copy >= 0) {
-      else_end = try_end = tail_copy;
-      sequential = false;
+    if (k == test.target) return true;
+    if (k == test.target - 4 && ops[static_cast<size_t>(t) + 2].op == Op::StoreName &&
+        ops[static_cast<size_t>(k)].op == Op::LoadConst) {
+      return true;
     }
   }
-  // 3.13 threads an if's jump to the loop's jump back (inverted: a test jumping over a jump back
-  // that has no line of its own) only where nothing lies between them: in the code after a try
-  // statement whose clauses end in `continue`, never in a try's else, whose end first jumps to
-  // the statement's end. Such a test in what follows the body makes the clauses `continue`s and
-  // that code the statement's successor.
-  bool clauses_continue = false;
-  if (profile_.inlines_no_lineno_blocks && !loops_.empty() && tail_copy < 0 && !jumps_over &&
-      !jumps_back && back_join < 0 && !handlers_leave && handler >= end && else_end == end &&
-      else_end > body_end) {
-    int head = resolve(loops_.back().continue_target);
-    bool all_continue = true;
-    bool any_continue = false;
-    for (int k = handler; k < cleanup; ++k) {
-      const Operation& op = ops[static_cast<size_t>(k)];
-      if (op.op != Op::Jump || (op.target >= handler && op.target < cleanup)) continue;
-      bool back = resolve(op.target) == head;
-      all_continue &= back;
-      any_continue |= back;
+  return false;
+}
+
+// 3.12+ copies the code after the statement, when short and ending in a return or raise, to
+// each clause in place of its jump there (inline_small_exit_blocks); the body's normal path
+// falls into the original, at the end of the region: that is the join, what lies between the
+// body and it the else. The copy keeps the original's line numbers (a clause's own `return
+// None` has its own).
+void CodeDecoder::read_except_tail_copy(int end, int exit, TryExceptShape& s) const {
+  const auto& ops = lifted_.ops;
+  if (!profile_.exit_copies_keep_lines || s.jumps_over || s.jumps_back || s.back_join >= 0 ||
+      s.handlers_leave)
+    return;
+  for (int p = s.handler + 2; p < s.cleanup && s.tail_copy < 0; ++p) {
+    int q = after_pop_except(p, s.cleanup);
+    int length = q < 0 ? 0 : copied_tail_length(q);
+    int at = s.else_end - length;
+    if (length > 0 && at >= s.body_end && ends_except_clause(q + length, s.handler, s.cleanup) &&
+        is_line_copy(ops, q, at, length)) {
+      s.tail_copy = at;
+      s.tail_copy_length = length;
     }
-    bool threaded = false;
-    for (int p = body_end; p + 2 < else_end && !threaded; ++p) {
-      const Operation& test = ops[static_cast<size_t>(p)];
-      const Operation& back = ops[static_cast<size_t>(p) + 1];
-      threaded = test.op == Op::JumpIf && test.target == p + 2 && back.op == Op::Jump &&
-                 back.target < p && resolve(back.target) == head && back.line < 0;
-    }
-    bool nested = false;  // (a try in what follows: its handlers may fall through into it)
-    for (const HandlerRegion& region : flow_.regions) {
-      nested |= region.target != handler && region.start >= body_end && region.start < else_end &&
-                flow_.reachable[static_cast<size_t>(region.start)];
-    }
-    if (all_continue && any_continue && threaded && !nested) {
-      clauses_continue = true;
-      sequential = true;
+    // (Or the original follows the region, where the statement's region goes on: the
+    // statement ends an if's then-branch, whose test jumps there.)
+    if (s.tail_copy < 0 && length > 0 && s.else_end == end && same_target(end, exit) &&
+        ends_except_clause(q + length, s.handler, s.cleanup) && is_line_copy(ops, q, end, length)) {
+      s.tail_copy = end;
+      s.tail_copy_length = length;
     }
   }
-  // Conversely, a test there jumping forward to a jump back to the loop's head that nothing falls
-  // into, and that took the test's line (its only way in), was not threaded: the body's else
-  // (where the clauses never rejoin).
-  if (profile_.inlines_no_lineno_blocks && sequential && !clauses_continue && !loops_.empty()) {
-    int head = resolve(loops_.back().continue_target);
-    for (int p = body_end; p < else_end && sequential; ++p) {
-      const Operation& test = ops[static_cast<size_t>(p)];
-      int t = test.target;
-      if (test.op != Op::JumpIf || t <= p + 1 || t >= else_end) continue;
-      const Operation& back = ops[static_cast<size_t>(t)];
-      Op before = ops[static_cast<size_t>(t) - 1].op;
-      bool before_leaves =
-          (before == Op::Jump && resolve(ops[static_cast<size_t>(t) - 1].target) == head) ||
-          before == Op::ReturnValue || before == Op::ReturnConst || before == Op::RaiseVarargs ||
-          before == Op::Reraise;
-      if (back.op == Op::Jump && back.target < p && resolve(back.target) == head && before_leaves &&
-          back.line >= 0 && back.line == line_at(ops, p)) {
-        sequential = false;
-      }
+  if (s.tail_copy >= 0) {
+    s.else_end = s.try_end = s.tail_copy;
+    s.sequential = false;
+  }
+}
+
+// 3.13 threads an if's jump to the loop's jump back (inverted: a test jumping over a jump back
+// that has no line of its own) only where nothing lies between them: in the code after a try
+// statement whose clauses end in `continue`, never in a try's else, whose end first jumps to
+// the statement's end. Such a test in what follows the body makes the clauses `continue`s and
+// that code the statement's successor.
+void CodeDecoder::read_clauses_continue(int end, TryExceptShape& s) const {
+  const auto& ops = lifted_.ops;
+  if (!profile_.inlines_no_lineno_blocks || loops_.empty() || s.tail_copy >= 0 || s.jumps_over ||
+      s.jumps_back || s.back_join >= 0 || s.handlers_leave || s.handler < end ||
+      s.else_end != end || s.else_end <= s.body_end)
+    return;
+  int head = resolve(loops_.back().continue_target);
+  bool all_continue = true;
+  bool any_continue = false;
+  for (int k = s.handler; k < s.cleanup; ++k) {
+    const Operation& op = ops[static_cast<size_t>(k)];
+    if (op.op != Op::Jump || (op.target >= s.handler && op.target < s.cleanup)) continue;
+    bool back = resolve(op.target) == head;
+    all_continue &= back;
+    any_continue |= back;
+  }
+  bool threaded = false;
+  for (int p = s.body_end; p + 2 < s.else_end && !threaded; ++p) {
+    const Operation& test = ops[static_cast<size_t>(p)];
+    const Operation& back = ops[static_cast<size_t>(p) + 1];
+    threaded = test.op == Op::JumpIf && test.target == p + 2 && back.op == Op::Jump &&
+               back.target < p && resolve(back.target) == head && back.line < 0;
+  }
+  bool nested = false;  // (a try in what follows: its handlers may fall through into it)
+  for (const HandlerRegion& region : flow_.regions) {
+    nested |= region.target != s.handler && region.start >= s.body_end &&
+              region.start < s.else_end && flow_.reachable[static_cast<size_t>(region.start)];
+  }
+  if (all_continue && any_continue && threaded && !nested) {
+    s.clauses_continue = true;
+    s.sequential = true;
+  }
+}
+
+// Conversely, a test there jumping forward to a jump back to the loop's head that nothing falls
+// into, and that took the test's line (its only way in), was not threaded: the body's else
+// (where the clauses never rejoin).
+void CodeDecoder::read_else_not_threaded(TryExceptShape& s) const {
+  const auto& ops = lifted_.ops;
+  if (!profile_.inlines_no_lineno_blocks || !s.sequential || s.clauses_continue || loops_.empty())
+    return;
+  int head = resolve(loops_.back().continue_target);
+  for (int p = s.body_end; p < s.else_end && s.sequential; ++p) {
+    const Operation& test = ops[static_cast<size_t>(p)];
+    int t = test.target;
+    if (test.op != Op::JumpIf || t <= p + 1 || t >= s.else_end) continue;
+    const Operation& back = ops[static_cast<size_t>(t)];
+    Op before = ops[static_cast<size_t>(t) - 1].op;
+    bool before_leaves =
+        (before == Op::Jump && resolve(ops[static_cast<size_t>(t) - 1].target) == head) ||
+        before == Op::ReturnValue || before == Op::ReturnConst || before == Op::RaiseVarargs ||
+        before == Op::Reraise;
+    if (back.op == Op::Jump && back.target < p && resolve(back.target) == head && before_leaves &&
+        back.line >= 0 && back.line == line_at(ops, p)) {
+      s.sequential = false;
     }
   }
-  if (try_end < 0) try_end = cleanup + 3;
+}
+
+// The statement's end where the clauses do not say it; then the code after the statement that
+// 3.12+ places after the handler code (cold code).
+void CodeDecoder::read_except_outside(int i, int end, int exit, TryExceptShape& s) const {
+  const auto& ops = lifted_.ops;
+  if (s.try_end < 0) s.try_end = s.cleanup + 3;
   // (A loop region holding the handler may end before its cleanup block.)
-  bool cleanup_after = try_end > end && try_end == cleanup + 3 && end <= cleanup;
-  for (int k = end; cleanup_after && k < try_end; ++k)
+  bool cleanup_after = s.try_end > end && s.try_end == s.cleanup + 3 && end <= s.cleanup;
+  for (int k = end; cleanup_after && k < s.try_end; ++k)
     cleanup_after = !flow_.reachable[static_cast<size_t>(k)];
-  if (cleanup_after && handler < end) try_end = end;
+  if (cleanup_after && s.handler < end) s.try_end = end;
   // 3.12+: the code after the statement, reached from its clauses only (the body ends in a
   // continue or return), lies after the handler code and jumps back to the loop's head when
   // done: it ends the loop body, after the statement.
-  int outside = -1;
-  int outside_end = -1;
-  int outside_consumed = -1;  // past the jump back that ends it
   bool ends_loop_body = !loops_.empty() && same_target(exit, loops_.back().continue_target);
-  if (profile_.cold_blocks_at_end && try_end > end && try_end > cleanup && ends_loop_body) {
+  if (profile_.cold_blocks_at_end && s.try_end > end && s.try_end > s.cleanup && ends_loop_body) {
     int head = resolve(loops_.back().continue_target);
-    for (int k = try_end; k < static_cast<int>(ops.size()); ++k) {
-      const Operation& o = ops[static_cast<size_t>(k)];
-      if (o.op == Op::Jump && o.target < try_end && resolve(o.target) == head) {
-        outside_end = k;
-        break;
-      }
-      if (flow_.reachable[static_cast<size_t>(k)] || o.op == Op::PushExcInfo ||
-          o.op == Op::Reraise || o.op == Op::ReturnValue || o.op == Op::ReturnConst ||
-          o.op == Op::RaiseVarargs || (is_jump(o.op) && o.target < k) ||
-          flow_.handler_covering(k) != flow_.handler_covering(cleanup))
-        break;
-    }
-    for (int k = try_end; outside_end >= 0 && k < outside_end; ++k) {
-      const Operation& o = ops[static_cast<size_t>(k)];
-      if (is_jump(o.op) && o.target > outside_end) outside_end = -1;
-    }
+    int outside_end = loop_tail_end(s.try_end, s.cleanup, head);
     if (outside_end >= 0) {
-      outside = try_end;
-      outside_consumed = outside_end + 1;
+      s.outside = s.try_end;
+      s.outside_end = outside_end;
+      s.outside_consumed = outside_end + 1;
       // (What the body does after the table's cover up to the region's end is its own: its
       // jump back to the loop's head, a `continue`.)
-      else_end = std::min(else_end, end);
-      if (body_end + 1 == end && ops[static_cast<size_t>(body_end)].op == Op::Jump &&
-          resolve(ops[static_cast<size_t>(body_end)].target) == head)
-        body_end = end;
+      s.else_end = std::min(s.else_end, end);
+      if (s.body_end + 1 == end && ops[static_cast<size_t>(s.body_end)].op == Op::Jump &&
+          resolve(ops[static_cast<size_t>(s.body_end)].target) == head)
+        s.body_end = end;
     }
   }
   // (Or the statement ends an if's branch, whose join `exit` lies before that code: it returns,
   // and goes back to the join on its other ways.)
-  if (profile_.cold_blocks_at_end && try_end > end && try_end > cleanup && !ends_loop_body &&
-      exit > i && exit < try_end) {
-    if (int stop = cold_code_return_end(try_end, resolve(exit), cleanup); stop > try_end) {
-      outside = try_end;
-      outside_end = outside_consumed = stop;
-      else_end = std::min(else_end, end);
+  if (profile_.cold_blocks_at_end && s.try_end > end && s.try_end > s.cleanup && !ends_loop_body &&
+      exit > i && exit < s.try_end) {
+    if (int stop = cold_code_return_end(s.try_end, resolve(exit), s.cleanup); stop > s.try_end) {
+      s.outside = s.try_end;
+      s.outside_end = s.outside_consumed = stop;
+      s.else_end = std::min(s.else_end, end);
     }
   }
-  if (try_end > end && outside < 0 && resolve(try_end) != resolve(exit)) {
+}
+
+// The end of the code at `from`, after the handler code, that ends with a jump back to the
+// loop's head `head` (that jump), or -1.
+int CodeDecoder::loop_tail_end(int from, int cleanup, int head) const {
+  const auto& ops = lifted_.ops;
+  int outside_end = -1;
+  for (int k = from; k < static_cast<int>(ops.size()); ++k) {
+    const Operation& o = ops[static_cast<size_t>(k)];
+    if (o.op == Op::Jump && o.target < from && resolve(o.target) == head) {
+      outside_end = k;
+      break;
+    }
+    if (flow_.reachable[static_cast<size_t>(k)] || o.op == Op::PushExcInfo || o.op == Op::Reraise ||
+        o.op == Op::ReturnValue || o.op == Op::ReturnConst || o.op == Op::RaiseVarargs ||
+        (is_jump(o.op) && o.target < k) ||
+        flow_.handler_covering(k) != flow_.handler_covering(cleanup))
+      break;
+  }
+  for (int k = from; outside_end >= 0 && k < outside_end; ++k) {
+    const Operation& o = ops[static_cast<size_t>(k)];
+    if (is_jump(o.op) && o.target > outside_end) outside_end = -1;
+  }
+  return outside_end;
+}
+
+// Where the body, the else and the clauses go on when done: the join.
+void CodeDecoder::read_except_end(int i, int end, int exit, TryExceptShape& s) const {
+  const auto& ops = lifted_.ops;
+  if (s.try_end > end && s.outside < 0 && resolve(s.try_end) != resolve(exit)) {
     // (A clause's copy of the short exit the region goes on to, as the body's way out is:
     // 3.11+ copies exit blocks without a line number into each block that jumps there.)
-    if (!same_target(try_end, exit)) throw DecodeFailure("try statement leaves its region");
-    try_end = exit;
+    if (!same_target(s.try_end, exit)) throw DecodeFailure("try statement leaves its region");
+    s.try_end = exit;
   }
   // (A statement ending a region whose last operation, before the handler code, jumps to its
   // exit joins at that jump: a loop's jump back, which the clauses jump to.)
-  int join = try_end;
-  if (try_end == end && end > i && end - 1 < handler &&
+  s.join = s.try_end;
+  if (s.try_end == end && end > i && end - 1 < s.handler &&
       ops[static_cast<size_t>(end) - 1].op == Op::Jump &&
       same_target(ops[static_cast<size_t>(end) - 1].target, exit)) {
-    join = end - 1;
+    s.join = end - 1;
   }
   // 3.11 places the handler code inside the loop, before its exit: a statement ending the loop's
   // body whose handler code ends where the loop exits goes there only by `break`s; its end goes
   // on with the next iteration.
   if (profile_.inline_handlers && !loops_.empty() &&
-      same_target(join, loops_.back().break_target) && !same_target(join, exit) &&
+      same_target(s.join, loops_.back().break_target) && !same_target(s.join, exit) &&
       same_target(exit, loops_.back().continue_target))
-    join = exit;
-  if (try_end > end) try_end = end;
+    s.join = exit;
+  if (s.try_end > end) s.try_end = end;
+}
 
+// The statement with its body and else decoded; its clauses come next.
+StmtPtr CodeDecoder::decode_except_body_and_else(int i, int end, int exit, TryExceptShape& s) {
+  const auto& ops = lifted_.ops;
   // Operations that cannot raise end the body outside the table (`return` after an if): a jump
   // of the body past them, to the end of the body, takes them in.
-  for (int k = i; jumps_over && k < body_end && body_end < else_end; ++k) {
+  for (int k = i; s.jumps_over && k < s.body_end && s.body_end < s.else_end; ++k) {
     const Operation& op = ops[static_cast<size_t>(k)];
     bool jumps = op.op == Op::Jump || op.op == Op::JumpIf || op.op == Op::JumpIfOrPop;
-    if (jumps && op.target == else_end) body_end = else_end;
+    if (jumps && op.target == s.else_end) s.body_end = s.else_end;
   }
   // (Without an else, the body's end is the statement's: it goes on at the join.)
-  Body body = decode_range_extending(i, &body_end, else_end, body_end < else_end ? body_end : join);
+  Body body = decode_range_extending(i, &s.body_end, s.else_end,
+                                     s.body_end < s.else_end ? s.body_end : s.join);
   // (An else running to the region's end goes on where the region does.)
-  Body orelse = body_end < else_end
-                    ? decode_range(body_end, else_end, else_end == end && join == end ? exit : join)
-                    : Body{};
+  Body orelse =
+      s.body_end < s.else_end
+          ? decode_range(s.body_end, s.else_end, s.else_end == end && s.join == end ? exit : s.join)
+          : Body{};
   // Ending the body of a loop, the else goes on with the next iteration when done: the jumps
   // back (3.12+ copies them for each way to the end) are no statements of their own.
   while (!orelse.empty() && orelse.back()->kind == StmtKind::Continue && !loops_.empty() &&
-         else_end >= end && same_target(exit, loops_.back().continue_target)) {
+         s.else_end >= end && same_target(exit, loops_.back().continue_target)) {
     orelse.pop_back();
   }
 
   // 3.11: the jump back before the handler code is the else's `continue` where the statement's
   // region goes on elsewhere (an if branch, its else placed after the handler code).
-  if (profile_.inline_handlers && jumps_back && !same_target(exit, loops_.back().continue_target))
+  if (profile_.inline_handlers && s.jumps_back && !same_target(exit, loops_.back().continue_target))
     orelse.push_back(make_stmt(StmtKind::Continue));
-  auto stmt = make_stmt(StmtKind::Try, {}, {std::move(body), std::move(orelse), {}});
-  std::vector<ExprPtr> saved_stack = stack_;
-  size_t saved_depth = statement_depth_;
-  std::string saved_name = handler_name_;
-  push(make_expr(ExprKind::Internal, {}, "prev_exc"));
-  std::vector<ExprPtr> clause_stack = stack_;
-  clause_stack.push_back(make_expr(ExprKind::Internal, {}, "exc"));
-  std::pair<int, int> after_clause{0, 0};  // the code after the statement, inside a clause
-  // Whether the body or its else reaches the code after the statement (ends without a return or
-  // raise, or jumps past the else's end other than out of a loop).
+  return make_stmt(StmtKind::Try, {}, {std::move(body), std::move(orelse), {}});
+}
+
+// Whether the body or its else reaches the code after the statement (ends without a return or
+// raise, or jumps past the else's end other than out of a loop).
+bool CodeDecoder::except_body_falls_through(int i, const TryExceptShape& s) const {
+  const auto& ops = lifted_.ops;
   bool body_falls_through = false;
-  if (else_end > body_end) {
-    Op last = ops[static_cast<size_t>(else_end) - 1].op;
+  if (s.else_end > s.body_end) {
+    Op last = ops[static_cast<size_t>(s.else_end) - 1].op;
     body_falls_through = last != Op::ReturnValue && last != Op::ReturnConst &&
                          last != Op::RaiseVarargs && last != Op::Reraise;
-    for (int q = i; q < else_end && !body_falls_through; ++q) {
+    for (int q = i; q < s.else_end && !body_falls_through; ++q) {
       const Operation& op = ops[static_cast<size_t>(q)];
-      body_falls_through = is_jump(op.op) && op.target >= else_end && !is_loop_exit(op.target);
+      body_falls_through = is_jump(op.op) && op.target >= s.else_end && !leaves_loop(op.target);
     }
   }
-  int k = handler + 1;
-  while (k < cleanup) {
-    stack_ = clause_stack;
-    statement_depth_ = clause_stack.size() - 1;
-    ExceptHandler clause;
-    const Operation& first = ops[static_cast<size_t>(k)];
-    if (first.op == Op::Reraise) {  // no clause matched
-      ++k;
-      continue;
+  return body_falls_through;
+}
+
+// An except clause's type test at `k` and its binding: sets the clause's type and name and
+// `bound` (the name as the operations spell it), `*body_begin`; returns the clause's end.
+int CodeDecoder::read_except_test(int k, int cleanup, ExceptHandler& clause, std::string& bound,
+                                  int* body_begin) {
+  const auto& ops = lifted_.ops;
+  int clause_end = cleanup;
+  *body_begin = k + 1;
+  if (ops[static_cast<size_t>(k)].op != Op::PopTop) {
+    int check = k;
+    while (check < cleanup && ops[static_cast<size_t>(check)].op != Op::CheckExcMatch) ++check;
+    if (check + 2 >= cleanup || ops[static_cast<size_t>(check) + 1].op != Op::JumpIf) {
+      throw DecodeFailure("except clause without a type test");
     }
-    int clause_end = cleanup;
-    int body_begin = k + 1;
-    std::string bound;  // the name the clause binds, as the operations spell it
-    if (first.op != Op::PopTop) {
-      int check = k;
-      while (check < cleanup && ops[static_cast<size_t>(check)].op != Op::CheckExcMatch) ++check;
-      if (check + 2 >= cleanup || ops[static_cast<size_t>(check) + 1].op != Op::JumpIf) {
-        throw DecodeFailure("except clause without a type test");
+    clause.type = evaluate(k, check);
+    clause_end = ops[static_cast<size_t>(check) + 1].target;
+    const Operation& bind = ops[static_cast<size_t>(check) + 2];
+    *body_begin = check + 3;
+    if (bind.op == Op::StoreName) bound = bind.text;
+    if (bind.op == Op::StoreName) {
+      clause.name = source_name(bind.text);
+      // The body is protected by `name = None; del name; raise` just before the next clause.
+      if (clause_end - 4 > *body_begin &&
+          ops[static_cast<size_t>(clause_end) - 1].op == Op::Reraise) {
+        clause_end -= 4;
       }
-      clause.type = evaluate(k, check);
-      clause_end = ops[static_cast<size_t>(check) + 1].target;
-      const Operation& bind = ops[static_cast<size_t>(check) + 2];
-      body_begin = check + 3;
-      if (bind.op == Op::StoreName) bound = bind.text;
-      if (bind.op == Op::StoreName) {
-        clause.name = source_name(bind.text);
-        // The body is protected by `name = None; del name; raise` just before the next clause.
-        if (clause_end - 4 > body_begin &&
-            ops[static_cast<size_t>(clause_end) - 1].op == Op::Reraise) {
-          clause_end -= 4;
-        }
-      } else if (bind.op != Op::PopTop) {
-        throw DecodeFailure("except clause binds in an unexpected way");
-      }
-      pop();  // the exception value
-    } else {
-      pop();
+    } else if (bind.op != Op::PopTop) {
+      throw DecodeFailure("except clause binds in an unexpected way");
     }
-    // 3.12+ may place the code after the statement right after a clause, which then falls
-    // through its POP_EXCEPT into it (the body cannot fall through, or jumps there too).
-    int decode_end = clause_end;
-    for (int p = body_begin; tail_copy >= 0 && p + tail_copy_length < clause_end; ++p) {
-      int q = after_pop_except(p);
-      if (q + tail_copy_length == clause_end && is_line_copy(ops, q, tail_copy, tail_copy_length)) {
-        decode_end = q;
-      }
-    }
-    if (profile_.cold_blocks_at_end && tail_copy < 0 && !jumps_over && back_join < 0 &&
-        !body_falls_through) {
-      for (int p = body_begin; p + 1 < clause_end; ++p) {
-        if (int q = after_pop_except(p); q >= 0) {
-          // (A return in the clause computes its value before POP_EXCEPT; code after the
-          // statement starts by loading something.)
-          // (Unless the body falls into a copy of it: then the copy is the code after.)
-          int length = copied_tail_length(q);
-          bool copy_of_else_end = length > 0 && else_end - length >= body_end &&
-                                  is_line_copy(ops, q, else_end - length, length);
-          if (may_start_statement(ops[static_cast<size_t>(q)].op) && try_end > clause_end &&
-              q < end && !copy_of_else_end) {
-            decode_end = q;
-            try_end = join = q;
-            after_clause = {q, clause_end};
-            sequential = false;  // what follows the body is its else
-          }
-          break;
-        }
-      }
-    }
-    // 3.12+: a clause ending in an if/else (or in a statement holding one) copies its exit
-    // (POP_EXCEPT, the unbinding of its name, the jump back to the join) into each branch that
-    // falls off the end: each copy is read as a jump to the clause's end.
-    Retargeted retargeted(lifted_.ops, clause_end_jumps_);
-    if (profile_.cold_blocks_at_end && join >= 0 && join < handler && !is_loop_exit(join)) {
-      // (Where the clause's own exit ends it and other branches jump to it, `if a: ... elif
-      // b: ...` whose test jumps there (3.13), the copies go there too: one join for the if.)
-      int own_exit = shared_clause_exit(body_begin, decode_end, bound);
-      bool copied = false;
-      for (int p = body_begin; p < decode_end; ++p) {
-        int jump = clause_exit_jump(ops, p, &bound);
-        // (3.13 copies a block without a line number into every jump to it, not only an exit
-        // block (flowgraph.c's inline_small_or_no_lineno_blocks): where no branch jumps to the
-        // exit ending the clause, the branch falling into it holds it as the others hold their
-        // copies, and it reads alike, as the end of that branch.)
-        bool last_too = profile_.inlines_no_lineno_blocks && copied && own_exit < 0;
-        if (jump < 0 || (jump + 1 >= decode_end && !last_too) ||
-            !same_target(ops[static_cast<size_t>(jump)].target, join))
-          continue;
-        copied = true;
-        retargeted.retarget(jump, own_exit >= 0 ? own_exit : decode_end);
-        mark_consumed(p, jump);
-        p = jump;
-      }
-    }
-    // 3.13: a clause ending the clause of an enclosing try copies that clause's exit (its
-    // POP_EXCEPT, the unbinding of its name, its jump to the join) after its own POP_EXCEPT,
-    // where the body jumps to the original at the join.
-    if (join >= 0 && static_cast<size_t>(join) < ops.size() &&
-        ops[static_cast<size_t>(join)].op == Op::PopExcept) {
-      for (int p = body_begin; p + 1 < decode_end; ++p) {
-        if (ops[static_cast<size_t>(p)].op == Op::PopExcept &&
-            copied_block_length(p + 1, join) == decode_end - (p + 1)) {
-          mark_consumed(p + 1, decode_end);
-          decode_end = p + 1;
-          break;
-        }
-      }
-    }
-    handler_name_ = clause.name;
-    {
-      Restore<int> keep_tail(clause_tail_);
-      Restore<int> keep_tail_length(clause_tail_length_);
-      clause_tail_ = tail_copy;
-      clause_tail_length_ = tail_copy_length;
-      clause.body = decode_range(body_begin, decode_end, join);
-    }
-    handler_name_ = saved_name;
-    stmt->handlers.push_back(std::move(clause));
-    k = ops[static_cast<size_t>(clause_end)].op == Op::LoadConst &&
-                !stmt->handlers.back().name.empty()
-            ? clause_end + 4
-            : clause_end;
-    if (stmt->handlers.back().type == nullptr) break;  // a bare except is the last clause
+    pop();  // the exception value
+  } else {
+    pop();
   }
-  stack_ = saved_stack;
-  statement_depth_ = saved_depth;
-  mark_consumed(handler, cleanup + 3);
-  for (int q = after_clause.first; q < after_clause.second; ++q)
+  return clause_end;
+}
+
+// Where the clause's own code ends, before code after the statement placed in it.
+int CodeDecoder::except_clause_decode_end(int body_begin, int clause_end, int end,
+                                          bool body_falls_through, TryExceptShape& s) {
+  const auto& ops = lifted_.ops;
+  // 3.12+ may place the code after the statement right after a clause, which then falls
+  // through its POP_EXCEPT into it (the body cannot fall through, or jumps there too).
+  int decode_end = clause_end;
+  for (int p = body_begin; s.tail_copy >= 0 && p + s.tail_copy_length < clause_end; ++p) {
+    int q = after_pop_except(p, s.cleanup);
+    if (q + s.tail_copy_length == clause_end &&
+        is_line_copy(ops, q, s.tail_copy, s.tail_copy_length)) {
+      decode_end = q;
+    }
+  }
+  if (profile_.cold_blocks_at_end && s.tail_copy < 0 && !s.jumps_over && s.back_join < 0 &&
+      !body_falls_through) {
+    for (int p = body_begin; p + 1 < clause_end; ++p) {
+      if (int q = after_pop_except(p, s.cleanup); q >= 0) {
+        // (A return in the clause computes its value before POP_EXCEPT; code after the
+        // statement starts by loading something.)
+        // (Unless the body falls into a copy of it: then the copy is the code after.)
+        int length = copied_tail_length(q);
+        bool copy_of_else_end = length > 0 && s.else_end - length >= s.body_end &&
+                                is_line_copy(ops, q, s.else_end - length, length);
+        if (may_start_statement(ops[static_cast<size_t>(q)].op) && s.try_end > clause_end &&
+            q < end && !copy_of_else_end) {
+          decode_end = q;
+          s.try_end = s.join = q;
+          s.after_clause = {q, clause_end};
+          s.sequential = false;  // what follows the body is its else
+        }
+        break;
+      }
+    }
+  }
+  return decode_end;
+}
+
+// The body of a clause, [body_begin, decode_end), with the copies of its exit read as jumps to
+// its end.
+Body CodeDecoder::decode_except_clause_body(int body_begin, int decode_end,
+                                            const std::string& bound, const std::string& name,
+                                            const std::string& saved_name,
+                                            const TryExceptShape& s) {
+  const auto& ops = lifted_.ops;
+  // 3.12+: a clause ending in an if/else (or in a statement holding one) copies its exit
+  // (POP_EXCEPT, the unbinding of its name, the jump back to the join) into each branch that
+  // falls off the end: each copy is read as a jump to the clause's end.
+  Retargeted retargeted(lifted_.ops, clause_end_jumps_);
+  int join = s.join;
+  if (profile_.cold_blocks_at_end && join >= 0 && join < s.handler && !leaves_loop(join)) {
+    // (Where the clause's own exit ends it and other branches jump to it, `if a: ... elif
+    // b: ...` whose test jumps there (3.13), the copies go there too: one join for the if.)
+    int own_exit = shared_clause_exit(body_begin, decode_end, bound);
+    bool copied = false;
+    for (int p = body_begin; p < decode_end; ++p) {
+      int jump = clause_exit_jump(ops, p, &bound);
+      // (3.13 copies a block without a line number into every jump to it, not only an exit
+      // block (flowgraph.c's inline_small_or_no_lineno_blocks): where no branch jumps to the
+      // exit ending the clause, the branch falling into it holds it as the others hold their
+      // copies, and it reads alike, as the end of that branch.)
+      bool last_too = profile_.inlines_no_lineno_blocks && copied && own_exit < 0;
+      if (jump < 0 || (jump + 1 >= decode_end && !last_too) ||
+          !same_target(ops[static_cast<size_t>(jump)].target, join))
+        continue;
+      copied = true;
+      retargeted.retarget(jump, own_exit >= 0 ? own_exit : decode_end);
+      mark_consumed(p, jump);
+      p = jump;
+    }
+  }
+  // 3.13: a clause ending the clause of an enclosing try copies that clause's exit (its
+  // POP_EXCEPT, the unbinding of its name, its jump to the join) after its own POP_EXCEPT,
+  // where the body jumps to the original at the join.
+  if (join >= 0 && static_cast<size_t>(join) < ops.size() &&
+      ops[static_cast<size_t>(join)].op == Op::PopExcept) {
+    for (int p = body_begin; p + 1 < decode_end; ++p) {
+      if (ops[static_cast<size_t>(p)].op == Op::PopExcept &&
+          copied_block_length(p + 1, join) == decode_end - (p + 1)) {
+        mark_consumed(p + 1, decode_end);
+        decode_end = p + 1;
+        break;
+      }
+    }
+  }
+  handler_name_ = name;
+  Body body;
+  {
+    Restore<int> keep_tail(clause_tail_);
+    Restore<int> keep_tail_length(clause_tail_length_);
+    clause_tail_ = s.tail_copy;
+    clause_tail_length_ = s.tail_copy_length;
+    body = decode_range(body_begin, decode_end, join);
+  }
+  handler_name_ = saved_name;
+  return body;
+}
+
+// One except clause starting at `k` (its type test, or POP_TOP for a bare except), added to
+// `handlers`; returns where the next one starts.
+int CodeDecoder::decode_except_clause(int k, int end, bool body_falls_through,
+                                      const std::string& saved_name, TryExceptShape& s,
+                                      std::vector<ExceptHandler>& handlers) {
+  const auto& ops = lifted_.ops;
+  ExceptHandler clause;
+  int body_begin = k + 1;
+  std::string bound;  // the name the clause binds, as the operations spell it
+  int clause_end = read_except_test(k, s.cleanup, clause, bound, &body_begin);
+  int decode_end = except_clause_decode_end(body_begin, clause_end, end, body_falls_through, s);
+  clause.body =
+      decode_except_clause_body(body_begin, decode_end, bound, clause.name, saved_name, s);
+  handlers.push_back(std::move(clause));
+  return ops[static_cast<size_t>(clause_end)].op == Op::LoadConst && !handlers.back().name.empty()
+             ? clause_end + 4
+             : clause_end;
+}
+
+// The statement emitted, with the code after it that its else or the clauses hold moved out.
+void CodeDecoder::emit_try_except(StmtPtr& stmt, int exit, const TryExceptShape& shape) {
+  mark_consumed(shape.handler, shape.cleanup + 3);
+  for (int q = shape.after_clause.first; q < shape.after_clause.second; ++q)
     consumed_[static_cast<size_t>(q)] = false;
   emit(stmt);
   // 3.12+ copies a short tail after the statement (ending in return or raise) into each path
   // that reaches it: an `else` ending so, repeated at the end of every clause that falls through,
   // is the code after the statement.
   Body& orelse_body = stmt->bodies[1];
+  bool sequential = shape.sequential;
   // (A named clause ending in `return None` may be one falling through to a copy of the end.)
   for (const ExceptHandler& clause : stmt->handlers) {
     const Body& b = clause.body;
     sequential &= clause.name.empty() || b.empty() || b.back()->kind != StmtKind::Return ||
                   (!b.back()->exprs.empty() && !is_none(b.back()->exprs[0]));
   }
-  if (clauses_continue && sequential) {
+  if (shape.clauses_continue && sequential) {
     for (ExceptHandler& clause : stmt->handlers) {
       Body& b = clause.body;
       StmtKind last = b.empty() ? StmtKind::Pass : b.back()->kind;
@@ -1065,12 +1144,53 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
     orelse_body.clear();
     for (StmtPtr& s : after) emit(s);
   }
-  if (outside >= 0) {
-    Body after = decode_range(outside, outside_end, exit);
-    mark_consumed(outside, outside_consumed);
+  if (shape.outside >= 0) {
+    Body after = decode_range(shape.outside, shape.outside_end, exit);
+    mark_consumed(shape.outside, shape.outside_consumed);
     for (StmtPtr& s : after) emit(s);
   }
-  return try_end;
+}
+
+int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, int exit) {
+  const auto& ops = lifted_.ops;
+  Restore<int> keep_clause_tail(clause_tail_);  // (not the body's or else's: see the clauses)
+  clause_tail_ = -1;
+  TryExceptShape s;
+  s.handler = handler;
+  s.body_end = body_end;
+  s.cleanup = flow_.handler_covering(handler);
+  if (!is_cleanup_block(ops, s.cleanup)) throw DecodeFailure("except handler without its cleanup");
+  read_except_jumps(i, end, s);
+  read_except_join(i, end, s);
+  read_except_sequential(i, end, s);
+  read_except_tail_copy(end, exit, s);
+  read_clauses_continue(end, s);
+  read_else_not_threaded(s);
+  read_except_outside(i, end, exit, s);
+  read_except_end(i, end, exit, s);
+  auto stmt = decode_except_body_and_else(i, end, exit, s);
+  std::vector<ExprPtr> saved_stack = stack_;
+  size_t saved_depth = statement_depth_;
+  std::string saved_name = handler_name_;
+  push(make_expr(ExprKind::Internal, {}, "prev_exc"));
+  std::vector<ExprPtr> clause_stack = stack_;
+  clause_stack.push_back(make_expr(ExprKind::Internal, {}, "exc"));
+  bool body_falls_through = except_body_falls_through(i, s);
+  int k = handler + 1;
+  while (k < s.cleanup) {
+    stack_ = clause_stack;
+    statement_depth_ = clause_stack.size() - 1;
+    if (ops[static_cast<size_t>(k)].op == Op::Reraise) {  // no clause matched
+      ++k;
+      continue;
+    }
+    k = decode_except_clause(k, end, body_falls_through, saved_name, s, stmt->handlers);
+    if (stmt->handlers.back().type == nullptr) break;  // a bare except is the last clause
+  }
+  stack_ = saved_stack;
+  statement_depth_ = saved_depth;
+  emit_try_except(stmt, exit, s);
+  return s.try_end;
 }
 
 // try/except*: each clause tests with CHECK_EG_MATCH, binds or pops the matched group, runs its
