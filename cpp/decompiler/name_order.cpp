@@ -76,7 +76,8 @@ bool is_identifier(const std::string& name) {
 template <class Meet>
 class SourceOrder {
  public:
-  SourceOrder(int minor, Meet meet) : minor_(minor), meet_(std::move(meet)) {}
+  SourceOrder(const CompilerProfile& profile, Meet meet)
+      : profile_(profile), meet_(std::move(meet)) {}
   bool complete = true;
 
   void body(const Body& b) {
@@ -84,7 +85,7 @@ class SourceOrder {
   }
 
  private:
-  int minor_;
+  const CompilerProfile& profile_;
   Meet meet_;
 
   // The finally bodies around the statement being compiled, innermost last, and how many of
@@ -142,7 +143,9 @@ class SourceOrder {
       case ExprKind::GeneratorExp: {
         if (e->clauses.empty()) return;
         expr(e->clauses[0].iter);
-        if (minor_ < 12 || e->kind == ExprKind::GeneratorExp) return;  // a code object of its own
+        // A generator expression, and any comprehension where none is inlined, is a code
+        // object of its own: only the first iterable is met here.
+        if (!profile_.inlines_comprehensions || e->kind == ExprKind::GeneratorExp) return;
         for (size_t k = 0; k < e->clauses.size(); ++k) {
           if (k > 0) expr(e->clauses[k].iter);
           expr(e->clauses[k].target);
@@ -269,13 +272,13 @@ class SourceOrder {
       case StmtKind::Try:
         if (!s.bodies[2].empty()) finally_.push_back(&s.bodies[2]);
         body(s.bodies[0]);
-        if (minor_ >= 11) body(s.bodies[1]);  // 3.11+ compiles the else before the handlers
+        if (profile_.try_else_before_handlers) body(s.bodies[1]);
         for (const ExceptHandler& h : s.handlers) {
           expr(h.type);
           if (!h.name.empty()) name(h.name);
           body(h.body);
         }
-        if (minor_ < 11) body(s.bodies[1]);
+        if (!profile_.try_else_before_handlers) body(s.bodies[1]);
         if (!s.bodies[2].empty()) finally_.pop_back();
         body(s.bodies[2]);
         return;
@@ -572,7 +575,7 @@ int CodeDecoder::source_order_matches(const Body& body,
   };
   Progress names{code_.names};
   Progress fast{wanted};
-  SourceOrder order(code_.minor, [&](const std::string& n, bool is_attribute) {
+  SourceOrder order(profile_, [&](const std::string& n, bool is_attribute) {
     if (!is_attribute && std::binary_search(variables.begin(), variables.end(), n)) {
       // Only the wanted locals count, in the order first met.
       if (std::find(wanted.begin(), wanted.end(), n) != wanted.end()) fast.meet(n);
@@ -677,7 +680,7 @@ void CodeDecoder::add_interface_names(Body& body) const {
 // How many names after the dotted module name names[k] are its parts after the first, as
 // `import a.b.c as d` registers them (3.11+, IMPORT_FROM); 0 when they are not.
 size_t CodeDecoder::import_as_parts(const std::vector<std::string>& names, size_t k) const {
-  if (code_.minor < 11 || code_.varnames.empty()) return 0;
+  if (!profile_.dead_import_as_lists_parts || code_.varnames.empty()) return 0;
   const std::string& name = names[k];
   size_t count = 0;
   for (size_t dot = name.find('.'); dot != std::string::npos; dot = name.find('.', dot + 1)) {
@@ -780,10 +783,11 @@ void CodeDecoder::add_name_order(Body& body) const {
     // original's (an else clause placed differently, a reordered branch). Where the tree cannot
     // tell, the order of first use in the bytecode is the best guess.
     int matches = source_order_matches(body, locals);
-    order_ok = matches == 1 ||
-               (matches == 0 && code_.minor == 10 && restore_copied_tails(body, locals)) ||
-               (matches < 0 && first_uses_match(name_uses, code_.names) &&
-                first_uses_match(used_locals, locals));
+    order_ok =
+        matches == 1 ||
+        (matches == 0 && profile_.copies_short_exit_blocks && restore_copied_tails(body, locals)) ||
+        (matches < 0 && first_uses_match(name_uses, code_.names) &&
+         first_uses_match(used_locals, locals));
     if (!order_ok) names_ok = locals_ok = false;
   }
   std::vector<std::string> unused_free = unused_free_variables();
@@ -820,7 +824,7 @@ void CodeDecoder::add_name_order(Body& body) const {
 // following the run, so the compiler meets them in the original's order.
 void CodeDecoder::add_unused_names(Body& body) const {
   // 3.10/3.11 keep the dropped code's constants, which the tree does not know.
-  if (code_.minor < 12) return;
+  if (profile_.keeps_folded_constants) return;
   std::set<std::string> used;
   for (const Operation& op : lifted_.ops) {
     if (uses_co_names(op)) used.insert(op.text);
@@ -843,7 +847,7 @@ void CodeDecoder::add_unused_names(Body& body) const {
       at = body.size();
       for (size_t p = 0; p < body.size() && at == body.size(); ++p) {
         bool met = false;
-        SourceOrder order(code_.minor, [&](const std::string& n, bool) { met = met || n == next; });
+        SourceOrder order(profile_, [&](const std::string& n, bool) { met = met || n == next; });
         order.body({body[p]});
         // (SourceOrder leaves annotated assignments out: their parts, in any order.)
         if (body[p]->kind == StmtKind::AnnAssign) {

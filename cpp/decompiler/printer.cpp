@@ -469,6 +469,8 @@ class BodyPrinter {
     out_ += text;
     out_ += '\n';
   }
+  // The common statements are written straight into the output, not built as strings first.
+  void start_line(int indent) { out_.append(static_cast<size_t>(indent) * 4, ' '); }
 
   static std::string expr(const ExprPtr& e, P context = P::Tuple) {
     return print_expr(*e, context);
@@ -483,8 +485,18 @@ class BodyPrinter {
     if (bodies.size() > index && !bodies[index].empty()) block(indent, "else", bodies[index]);
   }
 
-  void if_chain(const Stmt& stmt, int indent, const std::string& keyword) {
-    block(indent, keyword + " " + expr(stmt.exprs[0], P::NamedExpr), stmt.bodies[0]);
+  // `keyword test:` and the body under it.
+  void test_block(int indent, const char* keyword, const Expr& test, const Body& stmts) {
+    start_line(indent);
+    out_ += keyword;
+    out_ += ' ';
+    write_expr(out_, test, P::NamedExpr);
+    out_ += ":\n";
+    body(stmts, indent + 1);
+  }
+
+  void if_chain(const Stmt& stmt, int indent, const char* keyword) {
+    test_block(indent, keyword, *stmt.exprs[0], stmt.bodies[0]);
     if (stmt.bodies.size() < 2 || stmt.bodies[1].empty()) return;
     const Body& orelse = stmt.bodies[1];
     if (orelse.size() == 1 && orelse[0]->kind == StmtKind::If) {
@@ -539,15 +551,25 @@ class BodyPrinter {
         expression_statement(*s.exprs[0], indent);
         break;
       case StmtKind::Assign: {
-        std::string text;
-        for (size_t i = 0; i + 1 < s.exprs.size(); ++i) text += expr(s.exprs[i], P::Tuple) + " = ";
+        start_line(indent);
+        for (size_t i = 0; i + 1 < s.exprs.size(); ++i) {
+          write_expr(out_, *s.exprs[i], P::Tuple);
+          out_ += " = ";
+        }
         const ExprPtr& value = s.exprs.back();
         bool bare_tuple = value->kind == ExprKind::Tuple && !value->args.empty();
-        line(indent, text + expr(value, bare_tuple ? P::Tuple : P::Yield));
+        write_expr(out_, *value, bare_tuple ? P::Tuple : P::Yield);
+        out_ += '\n';
         break;
       }
       case StmtKind::AugAssign:
-        line(indent, expr(s.exprs[0], P::Atom) + " " + s.text + "= " + expr(s.exprs[1], P::Yield));
+        start_line(indent);
+        write_expr(out_, *s.exprs[0], P::Atom);
+        out_ += ' ';
+        out_ += s.text;
+        out_ += "= ";
+        write_expr(out_, *s.exprs[1], P::Yield);
+        out_ += '\n';
         break;
       case StmtKind::AnnAssign: {
         std::string text = expr(s.exprs[0], P::Atom) + ": " + expr(s.exprs[1], P::Test);
@@ -569,19 +591,30 @@ class BodyPrinter {
         break;
       case StmtKind::Return:
         // `return yield x` is not Python: a yield needs parentheses there.
-        line(indent,
-             s.exprs.empty() || !s.exprs[0]
-                 ? "return"
-                 : "return " + expr(s.exprs[0], s.exprs[0]->kind == ExprKind::Yield ||
-                                                        s.exprs[0]->kind == ExprKind::YieldFrom
-                                                    ? P::Test
-                                                    : P::Tuple));
+        start_line(indent);
+        if (s.exprs.empty() || !s.exprs[0]) {
+          out_ += "return\n";
+          break;
+        }
+        out_ += "return ";
+        write_expr(out_, *s.exprs[0],
+                   s.exprs[0]->kind == ExprKind::Yield || s.exprs[0]->kind == ExprKind::YieldFrom
+                       ? P::Test
+                       : P::Tuple);
+        out_ += '\n';
         break;
       case StmtKind::Raise: {
-        std::string text = "raise";
-        if (!s.exprs.empty()) text += " " + expr(s.exprs[0], P::Test);
-        if (s.exprs.size() > 1) text += " from " + expr(s.exprs[1], P::Test);
-        line(indent, text);
+        start_line(indent);
+        out_ += "raise";
+        if (!s.exprs.empty()) {
+          out_ += ' ';
+          write_expr(out_, *s.exprs[0], P::Test);
+        }
+        if (s.exprs.size() > 1) {
+          out_ += " from ";
+          write_expr(out_, *s.exprs[1], P::Test);
+        }
+        out_ += '\n';
         break;
       }
       case StmtKind::Assert: {
@@ -604,14 +637,17 @@ class BodyPrinter {
         if_chain(s, indent, "if");
         break;
       case StmtKind::While:
-        block(indent, "while " + expr(s.exprs[0], P::NamedExpr), s.bodies[0]);
+        test_block(indent, "while", *s.exprs[0], s.bodies[0]);
         else_block(indent, s.bodies, 1);
         break;
       case StmtKind::For:
-        block(indent,
-              std::string(s.is_async ? "async " : "") + "for " + expr(s.exprs[0], P::Tuple) +
-                  " in " + expr(s.exprs[1], P::Tuple),
-              s.bodies[0]);
+        start_line(indent);
+        out_ += s.is_async ? "async for " : "for ";
+        write_expr(out_, *s.exprs[0], P::Tuple);
+        out_ += " in ";
+        write_expr(out_, *s.exprs[1], P::Tuple);
+        out_ += ":\n";
+        body(s.bodies[0], indent + 1);
         else_block(indent, s.bodies, 1);
         break;
       case StmtKind::Try:
@@ -688,7 +724,9 @@ class BodyPrinter {
       line(indent, docstring);
       return;
     }
-    line(indent, print_expr(e, P::Yield));
+    start_line(indent);
+    write_expr(out_, e, P::Yield);
+    out_ += '\n';
   }
 
   // "# " before each line of `text` ("#" alone before an empty one).

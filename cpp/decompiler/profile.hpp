@@ -149,6 +149,21 @@ class CompilerProfile {
   bool case_continue_jumps_back = minor_ <= 10;
 
   // ---- name order (name_order.cpp)
+  // compiler_comprehension (3.12+, PEP 709): a list, set or dict comprehension is compiled inline
+  // in the enclosing code, which meets its names; a generator expression stays a code object.
+  bool inlines_comprehensions = minor_ >= 12;
+  // compiler_try_except (3.11+): the else clause is compiled right after the body, before the
+  // handlers; 3.10 compiles it after them.
+  bool try_else_before_handlers = minor_ >= 11;
+  // 3.10's optimize_cfg (extend_block, Python/compile.c) replaces a jump to a short exit block
+  // (a return or raise) with a copy of it: `if c: a = 1` / `else: b = 2` / `return r` has two
+  // RETURN_VALUEs on 3.10, one on 3.11+ (which copies only exits without a line number). The
+  // decoder reads a copy where it stands; the name order tells where the source had it.
+  bool copies_short_exit_blocks = minor_ == 10;
+  // compiler_import_as registers `import a.b.c as d`'s parts after the first (IMPORT_FROM b, c)
+  // on every version; the dead name block writes such an import only where that was checked
+  // against the compiler (3.11+; 3.10.13 registers the same names and constants).
+  bool dead_import_as_lists_parts = minor_ >= 11;
 };
 
 }  // namespace glassbox::decompiler
