@@ -347,6 +347,14 @@ class CodeDecoder {
 
   // ---- match.cpp: match statements (the reading of patterns lives in MatchReader)
   int decode_match(int i, int end, int exit);  // -1 when no match statement starts at i
+  struct MatchLayout;  // the cases of a match statement and where their bodies lie
+  int normalize_match_target(MatchLayout& layout, int at) const;
+  void place_match_bodies(MatchLayout& layout) const;
+  void read_match_exit_copy(MatchLayout& layout, int fail_label, int begin) const;
+  void note_match_body_jump(MatchLayout& layout, int begin, int first) const;
+  int choose_match_end(MatchLayout& layout, bool prefer_failure) const;
+  int emit_match(MatchLayout& layout);
+  StmtPtr build_match_statement(const MatchLayout& layout, int match_end);
   friend class MatchReader;
 
   // ---- expressions.cpp: the symbolic stack
