@@ -506,259 +506,314 @@ class MatchReader {
         case Op::Jump:
           if (alternative) return pos;
           throw DecodeFailure("jump inside a pattern");
-        case Op::Copy: {
-          // A sequence pattern with `*_` reads its items by index from a copy.
-          bool index_copy =
-              op_at(pos + 1).op == Op::GetLen ||
-              (op_at(pos + 1).op == Op::LoadConst && op_at(pos + 2).op == Op::BinarySubscr);
-          if (op.arg == 1 && top(state)->kind == Slot::Value && !index_copy) {
-            if (int next = read_or(state, pos); next >= 0) {
-              pos = next;
-              continue;
-            }
-            // An as-pattern: the copy is matched, the value itself is only bound.
-            SlotPtr original = top(state);
-            auto capture = std::make_shared<Slot>();
-            capture->kind = Slot::Capture;
-            capture->value = original->value;
-            state.stack.back() = capture;
-            state.stack.push_back(original);
-            break;
-          }
-          state.stack.push_back(top(state, op.arg));
-          break;
-        }
-        case Op::Swap: {
-          if (op.arg < 2) throw DecodeFailure("bad swap");
-          top(state, op.arg);
-          std::swap(state.stack.back(),
-                    state.stack[state.stack.size() - static_cast<size_t>(op.arg)]);
-          break;
-        }
-        case Op::Rotate: {
-          if (op.arg < 2) throw DecodeFailure("bad rotate");
-          top(state, op.arg);
-          SlotPtr moved = pop(state);
-          state.stack.insert(state.stack.end() - (op.arg - 1), moved);
-          break;
-        }
-        case Op::PopTop: {
-          SlotPtr slot = pop(state);
-          if (slot->kind == Slot::Value)
-            ++slot->value->pops;
-          else if (slot->kind != Slot::Expr && slot->kind != Slot::Parts)
-            throw DecodeFailure("pattern pops an internal value");
-          break;
-        }
-        case Op::LoadConst:
-          state.stack.push_back(make_slot(Slot::Expr, nullptr, decoder_.constant(op.constant)));
-          break;
-        case Op::LoadName:
-          if (op.null_slot) throw DecodeFailure("call inside a pattern");
-          state.stack.push_back(make_slot(Slot::Expr, nullptr, decoder_.name_expr(op.text)));
-          break;
-        case Op::LoadAttr: {
-          ExprPtr base = pop_expr(state);
-          state.stack.push_back(
-              make_slot(Slot::Expr, nullptr,
-                        make_expr(ExprKind::Attribute, {base}, decoder_.source_name(op.text))));
-          break;
-        }
-        case Op::BuildTuple: {
-          if (op.arg < 0 || op.arg > 4096) throw DecodeFailure("bad tuple");
-          std::vector<ExprPtr> items(static_cast<size_t>(op.arg));
-          for (size_t k = items.size(); k-- > 0;) items[k] = pop_expr(state);
-          state.stack.push_back(
-              make_slot(Slot::Expr, nullptr, make_expr(ExprKind::Tuple, std::move(items))));
-          break;
-        }
-        case Op::Compare: {
-          SlotPtr right = pop(state);
-          SlotPtr left = pop(state);
-          int number = 0;
-          if (left->kind == Slot::Value && right->kind == Slot::Expr && op.text == "==") {
-            state.stack.push_back(make_slot(Slot::Test, left->value, right->expr, Slot::Equals));
-          } else if (left->kind == Slot::Length && right->kind == Slot::Expr &&
-                     is_int_constant(right->expr, &number) &&
-                     (op.text == "==" || op.text == ">=")) {
-            state.stack.push_back(
-                make_slot(Slot::Test, left->value, nullptr,
-                          op.text == "==" ? Slot::LengthEquals : Slot::LengthAtLeast, number));
-          } else {
-            throw DecodeFailure("comparison inside a pattern");
-          }
-          break;
-        }
-        case Op::IsOp: {
-          SlotPtr right = pop(state);
-          SlotPtr left = pop(state);
-          if (op.arg != 0 || left->kind != Slot::Value || right->kind != Slot::Expr ||
-              right->expr->kind != ExprKind::Constant ||
-              (right->expr->text != "None" && right->expr->text != "True" &&
-               right->expr->text != "False")) {
-            throw DecodeFailure("identity test inside a pattern");
-          }
-          state.stack.push_back(make_slot(Slot::Test, left->value, right->expr, Slot::Is));
-          break;
-        }
-        case Op::MatchSequence:
-        case Op::MatchMapping: {
-          const SlotPtr& subject = top(state);
-          if (subject->kind != Slot::Value) throw DecodeFailure("pattern test of an internal");
-          state.stack.push_back(
-              make_slot(Slot::Test, subject->value, nullptr,
-                        op.op == Op::MatchSequence ? Slot::IsSequence : Slot::IsMapping));
-          break;
-        }
-        case Op::GetLen: {
-          const SlotPtr& subject = top(state);
-          if (subject->kind != Slot::Value) throw DecodeFailure("len of an internal");
-          state.stack.push_back(make_slot(Slot::Length, subject->value));
-          break;
-        }
-        case Op::BinaryOp: {
-          SlotPtr right = pop(state);
-          SlotPtr left = pop(state);
-          int number = 0;
-          if (op.text != "-" || left->kind != Slot::Length || right->kind != Slot::Expr ||
-              !is_int_constant(right->expr, &number)) {
-            throw DecodeFailure("arithmetic inside a pattern");
-          }
-          state.stack.push_back(make_slot(Slot::LengthMinus, left->value, nullptr, 0, number));
-          break;
-        }
-        case Op::BinarySubscr: {
-          SlotPtr index = pop(state);
-          SlotPtr base = pop(state);
-          int number = 0;
-          PatternValuePtr item;
-          if (base->kind == Slot::Value && index->kind == Slot::Expr &&
-              is_int_constant(index->expr, &number)) {
-            item = element(base->value->front, number);
-          } else if (base->kind == Slot::Value && index->kind == Slot::LengthMinus &&
-                     index->value == base->value && index->number > 0) {
-            item = element(base->value->back, index->number);
-          } else if (base->kind == Slot::Parts && index->kind == Slot::Expr &&
-                     is_int_constant(index->expr, &number) && number < parts_count(*base->value)) {
-            item = element(base->value->parts, number);
-          } else {
-            throw DecodeFailure("subscript inside a pattern");
-          }
-          state.stack.push_back(value_slot(item));
-          break;
-        }
-        case Op::MatchKeys: {
-          const SlotPtr& keys = top(state);
-          const SlotPtr& subject = top(state, 2);
-          if (keys->kind != Slot::Expr || keys->expr->kind != ExprKind::Tuple ||
-              subject->kind != Slot::Value || subject->value->keys) {
-            throw DecodeFailure("MATCH_KEYS operands");
-          }
-          subject->value->keys = keys->expr;
-          PatternValuePtr mapping = subject->value;
-          state.stack.push_back(make_slot(Slot::Parts, mapping));
-          if (profile_.match_pushes_success_flag) {
-            state.stack.push_back(make_slot(Slot::Test, mapping, nullptr, Slot::Matched));
-          }
-          break;
-        }
-        case Op::MatchClass: {
-          ExprPtr names = pop_expr(state);
-          ExprPtr cls = pop_expr(state);
-          PatternValuePtr subject = pop_value(state);
-          if (subject->cls || names->kind != ExprKind::Tuple || !is_dotted_name(cls) ||
-              op.arg < 0 || op.arg > 4096) {
-            throw DecodeFailure("MATCH_CLASS operands");
-          }
-          subject->cls = cls;
-          subject->positional = op.arg;
-          for (const ExprPtr& name : names->args) {
-            if (name->kind != ExprKind::Constant || name->ops.size() != 1)
-              throw DecodeFailure("class pattern keyword");
-            subject->keywords.push_back(name->ops[0]);
-          }
-          state.stack.push_back(make_slot(Slot::Parts, subject));
-          if (profile_.match_pushes_success_flag) {
-            state.stack.push_back(make_slot(Slot::Test, subject, nullptr, Slot::Matched));
-          }
-          break;
-        }
-        case Op::JumpIf: {
-          // `jump-if-not X over; JUMP fail; over:` is `jump-if X fail` (3.12+ when the failure
-          // path is a backward jump, to the head of an enclosing loop).
-          SlotPtr tested = pop(state);
-          int failing = tested->kind == Slot::Test    ? 0  // POP_JUMP_IF_FALSE
-                        : tested->kind == Slot::Value ? 3  // POP_JUMP_IF_NOT_NONE: `case None`
-                        : tested->kind == Slot::Parts ? 2  // POP_JUMP_IF_NONE: no match
-                                                      : -1;
-          if (failing < 0 || (failing == 2 && !profile_.none_tests_jump))
-            throw DecodeFailure("conditional jump inside a pattern");
-          int target = op.target;
-          int next = pos + 1;
-          if (op.arg == (failing ^ 1) && op.target == pos + 2 && op_at(pos + 1).op == Op::Jump) {
-            target = op_at(pos + 1).target;
-            next = pos + 2;
-          } else if (op.arg != failing || op.target <= pos) {
-            throw DecodeFailure("conditional jump inside a pattern");
-          }
-          if (tested->kind == Slot::Test) {
-            apply_test(*tested);
-          } else if (tested->kind == Slot::Value) {
-            if (tested->value->singleton) throw DecodeFailure("second identity test");
-            tested->value->singleton = make_constant("None");
-          }
-          state.fails.push_back({target, state.stack.size()});
-          pos = next;
+        case Op::Copy:
+          pos = run_copy(state, pos);
           continue;
-        }
-        case Op::UnpackSequence:
-        case Op::UnpackEx: {
-          SlotPtr source = pop(state);
-          int before = op.op == Op::UnpackSequence ? op.arg : (op.arg & 0xff);
-          int after = op.op == Op::UnpackSequence ? 0 : (op.arg >> 8);
-          int count = before + after + (op.op == Op::UnpackEx ? 1 : 0);
-          if (count < 0 || count > 4096) throw DecodeFailure("bad unpack");
-          std::vector<PatternValuePtr> items;
-          if (source->kind == Slot::Value && source->value->unpacked < 0) {
-            PatternValue& sequence = *source->value;
-            sequence.unpacked = count;
-            sequence.star = op.op == Op::UnpackEx ? before : -1;
-            for (int k = 0; k < count; ++k) sequence.items.push_back(new_value());
-            items = sequence.items;
-          } else if (source->kind == Slot::Parts && op.op == Op::UnpackSequence &&
-                     count == parts_count(*source->value) && source->value->parts.empty()) {
-            for (int k = 0; k < count; ++k) items.push_back(element(source->value->parts, k));
-          } else {
-            throw DecodeFailure("unpacking inside a pattern");
-          }
-          for (size_t k = items.size(); k-- > 0;) state.stack.push_back(value_slot(items[k]));
-          break;
-        }
-        case Op::StoreName:
-          if (op.scope == Scope::ClassDeref) throw DecodeFailure("pattern store scope");
-          name_slot(pop(state), decoder_.source_name(op.text));
-          break;
+        case Op::JumpIf:
+          pos = run_jump_if(state, pos);
+          continue;
         case Op::BuildMap:
           pos = read_rest_311(state, pos);
           continue;
-        case Op::Unknown:
-          if (op.text == "COPY_DICT_WITHOUT_KEYS") {
-            const SlotPtr& keys = top(state);
-            const SlotPtr& subject = top(state, 2);
-            if (keys->kind != Slot::Expr || subject->kind != Slot::Value ||
-                subject->value->keys != keys->expr || subject->value->rest) {
-              throw DecodeFailure("COPY_DICT_WITHOUT_KEYS operands");
-            }
-            subject->value->rest = new_value();
-            state.stack.back() = value_slot(subject->value->rest);
-            break;
-          }
-          throw DecodeFailure("unexpected operation inside a pattern: " + op.text);
         default:
-          throw DecodeFailure("unexpected operation inside a pattern");
+          if (!run_stack(state, op) && !run_load(state, op) && !run_test(state, op) &&
+              !run_keys_and_class(state, op) && !run_items(state, op))
+            throw DecodeFailure("unexpected operation inside a pattern");
       }
       ++pos;
     }
+  }
+
+  // COPY at `pos`: an or-pattern, the copy an as-pattern matches, or any other copy. Returns
+  // where the code goes on.
+  int run_copy(RunState& state, int pos) {
+    const Operation& op = op_at(pos);
+    // A sequence pattern with `*_` reads its items by index from a copy.
+    bool index_copy = op_at(pos + 1).op == Op::GetLen ||
+                      (op_at(pos + 1).op == Op::LoadConst && op_at(pos + 2).op == Op::BinarySubscr);
+    if (op.arg == 1 && top(state)->kind == Slot::Value && !index_copy) {
+      if (int next = read_or(state, pos); next >= 0) return next;
+      // An as-pattern: the copy is matched, the value itself is only bound.
+      SlotPtr original = top(state);
+      auto capture = std::make_shared<Slot>();
+      capture->kind = Slot::Capture;
+      capture->value = original->value;
+      state.stack.back() = capture;
+      state.stack.push_back(original);
+      return pos + 1;
+    }
+    state.stack.push_back(top(state, op.arg));
+    return pos + 1;
+  }
+
+  // The conditional jump at `pos` to the failure path. Returns where the code goes on.
+  int run_jump_if(RunState& state, int pos) {
+    const Operation& op = op_at(pos);
+    // `jump-if-not X over; JUMP fail; over:` is `jump-if X fail` (3.12+ when the failure
+    // path is a backward jump, to the head of an enclosing loop).
+    SlotPtr tested = pop(state);
+    int failing = tested->kind == Slot::Test    ? 0  // POP_JUMP_IF_FALSE
+                  : tested->kind == Slot::Value ? 3  // POP_JUMP_IF_NOT_NONE: `case None`
+                  : tested->kind == Slot::Parts ? 2  // POP_JUMP_IF_NONE: no match
+                                                : -1;
+    if (failing < 0 || (failing == 2 && !profile_.none_tests_jump))
+      throw DecodeFailure("conditional jump inside a pattern");
+    int target = op.target;
+    int next = pos + 1;
+    if (op.arg == (failing ^ 1) && op.target == pos + 2 && op_at(pos + 1).op == Op::Jump) {
+      target = op_at(pos + 1).target;
+      next = pos + 2;
+    } else if (op.arg != failing || op.target <= pos) {
+      throw DecodeFailure("conditional jump inside a pattern");
+    }
+    if (tested->kind == Slot::Test) {
+      apply_test(*tested);
+    } else if (tested->kind == Slot::Value) {
+      if (tested->value->singleton) throw DecodeFailure("second identity test");
+      tested->value->singleton = make_constant("None");
+    }
+    state.fails.push_back({target, state.stack.size()});
+    return next;
+  }
+
+  // Operations that move, drop or store values; false for others.
+  bool run_stack(RunState& state, const Operation& op) const {
+    switch (op.op) {
+      case Op::Swap: {
+        if (op.arg < 2) throw DecodeFailure("bad swap");
+        top(state, op.arg);
+        std::swap(state.stack.back(),
+                  state.stack[state.stack.size() - static_cast<size_t>(op.arg)]);
+        break;
+      }
+      case Op::Rotate: {
+        if (op.arg < 2) throw DecodeFailure("bad rotate");
+        top(state, op.arg);
+        SlotPtr moved = pop(state);
+        state.stack.insert(state.stack.end() - (op.arg - 1), moved);
+        break;
+      }
+      case Op::PopTop: {
+        SlotPtr slot = pop(state);
+        if (slot->kind == Slot::Value)
+          ++slot->value->pops;
+        else if (slot->kind != Slot::Expr && slot->kind != Slot::Parts)
+          throw DecodeFailure("pattern pops an internal value");
+        break;
+      }
+      case Op::StoreName:
+        if (op.scope == Scope::ClassDeref) throw DecodeFailure("pattern store scope");
+        name_slot(pop(state), decoder_.source_name(op.text));
+        break;
+      default:
+        return false;
+    }
+    return true;
+  }
+
+  // Operations that load the constants and names a pattern compares with; false for others.
+  bool run_load(RunState& state, const Operation& op) const {
+    switch (op.op) {
+      case Op::LoadConst:
+        state.stack.push_back(make_slot(Slot::Expr, nullptr, decoder_.constant(op.constant)));
+        break;
+      case Op::LoadName:
+        if (op.null_slot) throw DecodeFailure("call inside a pattern");
+        state.stack.push_back(make_slot(Slot::Expr, nullptr, decoder_.name_expr(op.text)));
+        break;
+      case Op::LoadAttr: {
+        ExprPtr base = pop_expr(state);
+        state.stack.push_back(
+            make_slot(Slot::Expr, nullptr,
+                      make_expr(ExprKind::Attribute, {base}, decoder_.source_name(op.text))));
+        break;
+      }
+      case Op::BuildTuple: {
+        if (op.arg < 0 || op.arg > 4096) throw DecodeFailure("bad tuple");
+        std::vector<ExprPtr> items(static_cast<size_t>(op.arg));
+        for (size_t k = items.size(); k-- > 0;) items[k] = pop_expr(state);
+        state.stack.push_back(
+            make_slot(Slot::Expr, nullptr, make_expr(ExprKind::Tuple, std::move(items))));
+        break;
+      }
+      default:
+        return false;
+    }
+    return true;
+  }
+
+  // Operations that test the value or its length; false for others.
+  bool run_test(RunState& state, const Operation& op) const {
+    switch (op.op) {
+      case Op::Compare: {
+        SlotPtr right = pop(state);
+        SlotPtr left = pop(state);
+        int number = 0;
+        if (left->kind == Slot::Value && right->kind == Slot::Expr && op.text == "==") {
+          state.stack.push_back(make_slot(Slot::Test, left->value, right->expr, Slot::Equals));
+        } else if (left->kind == Slot::Length && right->kind == Slot::Expr &&
+                   is_int_constant(right->expr, &number) && (op.text == "==" || op.text == ">=")) {
+          state.stack.push_back(
+              make_slot(Slot::Test, left->value, nullptr,
+                        op.text == "==" ? Slot::LengthEquals : Slot::LengthAtLeast, number));
+        } else {
+          throw DecodeFailure("comparison inside a pattern");
+        }
+        break;
+      }
+      case Op::IsOp: {
+        SlotPtr right = pop(state);
+        SlotPtr left = pop(state);
+        if (op.arg != 0 || left->kind != Slot::Value || right->kind != Slot::Expr ||
+            right->expr->kind != ExprKind::Constant ||
+            (right->expr->text != "None" && right->expr->text != "True" &&
+             right->expr->text != "False")) {
+          throw DecodeFailure("identity test inside a pattern");
+        }
+        state.stack.push_back(make_slot(Slot::Test, left->value, right->expr, Slot::Is));
+        break;
+      }
+      case Op::MatchSequence:
+      case Op::MatchMapping: {
+        const SlotPtr& subject = top(state);
+        if (subject->kind != Slot::Value) throw DecodeFailure("pattern test of an internal");
+        state.stack.push_back(
+            make_slot(Slot::Test, subject->value, nullptr,
+                      op.op == Op::MatchSequence ? Slot::IsSequence : Slot::IsMapping));
+        break;
+      }
+      case Op::GetLen: {
+        const SlotPtr& subject = top(state);
+        if (subject->kind != Slot::Value) throw DecodeFailure("len of an internal");
+        state.stack.push_back(make_slot(Slot::Length, subject->value));
+        break;
+      }
+      case Op::BinaryOp: {
+        SlotPtr right = pop(state);
+        SlotPtr left = pop(state);
+        int number = 0;
+        if (op.text != "-" || left->kind != Slot::Length || right->kind != Slot::Expr ||
+            !is_int_constant(right->expr, &number)) {
+          throw DecodeFailure("arithmetic inside a pattern");
+        }
+        state.stack.push_back(make_slot(Slot::LengthMinus, left->value, nullptr, 0, number));
+        break;
+      }
+      default:
+        return false;
+    }
+    return true;
+  }
+
+  // MATCH_KEYS and MATCH_CLASS: the values of a mapping's keys, a class pattern's attributes;
+  // false for others.
+  bool run_keys_and_class(RunState& state, const Operation& op) const {
+    switch (op.op) {
+      case Op::MatchKeys: {
+        const SlotPtr& keys = top(state);
+        const SlotPtr& subject = top(state, 2);
+        if (keys->kind != Slot::Expr || keys->expr->kind != ExprKind::Tuple ||
+            subject->kind != Slot::Value || subject->value->keys) {
+          throw DecodeFailure("MATCH_KEYS operands");
+        }
+        subject->value->keys = keys->expr;
+        PatternValuePtr mapping = subject->value;
+        state.stack.push_back(make_slot(Slot::Parts, mapping));
+        if (profile_.match_pushes_success_flag) {
+          state.stack.push_back(make_slot(Slot::Test, mapping, nullptr, Slot::Matched));
+        }
+        break;
+      }
+      case Op::MatchClass: {
+        ExprPtr names = pop_expr(state);
+        ExprPtr cls = pop_expr(state);
+        PatternValuePtr subject = pop_value(state);
+        if (subject->cls || names->kind != ExprKind::Tuple || !is_dotted_name(cls) || op.arg < 0 ||
+            op.arg > 4096) {
+          throw DecodeFailure("MATCH_CLASS operands");
+        }
+        subject->cls = cls;
+        subject->positional = op.arg;
+        for (const ExprPtr& name : names->args) {
+          if (name->kind != ExprKind::Constant || name->ops.size() != 1)
+            throw DecodeFailure("class pattern keyword");
+          subject->keywords.push_back(name->ops[0]);
+        }
+        state.stack.push_back(make_slot(Slot::Parts, subject));
+        if (profile_.match_pushes_success_flag) {
+          state.stack.push_back(make_slot(Slot::Test, subject, nullptr, Slot::Matched));
+        }
+        break;
+      }
+      default:
+        return false;
+    }
+    return true;
+  }
+
+  // Operations that take a value apart: its items and the rest of a mapping; false for others.
+  bool run_items(RunState& state, const Operation& op) const {
+    switch (op.op) {
+      case Op::BinarySubscr: {
+        SlotPtr index = pop(state);
+        SlotPtr base = pop(state);
+        int number = 0;
+        PatternValuePtr item;
+        if (base->kind == Slot::Value && index->kind == Slot::Expr &&
+            is_int_constant(index->expr, &number)) {
+          item = element(base->value->front, number);
+        } else if (base->kind == Slot::Value && index->kind == Slot::LengthMinus &&
+                   index->value == base->value && index->number > 0) {
+          item = element(base->value->back, index->number);
+        } else if (base->kind == Slot::Parts && index->kind == Slot::Expr &&
+                   is_int_constant(index->expr, &number) && number < parts_count(*base->value)) {
+          item = element(base->value->parts, number);
+        } else {
+          throw DecodeFailure("subscript inside a pattern");
+        }
+        state.stack.push_back(value_slot(item));
+        break;
+      }
+      case Op::UnpackSequence:
+      case Op::UnpackEx: {
+        SlotPtr source = pop(state);
+        int before = op.op == Op::UnpackSequence ? op.arg : (op.arg & 0xff);
+        int after = op.op == Op::UnpackSequence ? 0 : (op.arg >> 8);
+        int count = before + after + (op.op == Op::UnpackEx ? 1 : 0);
+        if (count < 0 || count > 4096) throw DecodeFailure("bad unpack");
+        std::vector<PatternValuePtr> items;
+        if (source->kind == Slot::Value && source->value->unpacked < 0) {
+          PatternValue& sequence = *source->value;
+          sequence.unpacked = count;
+          sequence.star = op.op == Op::UnpackEx ? before : -1;
+          for (int k = 0; k < count; ++k) sequence.items.push_back(new_value());
+          items = sequence.items;
+        } else if (source->kind == Slot::Parts && op.op == Op::UnpackSequence &&
+                   count == parts_count(*source->value) && source->value->parts.empty()) {
+          for (int k = 0; k < count; ++k) items.push_back(element(source->value->parts, k));
+        } else {
+          throw DecodeFailure("unpacking inside a pattern");
+        }
+        for (size_t k = items.size(); k-- > 0;) state.stack.push_back(value_slot(items[k]));
+        break;
+      }
+      case Op::Unknown:
+        if (op.text == "COPY_DICT_WITHOUT_KEYS") {
+          const SlotPtr& keys = top(state);
+          const SlotPtr& subject = top(state, 2);
+          if (keys->kind != Slot::Expr || subject->kind != Slot::Value ||
+              subject->value->keys != keys->expr || subject->value->rest) {
+            throw DecodeFailure("COPY_DICT_WITHOUT_KEYS operands");
+          }
+          subject->value->rest = new_value();
+          state.stack.back() = value_slot(subject->value->rest);
+          break;
+        }
+        throw DecodeFailure("unexpected operation inside a pattern: " + op.text);
+      default:
+        return false;
+    }
+    return true;
   }
 
   // 3.11+ `**rest`: BUILD_MAP 0; SWAP 3; DICT_UPDATE 2; UNPACK_SEQUENCE n; then per key COPY k;
