@@ -904,16 +904,8 @@ class MatchReader {
           last_irrefutable = true;
           break;
         }
-        int next = -1;
-        for (const Fail& fail : alternative.fails) {
-          if (fail.depth < base) return -1;
-          int arrives = landing(fail.target, fail.depth - base);
-          if (arrives < 0 || (next >= 0 && decoder_.resolve(arrives) != decoder_.resolve(next)))
-            return -1;
-          next = arrives;
-        }
-        next = decoder_.resolve(next);
-        if (next <= jump) return -1;
+        int next = next_alternative(alternative, base, jump);
+        if (next < 0) return -1;
         at = next;
       }
       if (alternatives.size() < 2) return -1;
@@ -931,6 +923,31 @@ class MatchReader {
     } catch (const DecodeFailure&) {
       return -1;
     }
+    merge_alternatives(state, base, alternatives, captures);
+    return end;
+  }
+
+  // Where the failures of an or-pattern's alternative, which ends at `jump`, go on: the next
+  // alternative; -1 when they go to different places or back.
+  int next_alternative(const RunState& alternative, size_t base, int jump) const {
+    int next = -1;
+    for (const Fail& fail : alternative.fails) {
+      if (fail.depth < base) return -1;
+      int arrives = landing(fail.target, fail.depth - base);
+      if (arrives < 0 || (next >= 0 && decoder_.resolve(arrives) != decoder_.resolve(next)))
+        return -1;
+      next = arrives;
+    }
+    next = decoder_.resolve(next);
+    if (next <= jump) return -1;
+    return next;
+  }
+
+  // The or-pattern read: its value (on top below `base`) gets the alternatives, and the captures
+  // each alternative left are merged slot by slot.
+  static void merge_alternatives(RunState& state, size_t base,
+                                 const std::vector<PatternValuePtr>& alternatives,
+                                 const std::vector<std::vector<SlotPtr>>& captures) {
     state.stack.resize(base);
     top(state)->value->alternatives = alternatives;
     for (size_t k = 0; k < captures[0].size(); ++k) {
@@ -939,7 +956,6 @@ class MatchReader {
       for (const auto& alternative : captures) merged->merged.push_back(alternative[k]);
       state.stack.push_back(merged);
     }
-    return end;
   }
 
   // Whether the code at `a` and at `b` is the same up to the return or raise that ends both.
