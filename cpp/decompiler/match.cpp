@@ -195,7 +195,7 @@ struct CodeDecoder::MatchLayout {
   bool copied_exit = false;   // the last case fails to a copy of the exit block
   int exit_copy_begin = -1;
   int exit_copy_end = -1;
-  int last_fail = -1;         // where the last case fails to, the region's end for outside
+  int last_fail = -1;         // where the last case fails to (a trailing `case _:`); -1: none
   bool ends_outside = false;  // a target outside the region was read as the region's end
 
   bool outside(int at) const { return at <= begin || at > end; }
