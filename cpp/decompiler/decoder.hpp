@@ -483,6 +483,16 @@ class CodeDecoder {
 
   // ---- match.cpp: match statements (the reading of patterns lives in MatchReader)
   int decode_match(int i, int end, int exit);  // -1 when no match statement starts at i
+  struct MatchLayout;  // the cases of a match statement and where their bodies lie
+  // A target outside the region read as the region's end (only the exit may be outside):
+  int normalize_match_target(MatchLayout& layout, int at) const;
+  void place_match_bodies(MatchLayout& layout) const;  // each body: after its guard, to its failure
+  // The copy of the exit block that the last case fails to:
+  void read_match_exit_copy(MatchLayout& layout, int fail_label, int begin) const;
+  void note_match_body_jump(MatchLayout& layout, int begin, int first) const;  // a body's last jump
+  int choose_match_end(MatchLayout& layout, bool prefer_failure) const;  // one reading of the end
+  int emit_match(MatchLayout& layout);  // builds (a second reading on failure), emits; the end
+  StmtPtr build_match_statement(const MatchLayout& layout, int match_end);  // for that end
   friend class MatchReader;
 
   // ---- expressions.cpp: the symbolic stack

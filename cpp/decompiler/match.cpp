@@ -122,6 +122,48 @@ bool is_dotted_name(const ExprPtr& e, int depth = 0) {
   return e->kind == ExprKind::Attribute && is_dotted_name(e->args[0], depth + 1);
 }
 
+// Operations a guard expression may hold (up to its conditional jumps).
+bool ends_guard(Op op) {
+  switch (op) {
+    case Op::PopTop:
+    case Op::StoreName:
+    case Op::StoreAttr:
+    case Op::StoreSubscr:
+    case Op::StoreSlice:
+    case Op::DeleteName:
+    case Op::DeleteAttr:
+    case Op::DeleteSubscr:
+    case Op::ReturnValue:
+    case Op::ReturnConst:
+    case Op::RaiseVarargs:
+    case Op::Reraise:
+    case Op::Jump:
+    case Op::ForIter:
+    case Op::EndFor:
+    case Op::ImportName:
+    case Op::ImportFrom:
+    case Op::ImportStar:
+    case Op::UnpackSequence:
+    case Op::UnpackEx:
+    case Op::BeforeWith:
+    case Op::SetupFinally:
+    case Op::SetupWith:
+    case Op::PushExcInfo:
+    case Op::PopExcept:
+    case Op::YieldValue:
+    case Op::Send:
+    case Op::Unknown:
+    case Op::LoadFastAndClear:
+    case Op::MatchSequence:
+    case Op::MatchMapping:
+    case Op::MatchClass:
+    case Op::MatchKeys:
+      return true;
+    default:
+      return false;
+  }
+}
+
 }  // namespace
 
 // A case as read from the bytecode, before its guard and body are decoded.
@@ -132,6 +174,31 @@ struct CaseShape {
   std::vector<Fail> fails;   // depth relative to the case's base
   int fail_label = -1;       // where a failed case goes on; -1 when the pattern cannot fail
   bool needs_match = false;  // the pattern is more than a value, singleton or capture test
+};
+
+// A match statement as the compiler lays it out: read from its cases, then its bodies placed; read
+// again to choose where the statement ends and to build it.
+struct CodeDecoder::MatchLayout {
+  struct Place {
+    int body_begin = 0;
+    int body_end = -1;  // -1: up to the end of the statement
+  };
+  int begin = 0;  // the first case's first operation
+  int end = 0;    // the end of the region
+  int exit = 0;   // where the region goes on
+  std::vector<CaseShape> cases;
+  std::vector<int> guard_ends;  // by case: where its guard ends, -1 when it has none
+  ExprPtr subject;
+  std::vector<Place> places;  // by case: where its body lies
+  int inside_target = -1;     // where the bodies ending in a jump forward inside the region go
+  std::vector<int> leaving;   // jumps at the end of bodies that leave the region
+  bool copied_exit = false;   // the last case fails to a copy of the exit block
+  int exit_copy_begin = -1;
+  int exit_copy_end = -1;
+  int last_fail = -1;         // where the last case fails to (a trailing `case _:`); -1: none
+  bool ends_outside = false;  // a target outside the region was read as the region's end
+
+  bool outside(int at) const { return at <= begin || at > end; }
 };
 
 class MatchReader {
@@ -205,6 +272,124 @@ class MatchReader {
       }
     }
     return -1;
+  }
+
+  // ---- the cases of a statement and their guards
+
+  // Reads the cases of the statement at layout.begin into layout.cases and layout.guard_ends;
+  // false when no case starts there. Throws DecodeFailure when a later case is not understood.
+  bool read_cases(CodeDecoder::MatchLayout& layout) {
+    int pos = layout.begin;
+    while (layout.cases.size() < 1024) {
+      CaseShape shape;
+      int guard = -1;
+      if (!read_next_case(pos, layout.end, layout.cases.empty(), shape, guard)) {
+        if (layout.cases.empty()) return false;
+        throw DecodeFailure("match case not understood at offset " +
+                            std::to_string(ops_[static_cast<size_t>(pos)].offset));
+      }
+      layout.cases.push_back(shape);
+      layout.guard_ends.push_back(guard);
+      if (!shape.copied) break;
+      pos = shape.fail_label;
+      if (pos <= layout.begin || pos >= layout.end)
+        throw DecodeFailure("match case fails out of its statement");
+    }
+    return true;
+  }
+
+  // Reads the case at `pos` into `shape` and where its guard ends into `guard`: a case that copies
+  // the subject, a `case _ if guard:` without the copy (not the first case), or one that does not
+  // copy it. False when none of them reads.
+  bool read_next_case(int pos, int end, bool first, CaseShape& shape, int& guard) {
+    bool read = false;
+    if (ops_[static_cast<size_t>(pos)].op == Op::Copy && ops_[static_cast<size_t>(pos)].arg == 1) {
+      try {
+        shape = read_case(pos, true);
+        read = read_copied(shape, pos, end, guard);
+      } catch (const DecodeFailure&) {
+        read = false;
+      }
+    }
+    if (!read && !first) {
+      // `case _ if guard:` before the last case: 3.11+ drops its COPY 1; POP_TOP.
+      shape = CaseShape();
+      shape.pattern = make_name("_");
+      shape.copied = true;
+      shape.pattern_end = pos;
+      guard = -1;
+      read = read_copied(shape, pos, end, guard) && guard > pos;
+    }
+    if (!read) {
+      try {
+        shape = read_case(pos, false);
+        guard = guard_end(shape, shape.pattern_end, end, false);
+        if (guard >= 0 && shape.fail_label < 0) {
+          for (int k = shape.pattern_end; k < guard; ++k) {
+            if (ops_[static_cast<size_t>(k)].op == Op::JumpIf)
+              shape.fail_label = ops_[static_cast<size_t>(k)].target;
+          }
+        }
+        read = true;
+      } catch (const DecodeFailure&) {
+        read = false;
+      }
+    }
+    return read;
+  }
+
+  // A copied case: its pattern, then a guard ending in the POP_TOP of the subject, or that
+  // POP_TOP.
+  bool read_copied(CaseShape& copied, int pos, int end, int& guard) const {
+    int after = copied.pattern_end;
+    if (static_cast<size_t>(after) >= ops_.size()) return false;
+    if (ops_[static_cast<size_t>(after)].op == Op::PopTop) return copied.fail_label > pos;
+    if (copied.fail_label < 0) {
+      // An irrefutable pattern with a guard: the guard says where the case fails.
+      for (int k = after; k < end && k < after + 400; ++k) {
+        const Operation& op = ops_[static_cast<size_t>(k)];
+        if (op.op == Op::JumpIf && static_cast<size_t>(k) + 1 < ops_.size() &&
+            ops_[static_cast<size_t>(k) + 1].op == Op::PopTop) {
+          copied.fail_label = op.target;
+          break;
+        }
+        if (ends_guard(op.op)) break;
+      }
+    }
+    guard = guard_end(copied, after, end, true);
+    return guard >= 0 && ops_[static_cast<size_t>(guard)].op == Op::PopTop &&
+           copied.fail_label > pos;
+  }
+
+  bool is_fail(const CaseShape& shape, int target) const {
+    return shape.fail_label >= 0 && decoder_.same_target(landing(target, 0), shape.fail_label);
+  }
+
+  // The guard after a pattern: pure operations and conditional jumps to where the case fails (or
+  // inside the guard), ending in one; -1 when there is none.
+  int guard_end(const CaseShape& shape, int begin, int end, bool before_pop) const {
+    int found = -1;
+    int inner = -1;
+    for (int k = begin; k < end && k < begin + 400; ++k) {
+      const Operation& op = ops_[static_cast<size_t>(k)];
+      if (op.op == Op::JumpIf || op.op == Op::JumpIfOrPop) {
+        if (op.op == Op::JumpIf && op.target > k &&
+            (is_fail(shape, op.target) || shape.fail_label < 0)) {
+          if (inner <= k + 1 &&
+              (!before_pop || (static_cast<size_t>(k) + 1 < ops_.size() &&
+                               ops_[static_cast<size_t>(k) + 1].op == Op::PopTop))) {
+            found = k + 1;
+          }
+          if (shape.fail_label < 0) break;
+          continue;
+        }
+        if (op.target <= k) break;
+        inner = std::max(inner, op.target);
+        continue;
+      }
+      if (ends_guard(op.op)) break;
+    }
+    return found;
   }
 
  private:
@@ -321,259 +506,314 @@ class MatchReader {
         case Op::Jump:
           if (alternative) return pos;
           throw DecodeFailure("jump inside a pattern");
-        case Op::Copy: {
-          // A sequence pattern with `*_` reads its items by index from a copy.
-          bool index_copy =
-              op_at(pos + 1).op == Op::GetLen ||
-              (op_at(pos + 1).op == Op::LoadConst && op_at(pos + 2).op == Op::BinarySubscr);
-          if (op.arg == 1 && top(state)->kind == Slot::Value && !index_copy) {
-            if (int next = read_or(state, pos); next >= 0) {
-              pos = next;
-              continue;
-            }
-            // An as-pattern: the copy is matched, the value itself is only bound.
-            SlotPtr original = top(state);
-            auto capture = std::make_shared<Slot>();
-            capture->kind = Slot::Capture;
-            capture->value = original->value;
-            state.stack.back() = capture;
-            state.stack.push_back(original);
-            break;
-          }
-          state.stack.push_back(top(state, op.arg));
-          break;
-        }
-        case Op::Swap: {
-          if (op.arg < 2) throw DecodeFailure("bad swap");
-          top(state, op.arg);
-          std::swap(state.stack.back(),
-                    state.stack[state.stack.size() - static_cast<size_t>(op.arg)]);
-          break;
-        }
-        case Op::Rotate: {
-          if (op.arg < 2) throw DecodeFailure("bad rotate");
-          top(state, op.arg);
-          SlotPtr moved = pop(state);
-          state.stack.insert(state.stack.end() - (op.arg - 1), moved);
-          break;
-        }
-        case Op::PopTop: {
-          SlotPtr slot = pop(state);
-          if (slot->kind == Slot::Value)
-            ++slot->value->pops;
-          else if (slot->kind != Slot::Expr && slot->kind != Slot::Parts)
-            throw DecodeFailure("pattern pops an internal value");
-          break;
-        }
-        case Op::LoadConst:
-          state.stack.push_back(make_slot(Slot::Expr, nullptr, decoder_.constant(op.constant)));
-          break;
-        case Op::LoadName:
-          if (op.null_slot) throw DecodeFailure("call inside a pattern");
-          state.stack.push_back(make_slot(Slot::Expr, nullptr, decoder_.name_expr(op.text)));
-          break;
-        case Op::LoadAttr: {
-          ExprPtr base = pop_expr(state);
-          state.stack.push_back(
-              make_slot(Slot::Expr, nullptr,
-                        make_expr(ExprKind::Attribute, {base}, decoder_.source_name(op.text))));
-          break;
-        }
-        case Op::BuildTuple: {
-          if (op.arg < 0 || op.arg > 4096) throw DecodeFailure("bad tuple");
-          std::vector<ExprPtr> items(static_cast<size_t>(op.arg));
-          for (size_t k = items.size(); k-- > 0;) items[k] = pop_expr(state);
-          state.stack.push_back(
-              make_slot(Slot::Expr, nullptr, make_expr(ExprKind::Tuple, std::move(items))));
-          break;
-        }
-        case Op::Compare: {
-          SlotPtr right = pop(state);
-          SlotPtr left = pop(state);
-          int number = 0;
-          if (left->kind == Slot::Value && right->kind == Slot::Expr && op.text == "==") {
-            state.stack.push_back(make_slot(Slot::Test, left->value, right->expr, Slot::Equals));
-          } else if (left->kind == Slot::Length && right->kind == Slot::Expr &&
-                     is_int_constant(right->expr, &number) &&
-                     (op.text == "==" || op.text == ">=")) {
-            state.stack.push_back(
-                make_slot(Slot::Test, left->value, nullptr,
-                          op.text == "==" ? Slot::LengthEquals : Slot::LengthAtLeast, number));
-          } else {
-            throw DecodeFailure("comparison inside a pattern");
-          }
-          break;
-        }
-        case Op::IsOp: {
-          SlotPtr right = pop(state);
-          SlotPtr left = pop(state);
-          if (op.arg != 0 || left->kind != Slot::Value || right->kind != Slot::Expr ||
-              right->expr->kind != ExprKind::Constant ||
-              (right->expr->text != "None" && right->expr->text != "True" &&
-               right->expr->text != "False")) {
-            throw DecodeFailure("identity test inside a pattern");
-          }
-          state.stack.push_back(make_slot(Slot::Test, left->value, right->expr, Slot::Is));
-          break;
-        }
-        case Op::MatchSequence:
-        case Op::MatchMapping: {
-          const SlotPtr& subject = top(state);
-          if (subject->kind != Slot::Value) throw DecodeFailure("pattern test of an internal");
-          state.stack.push_back(
-              make_slot(Slot::Test, subject->value, nullptr,
-                        op.op == Op::MatchSequence ? Slot::IsSequence : Slot::IsMapping));
-          break;
-        }
-        case Op::GetLen: {
-          const SlotPtr& subject = top(state);
-          if (subject->kind != Slot::Value) throw DecodeFailure("len of an internal");
-          state.stack.push_back(make_slot(Slot::Length, subject->value));
-          break;
-        }
-        case Op::BinaryOp: {
-          SlotPtr right = pop(state);
-          SlotPtr left = pop(state);
-          int number = 0;
-          if (op.text != "-" || left->kind != Slot::Length || right->kind != Slot::Expr ||
-              !is_int_constant(right->expr, &number)) {
-            throw DecodeFailure("arithmetic inside a pattern");
-          }
-          state.stack.push_back(make_slot(Slot::LengthMinus, left->value, nullptr, 0, number));
-          break;
-        }
-        case Op::BinarySubscr: {
-          SlotPtr index = pop(state);
-          SlotPtr base = pop(state);
-          int number = 0;
-          PatternValuePtr item;
-          if (base->kind == Slot::Value && index->kind == Slot::Expr &&
-              is_int_constant(index->expr, &number)) {
-            item = element(base->value->front, number);
-          } else if (base->kind == Slot::Value && index->kind == Slot::LengthMinus &&
-                     index->value == base->value && index->number > 0) {
-            item = element(base->value->back, index->number);
-          } else if (base->kind == Slot::Parts && index->kind == Slot::Expr &&
-                     is_int_constant(index->expr, &number) && number < parts_count(*base->value)) {
-            item = element(base->value->parts, number);
-          } else {
-            throw DecodeFailure("subscript inside a pattern");
-          }
-          state.stack.push_back(value_slot(item));
-          break;
-        }
-        case Op::MatchKeys: {
-          const SlotPtr& keys = top(state);
-          const SlotPtr& subject = top(state, 2);
-          if (keys->kind != Slot::Expr || keys->expr->kind != ExprKind::Tuple ||
-              subject->kind != Slot::Value || subject->value->keys) {
-            throw DecodeFailure("MATCH_KEYS operands");
-          }
-          subject->value->keys = keys->expr;
-          PatternValuePtr mapping = subject->value;
-          state.stack.push_back(make_slot(Slot::Parts, mapping));
-          if (profile_.match_pushes_success_flag) {
-            state.stack.push_back(make_slot(Slot::Test, mapping, nullptr, Slot::Matched));
-          }
-          break;
-        }
-        case Op::MatchClass: {
-          ExprPtr names = pop_expr(state);
-          ExprPtr cls = pop_expr(state);
-          PatternValuePtr subject = pop_value(state);
-          if (subject->cls || names->kind != ExprKind::Tuple || !is_dotted_name(cls) ||
-              op.arg < 0 || op.arg > 4096) {
-            throw DecodeFailure("MATCH_CLASS operands");
-          }
-          subject->cls = cls;
-          subject->positional = op.arg;
-          for (const ExprPtr& name : names->args) {
-            if (name->kind != ExprKind::Constant || name->ops.size() != 1)
-              throw DecodeFailure("class pattern keyword");
-            subject->keywords.push_back(name->ops[0]);
-          }
-          state.stack.push_back(make_slot(Slot::Parts, subject));
-          if (profile_.match_pushes_success_flag) {
-            state.stack.push_back(make_slot(Slot::Test, subject, nullptr, Slot::Matched));
-          }
-          break;
-        }
-        case Op::JumpIf: {
-          // `jump-if-not X over; JUMP fail; over:` is `jump-if X fail` (3.12+ when the failure
-          // path is a backward jump, to the head of an enclosing loop).
-          SlotPtr tested = pop(state);
-          int failing = tested->kind == Slot::Test    ? 0  // POP_JUMP_IF_FALSE
-                        : tested->kind == Slot::Value ? 3  // POP_JUMP_IF_NOT_NONE: `case None`
-                        : tested->kind == Slot::Parts ? 2  // POP_JUMP_IF_NONE: no match
-                                                      : -1;
-          if (failing < 0 || (failing == 2 && !profile_.none_tests_jump))
-            throw DecodeFailure("conditional jump inside a pattern");
-          int target = op.target;
-          int next = pos + 1;
-          if (op.arg == (failing ^ 1) && op.target == pos + 2 && op_at(pos + 1).op == Op::Jump) {
-            target = op_at(pos + 1).target;
-            next = pos + 2;
-          } else if (op.arg != failing || op.target <= pos) {
-            throw DecodeFailure("conditional jump inside a pattern");
-          }
-          if (tested->kind == Slot::Test) {
-            apply_test(*tested);
-          } else if (tested->kind == Slot::Value) {
-            if (tested->value->singleton) throw DecodeFailure("second identity test");
-            tested->value->singleton = make_constant("None");
-          }
-          state.fails.push_back({target, state.stack.size()});
-          pos = next;
+        case Op::Copy:
+          pos = run_copy(state, pos);
           continue;
-        }
-        case Op::UnpackSequence:
-        case Op::UnpackEx: {
-          SlotPtr source = pop(state);
-          int before = op.op == Op::UnpackSequence ? op.arg : (op.arg & 0xff);
-          int after = op.op == Op::UnpackSequence ? 0 : (op.arg >> 8);
-          int count = before + after + (op.op == Op::UnpackEx ? 1 : 0);
-          if (count < 0 || count > 4096) throw DecodeFailure("bad unpack");
-          std::vector<PatternValuePtr> items;
-          if (source->kind == Slot::Value && source->value->unpacked < 0) {
-            PatternValue& sequence = *source->value;
-            sequence.unpacked = count;
-            sequence.star = op.op == Op::UnpackEx ? before : -1;
-            for (int k = 0; k < count; ++k) sequence.items.push_back(new_value());
-            items = sequence.items;
-          } else if (source->kind == Slot::Parts && op.op == Op::UnpackSequence &&
-                     count == parts_count(*source->value) && source->value->parts.empty()) {
-            for (int k = 0; k < count; ++k) items.push_back(element(source->value->parts, k));
-          } else {
-            throw DecodeFailure("unpacking inside a pattern");
-          }
-          for (size_t k = items.size(); k-- > 0;) state.stack.push_back(value_slot(items[k]));
-          break;
-        }
-        case Op::StoreName:
-          if (op.scope == Scope::ClassDeref) throw DecodeFailure("pattern store scope");
-          name_slot(pop(state), decoder_.source_name(op.text));
-          break;
+        case Op::JumpIf:
+          pos = run_jump_if(state, pos);
+          continue;
         case Op::BuildMap:
           pos = read_rest_311(state, pos);
           continue;
-        case Op::Unknown:
-          if (op.text == "COPY_DICT_WITHOUT_KEYS") {
-            const SlotPtr& keys = top(state);
-            const SlotPtr& subject = top(state, 2);
-            if (keys->kind != Slot::Expr || subject->kind != Slot::Value ||
-                subject->value->keys != keys->expr || subject->value->rest) {
-              throw DecodeFailure("COPY_DICT_WITHOUT_KEYS operands");
-            }
-            subject->value->rest = new_value();
-            state.stack.back() = value_slot(subject->value->rest);
-            break;
-          }
-          throw DecodeFailure("unexpected operation inside a pattern: " + op.text);
         default:
-          throw DecodeFailure("unexpected operation inside a pattern");
+          if (!run_stack(state, op) && !run_load(state, op) && !run_test(state, op) &&
+              !run_keys_and_class(state, op) && !run_items(state, op))
+            throw DecodeFailure("unexpected operation inside a pattern");
       }
       ++pos;
     }
+  }
+
+  // COPY at `pos`: an or-pattern, the copy an as-pattern matches, or any other copy. Returns
+  // where the code goes on.
+  int run_copy(RunState& state, int pos) {
+    const Operation& op = op_at(pos);
+    // A sequence pattern with `*_` reads its items by index from a copy.
+    bool index_copy = op_at(pos + 1).op == Op::GetLen ||
+                      (op_at(pos + 1).op == Op::LoadConst && op_at(pos + 2).op == Op::BinarySubscr);
+    if (op.arg == 1 && top(state)->kind == Slot::Value && !index_copy) {
+      if (int next = read_or(state, pos); next >= 0) return next;
+      // An as-pattern: the copy is matched, the value itself is only bound.
+      SlotPtr original = top(state);
+      auto capture = std::make_shared<Slot>();
+      capture->kind = Slot::Capture;
+      capture->value = original->value;
+      state.stack.back() = capture;
+      state.stack.push_back(original);
+      return pos + 1;
+    }
+    state.stack.push_back(top(state, op.arg));
+    return pos + 1;
+  }
+
+  // The conditional jump at `pos` to the failure path. Returns where the code goes on.
+  int run_jump_if(RunState& state, int pos) {
+    const Operation& op = op_at(pos);
+    // `jump-if-not X over; JUMP fail; over:` is `jump-if X fail` (3.12+ when the failure
+    // path is a backward jump, to the head of an enclosing loop).
+    SlotPtr tested = pop(state);
+    int failing = tested->kind == Slot::Test    ? 0  // POP_JUMP_IF_FALSE
+                  : tested->kind == Slot::Value ? 3  // POP_JUMP_IF_NOT_NONE: `case None`
+                  : tested->kind == Slot::Parts ? 2  // POP_JUMP_IF_NONE: no match
+                                                : -1;
+    if (failing < 0 || (failing == 2 && !profile_.none_tests_jump))
+      throw DecodeFailure("conditional jump inside a pattern");
+    int target = op.target;
+    int next = pos + 1;
+    if (op.arg == (failing ^ 1) && op.target == pos + 2 && op_at(pos + 1).op == Op::Jump) {
+      target = op_at(pos + 1).target;
+      next = pos + 2;
+    } else if (op.arg != failing || op.target <= pos) {
+      throw DecodeFailure("conditional jump inside a pattern");
+    }
+    if (tested->kind == Slot::Test) {
+      apply_test(*tested);
+    } else if (tested->kind == Slot::Value) {
+      if (tested->value->singleton) throw DecodeFailure("second identity test");
+      tested->value->singleton = make_constant("None");
+    }
+    state.fails.push_back({target, state.stack.size()});
+    return next;
+  }
+
+  // Operations that move, drop or store values; false for others.
+  bool run_stack(RunState& state, const Operation& op) const {
+    switch (op.op) {
+      case Op::Swap: {
+        if (op.arg < 2) throw DecodeFailure("bad swap");
+        top(state, op.arg);
+        std::swap(state.stack.back(),
+                  state.stack[state.stack.size() - static_cast<size_t>(op.arg)]);
+        break;
+      }
+      case Op::Rotate: {
+        if (op.arg < 2) throw DecodeFailure("bad rotate");
+        top(state, op.arg);
+        SlotPtr moved = pop(state);
+        state.stack.insert(state.stack.end() - (op.arg - 1), moved);
+        break;
+      }
+      case Op::PopTop: {
+        SlotPtr slot = pop(state);
+        if (slot->kind == Slot::Value)
+          ++slot->value->pops;
+        else if (slot->kind != Slot::Expr && slot->kind != Slot::Parts)
+          throw DecodeFailure("pattern pops an internal value");
+        break;
+      }
+      case Op::StoreName:
+        if (op.scope == Scope::ClassDeref) throw DecodeFailure("pattern store scope");
+        name_slot(pop(state), decoder_.source_name(op.text));
+        break;
+      default:
+        return false;
+    }
+    return true;
+  }
+
+  // Operations that load the constants and names a pattern compares with; false for others.
+  bool run_load(RunState& state, const Operation& op) const {
+    switch (op.op) {
+      case Op::LoadConst:
+        state.stack.push_back(make_slot(Slot::Expr, nullptr, decoder_.constant(op.constant)));
+        break;
+      case Op::LoadName:
+        if (op.null_slot) throw DecodeFailure("call inside a pattern");
+        state.stack.push_back(make_slot(Slot::Expr, nullptr, decoder_.name_expr(op.text)));
+        break;
+      case Op::LoadAttr: {
+        ExprPtr base = pop_expr(state);
+        state.stack.push_back(
+            make_slot(Slot::Expr, nullptr,
+                      make_expr(ExprKind::Attribute, {base}, decoder_.source_name(op.text))));
+        break;
+      }
+      case Op::BuildTuple: {
+        if (op.arg < 0 || op.arg > 4096) throw DecodeFailure("bad tuple");
+        std::vector<ExprPtr> items(static_cast<size_t>(op.arg));
+        for (size_t k = items.size(); k-- > 0;) items[k] = pop_expr(state);
+        state.stack.push_back(
+            make_slot(Slot::Expr, nullptr, make_expr(ExprKind::Tuple, std::move(items))));
+        break;
+      }
+      default:
+        return false;
+    }
+    return true;
+  }
+
+  // Operations that test the value or its length; false for others.
+  bool run_test(RunState& state, const Operation& op) const {
+    switch (op.op) {
+      case Op::Compare: {
+        SlotPtr right = pop(state);
+        SlotPtr left = pop(state);
+        int number = 0;
+        if (left->kind == Slot::Value && right->kind == Slot::Expr && op.text == "==") {
+          state.stack.push_back(make_slot(Slot::Test, left->value, right->expr, Slot::Equals));
+        } else if (left->kind == Slot::Length && right->kind == Slot::Expr &&
+                   is_int_constant(right->expr, &number) && (op.text == "==" || op.text == ">=")) {
+          state.stack.push_back(
+              make_slot(Slot::Test, left->value, nullptr,
+                        op.text == "==" ? Slot::LengthEquals : Slot::LengthAtLeast, number));
+        } else {
+          throw DecodeFailure("comparison inside a pattern");
+        }
+        break;
+      }
+      case Op::IsOp: {
+        SlotPtr right = pop(state);
+        SlotPtr left = pop(state);
+        if (op.arg != 0 || left->kind != Slot::Value || right->kind != Slot::Expr ||
+            right->expr->kind != ExprKind::Constant ||
+            (right->expr->text != "None" && right->expr->text != "True" &&
+             right->expr->text != "False")) {
+          throw DecodeFailure("identity test inside a pattern");
+        }
+        state.stack.push_back(make_slot(Slot::Test, left->value, right->expr, Slot::Is));
+        break;
+      }
+      case Op::MatchSequence:
+      case Op::MatchMapping: {
+        const SlotPtr& subject = top(state);
+        if (subject->kind != Slot::Value) throw DecodeFailure("pattern test of an internal");
+        state.stack.push_back(
+            make_slot(Slot::Test, subject->value, nullptr,
+                      op.op == Op::MatchSequence ? Slot::IsSequence : Slot::IsMapping));
+        break;
+      }
+      case Op::GetLen: {
+        const SlotPtr& subject = top(state);
+        if (subject->kind != Slot::Value) throw DecodeFailure("len of an internal");
+        state.stack.push_back(make_slot(Slot::Length, subject->value));
+        break;
+      }
+      case Op::BinaryOp: {
+        SlotPtr right = pop(state);
+        SlotPtr left = pop(state);
+        int number = 0;
+        if (op.text != "-" || left->kind != Slot::Length || right->kind != Slot::Expr ||
+            !is_int_constant(right->expr, &number)) {
+          throw DecodeFailure("arithmetic inside a pattern");
+        }
+        state.stack.push_back(make_slot(Slot::LengthMinus, left->value, nullptr, 0, number));
+        break;
+      }
+      default:
+        return false;
+    }
+    return true;
+  }
+
+  // MATCH_KEYS and MATCH_CLASS: the values of a mapping's keys, a class pattern's attributes;
+  // false for others.
+  bool run_keys_and_class(RunState& state, const Operation& op) const {
+    switch (op.op) {
+      case Op::MatchKeys: {
+        const SlotPtr& keys = top(state);
+        const SlotPtr& subject = top(state, 2);
+        if (keys->kind != Slot::Expr || keys->expr->kind != ExprKind::Tuple ||
+            subject->kind != Slot::Value || subject->value->keys) {
+          throw DecodeFailure("MATCH_KEYS operands");
+        }
+        subject->value->keys = keys->expr;
+        PatternValuePtr mapping = subject->value;
+        state.stack.push_back(make_slot(Slot::Parts, mapping));
+        if (profile_.match_pushes_success_flag) {
+          state.stack.push_back(make_slot(Slot::Test, mapping, nullptr, Slot::Matched));
+        }
+        break;
+      }
+      case Op::MatchClass: {
+        ExprPtr names = pop_expr(state);
+        ExprPtr cls = pop_expr(state);
+        PatternValuePtr subject = pop_value(state);
+        if (subject->cls || names->kind != ExprKind::Tuple || !is_dotted_name(cls) || op.arg < 0 ||
+            op.arg > 4096) {
+          throw DecodeFailure("MATCH_CLASS operands");
+        }
+        subject->cls = cls;
+        subject->positional = op.arg;
+        for (const ExprPtr& name : names->args) {
+          if (name->kind != ExprKind::Constant || name->ops.size() != 1)
+            throw DecodeFailure("class pattern keyword");
+          subject->keywords.push_back(name->ops[0]);
+        }
+        state.stack.push_back(make_slot(Slot::Parts, subject));
+        if (profile_.match_pushes_success_flag) {
+          state.stack.push_back(make_slot(Slot::Test, subject, nullptr, Slot::Matched));
+        }
+        break;
+      }
+      default:
+        return false;
+    }
+    return true;
+  }
+
+  // Operations that take a value apart: its items and the rest of a mapping; false for others.
+  bool run_items(RunState& state, const Operation& op) const {
+    switch (op.op) {
+      case Op::BinarySubscr: {
+        SlotPtr index = pop(state);
+        SlotPtr base = pop(state);
+        int number = 0;
+        PatternValuePtr item;
+        if (base->kind == Slot::Value && index->kind == Slot::Expr &&
+            is_int_constant(index->expr, &number)) {
+          item = element(base->value->front, number);
+        } else if (base->kind == Slot::Value && index->kind == Slot::LengthMinus &&
+                   index->value == base->value && index->number > 0) {
+          item = element(base->value->back, index->number);
+        } else if (base->kind == Slot::Parts && index->kind == Slot::Expr &&
+                   is_int_constant(index->expr, &number) && number < parts_count(*base->value)) {
+          item = element(base->value->parts, number);
+        } else {
+          throw DecodeFailure("subscript inside a pattern");
+        }
+        state.stack.push_back(value_slot(item));
+        break;
+      }
+      case Op::UnpackSequence:
+      case Op::UnpackEx: {
+        SlotPtr source = pop(state);
+        int before = op.op == Op::UnpackSequence ? op.arg : (op.arg & 0xff);
+        int after = op.op == Op::UnpackSequence ? 0 : (op.arg >> 8);
+        int count = before + after + (op.op == Op::UnpackEx ? 1 : 0);
+        if (count < 0 || count > 4096) throw DecodeFailure("bad unpack");
+        std::vector<PatternValuePtr> items;
+        if (source->kind == Slot::Value && source->value->unpacked < 0) {
+          PatternValue& sequence = *source->value;
+          sequence.unpacked = count;
+          sequence.star = op.op == Op::UnpackEx ? before : -1;
+          for (int k = 0; k < count; ++k) sequence.items.push_back(new_value());
+          items = sequence.items;
+        } else if (source->kind == Slot::Parts && op.op == Op::UnpackSequence &&
+                   count == parts_count(*source->value) && source->value->parts.empty()) {
+          for (int k = 0; k < count; ++k) items.push_back(element(source->value->parts, k));
+        } else {
+          throw DecodeFailure("unpacking inside a pattern");
+        }
+        for (size_t k = items.size(); k-- > 0;) state.stack.push_back(value_slot(items[k]));
+        break;
+      }
+      case Op::Unknown:
+        if (op.text == "COPY_DICT_WITHOUT_KEYS") {
+          const SlotPtr& keys = top(state);
+          const SlotPtr& subject = top(state, 2);
+          if (keys->kind != Slot::Expr || subject->kind != Slot::Value ||
+              subject->value->keys != keys->expr || subject->value->rest) {
+            throw DecodeFailure("COPY_DICT_WITHOUT_KEYS operands");
+          }
+          subject->value->rest = new_value();
+          state.stack.back() = value_slot(subject->value->rest);
+          break;
+        }
+        throw DecodeFailure("unexpected operation inside a pattern: " + op.text);
+      default:
+        return false;
+    }
+    return true;
   }
 
   // 3.11+ `**rest`: BUILD_MAP 0; SWAP 3; DICT_UPDATE 2; UNPACK_SEQUENCE n; then per key COPY k;
@@ -664,16 +904,8 @@ class MatchReader {
           last_irrefutable = true;
           break;
         }
-        int next = -1;
-        for (const Fail& fail : alternative.fails) {
-          if (fail.depth < base) return -1;
-          int arrives = landing(fail.target, fail.depth - base);
-          if (arrives < 0 || (next >= 0 && decoder_.resolve(arrives) != decoder_.resolve(next)))
-            return -1;
-          next = arrives;
-        }
-        next = decoder_.resolve(next);
-        if (next <= jump) return -1;
+        int next = next_alternative(alternative, base, jump);
+        if (next < 0) return -1;
         at = next;
       }
       if (alternatives.size() < 2) return -1;
@@ -691,6 +923,31 @@ class MatchReader {
     } catch (const DecodeFailure&) {
       return -1;
     }
+    merge_alternatives(state, base, alternatives, captures);
+    return end;
+  }
+
+  // Where the failures of an or-pattern's alternative, which ends at `jump`, go on: the next
+  // alternative; -1 when they go to different places or back.
+  int next_alternative(const RunState& alternative, size_t base, int jump) const {
+    int next = -1;
+    for (const Fail& fail : alternative.fails) {
+      if (fail.depth < base) return -1;
+      int arrives = landing(fail.target, fail.depth - base);
+      if (arrives < 0 || (next >= 0 && decoder_.resolve(arrives) != decoder_.resolve(next)))
+        return -1;
+      next = arrives;
+    }
+    next = decoder_.resolve(next);
+    if (next <= jump) return -1;
+    return next;
+  }
+
+  // The or-pattern read: its value (on top below `base`) gets the alternatives, and the captures
+  // each alternative left are merged slot by slot.
+  static void merge_alternatives(RunState& state, size_t base,
+                                 const std::vector<PatternValuePtr>& alternatives,
+                                 const std::vector<std::vector<SlotPtr>>& captures) {
     state.stack.resize(base);
     top(state)->value->alternatives = alternatives;
     for (size_t k = 0; k < captures[0].size(); ++k) {
@@ -699,7 +956,6 @@ class MatchReader {
       for (const auto& alternative : captures) merged->merged.push_back(alternative[k]);
       state.stack.push_back(merged);
     }
-    return end;
   }
 
   // Whether the code at `a` and at `b` is the same up to the return or raise that ends both.
@@ -915,46 +1171,43 @@ bool plain_pattern(const ExprPtr& pattern) {
          pattern->kind == ExprKind::Attribute;
 }
 
-// Operations a guard expression may hold (up to its conditional jumps).
-bool ends_guard(Op op) {
-  switch (op) {
-    case Op::PopTop:
-    case Op::StoreName:
-    case Op::StoreAttr:
-    case Op::StoreSubscr:
-    case Op::StoreSlice:
-    case Op::DeleteName:
-    case Op::DeleteAttr:
-    case Op::DeleteSubscr:
-    case Op::ReturnValue:
-    case Op::ReturnConst:
-    case Op::RaiseVarargs:
-    case Op::Reraise:
-    case Op::Jump:
-    case Op::ForIter:
-    case Op::EndFor:
-    case Op::ImportName:
-    case Op::ImportFrom:
-    case Op::ImportStar:
-    case Op::UnpackSequence:
-    case Op::UnpackEx:
-    case Op::BeforeWith:
-    case Op::SetupFinally:
-    case Op::SetupWith:
-    case Op::PushExcInfo:
-    case Op::PopExcept:
-    case Op::YieldValue:
-    case Op::Send:
-    case Op::Unknown:
-    case Op::LoadFastAndClear:
-    case Op::MatchSequence:
-    case Op::MatchMapping:
-    case Op::MatchClass:
-    case Op::MatchKeys:
-      return true;
-    default:
-      return false;
+// Where the body of `shape` (from `begin`) ends: at the first of its failure chains before
+// `fail_label`.
+int failure_chain_start(const std::vector<Operation>& ops, const CaseShape& shape, int begin,
+                        int fail_label) {
+  // The failure chains (POP_TOPs, reached directly or by a jump) lie between body and label.
+  int first = fail_label;
+  for (const Fail& fail : shape.fails) {
+    int at = fail.target;
+    size_t pops = fail.depth;
+    for (int hops = 0; hops < 256 && at >= 0 && static_cast<size_t>(at) < ops.size(); ++hops) {
+      const Operation& op = ops[static_cast<size_t>(at)];
+      if (op.op == Op::Jump) {
+        at = op.target;
+        continue;
+      }
+      if (at >= begin && at < first) first = at;
+      if (pops == 0 || op.op != Op::PopTop) break;
+      --pops;
+      ++at;
+    }
   }
+  for (int m = first; m < fail_label; ++m) {
+    Op kind = ops[static_cast<size_t>(m)].op;
+    if (kind != Op::PopTop && kind != Op::Jump) throw DecodeFailure("match case failure path");
+  }
+  if (first < begin) throw DecodeFailure("match case body");
+  return first;
+}
+
+// Whether the operations before `at` return None.
+bool returns_none(const std::vector<Operation>& ops, int at) {
+  if (at < 1 || static_cast<size_t>(at) > ops.size()) return false;
+  const Operation& ret = ops[static_cast<size_t>(at) - 1];
+  const Operation* value = &ret;
+  if (ret.op == Op::ReturnValue && at >= 2) value = &ops[static_cast<size_t>(at) - 2];
+  return (ret.op == Op::ReturnConst || (ret.op == Op::ReturnValue && value->op == Op::LoadConst)) &&
+         value->constant && value->constant->kind == ObjectKind::None;
 }
 
 }  // namespace
@@ -969,109 +1222,14 @@ int CodeDecoder::decode_match(int i, int end, int exit) {
     return -1;
   }
   MatchReader reader(*this);
-  auto is_fail = [&](const CaseShape& shape, int target) {
-    return shape.fail_label >= 0 && same_target(reader.landing(target, 0), shape.fail_label);
-  };
-  // The guard after a pattern: pure operations and conditional jumps to where the case fails (or
-  // inside the guard), ending in one; -1 when there is none.
-  auto guard_end = [&](const CaseShape& shape, int begin, bool before_pop) {
-    int found = -1;
-    int inner = -1;
-    for (int k = begin; k < end && k < begin + 400; ++k) {
-      const Operation& op = ops[static_cast<size_t>(k)];
-      if (op.op == Op::JumpIf || op.op == Op::JumpIfOrPop) {
-        if (op.op == Op::JumpIf && op.target > k &&
-            (is_fail(shape, op.target) || shape.fail_label < 0)) {
-          if (inner <= k + 1 &&
-              (!before_pop || (static_cast<size_t>(k) + 1 < ops.size() &&
-                               ops[static_cast<size_t>(k) + 1].op == Op::PopTop))) {
-            found = k + 1;
-          }
-          if (shape.fail_label < 0) break;
-          continue;
-        }
-        if (op.target <= k) break;
-        inner = std::max(inner, op.target);
-        continue;
-      }
-      if (ends_guard(op.op)) break;
-    }
-    return found;
-  };
+  MatchLayout layout;
+  layout.begin = i;
+  layout.end = end;
+  layout.exit = exit;
 
   // ---- read the cases
-  std::vector<CaseShape> cases;
-  std::vector<int> guard_ends;
-  int pos = i;
-  while (cases.size() < 1024) {
-    CaseShape shape;
-    int guard = -1;
-    bool read = false;
-    // A copied case: its pattern, then a guard ending in the POP_TOP of the subject, or that
-    // POP_TOP.
-    auto read_copied = [&](CaseShape& copied) {
-      int after = copied.pattern_end;
-      if (static_cast<size_t>(after) >= ops.size()) return false;
-      if (ops[static_cast<size_t>(after)].op == Op::PopTop) return copied.fail_label > pos;
-      if (copied.fail_label < 0) {
-        // An irrefutable pattern with a guard: the guard says where the case fails.
-        for (int k = after; k < end && k < after + 400; ++k) {
-          const Operation& op = ops[static_cast<size_t>(k)];
-          if (op.op == Op::JumpIf && static_cast<size_t>(k) + 1 < ops.size() &&
-              ops[static_cast<size_t>(k) + 1].op == Op::PopTop) {
-            copied.fail_label = op.target;
-            break;
-          }
-          if (ends_guard(op.op)) break;
-        }
-      }
-      guard = guard_end(copied, after, true);
-      return guard >= 0 && ops[static_cast<size_t>(guard)].op == Op::PopTop &&
-             copied.fail_label > pos;
-    };
-    if (ops[static_cast<size_t>(pos)].op == Op::Copy && ops[static_cast<size_t>(pos)].arg == 1) {
-      try {
-        shape = reader.read_case(pos, true);
-        read = read_copied(shape);
-      } catch (const DecodeFailure&) {
-        read = false;
-      }
-    }
-    if (!read && !cases.empty()) {
-      // `case _ if guard:` before the last case: 3.11+ drops its COPY 1; POP_TOP.
-      shape = CaseShape();
-      shape.pattern = make_name("_");
-      shape.copied = true;
-      shape.pattern_end = pos;
-      guard = -1;
-      read = read_copied(shape) && guard > pos;
-    }
-    if (!read) {
-      try {
-        shape = reader.read_case(pos, false);
-        guard = guard_end(shape, shape.pattern_end, false);
-        if (guard >= 0 && shape.fail_label < 0) {
-          for (int k = shape.pattern_end; k < guard; ++k) {
-            if (ops[static_cast<size_t>(k)].op == Op::JumpIf)
-              shape.fail_label = ops[static_cast<size_t>(k)].target;
-          }
-        }
-        read = true;
-      } catch (const DecodeFailure&) {
-        read = false;
-      }
-    }
-    if (!read) {
-      if (cases.empty()) return -1;
-      throw DecodeFailure("match case not understood at offset " +
-                          std::to_string(ops[static_cast<size_t>(pos)].offset));
-    }
-    cases.push_back(shape);
-    guard_ends.push_back(guard);
-    if (!shape.copied) break;
-    pos = shape.fail_label;
-    if (pos <= i || pos >= end) throw DecodeFailure("match case fails out of its statement");
-  }
+  if (!reader.read_cases(layout)) return -1;
+  const std::vector<CaseShape>& cases = layout.cases;
   bool refutable = false;
   for (size_t k = 0; k < cases.size(); ++k) refutable |= cases[k].fail_label >= 0;
   // One case whose pattern cannot fail, or is a plain test, reads as well as an assignment or if.
@@ -1081,198 +1239,137 @@ int CodeDecoder::decode_match(int i, int end, int exit) {
     return -1;
 
   // ---- from here on this is a match statement
-  ExprPtr subject = pop();
-  struct Layout {
-    int body_begin = 0;
-    int body_end = -1;  // -1: up to the end of the statement
-  };
-  std::vector<Layout> layout(cases.size());
-  int inside_target = -1;
-  auto outside = [&](int at) { return at <= i || at > end; };
-  bool ends_outside = false;
-  auto normalize = [&](int at) {
-    if (at >= 0 && outside(at)) {
-      if (!same_target(at, exit)) throw DecodeFailure("match statement leaves its region");
-      ends_outside = true;
-      return end;
-    }
-    return at;
-  };
-  bool copied_exit = false;
-  int exit_copy_begin = -1;
-  int exit_copy_end = -1;
-  std::vector<int> leaving;  // jumps at the end of bodies that leave the region
-  for (size_t k = 0; k < cases.size(); ++k) {
-    const CaseShape& shape = cases[k];
-    int guard = guard_ends[k];
+  layout.subject = pop();
+  place_match_bodies(layout);
+  const CaseShape& last_case = cases.back();
+  layout.last_fail = layout.copied_exit ? -1 : normalize_match_target(layout, last_case.fail_label);
+  return emit_match(layout);
+}
+
+// `at` (-1: none), a target outside the statement's region read as the region's end: the exit is
+// the only place outside the statement may go.
+int CodeDecoder::normalize_match_target(MatchLayout& layout, int at) const {
+  if (at >= 0 && layout.outside(at)) {
+    if (!same_target(at, layout.exit)) throw DecodeFailure("match statement leaves its region");
+    layout.ends_outside = true;
+    return layout.end;
+  }
+  return at;
+}
+
+// Where each case's body lies: after its pattern, guard and POP_TOP of the subject, up to its
+// failure chain; and where the bodies jump at their ends.
+void CodeDecoder::place_match_bodies(MatchLayout& layout) const {
+  layout.places.resize(layout.cases.size());
+  for (size_t k = 0; k < layout.cases.size(); ++k) {
+    const CaseShape& shape = layout.cases[k];
+    int guard = layout.guard_ends[k];
     int begin = guard >= 0 ? guard : shape.pattern_end;
     if (shape.copied) ++begin;  // the POP_TOP of the subject
-    layout[k].body_begin = begin;
-    int fail_label = normalize(shape.fail_label);
-    if (k + 1 == cases.size() && fail_label >= 0 && fail_label < begin) {
+    layout.places[k].body_begin = begin;
+    int fail_label = normalize_match_target(layout, shape.fail_label);
+    if (k + 1 == layout.cases.size() && fail_label >= 0 && fail_label < begin) {
       // The last case fails to a copy of the short block that returns after the statement
       // (compilers copy small exit blocks), placed before the body, which runs to the end of the
       // code; the block is decoded again after the statement.
-      int at = fail_label;
-      while (static_cast<size_t>(at) < ops.size() && at < fail_label + 6) {
-        Op kind = ops[static_cast<size_t>(at)].op;
-        if (kind != Op::LoadConst && kind != Op::LoadName && kind != Op::LoadAttr &&
-            kind != Op::BuildTuple)
-          break;
-        ++at;
-      }
-      bool exit_block = static_cast<size_t>(at) < ops.size() &&
-                        (ops[static_cast<size_t>(at)].op == Op::ReturnValue ||
-                         ops[static_cast<size_t>(at)].op == Op::ReturnConst);
-      if (!exit_block || at >= begin || static_cast<size_t>(end) != ops.size() ||
-          role_ == CodeRole::Module)
-        throw DecodeFailure("match case fails before its body");
-      exit_copy_begin = fail_label;
-      exit_copy_end = at + 1;
-      copied_exit = true;
+      read_match_exit_copy(layout, fail_label, begin);
       fail_label = -1;
     }
     if (fail_label >= 0) {
-      // The failure chains (POP_TOPs, reached directly or by a jump) lie between body and label.
-      int first = fail_label;
-      for (const Fail& fail : shape.fails) {
-        int at = fail.target;
-        size_t pops = fail.depth;
-        for (int hops = 0; hops < 256 && at >= 0 && static_cast<size_t>(at) < ops.size(); ++hops) {
-          const Operation& op = ops[static_cast<size_t>(at)];
-          if (op.op == Op::Jump) {
-            at = op.target;
-            continue;
-          }
-          if (at >= begin && at < first) first = at;
-          if (pops == 0 || op.op != Op::PopTop) break;
-          --pops;
-          ++at;
-        }
-      }
-      for (int m = first; m < fail_label; ++m) {
-        Op kind = ops[static_cast<size_t>(m)].op;
-        if (kind != Op::PopTop && kind != Op::Jump) throw DecodeFailure("match case failure path");
-      }
-      if (first < begin) throw DecodeFailure("match case body");
-      layout[k].body_end = first;
-      const Operation& last = ops[static_cast<size_t>(std::max(first - 1, 0))];
-      // A body ending in a jump forward inside the region says where the statement ends; one
-      // leaving the region may be the end too (the statement ends its region) or a break or
-      // continue of an enclosing loop.
-      if (first > begin && last.op == Op::Jump && (last.target > first || outside(last.target))) {
-        if (outside(last.target)) {
-          leaving.push_back(last.target);
-        } else if (inside_target < 0) {
-          inside_target = last.target;
-        } else if (!same_target(last.target, inside_target)) {
-          throw DecodeFailure("match bodies end in different places");
-        }
-      }
+      int first = failure_chain_start(lifted_.ops, shape, begin, fail_label);
+      layout.places[k].body_end = first;
+      note_match_body_jump(layout, begin, first);
     }
   }
-  const CaseShape& last_case = cases.back();
-  int last_fail = copied_exit ? -1 : normalize(last_case.fail_label);
-  int inside_end = inside_target;
-  auto returns_none = [&](int at) {
-    if (at < 1 || static_cast<size_t>(at) > ops.size()) return false;
-    const Operation& ret = ops[static_cast<size_t>(at) - 1];
-    const Operation* value = &ret;
-    if (ret.op == Op::ReturnValue && at >= 2) value = &ops[static_cast<size_t>(at) - 2];
-    return (ret.op == Op::ReturnConst ||
-            (ret.op == Op::ReturnValue && value->op == Op::LoadConst)) &&
-           value->constant && value->constant->kind == ObjectKind::None;
-  };
-  // Where the statement ends. Bodies jumping forward inside the region say so; otherwise a body
-  // leaving the region (to the enclosing loop's head, say) is either at the end of the region or
-  // a continue/break, the last case then failing to the end: both readings are tried.
-  auto choose_end = [&](bool prefer_failure) {
-    int chosen = inside_end;
-    ends_outside = false;
-    if (chosen < 0 && prefer_failure && last_fail >= 0) chosen = last_fail;
-    for (int target : leaving) {
-      if ((chosen < 0 || chosen == end) && same_target(target, exit)) {
-        chosen = normalize(target);  // the statement ends its region
-        continue;
-      }
-      bool loop_jump = !loops_.empty() && (same_target(target, loops_.back().break_target) ||
-                                           same_target(target, loops_.back().continue_target));
-      if (chosen >= 0 && loop_jump) continue;
-      target = normalize(target);
-      if (chosen < 0) {
-        chosen = target;
-      } else if (!same_target(target, chosen)) {
-        throw DecodeFailure("match bodies end in different places");
-      }
-    }
-    if (chosen < 0 && role_ == CodeRole::Module) {
-      // The module's final `return None` copied into the bodies: the statement runs to the end.
-      for (const Layout& place : layout) {
-        if (place.body_end > place.body_begin && returns_none(place.body_end)) chosen = end;
-      }
-    }
-    if (chosen < 0) chosen = last_fail >= 0 ? last_fail : end;
-    if (chosen > end || (last_fail >= 0 && last_fail > chosen))
-      throw DecodeFailure("match statement layout");
-    return chosen;
-  };
+}
 
-  auto build_statement = [&](int match_end) {
-    bool leaves = match_end == end && ends_outside;
-    int body_exit = leaves ? exit : match_end;
-    // At module level the final `return None` is copied into each body that falls off the end.
-    auto drop_module_return = [&](Body& body) {
-      if (role_ != CodeRole::Module || match_end < end || body.empty()) return;
-      const Stmt& last = *body.back();
-      if (last.kind == StmtKind::Return && last.exprs.size() == 1 && last.exprs[0] &&
-          last.exprs[0]->kind == ExprKind::Constant && last.exprs[0]->text == "None") {
-        body.pop_back();
-      }
-    };
-    auto stmt = make_stmt(StmtKind::Match, {subject});
-    for (size_t k = 0; k < cases.size(); ++k) {
-      const CaseShape& shape = cases[k];
-      ExprPtr guard;
-      if (guard_ends[k] >= 0) {
-        std::vector<ConditionItem> items =
-            collect_conditions_range(shape.pattern_end, guard_ends[k]);
-        if (items.empty() || stack_.size() != statement_depth_) throw DecodeFailure("match guard");
-        guard = build_condition(items, 0, items.size(), shape.fail_label, false, guard_ends[k]);
-      }
-      int body_end = layout[k].body_end >= 0 ? layout[k].body_end : match_end;
-      if (body_end < layout[k].body_begin) throw DecodeFailure("match case body");
-      stmt->exprs.push_back(shape.pattern);
-      stmt->exprs.push_back(guard);
-      // 3.10 compiles `continue` as a jump back, falling off the statement as a jump forward to
-      // the loop's own jump back: a body ending in a jump back is a `continue`.
-      int exit_k = body_exit;
-      if (profile_.case_continue_jumps_back && !loops_.empty() && body_end < match_end &&
-          body_end > 0) {
-        const Operation& last = ops[static_cast<size_t>(body_end) - 1];
-        if (last.op == Op::Jump && last.target < body_end &&
-            resolve(last.target) == resolve(loops_.back().continue_target)) {
-          exit_k = match_end;
-        }
-      }
-      stmt->bodies.push_back(decode_range(layout[k].body_begin, body_end, exit_k));
-      drop_module_return(stmt->bodies.back());
-    }
-    // A trailing `case _:` is compiled as the code its last case fails to.
-    if (last_fail >= 0 && last_fail < match_end) {
-      stmt->exprs.push_back(make_name("_"));
-      stmt->exprs.push_back(nullptr);
-      stmt->bodies.push_back(decode_range(last_fail, match_end, body_exit));
-      drop_module_return(stmt->bodies.back());
-    }
-    return stmt;
-  };
+// The copy of the exit block at `fail_label`, before the last body (which begins at `begin`).
+void CodeDecoder::read_match_exit_copy(MatchLayout& layout, int fail_label, int begin) const {
+  const auto& ops = lifted_.ops;
+  int at = fail_label;
+  while (static_cast<size_t>(at) < ops.size() && at < fail_label + 6) {
+    Op kind = ops[static_cast<size_t>(at)].op;
+    if (kind != Op::LoadConst && kind != Op::LoadName && kind != Op::LoadAttr &&
+        kind != Op::BuildTuple)
+      break;
+    ++at;
+  }
+  bool exit_block =
+      static_cast<size_t>(at) < ops.size() && (ops[static_cast<size_t>(at)].op == Op::ReturnValue ||
+                                               ops[static_cast<size_t>(at)].op == Op::ReturnConst);
+  if (!exit_block || at >= begin || static_cast<size_t>(layout.end) != ops.size() ||
+      role_ == CodeRole::Module)
+    throw DecodeFailure("match case fails before its body");
+  layout.exit_copy_begin = fail_label;
+  layout.exit_copy_end = at + 1;
+  layout.copied_exit = true;
+}
 
-  int other_end = inside_end < 0 && last_fail >= 0 ? choose_end(true) : -1;
-  int match_end = choose_end(false);  // last: ends_outside is this reading's
+// The jump that ends the body from `begin` to `first`, if it says where the statement ends.
+void CodeDecoder::note_match_body_jump(MatchLayout& layout, int begin, int first) const {
+  const Operation& last = lifted_.ops[static_cast<size_t>(std::max(first - 1, 0))];
+  // A body ending in a jump forward inside the region says where the statement ends; one
+  // leaving the region may be the end too (the statement ends its region) or a break or
+  // continue of an enclosing loop.
+  if (first > begin && last.op == Op::Jump &&
+      (last.target > first || layout.outside(last.target))) {
+    if (layout.outside(last.target)) {
+      layout.leaving.push_back(last.target);
+    } else if (layout.inside_target < 0) {
+      layout.inside_target = last.target;
+    } else if (!same_target(last.target, layout.inside_target)) {
+      throw DecodeFailure("match bodies end in different places");
+    }
+  }
+}
+
+// Where the statement ends. Bodies jumping forward inside the region say so; otherwise a body
+// leaving the region (to the enclosing loop's head, say) is either at the end of the region or
+// a continue/break, the last case then failing to the end: both readings are tried.
+int CodeDecoder::choose_match_end(MatchLayout& layout, bool prefer_failure) const {
+  const int end = layout.end;
+  const int last_fail = layout.last_fail;
+  int chosen = layout.inside_target;
+  layout.ends_outside = false;
+  if (chosen < 0 && prefer_failure && last_fail >= 0) chosen = last_fail;
+  for (int target : layout.leaving) {
+    if ((chosen < 0 || chosen == end) && same_target(target, layout.exit)) {
+      chosen = normalize_match_target(layout, target);  // the statement ends its region
+      continue;
+    }
+    bool loop_jump = !loops_.empty() && (same_target(target, loops_.back().break_target) ||
+                                         same_target(target, loops_.back().continue_target));
+    if (chosen >= 0 && loop_jump) continue;
+    target = normalize_match_target(layout, target);
+    if (chosen < 0) {
+      chosen = target;
+    } else if (!same_target(target, chosen)) {
+      throw DecodeFailure("match bodies end in different places");
+    }
+  }
+  if (chosen < 0 && role_ == CodeRole::Module) {
+    // The module's final `return None` copied into the bodies: the statement runs to the end.
+    for (const MatchLayout::Place& place : layout.places) {
+      if (place.body_end > place.body_begin && returns_none(lifted_.ops, place.body_end))
+        chosen = end;
+    }
+  }
+  if (chosen < 0) chosen = last_fail >= 0 ? last_fail : end;
+  if (chosen > end || (last_fail >= 0 && last_fail > chosen))
+    throw DecodeFailure("match statement layout");
+  return chosen;
+}
+
+// Chooses where the statement ends, builds it (reading the other end when the first reading
+// fails) and emits it, then the copy of the exit block; returns the end.
+int CodeDecoder::emit_match(MatchLayout& layout) {
+  int other_end =
+      layout.inside_target < 0 && layout.last_fail >= 0 ? choose_match_end(layout, true) : -1;
+  int match_end = choose_match_end(layout, false);  // last: ends_outside is this reading's
   if (other_end < 0) other_end = match_end;
   StmtPtr stmt;
   if (other_end == match_end) {
-    stmt = build_statement(match_end);
+    stmt = build_match_statement(layout, match_end);
   } else {
     // A failed reading leaves the decoder mid-region: everything it may change is restored.
     Body* saved_out = out_;
@@ -1290,7 +1387,7 @@ int CodeDecoder::decode_match(int i, int end, int exit) {
     bool saved_mid = mid_expression_try_;
     int saved_limit = region_limit_;
     try {
-      stmt = build_statement(match_end);
+      stmt = build_match_statement(layout, match_end);
     } catch (const DecodeFailure&) {
       out_ = saved_out;
       stack_ = saved_stack;
@@ -1307,15 +1404,71 @@ int CodeDecoder::decode_match(int i, int end, int exit) {
       mid_expression_try_ = saved_mid;
       region_limit_ = saved_limit;
       match_end = other_end;
-      choose_end(true);  // its side effect on ends_outside
-      stmt = build_statement(match_end);
+      choose_match_end(layout, true);  // its side effect on ends_outside
+      stmt = build_match_statement(layout, match_end);
     }
   }
   emit(stmt);
-  if (copied_exit) {
-    for (StmtPtr& after : decode_range(exit_copy_begin, exit_copy_end, exit)) emit(after);
+  if (layout.copied_exit) {
+    for (StmtPtr& after : decode_range(layout.exit_copy_begin, layout.exit_copy_end, layout.exit))
+      emit(after);
   }
   return match_end;
+}
+
+// The statement for the end `match_end`: each case's pattern, guard and body, then a trailing
+// `case _:`.
+StmtPtr CodeDecoder::build_match_statement(const MatchLayout& layout, int match_end) {
+  const auto& ops = lifted_.ops;
+  const int end = layout.end;
+  bool leaves = match_end == end && layout.ends_outside;
+  int body_exit = leaves ? layout.exit : match_end;
+  // At module level the final `return None` is copied into each body that falls off the end.
+  auto drop_module_return = [&](Body& body) {
+    if (role_ != CodeRole::Module || match_end < end || body.empty()) return;
+    const Stmt& last = *body.back();
+    if (last.kind == StmtKind::Return && last.exprs.size() == 1 && last.exprs[0] &&
+        last.exprs[0]->kind == ExprKind::Constant && last.exprs[0]->text == "None") {
+      body.pop_back();
+    }
+  };
+  auto stmt = make_stmt(StmtKind::Match, {layout.subject});
+  for (size_t k = 0; k < layout.cases.size(); ++k) {
+    const CaseShape& shape = layout.cases[k];
+    const MatchLayout::Place& place = layout.places[k];
+    int guard_end = layout.guard_ends[k];
+    ExprPtr guard;
+    if (guard_end >= 0) {
+      std::vector<ConditionItem> items = collect_conditions_range(shape.pattern_end, guard_end);
+      if (items.empty() || stack_.size() != statement_depth_) throw DecodeFailure("match guard");
+      guard = build_condition(items, 0, items.size(), shape.fail_label, false, guard_end);
+    }
+    int body_end = place.body_end >= 0 ? place.body_end : match_end;
+    if (body_end < place.body_begin) throw DecodeFailure("match case body");
+    stmt->exprs.push_back(shape.pattern);
+    stmt->exprs.push_back(guard);
+    // 3.10 compiles `continue` as a jump back, falling off the statement as a jump forward to
+    // the loop's own jump back: a body ending in a jump back is a `continue`.
+    int exit_k = body_exit;
+    if (profile_.case_continue_jumps_back && !loops_.empty() && body_end < match_end &&
+        body_end > 0) {
+      const Operation& last = ops[static_cast<size_t>(body_end) - 1];
+      if (last.op == Op::Jump && last.target < body_end &&
+          resolve(last.target) == resolve(loops_.back().continue_target)) {
+        exit_k = match_end;
+      }
+    }
+    stmt->bodies.push_back(decode_range(place.body_begin, body_end, exit_k));
+    drop_module_return(stmt->bodies.back());
+  }
+  // A trailing `case _:` is compiled as the code its last case fails to.
+  if (layout.last_fail >= 0 && layout.last_fail < match_end) {
+    stmt->exprs.push_back(make_name("_"));
+    stmt->exprs.push_back(nullptr);
+    stmt->bodies.push_back(decode_range(layout.last_fail, match_end, body_exit));
+    drop_module_return(stmt->bodies.back());
+  }
+  return stmt;
 }
 
 }  // namespace glassbox::decompiler
