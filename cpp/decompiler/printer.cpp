@@ -545,38 +545,113 @@ class BodyPrinter {
     }
   }
 
+  void ann_assign_stmt(const Stmt& s, int indent) {
+    std::string text = expr(s.exprs[0], P::Atom) + ": " + expr(s.exprs[1], P::Test);
+    if (s.exprs.size() > 2 && s.exprs[2]) text += " = " + expr(s.exprs[2], P::Yield);
+    line(indent, text);
+  }
+
+  void assert_stmt(const Stmt& s, int indent) {
+    std::string text = "assert " + expr(s.exprs[0], P::Test);
+    if (s.exprs.size() > 1) text += ", " + expr(s.exprs[1], P::Test);
+    line(indent, text);
+  }
+
+  void scope_stmt(const Stmt& s, int indent) {  // global, nonlocal
+    std::string text = s.kind == StmtKind::Global ? "global " : "nonlocal ";
+    for (size_t i = 0; i < s.names.size(); ++i) text += (i ? ", " : "") + s.names[i];
+    line(indent, text);
+  }
+
+  void assign_stmt(const Stmt& s, int indent) {
+    start_line(indent);
+    for (size_t i = 0; i + 1 < s.exprs.size(); ++i) {
+      write_expr(out_, *s.exprs[i], P::Tuple);
+      out_ += " = ";
+    }
+    const ExprPtr& value = s.exprs.back();
+    bool bare_tuple = value->kind == ExprKind::Tuple && !value->args.empty();
+    write_expr(out_, *value, bare_tuple ? P::Tuple : P::Yield);
+    out_ += '\n';
+  }
+
+  void aug_assign_stmt(const Stmt& s, int indent) {
+    start_line(indent);
+    write_expr(out_, *s.exprs[0], P::Atom);
+    out_ += ' ';
+    out_ += s.text;
+    out_ += "= ";
+    write_expr(out_, *s.exprs[1], P::Yield);
+    out_ += '\n';
+  }
+
+  void return_stmt(const Stmt& s, int indent) {
+    // `return yield x` is not Python: a yield needs parentheses there.
+    start_line(indent);
+    if (s.exprs.empty() || !s.exprs[0]) {
+      out_ += "return\n";
+      return;
+    }
+    out_ += "return ";
+    bool yields = s.exprs[0]->kind == ExprKind::Yield || s.exprs[0]->kind == ExprKind::YieldFrom;
+    write_expr(out_, *s.exprs[0], yields ? P::Test : P::Tuple);
+    out_ += '\n';
+  }
+
+  void raise_stmt(const Stmt& s, int indent) {
+    start_line(indent);
+    out_ += "raise";
+    if (!s.exprs.empty()) {
+      out_ += ' ';
+      write_expr(out_, *s.exprs[0], P::Test);
+    }
+    if (s.exprs.size() > 1) {
+      out_ += " from ";
+      write_expr(out_, *s.exprs[1], P::Test);
+    }
+    out_ += '\n';
+  }
+
+  void for_stmt(const Stmt& s, int indent) {
+    start_line(indent);
+    out_ += s.is_async ? "async for " : "for ";
+    write_expr(out_, *s.exprs[0], P::Tuple);
+    out_ += " in ";
+    write_expr(out_, *s.exprs[1], P::Tuple);
+    out_ += ":\n";
+    body(s.bodies[0], indent + 1);
+    else_block(indent, s.bodies, 1);
+  }
+
+  void def_stmt(const Stmt& s, int indent) {
+    decorators(s, indent);
+    std::string header = std::string(s.is_async ? "async " : "") + "def " + s.text +
+                         type_params(s) + "(" + s.header + ")";
+    if (s.returns) header += " -> " + expr(s.returns, P::Test);
+    block(indent, header, s.bodies[0]);
+  }
+
+  void class_stmt(const Stmt& s, int indent) {
+    decorators(s, indent);
+    std::string header = "class " + s.text + type_params(s);
+    if (!s.exprs.empty()) header += "(" + join(s.exprs, P::Test) + ")";
+    block(indent, header, s.bodies[0]);
+  }
+
   void statement(const Stmt& s, int indent) {
     switch (s.kind) {
       case StmtKind::Expr:
         expression_statement(*s.exprs[0], indent);
         break;
-      case StmtKind::Assign: {
-        start_line(indent);
-        for (size_t i = 0; i + 1 < s.exprs.size(); ++i) {
-          write_expr(out_, *s.exprs[i], P::Tuple);
-          out_ += " = ";
-        }
-        const ExprPtr& value = s.exprs.back();
-        bool bare_tuple = value->kind == ExprKind::Tuple && !value->args.empty();
-        write_expr(out_, *value, bare_tuple ? P::Tuple : P::Yield);
-        out_ += '\n';
+      case StmtKind::Assign:
+        assign_stmt(s, indent);
         break;
-      }
       case StmtKind::AugAssign:
-        start_line(indent);
-        write_expr(out_, *s.exprs[0], P::Atom);
-        out_ += ' ';
-        out_ += s.text;
-        out_ += "= ";
-        write_expr(out_, *s.exprs[1], P::Yield);
-        out_ += '\n';
+        aug_assign_stmt(s, indent);
         break;
-      case StmtKind::AnnAssign: {
-        std::string text = expr(s.exprs[0], P::Atom) + ": " + expr(s.exprs[1], P::Test);
-        if (s.exprs.size() > 2 && s.exprs[2]) text += " = " + expr(s.exprs[2], P::Yield);
-        line(indent, text);
+      case StmtKind::AnnAssign:
+        ann_assign_stmt(s, indent);
         break;
-      }
       case StmtKind::Delete:
         line(indent, "del " + join(s.exprs, P::Atom));
         break;
@@ -590,46 +665,18 @@ class BodyPrinter {
         line(indent, "continue");
         break;
       case StmtKind::Return:
-        // `return yield x` is not Python: a yield needs parentheses there.
-        start_line(indent);
-        if (s.exprs.empty() || !s.exprs[0]) {
-          out_ += "return\n";
-          break;
-        }
-        out_ += "return ";
-        write_expr(out_, *s.exprs[0],
-                   s.exprs[0]->kind == ExprKind::Yield || s.exprs[0]->kind == ExprKind::YieldFrom
-                       ? P::Test
-                       : P::Tuple);
-        out_ += '\n';
+        return_stmt(s, indent);
         break;
-      case StmtKind::Raise: {
-        start_line(indent);
-        out_ += "raise";
-        if (!s.exprs.empty()) {
-          out_ += ' ';
-          write_expr(out_, *s.exprs[0], P::Test);
-        }
-        if (s.exprs.size() > 1) {
-          out_ += " from ";
-          write_expr(out_, *s.exprs[1], P::Test);
-        }
-        out_ += '\n';
+      case StmtKind::Raise:
+        raise_stmt(s, indent);
         break;
-      }
-      case StmtKind::Assert: {
-        std::string text = "assert " + expr(s.exprs[0], P::Test);
-        if (s.exprs.size() > 1) text += ", " + expr(s.exprs[1], P::Test);
-        line(indent, text);
+      case StmtKind::Assert:
+        assert_stmt(s, indent);
         break;
-      }
       case StmtKind::Global:
-      case StmtKind::Nonlocal: {
-        std::string text = s.kind == StmtKind::Global ? "global " : "nonlocal ";
-        for (size_t i = 0; i < s.names.size(); ++i) text += (i ? ", " : "") + s.names[i];
-        line(indent, text);
+      case StmtKind::Nonlocal:
+        scope_stmt(s, indent);
         break;
-      }
       case StmtKind::Import:
         line(indent, s.text);
         break;
@@ -641,14 +688,7 @@ class BodyPrinter {
         else_block(indent, s.bodies, 1);
         break;
       case StmtKind::For:
-        start_line(indent);
-        out_ += s.is_async ? "async for " : "for ";
-        write_expr(out_, *s.exprs[0], P::Tuple);
-        out_ += " in ";
-        write_expr(out_, *s.exprs[1], P::Tuple);
-        out_ += ":\n";
-        body(s.bodies[0], indent + 1);
-        else_block(indent, s.bodies, 1);
+        for_stmt(s, indent);
         break;
       case StmtKind::Try:
         try_stmt(s, indent);
@@ -656,21 +696,12 @@ class BodyPrinter {
       case StmtKind::With:
         with_stmt(s, indent);
         break;
-      case StmtKind::FunctionDef: {
-        decorators(s, indent);
-        std::string header = std::string(s.is_async ? "async " : "") + "def " + s.text +
-                             type_params(s) + "(" + s.header + ")";
-        if (s.returns) header += " -> " + expr(s.returns, P::Test);
-        block(indent, header, s.bodies[0]);
+      case StmtKind::FunctionDef:
+        def_stmt(s, indent);
         break;
-      }
-      case StmtKind::ClassDef: {
-        decorators(s, indent);
-        std::string header = "class " + s.text + type_params(s);
-        if (!s.exprs.empty()) header += "(" + join(s.exprs, P::Test) + ")";
-        block(indent, header, s.bodies[0]);
+      case StmtKind::ClassDef:
+        class_stmt(s, indent);
         break;
-      }
       case StmtKind::TypeAlias:
         line(indent, "type " + s.text + type_params(s) + " = " + expr(s.exprs[0], P::Test));
         break;
