@@ -358,7 +358,8 @@ void self_stores_in_expr(const ExprPtr& e, std::set<std::string>& out, int depth
 }
 
 // The `self.name` stores of a class's functions (nested classes collect their own), and the
-// fallback functions among them that take `self` as their first parameter.
+// functions among them that take `self` as their first parameter and hold a fallback (their
+// whole body, or a region of it).
 void self_stores(const Body& body, std::set<std::string>& out, std::vector<Stmt*>& fallbacks) {
   for (const StmtPtr& s : body) {
     if (s->kind == StmtKind::ClassDef) continue;
@@ -379,8 +380,10 @@ void self_stores(const Body& body, std::set<std::string>& out, std::vector<Stmt*
         break;
     }
     for (const ExprPtr& e : s->exprs) self_stores_in_expr(e, out);
-    if (s->kind == StmtKind::FunctionDef && s->bodies.size() == 1 && !s->bodies[0].empty() &&
-        s->bodies[0][0]->kind == StmtKind::Fallback && s->header.rfind("self", 0) == 0 &&
+    if (s->kind == StmtKind::FunctionDef && s->bodies.size() == 1 &&
+        std::any_of(s->bodies[0].begin(), s->bodies[0].end(),
+                    [](const StmtPtr& t) { return t->kind == StmtKind::Fallback; }) &&
+        s->header.rfind("self", 0) == 0 &&
         (s->header.size() == 4 ||
          !(std::isalnum(static_cast<unsigned char>(s->header[4])) || s->header[4] == '_'))) {
       fallbacks.push_back(s.get());
