@@ -32,6 +32,8 @@ CASES = [
         "        c()\n    d()\n",
     ),
     ("with", "def f(a):\n    with a as h:\n        b(h)\n    d()\n"),
+    # 3.10/3.11: both tests of the loop jump to the implicit `return None`, copied for the second.
+    ("exit_copies", "def f(a):\n    while a:\n        b(a)\n"),
     (
         "async_for_break_else",
         "async def f(a):\n    async for x in a:\n        if x:\n            break\n        b(x)\n"

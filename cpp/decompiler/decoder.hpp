@@ -21,6 +21,7 @@
 #include "decompiler/cfg.hpp"
 #include "decompiler/decompiler.hpp"
 #include "decompiler/lift.hpp"
+#include "decompiler/normalize.hpp"
 #include "decompiler/profile.hpp"
 
 namespace glassbox::decompiler {
@@ -65,8 +66,6 @@ struct LoopContext {
   bool breaks_thread = true;
 };
 
-// Whether operations [a, a + n) and [b, b + n) are the same instructions (a copied tail).
-bool same_operations(const std::vector<Operation>& ops, int a, int b, int n);
 // Whether `at` starts a named except clause's unbinding of its name, `name = None; del name`
 // (three operations).
 bool unbinds_clause_name(const std::vector<Operation>& ops, int at);
@@ -105,6 +104,7 @@ class CodeDecoder {
   std::string class_name_;  // the enclosing class, for private name mangling
   LiftedCode lifted_;
   FlowInfo flow_;
+  Normalized normalized_;  // what the compiler copied or moved (normalize.hpp)
   std::map<int, std::pair<int, int>> break_copies_;  // POP_TOP -> (loop head, copy length)
   // 3.10 `while True`: an except clause's break, the copy of the code after the loop that
   // follows its POP_EXCEPT -> (loop head, copy length); how many were read as breaks.

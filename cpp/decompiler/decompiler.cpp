@@ -149,6 +149,7 @@ CodeDecoder::CodeDecoder(const bytecode::CodeObject& code, CodeRole role, Decode
 Body CodeDecoder::decode(bool region_fallbacks) {
   lifted_ = lift(code_);
   flow_ = analyze_flow(lifted_);
+  normalized_ = normalize(lifted_, flow_, profile_);
   int count = static_cast<int>(lifted_.ops.size());
   opened_try_.assign(lifted_.ops.size() + 1, false);
   consumed_.assign(lifted_.ops.size() + 1, false);

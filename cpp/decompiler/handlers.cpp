@@ -184,22 +184,6 @@ bool unbinds_clause_name(const std::vector<Operation>& ops, int at) {
          o[1].text == o[2].text;
 }
 
-bool same_operations(const std::vector<Operation>& ops, int a, int b, int n) {
-  if (a < 0 || b < 0 || n < 0 || static_cast<size_t>(a + n) > ops.size() ||
-      static_cast<size_t>(b + n) > ops.size()) {
-    return false;
-  }
-  for (int k = 0; k < n; ++k) {
-    const Operation& x = ops[static_cast<size_t>(a + k)];
-    const Operation& y = ops[static_cast<size_t>(b + k)];
-    if (x.op != y.op || x.arg != y.arg || x.text != y.text || x.op == Op::Jump ||
-        x.op == Op::JumpIf || x.constant != y.constant) {
-      return false;
-    }
-  }
-  return true;
-}
-
 // The line of operation `k` (operations carry the line only where one starts).
 int line_at(const std::vector<Operation>& ops, int k) {
   for (; k >= 0; --k) {
@@ -1138,8 +1122,7 @@ void CodeDecoder::emit_try_except(StmtPtr& stmt, int exit, const TryExceptShape&
         b.push_back(make_stmt(StmtKind::Continue));
     }
   }
-  if (profile_.exit_copies_keep_lines &&
-      (strip_copied_tail(*stmt, orelse_body) || sequential)) {
+  if (profile_.exit_copies_keep_lines && (strip_copied_tail(*stmt, orelse_body) || sequential)) {
     Body after = std::move(orelse_body);
     orelse_body.clear();
     for (StmtPtr& s : after) emit(s);
@@ -1811,8 +1794,7 @@ int CodeDecoder::copied_tail_length(int k) const {
 int CodeDecoder::copied_exit_length(int k) const {
   bool clause_exit = static_cast<size_t>(k) < lifted_.ops.size() &&
                      lifted_.ops[static_cast<size_t>(k)].op == Op::PopExcept;
-  if (!profile_.copies_exit_blocks || (!profile_.exit_copies_keep_lines && !clause_exit))
-    return 0;
+  if (!profile_.copies_exit_blocks || (!profile_.exit_copies_keep_lines && !clause_exit)) return 0;
   int length = copied_tail_length(clause_exit ? k + 1 : k);
   return length > 0 && clause_exit ? length + 1 : length;
 }

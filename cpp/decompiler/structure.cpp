@@ -73,25 +73,11 @@ bool CodeDecoder::same_target(int a, int b) const {
 // first operation only). The length of the exit block at `exit` where `copy` starts one
 // of its copies, back to back after it, under the same handlers; else 0.
 int CodeDecoder::exit_copy_length(int exit, int copy) const {
-  const auto& ops = lifted_.ops;
-  int size = static_cast<int>(ops.size());
-  if (!profile_.copies_exits_per_jump || exit < 0 || copy <= exit || copy >= size) return 0;
-  int length = 0;
-  for (int k = exit; k < size && k < exit + 8 && length == 0; ++k) {
-    Op op = ops[static_cast<size_t>(k)].op;
-    if (is_jump(op) || (k > exit && ops[static_cast<size_t>(k)].line >= 0)) return 0;
-    if (op == Op::ReturnValue || op == Op::ReturnConst) length = k - exit + 1;
-  }
-  if (length == 0 || (copy - exit) % length != 0) return 0;
-  for (int at = exit + length; at <= copy; at += length) {
-    if (!same_operations(ops, at, exit, length)) return 0;
-    for (int k = 0; k < length; ++k) {
-      if (flow_.handler_covering(at + k) != flow_.handler_covering(exit + k) ||
-          (k > 0 && ops[static_cast<size_t>(at + k)].line >= 0))
-        return 0;
-    }
-  }
-  return length;
+  int size = static_cast<int>(lifted_.ops.size());
+  if (exit < 0 || copy <= exit || copy >= size) return 0;
+  int chain = normalized_.exit_chain[static_cast<size_t>(exit)];
+  if (chain < 0 || normalized_.exit_chain[static_cast<size_t>(copy)] != chain) return 0;
+  return normalized_.exit_length[static_cast<size_t>(chain)];
 }
 
 Body CodeDecoder::decode_range(int begin, int end, int exit) {
