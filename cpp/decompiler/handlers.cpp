@@ -1774,15 +1774,10 @@ void CodeDecoder::emit_try_finally(Body body, Body final_body, bool separate) {
 }
 
 // The length of the short run of operations from `k` that ends in a return or raise without a
-// jump (a tail the compiler may copy), or 0.
+// jump (a tail the compiler may copy), or 0 (normalize.hpp's exit_run).
 int CodeDecoder::copied_tail_length(int k) const {
-  const auto& ops = lifted_.ops;
-  for (int n = 0; n < 8 && static_cast<size_t>(k + n) < ops.size(); ++n) {
-    Op op = ops[static_cast<size_t>(k + n)].op;
-    if (op == Op::ReturnValue || op == Op::ReturnConst || op == Op::RaiseVarargs) return n + 1;
-    if (is_jump(op) || op == Op::Reraise || op == Op::PopExcept) return 0;
-  }
-  return 0;
+  if (k < 0 || static_cast<size_t>(k) >= normalized_.exit_run.size()) return 0;
+  return normalized_.exit_run[static_cast<size_t>(k)];
 }
 
 // copied_tail_length, or where `k` starts an except clause's way out, POP_EXCEPT then such a

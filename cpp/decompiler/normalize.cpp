@@ -5,13 +5,13 @@ namespace glassbox::decompiler {
 
 namespace {
 
-constexpr int kMaxExitBlock = 8;  // the exit blocks the compiler copies are short
+constexpr size_t kMaxExitBlock = 8;  // the exit blocks the compiler copies are short
 
 // The length of the exit block starting at `exit`: no jump, no line after its first operation,
 // ending in a return within kMaxExitBlock operations; 0 if there is none.
 int exit_block_length(const std::vector<Operation>& ops, int exit) {
   int size = static_cast<int>(ops.size());
-  for (int k = exit; k < size && k < exit + kMaxExitBlock; ++k) {
+  for (int k = exit; k < size && k < exit + static_cast<int>(kMaxExitBlock); ++k) {
     Op op = ops[static_cast<size_t>(k)].op;
     if (is_jump(op) || (k > exit && ops[static_cast<size_t>(k)].line >= 0)) return 0;
     if (op == Op::ReturnValue || op == Op::ReturnConst) return k - exit + 1;
@@ -30,6 +30,21 @@ bool is_exit_copy(const std::vector<Operation>& ops, const FlowInfo& flow, int e
     if (k > 0 && ops[static_cast<size_t>(at + k)].line >= 0) return false;
   }
   return true;
+}
+
+// extend_block / inline_small_exit_blocks: the short runs ending in a return or raise.
+void read_exit_runs(const LiftedCode& code, Normalized& out) {
+  const auto& ops = code.ops;
+  for (size_t k = 0; k < ops.size(); ++k) {
+    for (size_t n = 0; n < kMaxExitBlock && k + n < ops.size(); ++n) {
+      Op op = ops[k + n].op;
+      if (op == Op::ReturnValue || op == Op::ReturnConst || op == Op::RaiseVarargs) {
+        out.exit_run[k] = static_cast<int>(n) + 1;
+        break;
+      }
+      if (is_jump(op) || op == Op::Reraise || op == Op::PopExcept) break;
+    }
+  }
 }
 
 // duplicate_exits_without_lineno: each exit block followed by copies of itself, and the copies,
@@ -70,6 +85,8 @@ Normalized normalize(const LiftedCode& code, const FlowInfo& flow, const Compile
   Normalized out;
   out.exit_chain.assign(code.ops.size() + 1, -1);
   out.exit_length.assign(code.ops.size() + 1, 0);
+  out.exit_run.assign(code.ops.size() + 1, 0);
+  read_exit_runs(code, out);
   if (profile.copies_exits_per_jump) read_exit_copies(code, flow, out);
   return out;
 }

@@ -20,6 +20,11 @@ struct Normalized {
   // block that starts there (its first operation's index), -1 where none starts.
   std::vector<int> exit_chain;
   std::vector<int> exit_length;  // per chain start: the block's length
+  // The exit blocks the compiler copies into the blocks that jump to them (compile.c's
+  // extend_block, 3.10/3.11; flowgraph.c's inline_small_exit_blocks, 3.12+): per operation, the
+  // length of the short run starting there that ends in a return or raise with no jump, RERAISE
+  // or POP_EXCEPT before it (a copy may stand anywhere such a run does), or 0.
+  std::vector<int> exit_run;
 };
 
 Normalized normalize(const LiftedCode& code, const FlowInfo& flow, const CompilerProfile& profile);

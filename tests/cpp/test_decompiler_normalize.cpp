@@ -67,6 +67,9 @@ TEST(DecompilerNormalize, ExitCopiesWhereTheCompilerDuplicatesExits) {
     const Operation& last = code.ops[static_cast<size_t>(chains[0][1] + length - 1)];
     EXPECT_TRUE(last.op == Op::ReturnValue || last.op == Op::ReturnConst);
     EXPECT_TRUE(same_operations(code.ops, chains[0][0], chains[0][1], length));
+    for (int member : chains[0]) {
+      EXPECT_EQ(n.exit_run[static_cast<size_t>(member)], length);
+    }
   }
   EXPECT_EQ(seen, 4);
 }
@@ -77,6 +80,30 @@ TEST(DecompilerNormalize, NoChainsInCodeWithoutCopies) {
     LiftedCode code = lifted_f(sample);
     Normalized n = normalize(code, analyze_flow(code), CompilerProfile(sample.minor));
     EXPECT_TRUE(exit_chains(n).empty()) << "3." << sample.minor;
+  }
+}
+
+// On every sample and version: each exit run ends in its one return or raise, with no jump
+// before it, and every return starts a run of its own.
+TEST(DecompilerNormalize, ExitRunsEndInAReturnOrRaise) {
+  auto exits = [](Op op) {
+    return op == Op::ReturnValue || op == Op::ReturnConst || op == Op::RaiseVarargs;
+  };
+  for (const CfgSample& sample : kCfgSamples) {
+    SCOPED_TRACE(std::string(sample.name) + " 3." + std::to_string(sample.minor));
+    LiftedCode code = lifted_f(sample);
+    Normalized n = normalize(code, analyze_flow(code), CompilerProfile(sample.minor));
+    for (size_t k = 0; k < code.ops.size(); ++k) {
+      int run = n.exit_run[k];
+      if (exits(code.ops[k].op)) {
+        EXPECT_EQ(run, 1);
+      }
+      if (run == 0) continue;
+      EXPECT_TRUE(exits(code.ops[k + static_cast<size_t>(run) - 1].op));
+      for (size_t j = k; j + 1 < k + static_cast<size_t>(run); ++j) {
+        EXPECT_FALSE(is_jump(code.ops[j].op) || exits(code.ops[j].op));
+      }
+    }
   }
 }
 
