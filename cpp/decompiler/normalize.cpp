@@ -7,16 +7,21 @@ namespace {
 
 constexpr size_t kMaxExitBlock = 8;  // the exit blocks the compiler copies are short
 
-// The length of the exit block starting at `exit`: no jump, no line after its first operation,
-// ending in a return within kMaxExitBlock operations; 0 if there is none.
-int exit_block_length(const std::vector<Operation>& ops, int exit) {
-  int size = static_cast<int>(ops.size());
-  for (int k = exit; k < size && k < exit + static_cast<int>(kMaxExitBlock); ++k) {
-    Op op = ops[static_cast<size_t>(k)].op;
-    if (is_jump(op) || (k > exit && ops[static_cast<size_t>(k)].line >= 0)) return 0;
-    if (op == Op::ReturnValue || op == Op::ReturnConst) return k - exit + 1;
+// Per operation, the length of the exit block starting there: no jump, no line after its first
+// operation, ending in a return within kMaxExitBlock operations; 0 where there is none. Read
+// backwards: a block is its first operation and the block after it.
+std::vector<int> exit_block_lengths(const std::vector<Operation>& ops) {
+  std::vector<int> length(ops.size() + 1, 0);
+  for (size_t k = ops.size(); k-- > 0;) {
+    Op op = ops[k].op;
+    if (op == Op::ReturnValue || op == Op::ReturnConst) {
+      length[k] = 1;
+    } else if (!is_jump(op) && k + 1 < ops.size() && ops[k + 1].line < 0) {
+      int next = length[k + 1];
+      length[k] = next > 0 && next < static_cast<int>(kMaxExitBlock) ? next + 1 : 0;
+    }
   }
-  return 0;
+  return length;
 }
 
 // Whether the block at `at` is a copy of the one at `exit` (`length` operations): the same
@@ -32,17 +37,17 @@ bool is_exit_copy(const std::vector<Operation>& ops, const FlowInfo& flow, int e
   return true;
 }
 
-// extend_block / inline_small_exit_blocks: the short runs ending in a return or raise.
+// extend_block / inline_small_exit_blocks: the short runs ending in a return or raise, read
+// backwards (a run is its first operation and the run after it, up to kMaxExitBlock long).
 void read_exit_runs(const LiftedCode& code, Normalized& out) {
   const auto& ops = code.ops;
-  for (size_t k = 0; k < ops.size(); ++k) {
-    for (size_t n = 0; n < kMaxExitBlock && k + n < ops.size(); ++n) {
-      Op op = ops[k + n].op;
-      if (op == Op::ReturnValue || op == Op::ReturnConst || op == Op::RaiseVarargs) {
-        out.exit_run[k] = static_cast<int>(n) + 1;
-        break;
-      }
-      if (is_jump(op) || op == Op::Reraise || op == Op::PopExcept) break;
+  for (size_t k = ops.size(); k-- > 0;) {
+    Op op = ops[k].op;
+    if (op == Op::ReturnValue || op == Op::ReturnConst || op == Op::RaiseVarargs) {
+      out.exit_run[k] = 1;
+    } else if (!is_jump(op) && op != Op::Reraise && op != Op::PopExcept) {
+      int next = out.exit_run[k + 1];
+      out.exit_run[k] = next > 0 && next < static_cast<int>(kMaxExitBlock) ? next + 1 : 0;
     }
   }
 }
@@ -52,9 +57,10 @@ void read_exit_runs(const LiftedCode& code, Normalized& out) {
 void read_exit_copies(const LiftedCode& code, const FlowInfo& flow, Normalized& out) {
   const auto& ops = code.ops;
   int size = static_cast<int>(ops.size());
+  std::vector<int> lengths = exit_block_lengths(ops);
   for (int exit = 0; exit < size; ++exit) {
     if (out.exit_chain[static_cast<size_t>(exit)] >= 0) continue;
-    int length = exit_block_length(ops, exit);
+    int length = lengths[static_cast<size_t>(exit)];
     if (length == 0 || !is_exit_copy(ops, flow, exit, exit + length, length)) continue;
     out.exit_length[static_cast<size_t>(exit)] = length;
     for (int at = exit; at == exit || is_exit_copy(ops, flow, exit, at, length); at += length) {
