@@ -625,8 +625,9 @@ class CodeDecoder {
                                                DecodeSession& session,
                                                const std::string& class_name, bool table_readings);
   Body decode_with_region_fallbacks(int count);
-  int fallback_region_end(int i, int count);  // where its region ends; marks its cold blocks
-  void reset_statement_state(Body& body);     // the state between top-level statements
+  // where its region ends; marks its cold blocks
+  int fallback_region_end(const ControlFlowGraph& cfg, int i, int count);
+  void reset_statement_state(Body& body);  // the state between top-level statements
   StmtPtr region_fallback(int begin, int end, const std::string& reason) const;
 };
 

@@ -225,6 +225,15 @@ void cells_as_values(Body& body) {
   }
 }
 
+// What every decoded body of `role` gets before it is used: cells as values, and a refusal of
+// internal values that have no source form (a comprehension's are read by its caller).
+void finish_decoded(CodeRole role, Body& body) {
+  if (role == CodeRole::Function) cells_as_values(body);
+  if (role != CodeRole::Comprehension && contains_internal(body)) {
+    throw DecodeFailure("a decompiler-internal value has no source form");
+  }
+}
+
 }  // namespace
 
 // Code whose decode failed, read again with region fallbacks (regions.cpp): the statements
@@ -238,8 +247,7 @@ std::optional<Body> CodeDecoder::decode_by_regions(const bytecode::CodeObject& c
   decoder.table_readings_ = table_readings;
   try {
     Body body = decoder.decode(true);
-    if (role == CodeRole::Function) cells_as_values(body);
-    if (contains_internal(body)) throw DecodeFailure("internal value");
+    finish_decoded(role, body);
     keep_code_kind(code, body);
     return body;
   } catch (const DecodeFailure&) {
@@ -257,10 +265,7 @@ Body CodeDecoder::decode_nested(const bytecode::CodeObject& code, CodeRole role,
     decoder.table_readings_ = table_readings;
     try {
       Body body = decoder.decode();
-      if (role == CodeRole::Function) cells_as_values(body);
-      if (role != CodeRole::Comprehension && contains_internal(body)) {
-        throw DecodeFailure("a decompiler-internal value has no source form");
-      }
+      finish_decoded(role, body);
       return body;
     } catch (const DecodeFailure& failure) {
       if (decoder.used_table_reading_) {  // read again, without the table readings

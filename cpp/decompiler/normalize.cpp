@@ -28,8 +28,7 @@ std::vector<int> exit_block_lengths(const std::vector<Operation>& ops) {
 // operations under the same handlers, with no line after its first operation.
 bool is_exit_copy(const std::vector<Operation>& ops, const FlowInfo& flow, int exit, int at,
                   int length) {
-  if (at + length > static_cast<int>(ops.size()) || !same_operations(ops, at, exit, length))
-    return false;
+  if (!same_operations(ops, at, exit, length)) return false;
   for (int k = 0; k < length; ++k) {
     if (flow.handler_covering(at + k) != flow.handler_covering(exit + k)) return false;
     if (k > 0 && ops[static_cast<size_t>(at + k)].line >= 0) return false;
@@ -89,11 +88,13 @@ bool same_operations(const std::vector<Operation>& ops, int a, int b, int n) {
 
 Normalized normalize(const LiftedCode& code, const FlowInfo& flow, const CompilerProfile& profile) {
   Normalized out;
-  out.exit_chain.assign(code.ops.size() + 1, -1);
-  out.exit_length.assign(code.ops.size() + 1, 0);
   out.exit_run.assign(code.ops.size() + 1, 0);
   read_exit_runs(code, out);
-  if (profile.copies_exits_per_jump) read_exit_copies(code, flow, out);
+  if (profile.copies_exits_per_jump) {
+    out.exit_chain.assign(code.ops.size() + 1, -1);
+    out.exit_length.assign(code.ops.size() + 1, 0);
+    read_exit_copies(code, flow, out);
+  }
   return out;
 }
 

@@ -17,7 +17,8 @@ struct Normalized {
   // duplicate_exits_without_lineno (3.10/3.11, compile.c): a short exit block without a line of
   // its own after its first operation, ending in a return, gets a copy for each further jump to
   // it, placed back to back after it under the same handlers. Per operation: the chain of the
-  // block that starts there (its first operation's index), -1 where none starts.
+  // block that starts there (its first operation's index), -1 where none starts; empty where
+  // the compiler does not do it.
   std::vector<int> exit_chain;
   std::vector<int> exit_length;  // per chain start: the block's length
   // The exit blocks the compiler copies into the blocks that jump to them (compile.c's

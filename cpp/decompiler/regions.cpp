@@ -8,6 +8,7 @@
 // in the region stays one: decode_by_regions keeps a `yield` after the raise.)
 #include <algorithm>
 #include <deque>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -63,9 +64,8 @@ constexpr int kMaxRegionTries = 256;  // candidate ends tried before the region 
 // closes a region (see closed_region), or `count` (the rest of the code). Operations of the
 // region placed after that end (cold blocks) are marked consumed, so the statements after the
 // region do not read them.
-int CodeDecoder::fallback_region_end(int i, int count) {
+int CodeDecoder::fallback_region_end(const ControlFlowGraph& cfg, int i, int count) {
   const auto& ops = lifted_.ops;
-  ControlFlowGraph cfg = build_cfg(lifted_);
   int first = cfg.block_of[static_cast<size_t>(i)];
   std::vector<bool> members;
   int tries = 0;
@@ -126,6 +126,7 @@ Body CodeDecoder::decode_with_region_fallbacks(int count) {
   region_limit_ = count;
   int i = 0, fallback_begin = -1;
   StmtPtr fallback;
+  std::optional<ControlFlowGraph> cfg;  // built at the first failure, for every region
   while (i < count) {
     size_t emitted = body.size();
     try {
@@ -134,7 +135,8 @@ Body CodeDecoder::decode_with_region_fallbacks(int count) {
     } catch (const DecodeFailure& failure) {
       body.resize(emitted);
       reset_statement_state(body);
-      int end = fallback_region_end(i, count);
+      if (!cfg) cfg = build_cfg(lifted_);
+      int end = fallback_region_end(*cfg, i, count);
       bool merge = fallback && !body.empty() && body.back() == fallback;
       if (merge) body.pop_back();
       if (!merge) fallback_begin = i;

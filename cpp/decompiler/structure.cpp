@@ -73,8 +73,9 @@ bool CodeDecoder::same_target(int a, int b) const {
 // first operation only). The length of the exit block at `exit` where `copy` starts one
 // of its copies, back to back after it, under the same handlers; else 0.
 int CodeDecoder::exit_copy_length(int exit, int copy) const {
-  int size = static_cast<int>(lifted_.ops.size());
-  if (exit < 0 || copy <= exit || copy >= size) return 0;
+  // (No chains where the profile says the compiler makes no such copies: the table is empty.)
+  if (exit < 0 || copy <= exit || static_cast<size_t>(copy) >= normalized_.exit_chain.size())
+    return 0;
   int chain = normalized_.exit_chain[static_cast<size_t>(exit)];
   if (chain < 0 || normalized_.exit_chain[static_cast<size_t>(copy)] != chain) return 0;
   return normalized_.exit_length[static_cast<size_t>(chain)];
