@@ -1189,12 +1189,55 @@ bool CodeDecoder::execute_store(const Operation& op, int i) {
   }
 }
 
+namespace {
+
+// A literal the AST optimizer folds: a constant, or a tuple of them.
+bool is_literal(const Expr& e) {
+  if (e.kind == ExprKind::Constant) return true;
+  if (e.kind != ExprKind::Tuple) return false;
+  for (const ExprPtr& item : e.args) {
+    if (!is_literal(*item)) return false;
+  }
+  return true;
+}
+
+// Whether UTF-8 (surrogatepass) text holds a lone surrogate, which no source literal spells.
+bool has_surrogate(const std::string& text) {
+  for (size_t k = 0; k + 1 < text.size(); ++k) {
+    auto lead = static_cast<unsigned char>(text[k]);
+    auto next = static_cast<unsigned char>(text[k + 1]);
+    if (lead == 0xED && next >= 0xA0 && next <= 0xBF) return true;
+  }
+  return false;
+}
+
+// Where a BINARY_OP % of a str constant stands, the source kept the AST optimizer from folding
+// it, by writing the format as an f-string without fields (a JoinedStr, which the optimizer does
+// not take as a constant). It folds `str % literal` into the constant it evaluates to (where that
+// does not raise or grow too long), and 3.11+ folds `'...%s...' % (a, b)` with a tuple display
+// into an f-string (percent_format.hpp). The JoinedStr compiles to the same LOAD_CONST.
+ExprPtr unfolded_format(const ExprPtr& left, const Expr& right, bool folds_percent_format) {
+  if (left->kind != ExprKind::Constant || left->ops.empty() || has_surrogate(left->ops[0])) {
+    return left;
+  }
+  bool folds = is_literal(right);
+  if (!folds && folds_percent_format && right.kind == ExprKind::Tuple) {
+    folds = percent_folds(left->ops[0], right.args.size()) &&
+            std::none_of(right.args.begin(), right.args.end(),
+                         [](const ExprPtr& item) { return item->kind == ExprKind::Starred; });
+  }
+  return folds ? make_expr(ExprKind::JoinedStr, {make_constant(left->ops[0])}) : left;
+}
+
+}  // namespace
+
 // Operators, subscripts and slices.
 bool CodeDecoder::execute_operator(const Operation& op) {
   switch (op.op) {
     case Op::BinaryOp: {
       ExprPtr right = pop();
       ExprPtr left = pop();
+      if (op.text == "%") left = unfolded_format(left, *right, profile_.folds_percent_format);
       push(make_expr(ExprKind::BinOp, {left, right}, op.text));
       return true;
     }

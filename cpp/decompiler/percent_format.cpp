@@ -34,7 +34,30 @@ std::string specification(const std::string& spec, const std::string& conversion
   return "%" + flags + width + precision + conversion;
 }
 
+// Skips at most two digits at format[k]; false where a third follows.
+bool short_number(const std::string& format, size_t& k) {
+  size_t start = k;
+  while (k < format.size() && std::isdigit(static_cast<unsigned char>(format[k]))) ++k;
+  return k - start <= 2;
+}
+
 }  // namespace
+
+bool percent_folds(const std::string& format, size_t items) {
+  size_t specifications = 0;
+  for (size_t k = 0; k < format.size(); ++k) {
+    if (format[k] != '%') continue;
+    if (++k < format.size() && format[k] == '%') continue;
+    while (k < format.size() && std::string("-+ #0").find(format[k]) != std::string::npos) ++k;
+    if (!short_number(format, k)) return false;
+    if (k < format.size() && format[k] == '.' && !short_number(format, ++k)) return false;
+    if (k >= format.size() || std::string("sra").find(format[k]) == std::string::npos) {
+      return false;
+    }
+    ++specifications;
+  }
+  return specifications > 0 && specifications == items;
+}
 
 ExprPtr percent_format(const Expr& joined, bytecode::PyMinor minor) {
   std::string format;

@@ -12,4 +12,9 @@ namespace glassbox::decompiler {
 // `joined` (an f-string's parts) as `'format' % (values,)`, or null where no %-format spells it.
 ExprPtr percent_format(const Expr& joined, bytecode::PyMinor minor);
 
+// Whether optimize_format folds `format % (items...)`, a tuple display of `items` values, into
+// an f-string: every specification is flags, at most two digits of width, an optional `.` and
+// at most two digits of precision, then s, r or a; one per item, and at least one.
+bool percent_folds(const std::string& format, size_t items);
+
 }  // namespace glassbox::decompiler

@@ -1624,6 +1624,21 @@ CASES: list[Case] = [
         ("n", ["x", "y"]),
         ("\\", []),
     ),
+    # A %-format the optimizer would fold (to an f-string, or to a constant) written so that it
+    # does not: the format as an f-string without fields.
+    _case(
+        "percent_format_kept_from_folding",
+        """
+        def f(a, b):
+            x = f'{{%s}} "%s"\\n' % (a, b)
+            y = f"%-5s|%.2r" % (a, [b])
+            z = f"%s" % (1,)
+            w = f"%d%%" % (a,)
+            return rec(x, y, z, w, "%s:%s" % (a, b))
+        """,
+        (1, 2),
+        (3.5, "q"),
+    ),
     # Only the clause reaches the loop's bottom test (the try's body never falls off its end).
     _case(
         "while_body_try_whose_body_loops_forever",
