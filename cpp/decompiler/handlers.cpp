@@ -579,13 +579,24 @@ void CodeDecoder::read_except_jumps(int i, int end, TryExceptShape& s) const {
                  s.handler <= end &&
                  resolve(before_handler.target) == resolve(loops_.back().continue_target);
   // (3.11: not where a clause goes on elsewhere, to code after the statement that does not
-  // jump back at once: that jump is the body's written `continue`.)
-  for (int k = s.handler; s.jumps_back && profile_.inline_handlers && k < s.cleanup; ++k) {
+  // jump back at once: that jump is the body's written `continue`. 3.12+ too where the jump
+  // back leaves an except clause around the statement, POP_EXCEPT before it: the clauses'
+  // way on is then that clause's own exit, unless they go on to other code of the clause.)
+  bool leaves_clause =
+      s.handler >= 2 && ops[static_cast<size_t>(s.handler) - 2].op == Op::PopExcept;
+  if (!s.jumps_back || !(profile_.inline_handlers || leaves_clause)) return;
+  for (int k = s.handler; s.jumps_back && k < s.cleanup; ++k) {
     const Operation& op = ops[static_cast<size_t>(k)];
-    if (op.op == Op::Jump && op.target > s.cleanup &&
-        resolve(op.target) != resolve(loops_.back().continue_target) &&
-        !same_target(op.target, loops_.back().break_target))
-      s.jumps_back = false;
+    if (op.op != Op::Jump || op.target <= s.cleanup ||
+        resolve(op.target) == resolve(loops_.back().continue_target) ||
+        same_target(op.target, loops_.back().break_target)) {
+      continue;
+    }
+    const auto t = static_cast<size_t>(op.target);
+    bool same_way_out = leaves_clause && t + 1 < ops.size() && ops[t].op == Op::PopExcept &&
+                        ops[t + 1].op == Op::Jump &&
+                        resolve(ops[t + 1].target) == resolve(loops_.back().continue_target);
+    s.jumps_back = same_way_out;
   }
 }
 

@@ -1639,6 +1639,40 @@ CASES: list[Case] = [
         (1, 2),
         (3.5, "q"),
     ),
+    # A try in an except clause whose else is `continue`: the else leaves the clause (POP_EXCEPT)
+    # and jumps back to the loop's head, where the clause's own end goes too; the inner clause
+    # goes on to the rest of the outer one.
+    _case(
+        "loop_except_clause_try_else_continue",
+        """
+        def f(n):
+            out = []
+            for v in [raises, raises_on_one, quiet][:n]:
+                try:
+                    v(1)
+                except TypeError:
+                    try:
+                        v("x")
+                    except TypeError:
+                        pass
+                    else:
+                        continue
+                    out.append(v.__name__)
+            return out
+
+        def raises(x):
+            raise TypeError
+
+        def raises_on_one(x):
+            if x == 1:
+                raise TypeError
+
+        def quiet(x):
+            pass
+        """,
+        (3,),
+        (1,),
+    ),
     # Only the clause reaches the loop's bottom test (the try's body never falls off its end).
     _case(
         "while_body_try_whose_body_loops_forever",
