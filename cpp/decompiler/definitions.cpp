@@ -1107,6 +1107,18 @@ void CodeDecoder::keep_static_attributes(Body& body) const {
   fallbacks[0]->bodies[0].push_back(make_stmt(StmtKind::Assign, std::move(targets)));
 }
 
+// How many statements open a class body as its prologue (profile.hpp
+// class_records_firstlineno): `__module__`, `__qualname__` and on 3.13+ `__firstlineno__`, each
+// once and in that order. A written `__qualname__ = '...'` or `__module__ = 're'` after them
+// stays, first in the body though it is.
+size_t CodeDecoder::class_prologue_length(const Body& body) const {
+  static const char* const kPrologue[] = {"__module__", "__qualname__", "__firstlineno__"};
+  size_t length = profile_.class_records_firstlineno ? 3 : 2;
+  size_t k = 0;
+  while (k < length && k < body.size() && is_name_store(body[k], kPrologue[k])) ++k;
+  return k;
+}
+
 Body CodeDecoder::finish_body(Body body) const {
   switch (role_) {
     case CodeRole::Module:
@@ -1116,14 +1128,11 @@ Body CodeDecoder::finish_body(Body body) const {
         keep_static_attributes(body);
       }
       Body kept;
-      for (size_t k = 0; k < body.size(); ++k) {
+      size_t prologue = role_ == CodeRole::Class ? class_prologue_length(body) : 0;
+      for (size_t k = prologue; k < body.size(); ++k) {
         const StmtPtr& s = body[k];
-        // (The prologue's `__module__`, `__qualname__`, `__firstlineno__` come first: a written
-        // `__module__ = 're'` later in the body stays.)
         if (role_ == CodeRole::Class &&
-            ((kept.empty() && (is_name_store(s, "__module__") || is_name_store(s, "__qualname__") ||
-                               is_name_store(s, "__firstlineno__"))) ||
-             is_name_store(s, "__static_attributes__") || is_name_store(s, "__type_params__") ||
+            (is_name_store(s, "__static_attributes__") || is_name_store(s, "__type_params__") ||
              is_name_store(s, "__classdictcell__"))) {
           continue;
         }

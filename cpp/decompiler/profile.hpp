@@ -104,6 +104,9 @@ class CompilerProfile {
   // ast_opt.c optimize_format (3.11+): `'%s' % (a,)` with only %s/%r/%a compiles as an
   // f-string (FORMAT_VALUE, BUILD_STRING).
   bool folds_percent_format = minor_ >= 11;
+  // compile.c compiler_class_body: a class body opens with `__module__ = __name__` and
+  // `__qualname__ = '...'`, and on 3.13+ `__firstlineno__ = N` after them.
+  bool class_records_firstlineno = minor_ >= 13;
   // The layout 3.10/3.11 give a conditional expression that is an operand inside another's
   // branch (`f(a if x else b) if y else c`): compile.c compiler_ifexp's jump over the else joins
   // inside the enclosing region, read there as a nested conditional; 3.12+'s is read step by step.

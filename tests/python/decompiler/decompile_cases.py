@@ -4665,6 +4665,23 @@ CASES: list[Case] = [
         (1,),
         ("x",),
     ),
+    # The same names written first in the body, with no docstring before them: only the
+    # compiler's own stores open the body (and `__firstlineno__` is written by 3.13+ only).
+    _case(
+        "class_body_first_writes_qualname_module_firstlineno",
+        """
+        def f(a):
+            class Q:
+                __qualname__ = "not.a.valid.path"
+            class M:
+                __module__ = "re"
+                size = a
+            class L:
+                __firstlineno__ = 7
+            return (Q.__qualname__, M.__module__, M.size, L.__dict__["__firstlineno__"])
+        """,
+        (1,),
+    ),
     _case(
         "and_then_chained_comparison_as_if_test",
         """
