@@ -628,11 +628,12 @@ ExprPtr CodeDecoder::evaluate(int begin, int end, bool* refused) {
         !stack_.empty()) {
       const Operation& over = lifted_.ops[static_cast<size_t>(op.target) - 1];
       bool single = op.arg == 0 && over.op == Op::Jump && over.target == end;
-      // (3.10/3.11: or one that is an operand here, joining inside the region: `f(a if x else
-      // b) if y else c`; compile.c's compiler_ifexp jumps over the else to right after it. 3.12+
-      // read it through execute_step.)
-      bool operand = profile_.ifexp_operand_joins_in_region && op.arg == 0 && over.op == Op::Jump &&
-                     over.target > op.target && over.target < end;
+      // (Or one that is an operand here, joining inside the region: `f(a if x else b) if y
+      // else c`, `a and g(b if c else d)`; compile.c's compiler_ifexp jumps over the else to
+      // right after it. A test that is no and/or value has no other reading here: execute_step
+      // refuses it.)
+      bool operand =
+          op.arg == 0 && over.op == Op::Jump && over.target > op.target && over.target < end;
       std::vector<ExprPtr> before = stack_;
       int only = expression_only_;
       if (single || operand) {

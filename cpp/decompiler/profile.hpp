@@ -107,10 +107,6 @@ class CompilerProfile {
   // compile.c compiler_class_body: a class body opens with `__module__ = __name__` and
   // `__qualname__ = '...'`, and on 3.13+ `__firstlineno__ = N` after them.
   bool class_records_firstlineno = minor_ >= 13;
-  // The layout 3.10/3.11 give a conditional expression that is an operand inside another's
-  // branch (`f(a if x else b) if y else c`): compile.c compiler_ifexp's jump over the else joins
-  // inside the enclosing region, read there as a nested conditional; 3.12+'s is read step by step.
-  bool ifexp_operand_joins_in_region = minor_ <= 11;
   // compile.c compiler_async_with (3.11+): GET_AWAITABLE's oparg marks the awaits of an `async
   // with`'s __aenter__ (1) and __aexit__ (2).
   bool awaitable_marks_async_with = minor_ >= 11;

@@ -1673,6 +1673,21 @@ CASES: list[Case] = [
         (3,),
         (1,),
     ),
+    # A conditional expression inside an operand of an and/or value (a call's callable or
+    # argument, an attribute's object): its jump over the else joins inside the operand.
+    _case(
+        "boolop_operand_holds_conditional_expression",
+        """
+        def f(a, b, c):
+            x = a and (max if c else min)(len(b), 2)
+            y = a or len(b if c else [b])
+            z = a and (b if c else str(b)).upper()
+            return x, y, z
+        """,
+        (1, "s", True),
+        (0, "t", False),
+        (2, "u", False),
+    ),
     # Only the clause reaches the loop's bottom test (the try's body never falls off its end).
     _case(
         "while_body_try_whose_body_loops_forever",
