@@ -1849,8 +1849,16 @@ void CodeDecoder::read_with_suppressed_path(int i, int end, int exit, int normal
   } else if (back.op == Op::Jump && back.target < i && !loops_.empty() &&
              same_target(back.target, loops_.back().continue_target)) {
     // The statement ends a loop body: the suppressed path goes on with the next iteration,
-    // as the body's normal path does: the statement ends with its region.
+    // as the body's normal path does: the statement ends with its region. (Where the region
+    // ends with a jump back after the body's exit call, that jump is not the statement's: it
+    // ends an if's then-branch that the statement ends, going on to the loop's end.)
     shape.body_end = std::min(shape.body_end, end);
+    int last = shape.body_end - 1;
+    if (last - 5 > i && ops[static_cast<size_t>(last)].op == Op::Jump &&
+        same_target(ops[static_cast<size_t>(last)].target, back.target) &&
+        is_exit_call(ops, last - 5)) {
+      shape.body_end = last;
+    }
     shape.with_end = shape.body_end;
     shape.body_exit = back.target;
     mark_consumed(reraise_target, reraise_target + 5);

@@ -1673,6 +1673,41 @@ CASES: list[Case] = [
         (3,),
         (1,),
     ),
+    # A with statement ending an if's then-branch in a loop, an elif and an else after it: the
+    # jump back after the with's exit call is the then-branch's, not the with's own end.
+    _case(
+        "loop_if_branch_ending_in_with_then_elif",
+        """
+        class Suppress:
+            def __enter__(self):
+                return self
+
+            def __exit__(self, kind, value, traceback):
+                return kind is ValueError
+
+        def f(items):
+            out, rest = [], []
+            for item in items:
+                if isinstance(item, str):
+                    with Suppress():
+                        out.append(int(item))
+                elif isinstance(item, dict):
+                    out.append("d")
+                else:
+                    rest.append(item)
+            return out, rest
+        """,
+        (["1", "x", {}, 3],),
+        ([],),
+        code_not_yet={
+            12: "the then-branch's jump back is read as a written continue, not an elif",
+            13: "the then-branch's jump back is read as a written continue, not an elif",
+        },
+        pyc_code_not_yet={
+            12: "the then-branch's jump back is read as a written continue, not an elif",
+            13: "the then-branch's jump back is read as a written continue, not an elif",
+        },
+    ),
     # A conditional expression inside an operand of an and/or value (a call's callable or
     # argument, an attribute's object): its jump over the else joins inside the operand.
     _case(
@@ -5937,6 +5972,12 @@ _AND_CHAIN = (
     " with the test's copy at its end as an if (the chain is not the test's last item)"
 )
 _CODE_NOT_YET: dict = {
+    "loop_if_branch_ending_in_with_then_elif": {
+        12: SAME_BEHAVIOUR_OTHER_CODE
+        + "the then-branch's jump back after the with is read as a written continue, not an elif",
+        13: SAME_BEHAVIOUR_OTHER_CODE
+        + "the then-branch's jump back after the with is read as a written continue, not an elif",
+    },
     "loop_try_finally_body_test_jumps_to_its_end": {
         13: SAME_BEHAVIOUR_OTHER_CODE + "a `continue` is written after the try/finally (its jump"
         " back recompiles as JUMP_BACKWARD_NO_INTERRUPT)",
@@ -6030,6 +6071,12 @@ _PYC_NOT_YET = {
     },
 }
 _PYC_CODE_NOT_YET = {
+    "loop_if_branch_ending_in_with_then_elif": {
+        12: SAME_BEHAVIOUR_OTHER_CODE
+        + "the then-branch's jump back after the with is read as a written continue, not an elif",
+        13: SAME_BEHAVIOUR_OTHER_CODE
+        + "the then-branch's jump back after the with is read as a written continue, not an elif",
+    },
     "conditional_expression_constant_before_copied_tail": {
         12: SAME_BEHAVIOUR_OTHER_CODE
         + "tuple_of: instruction #2: expected POP_JUMP_IF_FALSE -> #6, got POP_JUMP_IF_FALSE -> #4",
