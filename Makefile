@@ -13,7 +13,7 @@ FUZZ_DIR := build/fuzz
 FUZZ_SECONDS ?= 600
 CLANGXX := clang++-14
 
-.PHONY: demo test test-cpp test-python test-models test-semantic verify-third-party fuzz fuzz-smoke \
+.PHONY: demo test test-cpp test-python test-models test-semantic test-suites verify-third-party fuzz fuzz-smoke \
   lint format setup clean
 
 demo: $(STAMPS)/installed
@@ -71,6 +71,17 @@ test-semantic: $(STAMPS)/installed
 	@mkdir -p build
 	$(PY) scripts/semantic_check.py --python $(SEMANTIC_PYTHON) --json build/semantic.json \
 	  --min-percent $(SEMANTIC_MIN_PERCENT) $(SEMANTIC_ARGS)
+
+# Third-party test suites on decompiled code: eight pure-Python packages (source distributions
+# from PyPI, pinned by version and SHA-256 in scripts/suite_check.py) run their own tests on the
+# originals and on their decompiled modules, under every installed 3.10-3.13 (a venv per version
+# in build/suites with requirements/suites.txt). Needs PyPI; ~40 min on 2 cores. Narrower:
+# SUITES_PYTHON=3.12 SUITES_ARGS="--packages toolz,click". Record in build/suites.json.
+SUITES_PYTHON ?= all
+SUITES_ARGS ?=
+test-suites: $(STAMPS)/installed
+	@mkdir -p build
+	$(PY) scripts/suite_check.py --python $(SUITES_PYTHON) --json build/suites.json $(SUITES_ARGS)
 
 # The verifier on third-party packages installed in .venv (their .py sources compiled by each of
 # 3.10-3.13; a source that does not compile under a version is counted apart, not as a failure):

@@ -27,14 +27,7 @@ DEFAULT_TIMEOUT = 300.0  # the slowest original run is ~35 s on a loaded 2-core 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument(
-        "--python",
-        action="append",
-        metavar="PATH_OR_VERSION",
-        help="interpreter: an executable, a version such as 3.12, or 'all'; repeatable "
-        "(default: this one)",
-    )
-    parser.add_argument("--decompiler", metavar="PATH", help="glassbox-decompile executable")
+    pythons.add_arguments(parser)
     parser.add_argument(
         "--modules",
         action="append",

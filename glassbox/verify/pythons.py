@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import re
@@ -117,3 +118,15 @@ def current() -> Interpreter:
     if interpreter is None or interpreter.minor not in SUPPORTED_MINORS:
         raise UsageError(f"this interpreter ({sys.version.split()[0]}) cannot judge; use --python")
     return interpreter
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``--python`` and ``--decompiler`` options of the checking scripts."""
+    parser.add_argument(
+        "--python",
+        action="append",
+        metavar="PATH_OR_VERSION",
+        help="interpreter: an executable, a version such as 3.12, or 'all'; repeatable "
+        "(default: this one)",
+    )
+    parser.add_argument("--decompiler", metavar="PATH", help="glassbox-decompile executable")
