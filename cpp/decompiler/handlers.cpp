@@ -1096,6 +1096,25 @@ int CodeDecoder::decode_except_clause(int k, int end, bool body_falls_through,
              : clause_end;
 }
 
+// 3.12+: a named clause's written `return None` unwinds the clause on the return's line, its
+// POP_EXCEPT starting that line (compiler_return, compiler_unwind_fblock); a clause falling
+// through to a copy of the code's end leaves on the line of its last statement (the exit
+// compiler_try_except adds has no location).
+bool CodeDecoder::clause_returns_written(const TryExceptShape& s) const {
+  const auto& ops = lifted_.ops;
+  for (int p = s.handler + 1; p + 4 < s.cleanup; ++p) {
+    const Operation& ret = ops[static_cast<size_t>(p) + 4];
+    if (ops[static_cast<size_t>(p)].op != Op::PopExcept || !unbinds_clause_name(ops, p + 1) ||
+        ret.op != Op::ReturnConst || !ret.constant ||
+        ret.constant->kind != bytecode::ObjectKind::None) {
+      continue;
+    }
+    int line = ops[static_cast<size_t>(p)].line;
+    if (line < 0 || line == line_at(ops, p - 1)) return false;
+  }
+  return true;
+}
+
 // The statement emitted, with the code after it that its else or the clauses hold moved out.
 void CodeDecoder::emit_try_except(StmtPtr& stmt, int exit, const TryExceptShape& shape) {
   mark_consumed(shape.handler, shape.cleanup + 3);
@@ -1107,8 +1126,10 @@ void CodeDecoder::emit_try_except(StmtPtr& stmt, int exit, const TryExceptShape&
   // is the code after the statement.
   Body& orelse_body = stmt->bodies[1];
   bool sequential = shape.sequential;
-  // (A named clause ending in `return None` may be one falling through to a copy of the end.)
+  // (A named clause ending in `return None` may be one falling through to a copy of the end;
+  // not where each such return is written.)
   for (const ExceptHandler& clause : stmt->handlers) {
+    if (!sequential || clause_returns_written(shape)) break;
     const Body& b = clause.body;
     sequential &= clause.name.empty() || b.empty() || b.back()->kind != StmtKind::Return ||
                   (!b.back()->exprs.empty() && !is_none(b.back()->exprs[0]));

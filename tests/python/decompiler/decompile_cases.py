@@ -5792,6 +5792,34 @@ CASES: list[Case] = [
         (1, 0, 1, 1),
         (0, 0, 1, 0),
     ),
+    _case(
+        # 3.12+: each clause returns (a named one's POP_EXCEPT starts the `return` line): the
+        # code after the statement follows it, no else (its try's handlers are placed later).
+        "try_clauses_return_then_code_with_try",
+        """
+        def f(values, key):
+            try:
+                data = values[key]
+            except (IndexError, KeyError):
+                return
+            except TypeError as exc:
+                rec("type", type(exc).__name__)
+                return
+            if not data:
+                rec("empty", data)
+                return
+            try:
+                rec("got", 10 // (data - 1))
+            except ZeroDivisionError as exc:
+                rec("zero", type(exc).__name__)
+        """,
+        ([1, 2], 0),
+        ([0], 0),
+        ([], 0),
+        ({}, "x"),
+        ([1], "x"),
+        ([5], 0),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
