@@ -973,10 +973,15 @@ int CodeDecoder::if_else_ending_loop_body(const IfShape& s) {
       profile_.inlines_no_lineno_blocks && label - 2 > then_begin && before_label.op == Op::Jump &&
       ops[static_cast<size_t>(label) - 2].op == Op::Jump &&
       same_target(ops[static_cast<size_t>(label) - 2].target, before_label.target);
+  // (Or the jump starts no line entry, where the then-branch ends with an if whose test jumps
+  // back: compiler_if's jump over the else has no location.)
   if (profile_.threads_jumps_to_jumps && loop && before_label.op == Op::Jump &&
       label - 1 > then_begin && label < end &&
       same_target(before_label.target, loop->continue_target) &&
-      same_target(exit, loop->continue_target) && (before_label.line > 0 || copied_jump_back) &&
+      same_target(exit, loop->continue_target) &&
+      (before_label.line > 0 || copied_jump_back ||
+       (before_label.line < 0 &&
+        ends_with_test_over_jump_back(then_begin, label, loop->continue_target))) &&
       !on_new_line(label - 1)) {
     // (Not to its end: a jump there from inside goes to the else.)
     Body then_body = decode_range(then_begin, label - 1, exit);
@@ -985,6 +990,29 @@ int CodeDecoder::if_else_ending_loop_body(const IfShape& s) {
     return end;
   }
   return -1;
+}
+
+// 3.12+ has no backward conditional jump: an if ending a loop body's branch turns its test
+// around over a jump back to the head. A membership or identity test cannot be written turned
+// around (`not (a in b)` compiles as `a not in b`): read outside an if/else, that if would need
+// an `else: continue`, whose jump has a line of its own. The if's body runs to the branch's end
+// (no jump after it), and no test jumps to the label (the rest of a condition the test items
+// did not take in).
+bool CodeDecoder::ends_with_test_over_jump_back(int begin, int label, int head) const {
+  const auto& ops = lifted_.ops;
+  bool found = false;
+  for (int k = begin; k + 1 < label; ++k) {
+    const Operation& o = ops[static_cast<size_t>(k)];
+    if (!is_jump(o.op)) continue;
+    if (o.op == Op::JumpIf && same_target(o.target, label)) return false;
+    Op tested = k > begin ? ops[static_cast<size_t>(k) - 1].op : Op::Nop;
+    const Operation& next = ops[static_cast<size_t>(k) + 1];
+    found = o.op == Op::JumpIf && o.target == k + 2 &&
+            (tested == Op::ContainsOp || tested == Op::IsOp) && next.op == Op::Jump &&
+            same_target(next.target, head);
+    if (found) ++k;  // (past the jump back)
+  }
+  return found;
 }
 
 int CodeDecoder::if_else_jumped_from_inside(const IfShape& s) {

@@ -482,6 +482,8 @@ class CodeDecoder {
                              const std::vector<bool>& targeted) const;
   int copy_original(const IfShape& s, int copy, int n, bool implicit_return) const;  // or < label
   int if_with_final_return(const IfShape& s);  // the rest: the then-branch falls into the label
+  // 3.12+: [begin, label) ends with an if whose membership/identity test jumps over a jump back
+  bool ends_with_test_over_jump_back(int begin, int label, int head) const;
 
   // ---- match.cpp: match statements (the reading of patterns lives in MatchReader)
   int decode_match(int i, int end, int exit);  // -1 when no match statement starts at i

@@ -5820,6 +5820,33 @@ CASES: list[Case] = [
         ([1], "x"),
         ([5], 0),
     ),
+    _case(
+        # 3.12+: an if/else ending a loop body whose then-branch ends with an if: both jump back
+        # to the head without a line of their own (the inner test inverted over its jump back).
+        "loop_if_else_then_ends_with_if",
+        """
+        def f(args, seen):
+            for t in args:
+                if isinstance(t, str):
+                    pass
+                elif isinstance(t, int):
+                    if t not in seen:
+                        seen.append(t)
+                else:
+                    for x in t:
+                        rec("item", x)
+            for t in args:
+                if t:
+                    if t in seen:
+                        rec("seen", t)
+                else:
+                    rec("falsy", t)
+            return seen
+        """,
+        (("a", 1, 1, (2, 3), 0), []),
+        ((), [1]),
+        ((4, [], "", 4), [4]),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
