@@ -230,6 +230,8 @@ class CodeDecoder {
   void read_except_sequential(int i, int end, TryExceptShape& s) const;
   // 3.12+: every named clause's `return None` written (not a copy of the code's end)
   bool clause_returns_written(const TryExceptShape& s) const;
+  // 3.12+: clauses ending in `continue`, then code whose handlers were compiled later
+  void read_clauses_continue_before_code(int i, int end, TryExceptShape& s) const;
   // in a clause's body, at the handler's level
   bool in_except_clause_body(int k, int cleanup) const;
   // the code after the statement past a clause's POP_EXCEPT at `p`, or -1

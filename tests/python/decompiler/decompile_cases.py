@@ -5847,6 +5847,35 @@ CASES: list[Case] = [
         ((), [1]),
         ((4, [], "", 4), [4]),
     ),
+    _case(
+        # 3.12+: a clause ending in `continue`, then code holding a with: its handler is placed
+        # after the clause's (compiled later), so that code follows the statement, no else.
+        "loop_try_clause_continue_then_with",
+        """
+        def f(paths):
+            import io
+            total = {}
+            for p in paths:
+                try:
+                    if not p:
+                        raise OSError("empty")
+                    fp = io.StringIO(p)
+                except OSError:
+                    rec("skip", p)
+                    continue
+                with fp:
+                    data = fp.read()
+                for key in data:
+                    if key not in total:
+                        total[key] = 1
+                    else:
+                        total[key] += 1
+            return sorted(total.items())
+        """,
+        (["ab", "", "ba"],),
+        ([],),
+        (["", ""],),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
