@@ -103,6 +103,13 @@ bool is_identity_or_membership(const ExprPtr& e) {
          (e->ops[0] == "in" || e->ops[0] == "not in" || e->ops[0] == "is" || e->ops[0] == "is not");
 }
 
+// A test that cannot be written turned around: `not (a in b)` compiles as `a not in b`;
+// `not (a < b < c)` jumps when the chain holds, its cleanup falling into the code after the
+// test (compiler_jump_if), where the chain's own cleanup jumps where the test fails.
+bool cannot_turn_around(const ExprPtr& e) {
+  return is_identity_or_membership(e) || (e->kind == ExprKind::Compare && e->ops.size() > 1);
+}
+
 // (So does an and/or of tests with one of those among them, but for `is None`, which
 // compiles to a None test jump either way.)
 bool mentions_identity_or_membership(const ExprPtr& e, int depth) {
@@ -116,7 +123,7 @@ bool mentions_identity_or_membership(const ExprPtr& e, int depth) {
   if (depth > 0 && e->kind == ExprKind::Compare && e->args.size() == 2 &&
       (is_none(e->args[0]) || is_none(e->args[1])))
     return false;
-  return is_identity_or_membership(e);
+  return cannot_turn_around(e);
 }
 
 }  // namespace
@@ -755,6 +762,15 @@ bool CodeDecoder::needs_inversion(const IfShape& s) {
   for (const ConditionItem& item : items) {
     if (item.target == then_begin) return false;
   }
+  // (Not where a chained comparison's cleanup lies before the label: it falls into a written
+  // `continue`, `if not a < b < c: continue`; turned around, the cleanup jumps back itself and
+  // is placed after the body.)
+  for (int k = items[0].start; k < label; ++k) {
+    const Operation& o = ops[static_cast<size_t>(k)];
+    if (o.op == Op::JumpIf && o.target > k && o.target < label &&
+        ops[static_cast<size_t>(o.target)].op == Op::PopTop)
+      return false;
+  }
   // (Not a while loop's first test, jumped back to from the end of its body.)
   for (int k = label; k < end; ++k) {
     const Operation& o = ops[static_cast<size_t>(k)];
@@ -784,7 +800,7 @@ bool CodeDecoder::needs_inversion(const IfShape& s) {
     return flow_.handler_covering(then_begin) < 0;
   }
   if (items.size() > 1) return mentions_identity_or_membership(test, 0);
-  return is_identity_or_membership(items[0].expr) && items[0].sense != 0;
+  return cannot_turn_around(items[0].expr) && items[0].sense != 0;
 }
 
 int CodeDecoder::if_inverted_over_jump_back(const IfShape& s) {
