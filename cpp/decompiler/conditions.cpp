@@ -103,6 +103,13 @@ bool is_identity_or_membership(const ExprPtr& e) {
          (e->ops[0] == "in" || e->ops[0] == "not in" || e->ops[0] == "is" || e->ops[0] == "is not");
 }
 
+// A test that cannot be written turned around: `not (a in b)` compiles as `a not in b`;
+// `not (a < b < c)` jumps when the chain holds, its cleanup falling into the code after the
+// test (compiler_jump_if), where the chain's own cleanup jumps where the test fails.
+bool cannot_turn_around(const ExprPtr& e) {
+  return is_identity_or_membership(e) || (e->kind == ExprKind::Compare && e->ops.size() > 1);
+}
+
 // (So does an and/or of tests with one of those among them, but for `is None`, which
 // compiles to a None test jump either way.)
 bool mentions_identity_or_membership(const ExprPtr& e, int depth) {
@@ -116,7 +123,7 @@ bool mentions_identity_or_membership(const ExprPtr& e, int depth) {
   if (depth > 0 && e->kind == ExprKind::Compare && e->args.size() == 2 &&
       (is_none(e->args[0]) || is_none(e->args[1])))
     return false;
-  return is_identity_or_membership(e);
+  return cannot_turn_around(e);
 }
 
 }  // namespace
@@ -755,6 +762,15 @@ bool CodeDecoder::needs_inversion(const IfShape& s) {
   for (const ConditionItem& item : items) {
     if (item.target == then_begin) return false;
   }
+  // (Not where a chained comparison's cleanup lies before the label: it falls into a written
+  // `continue`, `if not a < b < c: continue`; turned around, the cleanup jumps back itself and
+  // is placed after the body.)
+  for (int k = items[0].start; k < label; ++k) {
+    const Operation& o = ops[static_cast<size_t>(k)];
+    if (o.op == Op::JumpIf && o.target > k && o.target < label &&
+        ops[static_cast<size_t>(o.target)].op == Op::PopTop)
+      return false;
+  }
   // (Not a while loop's first test, jumped back to from the end of its body.)
   for (int k = label; k < end; ++k) {
     const Operation& o = ops[static_cast<size_t>(k)];
@@ -784,7 +800,7 @@ bool CodeDecoder::needs_inversion(const IfShape& s) {
     return flow_.handler_covering(then_begin) < 0;
   }
   if (items.size() > 1) return mentions_identity_or_membership(test, 0);
-  return is_identity_or_membership(items[0].expr) && items[0].sense != 0;
+  return cannot_turn_around(items[0].expr) && items[0].sense != 0;
 }
 
 int CodeDecoder::if_inverted_over_jump_back(const IfShape& s) {
@@ -973,10 +989,15 @@ int CodeDecoder::if_else_ending_loop_body(const IfShape& s) {
       profile_.inlines_no_lineno_blocks && label - 2 > then_begin && before_label.op == Op::Jump &&
       ops[static_cast<size_t>(label) - 2].op == Op::Jump &&
       same_target(ops[static_cast<size_t>(label) - 2].target, before_label.target);
+  // (Or the jump starts no line entry, where the then-branch ends with an if whose test jumps
+  // back: compiler_if's jump over the else has no location.)
   if (profile_.threads_jumps_to_jumps && loop && before_label.op == Op::Jump &&
       label - 1 > then_begin && label < end &&
       same_target(before_label.target, loop->continue_target) &&
-      same_target(exit, loop->continue_target) && (before_label.line > 0 || copied_jump_back) &&
+      same_target(exit, loop->continue_target) &&
+      (before_label.line > 0 || copied_jump_back ||
+       (before_label.line < 0 &&
+        ends_with_test_over_jump_back(then_begin, label, loop->continue_target))) &&
       !on_new_line(label - 1)) {
     // (Not to its end: a jump there from inside goes to the else.)
     Body then_body = decode_range(then_begin, label - 1, exit);
@@ -985,6 +1006,29 @@ int CodeDecoder::if_else_ending_loop_body(const IfShape& s) {
     return end;
   }
   return -1;
+}
+
+// 3.12+ has no backward conditional jump: an if ending a loop body's branch turns its test
+// around over a jump back to the head. A membership or identity test cannot be written turned
+// around (`not (a in b)` compiles as `a not in b`): read outside an if/else, that if would need
+// an `else: continue`, whose jump has a line of its own. The if's body runs to the branch's end
+// (no jump after it), and no test jumps to the label (the rest of a condition the test items
+// did not take in).
+bool CodeDecoder::ends_with_test_over_jump_back(int begin, int label, int head) const {
+  const auto& ops = lifted_.ops;
+  bool found = false;
+  for (int k = begin; k + 1 < label; ++k) {
+    const Operation& o = ops[static_cast<size_t>(k)];
+    if (!is_jump(o.op)) continue;
+    if (o.op == Op::JumpIf && same_target(o.target, label)) return false;
+    Op tested = k > begin ? ops[static_cast<size_t>(k) - 1].op : Op::Nop;
+    const Operation& next = ops[static_cast<size_t>(k) + 1];
+    found = o.op == Op::JumpIf && o.target == k + 2 &&
+            (tested == Op::ContainsOp || tested == Op::IsOp) && next.op == Op::Jump &&
+            same_target(next.target, head);
+    if (found) ++k;  // (past the jump back)
+  }
+  return found;
 }
 
 int CodeDecoder::if_else_jumped_from_inside(const IfShape& s) {

@@ -228,6 +228,10 @@ class CodeDecoder {
   void read_except_join(int i, int end, TryExceptShape& s) const;
   // 3.12+: handlers that never rejoin
   void read_except_sequential(int i, int end, TryExceptShape& s) const;
+  // 3.12+: every named clause's `return None` written (not a copy of the code's end)
+  bool clause_returns_written(const TryExceptShape& s) const;
+  // 3.12+: clauses ending in `continue`, then code whose handlers were compiled later
+  void read_clauses_continue_before_code(int i, int end, TryExceptShape& s) const;
   // in a clause's body, at the handler's level
   bool in_except_clause_body(int k, int cleanup) const;
   // the code after the statement past a clause's POP_EXCEPT at `p`, or -1
@@ -480,6 +484,8 @@ class CodeDecoder {
                              const std::vector<bool>& targeted) const;
   int copy_original(const IfShape& s, int copy, int n, bool implicit_return) const;  // or < label
   int if_with_final_return(const IfShape& s);  // the rest: the then-branch falls into the label
+  // 3.12+: [begin, label) ends with an if whose membership/identity test jumps over a jump back
+  bool ends_with_test_over_jump_back(int begin, int label, int head) const;
 
   // ---- match.cpp: match statements (the reading of patterns lives in MatchReader)
   int decode_match(int i, int end, int exit);  // -1 when no match statement starts at i

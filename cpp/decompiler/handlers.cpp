@@ -789,6 +789,38 @@ void CodeDecoder::read_clauses_continue(int end, TryExceptShape& s) const {
   }
 }
 
+// 3.12+: clauses that all leave with `continue` never rejoin either. A try or with in what
+// follows the body whose handler lies after this one's was compiled after the statement, not
+// in its else (push_cold_blocks_to_end keeps the order the blocks were compiled in).
+void CodeDecoder::read_clauses_continue_before_code(int i, int end, TryExceptShape& s) const {
+  const auto& ops = lifted_.ops;
+  if (!profile_.cold_blocks_at_end || role_ == CodeRole::Module || loops_.empty() || s.sequential ||
+      s.jumps_over || s.jumps_back || s.back_join >= 0 || s.tail_copy >= 0 || s.handlers_leave ||
+      s.else_end <= s.body_end || s.handler < end)
+    return;
+  int head = resolve(loops_.back().continue_target);
+  bool any_continue = false;
+  for (int k = s.handler; k < s.cleanup; ++k) {
+    const Operation& op = ops[static_cast<size_t>(k)];
+    if (op.op != Op::Jump || (op.target >= s.handler && op.target < s.cleanup)) continue;
+    if (resolve(op.target) != head) return;
+    any_continue = true;
+  }
+  bool compiled_after = false;
+  for (const HandlerRegion& region : flow_.regions) {
+    if (region.target != s.handler && region.start >= i && region.start < s.body_end) return;
+    if (region.start < s.body_end || region.start >= s.else_end ||
+        !flow_.reachable[static_cast<size_t>(region.start)])
+      continue;
+    if (region.target < s.handler) return;  // compiled first: the else's
+    compiled_after |= region.target > s.cleanup;
+  }
+  if (any_continue && compiled_after) {
+    s.clauses_continue = true;
+    s.sequential = true;
+  }
+}
+
 // Conversely, a test there jumping forward to a jump back to the loop's head that nothing falls
 // into, and that took the test's line (its only way in), was not threaded: the body's else
 // (where the clauses never rejoin).
@@ -1107,6 +1139,25 @@ int CodeDecoder::decode_except_clause(int k, int end, bool body_falls_through,
              : clause_end;
 }
 
+// 3.12+: a named clause's written `return None` unwinds the clause on the return's line, its
+// POP_EXCEPT starting that line (compiler_return, compiler_unwind_fblock); a clause falling
+// through to a copy of the code's end leaves on the line of its last statement (the exit
+// compiler_try_except adds has no location).
+bool CodeDecoder::clause_returns_written(const TryExceptShape& s) const {
+  const auto& ops = lifted_.ops;
+  for (int p = s.handler + 1; p + 4 < s.cleanup; ++p) {
+    const Operation& ret = ops[static_cast<size_t>(p) + 4];
+    if (ops[static_cast<size_t>(p)].op != Op::PopExcept || !unbinds_clause_name(ops, p + 1) ||
+        ret.op != Op::ReturnConst || !ret.constant ||
+        ret.constant->kind != bytecode::ObjectKind::None) {
+      continue;
+    }
+    int line = ops[static_cast<size_t>(p)].line;
+    if (line < 0 || line == line_at(ops, p - 1)) return false;
+  }
+  return true;
+}
+
 // The statement emitted, with the code after it that its else or the clauses hold moved out.
 void CodeDecoder::emit_try_except(StmtPtr& stmt, int exit, const TryExceptShape& shape) {
   mark_consumed(shape.handler, shape.cleanup + 3);
@@ -1118,8 +1169,10 @@ void CodeDecoder::emit_try_except(StmtPtr& stmt, int exit, const TryExceptShape&
   // is the code after the statement.
   Body& orelse_body = stmt->bodies[1];
   bool sequential = shape.sequential;
-  // (A named clause ending in `return None` may be one falling through to a copy of the end.)
+  // (A named clause ending in `return None` may be one falling through to a copy of the end;
+  // not where each such return is written.)
   for (const ExceptHandler& clause : stmt->handlers) {
+    if (!sequential || clause_returns_written(shape)) break;
     const Body& b = clause.body;
     sequential &= clause.name.empty() || b.empty() || b.back()->kind != StmtKind::Return ||
                   (!b.back()->exprs.empty() && !is_none(b.back()->exprs[0]));
@@ -1159,6 +1212,7 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
   read_except_sequential(i, end, s);
   read_except_tail_copy(end, exit, s);
   read_clauses_continue(end, s);
+  read_clauses_continue_before_code(i, end, s);
   read_else_not_threaded(s);
   read_except_outside(i, end, exit, s);
   read_except_end(i, end, exit, s);
