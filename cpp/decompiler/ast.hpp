@@ -129,6 +129,9 @@ struct Stmt {
   bool new_line = false;
   // Return of None: on a line that only such returns start (a written `return`, or a copy of it).
   bool return_line = false;
+  // The source line the statement starts on in the original (0: none known, as for statements
+  // the decompiler adds); the printer puts it there where it can (print_body's `first_line`).
+  int line = 0;
 };
 
 StmtPtr make_stmt(StmtKind kind, std::vector<ExprPtr> exprs = {}, std::vector<Body> bodies = {});

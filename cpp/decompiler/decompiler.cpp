@@ -289,9 +289,11 @@ Body CodeDecoder::decode_nested(const bytecode::CodeObject& code, CodeRole role,
 
 namespace {
 
-DecompileResult finish(const Body& body, const DecodeSession& session) {
+// Exact output keeps the original's line numbers where it can (print_body's `first_line`): the
+// code's first line stands for line 1.
+DecompileResult finish(const Body& body, const DecodeSession& session, int first_line) {
   DecompileResult result;
-  result.source = print_body(body);
+  result.source = print_body(body, 0, first_line);
   for (const auto& failure : session.failures) {
     result.fallbacks.push_back({failure.code_name, failure.first_line, failure.reason});
   }
@@ -305,7 +307,7 @@ DecompileResult decompile_module(const bytecode::CodeObject& code, Output output
   DecodeSession session;
   session.output = output;
   Body body = CodeDecoder::decode_nested(code, CodeRole::Module, session, "");
-  return finish(body, session);
+  return finish(body, session, output == Output::Exact ? code.firstlineno : 0);
 }
 
 namespace {
@@ -354,7 +356,7 @@ DecompileResult decompile_function(const bytecode::CodeObject& code, Output outp
   } else {
     body.push_back(stmt);
   }
-  return finish(body, session);
+  return finish(body, session, output == Output::Exact ? code.firstlineno : 0);
 }
 
 std::string function_parameters_without_defaults(const bytecode::CodeObject& code) {

@@ -1138,6 +1138,7 @@ Body CodeDecoder::finish_body(Body body) const {
         }
         if (is_name_store(s, "__doc__") && is_str_constant(s->exprs[1]) && kept.empty()) {
           kept.push_back(make_stmt(StmtKind::Expr, {docstring(s->exprs[1])}));
+          kept.back()->line = s->line;
           continue;
         }
         kept.push_back(s);

@@ -443,6 +443,7 @@ void write_expr(std::string& out, const Expr& e, P context) {
 
 class BodyPrinter {
  public:
+  explicit BodyPrinter(int first_line) : first_line_(first_line) {}
   std::string take() { return std::move(out_); }
 
   void body(const Body& stmts, int indent) {
@@ -455,6 +456,9 @@ class BodyPrinter {
 
  private:
   std::string out_;
+  int first_line_ = 0;  // the source line the output's first line stands for (0: no such)
+  int lines_ = 0;       // the newlines in out_[0, counted_)
+  size_t counted_ = 0;
 
   // `[T, *Ts, **P]` after a generic definition's name (3.12+).
   static std::string type_params(const Stmt& s) {
@@ -638,7 +642,36 @@ class BodyPrinter {
     block(indent, header, s.bodies[0]);
   }
 
+  // The line a statement's first line goes on: a compound statement's header stands at least one
+  // line above its body's first statement (a `while 1:` or `try:` has no operation of its own to
+  // carry its line; the first one in its body does).
+  static int lead_line(const Stmt& s) {
+    int line = s.line;
+    bool compound = s.kind == StmtKind::If || s.kind == StmtKind::While ||
+                    s.kind == StmtKind::For || s.kind == StmtKind::Try || s.kind == StmtKind::With;
+    if (compound && !s.bodies.empty() && !s.bodies[0].empty()) {
+      int inner = lead_line(*s.bodies[0][0]);
+      if (inner > 0 && (line <= 0 || inner - 1 < line)) line = inner - 1;
+    }
+    return line;
+  }
+
+  // Blank lines up to the statement's own line (relative to first_line_), where output is behind.
+  void keep_line(const Stmt& s) {
+    if (first_line_ <= 0 || lead_line(s) < first_line_) return;
+    lines_ +=
+        static_cast<int>(std::count(out_.begin() + static_cast<long>(counted_), out_.end(), '\n'));
+    counted_ = out_.size();
+    int target = lead_line(s) - first_line_;  // lines before the statement's
+    if (lines_ < target) {
+      out_.append(static_cast<size_t>(target - lines_), '\n');
+      lines_ = target;
+      counted_ = out_.size();
+    }
+  }
+
   void statement(const Stmt& s, int indent) {
+    keep_line(s);
     switch (s.kind) {
       case StmtKind::Expr:
         expression_statement(*s.exprs[0], indent);
@@ -811,8 +844,8 @@ std::string print_expr(const Expr& expr, Precedence context) {
   return out;
 }
 
-std::string print_body(const Body& body, int indent) {
-  BodyPrinter printer;
+std::string print_body(const Body& body, int indent, int first_line) {
+  BodyPrinter printer(first_line);
   printer.body(body, indent);
   return printer.take();
 }

@@ -34,7 +34,10 @@ enum class Precedence : int {
 std::string print_expr(const Expr& expr, Precedence context = Precedence::Tuple);
 
 // The statements as source lines, each indented by `indent` levels of four spaces.
-std::string print_body(const Body& body, int indent = 0);
+// `first_line` > 0: the source line the output's first line stands for; each statement with a
+// known line then starts on that line where the output has not gone past it (blank lines fill
+// the gap), so that tracebacks, warnings and inspect see the original's line numbers.
+std::string print_body(const Body& body, int indent = 0, int first_line = 0);
 
 // The binary operator's precedence ("+" -> Arith); Atom for an unknown operator.
 Precedence binary_precedence(const std::string& op);

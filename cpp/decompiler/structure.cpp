@@ -103,7 +103,15 @@ Body CodeDecoder::decode_range_extending(int begin, int* end, int limit, int exi
   bool take_region_value = take_region_value_;
   take_region_value_ = false;
   int i = begin;
-  while (i < *end) i = decode_statement(i, *end, exit);
+  int start = begin;  // where the statement being decoded started: its line is the statement's
+  while (i < *end) {
+    if (stack_.size() <= statement_depth_) start = i;
+    size_t before = body.size();
+    i = decode_statement(i, *end, exit);
+    for (size_t k = before; k < body.size(); ++k) {
+      if (body[k]->line == 0) body[k]->line = std::max(line_at(lifted_.ops, start), 0);
+    }
+  }
   // A value the region computed is still on the stack (on top, or below an iterator it was
   // swapped under on its way to a return).
   auto pending_value = [&] {
