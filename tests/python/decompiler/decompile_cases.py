@@ -6169,12 +6169,6 @@ _CODE_NOT_YET: dict = {
 
 # Found only when the whole module is decompiled from a .pyc of that version.
 _PYC_NOT_YET = {
-    "conditional_expression_operand_in_a_branch": {
-        12: FALLBACK + "'unrecognized comprehension body' (an inlined comprehension whose element"
-        " is a conditional expression holding another)",
-        13: FALLBACK + "'unrecognized comprehension body' (an inlined comprehension whose element"
-        " is a conditional expression holding another)",
-    },
     "generator_try_then_code": {
         10: FALLBACK + "'unsupported operation 59' (a loop of with statements in a finally)",
     },
