@@ -129,6 +129,12 @@ struct Stmt {
   bool new_line = false;
   // Return of None: on a line that only such returns start (a written `return`, or a copy of it).
   bool return_line = false;
+  // Return/Break/Continue leaving nested try/finally statements: the compiler copies each finally
+  // body before it, innermost first (compiler_unwind_fblock_stack). Copies of inner statements not
+  // yet stripped because an enclosing statement's copy follows them: their printed text and
+  // statement count, stripped together with that copy (strip_finally_copies).
+  std::string pending_copies;
+  size_t pending_count = 0;
 };
 
 StmtPtr make_stmt(StmtKind kind, std::vector<ExprPtr> exprs = {}, std::vector<Body> bodies = {});
