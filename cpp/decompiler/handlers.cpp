@@ -121,6 +121,47 @@ bool spill_before_copy(Body& body, size_t k, const std::string& copy_text, size_
   return false;
 }
 
+// Whether every way through `body` ends in the return printing as `returned`.
+bool all_branches_return(const Body& body, const std::string& returned, int depth = 0) {
+  if (body.empty() || depth > 100) return false;
+  const Stmt& last = *body.back();
+  if (last.kind == StmtKind::Return) return print_body({body.back()}) == returned;
+  if (last.kind == StmtKind::If)
+    return all_branches_return(last.bodies[0], returned, depth + 1) &&
+           all_branches_return(last.bodies[1], returned, depth + 1);
+  if (last.kind != StmtKind::Try || last.bodies.size() != 3 || !last.bodies[2].empty() ||
+      last.handlers.empty())
+    return false;
+  bool returns = all_branches_return(last.bodies[last.bodies[1].empty() ? 0 : 1], returned, depth);
+  for (const ExceptHandler& handler : last.handlers)
+    returns = returns && all_branches_return(handler.body, returned, depth + 1);
+  return returns;
+}
+
+// A copy ending in a try/except ends the body where the exit after it was copied into every
+// branch (inline_small_exit_blocks, 3.11+): the branches' returns come out after it, as the exit
+// of the copy, when the copy is then there (see copy_before_exit, spill_before_copy).
+bool exit_after_copy(Body& body, const std::string& copy_text, size_t copy_size) {
+  if (body.empty() || copy_size == 0 || body.back()->kind != StmtKind::Try) return false;
+  StmtPtr last = body.back();
+  const Body* path = &last->bodies[last->bodies[1].empty() ? 0 : 1];
+  if (path->empty() || path->back()->kind != StmtKind::Return) return false;
+  StmtPtr exit = path->back();
+  std::string returned = print_body({exit});
+  if (!all_branches_return(body, returned)) return false;
+  Body stripped = clone_body({last});
+  strip_branch_returns(stripped, returned);
+  body.back() = stripped[0];
+  body.push_back(make_stmt(StmtKind::Return, exit->exprs));
+  size_t k = body.size() - 1;
+  if (copy_before_exit(body, k, copy_text, copy_size) ||
+      spill_before_copy(body, k, copy_text, copy_size))
+    return true;
+  body.pop_back();
+  body.back() = last;
+  return false;
+}
+
 }  // namespace
 
 // The compiler copies the finally body before every exit that leaves the try: each return, and
@@ -132,6 +173,7 @@ bool spill_before_copy(Body& body, size_t k, const std::string& copy_text, size_
 bool strip_finally_copies(Body& body, const std::string& copy_text, size_t copy_size, bool in_loop,
                           int depth, bool may_defer) {
   if (depth > 100) return false;
+  exit_after_copy(body, copy_text, copy_size);
   // The exits of this body first: a copy that ends in an if holds the exit copied into its
   // branches too, which are no exits of their own.
   for (size_t k = 0; k < body.size(); ++k) {

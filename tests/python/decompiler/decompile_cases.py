@@ -1254,6 +1254,24 @@ CASES: list[Case] = [
         (1, "x"),
         (2, "3"),
     ),
+    # A return's finally copy that is one try/except: the return copied into its body's end and
+    # each clause, none after it (3.11+ inline_small_exit_blocks).
+    _case(
+        "return_before_finally_that_is_try_except",
+        """
+        def f(name):
+            d = {"a": 1}
+            try:
+                return rec("get", d.get(name))
+            finally:
+                try:
+                    del d[name]
+                except KeyError:
+                    rec("missing", name, d)
+        """,
+        ("a",),
+        ("b",),
+    ),
     # A body that never falls off its end: 3.10 drops the normal path's finally copy.
     _case(
         "try_finally_body_ends_in_raise",
@@ -5899,6 +5917,10 @@ CASES: list[Case] = [
 FALLBACK = "marked fallback region: "
 WRONG = "decompiles without a fallback to code that behaves differently: "
 _NOT_YET: dict = {
+    "return_before_finally_that_is_try_except": {
+        10: FALLBACK + "'try/finally body leaves a value' (3.10: the return copied into the"
+        " copy's branches, no original after it)",
+    },
     "return_value_through_nested_finally": {
         10: FALLBACK + "'try/finally body leaves a value' (the returned value waits through the"
         " enclosing statement's normal path)",
