@@ -148,6 +148,7 @@ int CodeDecoder::finally_normal_path_end(int i, int* pop_block, int handler, int
   *pop_block = merge_exit_copies(i, *pop_block, handler);
   int try_end = *pop_block + 1 + copy_length;
   // (The short exit after the statement copied into the copy's branches.)
+  copy_returns_ = false;
   int walked = normal_copy_end(*pop_block + 1, handler, reraise, -1);
   if (walked >= 0) try_end = walked;
   // (The closing RERAISE dropped: the normal copy runs up to the handler, or to a jump over it,
@@ -188,6 +189,9 @@ Body CodeDecoder::decode_finally_try_body(int i, int pop_block, int handler, int
   // `try: return value finally: ...`: the value waits on the stack while the finally copy runs.
   bool returns_value = static_cast<size_t>(*try_end) < ops.size() &&
                        ops[static_cast<size_t>(*try_end)].op == Op::ReturnValue;
+  // (Or each branch of the copy returns it, up to the handler: see normal_copy_end.)
+  bool copy_returns = copy_returns_ && *try_end == handler;
+  returns_value |= copy_returns;
   take_region_value_ = true;
   region_value_ = nullptr;
   Body body = decode_range(i + 1, pop_block, pop_block);
@@ -203,7 +207,7 @@ Body CodeDecoder::decode_finally_try_body(int i, int pop_block, int handler, int
                          !body.empty() && body.back()->kind == StmtKind::Try &&
                          !body.back()->bodies[0].empty() &&
                          body.back()->bodies[0].back()->kind == StmtKind::Return;
-  if (*returned || returned_inside) {
+  if ((*returned || returned_inside) && !copy_returns) {
     // A finally body ending in an if: the return that follows its normal-path copy is copied to
     // the end of each branch, the other copies after the first, where the copy's jumps go.
     int copy_begin = pop_block + 1;

@@ -1833,6 +1833,11 @@ int CodeDecoder::normal_copy_end(int copy, int final_begin, int final_end, int c
     ++q;
   }
   if (tails.empty()) return -1;
+  // (3.10: every branch of the copy returns the value the body left waiting, a bare RETURN_VALUE:
+  // no original of the return follows, the copy runs up to the handler.)
+  copy_returns_ = q == final_begin && cleanup < 0;
+  for (const auto& [start, length] : tails) copy_returns_ &= length == 1;
+  if (copy_returns_) return q;
   // (Each copy repeats the block that follows the copy: the code after the statement. A copy's
   // line is the one its predecessor had, where the block had one predecessor once copied.)
   for (const auto& [start, length] : tails) {

@@ -5917,10 +5917,6 @@ CASES: list[Case] = [
 FALLBACK = "marked fallback region: "
 WRONG = "decompiles without a fallback to code that behaves differently: "
 _NOT_YET: dict = {
-    "return_before_finally_that_is_try_except": {
-        10: FALLBACK + "'try/finally body leaves a value' (3.10: the return copied into the"
-        " copy's branches, no original after it)",
-    },
     "return_value_through_nested_finally": {
         10: FALLBACK + "'try/finally body leaves a value' (the returned value waits through the"
         " enclosing statement's normal path)",
