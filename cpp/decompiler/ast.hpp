@@ -132,6 +132,12 @@ struct Stmt {
   // The source line the statement starts on in the original (0: none known, as for statements
   // the decompiler adds); the printer puts it there where it can (print_body's `first_line`).
   int line = 0;
+  // Return/Break/Continue leaving nested try/finally statements: the compiler copies each finally
+  // body before it, innermost first (compiler_unwind_fblock_stack). Copies of inner statements not
+  // yet stripped because an enclosing statement's copy follows them: their printed text and
+  // statement count, stripped together with that copy (strip_finally_copies).
+  std::string pending_copies;
+  size_t pending_count = 0;
 };
 
 StmtPtr make_stmt(StmtKind kind, std::vector<ExprPtr> exprs = {}, std::vector<Body> bodies = {});

@@ -40,9 +40,13 @@ int else_reraise(const std::vector<Operation>& ops, int target) {
 int CodeDecoder::decode_setup_finally(int i, int end, int exit) {
   const auto& ops = lifted_.ops;
   int handler = ops[static_cast<size_t>(i)].target;
-  if (handler <= i || static_cast<size_t>(handler) + 3 > ops.size())
+  // (A finally body ending the code may be as short as one operation and its RERAISE.)
+  if (handler <= i || static_cast<size_t>(handler) + 2 > ops.size())
     throw DecodeFailure("SETUP_FINALLY target");
-  if (starts_except(ops, handler)) return decode_setup_except(i, handler, end, exit);
+  if (starts_except(ops, handler)) {
+    if (static_cast<size_t>(handler) + 3 > ops.size()) throw DecodeFailure("SETUP_FINALLY target");
+    return decode_setup_except(i, handler, end, exit);
+  }
   // try/finally: the finally body is at the handler up to RERAISE, and copied after POP_BLOCK.
   int reraise = finally_closing_reraise(handler, end);
   int copy_length = reraise - handler;
@@ -57,7 +61,12 @@ int CodeDecoder::decode_setup_finally(int i, int end, int exit) {
   int try_end = finally_normal_path_end(i, &pop_block, handler, reraise, copy_length);
   if (try_end < 0) return decode_finally_without_normal_path(i, handler, reraise, end, exit);
   ExprPtr returned;
-  Body body = decode_finally_try_body(i, pop_block, handler, &try_end, &returned);
+  Body body;
+  {
+    Restore<int> enclosing(enclosing_finally_);
+    ++enclosing_finally_;
+    body = decode_finally_try_body(i, pop_block, handler, &try_end, &returned);
+  }
   Body final_body = decode_setup_finally_handler(handler, reraise, body);
   // The returned value's finally copy lies outside the body, after POP_BLOCK.
   if (returned) body.push_back(make_stmt(StmtKind::Return, {returned}));
@@ -139,6 +148,7 @@ int CodeDecoder::finally_normal_path_end(int i, int* pop_block, int handler, int
   *pop_block = merge_exit_copies(i, *pop_block, handler);
   int try_end = *pop_block + 1 + copy_length;
   // (The short exit after the statement copied into the copy's branches.)
+  copy_returns_ = false;
   int walked = normal_copy_end(*pop_block + 1, handler, reraise, -1);
   if (walked >= 0) try_end = walked;
   // (The closing RERAISE dropped: the normal copy runs up to the handler, or to a jump over it,
@@ -179,6 +189,9 @@ Body CodeDecoder::decode_finally_try_body(int i, int pop_block, int handler, int
   // `try: return value finally: ...`: the value waits on the stack while the finally copy runs.
   bool returns_value = static_cast<size_t>(*try_end) < ops.size() &&
                        ops[static_cast<size_t>(*try_end)].op == Op::ReturnValue;
+  // (Or each branch of the copy returns it, up to the handler: see normal_copy_end.)
+  bool copy_returns = copy_returns_ && *try_end == handler;
+  returns_value |= copy_returns;
   take_region_value_ = true;
   region_value_ = nullptr;
   Body body = decode_range(i + 1, pop_block, pop_block);
@@ -194,7 +207,7 @@ Body CodeDecoder::decode_finally_try_body(int i, int pop_block, int handler, int
                          !body.empty() && body.back()->kind == StmtKind::Try &&
                          !body.back()->bodies[0].empty() &&
                          body.back()->bodies[0].back()->kind == StmtKind::Return;
-  if (*returned || returned_inside) {
+  if ((*returned || returned_inside) && !copy_returns) {
     // A finally body ending in an if: the return that follows its normal-path copy is copied to
     // the end of each branch, the other copies after the first, where the copy's jumps go.
     int copy_begin = pop_block + 1;
@@ -273,7 +286,8 @@ Body CodeDecoder::decode_setup_finally_handler(int handler, int reraise, Body& b
   stack_ = saved_stack;
   statement_depth_ = saved_depth;
   mark_consumed(handler, dropped_closing(reraise) ? reraise : reraise + 1);
-  if (!strip_finally_copies(body, print_body(final_body), final_body.size(), false, 0)) {
+  if (!strip_finally_copies(body, print_body(final_body), final_body.size(), false, 0,
+                            enclosing_finally_ > 0)) {
     throw DecodeFailure("finally copy on an exit path");
   }
   return final_body;
@@ -289,7 +303,12 @@ int CodeDecoder::decode_finally_without_normal_path(int i, int handler, int rera
                    last.op != Op::ReturnValue &&
                    !(last.op == Op::Jump && last.target < handler - 1);
   if (falls_off) throw DecodeFailure("try/finally without its normal path");
-  Body body = decode_range(i + 1, handler, handler);
+  Body body;
+  {
+    Restore<int> enclosing(enclosing_finally_);
+    ++enclosing_finally_;
+    body = decode_range(i + 1, handler, handler);
+  }
   Body final_body = decode_setup_finally_handler(handler, reraise, body);
   emit_try_finally(std::move(body), std::move(final_body));
   int try_end = dropped_closing(reraise) ? reraise : reraise + 1;

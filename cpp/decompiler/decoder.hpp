@@ -541,6 +541,8 @@ class CodeDecoder {
       std::vector<ExprPtr> args);  // values computed before a statement, to temporaries
   int spilled_ = 0;
   bool mid_expression_try_ = false;  // the try being decoded starts with values on the stack
+  int enclosing_finally_ = 0;        // try/finally bodies being decoded around this statement
+  bool copy_returns_ = false;        // the last normal_copy_end walked a copy that only returns
   bool keep_region_stack_ = false;   // the next region keeps what it leaves on the stack
   int region_limit_ = -1;            // how far the region being decoded may grow
   // Decoding an except clause (3.12+): the code after the try statement, of which the clause's

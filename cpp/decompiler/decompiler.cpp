@@ -7,6 +7,7 @@
 #include "bytecode/disassembler.hpp"
 #include "bytecode/error.hpp"
 #include "decompiler/decoder.hpp"
+#include "decompiler/handlers_support.hpp"
 #include "decompiler/printer.hpp"
 
 namespace glassbox::decompiler {
@@ -173,6 +174,7 @@ Body CodeDecoder::decode(bool region_fallbacks) {
   }
   Body body =
       region_fallbacks ? decode_with_region_fallbacks(count) : decode_range(0, count, count);
+  if (has_pending_copies(body)) throw DecodeFailure("finally copy on an exit path");
   return finish_body(std::move(body));
 }
 

@@ -61,10 +61,105 @@ int strip_branch_returns(Body& body, const std::string& returned, int depth = 0)
     body.pop_back();
     return 1;
   }
-  if (last->kind != StmtKind::If) return 0;
   int removed = 0;
+  if (last->kind == StmtKind::Try && last->bodies.size() == 3 && last->bodies[2].empty()) {
+    // (A try/except: the exit copied after its body, or its else, and after each clause.)
+    removed +=
+        strip_branch_returns(last->bodies[last->bodies[1].empty() ? 0 : 1], returned, depth + 1);
+    for (ExceptHandler& handler : last->handlers)
+      removed += strip_branch_returns(handler.body, returned, depth + 1);
+    return removed;
+  }
+  if (last->kind != StmtKind::If) return 0;
   for (Body& branch : last->bodies) removed += strip_branch_returns(branch, returned, depth + 1);
   return removed;
+}
+
+}  // namespace
+
+namespace {
+
+// Whether body[begin, end) prints as `text` (an empty range as nothing).
+bool prints_as(const Body& body, size_t begin, size_t end, const std::string& text) {
+  if (begin == end) return text.empty();
+  return print_body(Body(body.begin() + static_cast<std::ptrdiff_t>(begin),
+                         body.begin() + static_cast<std::ptrdiff_t>(end))) == text;
+}
+
+// Whether the copy before the exit body[k] (its inner statements' pending copies first) is there.
+bool copy_before_exit(const Body& body, size_t k, const std::string& copy_text, size_t copy_size) {
+  const Stmt& stmt = *body[k];
+  size_t pending = stmt.pending_count;
+  if (k < copy_size + pending) return false;
+  if (pending > 0)
+    return prints_as(body, k - copy_size - pending, k - copy_size, stmt.pending_copies) &&
+           (copy_size == 0 || prints_as(body, k - copy_size, k, copy_text));
+  Body before(body.begin() + static_cast<std::ptrdiff_t>(k - copy_size),
+              body.begin() + static_cast<std::ptrdiff_t>(k));
+  if (copy_size == 0 || print_body(before) == copy_text) return true;
+  Body stripped = clone_body(before);
+  return strip_branch_returns(stripped, print_body({body[k]})) > 0 &&
+         print_body(stripped) == copy_text;
+}
+
+// The returned value, computed before the copy, waits on the stack while it runs; where the
+// decoder spilled it only inside the copy (before a statement that could change the name it
+// reads), that spill moves before the copy when the copy is there without it.
+bool spill_before_copy(Body& body, size_t k, const std::string& copy_text, size_t copy_size) {
+  const Stmt& exit = *body[k];
+  size_t start = k - std::min(k, copy_size + exit.pending_count);
+  if (exit.kind != StmtKind::Return || exit.exprs.size() != 1 || start == 0) return false;
+  size_t at = start;
+  while (at < k && !is_spill_of(body[at], exit.exprs[0])) ++at;
+  if (at == k) return false;
+  StmtPtr spill = body[at];
+  body.erase(body.begin() + static_cast<std::ptrdiff_t>(at));
+  body.insert(body.begin() + static_cast<std::ptrdiff_t>(start - 1), spill);
+  if (copy_before_exit(body, k, copy_text, copy_size)) return true;
+  body.erase(body.begin() + static_cast<std::ptrdiff_t>(start - 1));
+  body.insert(body.begin() + static_cast<std::ptrdiff_t>(at), spill);
+  return false;
+}
+
+// Whether every way through `body` ends in the return printing as `returned`.
+bool all_branches_return(const Body& body, const std::string& returned, int depth = 0) {
+  if (body.empty() || depth > 100) return false;
+  const Stmt& last = *body.back();
+  if (last.kind == StmtKind::Return) return print_body({body.back()}) == returned;
+  if (last.kind == StmtKind::If)
+    return all_branches_return(last.bodies[0], returned, depth + 1) &&
+           all_branches_return(last.bodies[1], returned, depth + 1);
+  if (last.kind != StmtKind::Try || last.bodies.size() != 3 || !last.bodies[2].empty() ||
+      last.handlers.empty())
+    return false;
+  bool returns = all_branches_return(last.bodies[last.bodies[1].empty() ? 0 : 1], returned, depth);
+  for (const ExceptHandler& handler : last.handlers)
+    returns = returns && all_branches_return(handler.body, returned, depth + 1);
+  return returns;
+}
+
+// A copy ending in a try/except ends the body where the exit after it was copied into every
+// branch (inline_small_exit_blocks, 3.11+): the branches' returns come out after it, as the exit
+// of the copy, when the copy is then there (see copy_before_exit, spill_before_copy).
+bool exit_after_copy(Body& body, const std::string& copy_text, size_t copy_size) {
+  if (body.empty() || copy_size == 0 || body.back()->kind != StmtKind::Try) return false;
+  StmtPtr last = body.back();
+  const Body* path = &last->bodies[last->bodies[1].empty() ? 0 : 1];
+  if (path->empty() || path->back()->kind != StmtKind::Return) return false;
+  StmtPtr exit = path->back();
+  std::string returned = print_body({exit});
+  if (!all_branches_return(body, returned)) return false;
+  Body stripped = clone_body({last});
+  strip_branch_returns(stripped, returned);
+  body.back() = stripped[0];
+  body.push_back(make_stmt(StmtKind::Return, exit->exprs));
+  size_t k = body.size() - 1;
+  if (copy_before_exit(body, k, copy_text, copy_size) ||
+      spill_before_copy(body, k, copy_text, copy_size))
+    return true;
+  body.pop_back();
+  body.back() = last;
+  return false;
 }
 
 }  // namespace
@@ -73,28 +168,35 @@ int strip_branch_returns(Body& body, const std::string& returned, int depth = 0)
 // each break/continue not inside a loop of the try body itself. The decoded body holds those
 // copies (after the return value, spilled to a temporary, was computed): they go, and the value
 // comes back into the return. False when an exit lacks its copy: the statement cannot be trusted.
+// With `may_defer` (an enclosing try/finally's body is being decoded), an exit whose copy is not
+// right before it keeps it as pending: the enclosing statement's copy may come between.
 bool strip_finally_copies(Body& body, const std::string& copy_text, size_t copy_size, bool in_loop,
-                          int depth) {
+                          int depth, bool may_defer) {
   if (depth > 100) return false;
+  exit_after_copy(body, copy_text, copy_size);
   // The exits of this body first: a copy that ends in an if holds the exit copied into its
   // branches too, which are no exits of their own.
   for (size_t k = 0; k < body.size(); ++k) {
     Stmt& stmt = *body[k];
     bool leaves = stmt.kind == StmtKind::Return ||
                   (!in_loop && (stmt.kind == StmtKind::Break || stmt.kind == StmtKind::Continue));
-    if (!leaves) continue;
-    if (k < copy_size) return false;
-    Body before(body.begin() + static_cast<std::ptrdiff_t>(k - copy_size),
-                body.begin() + static_cast<std::ptrdiff_t>(k));
-    if (copy_size > 0 && print_body(before) != copy_text) {
-      Body stripped = clone_body(before);
-      if (strip_branch_returns(stripped, print_body({body[k]})) == 0 ||
-          print_body(stripped) != copy_text)
-        return false;
+    if (!leaves) {
+      if (stmt.pending_count > 0 && !may_defer) return false;  // (it never left the outermost)
+      continue;
     }
-    body.erase(body.begin() + static_cast<std::ptrdiff_t>(k - copy_size),
+    if (!copy_before_exit(body, k, copy_text, copy_size) &&
+        !spill_before_copy(body, k, copy_text, copy_size)) {
+      if (!may_defer) return false;
+      stmt.pending_copies += copy_size > 0 ? copy_text : std::string();
+      stmt.pending_count += copy_size;
+      continue;
+    }
+    size_t strip = copy_size + stmt.pending_count;
+    body.erase(body.begin() + static_cast<std::ptrdiff_t>(k - strip),
                body.begin() + static_cast<std::ptrdiff_t>(k));
-    k -= copy_size;
+    k -= strip;
+    stmt.pending_copies.clear();
+    stmt.pending_count = 0;
     if (stmt.kind == StmtKind::Return && stmt.exprs.size() == 1 && k > 0 &&
         is_spill_of(body[k - 1], stmt.exprs[0])) {
       stmt.exprs[0] = body[k - 1]->exprs[1];
@@ -108,16 +210,29 @@ bool strip_finally_copies(Body& body, const std::string& copy_text, size_t copy_
     bool loop = stmt.kind == StmtKind::For || stmt.kind == StmtKind::While;
     for (size_t b = 0; b < stmt.bodies.size(); ++b) {
       if (!strip_finally_copies(stmt.bodies[b], copy_text, copy_size, in_loop || (loop && b == 0),
-                                depth + 1)) {
+                                depth + 1, may_defer)) {
         return false;
       }
     }
     for (ExceptHandler& handler : stmt.handlers) {
-      if (!strip_finally_copies(handler.body, copy_text, copy_size, in_loop, depth + 1))
+      if (!strip_finally_copies(handler.body, copy_text, copy_size, in_loop, depth + 1, may_defer))
         return false;
     }
   }
   return true;
+}
+
+// Whether a statement of `body` still holds finally copies pending (see strip_finally_copies).
+bool has_pending_copies(const Body& body, int depth) {
+  if (depth > 100) return true;
+  for (const StmtPtr& stmt : body) {
+    if (stmt->pending_count > 0) return true;
+    for (const Body& inner : stmt->bodies)
+      if (has_pending_copies(inner, depth + 1)) return true;
+    for (const ExceptHandler& handler : stmt->handlers)
+      if (has_pending_copies(handler.body, depth + 1)) return true;
+  }
+  return false;
 }
 
 namespace {
@@ -1629,8 +1744,13 @@ int CodeDecoder::decode_try_finally(int i, int body_end, int handler, int end, i
   bool mid_expression = mid_expression_try_;
   mid_expression_try_ = false;
   keep_region_stack_ = mid_expression;
-  Body body = mid_expression ? decode_range(i, body_end, body_end)
-                             : decode_range_extending(i, &body_end, handler, body_end);
+  Body body;
+  {
+    Restore<int> enclosing(enclosing_finally_);
+    ++enclosing_finally_;
+    body = mid_expression ? decode_range(i, body_end, body_end)
+                          : decode_range_extending(i, &body_end, handler, body_end);
+  }
   int final_begin = handler + 1;
   int final_end = cleanup - 1;
   int normal_end = finally_normal_end(i, body_end, handler, cleanup, mid_expression);
@@ -1659,7 +1779,8 @@ int CodeDecoder::decode_try_finally(int i, int body_end, int handler, int end, i
       profile_.copies_exit_blocks && !final_body.empty()
           ? strip_normal_copy_with_returns(body, print_body(final_body), final_body.size())
           : nullptr;
-  if (!strip_finally_copies(body, print_body(final_body), final_body.size(), false, 0)) {
+  if (!strip_finally_copies(body, print_body(final_body), final_body.size(), false, 0,
+                            enclosing_finally_ > 0)) {
     throw DecodeFailure("finally copy on an exit path");
   }
   // (`try: return value`: the value, computed before the copy, waited in a temporary.)
@@ -1777,6 +1898,11 @@ int CodeDecoder::normal_copy_end(int copy, int final_begin, int final_end, int c
     ++q;
   }
   if (tails.empty()) return -1;
+  // (3.10: every branch of the copy returns the value the body left waiting, a bare RETURN_VALUE:
+  // no original of the return follows, the copy runs up to the handler.)
+  copy_returns_ = q == final_begin && cleanup < 0;
+  for (const auto& [start, length] : tails) copy_returns_ &= length == 1;
+  if (copy_returns_) return q;
   // (Each copy repeats the block that follows the copy: the code after the statement. A copy's
   // line is the one its predecessor had, where the block had one predecessor once copied.)
   for (const auto& [start, length] : tails) {

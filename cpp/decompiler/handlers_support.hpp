@@ -14,9 +14,14 @@ namespace glassbox::decompiler {
 bool jumped_into(const std::vector<Operation>& ops, int from, int to, int begin, int end);
 
 // The finally body's copies before the exits that leave the try, stripped from `body`; false
-// when an exit lacks its copy (handlers.cpp).
+// when an exit lacks its copy; with `may_defer`, an exit whose copy an enclosing statement's
+// follows keeps it pending (handlers.cpp).
 bool strip_finally_copies(Body& body, const std::string& copy_text, size_t copy_size, bool in_loop,
-                          int depth);
+                          int depth, bool may_defer);
+
+// Whether a statement of `body` still holds finally copies pending: no enclosing statement
+// stripped them (handlers.cpp).
+bool has_pending_copies(const Body& body, int depth = 0);
 
 // How many times `text` (n statements) ends `body` or one of its trailing if's branches; with
 // `strip`, those copies go (handlers.cpp).

@@ -1153,6 +1153,125 @@ CASES: list[Case] = [
         (0,),
         (1,),
     ),
+    # An exit leaving nested try/finally statements: each finally body copied before it,
+    # innermost first (compiler_unwind_fblock_stack); the inner copy is not right before it.
+    _case(
+        "return_through_nested_finally",
+        """
+        def f(fut, k):
+            try:
+                try:
+                    if k:
+                        return rec("early", fut)
+                    rec("body")
+                finally:
+                    rec("cancel")
+            finally:
+                del fut
+            return "late"
+        """,
+        (1, 0),
+        (2, 1),
+    ),
+    _case(
+        "return_value_through_nested_finally",
+        """
+        def f(fut):
+            try:
+                try:
+                    return rec("result", fut)
+                finally:
+                    rec("cancel")
+            finally:
+                del fut
+        """,
+        (1,),
+    ),
+    _case(
+        "break_continue_through_nested_finally",
+        """
+        def f(xs):
+            for x in xs:
+                try:
+                    try:
+                        if x == 1:
+                            break
+                        if x == 2:
+                            continue
+                        rec("body", x)
+                    finally:
+                        rec("inner", x)
+                finally:
+                    rec("outer", x)
+            return "done"
+        """,
+        ([0, 2, 1, 0],),
+        ([0],),
+    ),
+    _case(
+        "loop_exits_in_nested_finally",
+        """
+        def f(xs):
+            try:
+                for x in xs:
+                    try:
+                        if x:
+                            continue
+                        if x is None:
+                            return 5
+                    finally:
+                        rec("inner", x)
+            finally:
+                rec("outer")
+        """,
+        ([1, 0, None],),
+        ([1, 0],),
+    ),
+    # A return's finally copy ending in an if whose branch ends in a try/except: the return
+    # copied after the try's body and each clause (3.11+ inline_small_exit_blocks); the value
+    # read before the copy runs.
+    _case(
+        "return_before_finally_ending_in_try_except",
+        """
+        def f(timeout, fail):
+            got = False
+            try:
+                if timeout is None:
+                    got = True
+                else:
+                    got = rec("acquire", timeout)
+                return got
+            finally:
+                rec("restore")
+                got = "changed"
+                if fail:
+                    try:
+                        rec("remove", int(fail))
+                    except ValueError:
+                        pass
+        """,
+        (None, 0),
+        (1, "x"),
+        (2, "3"),
+    ),
+    # A return's finally copy that is one try/except: the return copied into its body's end and
+    # each clause, none after it (3.11+ inline_small_exit_blocks).
+    _case(
+        "return_before_finally_that_is_try_except",
+        """
+        def f(name):
+            d = {"a": 1}
+            try:
+                return rec("get", d.get(name))
+            finally:
+                try:
+                    del d[name]
+                except KeyError:
+                    rec("missing", name, d)
+        """,
+        ("a",),
+        ("b",),
+    ),
     # A body that never falls off its end: 3.10 drops the normal path's finally copy.
     _case(
         "try_finally_body_ends_in_raise",
@@ -6025,6 +6144,10 @@ CASES: list[Case] = [
 FALLBACK = "marked fallback region: "
 WRONG = "decompiles without a fallback to code that behaves differently: "
 _NOT_YET: dict = {
+    "return_value_through_nested_finally": {
+        10: FALLBACK + "'try/finally body leaves a value' (the returned value waits through the"
+        " enclosing statement's normal path)",
+    },
     "finally_body_is_try_except": {
         11: FALLBACK + "'stack underflow' (a named clause then a bare one in a finally body)",
     },
