@@ -973,10 +973,25 @@ int CodeDecoder::if_else_ending_loop_body(const IfShape& s) {
       profile_.inlines_no_lineno_blocks && label - 2 > then_begin && before_label.op == Op::Jump &&
       ops[static_cast<size_t>(label) - 2].op == Op::Jump &&
       same_target(ops[static_cast<size_t>(label) - 2].target, before_label.target);
+  // (Or no line entry at all, continuing the line of the branch's last statement, where that is
+  // an if whose test flowgraph.c threaded to the join, then to the loop head, and turned around:
+  // `POP_JUMP_IF_TRUE` over a JUMP_BACKWARD. Its `if not test: continue` reading cannot write a
+  // membership or identity test, whose `not` folds into the operator. Not where the jump back
+  // is itself such a test's, falling into the label over it.)
+  const Operation& two_before = ops[static_cast<size_t>(label) - 2];
+  bool jump_turned = two_before.op == Op::JumpIf && two_before.target == label;
+  bool turned_test_before = false;
+  for (int k = then_begin; loop && before_label.line < 0 && !jump_turned && k + 2 < label; ++k) {
+    const Operation& o = ops[static_cast<size_t>(k)];
+    const Operation& next = ops[static_cast<size_t>(k) + 1];
+    turned_test_before |= o.op == Op::JumpIf && o.target == k + 2 && next.op == Op::Jump &&
+                          same_target(next.target, loop->continue_target);
+  }
   if (profile_.threads_jumps_to_jumps && loop && before_label.op == Op::Jump &&
       label - 1 > then_begin && label < end &&
       same_target(before_label.target, loop->continue_target) &&
-      same_target(exit, loop->continue_target) && (before_label.line > 0 || copied_jump_back) &&
+      same_target(exit, loop->continue_target) &&
+      (before_label.line > 0 || copied_jump_back || turned_test_before) &&
       !on_new_line(label - 1)) {
     // (Not to its end: a jump there from inside goes to the else.)
     Body then_body = decode_range(then_begin, label - 1, exit);

@@ -5792,6 +5792,27 @@ CASES: list[Case] = [
         (1, 0, 1, 1),
         (0, 0, 1, 0),
     ),
+    _case(
+        "loop_if_else_then_branch_ends_in_turned_membership_test",
+        """
+        def f(items, d):
+            for g in items:
+                if rec("a", g) % 2:
+                    if g in d:
+                        rec("in", g)
+                else:
+                    rec("else", g)
+            for g in items:
+                if rec("b", g) % 3:
+                    rec("then", g)
+                    if d.get(g) is not None:
+                        rec("not none", g)
+                else:
+                    rec("else", g)
+        """,
+        ([1, 2, 3, 4, 5, 6], {1: 0, 4: None, 5: 5}),
+        ([], {}),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
