@@ -5813,6 +5813,23 @@ CASES: list[Case] = [
         ([1, 2, 3, 4, 5, 6], {1: 0, 4: None, 5: 5}),
         ([], {}),
     ),
+    _case(
+        "try_finally_for_returns_value_then_return_after_loop",
+        """
+        def f(toks):
+            try:
+                for a in toks:
+                    if a:
+                        return [rec("ret", a)]
+                rec("after")
+                return list(toks)
+            finally:
+                rec("finally")
+        """,
+        ([0, 2, 3],),
+        ([0],),
+        ([],),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
