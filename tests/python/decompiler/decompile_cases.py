@@ -5830,6 +5830,20 @@ CASES: list[Case] = [
         ([0],),
         ([],),
     ),
+    _case(
+        "and_or_value_left_group_of_same_word",
+        """
+        def f(a, b, c, d):
+            x = (rec("a", a) and rec("b", b)) and rec("c", c)
+            y = (rec("a", a) or rec("b", b) or rec("c", c)) or rec("d", d)
+            return x, y, (a and b and c) and d
+        """,
+        (0, 0, 0, 0),
+        (1, 0, 1, 0),
+        (1, 1, 0, 1),
+        (1, 1, 1, 1),
+        (0, 1, 1, 1),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
