@@ -5844,6 +5844,30 @@ CASES: list[Case] = [
         (1, 1, 1, 1),
         (0, 1, 1, 1),
     ),
+    _case(
+        # The jumps back need an EXTENDED_ARG prefix, which starts the written `continue`'s line.
+        "while_if_branch_long_written_continue_after_test_continue",
+        """
+        def f(items):
+            items = list(items)
+            out = []
+            while items:
+                d = items.pop(0)
+                if d == 0:
+                    continue
+                if d > 0:
+                    rec("long", TERMS)
+                    if d == 5:
+                        continue
+                    out.append(d)
+                    continue
+                raise ValueError(d)
+            return out
+        """.replace("TERMS", ", ".join(f"d + {k}" for k in range(70))),
+        ([0, 1, 5, 2],),
+        ([3, 0, -1, 4],),
+        ([],),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
