@@ -4,6 +4,7 @@
 #include <functional>
 #include <optional>
 
+#include "bytecode/instructions.hpp"
 #include "decompiler/decoder.hpp"
 #include "decompiler/structure_support.hpp"
 
@@ -971,6 +972,19 @@ int CodeDecoder::if_else_over_jump(const IfShape& s) {
   return -1;
 }
 
+// Whether operation `i` starts a line entry, also where the entry starts on its EXTENDED_ARG
+// prefix (dropped by lift: dis shows the line there, on the instruction's first code unit).
+bool CodeDecoder::starts_line_on_prefix(int i) const {
+  const Operation& op = lifted_.ops[static_cast<size_t>(i)];
+  if (op.line >= 0) return true;
+  std::vector<bytecode::Instruction> all = bytecode::decode_bare_instructions(code_);
+  for (size_t k = 1; k < all.size(); ++k) {
+    if (all[k].offset != op.offset) continue;
+    return all[k - 1].opname == "EXTENDED_ARG" && all[k - 1].starts_line;
+  }
+  return false;
+}
+
 int CodeDecoder::if_else_ending_loop_body(const IfShape& s) {
   const auto& ops = lifted_.ops;
   const int end = s.end;
@@ -991,11 +1005,27 @@ int CodeDecoder::if_else_ending_loop_body(const IfShape& s) {
       same_target(ops[static_cast<size_t>(label) - 2].target, before_label.target);
   // (Or the jump starts no line entry, where the then-branch ends with an if whose test jumps
   // back: compiler_if's jump over the else has no location.)
+  // (Or no line entry at all, continuing the line of the branch's last statement, where that is
+  // an if whose test flowgraph.c threaded to the join, then to the loop head, and turned around:
+  // `POP_JUMP_IF_TRUE` over a JUMP_BACKWARD with no line entry of its own (a written `continue`
+  // has one). Its `if not test: continue` reading cannot write a membership or identity test,
+  // whose `not` folds into the operator. Not where the jump back is itself such a test's,
+  // falling into the label over it.)
+  const Operation& two_before = ops[static_cast<size_t>(label) - 2];
+  bool jump_turned = two_before.op == Op::JumpIf && two_before.target == label;
+  bool turned_test_before = false;
+  for (int k = then_begin; loop && before_label.line < 0 && !jump_turned && k + 2 < label; ++k) {
+    const Operation& o = ops[static_cast<size_t>(k)];
+    const Operation& next = ops[static_cast<size_t>(k) + 1];
+    turned_test_before |= o.op == Op::JumpIf && o.target == k + 2 && next.op == Op::Jump &&
+                          same_target(next.target, loop->continue_target) &&
+                          !starts_line_on_prefix(k + 1) && !starts_line_on_prefix(label - 1);
+  }
   if (profile_.threads_jumps_to_jumps && loop && before_label.op == Op::Jump &&
       label - 1 > then_begin && label < end &&
       same_target(before_label.target, loop->continue_target) &&
       same_target(exit, loop->continue_target) &&
-      (before_label.line > 0 || copied_jump_back ||
+      (before_label.line > 0 || copied_jump_back || turned_test_before ||
        (before_label.line < 0 &&
         ends_with_test_over_jump_back(then_begin, label, loop->continue_target))) &&
       !on_new_line(label - 1)) {

@@ -566,6 +566,8 @@ class CodeDecoder {
   std::set<StmtPtr> written_continues_;  // (kept alive: no address reused)
   void note_break_copies(int head, int exit, int after_else);
   int copied_break_target(int head, int exit, int end) const;
+  bool pops_under_return_value(int k) const;  // a return's `SWAP 2; POP_TOP` of an iterator
+  bool starts_line_on_prefix(int i) const;    // a line entry at `i` or on its EXTENDED_ARG
   void pop_top(ExprPtr value);
   ExprPtr constant(const bytecode::ObjectRef& obj) const;
   ExprPtr name_expr(const std::string& name) const;

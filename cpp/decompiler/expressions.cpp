@@ -992,13 +992,15 @@ int CodeDecoder::execute_jump_or_pop_boolop(int i, const ExprPtr& left) {
   }
   ExprPtr right = evaluate(i + 1, stop);
   const char* word = op.arg == 0 ? "and" : "or";
+  // (A left side of the same word is a group of its own, `(a and b) and c`: its jumps land on
+  // this one, where compile.c's compiler_boolop sends a flat chain's all to its end. 3.12+
+  // keeps them there; 3.10/3.11 thread them on to the end, and the right side takes them in.)
   std::vector<ExprPtr> values;
-  for (const ExprPtr& side : {left, right}) {
-    if (side->kind == ExprKind::BoolOp && side->text == word) {
-      for (const ExprPtr& item : side->args) values.push_back(item);
-    } else {
-      values.push_back(side);
-    }
+  values.push_back(left);
+  if (right->kind == ExprKind::BoolOp && right->text == word) {
+    values.insert(values.end(), right->args.begin(), right->args.end());
+  } else {
+    values.push_back(right);
   }
   push(make_expr(ExprKind::BoolOp, std::move(values), word));
   return resume;

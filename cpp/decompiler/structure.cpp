@@ -1236,7 +1236,9 @@ int CodeDecoder::break_copy_line_original(int i, int exit, int after, int end) c
   const auto& ops = lifted_.ops;
   int break_tail = -1;
   for (int k = i + 1; k + 1 < exit && break_tail < 0; ++k) {
-    int length = ops[static_cast<size_t>(k)].op == Op::PopTop ? copied_tail_length(k + 1) : 0;
+    int length = ops[static_cast<size_t>(k)].op == Op::PopTop && !pops_under_return_value(k)
+                     ? copied_tail_length(k + 1)
+                     : 0;
     if (length == 0 || k + 1 + length > exit) continue;
     for (int at = after + 1; at <= end && at + length <= static_cast<int>(ops.size()); ++at) {
       const Operation& o = ops[static_cast<size_t>(at) - 1];
@@ -1477,6 +1479,15 @@ int CodeDecoder::decode_for(int i, int end, int region_exit) {
   return shape.loop_exit;
 }
 
+// The POP_TOP at `k` pops a for loop's iterator for a return, not for a break: compile.c's
+// compiler_unwind_fblock (FOR_LOOP, preserve_tos) swaps the value the return keeps under the
+// iterator first, `SWAP 2; POP_TOP`, where a break pops it alone. What follows a return's pop
+// inside a try is its finally's copy, which can match the end of the code after the loop.
+bool CodeDecoder::pops_under_return_value(int k) const {
+  return k > 0 && lifted_.ops[static_cast<size_t>(k) - 1].op == Op::Swap &&
+         lifted_.ops[static_cast<size_t>(k) - 1].arg == 2;
+}
+
 // A `break` out of the for loop at `head` whose code after the loop is short and returns: the
 // compiler pops the iterator and copies that code (3.10, 3.12+) instead of jumping. Such POP_TOPs
 // are recorded; decode_statement makes each a `break`.
@@ -1501,7 +1512,8 @@ void CodeDecoder::note_break_copies(int head, int exit, int after_else) {
   }
   if (length == 0) return;
   for (int k = head + 1; k + length < exit; ++k) {
-    if (ops[static_cast<size_t>(k)].op == Op::PopTop && same_operations(ops, k + 1, tail, length))
+    if (ops[static_cast<size_t>(k)].op == Op::PopTop && !pops_under_return_value(k) &&
+        same_operations(ops, k + 1, tail, length))
       break_copies_[k] = {head, length};
   }
 }
@@ -1515,6 +1527,7 @@ int CodeDecoder::copied_break_target(int head, int exit, int end) const {
   if (!profile_.inlines_small_exit_blocks) return exit;
   for (int k = head + 1; k < exit; ++k) {
     if (ops[static_cast<size_t>(k)].op != Op::PopTop) continue;
+    if (pops_under_return_value(k)) continue;
     // The copy: a statement of its own (it starts by loading a value, or by leaving a 3.10 try
     // block or, 3.12+, the except clause the loop is in: POP_EXCEPT, which the clause's own way
     // out to the code after the try statement starts with too) that returns without a jump and

@@ -6138,6 +6138,82 @@ CASES: list[Case] = [
         (["xyz", "b", "abc"], 0),
         ([], 1),
     ),
+    _case(
+        "loop_if_else_then_branch_ends_in_turned_membership_test",
+        """
+        def f(items, d):
+            for g in items:
+                if rec("a", g) % 2:
+                    if g in d:
+                        rec("in", g)
+                else:
+                    rec("else", g)
+            for g in items:
+                if rec("b", g) % 3:
+                    rec("then", g)
+                    if d.get(g) is not None:
+                        rec("not none", g)
+                else:
+                    rec("else", g)
+        """,
+        ([1, 2, 3, 4, 5, 6], {1: 0, 4: None, 5: 5}),
+        ([], {}),
+    ),
+    _case(
+        "try_finally_for_returns_value_then_return_after_loop",
+        """
+        def f(toks):
+            try:
+                for a in toks:
+                    if a:
+                        return [rec("ret", a)]
+                rec("after")
+                return list(toks)
+            finally:
+                rec("finally")
+        """,
+        ([0, 2, 3],),
+        ([0],),
+        ([],),
+    ),
+    _case(
+        "and_or_value_left_group_of_same_word",
+        """
+        def f(a, b, c, d):
+            x = (rec("a", a) and rec("b", b)) and rec("c", c)
+            y = (rec("a", a) or rec("b", b) or rec("c", c)) or rec("d", d)
+            return x, y, (a and b and c) and d
+        """,
+        (0, 0, 0, 0),
+        (1, 0, 1, 0),
+        (1, 1, 0, 1),
+        (1, 1, 1, 1),
+        (0, 1, 1, 1),
+    ),
+    _case(
+        # The jumps back need an EXTENDED_ARG prefix, which starts the written `continue`'s line.
+        "while_if_branch_long_written_continue_after_test_continue",
+        """
+        def f(items):
+            items = list(items)
+            out = []
+            while items:
+                d = items.pop(0)
+                if d == 0:
+                    continue
+                if d > 0:
+                    rec("long", TERMS)
+                    if d == 5:
+                        continue
+                    out.append(d)
+                    continue
+                raise ValueError(d)
+            return out
+        """.replace("TERMS", ", ".join(f"d + {k}" for k in range(70))),
+        ([0, 1, 5, 2],),
+        ([3, 0, -1, 4],),
+        ([],),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
