@@ -642,6 +642,8 @@ class BodyPrinter {
     block(indent, header, s.bodies[0]);
   }
 
+  static constexpr int kMaxPaddedLine = 1000000;
+
   // The line a statement's first line goes on: a compound statement's header stands at least one
   // line above its body's first statement (a `while 1:` or `try:` has no operation of its own to
   // carry its line; the first one in its body does).
@@ -663,7 +665,8 @@ class BodyPrinter {
         static_cast<int>(std::count(out_.begin() + static_cast<long>(counted_), out_.end(), '\n'));
     counted_ = out_.size();
     int target = lead_line(s) - first_line_;  // lines before the statement's
-    if (lines_ < target) {
+    // (Bounded: a crafted line table must not make the output huge.)
+    if (lines_ < target && target <= kMaxPaddedLine) {
       out_.append(static_cast<size_t>(target - lines_), '\n');
       lines_ = target;
       counted_ = out_.size();
