@@ -102,3 +102,12 @@ def test_readable_output_is_not_padded() -> None:
         return first
 
     assert "\n\n" not in glassbox.decompile(spaced, readable=True)
+
+
+def test_padding_is_bounded() -> None:
+    # A statement two million lines down (a crafted line table can say anything) is printed
+    # without the blank lines that would put it there.
+    far = compile("x = 1\n" + "\n" * 2_000_000 + "y = 2\n", "<far>", "exec")
+    source = glassbox.decompile(far)
+    assert source.split() == ["x", "=", "1", "y", "=", "2"]
+    assert len(source) < 100
