@@ -193,7 +193,9 @@ def decompile_tree(python: str, decompiler: str, folder: Path) -> list[str]:
 
 def run_tests(python: str, tree: Path, package: Package, timeout: float) -> Outcome:
     report = tree / "report.xml"
-    command = [python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts="]
+    # (The project's own pytest configuration stays: it deselects what it does not run by
+    # default, click's stress tests for one.)
+    command = [python, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
     command += ["--continue-on-collection-errors", f"--junitxml={report}", package.tests]
     env = dict(os.environ, PYTHONPATH=str(tree / package.path_root), PYTHONDONTWRITEBYTECODE="1")
     try:
@@ -305,8 +307,11 @@ def main() -> int:
             start = time.monotonic()
             print(f"[{interpreter.version}] {package.name} ...", file=sys.stderr, flush=True)
             rows.append(check(package, python, decompiler, args.timeout, keep))
+            row = rows[-1]
             print(
-                f"[{interpreter.version}] {package.name}: {time.monotonic() - start:.0f} s",
+                f"[{interpreter.version}] {package.name}: {row['kept']} / {row['passing']} "
+                f"tests kept, {len(row['fallbacks'])} fallback regions, "
+                f"{time.monotonic() - start:.0f} s",
                 file=sys.stderr,
                 flush=True,
             )
