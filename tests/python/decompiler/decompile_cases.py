@@ -1827,6 +1827,29 @@ CASES: list[Case] = [
             13: "the then-branch's jump back is read as a written continue, not an elif",
         },
     ),
+    # A finally body holding a loop whose if-branch is a try/except that falls through: the
+    # try's own way on is the loop's next iteration, as its clause's is (click's isolation()).
+    _case(
+        "finally_loop_if_try_except_pass_else",
+        """
+        def f(env):
+            log = []
+            try:
+                log.append("body")
+            finally:
+                for key, value in env.items():
+                    if value is None:
+                        try:
+                            log.append(("del", key))
+                        except Exception:
+                            pass
+                    else:
+                        log.append(("set", key, value))
+            return log
+        """,
+        ({"a": None, "b": 2},),
+        ({},),
+    ),
     # A conditional expression inside an operand of an and/or value (a call's callable or
     # argument, an attribute's object): its jump over the else joins inside the operand.
     _case(
@@ -6220,6 +6243,13 @@ CASES: list[Case] = [
 FALLBACK = "marked fallback region: "
 WRONG = "decompiles without a fallback to code that behaves differently: "
 _NOT_YET: dict = {
+    "finally_loop_if_try_except_pass_else": {
+        10: FALLBACK + "'unsupported operation' (a try/except in a loop in a finally body)",
+        12: "wrong code: the try's fall-through in the finally body's copy is read as going on"
+        " after the if, not as the loop's next iteration",
+        13: "wrong code: the try's fall-through in the finally body's copy is read as going on"
+        " after the if, not as the loop's next iteration",
+    },
     "return_value_through_nested_finally": {
         10: FALLBACK + "'try/finally body leaves a value' (the returned value waits through the"
         " enclosing statement's normal path)",
