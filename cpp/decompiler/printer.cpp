@@ -654,6 +654,9 @@ class BodyPrinter {
     if (compound && !s.bodies.empty() && !s.bodies[0].empty()) {
       int inner = lead_line(*s.bodies[0][0]);
       if (inner > 0 && (line <= 0 || inner - 1 < line)) line = inner - 1;
+      // (A try's own line is its body's first operation's on 3.11+, where `try:` leaves no
+      // operation: where the body's first statement has no line of its own, one above that.)
+      if (inner <= 0 && s.kind == StmtKind::Try && line > 1) line -= 1;
     }
     return line;
   }
