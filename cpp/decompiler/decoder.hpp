@@ -223,7 +223,7 @@ class CodeDecoder {
   // the innermost loop's exit or head
   bool leaves_loop(int target) const;
   // the body's jump over the handler code, or back to the loop's head before it
-  void read_except_jumps(int i, int end, TryExceptShape& s) const;
+  void read_except_jumps(int i, int end, int exit, TryExceptShape& s) const;
   // where the else and the statement end
   void read_except_join(int i, int end, TryExceptShape& s) const;
   // 3.12+: handlers that never rejoin

@@ -678,7 +678,7 @@ bool CodeDecoder::leaves_loop(int target) const {
 
 // Whether the body's normal path jumps over the handler code, or back to the loop's head just
 // before it.
-void CodeDecoder::read_except_jumps(int i, int end, TryExceptShape& s) const {
+void CodeDecoder::read_except_jumps(int i, int end, int exit, TryExceptShape& s) const {
   const auto& ops = lifted_.ops;
   const Operation& before_handler = ops[static_cast<size_t>(s.handler) - 1];
   // (3.11: a jump forward out of the loop is the else's `break` where nothing falls through the
@@ -693,6 +693,13 @@ void CodeDecoder::read_except_jumps(int i, int end, TryExceptShape& s) const {
   s.jumps_back = before_handler.op == Op::Jump && before_handler.target < i && !loops_.empty() &&
                  s.handler <= end &&
                  resolve(before_handler.target) == resolve(loops_.back().continue_target);
+  // (3.12+ keeps the handlers of a statement in handler code inline, after the body's jump back:
+  // that jump is the statement's end only where the region goes on with the loop's next
+  // iteration, not where it is a branch that other code follows.)
+  if (s.jumps_back && profile_.cold_blocks_at_end &&
+      resolve(exit) != resolve(loops_.back().continue_target)) {
+    s.jumps_back = false;
+  }
   // (3.11: not where a clause goes on elsewhere, to code after the statement that does not
   // jump back at once: that jump is the body's written `continue`. 3.12+ too where the jump
   // back leaves an except clause around the statement, POP_EXCEPT before it: the clauses'
@@ -1322,7 +1329,7 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
   s.body_end = body_end;
   s.cleanup = flow_.handler_covering(handler);
   if (!is_cleanup_block(ops, s.cleanup)) throw DecodeFailure("except handler without its cleanup");
-  read_except_jumps(i, end, s);
+  read_except_jumps(i, end, exit, s);
   read_except_join(i, end, s);
   read_except_sequential(i, end, s);
   read_except_tail_copy(end, exit, s);

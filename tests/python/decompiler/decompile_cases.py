@@ -6245,10 +6245,6 @@ WRONG = "decompiles without a fallback to code that behaves differently: "
 _NOT_YET: dict = {
     "finally_loop_if_try_except_pass_else": {
         10: FALLBACK + "'unsupported operation' (a try/except in a loop in a finally body)",
-        12: "wrong code: the try's fall-through in the finally body's copy is read as going on"
-        " after the if, not as the loop's next iteration",
-        13: "wrong code: the try's fall-through in the finally body's copy is read as going on"
-        " after the if, not as the loop's next iteration",
     },
     "return_value_through_nested_finally": {
         10: FALLBACK + "'try/finally body leaves a value' (the returned value waits through the"
