@@ -220,8 +220,9 @@ def run_tests(python: str, tree: Path, package: Package, timeout: float) -> Outc
 def check(package, python, decompiler, timeout, keep: Path | None) -> dict:
     work = Path(tempfile.mkdtemp(prefix="suite-", dir=keep))
     try:
-        original = unpack(sdist(package), work / "original")
-        decompiled = unpack(sdist(package), work / "decompiled")
+        archive = sdist(package)
+        original = unpack(archive, work / "original")
+        decompiled = unpack(archive, work / "decompiled")
         fallbacks = []
         for code in [package.code] + EXTRA_CODE.get(package.name, []):
             fallbacks += decompile_tree(python, decompiler, decompiled / code)

@@ -663,11 +663,13 @@ class BodyPrinter {
 
   // Blank lines up to the statement's own line (relative to first_line_), where output is behind.
   void keep_line(const Stmt& s) {
-    if (first_line_ <= 0 || lead_line(s) < first_line_) return;
+    if (first_line_ <= 0) return;
+    int line = lead_line(s);
+    if (line < first_line_) return;
     lines_ +=
         static_cast<int>(std::count(out_.begin() + static_cast<long>(counted_), out_.end(), '\n'));
     counted_ = out_.size();
-    int target = lead_line(s) - first_line_;  // lines before the statement's
+    int target = line - first_line_;  // lines before the statement's
     // (Bounded: a crafted line table must not make the output huge.)
     if (lines_ < target && target <= kMaxPaddedLine) {
       out_.append(static_cast<size_t>(target - lines_), '\n');
