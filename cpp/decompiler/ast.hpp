@@ -138,6 +138,9 @@ struct Stmt {
   // statement count, stripped together with that copy (strip_finally_copies).
   std::string pending_copies;
   size_t pending_count = 0;
+  // Return (3.10) of a value computed in a try/finally's body: the finally copies are laid out
+  // after the blocks' POP_BLOCKs, not before the return (decode_finally_try_body).
+  bool copies_after = false;
 };
 
 StmtPtr make_stmt(StmtKind kind, std::vector<ExprPtr> exprs = {}, std::vector<Body> bodies = {});

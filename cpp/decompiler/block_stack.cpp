@@ -35,6 +35,8 @@ int else_reraise(const std::vector<Operation>& ops, int target) {
   return -1;
 }
 
+bool returned_past_blocks(const Body& body);
+
 }  // namespace
 
 int CodeDecoder::decode_setup_finally(int i, int end, int exit) {
@@ -69,7 +71,10 @@ int CodeDecoder::decode_setup_finally(int i, int end, int exit) {
   }
   Body final_body = decode_setup_finally_handler(handler, reraise, body);
   // The returned value's finally copy lies outside the body, after POP_BLOCK.
-  if (returned) body.push_back(make_stmt(StmtKind::Return, {returned}));
+  if (returned) {
+    body.push_back(make_stmt(StmtKind::Return, {returned}));
+    body.back()->copies_after = true;
+  }
   emit_try_finally(std::move(body), std::move(final_body));
   if (try_end > end && !same_target(try_end, exit))
     throw DecodeFailure("try statement leaves its region");
@@ -192,21 +197,33 @@ Body CodeDecoder::decode_finally_try_body(int i, int pop_block, int handler, int
   // (Or each branch of the copy returns it, up to the handler: see normal_copy_end.)
   bool copy_returns = copy_returns_ && *try_end == handler;
   returns_value |= copy_returns;
+  // (Or the value is returned past the enclosing blocks' ways out: `try: try: return value
+  // finally: a finally: b` keeps it on the stack through each block's POP_BLOCK and finally
+  // copy, compiler_unwind_fblock_stack, to the one RETURN_VALUE after them. The enclosing
+  // statement reads that RETURN_VALUE as this return's: see returned_inside.)
+  bool past_blocks = !returns_value && returns_after_blocks(*try_end);
   take_region_value_ = true;
   region_value_ = nullptr;
   Body body = decode_range(i + 1, pop_block, pop_block);
   take_region_value_ = false;
-  // (A value left for no return would be lost.)
-  if (region_value_ && !returns_value) throw DecodeFailure("try/finally body leaves a value");
+  // (A try/finally nested deeper may have returned it: its body ends this one.)
+  bool returns_past_blocks = past_blocks && (region_value_ || returned_past_blocks(body));
+  returns_value |= returns_past_blocks;
+  // (A value left for no return would be lost; a return read past the blocks needs this one's.)
+  if ((region_value_ || returned_past_blocks(body)) && !returns_value)
+    throw DecodeFailure("try/finally body leaves a value");
   *returned = returns_value ? region_value_ : nullptr;
   region_value_ = nullptr;
+  if (returns_past_blocks) return body;
   // (`try: return value` of a try/except in the body, leaving both blocks: that statement read
   // the finally copy and the return, as a return of its body.)
-  bool returned_inside = returns_value && !*returned && pop_block > i + 1 &&
-                         ops[static_cast<size_t>(pop_block) - 1].op == Op::PopBlock &&
-                         !body.empty() && body.back()->kind == StmtKind::Try &&
-                         !body.back()->bodies[0].empty() &&
-                         body.back()->bodies[0].back()->kind == StmtKind::Return;
+  // (Or a try/finally in the body that returned it past this block: returns_after_blocks.)
+  bool returned_inside =
+      returns_value && !*returned && pop_block > i + 1 &&
+      ((ops[static_cast<size_t>(pop_block) - 1].op == Op::PopBlock && !body.empty() &&
+        body.back()->kind == StmtKind::Try && !body.back()->bodies[0].empty() &&
+        body.back()->bodies[0].back()->kind == StmtKind::Return) ||
+       (returns_after_blocks(pop_block) && returned_past_blocks(body)));
   if ((*returned || returned_inside) && !copy_returns) {
     // A finally body ending in an if: the return that follows its normal-path copy is copied to
     // the end of each branch, the other copies after the first, where the copy's jumps go.
@@ -223,6 +240,42 @@ Body CodeDecoder::decode_finally_try_body(int i, int pop_block, int handler, int
   }
   return body;
 }
+
+// 3.10: whether the code at `k` leaves enclosing blocks on the way to a return: POP_BLOCK,
+// then only the blocks' finally copies (statements: no jump, no block, no way out) and further
+// POP_BLOCKs, up to a RETURN_VALUE.
+bool CodeDecoder::returns_after_blocks(int k) const {
+  const auto& ops = lifted_.ops;
+  if (!profile_.block_stack || k < 0 || static_cast<size_t>(k) >= ops.size() ||
+      ops[static_cast<size_t>(k)].op != Op::PopBlock)
+    return false;
+  for (size_t n = static_cast<size_t>(k) + 1; n < ops.size(); ++n) {
+    Op op = ops[n].op;
+    if (op == Op::ReturnValue) return true;
+    if (is_jump(op) || op == Op::SetupFinally || op == Op::SetupWith || op == Op::ReturnConst ||
+        op == Op::RaiseVarargs || op == Op::Reraise || op == Op::YieldValue)
+      return false;
+  }
+  return false;
+}
+
+namespace {
+
+// Whether `body` ends in try/finally statements, one in the other, the innermost's body ending
+// in a return whose value was kept past their blocks (returns_after_blocks).
+bool returned_past_blocks(const Body& body) {
+  const Body* at = &body;
+  for (int depth = 0; depth < 100 && !at->empty(); ++depth) {
+    const Stmt& last = *at->back();
+    if (last.kind == StmtKind::Return) return depth > 0 && last.copies_after;
+    if (last.kind != StmtKind::Try || last.bodies.size() != 3 || last.bodies[2].empty())
+      return false;
+    at = &last.bodies[0];
+  }
+  return false;
+}
+
+}  // namespace
 
 // 3.10: whether the finally body ending at `reraise` lost its closing RERAISE (then `reraise` is
 // one past the body, see dropped_closing_reraise).

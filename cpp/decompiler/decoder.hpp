@@ -391,7 +391,8 @@ class CodeDecoder {
   // a try/finally whose body never falls off its end
   int decode_finally_without_normal_path(int i, int handler, int reraise, int end, int exit);
   int dropped_closing_reraise(int handler, int reraise, int end) const;  // the body's real end
-  bool dropped_closing(int reraise) const;          // the finally body lost its closing RERAISE
+  bool dropped_closing(int reraise) const;
+  bool returns_after_blocks(int k) const;           // the finally body lost its closing RERAISE
   int decode_setup_with(int i, int end, int exit);  // with statements
   int merge_exit_copies(int begin, int pop_block, int handler);  // a body's copied ways out
   void merge_except_exit_copies(int begin, int handler);  // a try/except body's copied ways out

@@ -180,7 +180,7 @@ bool strip_finally_copies(Body& body, const std::string& copy_text, size_t copy_
     Stmt& stmt = *body[k];
     bool leaves = stmt.kind == StmtKind::Return ||
                   (!in_loop && (stmt.kind == StmtKind::Break || stmt.kind == StmtKind::Continue));
-    if (!leaves) {
+    if (!leaves || stmt.copies_after) {
       if (stmt.pending_count > 0 && !may_defer) return false;  // (it never left the outermost)
       continue;
     }

@@ -1187,6 +1187,28 @@ CASES: list[Case] = [
         """,
         (1,),
     ),
+    # 3.10 keeps the value on the stack through every block's POP_BLOCK and finally copy, and
+    # inside a with statement through its exit too, to the one RETURN_VALUE after them.
+    _case(
+        "return_value_through_three_finally_blocks_in_with",
+        """
+        def f(x):
+            with CM("outer"):
+                try:
+                    try:
+                        try:
+                            return rec("result", x * 2)
+                        finally:
+                            rec("inner")
+                    finally:
+                        rec("middle")
+                finally:
+                    rec("outer", x)
+        """,
+        (1,),
+        ("a",),
+        (None,),
+    ),
     _case(
         "break_continue_through_nested_finally",
         """
@@ -6245,10 +6267,6 @@ WRONG = "decompiles without a fallback to code that behaves differently: "
 _NOT_YET: dict = {
     "finally_loop_if_try_except_pass_else": {
         10: FALLBACK + "'unsupported operation' (a try/except in a loop in a finally body)",
-    },
-    "return_value_through_nested_finally": {
-        10: FALLBACK + "'try/finally body leaves a value' (the returned value waits through the"
-        " enclosing statement's normal path)",
     },
     "finally_body_is_try_except": {
         11: FALLBACK + "'stack underflow' (a named clause then a bare one in a finally body)",
