@@ -242,18 +242,25 @@ Body CodeDecoder::decode_finally_try_body(int i, int pop_block, int handler, int
 }
 
 // 3.10: whether the code at `k` leaves enclosing blocks on the way to a return: POP_BLOCK,
-// then only the blocks' finally copies (statements: no jump, no block, no way out) and further
-// POP_BLOCKs, up to a RETURN_VALUE.
+// then only the blocks' finally copies (statements: forward jumps inside them, no block, no
+// other way out) and further POP_BLOCKs, up to a RETURN_VALUE that no jump passes (a copy
+// ending in an if has the return copied into its branches: a jump past one lands on the next).
 bool CodeDecoder::returns_after_blocks(int k) const {
   const auto& ops = lifted_.ops;
   if (!profile_.block_stack || k < 0 || static_cast<size_t>(k) >= ops.size() ||
       ops[static_cast<size_t>(k)].op != Op::PopBlock)
     return false;
-  for (size_t n = static_cast<size_t>(k) + 1; n < ops.size(); ++n) {
-    Op op = ops[n].op;
-    if (op == Op::ReturnValue) return true;
-    if (is_jump(op) || op == Op::SetupFinally || op == Op::SetupWith || op == Op::ReturnConst ||
-        op == Op::RaiseVarargs || op == Op::Reraise || op == Op::YieldValue)
+  int furthest = k;
+  for (int n = k + 1; n < static_cast<int>(ops.size()); ++n) {
+    const Operation& op = ops[static_cast<size_t>(n)];
+    if (op.op == Op::ReturnValue && furthest <= n) return true;
+    if (is_jump(op.op) && op.target > n) {
+      furthest = std::max(furthest, op.target);
+      continue;
+    }
+    if (is_jump(op.op) || op.op == Op::SetupFinally || op.op == Op::SetupWith ||
+        op.op == Op::ReturnConst || op.op == Op::RaiseVarargs || op.op == Op::Reraise ||
+        op.op == Op::YieldValue)
       return false;
   }
   return false;

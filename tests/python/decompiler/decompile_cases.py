@@ -1209,6 +1209,27 @@ CASES: list[Case] = [
         ("a",),
         (None,),
     ),
+    # The enclosing finally body ends in an if: the return after its copy is copied into both
+    # branches (unittest's TestCase.run).
+    _case(
+        "return_value_through_nested_finally_ending_in_if",
+        """
+        def f(x, stop):
+            rec("start")
+            try:
+                try:
+                    rec("body", x)
+                    return x
+                finally:
+                    rec("inner")
+            finally:
+                rec("outer")
+                if stop is not None:
+                    rec("stop", stop)
+        """,
+        (1, None),
+        (3, 4),
+    ),
     _case(
         "break_continue_through_nested_finally",
         """
@@ -6265,6 +6286,11 @@ CASES: list[Case] = [
 FALLBACK = "marked fallback region: "
 WRONG = "decompiles without a fallback to code that behaves differently: "
 _NOT_YET: dict = {
+    "return_value_through_nested_finally_ending_in_if": {
+        v: FALLBACK + "'finally copy on an exit path' (3.11+: the enclosing finally body's copy"
+        " before the return ends in an if)"
+        for v in (11, 12, 13)
+    },
     "finally_loop_if_try_except_pass_else": {
         10: FALLBACK + "'unsupported operation' (a try/except in a loop in a finally body)",
     },
