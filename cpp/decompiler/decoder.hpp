@@ -459,6 +459,9 @@ class CodeDecoder {
   ExprPtr condition_atom(const ConditionItem& item, bool cond, bool top) const;  // one item's test
   int decode_condition(int j, int end, int exit, int stmt_start);
   bool decode_if_expression(int j, int true_start, int false_start, ExprPtr condition);
+  bool decode_if_expression_parts(int true_start, int then_end, int false_start, int join,
+                                  ExprPtr condition);
+  int copied_join_start(int then_begin, int label, int join) const;
   int decode_compound_if_expression(int j, int begin, int end);
   int decode_copied_tail_if_expression(int true_start, int false_start, int end,
                                        const ExprPtr& condition);
