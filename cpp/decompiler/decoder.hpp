@@ -113,6 +113,9 @@ class CodeDecoder {
   std::vector<int> max_line_before_;  // on_new_line: the highest line before each operation
   std::set<int> shared_lines_;        // on_return_line: lines started by anything but a return
   bool returns_after_ = false;        // decode_with: the statement's code-after is a copied return
+  // decode_with: the with statements whose bodies are being decoded, by handler: the body's end
+  // and where the statement goes on (enclosing_with_exit_end)
+  std::map<int, std::pair<int, int>> open_with_ends_;
   // Readings that rest on the exception table alone (its coverage deciding between two readings
   // of the same jumps, decode_condition; where a try body ends, decode_try): whether they may be
   // used, and whether one was. A decode that fails after using one is read again without them.
@@ -323,6 +326,8 @@ class CodeDecoder {
                                           WithShape& shape);
   // the code after the statement copied after the body's exit call
   void read_with_exit_copy_after_exit_call(int i, int length, WithShape& shape);
+  // 3.12+: the enclosing with's exit call and the code after it, placed after the handlers
+  int enclosing_with_exit_end(int i, int after, int end) const;
   bool strip_copied_tail(Stmt& stmt, const Body& tail) const;
   bool strip_counted_copies(Stmt& stmt, const Body& tail, const std::vector<int>& copies) const;
   StmtPtr strip_normal_copy_with_returns(Body& body, const std::string& copy_text,

@@ -2124,6 +2124,37 @@ void CodeDecoder::read_with_exit_copy_after_exit_call(int i, int length, WithSha
   }
 }
 
+// 3.12+: a with statement ending the body of an enclosing with whose normal path leaves only
+// through it: where its body returns, the code after it (the enclosing body's exit call, then the
+// code after the enclosing statement) is reached from its suppressed path only, so
+// push_cold_blocks_to_end (flowgraph.c) placed it after the handler code. Where `after` (the
+// suppressed path's join) is that code: line-less NOPs outside the enclosing with's cover, its
+// exit call, then where the enclosing statement goes on (a jump there, or a copy of the short
+// exit block there), the end of that code; else -1. (`end`: the statement's region's, which
+// must be the enclosing body's.)
+int CodeDecoder::enclosing_with_exit_end(int i, int after, int end) const {
+  const auto& ops = lifted_.ops;
+  int size = static_cast<int>(ops.size());
+  auto open = open_with_ends_.find(flow_.handler_covering(i));
+  if (!profile_.cold_blocks_at_end || open == open_with_ends_.end() || open->second.first != end)
+    return -1;
+  int enclosing = open->first;
+  int goes_on = resolve(open->second.second);
+  int p = after;
+  while (p < size && ops[static_cast<size_t>(p)].op == Op::Nop &&
+         ops[static_cast<size_t>(p)].line < 0)
+    ++p;
+  for (int k = after; k < p + 5 && k < size; ++k) {
+    if (flow_.handler_covering(k) == enclosing) return -1;
+  }
+  if (!is_exit_call(ops, p) || p + 5 >= size) return -1;
+  int q = p + 5;
+  if (ops[static_cast<size_t>(q)].op == Op::Jump) return resolve(q) == goes_on ? q + 1 : -1;
+  int length = copied_tail_length(q);
+  if (length == 0 || q == goes_on || !same_operations(ops, q, goes_on, length)) return -1;
+  return q + length;
+}
+
 int CodeDecoder::decode_with(int i, int end, int exit) {
   const auto& ops = lifted_.ops;
   ExprPtr context = pop();
@@ -2145,8 +2176,13 @@ int CodeDecoder::decode_with(int i, int end, int exit) {
   int cleanup = shape.cleanup;
   mark_consumed(handler, reraise_target + 4);
   if (cleanup >= 0) mark_consumed(cleanup, cleanup + 3);
-  if (with_end > end && resolve(with_end) != resolve(exit))
-    throw DecodeFailure("with statement leaves its region");
+  if (with_end > end && resolve(with_end) != resolve(exit)) {
+    int cold_end = enclosing_with_exit_end(i, with_end, end);
+    if (cold_end < 0) throw DecodeFailure("with statement leaves its region");
+    mark_consumed(with_end, cold_end);
+    body_end = std::min(body_end, end);
+    with_end = end;
+  }
   push(make_expr(ExprKind::Internal, {}, "with_exit"));
   push(make_expr(ExprKind::Internal, {}, "with_value"));
   size_t saved_depth = statement_depth_;
@@ -2156,7 +2192,12 @@ int CodeDecoder::decode_with(int i, int end, int exit) {
   opened_try_[static_cast<size_t>(handler)] = true;
   bool returns_after = returns_after_;
   returns_after_ = false;
-  Body body = decode_range(i + 1, body_end, body_exit >= 0 ? body_exit : with_end);
+  Body body;
+  {
+    Restore<std::map<int, std::pair<int, int>>> restore(open_with_ends_);
+    open_with_ends_[handler] = {body_end, with_end == end ? exit : with_end};
+    body = decode_range(i + 1, body_end, body_exit >= 0 ? body_exit : with_end);
+  }
   opened_try_[static_cast<size_t>(handler)] = false;
   // At module level that return is the implicit `return None` at the end of the code.
   if (returns_after && role_ == CodeRole::Module && !body.empty() &&

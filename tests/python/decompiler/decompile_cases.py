@@ -423,6 +423,43 @@ CASES: list[Case] = [
         (None, [1]),
         (None, []),
     ),
+    # 3.12+: a with statement ending the body of an enclosing with, in an if's branch, whose body
+    # returns: the code after it (the enclosing exit call, then the code after the if) is reached
+    # from its suppressed path only and placed after the handlers (push_cold_blocks_to_end).
+    _case(
+        "nested_with_returning_in_if_branch",
+        """
+        def g(flag, n):
+            for k in range(n):
+                if k == flag:
+                    with CM("loop-outer"):
+                        with CM("loop-inner", flag > 1):
+                            if flag > 2:
+                                raise KeyError(k)
+                            return rec("ret", k)
+            return "done"
+
+        def f(chain, fail, suppress):
+            if not chain:
+                with CM("outer"):
+                    rec("before")
+                    with CM("inner", suppress):
+                        if fail:
+                            raise ValueError(fail)
+                        return rec("return", chain)
+            if chain == 2:
+                return g(fail, 4)
+            with CM("last"):
+                return "after"
+        """,
+        (0, 0, False),
+        (0, 1, True),
+        (1, 0, False),
+        (2, 1, False),
+        (2, 2, False),
+        (2, 3, False),
+        (2, 5, False),
+    ),
     # 3.13: the return after a with statement is copied to the end of the body's normal path
     # (LOAD_FAST_LOAD_FAST) and of the suppressed path (LOAD_FAST; LOAD_FAST_CHECK: `other` may
     # be unbound there): the two copies are the same code.
