@@ -301,7 +301,11 @@ class CodeDecoder {
   // the same, 3.12+: what the handler reaches without raising
   int cold_finally_copy_length(int final_begin, int final_end) const;
   // where the normal-path copy of a finally body ends
-  int finally_normal_end(int i, int body_end, int handler, int cleanup, bool mid_expression);
+  int finally_normal_end(int i, int body_end, int handler, int final_end, bool mid_expression);
+  // where the finally body's handler copy ends (its closing RERAISE, or its cleanup block)
+  int finally_body_end(int handler, int cleanup) const;
+  // a finally body ending in a `while True:`: its normal copy's breaks return None
+  bool loop_breaks_return_none(int body_end, int normal_end, int handler, int cleanup) const;
   // where a try/finally statement ends
   int finally_try_end(int i, int body_end, int normal_end, int handler, int cleanup,
                       bool mid_expression) const;

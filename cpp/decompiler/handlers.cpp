@@ -1661,11 +1661,11 @@ int CodeDecoder::cold_finally_copy_length(int final_begin, int final_end) const 
 }
 
 // Where the normal-path copy of the finally body ends, after the body ending at `body_end`.
-int CodeDecoder::finally_normal_end(int i, int body_end, int handler, int cleanup,
+int CodeDecoder::finally_normal_end(int i, int body_end, int handler, int final_end,
                                     bool mid_expression) {
   const auto& ops = lifted_.ops;
   int final_begin = handler + 1;
-  int final_end = cleanup - 1;
+  int cleanup = flow_.handler_covering(handler);
   int copy_length = finally_copy_length(final_begin, final_end);
   int normal_end = body_end + copy_length;
   // 3.12: a test of the finally body jumping to its end goes, on the normal path, to the code
@@ -1742,12 +1742,69 @@ bool CodeDecoder::nested_try_separate(int i, const Body& body) const {
   return separate;
 }
 
+// Where the finally body's handler copy after `handler` ends: its closing RERAISE, before the
+// cleanup block; or, where the body ends in a loop that only a `break` leaves (`while True:`),
+// the cleanup block itself: the loop's jump back comes last, and the RERAISE the break goes to
+// was copied into its place (3.11+: the short exit block inlined, flowgraph.c; 3.10:
+// compile.c's extend_block). -1 where the handler is not so.
+int CodeDecoder::finally_body_end(int handler, int cleanup) const {
+  const auto& ops = lifted_.ops;
+  if (!is_cleanup_block(ops, cleanup) || cleanup <= handler + 1) return -1;
+  const Operation& last = ops[static_cast<size_t>(cleanup) - 1];
+  if (last.op == Op::Reraise) return cleanup - 1;
+  if (last.op != Op::Jump || last.target <= handler || last.target >= cleanup - 1) return -1;
+  for (int k = handler + 1; k < cleanup; ++k) {
+    const Operation& o = ops[static_cast<size_t>(k)];
+    if (o.op == Op::Reraise && o.arg == 0 && flow_.handler_covering(k) == cleanup) return cleanup;
+  }
+  return -1;
+}
+
+// A finally body ending in a loop that only breaks leave (finally_body_end at the cleanup
+// block): the normal-path copy (from `body_end`, about `normal_end`) ends in the loop's jump
+// back, and its breaks go to the code after the statement, which nothing falls into; where
+// short, each break holds a copy of it (inline_small_exit_blocks) and no original is left. The
+// copy is never decoded, so those copies are read only where they are the implicit `return
+// None` of code the statement ends (only handler code after the copy); a jump to the code after
+// reads as any break. False where a return of the copy is anything else.
+bool CodeDecoder::loop_breaks_return_none(int body_end, int normal_end, int handler,
+                                          int cleanup) const {
+  const auto& ops = lifted_.ops;
+  int size = static_cast<int>(ops.size());
+  auto none = [&](int k) {
+    const Operation& o = ops[static_cast<size_t>(k)];
+    return o.constant && o.constant->kind == bytecode::ObjectKind::None;
+  };
+  // (The copy's jump back: the first after its counted end, where a break's copy is longer than
+  // the RERAISE it stands for. An earlier one leaves the rest reachable: refused below.)
+  int copy_end = -1;
+  for (int k = std::max(normal_end - 1, body_end); k < handler && copy_end < 0; ++k) {
+    const Operation& o = ops[static_cast<size_t>(k)];
+    if (o.op == Op::Jump && o.target < k && o.target >= body_end) copy_end = k + 1;
+  }
+  if (copy_end < 0) return false;
+  bool returns = false;
+  for (int k = body_end; k < copy_end; ++k) {
+    const Operation& o = ops[static_cast<size_t>(k)];
+    if (!flow_.reachable[static_cast<size_t>(k)]) continue;
+    if (o.op == Op::ReturnConst && !none(k)) return false;
+    if (o.op == Op::ReturnValue &&
+        (k == body_end || ops[static_cast<size_t>(k) - 1].op != Op::LoadConst || !none(k - 1)))
+      return false;
+    returns |= o.op == Op::ReturnConst || o.op == Op::ReturnValue;
+  }
+  for (int k = copy_end; returns && k < size; ++k) {
+    bool handler_code = k >= handler && k < cleanup + 3;
+    if (!handler_code && flow_.reachable[static_cast<size_t>(k)]) return false;
+  }
+  return true;
+}
+
 int CodeDecoder::decode_try_finally(int i, int body_end, int handler, int end, int exit) {
   const auto& ops = lifted_.ops;
   int cleanup = flow_.handler_covering(handler);
-  if (!is_cleanup_block(ops, cleanup) || ops[static_cast<size_t>(cleanup) - 1].op != Op::Reraise) {
-    throw DecodeFailure("finally handler without its cleanup");
-  }
+  int final_end = finally_body_end(handler, cleanup);
+  if (final_end < 0) throw DecodeFailure("finally handler without its cleanup");
   bool mid_expression = mid_expression_try_;
   mid_expression_try_ = false;
   keep_region_stack_ = mid_expression;
@@ -1759,11 +1816,12 @@ int CodeDecoder::decode_try_finally(int i, int body_end, int handler, int end, i
                           : decode_range_extending(i, &body_end, handler, body_end);
   }
   int final_begin = handler + 1;
-  int final_end = cleanup - 1;
-  int normal_end = finally_normal_end(i, body_end, handler, cleanup, mid_expression);
+  int normal_end = finally_normal_end(i, body_end, handler, final_end, mid_expression);
   int try_end = finally_try_end(i, body_end, normal_end, handler, cleanup, mid_expression);
   if (try_end > end && resolve(try_end) != resolve(exit))
     throw DecodeFailure("try statement leaves its region");
+  if (final_end == cleanup && !loop_breaks_return_none(body_end, normal_end, handler, cleanup))
+    throw DecodeFailure("finally loop's breaks run the code after it");
   // The normal-path copy is never decoded: neither are the handler blocks of the statements in it.
   if (profile_.cold_blocks_at_end && try_end != body_end && normal_end <= handler)
     consume_copy_handlers(body_end, normal_end);
@@ -1910,6 +1968,26 @@ int CodeDecoder::normal_copy_end(int copy, int final_begin, int final_end, int c
   copy_returns_ = q == final_begin && cleanup < 0;
   for (const auto& [start, length] : tails) copy_returns_ &= length == 1;
   if (copy_returns_) return q;
+  // (3.11: a copy ending in a loop that only its breaks leave, `while True:`, ends in its jump
+  // back, and no original follows where nothing falls into it: the statement ends the code, each
+  // break a copy of the implicit `return None` (the block copied has no line of its own). 3.12+
+  // reads such a copy's length from what its handler reaches, cold_finally_copy_length.)
+  const Operation& last = ops[static_cast<size_t>(q) - 1];
+  if (!profile_.cold_blocks_at_end && q > copy && last.op == Op::Jump && last.target >= copy &&
+      last.target < q - 1 && cleanup >= 0 && cleanup + 3 == size) {
+    auto none = [&](int k) {
+      const Operation& o = ops[static_cast<size_t>(k)];
+      return o.constant && o.constant->kind == bytecode::ObjectKind::None;
+    };
+    for (const auto& [start, length] : tails) {
+      const Operation& first = ops[static_cast<size_t>(start)];
+      bool returns_none = (length == 1 && first.op == Op::ReturnConst && none(start)) ||
+                          (length == 2 && first.op == Op::LoadConst && none(start) &&
+                           ops[static_cast<size_t>(start) + 1].op == Op::ReturnValue);
+      if (!returns_none) return -1;
+    }
+    return q;
+  }
   // (Each copy repeats the block that follows the copy: the code after the statement. A copy's
   // line is the one its predecessor had, where the block had one predecessor once copied.)
   for (const auto& [start, length] : tails) {

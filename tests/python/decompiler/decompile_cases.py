@@ -423,6 +423,70 @@ CASES: list[Case] = [
         (None, [1]),
         (None, []),
     ),
+    # A finally body ending in `while True:` that only a break leaves: the loop's jump back ends
+    # the handler's copy, the closing RERAISE copied into the break (3.11+); the normal path's
+    # breaks run the code after the statement (3.12+ a copy of its `return None`, of `return 3`).
+    _case(
+        "finally_body_ends_in_while_true",
+        """
+        def gen(c, fail):
+            try:
+                yield rec("y", c)
+                if fail:
+                    raise ValueError(fail)
+            except KeyError:
+                pass
+            finally:
+                while True:
+                    try:
+                        rec("wait", c.pop())
+                    except IndexError:
+                        pass
+                    else:
+                        break
+
+        def loop(c, n):
+            for k in range(n):
+                try:
+                    rec("k", k)
+                finally:
+                    while True:
+                        if rec("p", c.pop()) or k:
+                            break
+            return n
+
+        def f(fail):
+            out = []
+            try:
+                out.append(list(gen([1, 0], fail)))
+            except ValueError as e:
+                out.append(e.args)
+            return out, loop([1, 0, 1], 2)
+        """,
+        (0,),
+        (1,),
+    ),
+    # (3.12+: the code after it, `return 3`, copied into each break of the normal path, its
+    # original gone.)
+    _case(
+        "finally_body_ends_in_while_true_then_return",
+        """
+        def f(t, n):
+            c = list(t)
+            try:
+                rec("try", n)
+            finally:
+                while True:
+                    if rec("w", c.pop()):
+                        break
+                    if n > 5:
+                        break
+            return 3
+        """,
+        ((1,), 0),
+        ((0, 0, 1), 1),
+        ((0, 0), 7),
+    ),
     # 3.12+: a with statement ending the body of an enclosing with, in an if's branch, whose body
     # returns: the code after it (the enclosing exit call, then the code after the if) is reached
     # from its suppressed path only and placed after the handlers (push_cold_blocks_to_end).
@@ -6320,6 +6384,10 @@ CASES: list[Case] = [
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
 WRONG = "decompiles without a fallback to code that behaves differently: "
+_FINALLY_LOOP_310 = (
+    FALLBACK + "'unsupported operation 59' (3.10: a finally body ending in a loop, the RERAISE"
+    " copied into its break read as the body's end)"
+)
 _NOT_YET: dict = {
     "finally_loop_if_try_except_pass_else": {
         10: FALLBACK + "'unsupported operation' (a try/except in a loop in a finally body)",
@@ -6360,6 +6428,12 @@ _NOT_YET: dict = {
         10: FALLBACK
         + "'unsupported operation 59', 'with statement leaves its region', 'try/finally"
         " without its normal path' (3.10 with/try inside a finally body)",
+    },
+    "finally_body_ends_in_while_true": {10: _FINALLY_LOOP_310},
+    "finally_body_ends_in_while_true_then_return": {
+        10: _FINALLY_LOOP_310,
+        12: FALLBACK + "'finally loop's breaks run the code after it' (the copies of `return 3`)",
+        13: FALLBACK + "'finally loop's breaks run the code after it' (the copies of `return 3`)",
     },
     "while_chained_comparison_or_and_walrus_tests": {
         ALL: FALLBACK + "'condition jumps out of its region' (a loop test `chain or b`), 'stack"
