@@ -541,9 +541,17 @@ ExprPtr CodeDecoder::build_condition(const std::vector<ConditionItem>& items, si
 }
 
 bool CodeDecoder::decode_if_expression(int j, int true_start, int false_start, ExprPtr condition) {
-  const auto& ops = lifted_.ops;
-  const Operation& jump = ops[static_cast<size_t>(false_start - 1)];
+  (void)j;
+  const Operation& jump = lifted_.ops[static_cast<size_t>(false_start - 1)];
   if (jump.op != Op::Jump || jump.target <= false_start) return false;
+  return decode_if_expression_parts(true_start, false_start - 1, false_start, jump.target,
+                                    std::move(condition));
+}
+
+// The branches of `yes if condition else no`: the then-part [true_start, then_end), which goes on
+// at `join` (its closing jump, or a copy of the code there), the else part [false_start, join).
+bool CodeDecoder::decode_if_expression_parts(int true_start, int then_end, int false_start,
+                                             int join, ExprPtr condition) {
   std::vector<ExprPtr> saved = stack_;
   size_t body_size = out_->size();
   auto fail = [&] {
@@ -558,23 +566,38 @@ bool CodeDecoder::decode_if_expression(int j, int true_start, int false_start, E
     ExprPtr yes;
     {
       Restore<std::pair<int, int>> restore(if_expression_join_);
-      if_expression_join_ = {jump.target, false_start - 1};
-      yes = evaluate(true_start, false_start - 1, &refused);
+      if_expression_join_ = {join, then_end};
+      yes = evaluate(true_start, then_end, &refused);
     }
     if (refused) return fail();
-    ExprPtr no = evaluate(false_start, jump.target, &refused);
+    ExprPtr no = evaluate(false_start, join, &refused);
     if (refused) return fail();
-    push(make_expr(ExprKind::IfExp, {yes, condition, no}));
-    if_expression_end_ = jump.target;
+    push(make_expr(ExprKind::IfExp, {yes, std::move(condition), no}));
+    if_expression_end_ = join;
     return true;
   } catch (const DecodeFailure&) {
     return fail();
   }
 }
 
-// A conditional expression nested in the region [begin, end) whose test has several parts
-// (`a if b and c else d`): the test's items jump to the else part when false or fall through to
-// the then part, which ends in a jump to `end`. Returns where decoding goes on, or -1 (the stack
+// 3.10/3.12+: where a conditional expression's then-part ends (at `label`, where its else part
+// starts) in a copy of the short exit block at `join` (a return or raise, which the else part
+// falls into), where that copy starts; else -1. The then-part's jump to `join` was replaced by
+// the block itself (3.10's extend_block, 3.12+'s inline_small_exit_blocks in flowgraph.c):
+// `return a and (b if c else d)`, whose and/or value ends at the return too.
+int CodeDecoder::copied_join_start(int then_begin, int label, int join) const {
+  int length = copied_tail_length(join);
+  if (!profile_.inlines_small_exit_blocks || length == 0 || label - length <= then_begin ||
+      join < label || !same_operations(lifted_.ops, label - length, join, length))
+    return -1;
+  return label - length;
+}
+
+// A conditional expression nested in the region [begin, end) whose test is not one plain jump
+// when false (`a if b and c else d`, `a if not b else d`, `a if b is None else d`): the test's
+// items jump to the else part when false or fall through to the then part, which ends in a jump
+// over the else part, to `end` or (an operand) to inside the region, or in a copy of the short
+// exit block at `end` (copied_join_start). Returns where decoding goes on, or -1 (the stack
 // restored) where the code is not that.
 int CodeDecoder::decode_compound_if_expression(int j, int begin, int end) {
   const auto& ops = lifted_.ops;
@@ -589,11 +612,19 @@ int CodeDecoder::decode_compound_if_expression(int j, int begin, int end) {
     std::vector<ConditionItem> items = collect_conditions(j, end, begin);
     int then_begin = items.back().next;
     int label = items.back().target;
-    if (items.size() < 2 || label <= then_begin || label >= end) return fail();
+    if (label <= then_begin || label >= end || out_->size() != body_size) return fail();
     const Operation& over = ops[static_cast<size_t>(label - 1)];
-    if (over.op != Op::Jump || over.target != end || out_->size() != body_size) return fail();
+    int then_end = label - 1;
+    int join = over.target;
+    // (Threaded to an enclosing conditional expression's join: see evaluate.)
+    if (if_expression_join_.second == end && join == if_expression_join_.first) join = end;
+    if (over.op != Op::Jump || join <= label || join > end) {
+      then_end = copied_join_start(then_begin, label, end);
+      join = end;
+      if (then_end < 0) return fail();
+    }
     ExprPtr test = build_condition(items, 0, items.size(), label, false, then_begin);
-    if (!decode_if_expression(j, then_begin, label, test)) return fail();
+    if (!decode_if_expression_parts(then_begin, then_end, label, join, test)) return fail();
     return if_expression_end_;
   } catch (const DecodeFailure&) {
     return fail();

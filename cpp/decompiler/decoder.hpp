@@ -113,6 +113,9 @@ class CodeDecoder {
   std::vector<int> max_line_before_;  // on_new_line: the highest line before each operation
   std::set<int> shared_lines_;        // on_return_line: lines started by anything but a return
   bool returns_after_ = false;        // decode_with: the statement's code-after is a copied return
+  // decode_with: the with statements whose bodies are being decoded, by handler: the body's end
+  // and where the statement goes on (enclosing_with_exit_end)
+  std::map<int, std::pair<int, int>> open_with_ends_;
   // Readings that rest on the exception table alone (its coverage deciding between two readings
   // of the same jumps, decode_condition; where a try body ends, decode_try): whether they may be
   // used, and whether one was. A decode that fails after using one is read again without them.
@@ -298,7 +301,11 @@ class CodeDecoder {
   // the same, 3.12+: what the handler reaches without raising
   int cold_finally_copy_length(int final_begin, int final_end) const;
   // where the normal-path copy of a finally body ends
-  int finally_normal_end(int i, int body_end, int handler, int cleanup, bool mid_expression);
+  int finally_normal_end(int i, int body_end, int handler, int final_end, bool mid_expression);
+  // where the finally body's handler copy ends (its closing RERAISE, or its cleanup block)
+  int finally_body_end(int handler, int cleanup) const;
+  // a finally body ending in a `while True:`: its normal copy's breaks return None
+  bool loop_breaks_return_none(int body_end, int normal_end, int handler, int cleanup) const;
   // where a try/finally statement ends
   int finally_try_end(int i, int body_end, int normal_end, int handler, int cleanup,
                       bool mid_expression) const;
@@ -323,6 +330,8 @@ class CodeDecoder {
                                           WithShape& shape);
   // the code after the statement copied after the body's exit call
   void read_with_exit_copy_after_exit_call(int i, int length, WithShape& shape);
+  // 3.12+: the enclosing with's exit call and the code after it, placed after the handlers
+  int enclosing_with_exit_end(int i, int after, int end) const;
   bool strip_copied_tail(Stmt& stmt, const Body& tail) const;
   bool strip_counted_copies(Stmt& stmt, const Body& tail, const std::vector<int>& copies) const;
   StmtPtr strip_normal_copy_with_returns(Body& body, const std::string& copy_text,
@@ -460,6 +469,9 @@ class CodeDecoder {
   ExprPtr condition_atom(const ConditionItem& item, bool cond, bool top) const;  // one item's test
   int decode_condition(int j, int end, int exit, int stmt_start);
   bool decode_if_expression(int j, int true_start, int false_start, ExprPtr condition);
+  bool decode_if_expression_parts(int true_start, int then_end, int false_start, int join,
+                                  ExprPtr condition);
+  int copied_join_start(int then_begin, int label, int join) const;
   int decode_compound_if_expression(int j, int begin, int end);
   int decode_copied_tail_if_expression(int true_start, int false_start, int end,
                                        const ExprPtr& condition);

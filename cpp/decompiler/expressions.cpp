@@ -627,7 +627,11 @@ ExprPtr CodeDecoder::evaluate(int begin, int end, bool* refused) {
     if (op.op == Op::JumpIf && op.target > i + 1 && op.target < end && value_boolop_end(i) < 0 &&
         !stack_.empty()) {
       const Operation& over = lifted_.ops[static_cast<size_t>(op.target) - 1];
-      bool single = op.arg == 0 && over.op == Op::Jump && over.target == end;
+      // (In an enclosing conditional expression's then-part, a jump to its join is the jump to
+      // this region's end, the then-part's closing jump: flowgraph.c's jump threading,
+      // `(b if e else d) if c else a`.)
+      bool threaded = if_expression_join_.second == end && over.target == if_expression_join_.first;
+      bool single = op.arg == 0 && over.op == Op::Jump && (over.target == end || threaded);
       // (Or one that is an operand here, joining inside the region: `f(a if x else b) if y
       // else c`, `a and g(b if c else d)`; compile.c's compiler_ifexp jumps over the else to
       // right after it. A test that is no and/or value has no other reading here: execute_step
@@ -638,7 +642,8 @@ ExprPtr CodeDecoder::evaluate(int begin, int end, bool* refused) {
       int only = expression_only_;
       if (single || operand) {
         ExprPtr condition = pop();
-        if (decode_if_expression(i, i + 1, op.target, condition)) {
+        if (threaded ? decode_if_expression_parts(i + 1, op.target - 1, op.target, end, condition)
+                     : decode_if_expression(i, i + 1, op.target, condition)) {
           i = if_expression_end_;
           continue;
         }

@@ -1661,11 +1661,11 @@ int CodeDecoder::cold_finally_copy_length(int final_begin, int final_end) const 
 }
 
 // Where the normal-path copy of the finally body ends, after the body ending at `body_end`.
-int CodeDecoder::finally_normal_end(int i, int body_end, int handler, int cleanup,
+int CodeDecoder::finally_normal_end(int i, int body_end, int handler, int final_end,
                                     bool mid_expression) {
   const auto& ops = lifted_.ops;
   int final_begin = handler + 1;
-  int final_end = cleanup - 1;
+  int cleanup = flow_.handler_covering(handler);
   int copy_length = finally_copy_length(final_begin, final_end);
   int normal_end = body_end + copy_length;
   // 3.12: a test of the finally body jumping to its end goes, on the normal path, to the code
@@ -1742,12 +1742,69 @@ bool CodeDecoder::nested_try_separate(int i, const Body& body) const {
   return separate;
 }
 
+// Where the finally body's handler copy after `handler` ends: its closing RERAISE, before the
+// cleanup block; or, where the body ends in a loop that only a `break` leaves (`while True:`),
+// the cleanup block itself: the loop's jump back comes last, and the RERAISE the break goes to
+// was copied into its place (3.11+: the short exit block inlined, flowgraph.c; 3.10:
+// compile.c's extend_block). -1 where the handler is not so.
+int CodeDecoder::finally_body_end(int handler, int cleanup) const {
+  const auto& ops = lifted_.ops;
+  if (!is_cleanup_block(ops, cleanup) || cleanup <= handler + 1) return -1;
+  const Operation& last = ops[static_cast<size_t>(cleanup) - 1];
+  if (last.op == Op::Reraise) return cleanup - 1;
+  if (last.op != Op::Jump || last.target <= handler || last.target >= cleanup - 1) return -1;
+  for (int k = handler + 1; k < cleanup; ++k) {
+    const Operation& o = ops[static_cast<size_t>(k)];
+    if (o.op == Op::Reraise && o.arg == 0 && flow_.handler_covering(k) == cleanup) return cleanup;
+  }
+  return -1;
+}
+
+// A finally body ending in a loop that only breaks leave (finally_body_end at the cleanup
+// block): the normal-path copy (from `body_end`, about `normal_end`) ends in the loop's jump
+// back, and its breaks go to the code after the statement, which nothing falls into; where
+// short, each break holds a copy of it (inline_small_exit_blocks) and no original is left. The
+// copy is never decoded, so those copies are read only where they are the implicit `return
+// None` of code the statement ends (only handler code after the copy); a jump to the code after
+// reads as any break. False where a return of the copy is anything else.
+bool CodeDecoder::loop_breaks_return_none(int body_end, int normal_end, int handler,
+                                          int cleanup) const {
+  const auto& ops = lifted_.ops;
+  int size = static_cast<int>(ops.size());
+  auto none = [&](int k) {
+    const Operation& o = ops[static_cast<size_t>(k)];
+    return o.constant && o.constant->kind == bytecode::ObjectKind::None;
+  };
+  // (The copy's jump back: the first after its counted end, where a break's copy is longer than
+  // the RERAISE it stands for. An earlier one leaves the rest reachable: refused below.)
+  int copy_end = -1;
+  for (int k = std::max(normal_end - 1, body_end); k < handler && copy_end < 0; ++k) {
+    const Operation& o = ops[static_cast<size_t>(k)];
+    if (o.op == Op::Jump && o.target < k && o.target >= body_end) copy_end = k + 1;
+  }
+  if (copy_end < 0) return false;
+  bool returns = false;
+  for (int k = body_end; k < copy_end; ++k) {
+    const Operation& o = ops[static_cast<size_t>(k)];
+    if (!flow_.reachable[static_cast<size_t>(k)]) continue;
+    if (o.op == Op::ReturnConst && !none(k)) return false;
+    if (o.op == Op::ReturnValue &&
+        (k == body_end || ops[static_cast<size_t>(k) - 1].op != Op::LoadConst || !none(k - 1)))
+      return false;
+    returns |= o.op == Op::ReturnConst || o.op == Op::ReturnValue;
+  }
+  for (int k = copy_end; returns && k < size; ++k) {
+    bool handler_code = k >= handler && k < cleanup + 3;
+    if (!handler_code && flow_.reachable[static_cast<size_t>(k)]) return false;
+  }
+  return true;
+}
+
 int CodeDecoder::decode_try_finally(int i, int body_end, int handler, int end, int exit) {
   const auto& ops = lifted_.ops;
   int cleanup = flow_.handler_covering(handler);
-  if (!is_cleanup_block(ops, cleanup) || ops[static_cast<size_t>(cleanup) - 1].op != Op::Reraise) {
-    throw DecodeFailure("finally handler without its cleanup");
-  }
+  int final_end = finally_body_end(handler, cleanup);
+  if (final_end < 0) throw DecodeFailure("finally handler without its cleanup");
   bool mid_expression = mid_expression_try_;
   mid_expression_try_ = false;
   keep_region_stack_ = mid_expression;
@@ -1759,11 +1816,12 @@ int CodeDecoder::decode_try_finally(int i, int body_end, int handler, int end, i
                           : decode_range_extending(i, &body_end, handler, body_end);
   }
   int final_begin = handler + 1;
-  int final_end = cleanup - 1;
-  int normal_end = finally_normal_end(i, body_end, handler, cleanup, mid_expression);
+  int normal_end = finally_normal_end(i, body_end, handler, final_end, mid_expression);
   int try_end = finally_try_end(i, body_end, normal_end, handler, cleanup, mid_expression);
   if (try_end > end && resolve(try_end) != resolve(exit))
     throw DecodeFailure("try statement leaves its region");
+  if (final_end == cleanup && !loop_breaks_return_none(body_end, normal_end, handler, cleanup))
+    throw DecodeFailure("finally loop's breaks run the code after it");
   // The normal-path copy is never decoded: neither are the handler blocks of the statements in it.
   if (profile_.cold_blocks_at_end && try_end != body_end && normal_end <= handler)
     consume_copy_handlers(body_end, normal_end);
@@ -1910,6 +1968,26 @@ int CodeDecoder::normal_copy_end(int copy, int final_begin, int final_end, int c
   copy_returns_ = q == final_begin && cleanup < 0;
   for (const auto& [start, length] : tails) copy_returns_ &= length == 1;
   if (copy_returns_) return q;
+  // (3.11: a copy ending in a loop that only its breaks leave, `while True:`, ends in its jump
+  // back, and no original follows where nothing falls into it: the statement ends the code, each
+  // break a copy of the implicit `return None` (the block copied has no line of its own). 3.12+
+  // reads such a copy's length from what its handler reaches, cold_finally_copy_length.)
+  const Operation& last = ops[static_cast<size_t>(q) - 1];
+  if (!profile_.cold_blocks_at_end && q > copy && last.op == Op::Jump && last.target >= copy &&
+      last.target < q - 1 && cleanup >= 0 && cleanup + 3 == size) {
+    auto none = [&](int k) {
+      const Operation& o = ops[static_cast<size_t>(k)];
+      return o.constant && o.constant->kind == bytecode::ObjectKind::None;
+    };
+    for (const auto& [start, length] : tails) {
+      const Operation& first = ops[static_cast<size_t>(start)];
+      bool returns_none = (length == 1 && first.op == Op::ReturnConst && none(start)) ||
+                          (length == 2 && first.op == Op::LoadConst && none(start) &&
+                           ops[static_cast<size_t>(start) + 1].op == Op::ReturnValue);
+      if (!returns_none) return -1;
+    }
+    return q;
+  }
   // (Each copy repeats the block that follows the copy: the code after the statement. A copy's
   // line is the one its predecessor had, where the block had one predecessor once copied.)
   for (const auto& [start, length] : tails) {
@@ -2124,6 +2202,37 @@ void CodeDecoder::read_with_exit_copy_after_exit_call(int i, int length, WithSha
   }
 }
 
+// 3.12+: a with statement ending the body of an enclosing with whose normal path leaves only
+// through it: where its body returns, the code after it (the enclosing body's exit call, then the
+// code after the enclosing statement) is reached from its suppressed path only, so
+// push_cold_blocks_to_end (flowgraph.c) placed it after the handler code. Where `after` (the
+// suppressed path's join) is that code: line-less NOPs outside the enclosing with's cover, its
+// exit call, then where the enclosing statement goes on (a jump there, or a copy of the short
+// exit block there), the end of that code; else -1. (`end`: the statement's region's, which
+// must be the enclosing body's.)
+int CodeDecoder::enclosing_with_exit_end(int i, int after, int end) const {
+  const auto& ops = lifted_.ops;
+  int size = static_cast<int>(ops.size());
+  auto open = open_with_ends_.find(flow_.handler_covering(i));
+  if (!profile_.cold_blocks_at_end || open == open_with_ends_.end() || open->second.first != end)
+    return -1;
+  int enclosing = open->first;
+  int goes_on = resolve(open->second.second);
+  int p = after;
+  while (p < size && ops[static_cast<size_t>(p)].op == Op::Nop &&
+         ops[static_cast<size_t>(p)].line < 0)
+    ++p;
+  for (int k = after; k < p + 5 && k < size; ++k) {
+    if (flow_.handler_covering(k) == enclosing) return -1;
+  }
+  if (!is_exit_call(ops, p) || p + 5 >= size) return -1;
+  int q = p + 5;
+  if (ops[static_cast<size_t>(q)].op == Op::Jump) return resolve(q) == goes_on ? q + 1 : -1;
+  int length = copied_tail_length(q);
+  if (length == 0 || q == goes_on || !same_operations(ops, q, goes_on, length)) return -1;
+  return q + length;
+}
+
 int CodeDecoder::decode_with(int i, int end, int exit) {
   const auto& ops = lifted_.ops;
   ExprPtr context = pop();
@@ -2145,8 +2254,13 @@ int CodeDecoder::decode_with(int i, int end, int exit) {
   int cleanup = shape.cleanup;
   mark_consumed(handler, reraise_target + 4);
   if (cleanup >= 0) mark_consumed(cleanup, cleanup + 3);
-  if (with_end > end && resolve(with_end) != resolve(exit))
-    throw DecodeFailure("with statement leaves its region");
+  if (with_end > end && resolve(with_end) != resolve(exit)) {
+    int cold_end = enclosing_with_exit_end(i, with_end, end);
+    if (cold_end < 0) throw DecodeFailure("with statement leaves its region");
+    mark_consumed(with_end, cold_end);
+    body_end = std::min(body_end, end);
+    with_end = end;
+  }
   push(make_expr(ExprKind::Internal, {}, "with_exit"));
   push(make_expr(ExprKind::Internal, {}, "with_value"));
   size_t saved_depth = statement_depth_;
@@ -2156,7 +2270,12 @@ int CodeDecoder::decode_with(int i, int end, int exit) {
   opened_try_[static_cast<size_t>(handler)] = true;
   bool returns_after = returns_after_;
   returns_after_ = false;
-  Body body = decode_range(i + 1, body_end, body_exit >= 0 ? body_exit : with_end);
+  Body body;
+  {
+    Restore<std::map<int, std::pair<int, int>>> restore(open_with_ends_);
+    open_with_ends_[handler] = {body_end, with_end == end ? exit : with_end};
+    body = decode_range(i + 1, body_end, body_exit >= 0 ? body_exit : with_end);
+  }
   opened_try_[static_cast<size_t>(handler)] = false;
   // At module level that return is the implicit `return None` at the end of the code.
   if (returns_after && role_ == CodeRole::Module && !body.empty() &&

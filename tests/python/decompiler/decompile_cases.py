@@ -355,6 +355,41 @@ CASES: list[Case] = [
         (-1, 2),
         (0, 2),
     ),
+    # 3.10/3.12+: a conditional expression ending an and/or value before a short exit block (a
+    # return, a raise, a store then a return): the then-part's jump to that block is replaced by
+    # a copy of it (extend_block, inline_small_exit_blocks), which the else part falls into.
+    _case(
+        "conditional_expression_inside_and_or_before_exit",
+        """
+        def g(a, b, c):
+            if a is None:
+                x = rec("a", b) and (b if c and a else c)
+                return x
+            if a == 1:
+                raise ValueError(rec("r", b) or (b if not c else a))
+            return not a and (b if c is None else c)
+
+        def f(a, b, c):
+            try:
+                r = g(a, b, c)
+            except ValueError as e:
+                r = e.args
+            return (
+                r,
+                rec("o", a) or (b if c else c + 1),
+                a and b and (a if b > c else c),
+                b or ((a if c else b) if a else c),
+                [a and (b if c else (c if a else b))],
+            )
+        """,
+        (1, 2, 3),
+        (0, 2, 3),
+        (None, 5, 0),
+        (None, 0, 4),
+        (1, 0, None),
+        (0, 0, None),
+        (2, 3, 1),
+    ),
     # 3.12+: the and/or value that is a conditional expression's then-part jumps straight to the
     # end of the whole conditional expression (its jump to the closing JUMP_FORWARD threaded).
     _case(
@@ -387,6 +422,107 @@ CASES: list[Case] = [
         (2, 2),
         (None, [1]),
         (None, []),
+    ),
+    # A finally body ending in `while True:` that only a break leaves: the loop's jump back ends
+    # the handler's copy, the closing RERAISE copied into the break (3.11+); the normal path's
+    # breaks run the code after the statement (3.12+ a copy of its `return None`, of `return 3`).
+    _case(
+        "finally_body_ends_in_while_true",
+        """
+        def gen(c, fail):
+            try:
+                yield rec("y", c)
+                if fail:
+                    raise ValueError(fail)
+            except KeyError:
+                pass
+            finally:
+                while True:
+                    try:
+                        rec("wait", c.pop())
+                    except IndexError:
+                        pass
+                    else:
+                        break
+
+        def loop(c, n):
+            for k in range(n):
+                try:
+                    rec("k", k)
+                finally:
+                    while True:
+                        if rec("p", c.pop()) or k:
+                            break
+            return n
+
+        def f(fail):
+            out = []
+            try:
+                out.append(list(gen([1, 0], fail)))
+            except ValueError as e:
+                out.append(e.args)
+            return out, loop([1, 0, 1], 2)
+        """,
+        (0,),
+        (1,),
+    ),
+    # (3.12+: the code after it, `return 3`, copied into each break of the normal path, its
+    # original gone.)
+    _case(
+        "finally_body_ends_in_while_true_then_return",
+        """
+        def f(t, n):
+            c = list(t)
+            try:
+                rec("try", n)
+            finally:
+                while True:
+                    if rec("w", c.pop()):
+                        break
+                    if n > 5:
+                        break
+            return 3
+        """,
+        ((1,), 0),
+        ((0, 0, 1), 1),
+        ((0, 0), 7),
+    ),
+    # 3.12+: a with statement ending the body of an enclosing with, in an if's branch, whose body
+    # returns: the code after it (the enclosing exit call, then the code after the if) is reached
+    # from its suppressed path only and placed after the handlers (push_cold_blocks_to_end).
+    _case(
+        "nested_with_returning_in_if_branch",
+        """
+        def g(flag, n):
+            for k in range(n):
+                if k == flag:
+                    with CM("loop-outer"):
+                        with CM("loop-inner", flag > 1):
+                            if flag > 2:
+                                raise KeyError(k)
+                            return rec("ret", k)
+            return "done"
+
+        def f(chain, fail, suppress):
+            if not chain:
+                with CM("outer"):
+                    rec("before")
+                    with CM("inner", suppress):
+                        if fail:
+                            raise ValueError(fail)
+                        return rec("return", chain)
+            if chain == 2:
+                return g(fail, 4)
+            with CM("last"):
+                return "after"
+        """,
+        (0, 0, False),
+        (0, 1, True),
+        (1, 0, False),
+        (2, 1, False),
+        (2, 2, False),
+        (2, 3, False),
+        (2, 5, False),
     ),
     # 3.13: the return after a with statement is copied to the end of the body's normal path
     # (LOAD_FAST_LOAD_FAST) and of the suppressed path (LOAD_FAST; LOAD_FAST_CHECK: `other` may
@@ -4380,7 +4516,9 @@ CASES: list[Case] = [
                     self.v = v
                 def pick(self, a, b):
                     self.kept, self.other = a, b
-                    return rec("a", a) and (b if a > 0 else -b)
+                    while 0 <= (j := a * 2) < b:
+                        a += 1
+                    return a
             return sorted(getattr(Box, "__static_attributes__", ())), Box(a).v
         """,
         (0,),
@@ -4431,10 +4569,14 @@ CASES: list[Case] = [
         """
         def f(a, b):
             def inner(c):
-                return rec("c", c) and (a if c > 0 else b)
+                while 0 <= (j := c * 2) < a:
+                    c = c + b
+                return c
             class K:
                 def m(self, c):
-                    return super().m and (c if c > 0 else -c)
+                    while 0 <= (j := c * 2) < super().m:
+                        c += 1
+                    return c
             return inner.__code__.co_freevars, K.m.__code__.co_freevars, a + b
         """,
         (1, 2),
@@ -6285,6 +6427,10 @@ CASES: list[Case] = [
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
 WRONG = "decompiles without a fallback to code that behaves differently: "
+_FINALLY_LOOP_310 = (
+    FALLBACK + "'unsupported operation 59' (3.10: a finally body ending in a loop, the RERAISE"
+    " copied into its break read as the body's end)"
+)
 _NOT_YET: dict = {
     "return_value_through_nested_finally_ending_in_if": {
         v: FALLBACK + "'finally copy on an exit path' (3.11+: the enclosing finally body's copy"
@@ -6327,10 +6473,11 @@ _NOT_YET: dict = {
         + "'unsupported operation 59', 'with statement leaves its region', 'try/finally"
         " without its normal path' (3.10 with/try inside a finally body)",
     },
-    "conditional_expression_inside_and": {
-        10: FALLBACK + "'unsupported operation' (a conditional expression as the right of and)",
-        12: FALLBACK + "'unsupported operation' (a conditional expression as the right of and)",
-        13: FALLBACK + "'unsupported operation' (a conditional expression as the right of and)",
+    "finally_body_ends_in_while_true": {10: _FINALLY_LOOP_310},
+    "finally_body_ends_in_while_true_then_return": {
+        10: _FINALLY_LOOP_310,
+        12: FALLBACK + "'finally loop's breaks run the code after it' (the copies of `return 3`)",
+        13: FALLBACK + "'finally loop's breaks run the code after it' (the copies of `return 3`)",
     },
     "while_chained_comparison_or_and_walrus_tests": {
         ALL: FALLBACK + "'condition jumps out of its region' (a loop test `chain or b`), 'stack"
@@ -6344,8 +6491,9 @@ _NOT_YET: dict = {
     },
 }
 SAME_BEHAVIOUR_OTHER_CODE = "behaves the same, but the recompiled code differs: "
-_AND_IFEXP = (
-    FALLBACK + "'unsupported operation' (a method's conditional expression as the right of and)"
+_WALRUS_CHAIN = (
+    FALLBACK + "'condition jumps out of its region' (a method's loop test, a chained comparison"
+    " holding a named expression)"
 )
 _AND_CHAIN = (
     SAME_BEHAVIOUR_OTHER_CODE + "`while a < b < c and d:` reads as `if test: while True:`"
@@ -6416,18 +6564,14 @@ _CODE_NOT_YET: dict = {
         13: SAME_BEHAVIOUR_OTHER_CODE + "a loop ending a for body, its exit the for loop's jump"
         " back, reads as `if test: while True:` with the test's copy at its end as an if",
     },
-    "closure_of_a_fallback_function": {10: _AND_IFEXP, 12: _AND_IFEXP, 13: _AND_IFEXP},
+    "closure_of_a_fallback_function": {ALL: _WALRUS_CHAIN},
     "dead_if_false_names_in_module_and_class": {
         10: SAME_BEHAVIOUR_OTHER_CODE + "the dropped block's names are missing (3.10/3.11 also keep"
         " its constants)",
         11: SAME_BEHAVIOUR_OTHER_CODE + "the dropped block's names are missing (3.10/3.11 also keep"
         " its constants)",
     },
-    "class_static_attributes_of_a_fallback_method": {
-        10: _AND_IFEXP,
-        12: _AND_IFEXP,
-        13: _AND_IFEXP,
-    },
+    "class_static_attributes_of_a_fallback_method": {ALL: _WALRUS_CHAIN},
     "loop_try_with_then_break_loop_else": {
         10: SAME_BEHAVIOUR_OTHER_CODE
         + "f: instruction #2: expected FOR_ITER -> #68, got FOR_ITER -> #66",
