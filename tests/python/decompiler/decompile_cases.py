@@ -6237,6 +6237,94 @@ CASES: list[Case] = [
         ([3, 0, -1, 4],),
         ([],),
     ),
+    _case(
+        # 3.12+: `while True` leaves a NOP with its line before the body; the then-branch jumps
+        # to the loop's jump back, the else's break jumps past it: never `while test: A; continue`.
+        "while_true_if_else_break_falls_to_jump_back",
+        """
+        def f(pos, lim):
+            while True:
+                if rec("test", pos) > lim:
+                    pos -= 1
+                else:
+                    break
+            rec("after", pos)
+            rec("again", pos)
+            while lim:
+                while True:
+                    if pos > lim:
+                        pos -= 2
+                    else:
+                        break
+                rec("inner done", pos)
+                lim -= 1
+            return pos
+        """,
+        (5, 2),
+        (0, 3),
+        (7, 0),
+    ),
+    _case(
+        # 3.12+: a break out of an except clause copies the short code after the loop after the
+        # clause's POP_EXCEPT (and a for loop's iterator pop): the raise has no context.
+        "loop_clause_break_copies_raise_after_loop",
+        """
+        def g(items, i):
+            while i < len(items) + 1:
+                try:
+                    v = items[i]
+                except IndexError as e:
+                    break
+                if v == "x":
+                    return i
+                i += 1
+            raise ValueError(i)
+
+        def h(calls):
+            for c in calls:
+                try:
+                    rec("call", c())
+                except KeyError:
+                    break
+            raise LookupError("none")
+
+        def f(items, i):
+            out = []
+            try:
+                out.append(g(items, i))
+            except ValueError as e:
+                out.append(("g", e.args, type(e.__context__).__name__))
+            try:
+                h([lambda: 1, lambda: {}[items[0] if items else 0]])
+            except LookupError as e:
+                out.append(("h", e.args, type(e.__context__).__name__))
+            return out
+        """,
+        (["a", "b", "x"], 0),
+        (["a", "b"], 0),
+        ([], 0),
+    ),
+    _case(
+        # 3.12+: a `while True` left only by a clause's break: the code after it exists only as
+        # the break's copy, after the clause's POP_EXCEPT.
+        "while_true_clause_break_only_copy_of_return",
+        """
+        def f(expected, i):
+            missing = []
+            while True:
+                try:
+                    e = expected[i]
+                    i += 1
+                    rec("e", e)
+                except IndexError:
+                    missing.extend(expected[i:])
+                    break
+            return missing, i
+        """,
+        ([1, 2, 3], 0),
+        ([], 0),
+        ([1, 2], 5),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
