@@ -273,12 +273,37 @@ int CodeDecoder::absent_break_target_copy(int k, int end) const {
   return 0;
 }
 
+// A `while True:` starting the body of an enclosing `while True:` has its head where the
+// enclosing loop's jumps back go: each loop's folded test left a NOP with its line there
+// (compiler_while), and lift keeps the line of the last, the inner loop's, which its own bottom
+// jump back has too. That jump, the last one to `i` in the region with that line, where the
+// enclosing loop's own jump back has another line; -1 if none.
+int CodeDecoder::nested_while_true_jump(int i, int end) const {
+  const auto& ops = lifted_.ops;
+  const LoopContext& outer = loops_.back();
+  int line = ops[static_cast<size_t>(i)].nop_line;
+  if (!profile_.while_true_leaves_nop || line < 0 || outer.back_jump < 0 ||
+      ops[static_cast<size_t>(outer.back_jump)].line == line || outer.continue_target != i)
+    return -1;
+  for (int k = std::min(end, outer.back_jump) - 1; k > i; --k) {
+    const Operation& back = ops[static_cast<size_t>(k)];
+    if (flow_.reachable[static_cast<size_t>(k)] && back.op == Op::Jump && back.target == i &&
+        back.line == line)
+      return k;
+  }
+  return -1;
+}
+
 // The loop opened at `i` that starts the body of the enclosing loop (see
 // decode_at_statement_start): whether the region holds it, its jump back in `*source`.
 bool CodeDecoder::closes_nested_loop(int i, int end, int* source) const {
   const auto& ops = lifted_.ops;
   WhileShape shape = while_head(i);
   if (shape.found && shape.tail < end) return true;
+  if (int back = nested_while_true_jump(i, end); back > i) {
+    *source = back;
+    return true;
+  }
   if (resolve(loops_.back().continue_target) == resolve(i)) return false;
   for (int k = end - 1; k > i; --k) {
     const Operation& back = ops[static_cast<size_t>(k)];
@@ -1148,7 +1173,7 @@ bool if_else_break(const StmtPtr& s) {  // `if x: A else: break`, A not empty
 }  // namespace
 
 // Whether the loop at `head`, whose last jump back is `last_jump`, is a `while True:` by the NOP
-// that 3.12+'s compiler_while leaves of its folded test just before the body, with the line of
+// that compiler_while leaves of its folded test just before the body, with the line of
 // the bottom jump back (lift drops it, the head keeps its line): never a `while test:` whose
 // body never falls off its end, whose head is its test and whose jumps back are `continue`s.
 bool CodeDecoder::while_true_written(int head, int last_jump) const {

@@ -6325,6 +6325,34 @@ CASES: list[Case] = [
         ([], 0),
         ([1, 2], 5),
     ),
+    _case(
+        # Each `while True` leaves a NOP with its line; an inner one starting the outer one's body
+        # shares its head: the inner loop's bottom jump back has the inner NOP's line.
+        "while_true_opens_while_true_body",
+        """
+        def f(pos, lim, p):
+            while True:
+                while True:
+                    if rec("test", pos) > lim:
+                        pos -= 1
+                    else:
+                        break
+                if not p:
+                    break
+                pos = rec("g", pos) + 3
+                p -= 1
+            while True:
+                while True:
+                    pos = rec("inner", pos) - 1
+                    if pos < lim:
+                        break
+                if rec("outer", pos) < 0:
+                    return pos, p
+        """,
+        (5, 2, 2),
+        (0, 3, 1),
+        (7, 0, 0),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
