@@ -156,9 +156,10 @@ class CodeDecoder {
   Body decode_range_extending(int begin, int* end, int limit, int exit);
   int decode_statement(int i, int end, int exit);
   int decode_break_copy(int i, int end);  // a break the layout shows without a jump, or -1
-  int nested_while_true_jump(int i, int end) const;    // 3.12+: its bottom jump, or -1
-  int decode_clause_break_copy(int i, int end);        // 3.12+: one leaving an except clause, or -1
-  int absent_break_target_copy(int k, int end) const;  // its length, or 0
+  int nested_while_true_jump(int i, int end) const;  // 3.12+: its bottom jump, or -1
+  int decode_clause_break_copy(int i, int end);      // 3.12+: one leaving an except clause, or -1
+  int decode_nop_break_copy(int i, int end);  // a break's NOP, then a copy of the exit; or -1
+  int absent_break_target_copy(int k, int end) const;          // its length, or 0
   int decode_at_statement_start(int i, int end, int exit);     // a loop or try starting at i, or -1
   bool closes_nested_loop(int i, int end, int* source) const;  // a loop opening a loop's body
   int decode_loop_at(int i, int end, int exit, int source, bool nested);  // a loop at i, or -1

@@ -198,6 +198,7 @@ int CodeDecoder::decode_break_copy(int i, int end) {
     }
   }
   if (int next = decode_clause_break_copy(i, end); next >= 0) return next;
+  if (int next = decode_nop_break_copy(i, end); next >= 0) return next;
   if (!loops_.empty() && !clause_breaks_.empty()) {
     auto found = clause_breaks_.find(i);
     if (found != clause_breaks_.end() && found->second.first == loops_.back().continue_target &&
@@ -251,6 +252,35 @@ int CodeDecoder::decode_clause_break_copy(int i, int end) {
   if (for_loop) pop();
   emit(make_stmt(StmtKind::Break));
   return k + length;
+}
+
+// 3.10, 3.12+: a `break` at `i` out of a `while` loop, where the code after the loop is a short
+// exit block: compile.c's compiler_break emits a NOP with the statement's line, then the jump
+// that inline_small_exit_blocks (3.10: extend_block) replaces with a copy of the block, which
+// starts a line of its own (the NOP stays: remove_redundant_nops). The copy is a `break`, not
+// the statement it repeats. Where the statement after it starts; -1 if that is not the shape.
+int CodeDecoder::decode_nop_break_copy(int i, int end) {
+  const auto& ops = lifted_.ops;
+  const Operation& op = ops[static_cast<size_t>(i)];
+  if (!profile_.inlines_small_exit_blocks || loops_.empty() || op.nop_line < 0 || op.line < 0 ||
+      op.line == op.nop_line || stack_.size() != statement_depth_)
+    return -1;
+  const LoopContext& loop = loops_.back();
+  if (loop.break_target < 0 || loop.continue_target < 0 ||
+      ops[static_cast<size_t>(loop.continue_target)].op == Op::ForIter)
+    return -1;
+  int length = copied_block_length(i, loop.break_target);
+  bool absent =
+      length == 0 && !profile_.block_stack && (length = absent_break_target_copy(i, end)) > 0;
+  if (length == 0 || i + length > end || ops[static_cast<size_t>(i + length - 1)].op == Op::Jump)
+    return -1;
+  if (absent) {
+    if (clause_break_tail_ >= 0 && copied_block_length(i, clause_break_tail_) != length) return -1;
+    clause_break_tail_ = i;
+    clause_break_tail_length_ = length;
+  }
+  emit(make_stmt(StmtKind::Break));
+  return i + length;
 }
 
 // Where the innermost loop, a `while True`, has no code after it that its exit reaches (its
