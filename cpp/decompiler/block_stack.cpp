@@ -861,6 +861,8 @@ std::vector<std::pair<int, int>> CodeDecoder::decode_except_clauses(Stmt& stmt,
   std::string saved_name = handler_name_;
   for (int m = 0; m < 3; ++m) push(make_expr(ExprKind::Internal, {}, "prev_exc"));
   std::vector<ExprPtr> clause_stack = stack_;
+  Restore<size_t> keep_loops(clause_loops_);
+  clause_loops_ = loops_.size();
   std::vector<std::pair<int, int>> clause_ranges;  // each clause's [body, end)
   int k = handler;
   while (k < shape.handlers_end) {

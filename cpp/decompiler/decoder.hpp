@@ -110,6 +110,10 @@ class CodeDecoder {
   // follows its POP_EXCEPT -> (loop head, copy length); how many were read as breaks.
   std::map<int, std::pair<int, int>> clause_breaks_;
   int clause_breaks_read_ = 0;
+  // 3.12+: the copy that breaks out of except clauses hold of the code after a `while True` that
+  // nothing else reaches (decode_clause_break_copy), its first operation and length; -1 if none.
+  int clause_break_tail_ = -1;
+  int clause_break_tail_length_ = 0;
   std::vector<int> max_line_before_;  // on_new_line: the highest line before each operation
   std::set<int> shared_lines_;        // on_return_line: lines started by anything but a return
   bool returns_after_ = false;        // decode_with: the statement's code-after is a copied return
@@ -148,12 +152,17 @@ class CodeDecoder {
   bool statement_refused_ = false;
   ExprPtr captured_target_;   // the target stored into a loop/with/except pseudo value
   std::string handler_name_;  // the `as` name of the except clause being decoded
+  size_t clause_loops_ = 0;   // how many loops enclose the try of that clause (loops_.size())
 
   // ---- structure.cpp: regions of operations to statements
   Body decode_range(int begin, int end, int exit);
   Body decode_range_extending(int begin, int* end, int limit, int exit);
   int decode_statement(int i, int end, int exit);
   int decode_break_copy(int i, int end);  // a break the layout shows without a jump, or -1
+  int nested_while_true_jump(int i, int end) const;  // 3.12+: its bottom jump, or -1
+  int decode_clause_break_copy(int i, int end);      // 3.12+: one leaving an except clause, or -1
+  int decode_nop_break_copy(int i, int end);  // a break's NOP, then a copy of the exit; or -1
+  int absent_break_target_copy(int k, int end) const;          // its length, or 0
   int decode_at_statement_start(int i, int end, int exit);     // a loop or try starting at i, or -1
   bool closes_nested_loop(int i, int end, int* source) const;  // a loop opening a loop's body
   int decode_loop_at(int i, int end, int exit, int source, bool nested);  // a loop at i, or -1
@@ -166,8 +175,10 @@ class CodeDecoder {
   bool leaves_try_except(int head, int p) const;  // 3.10: POP_EXCEPT/POP_BLOCK of a try/except
   void note_clause_break_copies(int head, int last_jump, int loop_exit, int end, int region_exit,
                                 int* clause_tail, int* clause_tail_length);  // 3.10
-  bool while_true_spelled_true(int head) const;  // `while True`, not `while 1`
-  void emit_while_true(Body body, bool ends_in_break, bool spelled_true);  // or `while test`
+  bool while_true_spelled_true(int head) const;            // `while True`, not `while 1`
+  bool while_true_written(int head, int last_jump) const;  // never `while test`
+  void emit_while_true(Body body, bool ends_in_break, bool spelled_true,
+                       bool written);  // or `while test`
   int loop_handler_code_end(int head, int last_jump, int end) const;
   int loop_clauses_reraise(int head, int last_jump, int end) const;
   bool breaks_past_region(int begin, int body_end, int end, int region_exit) const;

@@ -1232,6 +1232,8 @@ Body CodeDecoder::decode_except_clause_body(int body_begin, int decode_end,
   handler_name_ = name;
   Body body;
   {
+    Restore<size_t> keep_loops(clause_loops_);
+    clause_loops_ = loops_.size();
     Restore<int> keep_tail(clause_tail_);
     Restore<int> keep_tail_length(clause_tail_length_);
     clause_tail_ = s.tail_copy;

@@ -63,6 +63,10 @@ class CompilerProfile {
   // 3.10's compiler_while: the jump back of `while True` keeps the loop's line, so a jump to it
   // from code of another line is not threaded to the head.
   bool while_true_back_jump_keeps_line = minor_ == 10;
+  // compiler_while: the folded test of `while True` leaves a NOP with the loop's line at its
+  // head (remove_redundant_nops keeps it before a body on a later line); the bottom jump back,
+  // to the body after it, has that line too (3.10-3.13).
+  bool while_true_leaves_nop = true;
 
   // ---- try statements read from exception tables (handlers.cpp)
   // Zero-cost exceptions (3.11+, compile.c's compiler_try_except/_finally and the exception

@@ -197,6 +197,8 @@ int CodeDecoder::decode_break_copy(int i, int end) {
       return i + 1;
     }
   }
+  if (int next = decode_clause_break_copy(i, end); next >= 0) return next;
+  if (int next = decode_nop_break_copy(i, end); next >= 0) return next;
   if (!loops_.empty() && !clause_breaks_.empty()) {
     auto found = clause_breaks_.find(i);
     if (found != clause_breaks_.end() && found->second.first == loops_.back().continue_target &&
@@ -209,12 +211,129 @@ int CodeDecoder::decode_break_copy(int i, int end) {
   return -1;
 }
 
+// 3.10, 3.12+: a `break` at `i` out of an except clause of a try in the innermost loop, where the
+// code after the loop is a short exit block: compile.c's compiler_break unwinds the clause
+// (POP_EXCEPT, the unbinding of its name) and a for loop's iterator (POP_TOP), then jumps
+// there, and flowgraph.c's inline_small_exit_blocks (3.10: compile.c's extend_block) replaces
+// the jump with a copy of the block.
+// The copy runs outside the clause (its raise has no context): never read it as clause code.
+// Where the statement after it starts; -1 if that is not the shape.
+int CodeDecoder::decode_clause_break_copy(int i, int end) {
+  const auto& ops = lifted_.ops;
+  size_t saved = profile_.exception_is_triple ? 3 : 1;  // the previous exception's values
+  if (!profile_.inlines_small_exit_blocks || ops[static_cast<size_t>(i)].op != Op::PopExcept ||
+      loops_.empty() || clause_loops_ != loops_.size() || stack_.size() != statement_depth_ ||
+      stack_.size() < saved || !is_internal(top(), "prev_exc"))
+    return -1;
+  const LoopContext& loop = loops_.back();
+  if (loop.break_target < 0 || loop.continue_target < 0) return -1;
+  bool for_loop = ops[static_cast<size_t>(loop.continue_target)].op == Op::ForIter;
+  int k = i + 1;
+  if (k + 3 < end && unbinds_clause_name(ops, k)) k += 3;
+  if (for_loop) {
+    if (k >= end || ops[static_cast<size_t>(k)].op != Op::PopTop || stack_.size() <= saved ||
+        !is_internal(stack_[stack_.size() - saved - 1], "iter"))
+      return -1;
+    ++k;
+  }
+  int length = k < end ? copied_block_length(k, loop.break_target) : 0;
+  // (3.10: note_clause_break_copies reads a `while True` whose code after it is absent.)
+  bool absent = length == 0 && !for_loop && !profile_.block_stack &&
+                (length = absent_break_target_copy(k, end)) > 0;
+  if (length == 0 || k + length > end || ops[static_cast<size_t>(k + length - 1)].op == Op::Jump)
+    return -1;
+  if (absent) {
+    // (Every such break holds the same copy; decode_while_true writes it after the loop.)
+    if (clause_break_tail_ >= 0 && copied_block_length(k, clause_break_tail_) != length) return -1;
+    clause_break_tail_ = k;
+    clause_break_tail_length_ = length;
+  }
+  for (size_t n = 0; n < saved; ++n) pop();
+  if (for_loop) pop();
+  emit(make_stmt(StmtKind::Break));
+  return k + length;
+}
+
+// 3.10, 3.12+: a `break` at `i` out of a `while` loop, where the code after the loop is a short
+// exit block: compile.c's compiler_break emits a NOP with the statement's line, then the jump
+// that inline_small_exit_blocks (3.10: extend_block) replaces with a copy of the block, which
+// starts a line of its own (the NOP stays: remove_redundant_nops). The copy is a `break`, not
+// the statement it repeats. Where the statement after it starts; -1 if that is not the shape.
+int CodeDecoder::decode_nop_break_copy(int i, int end) {
+  const auto& ops = lifted_.ops;
+  const Operation& op = ops[static_cast<size_t>(i)];
+  if (!profile_.inlines_small_exit_blocks || loops_.empty() || op.nop_line < 0 || op.line < 0 ||
+      op.line == op.nop_line || stack_.size() != statement_depth_)
+    return -1;
+  const LoopContext& loop = loops_.back();
+  if (loop.break_target < 0 || loop.continue_target < 0 ||
+      ops[static_cast<size_t>(loop.continue_target)].op == Op::ForIter)
+    return -1;
+  int length = copied_block_length(i, loop.break_target);
+  bool absent =
+      length == 0 && !profile_.block_stack && (length = absent_break_target_copy(i, end)) > 0;
+  if (length == 0 || i + length > end || ops[static_cast<size_t>(i + length - 1)].op == Op::Jump)
+    return -1;
+  if (absent) {
+    if (clause_break_tail_ >= 0 && copied_block_length(i, clause_break_tail_) != length) return -1;
+    clause_break_tail_ = i;
+    clause_break_tail_length_ = length;
+  }
+  emit(make_stmt(StmtKind::Break));
+  return i + length;
+}
+
+// Where the innermost loop, a `while True`, has no code after it that its exit reaches (its
+// break target lies past the code, or is handler code), a clause's break copy at `k` is the only
+// place of that code: a short block ending in a return or raise, without jumps (flowgraph.c's
+// inline_small_exit_blocks copies blocks of at most four instructions). Its length, or 0.
+int CodeDecoder::absent_break_target_copy(int k, int end) const {
+  const auto& ops = lifted_.ops;
+  int target = loops_.back().break_target;
+  if (!may_start_statement(ops[static_cast<size_t>(k)].op) ||
+      (target < static_cast<int>(ops.size()) && flow_.reachable[static_cast<size_t>(target)]))
+    return 0;
+  for (int c = k; c < end && c < k + 6; ++c) {
+    Op op = ops[static_cast<size_t>(c)].op;
+    if (op == Op::ReturnValue || op == Op::ReturnConst || op == Op::RaiseVarargs) return c - k + 1;
+    if (is_jump(op) || op == Op::PopExcept || op == Op::PopTop || op == Op::Swap ||
+        op == Op::Reraise || op == Op::StoreName || op == Op::ForIter)
+      return 0;
+  }
+  return 0;
+}
+
+// A `while True:` starting the body of an enclosing `while True:` has its head where the
+// enclosing loop's jumps back go: each loop's folded test left a NOP with its line there
+// (compiler_while), and lift keeps the line of the last, the inner loop's, which its own bottom
+// jump back has too. That jump, the last one to `i` in the region with that line, where the
+// enclosing loop's own jump back has another line; -1 if none.
+int CodeDecoder::nested_while_true_jump(int i, int end) const {
+  const auto& ops = lifted_.ops;
+  const LoopContext& outer = loops_.back();
+  int line = ops[static_cast<size_t>(i)].nop_line;
+  if (!profile_.while_true_leaves_nop || line < 0 || outer.back_jump < 0 ||
+      ops[static_cast<size_t>(outer.back_jump)].line == line || outer.continue_target != i)
+    return -1;
+  for (int k = std::min(end, outer.back_jump) - 1; k > i; --k) {
+    const Operation& back = ops[static_cast<size_t>(k)];
+    if (flow_.reachable[static_cast<size_t>(k)] && back.op == Op::Jump && back.target == i &&
+        back.line == line)
+      return k;
+  }
+  return -1;
+}
+
 // The loop opened at `i` that starts the body of the enclosing loop (see
 // decode_at_statement_start): whether the region holds it, its jump back in `*source`.
 bool CodeDecoder::closes_nested_loop(int i, int end, int* source) const {
   const auto& ops = lifted_.ops;
   WhileShape shape = while_head(i);
   if (shape.found && shape.tail < end) return true;
+  if (int back = nested_while_true_jump(i, end); back > i) {
+    *source = back;
+    return true;
+  }
   if (resolve(loops_.back().continue_target) == resolve(i)) return false;
   for (int k = end - 1; k > i; --k) {
     const Operation& back = ops[static_cast<size_t>(k)];
@@ -1083,14 +1202,25 @@ bool if_else_break(const StmtPtr& s) {  // `if x: A else: break`, A not empty
 
 }  // namespace
 
+// Whether the loop at `head`, whose last jump back is `last_jump`, is a `while True:` by the NOP
+// that compiler_while leaves of its folded test just before the body, with the line of
+// the bottom jump back (lift drops it, the head keeps its line): never a `while test:` whose
+// body never falls off its end, whose head is its test and whose jumps back are `continue`s.
+bool CodeDecoder::while_true_written(int head, int last_jump) const {
+  const auto& ops = lifted_.ops;
+  int nop_line = ops[static_cast<size_t>(head)].nop_line;
+  return profile_.while_true_leaves_nop && nop_line >= 0 &&
+         nop_line == ops[static_cast<size_t>(last_jump)].line;
+}
+
 // Emits the `while True:` (or `while 1:`) loop whose body is `body`, or the `while test:` it
-// reads as.
-void CodeDecoder::emit_while_true(Body body, bool ends_in_break, bool spelled_true) {
+// reads as (not where the loop is `written` `while True:`).
+void CodeDecoder::emit_while_true(Body body, bool ends_in_break, bool spelled_true, bool written) {
   // `while test: B` whose body never falls off its end has no copy of the test at the bottom:
   // it reads as `while True: if test: B else: break` (3.10/3.11 would keep an unused True).
   // Where B falls off its end it went back to the test: a written `continue`.
   if (ends_in_break && !ends_in_jump(body, 0)) body.push_back(make_stmt(StmtKind::Break));
-  if (body.size() == 1 && if_else_break(body[0]) &&
+  if (!written && body.size() == 1 && if_else_break(body[0]) &&
       !(profile_.keeps_folded_constants && has_constant(bytecode::ObjectKind::True, true))) {
     StmtPtr test = body[0];
     Body loop_body = std::move(test->bodies[0]);
@@ -1138,13 +1268,26 @@ int CodeDecoder::decode_while_true(int head, int last_jump, int end, int region_
                               clause_tail + clause_tail_length);
   Restore<int> keep_breaks_read(clause_breaks_read_);
   clause_breaks_read_ = 0;
+  Restore<int> keep_tail(clause_break_tail_);
+  Restore<int> keep_tail_length(clause_break_tail_length_);
+  clause_break_tail_ = -1;
   loops_.push_back({head, break_target, last_jump});
   open_loop_entries_.push_back(head);
   Body body = decode_range(head, loop_exit, ends_in_break ? loop_exit : head);
   open_loop_entries_.pop_back();
   loops_.pop_back();
   if (clause_breaks_read_ == 0) after_loop.clear();
-  emit_while_true(std::move(body), ends_in_break, while_true_spelled_true(head));
+  if (clause_break_tail_ >= 0 && after_loop.empty()) {
+    // (The try statement marked its handler code read: the copy is read again.)
+    int tail_end = clause_break_tail_ + clause_break_tail_length_;
+    auto first = consumed_.begin() + clause_break_tail_;
+    std::vector<bool> kept(first, consumed_.begin() + tail_end);
+    std::fill(first, consumed_.begin() + tail_end, false);
+    after_loop = decode_range(clause_break_tail_, tail_end, tail_end);
+    std::copy(kept.begin(), kept.end(), consumed_.begin() + clause_break_tail_);
+  }
+  emit_while_true(std::move(body), ends_in_break, while_true_spelled_true(head),
+                  while_true_written(head, last_jump));
   for (StmtPtr& s : after_loop) emit(s);
   return loop_exit;
 }
