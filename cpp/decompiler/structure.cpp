@@ -1419,12 +1419,12 @@ Body CodeDecoder::decode_for_body(int i, const ExprPtr& iter, const ForShape& sh
 
 // After the for loop `stmt` (and the code after it, read from a break's copy): breaks threaded to
 // the enclosing loop's next iteration land there only where the loop's end never falls through
-// (its else ends in `continue`): then a `continue` follows the loop.
+// (its else ends in a `continue`, `break`, return or raise): then a `continue` follows the loop.
 void CodeDecoder::close_for(const Stmt& stmt, bool after_loop, int threaded_breaks, int loop_exit,
                             int end) {
   if (threaded_breaks > 0) {
     const Body& tail = stmt.bodies[1];
-    if (tail.empty() || tail.back()->kind != StmtKind::Continue || after_loop)
+    if (!ends_in_jump(tail, 0) || after_loop)
       throw DecodeFailure("break threaded past the code after its loop");
     emit(make_stmt(StmtKind::Continue));
   } else if (loop_exit == end && !after_loop && !loops_.empty() &&

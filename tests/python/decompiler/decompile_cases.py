@@ -5416,6 +5416,40 @@ CASES: list[Case] = [
         ([], True),
     ),
     _case(
+        "outer_loop_if_for_else_break_threaded_then_else",
+        # (3.12+: the inner loop's break jumps to the if's jump over the else, then to the outer
+        # loop's jump back: threaded to the outer head; its else breaks, so nothing jumps over
+        # the outer if's else.)
+        """
+        def f(xs, ys, y):
+            out = []
+            ys = iter(ys)
+            for x in xs:
+                if y < x:
+                    out.append(y)
+                    for y in ys:
+                        if y < x:
+                            out.append(y)
+                        else:
+                            out.append(x)
+                            break
+                    else:
+                        break
+                else:
+                    out.append(x)
+            else:
+                out.append(y)
+                return out
+            out.append(-x)
+            return out
+        """,
+        ([1, 4, 9], [2, 3, 10, 11], 0),
+        ([5, 6], [1, 2], 3),
+        ([], [], 1),
+        ([1, 2], [], 5),
+        ([3, 4], [5], 6),
+    ),
+    _case(
         "while_true_try_clauses_fall_through_to_break",
         # (3.11: the clauses' ways out jump to the break after the try, past the last continue.)
         """
@@ -6334,12 +6368,6 @@ _CODE_NOT_YET: dict = {
     "for_while_true_try_clause_continue_then_break": {
         11: SAME_BEHAVIOUR_OTHER_CODE + "the break after the try is read inside its body, after"
         " the if's then-branch",
-    },
-    "outer_loop_if_for_break_then_elif": {
-        12: SAME_BEHAVIOUR_OTHER_CODE + "the inner loop's threaded break reads as a break, then a"
-        " continue after the loop, not as the outer if's elif",
-        13: SAME_BEHAVIOUR_OTHER_CODE + "the inner loop's threaded break reads as a break, then a"
-        " continue after the loop, not as the outer if's elif",
     },
     "loop_if_branch_ends_in_if_break_then_elif": {
         12: SAME_BEHAVIOUR_OTHER_CODE + "the inner if's jump back reads as `else: continue`, not"
