@@ -751,6 +751,7 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
   if (int next = if_else_joined_by_handlers(s); next >= 0) return next;
   if (int next = if_else_with_suppressed_return(s); next >= 0) return next;
   if (int next = if_continue_then_break(s); next >= 0) return next;
+  if (int next = if_else_breaks_threaded_to_head(s); next >= 0) return next;
   fold_exit_block_copies(s);
   if (int next = if_else_copied_exit(s); next >= 0) return next;
   return if_with_final_return(s);
@@ -1273,6 +1274,45 @@ int CodeDecoder::if_continue_then_break(const IfShape& s) {
     return label;
   }
   return -1;
+}
+
+// An if/else ending a loop body whose then-branch ends in a for loop: the inner loop's breaks
+// jump to the code after it, the if's jump over the else (compiler_if), which goes to the loop's
+// jump back (compiler_for's, no location); flowgraph.c's jump threading sends them straight to
+// the loop head, and where the inner loop's end never falls through (its else ends in a break or
+// return) nothing jumps over the else any more. The then-branch, read with the loop head as its
+// exit, ends where the if/else does: the else runs to the region's end.
+int CodeDecoder::if_else_breaks_threaded_to_head(const IfShape& s) {
+  const auto& ops = lifted_.ops;
+  const int end = s.end;
+  const int exit = s.exit;
+  const int then_begin = s.then_begin;
+  const int label = s.label;
+  const std::optional<LoopContext>& loop = s.loop;
+  if (!profile_.threads_jumps_to_jumps || !loop || label >= end || label <= then_begin ||
+      !same_target(exit, loop->continue_target))
+    return -1;
+  // (The then-branch never falls into the label.)
+  Op branch_last = ops[static_cast<size_t>(label) - 1].op;
+  if (branch_last != Op::Jump && branch_last != Op::ReturnValue && branch_last != Op::ReturnConst &&
+      branch_last != Op::RaiseVarargs && branch_last != Op::Reraise)
+    return -1;
+  bool threaded_break = false;
+  for (int k = then_begin; k < label && !threaded_break; ++k) {
+    const Operation& head = ops[static_cast<size_t>(k)];
+    if (head.op != Op::ForIter || head.target <= k || head.target > label) continue;
+    for (int m = k + 1; m < head.target && !threaded_break; ++m) {
+      const Operation& o = ops[static_cast<size_t>(m)];
+      threaded_break = o.op == Op::Jump && o.target < k &&
+                       ops[static_cast<size_t>(m) - 1].op == Op::PopTop &&
+                       same_target(o.target, loop->continue_target);
+    }
+  }
+  if (!threaded_break) return -1;
+  Body then_body = decode_range(then_begin, label, exit);
+  Body else_body = decode_range(label, end, exit);
+  emit_if(s, std::move(then_body), std::move(else_body));
+  return end;
 }
 
 void CodeDecoder::fold_exit_block_copies(IfShape& s) {

@@ -262,6 +262,9 @@ class CodeDecoder {
   void read_except_outside(int i, int end, int exit, TryExceptShape& s) const;
   // the jump back to the loop's head that ends the code at `from`, or -1
   int loop_tail_end(int from, int cleanup, int head) const;
+  // the end of the code at `from` where it returns, raises or falls into the loop's cold bottom
+  // test (nested statements' handler code inline), or -1
+  int cold_loop_tail_end(int from, int cleanup, int head) const;
   // the join
   void read_except_end(int i, int end, int exit, TryExceptShape& s) const;
   // the statement with its body and else
@@ -425,6 +428,8 @@ class CodeDecoder {
   // 3.12+: a loop's bottom test placed as cold code (while_head's cold_tail) -> the loop's head,
   // where a jump to it goes on: the next iteration, or the exit.
   std::map<int, int> cold_tests_;
+  bool jumps_past_cold_test(int target) const;  // a written `continue` of such a loop
+  int warm_origin(int k) const;  // 3.12+: the try body whose handler leads to cold code at k
   bool falls_into_jump_back(int from, int target) const;
   int copied_block_length(int copy, int original) const;
   void fold_return_if_expression(Body& body) const;
@@ -499,8 +504,9 @@ class CodeDecoder {
   int if_else_ending_loop_body(const IfShape& s);    // 3.12+: the then-branch jumps back
   int if_else_jumped_from_inside(const IfShape& s);  // a statement in the branch jumps to the join
   int if_else_joined_by_handlers(const IfShape& s);  // 3.12+: only the branch's clauses jump
-  int if_else_with_suppressed_return(const IfShape& s);  // 3.12+: a with's copied return
-  int if_continue_then_break(const IfShape& s);          // `if test: A; continue` then `break`
+  int if_else_with_suppressed_return(const IfShape& s);   // 3.12+: a with's copied return
+  int if_continue_then_break(const IfShape& s);           // `if test: A; continue` then `break`
+  int if_else_breaks_threaded_to_head(const IfShape& s);  // a nested for's breaks jump back
   void fold_exit_block_copies(IfShape& s);    // tests jumping to copies of one exit block
   int if_else_copied_exit(const IfShape& s);  // 3.12+: the branch ends in a copied exit block
   int if_else_copied_exit_of_length(const IfShape& s, int n, const std::vector<bool>& targeted);

@@ -700,13 +700,24 @@ void CodeDecoder::read_except_jumps(int i, int end, int exit, TryExceptShape& s)
       resolve(exit) != resolve(loops_.back().continue_target)) {
     s.jumps_back = false;
   }
+  // (Nor where the loop's bottom test is cold code: the jump back is the body's `continue`.)
+  if (s.jumps_back && jumps_past_cold_test(before_handler.target)) s.jumps_back = false;
   // (3.11: not where a clause goes on elsewhere, to code after the statement that does not
   // jump back at once: that jump is the body's written `continue`. 3.12+ too where the jump
   // back leaves an except clause around the statement, POP_EXCEPT before it: the clauses'
   // way on is then that clause's own exit, unless they go on to other code of the clause.)
   bool leaves_clause =
       s.handler >= 2 && ops[static_cast<size_t>(s.handler) - 2].op == Op::PopExcept;
-  if (!s.jumps_back || !(profile_.inline_handlers || leaves_clause)) return;
+  // (3.12+ alike where the statement is cold code, only except clauses reaching it: its handler
+  // code stays inline, after the jump back, and the code after the statement may follow a
+  // clause's POP_EXCEPT there, the clause falling into it: that jump is then a `continue`.)
+  bool cold = profile_.cold_blocks_at_end && !flow_.reachable[static_cast<size_t>(i)];
+  if (!s.jumps_back || !(profile_.inline_handlers || leaves_clause || cold)) return;
+  for (int p = s.handler; cold && !leaves_clause && p < s.cleanup; ++p) {
+    int q = after_pop_except(p, s.cleanup);
+    if (q >= 0 && q < s.cleanup && may_start_statement(ops[static_cast<size_t>(q)].op))
+      s.jumps_back = false;
+  }
   for (int k = s.handler; s.jumps_back && k < s.cleanup; ++k) {
     const Operation& op = ops[static_cast<size_t>(k)];
     if (op.op != Op::Jump || op.target <= s.cleanup ||
@@ -985,14 +996,19 @@ void CodeDecoder::read_except_outside(int i, int end, int exit, TryExceptShape& 
   if (profile_.cold_blocks_at_end && s.try_end > end && s.try_end > s.cleanup && ends_loop_body) {
     int head = resolve(loops_.back().continue_target);
     int outside_end = loop_tail_end(s.try_end, s.cleanup, head);
+    int consumed = outside_end + 1;  // (its jump back)
+    if (outside_end < 0) consumed = outside_end = cold_loop_tail_end(s.try_end, s.cleanup, head);
     if (outside_end >= 0) {
       s.outside = s.try_end;
       s.outside_end = outside_end;
-      s.outside_consumed = outside_end + 1;
+      s.outside_consumed = consumed;
       // (What the body does after the table's cover up to the region's end is its own: its
       // jump back to the loop's head, a `continue`.)
       s.else_end = std::min(s.else_end, end);
-      if (s.body_end + 1 == end && ops[static_cast<size_t>(s.body_end)].op == Op::Jump &&
+      // (Past a copy of the exit consumed with a cold bottom test: decode_while.)
+      int next = s.body_end + 1;
+      while (next < end && consumed_[static_cast<size_t>(next)]) ++next;
+      if (next == end && ops[static_cast<size_t>(s.body_end)].op == Op::Jump &&
           resolve(ops[static_cast<size_t>(s.body_end)].target) == head)
         s.body_end = end;
     }
@@ -1031,6 +1047,47 @@ int CodeDecoder::loop_tail_end(int from, int cleanup, int head) const {
     if (is_jump(o.op) && o.target > outside_end) outside_end = -1;
   }
   return outside_end;
+}
+
+// 3.12+: code after the statement that only its clauses reach, ending the loop body, that
+// returns or raises, or falls into the loop's bottom test where that test is cold code too
+// (decode_while's cold tail): its end (past the return or raise; the test), or -1. Code that only
+// the clauses reach is cold as a whole (flowgraph.c's push_cold_blocks_to_end moves it in one
+// piece): the handler code of the statements in it stays inline, between them; its `continue`s
+// and `break`s leave it.
+int CodeDecoder::cold_loop_tail_end(int from, int cleanup, int head) const {
+  const auto& ops = lifted_.ops;
+  int size = static_cast<int>(ops.size());
+  int own = flow_.handler_covering(cleanup);
+  int reach = from;  // the farthest place the code so far goes on at
+  int stop = -1;
+  for (int k = from; k < size && stop < 0; ++k) {
+    const Operation& o = ops[static_cast<size_t>(k)];
+    if (auto cold = cold_tests_.find(k); cold != cold_tests_.end() && cold->second == head) {
+      if (reach > k) return -1;
+      stop = k;
+      break;
+    }
+    int covering = flow_.handler_covering(k);
+    if (flow_.reachable[static_cast<size_t>(k)] || (covering != own && covering < from)) return -1;
+    if (covering != own) reach = std::max(reach, covering);
+    if (is_jump(o.op) && !leaves_loop(o.target)) {
+      if (o.target < from) return -1;
+      reach = std::max(reach, o.target);
+    }
+    bool leaves = o.op == Op::ReturnValue || o.op == Op::ReturnConst || o.op == Op::RaiseVarargs ||
+                  (o.op == Op::Reraise && covering == own);
+    if (leaves && reach <= k) stop = k + 1;
+  }
+  if (stop <= from) return -1;
+  for (int k = from; k < stop; ++k) {
+    const Operation& o = ops[static_cast<size_t>(k)];
+    int covering = flow_.handler_covering(k);
+    if ((covering != own && covering >= stop) ||
+        (is_jump(o.op) && o.target > stop && !leaves_loop(o.target)))
+      return -1;
+  }
+  return stop;
 }
 
 // Where the body, the else and the clauses go on when done: the join.
@@ -1080,8 +1137,9 @@ StmtPtr CodeDecoder::decode_except_body_and_else(int i, int end, int exit, TryEx
           : Body{};
   // Ending the body of a loop, the else goes on with the next iteration when done: the jumps
   // back (3.12+ copies them for each way to the end) are no statements of their own.
+  // (Not where the code after the statement, placed after the handler code, follows it.)
   while (!orelse.empty() && orelse.back()->kind == StmtKind::Continue && !loops_.empty() &&
-         s.else_end >= end && same_target(exit, loops_.back().continue_target)) {
+         s.else_end >= end && s.outside < 0 && same_target(exit, loops_.back().continue_target)) {
     orelse.pop_back();
   }
 
@@ -1098,9 +1156,12 @@ bool CodeDecoder::except_body_falls_through(int i, const TryExceptShape& s) cons
   const auto& ops = lifted_.ops;
   bool body_falls_through = false;
   if (s.else_end > s.body_end) {
-    Op last = ops[static_cast<size_t>(s.else_end) - 1].op;
+    const Operation& last_op = ops[static_cast<size_t>(s.else_end) - 1];
+    Op last = last_op.op;
+    // (A `continue` or `break` ending it leaves the loop's body, not into the code after.)
     body_falls_through = last != Op::ReturnValue && last != Op::ReturnConst &&
-                         last != Op::RaiseVarargs && last != Op::Reraise;
+                         last != Op::RaiseVarargs && last != Op::Reraise &&
+                         !(last == Op::Jump && leaves_loop(last_op.target));
     for (int q = i; q < s.else_end && !body_falls_through; ++q) {
       const Operation& op = ops[static_cast<size_t>(q)];
       body_falls_through = is_jump(op.op) && op.target >= s.else_end && !leaves_loop(op.target);

@@ -27,6 +27,19 @@ int CodeDecoder::resolve(int target) const {
   return target;
 }
 
+// Whether a jump to `target` goes straight to the head of the innermost loop where the loop's
+// bottom test is cold code (decode_while's cold tail): what falls off the body's end goes to that
+// test, so such a jump is a written `continue`, never the body's end.
+bool CodeDecoder::jumps_past_cold_test(int target) const {
+  if (loops_.empty() || cold_tests_.count(target) != 0) return false;
+  int head = loops_.back().continue_target;
+  if (resolve(target) != head) return false;
+  for (const auto& [test, test_head] : cold_tests_) {
+    if (test_head == head) return true;
+  }
+  return false;
+}
+
 // Whether the jump at `from` to `target` is a forward jump to a jump back to the innermost loop's
 // head (its own, ending its body, or a written `continue`): the end of the statements before
 // that jump, falling into it (the compiler keeps such a jump where the jump back has a line of
@@ -346,14 +359,43 @@ bool CodeDecoder::closes_nested_loop(int i, int end, int* source) const {
   return false;
 }
 
+// 3.12+: where cold code at `k` comes from: past the handler code before it, the try
+// statement's body that handler covers, itself maybe cold code (push_cold_blocks_to_end moves
+// what only handlers reach after everything, handler code first); `k` where it is warm; -1 where
+// that is not so.
+int CodeDecoder::warm_origin(int k) const {
+  const auto& ops = lifted_.ops;
+  for (int hops = 0; hops < 16 && k >= 0; ++hops) {
+    if (flow_.reachable[static_cast<size_t>(k)]) return k;
+    int handler = k;
+    while (handler >= 0 && ops[static_cast<size_t>(handler)].op != Op::PushExcInfo) --handler;
+    if (handler < 0) return -1;
+    int start = -1;
+    for (const HandlerRegion& region : flow_.regions) {
+      if (region.target == handler && (start < 0 || region.start < start)) start = region.start;
+    }
+    if (start < 0 || start >= handler) return -1;
+    k = start;
+  }
+  return -1;
+}
+
 // A loop starting at `i`, whose last jump back is at `source`; -1 if none.
 int CodeDecoder::decode_loop_at(int i, int end, int exit, int source, bool nested) {
   const auto& ops = lifted_.ops;
   WhileShape shape = while_head(i);
   // (A jump back to the test from past the loop's own jump back closes a `while True`
   // around it: that loop first.)
+  // (Not one in cold code past the loop's exit, 3.12+, reached from the handler of a try
+  // statement in this loop's body: the code after it that only its clauses reach, going on with
+  // this loop's next iteration.)
+  bool cold_source = false;
+  if (profile_.cold_blocks_at_end && shape.found && source > shape.exit) {
+    int origin = warm_origin(source);
+    cold_source = origin >= shape.body && origin < shape.exit;
+  }
   bool enclosed = !nested && shape.found && source > shape.tail && source < end &&
-                  ops[static_cast<size_t>(source)].op == Op::Jump;
+                  ops[static_cast<size_t>(source)].op == Op::Jump && !cold_source;
   if (shape.found && shape.exit <= end && !enclosed) return decode_while(i, shape, end);
   if (shape.loop_test > i && shape.exit > i && shape.exit <= end)
     return decode_if_around_loop(i, shape.loop_test, shape.exit);
@@ -575,7 +617,21 @@ bool CodeDecoder::read_rotated_while(int head, int k, WhileShape& shape) const {
   int body = k + 1;
   int tail = flow_.last_backward_source[static_cast<size_t>(body)];
   // (Without a bottom test, the loop's jumps back all go to the test: `continue`s.)
-  if (tail <= k) tail = flow_.last_backward_source[static_cast<size_t>(head)];
+  if (tail <= k) {
+    tail = flow_.last_backward_source[static_cast<size_t>(head)];
+    // (3.12+: the last may be cold code's, past the exit, where only except clauses reach the
+    // code after a try statement: push_cold_blocks_to_end. The body's own ends before it.)
+    if (profile_.cold_blocks_at_end && tail > op.target && op.target > body &&
+        !flow_.reachable[static_cast<size_t>(tail)]) {
+      for (int m = op.target - 1; m > k; --m) {
+        const Operation& back = ops[static_cast<size_t>(m)];
+        if (back.op == Op::Jump && back.target == head) {
+          tail = m;
+          break;
+        }
+      }
+    }
+  }
   if (tail <= k) return false;
   // 3.12+ has no backward conditional jump: the bottom test is `jump-if exit; JUMP_BACKWARD`.
   bool split_tail = ops[static_cast<size_t>(tail)].op == Op::Jump &&
@@ -587,12 +643,14 @@ bool CodeDecoder::read_rotated_while(int head, int k, WhileShape& shape) const {
   // after the loop) while an except clause of it goes on with the next iteration: only handler
   // code reaches the bottom test, a cold block that flowgraph.c's push_cold_blocks_to_end
   // places after the handler code, past the exit and its jump back to the exit with it.
-  bool cold_tail = profile_.cold_blocks_at_end && split_tail && op.target > body &&
-                   op.target < tail && !flow_.reachable[static_cast<size_t>(tail)] &&
-                   flow_.reachable[static_cast<size_t>(op.target)] &&
-                   static_cast<size_t>(tail) + 1 < ops.size() &&
-                   ops[static_cast<size_t>(tail) + 1].op == Op::Jump &&
-                   ops[static_cast<size_t>(tail) + 1].target == op.target;
+  bool cold_tail =
+      profile_.cold_blocks_at_end && split_tail && op.target > body && op.target < tail &&
+      !flow_.reachable[static_cast<size_t>(tail)] &&
+      flow_.reachable[static_cast<size_t>(op.target)] &&
+      static_cast<size_t>(tail) + 1 < ops.size() &&
+      ((ops[static_cast<size_t>(tail) + 1].op == Op::Jump &&
+        ops[static_cast<size_t>(tail) + 1].target == op.target) ||
+       (!flow_.reachable[static_cast<size_t>(tail) + 1] && same_target(tail + 1, op.target)));
   if (op.target < tail + 1 && !cold_tail) return false;
   int exit = op.target;
   if (open_end) {
@@ -832,6 +890,14 @@ int CodeDecoder::decode_while(int head, const WhileShape& shape, int end) {
   if (shape.cold_tail) {
     cold_tests_[body_end] = head;
     mark_consumed(body_end, shape.tail + 2);
+    // (3.12: the test's way out jumps to a copy of the short exit block after the loop, placed
+    // where the body ends: duplicate_exits_without_lineno's copy, reached from the test only.)
+    const Operation& way_out = ops[static_cast<size_t>(shape.tail) + 1];
+    if (way_out.op == Op::Jump && way_out.target != shape.exit &&
+        !flow_.reachable[static_cast<size_t>(way_out.target)]) {
+      if (int n = copied_block_length(way_out.target, shape.exit); n > 0)
+        mark_consumed(way_out.target, way_out.target + n);
+    }
     body_end = shape.exit;
   }
   // (A threaded exit is the enclosing loop's jump back: no else, and its breaks go there too.)
@@ -1562,12 +1628,12 @@ Body CodeDecoder::decode_for_body(int i, const ExprPtr& iter, const ForShape& sh
 
 // After the for loop `stmt` (and the code after it, read from a break's copy): breaks threaded to
 // the enclosing loop's next iteration land there only where the loop's end never falls through
-// (its else ends in `continue`): then a `continue` follows the loop.
+// (its else ends in a `continue`, `break`, return or raise): then a `continue` follows the loop.
 void CodeDecoder::close_for(const Stmt& stmt, bool after_loop, int threaded_breaks, int loop_exit,
                             int end) {
   if (threaded_breaks > 0) {
     const Body& tail = stmt.bodies[1];
-    if (tail.empty() || tail.back()->kind != StmtKind::Continue || after_loop)
+    if (!ends_in_jump(tail, 0) || after_loop)
       throw DecodeFailure("break threaded past the code after its loop");
     emit(make_stmt(StmtKind::Continue));
   } else if (loop_exit == end && !after_loop && !loops_.empty() &&
@@ -1735,6 +1801,7 @@ int CodeDecoder::decode_jump(int i, int end, int exit) {
                        same_target(lifted_.ops[static_cast<size_t>(loop.back_jump)].target, head) &&
                        same_target(target, head) && exit > i;
   }
+  written_continue |= target < i && jumps_past_cold_test(target);
   if (last && same_target(target, exit) && !written_continue) return end;
   // A jump to the innermost loop's bottom test placed as cold code (while_head's cold_tail) is
   // the loop body falling off its end, never a written `continue` (which goes to the top test).

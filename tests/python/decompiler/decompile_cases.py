@@ -5601,6 +5601,120 @@ CASES: list[Case] = [
         ([], True),
     ),
     _case(
+        "outer_loop_if_for_else_break_threaded_then_else",
+        # (3.12+: the inner loop's break jumps to the if's jump over the else, then to the outer
+        # loop's jump back: threaded to the outer head; its else breaks, so nothing jumps over
+        # the outer if's else.)
+        """
+        def f(xs, ys, y):
+            out = []
+            ys = iter(ys)
+            for x in xs:
+                if y < x:
+                    out.append(y)
+                    for y in ys:
+                        if y < x:
+                            out.append(y)
+                        else:
+                            out.append(x)
+                            break
+                    else:
+                        break
+                else:
+                    out.append(x)
+            else:
+                out.append(y)
+                return out
+            out.append(-x)
+            return out
+        """,
+        ([1, 4, 9], [2, 3, 10, 11], 0),
+        ([5, 6], [1, 2], 3),
+        ([], [], 1),
+        ([1, 2], [], 5),
+        ([3, 4], [5], 6),
+    ),
+    _case(
+        "while_tries_continue_code_after_only_clauses_reach",
+        # (3.12+: the code after the first try, which its clause alone reaches, is cold code
+        # with the loop's bottom test, the second try's handler code inline between them.)
+        """
+        def f(items):
+            stack = list(items)
+            out = []
+            while stack:
+                try:
+                    out.append(10 // stack[-1])
+                    stack.pop()
+                    continue
+                except ZeroDivisionError:
+                    pass
+                try:
+                    out.append(stack.pop() + "x")
+                except TypeError:
+                    out.append("t")
+            return out
+        """,
+        ([1, 2, 0, "a", 5],),
+        ([0, 0],),
+        ([],),
+    ),
+    _case(
+        "while_tries_continue_then_raise_only_clauses_reach",
+        # (3.12+: cold code after the first try, ending in a raise, holds the second try and its
+        # handler code; the second try's body ends in a written continue.)
+        """
+        def f(items, limit):
+            stack = list(items)
+            out = []
+            while stack:
+                try:
+                    out.append(10 // stack[-1])
+                    stack.pop()
+                    continue
+                except ZeroDivisionError:
+                    pass
+                try:
+                    stack.pop()
+                    out.append(limit // len(stack))
+                    continue
+                except ZeroDivisionError:
+                    pass
+                raise KeyError(out)
+            return out
+        """,
+        ([1, 2, 0, 5], 4),
+        ([0], 1),
+        ([0, 0, 1], 3),
+        ([], 2),
+    ),
+    _case(
+        "while_if_try_continue_then_try_continue_raise",
+        """
+        def f(items, ign):
+            xs = list(items)
+            out = []
+            while xs:
+                if ign is not None:
+                    try:
+                        out.append(ign(xs))
+                        continue
+                    except ValueError:
+                        pass
+                try:
+                    out.append(xs.pop() + 1)
+                    continue
+                except TypeError:
+                    pass
+                raise KeyError(out)
+            return out
+        """,
+        ([1, 2], None),
+        ([1, "a", 2], None),
+        (["a"], None),
+        ([3, 4], int),
+    ),
+    _case(
         "while_true_try_clauses_fall_through_to_break",
         # (3.11: the clauses' ways out jump to the break after the try, past the last continue.)
         """
@@ -6588,6 +6702,16 @@ _NOT_YET: dict = {
         " before the return ends in an if)"
         for v in (11, 12, 13)
     },
+    "while_tries_continue_then_raise_only_clauses_reach": {
+        10: WRONG + "the raise after the second try is read inside its clause (the raised"
+        " exception's __context__ becomes the handled one)",
+    },
+    "while_if_try_continue_then_try_continue_raise": {
+        10: WRONG + "the raise after the second try is read inside its clause (the raised"
+        " exception's __context__ becomes the handled one)",
+        12: WRONG + "the raise after the second try, cold code its clause falls into past the"
+        " loop's region, is read inside the clause (__context__ differs)",
+    },
     "finally_loop_if_try_except_pass_else": {
         10: FALLBACK + "'unsupported operation' (a try/except in a loop in a finally body)",
     },
@@ -6681,12 +6805,6 @@ _CODE_NOT_YET: dict = {
     "for_while_true_try_clause_continue_then_break": {
         11: SAME_BEHAVIOUR_OTHER_CODE + "the break after the try is read inside its body, after"
         " the if's then-branch",
-    },
-    "outer_loop_if_for_break_then_elif": {
-        12: SAME_BEHAVIOUR_OTHER_CODE + "the inner loop's threaded break reads as a break, then a"
-        " continue after the loop, not as the outer if's elif",
-        13: SAME_BEHAVIOUR_OTHER_CODE + "the inner loop's threaded break reads as a break, then a"
-        " continue after the loop, not as the outer if's elif",
     },
     "loop_if_branch_ends_in_if_break_then_elif": {
         12: SAME_BEHAVIOUR_OTHER_CODE + "the inner if's jump back reads as `else: continue`, not"
