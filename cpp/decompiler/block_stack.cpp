@@ -648,7 +648,10 @@ CodeDecoder::ExceptShape CodeDecoder::except_clauses_shape(int i, int handler, i
     return !loops_.empty() && (same_target(target, loops_.back().break_target) ||
                                same_target(target, loops_.back().continue_target));
   };
-  int scan_end = else_begin >= 0 ? else_begin : end;
+  // (A body's jump past the region's end is its way out threaded through an enclosing
+  // statement's jump (optimize_cfg's jump threading), never an else: the clauses end with the
+  // region, what lies past it is not theirs.)
+  int scan_end = else_begin >= 0 && (else_begin <= end || handler >= end) ? else_begin : end;
   // The typed clauses, each [start, next clause): a jump inside one to a place before the next
   // clause stays in that clause (an if/else of its body whose join the compiler replaced with a
   // copy of the clause's exit), never the statement's join.
@@ -679,6 +682,9 @@ CodeDecoder::ExceptShape CodeDecoder::except_clauses_shape(int i, int handler, i
       join = op.target;
   }
   if (join < 0) join = else_begin >= 0 ? else_begin : scan_end;
+  // (Clauses rejoining elsewhere than that threaded way out: no reading.)
+  if (scan_end < else_begin && join != else_begin)
+    throw DecodeFailure("try body and clauses leave the region apart");
   shape.join = join;
   shape.handlers_end = std::min(else_begin >= 0 ? else_begin : join, end);
   if (clauses_outside) clauses_past_region(shape, handler, end);

@@ -6687,6 +6687,78 @@ CASES: list[Case] = [
         (0, 3, False),
         (7, 9, False),
     ),
+    _case(
+        # 3.10: the inner try's way out threaded through the outer if's jump past the region
+        # (its then-branch ends in the clause's RERAISE): no else, the clauses end with the
+        # region, never at the else branch's loop try (pyparsing's _parseNoCache).
+        "if_else_try_threaded_past_region_before_loop_try",
+        """
+        class P:
+            def __init__(self, pa):
+                self.pa = pa
+                self.seen = []
+
+            def dm(self):
+                self.seen.append("dm")
+
+        def f(pa, debugging, t, r):
+            self = P(pa)
+            if self.pa:
+                if debugging:
+                    try:
+                        r = 5 // t
+                    except Exception:
+                        raise
+                else:
+                    for fn in self.pa:
+                        try:
+                            t = fn(t)
+                        except IndexError as e:
+                            raise ValueError() from e
+                        r = t
+            if debugging:
+                self.dm()
+            return r, self.seen
+        """,
+        ([abs], True, 2, 0),
+        ([abs], True, 0, 0),
+        ([abs, str], False, 3, 1),
+        ([[].pop], False, 3, 1),
+        ([], True, 3, 1),
+        ([], False, 3, 1),
+    ),
+    _case(
+        # The same in a while loop's body (the if's join the code after it, not the loop head).
+        "loop_if_else_try_threaded_past_region_before_loop_try",
+        """
+        def f(pa, debugging, t, r):
+            out = []
+            while t > 0:
+                t -= 1
+                if pa:
+                    if debugging:
+                        try:
+                            r = 5 // t
+                        except ZeroDivisionError:
+                            raise
+                    else:
+                        for fn in pa:
+                            try:
+                                r = fn(t)
+                            except IndexError as e:
+                                raise ValueError() from e
+                            out.append(r)
+                if debugging:
+                    out.append("d")
+            return r, out
+        """,
+        ([abs], True, 2, 0),
+        ([abs], True, 0, 0),
+        ([abs, str], False, 3, 1),
+        ([[].pop], False, 3, 1),
+        ([], True, 3, 1),
+        ([], False, 3, 1),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
