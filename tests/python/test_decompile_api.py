@@ -365,6 +365,9 @@ class FakeCore:
     def decompile_function(self, function: types.FunctionType) -> None:
         return None  # declines likewise
 
+    def decompile_plain_function(self, function: types.FunctionType) -> None:
+        return None  # declines likewise (False: not a plain function)
+
     def decompile_marshal(self, data: bytes, minor: int, as_function: bool):
         kind = "def" if as_function else "module"
         return f"# {kind}\nx = 1\n", [("f", 3, "irreducible control flow")]
