@@ -365,8 +365,9 @@ class FakeCore:
     def decompile_function(self, function: types.FunctionType) -> None:
         return None  # declines likewise
 
-    def decompile_plain_function(self, function: types.FunctionType) -> None:
-        return None  # declines likewise (False: not a plain function)
+    def decompile_plain_function(self, function: object) -> bool | None:
+        # Declines a function likewise; False for anything else, as the real one answers.
+        return None if type(function) is types.FunctionType else False
 
     def decompile_marshal(self, data: bytes, minor: int, as_function: bool):
         kind = "def" if as_function else "module"
