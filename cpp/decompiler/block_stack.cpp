@@ -37,6 +37,32 @@ int else_reraise(const std::vector<Operation>& ops, int target) {
 
 bool returned_past_blocks(const Body& body);
 
+// One past the run of operations from `handler` that the handler's own flow reaches (jumps,
+// falling through, nested SETUP_* handlers) within [handler, limit): 3.10 lays a finally body
+// out in one run (compiler_try_finally), and jumps out of it are a break's or a continue's.
+int reached_run_end(const std::vector<Operation>& ops, int handler, int limit) {
+  std::vector<bool> reached(static_cast<size_t>(limit - handler), false);
+  std::vector<int> work{handler};
+  reached[0] = true;
+  while (!work.empty()) {
+    int k = work.back();
+    work.pop_back();
+    const Operation& op = ops[static_cast<size_t>(k)];
+    bool stops = op.op == Op::Jump || op.op == Op::ReturnValue || op.op == Op::ReturnConst ||
+                 op.op == Op::RaiseVarargs || op.op == Op::Reraise;
+    bool branches = is_jump(op.op) || op.op == Op::SetupFinally || op.op == Op::SetupWith;
+    for (int next : {branches ? op.target : -1, stops ? -1 : k + 1}) {
+      if (next >= handler && next < limit && !reached[static_cast<size_t>(next - handler)]) {
+        reached[static_cast<size_t>(next - handler)] = true;
+        work.push_back(next);
+      }
+    }
+  }
+  int run_end = handler;
+  while (run_end < limit && reached[static_cast<size_t>(run_end - handler)]) ++run_end;
+  return run_end;
+}
+
 }  // namespace
 
 int CodeDecoder::decode_setup_finally(int i, int end, int exit) {
@@ -109,7 +135,16 @@ int CodeDecoder::finally_closing_reraise(int handler, int end) const {
       }
     }
   }
-  return dropped_closing_reraise(handler, reraise, end);
+  int closing = dropped_closing_reraise(handler, reraise, end);
+  if (dropped_closing(closing)) return closing;
+  // A try/except nested in the body has its own RERAISE (the no-match one of
+  // compiler_try_except, or its named clause's cleanup) before the closing one: the body runs on
+  // past it, up to the RERAISE that ends the run of code the handler reaches.
+  int limit = std::min(end, static_cast<int>(ops.size()));
+  if (closing + 1 >= limit) return closing;
+  int run_end = reached_run_end(ops, handler, limit);
+  const Operation& last = ops[static_cast<size_t>(run_end) - 1];
+  return run_end - 1 > closing && last.op == Op::Reraise && last.arg == 0 ? run_end - 1 : closing;
 }
 
 // The POP_BLOCK that starts the normal path's copy of the finally body (`copy_length`
@@ -311,26 +346,7 @@ int CodeDecoder::dropped_closing_reraise(int handler, int reraise, int end) cons
       nested_past = true;
   }
   if (!nested_past || reraise >= limit) return reraise;
-  // (Jumps out of [handler, limit) are a break's or a continue's.)
-  std::vector<bool> reached(static_cast<size_t>(limit - handler), false);
-  std::vector<int> work{handler};
-  reached[0] = true;
-  while (!work.empty()) {
-    int k = work.back();
-    work.pop_back();
-    const Operation& op = ops[static_cast<size_t>(k)];
-    bool stops = op.op == Op::Jump || op.op == Op::ReturnValue || op.op == Op::ReturnConst ||
-                 op.op == Op::RaiseVarargs || op.op == Op::Reraise;
-    bool branches = is_jump(op.op) || op.op == Op::SetupFinally || op.op == Op::SetupWith;
-    for (int next : {branches ? op.target : -1, stops ? -1 : k + 1}) {
-      if (next >= handler && next < limit && !reached[static_cast<size_t>(next - handler)]) {
-        reached[static_cast<size_t>(next - handler)] = true;
-        work.push_back(next);
-      }
-    }
-  }
-  int run_end = handler;
-  while (run_end < limit && reached[static_cast<size_t>(run_end - handler)]) ++run_end;
+  int run_end = reached_run_end(ops, handler, limit);
   const Operation& last = ops[static_cast<size_t>(run_end) - 1];
   return last.op == Op::Reraise ? run_end : reraise;
 }

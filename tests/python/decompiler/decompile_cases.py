@@ -2029,6 +2029,54 @@ CASES: list[Case] = [
         ({"a": None, "b": 2},),
         ({},),
     ),
+    # 3.10: a try/except in a finally body followed by more code: its no-match RERAISE is not
+    # the finally body's closing one (named clause: its cleanup's RERAISE neither).
+    _case(
+        "finally_try_except_then_code",
+        """
+        def f(env):
+            log = []
+            try:
+                log.append("body")
+            finally:
+                try:
+                    log.append(env["k"])
+                except KeyError as e:
+                    log.append(str(e))
+                except TypeError:
+                    pass
+                log.append("end")
+            return log
+        """,
+        ({"k": 1},),
+        ({},),
+        (None,),
+    ),
+    # ... the same with the try/except in a loop body, the loop followed by more code
+    # (click's CliRunner.isolation).
+    _case(
+        "finally_loop_if_try_except_else_then_code",
+        """
+        def f(env):
+            log = []
+            try:
+                log.append("body")
+            finally:
+                for key, value in env.items():
+                    if value is None:
+                        try:
+                            log.append(("del", key))
+                        except Exception:
+                            pass
+                    else:
+                        log.append(("set", key, value))
+                log.append("end")
+            return log
+        """,
+        ({"a": None, "b": 2},),
+        ({},),
+        (None,),
+    ),
     # A conditional expression inside an operand of an and/or value (a call's callable or
     # argument, an attribute's object): its jump over the else joins inside the operand.
     _case(
@@ -6783,9 +6831,6 @@ _NOT_YET: dict = {
         " exception's __context__ becomes the handled one)",
         12: WRONG + "the raise after the second try, cold code its clause falls into past the"
         " loop's region, is read inside the clause (__context__ differs)",
-    },
-    "finally_loop_if_try_except_pass_else": {
-        10: FALLBACK + "'unsupported operation' (a try/except in a loop in a finally body)",
     },
     "finally_body_is_try_except": {
         11: FALLBACK + "'stack underflow' (a named clause then a bare one in a finally body)",
