@@ -463,9 +463,20 @@ def decompile(obj: Any, *, readable: bool = False) -> str:
     statements (``t = x`` then ``t.y``). The source does the same operations in the same order,
     but does not recompile to the same bytecode.
     """
+    # The common call, a function with no attributes of its own (so no `__wrapped__` or
+    # `__func__`), in one crossing: its final source, or decompile_function's answer; False for
+    # any other object, which the checks below take.
+    if not readable:
+        found = _core.decompile_plain_function(obj)
+        if type(found) is str:
+            return found
+        if found is not False:
+            source, fallbacks = _function_source(obj, found)
+            if fallbacks:
+                warnings.warn(DecompileWarning(fallbacks), stacklevel=2)
+            return source
     # A plain function that decompile_detailed takes as it is (inspect.unwrap and the __func__
-    # lookup leave it alone), checked inline: this is the common call, and each Python call on
-    # its way costs.
+    # lookup leave it alone), checked inline: each Python call on its way costs.
     if (
         not readable
         and type(obj) is _FunctionType

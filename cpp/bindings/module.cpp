@@ -98,6 +98,29 @@ nb::object decompile_function(nb::handle function) {
   return nb::make_tuple(source, fallbacks, final);
 }
 
+// glassbox.decompile(function)'s common call in one crossing: for a plain function (exactly a
+// function, with no attribute of its own, so neither `__wrapped__` nor `__func__`), its final
+// source as a str where decompile_function finds it final, else what decompile_function returns
+// (its tuple, or None where the live reader declines). False for any other object: the caller
+// then takes its general path.
+nb::object decompile_plain_function(nb::handle function) {
+  PyObject* object = function.ptr();
+  if (!PyFunction_Check(object)) return nb::bool_(false);
+  PyObject* attributes = reinterpret_cast<PyFunctionObject*>(object)->func_dict;
+  if (attributes != nullptr && (!PyDict_Check(attributes) || PyDict_GET_SIZE(attributes) > 0)) {
+    return nb::bool_(false);
+  }
+  PyObject* code = PyFunction_GET_CODE(object);
+  std::shared_ptr<const bc::CodeObject> model = glassbox::bindings::read_live_code(code);
+  if (!model) return nb::none();
+  dc::DecompileResult result = (model->flags & kCoNewLocals) != 0 ? dc::decompile_function(*model)
+                                                                  : dc::decompile_module(*model);
+  if (result.fallbacks.empty() && glassbox::bindings::write_final_signature(object, result.source))
+    return nb::str(result.source.data(), result.source.size());
+  auto [source, fallbacks] = to_pair(std::move(result));
+  return nb::make_tuple(source, fallbacks, false);
+}
+
 DecompiledPair decompile_pyc(const nb::bytes& data, std::optional<int> minor) {
   return to_pair(dc::decompile_module(*bc::read_pyc(as_view(data), minor).code));
 }
@@ -174,6 +197,10 @@ NB_MODULE(_core, m) {
         "final where the source is what decompile(function) returns (no fallbacks; the header "
         "with the function's literal defaults, no annotations). None where that reader "
         "declines.");
+  m.def("decompile_plain_function", &decompile_plain_function, nb::arg("function"),
+        "decompile(function)'s common call: for a function with no attributes of its own, its "
+        "final source as a str where decompile_function finds it final, else what "
+        "decompile_function returns; False for any other object.");
   m.def("decompile_pyc", &decompile_pyc, nb::arg("data"), nb::arg("minor") = nb::none(),
         "Source of a whole .pyc file's module; the version comes from its magic number. "
         "Returns (source, [(code_name, first_line, reason), ...fallbacks]).");

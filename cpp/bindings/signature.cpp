@@ -217,6 +217,31 @@ bool write_signature(std::string& source, const std::string& name, const std::st
   return true;
 }
 
+// A new reference to a tuple whose first entries are co_varnames' (the parameters come first),
+// or null with an error set. 3.11+: co_localsplusnames itself where its first entries are all
+// plain locals, as the compiler lays them out (the parameters, then the other locals, then the
+// cells and free variables); `co_varnames` builds a fresh tuple on each read.
+PyObject* parameter_names(PyCodeObject* code) {
+#if PY_VERSION_HEX >= 0x030B0000
+  constexpr unsigned char kFastLocal = 0x20;  // CO_FAST_LOCAL (Include/internal/pycore_code.h)
+  const Py_ssize_t count = code->co_argcount + code->co_kwonlyargcount +
+                           ((code->co_flags & kVarargs) != 0) +
+                           ((code->co_flags & kVarkeywords) != 0);
+  PyObject* names = code->co_localsplusnames;
+  PyObject* kinds = code->co_localspluskinds;
+  bool leading_locals = PyTuple_Check(names) && PyBytes_Check(kinds) &&
+                        PyTuple_GET_SIZE(names) >= count && PyBytes_GET_SIZE(kinds) >= count;
+  for (Py_ssize_t k = 0; leading_locals && k < count; ++k) {
+    leading_locals = (static_cast<unsigned char>(PyBytes_AS_STRING(kinds)[k]) & kFastLocal) != 0;
+  }
+  if (leading_locals) {
+    Py_INCREF(names);
+    return names;
+  }
+#endif
+  return PyObject_GetAttrString(reinterpret_cast<PyObject*>(code), "co_varnames");
+}
+
 }  // namespace
 
 bool write_final_signature(PyObject* function, std::string& source) {
@@ -227,7 +252,7 @@ bool write_final_signature(PyObject* function, std::string& source) {
       !utf8(code->co_name, name)) {
     return false;
   }
-  PyObject* varnames = PyObject_GetAttrString(reinterpret_cast<PyObject*>(code), "co_varnames");
+  PyObject* varnames = parameter_names(code);
   if (varnames == nullptr) {
     PyErr_Clear();
     return false;

@@ -93,6 +93,15 @@ struct CodeObject {
 // as CPython derives them: a cell that is also an argument is both a local and a cell, so it is
 // listed in co_varnames and in co_cellvars.
 inline void derive_local_views(CodeObject& code) {
+  std::size_t counts[3] = {0, 0, 0};  // (each list reserved once, not grown by doubling)
+  for (const std::uint8_t kind : code.localspluskinds) {
+    counts[0] += (kind & kLocalKindLocal) != 0;
+    counts[1] += (kind & kLocalKindCell) != 0;
+    counts[2] += (kind & kLocalKindFree) != 0;
+  }
+  code.varnames.reserve(code.varnames.size() + counts[0]);
+  code.cellvars.reserve(code.cellvars.size() + counts[1]);
+  code.freevars.reserve(code.freevars.size() + counts[2]);
   for (std::size_t i = 0; i < code.localspluskinds.size(); ++i) {
     const std::uint8_t kind = code.localspluskinds[i];
     if (kind & kLocalKindLocal) code.varnames.push_back(code.localsplusnames[i]);

@@ -41,8 +41,13 @@ const LineRules& line_rules(PyMinor minor) {
   throw BytecodeError("unsupported Python version 3." + std::to_string(minor));
 }
 
-std::uint8_t byte_at(const std::string& table, std::size_t pos) {
-  if (pos >= table.size()) throw BytecodeError("truncated line table", pos);
+[[noreturn]] __attribute__((noinline, cold)) void truncated(std::size_t pos) {
+  throw BytecodeError("truncated line table", pos);
+}
+
+// (Inlined into the loops that read each byte: the throw lives out of line.)
+inline std::uint8_t byte_at(const std::string& table, std::size_t pos) {
+  if (pos >= table.size()) truncated(pos);
   return static_cast<std::uint8_t>(table[pos]);
 }
 
@@ -120,11 +125,11 @@ int location_line_delta(const std::string& table, std::size_t pos) {
   return 0;
 }
 
-// 3.11+: one entry per run of code units; the first byte holds the kind and the length.
-std::vector<LineRange> ranges_from_location_table(const CodeObject& code) {
+// 3.11+: one entry per run of code units; the first byte holds the kind and the length. Calls
+// visit(range) for each entry's range, in order.
+template <class Visit>
+void visit_location_table(const CodeObject& code, Visit visit) {
   const std::string& table = code.linetable;
-  std::vector<LineRange> ranges;
-  ranges.reserve(table.size() / 2);  // entries are 1 to ~8 bytes, most 1 to 3
   std::size_t pos = 0;
   int end = 0;
   int computed_line = code.firstlineno;
@@ -134,11 +139,17 @@ std::vector<LineRange> ranges_from_location_table(const CodeObject& code) {
     const bool no_line = (first >> 3) == 0x1f;
     const int start = end;
     end = advance_offset(end, ((first & 7) + 1) * 2, pos);
-    ranges.push_back({start, end, no_line ? kNoLine : computed_line});
+    visit(LineRange{start, end, no_line ? kNoLine : computed_line});
     do {
       ++pos;
     } while (pos < table.size() && (static_cast<std::uint8_t>(table[pos]) & 128) == 0);
   }
+}
+
+std::vector<LineRange> ranges_from_location_table(const CodeObject& code) {
+  std::vector<LineRange> ranges;
+  ranges.reserve(code.linetable.size() / 2);  // entries are 1 to ~8 bytes, most 1 to 3
+  visit_location_table(code, [&](const LineRange& range) { ranges.push_back(range); });
   return ranges;
 }
 
@@ -170,15 +181,27 @@ std::vector<std::pair<int, int>> line_starts(const CodeObject& code) {
   std::vector<std::pair<int, int>> starts;
   bool have_last = false;
   int last_line = kNoLine;
-  const std::vector<LineRange> ranges = co_lines(code, rules);
-  starts.reserve(ranges.size());  // at most one per range
-  for (const LineRange& range : ranges) {
-    if (range.line == kNoLine && !rules.starts_keep_none) continue;
-    if (have_last && range.line == last_line) continue;
+  auto start = [&](const LineRange& range) {
+    if (range.line == kNoLine && !rules.starts_keep_none) return;
+    if (have_last && range.line == last_line) return;
     have_last = true;
     last_line = range.line;
     starts.emplace_back(range.start, range.line);
+  };
+  if (rules.location_table) {
+    // Straight from the table, without co_lines' list: merging neighbours of one line (3.12+)
+    // changes no start (the second of two equal lines is never one), and 3.11, the one location
+    // table version whose negative lines read None, merges none.
+    starts.reserve(code.linetable.size() / 2);
+    visit_location_table(code, [&](LineRange range) {
+      if (rules.negative_is_none && range.line < 0) range.line = kNoLine;
+      start(range);
+    });
+    return starts;
   }
+  const std::vector<LineRange> ranges = co_lines(code, rules);
+  starts.reserve(ranges.size());  // at most one per range
+  for (const LineRange& range : ranges) start(range);
   return starts;
 }
 

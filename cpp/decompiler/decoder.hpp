@@ -14,6 +14,7 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "bytecode/code.hpp"
@@ -620,7 +621,10 @@ class CodeDecoder {
   ExprPtr percent_written(const ExprPtr& joined);
   // 3.11 f-strings written as %-formats (the BinOp), and the parts they were read from.
   std::vector<std::pair<ExprPtr, ExprPtr>> percent_parts_;
-  static bool is_internal(const ExprPtr& e, const char* tag);
+  // (Inline, with the tag's length known where it is a literal: called for most operations.)
+  static bool is_internal(const ExprPtr& e, std::string_view tag) {
+    return e && e->kind == ExprKind::Internal && e->text == tag;
+  }
 
   // ---- definitions.cpp
   ExprPtr make_function(const Operation& op);

@@ -293,9 +293,11 @@ namespace {
 
 // Exact output keeps the original's line numbers where it can (print_body's `first_line`): the
 // code's first line stands for line 1.
+constexpr size_t kSourceReserve = 1024;  // most functions' source fits
+
 DecompileResult finish(const Body& body, const DecodeSession& session, int first_line) {
   DecompileResult result;
-  result.source = print_body(body, 0, first_line);
+  result.source = print_body(body, 0, first_line, kSourceReserve);
   for (const auto& failure : session.failures) {
     result.fallbacks.push_back({failure.code_name, failure.first_line, failure.reason});
   }

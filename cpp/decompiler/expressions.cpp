@@ -123,10 +123,6 @@ ExprPtr negate(const ExprPtr& e) {
   return make_expr(ExprKind::UnaryOp, {e}, "not");
 }
 
-bool CodeDecoder::is_internal(const ExprPtr& e, const char* tag) {
-  return e && e->kind == ExprKind::Internal && e->text == tag;
-}
-
 bool CodeDecoder::is_null(const ExprPtr& e) const { return is_internal(e, "null"); }
 
 ExprPtr CodeDecoder::pop_raw() {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <string>
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
@@ -252,9 +253,12 @@ const typename Table::mapped_type* find_in(const Table& table, std::string_view 
   return found == table.end() ? nullptr : &found->second;
 }
 
-const OpnameLookups& opname_lookups(int minor, int opcode) {
+using VersionLookups = std::array<OpnameLookups, 256>;
+
+// One version's lookups by opcode (taken once per code object: the guard of the table's static
+// initialization, checked on every call, showed in profiles when called per instruction).
+const VersionLookups& version_lookups(int minor) {
   constexpr int kVersions = bytecode::kMaxSupportedMinor - bytecode::kMinSupportedMinor + 1;
-  using VersionLookups = std::array<OpnameLookups, 256>;
   static const std::array<VersionLookups, kVersions> kLookups = [] {
     std::array<VersionLookups, kVersions> all{};
     for (int m = bytecode::kMinSupportedMinor; m <= bytecode::kMaxSupportedMinor; ++m) {
@@ -273,8 +277,9 @@ const OpnameLookups& opname_lookups(int minor, int opcode) {
     }
     return all;
   }();
-  return kLookups[static_cast<size_t>(minor - bytecode::kMinSupportedMinor)]
-                 [static_cast<size_t>(opcode & 255)];
+  if (minor < bytecode::kMinSupportedMinor || minor > bytecode::kMaxSupportedMinor)
+    throw bytecode::BytecodeError("unsupported Python version 3." + std::to_string(minor));
+  return kLookups[static_cast<size_t>(minor - bytecode::kMinSupportedMinor)];
 }
 
 const char* const kBinaryOperators[] = {"+", "&",  "//", "<<", "@", "*", "%",
@@ -300,6 +305,7 @@ bool covers_reachable(const std::vector<Instruction>& all, const std::vector<boo
 std::vector<bool> reachable_instructions(const std::vector<Instruction>& all,
                                          const std::vector<bytecode::ExceptionTableEntry>& rows,
                                          int minor) {
+  const VersionLookups& lookups = version_lookups(minor);
   // The first instruction at each byte offset: a table, not a hash map (an allocation per
   // instruction showed in profiles).
   int limit = 0;
@@ -323,7 +329,7 @@ std::vector<bool> reachable_instructions(const std::vector<Instruction>& all,
       seen[i] = true;
       int target = index_at(all[i].jump_target);
       if (target >= 0) work.push_back(static_cast<size_t>(target));
-      if (!opname_lookups(minor, all[i].opcode).ends_flow) work.push_back(i + 1);
+      if (!lookups[static_cast<size_t>(all[i].opcode & 255)].ends_flow) work.push_back(i + 1);
     }
     grew = false;
     for (const auto& row : rows) {
@@ -378,7 +384,8 @@ std::vector<int>& offset_buffer() {
 
 class Lifter {
  public:
-  explicit Lifter(const CodeObject& code) : code_(code), minor_(code.minor) {}
+  explicit Lifter(const CodeObject& code)
+      : code_(code), minor_(code.minor), lookups_(version_lookups(code.minor)) {}
 
   LiftedCode run() {
     // Bare: the lifter needs no argrepr (a listing's text) and checks the indices it reads.
@@ -390,22 +397,25 @@ class Lifter {
     out_.ops = std::exchange(operation_buffer(), {});
     out_.ops.reserve(instructions.size());
     int max_offset = static_cast<int>(code_.code.size());
+    // One entry per code unit: instructions start at even offsets only, and an odd offset maps
+    // to the next unit's entry as to the next surviving operation (`slot`).
     std::vector<int> offset_index = std::exchange(offset_buffer(), {});
-    offset_index.assign(static_cast<size_t>(max_offset) + 2, -1);
+    offset_index.assign(static_cast<size_t>(max_offset) / 2 + 2, -1);
+    auto slot = [](int offset) { return static_cast<size_t>(offset + 1) / 2; };
     for (size_t i = 0; i < instructions.size(); ++i) {
       const Instruction& ins = instructions[i];
       // (The offset of an instruction left out maps to the next surviving operation.)
       if (!reachable[i]) continue;
-      if (!opname_lookups(minor_, ins.opcode).by_name) {  // none of the shapes below
+      if (!lookups_of(ins).by_name) {  // none of the shapes below
         if (ins.offset >= 0 && ins.offset <= max_offset)
-          offset_index[static_cast<size_t>(ins.offset)] = static_cast<int>(out_.ops.size());
+          offset_index[slot(ins.offset)] = static_cast<int>(out_.ops.size());
         lift_one(instructions, i);
         continue;
       }
       if (jumps_over_unreachable(instructions, reachable, i)) continue;
       if (size_t head = async_for_head(instructions, i); head > 0) {
         if (ins.offset >= 0 && ins.offset <= max_offset)
-          offset_index[static_cast<size_t>(ins.offset)] = static_cast<int>(out_.ops.size());
+          offset_index[slot(ins.offset)] = static_cast<int>(out_.ops.size());
         emit(Op::ForIter, ins).text = "async";
         out_.ops.back().target = async_for_exit_;
         i += head - 1;
@@ -413,7 +423,7 @@ class Lifter {
       }
       if (minor_ >= 10 && ins.opname == "END_ASYNC_FOR" && async_for_ends_.count(ins.offset)) {
         if (ins.offset >= 0 && ins.offset <= max_offset)
-          offset_index[static_cast<size_t>(ins.offset)] = static_cast<int>(out_.ops.size());
+          offset_index[slot(ins.offset)] = static_cast<int>(out_.ops.size());
         emit(Op::EndFor, ins);
         continue;
       }
@@ -422,7 +432,7 @@ class Lifter {
         continue;
       }
       if (ins.offset >= 0 && ins.offset <= max_offset) {
-        offset_index[static_cast<size_t>(ins.offset)] = static_cast<int>(out_.ops.size());
+        offset_index[slot(ins.offset)] = static_cast<int>(out_.ops.size());
       }
       lift_one(instructions, i);
     }
@@ -437,7 +447,7 @@ class Lifter {
     auto index_of = [&](int offset) {
       if (offset < 0 || offset > max_offset)
         throw bytecode::BytecodeError("jump target out of range");
-      return offset_index[static_cast<size_t>(offset)];
+      return offset_index[slot(offset)];
     };
     for (Operation& op : out_.ops) {
       if (op.target >= 0) op.target = index_of(op.target);
@@ -461,7 +471,12 @@ class Lifter {
  private:
   const CodeObject& code_;
   int minor_;
+  const VersionLookups& lookups_;
   LiftedCode out_;
+
+  const OpnameLookups& lookups_of(const Instruction& ins) const {
+    return lookups_[static_cast<size_t>(ins.opcode & 255)];
+  }
   std::vector<std::string> pending_kwnames_;
   int pending_nop_line_ = -1;  // the line a NOP dropped since the last operation started
 
@@ -699,7 +714,7 @@ class Lifter {
   void lift_one(const std::vector<Instruction>& instructions, size_t i) {
     const Instruction& ins = instructions[i];
     std::string_view name = ins.opname;
-    const OpnameLookups& lookups = opname_lookups(minor_, ins.opcode);
+    const OpnameLookups& lookups = lookups_of(ins);
     if (lookups.by_name && lift_by_name(instructions, i)) return;
     if (lookups.dropped) {
       if (name == "NOP" && ins.line >= 0) pending_nop_line_ = ins.line;

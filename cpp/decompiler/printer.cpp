@@ -443,7 +443,7 @@ void write_expr(std::string& out, const Expr& e, P context) {
 
 class BodyPrinter {
  public:
-  explicit BodyPrinter(int first_line) : first_line_(first_line) {}
+  BodyPrinter(int first_line, size_t reserve) : first_line_(first_line) { out_.reserve(reserve); }
   std::string take() { return std::move(out_); }
 
   void body(const Body& stmts, int indent) {
@@ -852,8 +852,8 @@ std::string print_expr(const Expr& expr, Precedence context) {
   return out;
 }
 
-std::string print_body(const Body& body, int indent, int first_line) {
-  BodyPrinter printer(first_line);
+std::string print_body(const Body& body, int indent, int first_line, size_t reserve) {
+  BodyPrinter printer(first_line, reserve);
   printer.body(body, indent);
   return printer.take();
 }

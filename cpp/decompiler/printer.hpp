@@ -37,7 +37,9 @@ std::string print_expr(const Expr& expr, Precedence context = Precedence::Tuple)
 // `first_line` > 0: the source line the output's first line stands for; each statement with a
 // known line then starts on that line where the output has not gone past it (blank lines fill
 // the gap), so that tracebacks, warnings and inspect see the original's line numbers.
-std::string print_body(const Body& body, int indent = 0, int first_line = 0);
+// `reserve`: the bytes to reserve for the text up front (a whole code object's source: growing
+// it by doubling from empty copied it about ten times).
+std::string print_body(const Body& body, int indent = 0, int first_line = 0, size_t reserve = 0);
 
 // The binary operator's precedence ("+" -> Arith); Atom for an unknown operator.
 Precedence binary_precedence(const std::string& op);

@@ -365,6 +365,10 @@ class FakeCore:
     def decompile_function(self, function: types.FunctionType) -> None:
         return None  # declines likewise
 
+    def decompile_plain_function(self, function: object) -> bool | None:
+        # Declines a function likewise; False for anything else, as the real one answers.
+        return None if type(function) is types.FunctionType else False
+
     def decompile_marshal(self, data: bytes, minor: int, as_function: bool):
         kind = "def" if as_function else "module"
         return f"# {kind}\nx = 1\n", [("f", 3, "irreducible control flow")]

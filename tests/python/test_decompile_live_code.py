@@ -143,3 +143,28 @@ def test_decompile_function_final_only_where_the_signature_step_agrees() -> None
             in (_core.decompile_function(functions["defaults"])[0])
         )
     assert _core.decompile_function(len) is None
+
+
+def test_decompile_plain_function_is_decompile_function_in_one_answer() -> None:
+    """``_core.decompile_plain_function`` (``decompile``'s common call) answers the final source
+    as a str where ``decompile_function`` finds it final, else what that returns; False for what
+    is not a function without attributes of its own (``decompile`` then takes its general path)."""
+    functions = _functions(
+        "def plain(a, b=1):\n    return a + b\n"
+        "def annotated(a: int, *, b):\n    return a\n"
+        "def tagged(a):\n    return a\n"
+    )
+    functions["tagged"].note = "an attribute of its own"
+    for name in ("plain", "annotated"):
+        function = functions[name]
+        found = _core.decompile_function(function)
+        answer = _core.decompile_plain_function(function)
+        if found is not None and found[2]:
+            assert answer == found[0] == glassbox.decompile(function), name
+        else:
+            assert answer == found, name
+        assert (found is not None) == LIVE
+    assert _core.decompile_plain_function(functions["tagged"]) is False
+    assert _core.decompile_plain_function(len) is False
+    assert _core.decompile_plain_function(functions["plain"].__code__) is False
+    assert glassbox.decompile(functions["tagged"]).startswith("def tagged(a):")
