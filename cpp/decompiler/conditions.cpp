@@ -991,6 +991,7 @@ int CodeDecoder::if_else_over_jump(const IfShape& s) {
       if (int n = join > end && resolve(join) != resolve(exit) ? copied_exit_block(exit, join) : 0;
           n > 0) {
         mark_consumed(join, join + n);
+        exit_copies_read_.insert(join);
         join = exit;
       }
       int else_end = join <= end ? join : end;
