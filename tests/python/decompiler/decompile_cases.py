@@ -7120,6 +7120,14 @@ _PYC_CODE_NOT_YET = {
         + "f: instruction #10: expected JUMP_IF_NOT_EXC_MATCH -> #34, got"
         " JUMP_IF_NOT_EXC_MATCH -> #36",
     },
+    "except_clause_nested_if_else_jumps_to_exit_copy": {
+        13: SAME_BEHAVIOUR_OTHER_CODE
+        + "f: the nested else-branch keeps a copy of the return after the try (as on main)",
+    },
+    "except_clause_nested_if_else_in_both_jumps_to_exit_copy": {
+        13: SAME_BEHAVIOUR_OTHER_CODE
+        + "f: a nested else-branch keeps a copy of the return after the try (as on main)",
+    },
     "try_except_clauses_copy_the_exit_after": {
         12: SAME_BEHAVIOUR_OTHER_CODE
         + "body_returns: instruction #19: expected POP_JUMP_IF_FALSE -> #38, got"
