@@ -619,12 +619,14 @@ void strip_body_tail_copies(const std::vector<Operation>& ops, int i, int tail_b
 // The tail's copies in each clause [from, to), by its operations [tail_ops, + tail_length).
 std::vector<int> clause_tail_copies(const std::vector<Operation>& ops,
                                     const std::vector<std::pair<int, int>>& clause_ranges,
-                                    bool counted, int tail_ops, int tail_length) {
+                                    bool counted, int tail_ops, int tail_length,
+                                    const std::set<int>& read_as_exit) {
   std::vector<int> copies;
   for (auto [from, to] : clause_ranges) {
     int count = 0;
     for (int p = from; p < to && counted; ++p) {
-      if (ops[static_cast<size_t>(p)].op != Op::PopExcept) continue;
+      // (A copy an if/else read as its exit is no statement of the clause: not counted.)
+      if (ops[static_cast<size_t>(p)].op != Op::PopExcept || read_as_exit.count(p) > 0) continue;
       int s = p + 1;
       if (unbinds_clause_name(ops, s)) s += 3;
       if (s + tail_length <= to && same_operations(ops, s, tail_ops, tail_length)) ++count;
@@ -963,7 +965,7 @@ int CodeDecoder::emit_setup_except(const StmtPtr& stmt, const ExceptShape& shape
       shape.tail_end >= 0 ? shape.tail_end - shape.join : shape.body_end - shape.tail_begin;
   std::vector<int> copies =
       clause_tail_copies(lifted_.ops, clause_ranges, !tail.empty() && shape.clause_copy.empty(),
-                         tail_ops, tail_length);
+                         tail_ops, tail_length, exit_copies_read_);
   if (!shape.clause_copy.empty()) {
   } else if (tail.empty() || strip_counted_copies(*stmt, tail, copies) ||
              strip_copied_tail(*stmt, tail)) {

@@ -986,6 +986,14 @@ int CodeDecoder::if_else_over_jump(const IfShape& s) {
       return join;
     }
     if (!is_loop_jump) {
+      // (A join past the region that repeats its exit block is a copy of it: the exit.)
+      // (The copy is consumed.)
+      if (int n = join > end && resolve(join) != resolve(exit) ? copied_exit_block(exit, join) : 0;
+          n > 0) {
+        mark_consumed(join, join + n);
+        exit_copies_read_.insert(join);
+        join = exit;
+      }
       int else_end = join <= end ? join : end;
       if (join > end && resolve(join) != resolve(exit))
         throw DecodeFailure("if/else join outside its region");

@@ -436,6 +436,7 @@ class CodeDecoder {
   void fold_return_if_expression(Body& body) const;
   bool same_target(int a, int b) const;
   int exit_copy_length(int exit, int copy) const;
+  int copied_exit_block(int exit, int copy) const;
   int tail_copy_original(int i, int target, int* copies_end = nullptr);
   int loop_else_end(int body_begin, int body_end, int exit, int end) const;
   // The layout of a for loop (decode_for's steps fill it in the order they read it).
@@ -580,6 +581,9 @@ class CodeDecoder {
   // ways out (POP_EXCEPT) hold copies; -1 if none.
   int clause_tail_ = -1;
   int clause_tail_length_ = 0;
+  // 3.10: the copies of an exit block that an if/else read as its region's exit
+  // (copied_exit_block), by their first operation: no statement of their own.
+  std::set<int> exit_copies_read_;
   bool take_region_value_ = false;  // the next region may leave one value: keep it in region_value_
   ExprPtr region_value_;
   void store(ExprPtr target, ExprPtr value);

@@ -154,6 +154,7 @@ Body CodeDecoder::decode(bool region_fallbacks) {
   int count = static_cast<int>(lifted_.ops.size());
   opened_try_.assign(lifted_.ops.size() + 1, false);
   consumed_.assign(lifted_.ops.size() + 1, false);
+  exit_copies_read_.clear();
   // Handler blocks that are not a try statement's (cleanups: `except ... as` names, inlined
   // comprehensions, generators) are never statements of their own.
   for (const HandlerRegion& region : flow_.regions) {

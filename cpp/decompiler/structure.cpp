@@ -94,6 +94,27 @@ int CodeDecoder::exit_copy_length(int exit, int copy) const {
   return normalized_.exit_length[static_cast<size_t>(chain)];
 }
 
+// 3.10/3.11: extend_block inlines a short exit (the code after a try statement, ending in a
+// return) into the block jumping to it (an except clause's POP_EXCEPT and jump), then
+// duplicate_exits_without_lineno gives each jump to that block a copy of its own: an if/else
+// nested in a clause's if/else jumps to its copy, not to the enclosing branch's. The length of
+// the block at `copy` when it repeats the one at `exit` (the same straight operations, up to a
+// return, under the same handlers); else 0.
+int CodeDecoder::copied_exit_block(int exit, int copy) const {
+  const auto& ops = lifted_.ops;
+  int size = static_cast<int>(ops.size());
+  if (!profile_.copies_exits_per_jump || exit < 0 || copy <= exit || copy >= size) return 0;
+  for (int n = 1; n <= 8 && copy + n <= size; ++n) {
+    const Operation& o = ops[static_cast<size_t>(copy + n - 1)];
+    if (is_jump(o.op) || o.op == Op::Reraise || o.op == Op::RaiseVarargs) return 0;
+    if (!same_operations(ops, exit, copy, n) ||
+        flow_.handler_covering(exit + n - 1) != flow_.handler_covering(copy + n - 1))
+      return 0;
+    if (o.op == Op::ReturnValue) return n;
+  }
+  return 0;
+}
+
 Body CodeDecoder::decode_range(int begin, int end, int exit) {
   return decode_range_extending(begin, &end, end, exit);
 }
