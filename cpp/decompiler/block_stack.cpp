@@ -84,9 +84,16 @@ int CodeDecoder::decode_setup_finally(int i, int end, int exit) {
       ops[static_cast<size_t>(reraise) - 1].arg == 0) {
     --copy_length;
   }
+  // (A body ending in a loop that only breaks leave: the normal copy's breaks go to the code
+  // after the statement, copied after the copy where short, read only by the normal path's walk:
+  // without it, that copy would read as a return's way out of the body.)
+  bool ends_in_loop =
+      dropped_closing(reraise) && reraise > handler && loop_ends_finally_body(handler, reraise);
   int pop_block = normal_path_pop_block(i, handler, copy_length);
-  if (pop_block < 0) return decode_finally_without_normal_path(i, handler, reraise, end, exit);
-  int try_end = finally_normal_path_end(i, &pop_block, handler, reraise, copy_length);
+  int try_end =
+      pop_block < 0 ? -1 : finally_normal_path_end(i, &pop_block, handler, reraise, copy_length);
+  if (try_end < 0 && ends_in_loop)
+    throw DecodeFailure("finally loop's breaks run the code after it");
   if (try_end < 0) return decode_finally_without_normal_path(i, handler, reraise, end, exit);
   ExprPtr returned;
   Body body;
@@ -144,7 +151,27 @@ int CodeDecoder::finally_closing_reraise(int handler, int end) const {
   if (closing + 1 >= limit) return closing;
   int run_end = reached_run_end(ops, handler, limit);
   const Operation& last = ops[static_cast<size_t>(run_end) - 1];
-  return run_end - 1 > closing && last.op == Op::Reraise && last.arg == 0 ? run_end - 1 : closing;
+  if (run_end - 1 > closing && last.op == Op::Reraise && last.arg == 0) return run_end - 1;
+  return loop_ends_finally_body(handler, run_end) ? run_end : closing;
+}
+
+// 3.10: whether the finally body at `handler`, laid out in one run up to `run_end`, ends in a
+// loop that only breaks leave (`while True:`): the run ends in the loop's jump back, and the
+// closing RERAISE after it, which each break jumped to, was copied into the breaks
+// (optimize_cfg's extend_block) and dropped, reached by nothing. The body then ends one past the
+// run, every RERAISE in it but a nested statement's own standing for a jump there (see
+// dropped_closing_reraise).
+bool CodeDecoder::loop_ends_finally_body(int handler, int run_end) const {
+  const auto& ops = lifted_.ops;
+  const Operation& last = ops[static_cast<size_t>(run_end) - 1];
+  if (last.op != Op::Jump || last.target < handler || last.target >= run_end - 1) return false;
+  std::vector<bool> own = nested_own_reraises(handler, run_end);
+  for (int k = last.target; k < run_end - 1; ++k) {
+    const Operation& op = ops[static_cast<size_t>(k)];
+    bool owned = !own.empty() && own[static_cast<size_t>(k - handler)];
+    if (op.op == Op::Reraise && op.arg == 0 && !owned) return true;
+  }
+  return false;
 }
 
 // The POP_BLOCK that starts the normal path's copy of the finally body (`copy_length`

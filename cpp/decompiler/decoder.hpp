@@ -415,6 +415,7 @@ class CodeDecoder {
   // a try/finally whose body never falls off its end
   int decode_finally_without_normal_path(int i, int handler, int reraise, int end, int exit);
   int dropped_closing_reraise(int handler, int reraise, int end) const;  // the body's real end
+  bool loop_ends_finally_body(int handler, int run_end) const;  // its closing RERAISE dropped
   bool dropped_closing(int reraise) const;
   bool returns_after_blocks(int k) const;           // the finally body lost its closing RERAISE
   int decode_setup_with(int i, int end, int exit);  // with statements

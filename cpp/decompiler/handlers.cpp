@@ -2034,10 +2034,15 @@ int CodeDecoder::normal_copy_end(int copy, int final_begin, int final_end, int c
   // (3.11: a copy ending in a loop that only its breaks leave, `while True:`, ends in its jump
   // back, and no original follows where nothing falls into it: the statement ends the code, each
   // break a copy of the implicit `return None` (the block copied has no line of its own). 3.12+
-  // reads such a copy's length from what its handler reaches, cold_finally_copy_length.)
+  // reads such a copy's length from what its handler reaches, cold_finally_copy_length. 3.10:
+  // the copy runs up to the handler, which ends the code, its closing RERAISE dropped:
+  // loop_ends_finally_body.)
   const Operation& last = ops[static_cast<size_t>(q) - 1];
+  bool ends_code = cleanup >= 0
+                       ? cleanup + 3 == size
+                       : q == final_begin && final_end == size && dropped_closing(final_end);
   if (!profile_.cold_blocks_at_end && q > copy && last.op == Op::Jump && last.target >= copy &&
-      last.target < q - 1 && cleanup >= 0 && cleanup + 3 == size) {
+      last.target < q - 1 && ends_code) {
     auto none = [&](int k) {
       const Operation& o = ops[static_cast<size_t>(k)];
       return o.constant && o.constant->kind == bytecode::ObjectKind::None;

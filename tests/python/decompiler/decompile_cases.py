@@ -466,6 +466,72 @@ CASES: list[Case] = [
         (0,),
         (1,),
     ),
+    # The finally body of a generator's try/except runs a try/except, then `while True:` whose
+    # try/except/else breaks (click's _pipepager); 3.10: the closing RERAISE dropped, copied into
+    # the break (loop_ends_finally_body), the normal copy's break a copy of `return None`.
+    _case(
+        "finally_body_try_except_then_while_true",
+        """
+        def gen(c, fail):
+            try:
+                yield rec("y", c)
+                if fail > 1:
+                    raise ValueError(fail)
+                if fail:
+                    raise OSError(fail)
+            except OSError:
+                pass
+            except Exception as e:
+                rec("terminate", e.args)
+                raise e
+            finally:
+                try:
+                    rec("close", c.pop())
+                except IndexError:
+                    pass
+                while True:
+                    try:
+                        rec("wait", c.pop())
+                    except IndexError:
+                        c.append(0)
+                    else:
+                        break
+
+        def f(fail):
+            out = []
+            try:
+                out.append(list(gen([1, 0, 2], fail)))
+            except ValueError as e:
+                out.append(e.args)
+            return out
+        """,
+        (0,),
+        (1,),
+        (2,),
+    ),
+    # A finally body ending in `while True:` in an if's branch, the code after the if (`return n`)
+    # short: 3.10 copies it into the loop's exit block after the normal copy, which is no
+    # return's way out of the body (its value is loaded after the copy).
+    _case(
+        "finally_body_ends_in_while_true_in_if_branch",
+        """
+        def f(t, n):
+            c = list(t)
+            if n:
+                try:
+                    rec("t", n)
+                finally:
+                    n = 7
+                    while True:
+                        if rec("w", c.pop()):
+                            break
+            else:
+                rec("else")
+            return n
+        """,
+        ((1,), 0),
+        ((0, 1), 2),
+    ),
     # (3.12+: the code after it, `return 3`, copied into each break of the normal path, its
     # original gone.)
     _case(
@@ -6964,10 +7030,6 @@ CASES: list[Case] = [
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
 WRONG = "decompiles without a fallback to code that behaves differently: "
-_FINALLY_LOOP_310 = (
-    FALLBACK + "'unsupported operation 59' (3.10: a finally body ending in a loop, the RERAISE"
-    " copied into its break read as the body's end)"
-)
 _NOT_YET: dict = {
     "return_value_through_nested_finally_ending_in_if": {
         v: FALLBACK + "'finally copy on an exit path' (3.11+: the enclosing finally body's copy"
@@ -7017,9 +7079,13 @@ _NOT_YET: dict = {
         + "'unsupported operation 59', 'with statement leaves its region', 'try/finally"
         " without its normal path' (3.10 with/try inside a finally body)",
     },
-    "finally_body_ends_in_while_true": {10: _FINALLY_LOOP_310},
+    "finally_body_ends_in_while_true_in_if_branch": {
+        10: FALLBACK + "'finally loop's breaks run the code after it' (the copy of `return n`)",
+        12: FALLBACK + "'finally loop's breaks run the code after it' (the copies of `return n`)",
+        13: FALLBACK + "'finally loop's breaks run the code after it' (the copies of `return n`)",
+    },
     "finally_body_ends_in_while_true_then_return": {
-        10: _FINALLY_LOOP_310,
+        10: FALLBACK + "'finally copy on an exit path' (the copies of `return 3`)",
         12: FALLBACK + "'finally loop's breaks run the code after it' (the copies of `return 3`)",
         13: FALLBACK + "'finally loop's breaks run the code after it' (the copies of `return 3`)",
     },
