@@ -281,6 +281,7 @@ class CodeDecoder {
                                TryExceptShape& s);
   // 3.12+: the code after the statement in a clause past the region, read after it
   int clause_after_region(int q, int clause_end, int end, TryExceptShape& s) const;
+  bool loop_break_copy(int q, int clause_end) const;  // a break's copy of the loop's exit code
   // 3.12+: the code after a clause's last POP_EXCEPT, running to its end; -1 if none
   int clause_last_exit(int body_begin, int clause_end, int cleanup) const;
   // the body's way out at the region's end written, the code after the statement following it

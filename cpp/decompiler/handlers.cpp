@@ -1220,6 +1220,16 @@ int CodeDecoder::except_clause_decode_end(int body_begin, int clause_end, int en
     }
   }
   if (profile_.cold_blocks_at_end && s.tail_copy < 0 && !s.jumps_over && s.back_join < 0 &&
+      body_falls_through) {
+    // (A body that seems to fall off the region's end (a `continue` running a with's exit on
+    // its way) while a clause falls into code past the region: no reading puts that code
+    // inside the clause.)
+    int q = clause_last_exit(body_begin, clause_end, s.cleanup);
+    if (q >= end && may_start_statement(ops[static_cast<size_t>(q)].op) &&
+        !loop_break_copy(q, clause_end))
+      throw DecodeFailure("code after an except clause's statement past its region");
+  }
+  if (profile_.cold_blocks_at_end && s.tail_copy < 0 && !s.jumps_over && s.back_join < 0 &&
       !body_falls_through) {
     if (int q = clause_last_exit(body_begin, clause_end, s.cleanup); q >= end) {
       // (Past the region: the code after the statement, that the clause's last POP_EXCEPT
@@ -1274,6 +1284,16 @@ int CodeDecoder::clause_last_exit(int body_begin, int clause_end, int cleanup) c
   return -1;
 }
 
+// 3.12+: whether [q, clause_end) is a `break`'s copy of the code after the innermost loop, or of
+// the only code a `while True` left that way has (decode_clause_break_copy reads it).
+bool CodeDecoder::loop_break_copy(int q, int clause_end) const {
+  const auto& ops = lifted_.ops;
+  return !loops_.empty() && loops_.back().break_target >= 0 &&
+         (copied_block_length(q, loops_.back().break_target) == clause_end - q ||
+          (ops[static_cast<size_t>(loops_.back().continue_target)].op != Op::ForIter &&
+           absent_break_target_copy(q, clause_end) == clause_end - q));
+}
+
 // 3.12+: the code after the statement that a clause falls into past its POP_EXCEPT at `q` lies
 // past the region (cold code, flowgraph.c's push_cold_blocks_to_end), the statement ending the
 // region: it runs once the exception is handled, never inside the clause. Straight code ending
@@ -1284,12 +1304,7 @@ int CodeDecoder::clause_after_region(int q, int clause_end, int end, TryExceptSh
   // (Not where that code is a `break`'s copy of the code after the innermost loop, or of the
   // only code a `while True` left that way has (decode_clause_break_copy reads it): that break
   // leaves the clause as well, and it runs past the POP_EXCEPT as the code does.)
-  if (!loops_.empty() && loops_.back().break_target >= 0 &&
-      (copied_block_length(q, loops_.back().break_target) == clause_end - q ||
-       (!profile_.block_stack &&
-        ops[static_cast<size_t>(loops_.back().continue_target)].op != Op::ForIter &&
-        absent_break_target_copy(q, clause_end) == clause_end - q)))
-    return clause_end;
+  if (loop_break_copy(q, clause_end)) return clause_end;
   // (The region ends in the body's way out, a `continue` or `break`: the code after the
   // statement is read after it. A region ending otherwise (in a copy of the code after an
   // enclosing statement, which its reading drops from the end) falls back.)

@@ -7159,8 +7159,8 @@ _NOT_YET: dict = {
         " continues, the raise after it reached from its clause only)",
     },
     "for_with_try_continue_then_raise": {
-        12: WRONG + "the raise after the try, cold code its clause falls into, is read inside the"
-        " clause (the body's continue runs the with's exit: the body reads as falling through)",
+        12: FALLBACK + "'code after an except clause's statement past its region' (the body's"
+        " continue runs the with's exit: the body reads as falling through)",
         13: WRONG + "the body's continue (through the with's exit) is dropped: the body falls into"
         " the raise after the statement",
     },
