@@ -831,12 +831,28 @@ void CodeDecoder::except_clause_copies(ExceptShape& shape, int i, int handler, i
   const auto& ops = lifted_.ops;
   int else_begin = shape.else_begin;
   bool body_exits = shape.body_end > i + 1 && exits_at(ops, shape.body_end - 1);
+  // (A body ending in a `continue` or `break` (its POP_BLOCK, then the loop's jump) never falls
+  // through either: the code after the statement is reached from the clauses only, and a copy
+  // after a clause's POP_EXCEPT runs once the exception is handled, never inside the clause.)
+  const Operation& body_last = ops[static_cast<size_t>(shape.body_end) - 1];
+  bool body_leaves = !body_exits && else_begin < 0 && shape.body_end > i + 2 &&
+                     body_last.op == Op::Jump && leaves_loop(body_last.target);
+  const Operation& else_last = ops[static_cast<size_t>(end) - 1];
+  bool else_leaves = else_begin >= 0 && !exits_at(ops, end - 1) && else_last.op == Op::Jump &&
+                     leaves_loop(else_last.target);
   if (shape.tail_end >= 0 || shape.clauses_end >= 0 || shape.typed_clauses.empty() ||
-      !((else_begin < 0 && body_exits) || (else_begin >= 0 && shape.join == else_begin)))
+      !((else_begin < 0 && (body_exits || body_leaves)) ||
+        (else_begin >= 0 && shape.join == else_begin)))
     return;
   std::vector<int> ends = clause_ends(ops, shape.typed_clauses, shape.handlers_end);
   int first_copy = collect_clause_copies(ops, handler, ends, shape.clause_copy, shape.copy_length);
   if (first_copy < 0) return;
+  // (Where the body or else leaves the loop, a copy that is a `break`'s, of the code after the
+  // loop (note_clause_break_copies), is read so: the break leaves the clause as well.)
+  if ((body_leaves || else_leaves) && breaks_copy(first_copy, shape.copy_length)) {
+    shape.clause_copy.clear();
+    return;
+  }
   int copy_length = shape.copy_length;
   if (else_begin >= 0) {
     // The original stays where the else falls into it (last in the region).
@@ -848,7 +864,8 @@ void CodeDecoder::except_clause_copies(ExceptShape& shape, int i, int handler, i
     } else if (same_operations(ops, end, first_copy, copy_length) && same_target(end, exit) &&
                !exits_at(ops, end - 1)) {
       shape.original_after = true;
-    } else if (!exits_at(ops, end - 1)) {
+    } else if (!exits_at(ops, end - 1) && !else_leaves) {
+      // (An else ending in a `continue` or `break` does not fall through either.)
       shape.clause_copy.clear();
     }
     for (int k = else_begin; k < end && !shape.clause_copy.empty(); ++k) {
@@ -870,6 +887,19 @@ void CodeDecoder::except_clause_copies(ExceptShape& shape, int i, int handler, i
   }
   if (!shape.clause_copy.empty() && else_begin >= 0)
     shape.join = shape.original_tail >= 0 ? shape.original_tail : end;
+}
+
+// 3.10: whether the copy at `copy` of `length` operations after a clause's POP_EXCEPT is a
+// `break`'s copy of the code after the innermost loop (compile.c's extend_block): the code at the
+// loop's exit, or a `while True`'s only copy of it (note_clause_break_copies).
+bool CodeDecoder::breaks_copy(int copy, int length) const {
+  if (loops_.empty()) return false;
+  auto noted = clause_breaks_.find(copy);
+  if (noted != clause_breaks_.end() && noted->second.second == length) return true;
+  int target = loops_.back().break_target;
+  const auto& ops = lifted_.ops;
+  return target >= 0 && target + length <= static_cast<int>(ops.size()) &&
+         same_operations(ops, copy, target, length);
 }
 
 // The body, else and tail (the code after the statement, read from a copy) of the try/except.

@@ -234,6 +234,7 @@ class CodeDecoder {
     int outside_end = -1;
     int outside_consumed = -1;               // past the jump back that ends it
     std::pair<int, int> after_clause{0, 0};  // the code after the statement, inside a clause
+    bool outside_in_clause = false;          // outside: read from a clause (clause_after_region)
   };
   // the innermost loop's exit or head
   bool leaves_loop(int target) const;
@@ -278,6 +279,13 @@ class CodeDecoder {
   // where a clause's own code ends
   int except_clause_decode_end(int body_begin, int clause_end, int end, bool body_falls_through,
                                TryExceptShape& s);
+  // 3.12+: the code after the statement in a clause past the region, read after it
+  int clause_after_region(int q, int clause_end, int end, TryExceptShape& s) const;
+  bool loop_break_copy(int q, int clause_end) const;  // a break's copy of the loop's exit code
+  // 3.12+: the code after a clause's last POP_EXCEPT, running to its end; -1 if none
+  int clause_last_exit(int body_begin, int clause_end, int cleanup) const;
+  // the body's way out at the region's end written, the code after the statement following it
+  void end_with_loop_jump(Stmt& stmt, const TryExceptShape& s) const;
   // a clause's body, its exit's copies read as jumps to its end
   Body decode_except_clause_body(int body_begin, int decode_end, const std::string& bound,
                                  const std::string& name, const std::string& saved_name,
@@ -402,6 +410,7 @@ class CodeDecoder {
   void except_else_tail(ExceptShape& shape, int handler, int end) const;     // tail after the else
   // the clauses' copies of the code after the statement
   void except_clause_copies(ExceptShape& shape, int i, int handler, int end, int exit) const;
+  bool breaks_copy(int copy, int length) const;  // 3.10: a clause's break copy
   ExceptBodies decode_except_bodies(const ExceptShape& shape, int i, int end);  // body, else, tail
   // the clauses into stmt; each one's [body, end)
   std::vector<std::pair<int, int>> decode_except_clauses(Stmt& stmt, const ExceptShape& shape,

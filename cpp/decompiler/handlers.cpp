@@ -1220,7 +1220,28 @@ int CodeDecoder::except_clause_decode_end(int body_begin, int clause_end, int en
     }
   }
   if (profile_.cold_blocks_at_end && s.tail_copy < 0 && !s.jumps_over && s.back_join < 0 &&
+      body_falls_through) {
+    // (A body that seems to fall off the region's end (a `continue` running a with's exit on
+    // its way) while a clause falls into code past the region: no reading puts that code
+    // inside the clause.)
+    int q = clause_last_exit(body_begin, clause_end, s.cleanup);
+    if (q >= end && may_start_statement(ops[static_cast<size_t>(q)].op) &&
+        !loop_break_copy(q, clause_end))
+      throw DecodeFailure("code after an except clause's statement past its region");
+  }
+  if (profile_.cold_blocks_at_end && s.tail_copy < 0 && !s.jumps_over && s.back_join < 0 &&
       !body_falls_through) {
+    if (int q = clause_last_exit(body_begin, clause_end, s.cleanup); q >= end) {
+      // (Past the region: the code after the statement, that the clause's last POP_EXCEPT
+      // falls into; the earlier ones are the clause's continue or break.)
+      const Operation& start = ops[static_cast<size_t>(q)];
+      int length = copied_tail_length(q);
+      bool copy_of_else_end = length > 0 && s.else_end - length >= s.body_end &&
+                              is_line_copy(ops, q, s.else_end - length, length);
+      if (!copy_of_else_end &&
+          (may_start_statement(start.op) || (start.op == Op::RaiseVarargs && start.arg == 0)))
+        return clause_after_region(q, clause_end, end, s);
+    }
     for (int p = body_begin; p + 1 < clause_end; ++p) {
       if (int q = after_pop_except(p, s.cleanup); q >= 0) {
         // (A return in the clause computes its value before POP_EXCEPT; code after the
@@ -1241,6 +1262,103 @@ int CodeDecoder::except_clause_decode_end(int body_begin, int clause_end, int en
     }
   }
   return decode_end;
+}
+
+// 3.12+: where the code after the clause's last POP_EXCEPT (and the unbinding of its name)
+// starts, where that runs straight to the clause's end; -1 if none. (That POP_EXCEPT lies under
+// the handlers around the statement: a nested try's lies under this one's cleanup.)
+int CodeDecoder::clause_last_exit(int body_begin, int clause_end, int cleanup) const {
+  const auto& ops = lifted_.ops;
+  int outer = flow_.handler_covering(cleanup);
+  for (int p = clause_end - 2; p >= body_begin; --p) {
+    Op op = ops[static_cast<size_t>(p)].op;
+    if (op == Op::PopExcept) {
+      int q = p + 1;
+      if (q + 3 < clause_end && unbinds_clause_name(ops, q)) q += 3;
+      return flow_.handler_covering(p) == outer && flow_.handler_covering(q) == outer ? q : -1;
+    }
+    if (is_jump(op) || op == Op::ReturnValue || op == Op::ReturnConst || op == Op::RaiseVarargs ||
+        op == Op::Reraise || op == Op::PushExcInfo)
+      return -1;
+  }
+  return -1;
+}
+
+// 3.12+: whether [q, clause_end) is a `break`'s copy of the code after the innermost loop, or of
+// the only code a `while True` left that way has (decode_clause_break_copy reads it).
+bool CodeDecoder::loop_break_copy(int q, int clause_end) const {
+  const auto& ops = lifted_.ops;
+  return !loops_.empty() && loops_.back().break_target >= 0 &&
+         (copied_block_length(q, loops_.back().break_target) == clause_end - q ||
+          (ops[static_cast<size_t>(loops_.back().continue_target)].op != Op::ForIter &&
+           absent_break_target_copy(q, clause_end) == clause_end - q));
+}
+
+// 3.12+: the code after the statement that a clause falls into past its POP_EXCEPT at `q` lies
+// past the region (cold code, flowgraph.c's push_cold_blocks_to_end), the statement ending the
+// region: it runs once the exception is handled, never inside the clause. Straight code ending
+// in a return or raise is read after the statement (another clause may hold a copy of it);
+// anything else falls back. Returns where the clause's own code ends.
+int CodeDecoder::clause_after_region(int q, int clause_end, int end, TryExceptShape& s) const {
+  const auto& ops = lifted_.ops;
+  // (Not where that code is a `break`'s copy of the code after the innermost loop, or of the
+  // only code a `while True` left that way has (decode_clause_break_copy reads it): that break
+  // leaves the clause as well, and it runs past the POP_EXCEPT as the code does.)
+  if (loop_break_copy(q, clause_end)) return clause_end;
+  // (The region ends in the body's way out, a `continue` or `break`: the code after the
+  // statement is read after it. A region ending otherwise (in a copy of the code after an
+  // enclosing statement, which its reading drops from the end) falls back.)
+  const Operation& way_out = ops[static_cast<size_t>(end) - 1];
+  bool straight =
+      s.try_end == end && clause_end > q && way_out.op == Op::Jump && leaves_loop(way_out.target);
+  for (int k = q; straight && k + 1 < clause_end; ++k) {
+    Op op = ops[static_cast<size_t>(k)].op;
+    straight = !is_jump(op) && op != Op::PopExcept && op != Op::PushExcInfo &&
+               op != Op::ReturnValue && op != Op::ReturnConst && op != Op::RaiseVarargs &&
+               op != Op::Reraise && flow_.handler_covering(k) == flow_.handler_covering(q);
+  }
+  Op last = ops[static_cast<size_t>(clause_end) - 1].op;
+  straight =
+      straight && (last == Op::ReturnValue || last == Op::ReturnConst || last == Op::RaiseVarargs);
+  int length = clause_end - q;
+  if (straight && s.outside >= 0) {
+    straight = s.outside_end - s.outside == length && same_operations(ops, q, s.outside, length);
+  } else if (straight) {
+    s.outside = q;
+    s.outside_end = s.outside_consumed = clause_end;
+    s.outside_in_clause = true;
+    s.sequential = false;  // what follows the body is its else
+  }
+  if (!straight) throw DecodeFailure("code after an except clause's statement past its region");
+  return q;
+}
+
+// The code after the statement now read after it (clause_after_region): the body's (or else's)
+// way out at the region's end, the loop's jump, is a written `continue` or `break` (the compiler
+// emits no jump for the end of a loop body that falls off it).
+void CodeDecoder::end_with_loop_jump(Stmt& stmt, const TryExceptShape& s) const {
+  const auto& ops = lifted_.ops;
+  int end = s.try_end;
+  // (An else that is only that jump, read as a `continue`: the body's own, which falls into it.)
+  if (s.body_end + 1 == end && stmt.bodies[1].size() == 1) {
+    stmt.bodies[0].push_back(stmt.bodies[1][0]);
+    stmt.bodies[1].clear();
+  }
+  Body& last = stmt.bodies[1].empty() ? stmt.bodies[0] : stmt.bodies[1];
+  StmtKind kind = last.empty() ? StmtKind::Pass : last.back()->kind;
+  if (kind == StmtKind::Continue || kind == StmtKind::Break || kind == StmtKind::Return ||
+      kind == StmtKind::Raise)
+    return;
+  const Operation& jump = ops[static_cast<size_t>(end) - 1];
+  if (loops_.empty() || jump.op != Op::Jump)
+    throw DecodeFailure("code after an except clause's statement past its region");
+  if (same_target(jump.target, loops_.back().continue_target)) {
+    last.push_back(make_stmt(StmtKind::Continue));
+  } else if (same_target(jump.target, loops_.back().break_target)) {
+    last.push_back(make_stmt(StmtKind::Break));
+  } else {
+    throw DecodeFailure("code after an except clause's statement past its region");
+  }
 }
 
 // The body of a clause, [body_begin, decode_end), with the copies of its exit read as jumps to
@@ -1348,6 +1466,11 @@ void CodeDecoder::emit_try_except(StmtPtr& stmt, int exit, const TryExceptShape&
   mark_consumed(shape.handler, shape.cleanup + 3);
   for (int q = shape.after_clause.first; q < shape.after_clause.second; ++q)
     consumed_[static_cast<size_t>(q)] = false;
+  if (shape.outside_in_clause) {
+    for (int q = shape.outside; q < shape.outside_end; ++q)
+      consumed_[static_cast<size_t>(q)] = false;
+    end_with_loop_jump(*stmt, shape);
+  }
   emit(stmt);
   // 3.12+ copies a short tail after the statement (ending in return or raise) into each path
   // that reaches it: an `else` ending so, repeated at the end of every clause that falls through,
@@ -1371,7 +1494,9 @@ void CodeDecoder::emit_try_except(StmtPtr& stmt, int exit, const TryExceptShape&
         b.push_back(make_stmt(StmtKind::Continue));
     }
   }
-  if (profile_.exit_copies_keep_lines && (strip_copied_tail(*stmt, orelse_body) || sequential)) {
+  // (Not where the code after the statement was read from a clause: the else is the body's own.)
+  if (profile_.exit_copies_keep_lines && !shape.outside_in_clause &&
+      (strip_copied_tail(*stmt, orelse_body) || sequential)) {
     Body after = std::move(orelse_body);
     orelse_body.clear();
     for (StmtPtr& s : after) emit(s);

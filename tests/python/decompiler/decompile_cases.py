@@ -5829,6 +5829,183 @@ CASES: list[Case] = [
         ([3, 4], int),
     ),
     _case(
+        "for_try_continue_then_raise_only_clause_reaches",
+        # (3.12+: the raise, cold code after the clause's POP_EXCEPT, lies past the loop body's
+        # region; 3.10 copies it after the POP_EXCEPT, the original gone.)
+        """
+        def f(items):
+            out = []
+            for x in items:
+                try:
+                    out.append(10 // x)
+                    continue
+                except ZeroDivisionError:
+                    pass
+                raise KeyError(out)
+            return out
+        """,
+        ([1, 2],),
+        ([1, 0, 2],),
+        ([],),
+    ),
+    _case(
+        "while_try_continue_named_clause_then_raise",
+        """
+        def f(items):
+            xs = list(items)
+            out = []
+            while xs:
+                try:
+                    out.append(10 // xs.pop())
+                    continue
+                except ZeroDivisionError as e:
+                    out.append(str(e))
+                raise KeyError(out)
+            return out
+        """,
+        ([1, 2],),
+        ([1, 0, 2],),
+    ),
+    _case(
+        "while_try_continue_two_clauses_then_raise",
+        """
+        def f(items):
+            xs = list(items)
+            out = []
+            while xs:
+                try:
+                    out.append(10 // xs.pop())
+                    continue
+                except ZeroDivisionError:
+                    out.append(0)
+                except TypeError:
+                    pass
+                raise KeyError(out)
+            return out
+        """,
+        ([1, 2],),
+        ([1, 0, 2],),
+        (["a", 2],),
+    ),
+    _case(
+        "while_try_continue_clause_if_continue_then_raise",
+        # (3.12+: the clause's own continue leaves by an earlier POP_EXCEPT; its last one falls
+        # into the raise.)
+        """
+        def f(items, skip):
+            xs = list(items)
+            out = []
+            while xs:
+                try:
+                    out.append(10 // xs.pop())
+                    continue
+                except ZeroDivisionError:
+                    if skip:
+                        continue
+                raise KeyError(out)
+            return out
+        """,
+        ([1, 0, 2], True),
+        ([1, 0, 2], False),
+    ),
+    _case(
+        "while_try_continue_then_bare_raise",
+        # (The bare raise after the statement re-raises what is handled around it, never the
+        # clause's exception.)
+        """
+        def f(items):
+            xs = list(items)
+            out = []
+            while xs:
+                try:
+                    out.append(10 // xs.pop())
+                    continue
+                except ZeroDivisionError:
+                    pass
+                raise
+            return out
+        """,
+        ([1, 2],),
+        ([1, 0, 2],),
+    ),
+    _case(
+        "while_if_try_continue_then_raise",
+        """
+        def f(items, a):
+            xs = list(items)
+            out = []
+            while xs:
+                if a:
+                    try:
+                        out.append(10 // xs.pop())
+                        continue
+                    except ZeroDivisionError:
+                        pass
+                    raise KeyError(out)
+                xs.pop()
+            return out
+        """,
+        ([1, 0, 2], True),
+        ([1, 0, 2], False),
+        ([1, 2], True),
+    ),
+    _case(
+        "for_try_else_continue_then_raise",
+        """
+        def f(items):
+            out = []
+            for x in items:
+                try:
+                    out.append(10 // x)
+                except ZeroDivisionError:
+                    pass
+                else:
+                    continue
+                raise KeyError(out)
+            return out
+        """,
+        ([1, 2],),
+        ([1, 0, 2],),
+    ),
+    _case(
+        "while_try_break_then_raise",
+        # (Every path leaves the loop: it has no jump back, an if.)
+        """
+        def f(items):
+            xs = list(items)
+            out = []
+            while xs:
+                try:
+                    out.append(10 // xs.pop())
+                    break
+                except ZeroDivisionError:
+                    pass
+                raise KeyError(out)
+            return out
+        """,
+        ([1, 2],),
+        ([0],),
+        ([],),
+    ),
+    _case(
+        "for_with_try_continue_then_raise",
+        """
+        def f(items):
+            out = []
+            for x in items:
+                with CM(str(x)):
+                    try:
+                        out.append(10 // x)
+                        continue
+                    except ZeroDivisionError:
+                        pass
+                    raise KeyError(out)
+            return out
+        """,
+        ([1, 2],),
+        ([1, 0, 2],),
+    ),
+    _case(
         "while_true_try_clauses_fall_through_to_break",
         # (3.11: the clauses' ways out jump to the break after the try, past the last continue.)
         """
@@ -7031,20 +7208,28 @@ CASES: list[Case] = [
 FALLBACK = "marked fallback region: "
 WRONG = "decompiles without a fallback to code that behaves differently: "
 _NOT_YET: dict = {
+    "while_try_break_then_raise": {
+        11: FALLBACK + "'unstructured jump' (a loop every path leaves, read as an if: a try whose"
+        " body breaks, the raise after it reached from its clause only)",
+        12: FALLBACK + "'code after an except clause's statement past its region' (a loop every"
+        " path leaves, read as an if whose region ends in the break's copy of the return)",
+        13: FALLBACK + "'try statement leaves its region' (a loop every path leaves, read as an"
+        " if: a try whose body breaks, the raise after it reached from its clause only)",
+    },
+    "while_if_try_continue_then_raise": {
+        13: FALLBACK + "'try statement leaves its region' (an if's then-branch: a try whose body"
+        " continues, the raise after it reached from its clause only)",
+    },
+    "for_with_try_continue_then_raise": {
+        12: FALLBACK + "'code after an except clause's statement past its region' (the body's"
+        " continue runs the with's exit: the body reads as falling through)",
+        13: WRONG + "the body's continue (through the with's exit) is dropped: the body falls into"
+        " the raise after the statement",
+    },
     "return_value_through_nested_finally_ending_in_if": {
         v: FALLBACK + "'finally copy on an exit path' (3.11+: the enclosing finally body's copy"
         " before the return ends in an if)"
         for v in (11, 12, 13)
-    },
-    "while_tries_continue_then_raise_only_clauses_reach": {
-        10: WRONG + "the raise after the second try is read inside its clause (the raised"
-        " exception's __context__ becomes the handled one)",
-    },
-    "while_if_try_continue_then_try_continue_raise": {
-        10: WRONG + "the raise after the second try is read inside its clause (the raised"
-        " exception's __context__ becomes the handled one)",
-        12: WRONG + "the raise after the second try, cold code its clause falls into past the"
-        " loop's region, is read inside the clause (__context__ differs)",
     },
     "finally_body_is_try_except": {
         11: FALLBACK + "'stack underflow' (a named clause then a bare one in a finally body)",
