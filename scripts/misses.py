@@ -157,7 +157,9 @@ def main() -> None:
     sys.stderr.write(out.stderr[-2000:])
     if out.returncode != 0:
         # (Killed or crashed part way: the files after the one it stopped at were not judged.)
-        sys.exit(f"misses.py: the judging process exited with {out.returncode}; the list is partial")
+        sys.exit(
+            f"misses.py: the judging process exited with {out.returncode}; the list is partial"
+        )
 
 
 if __name__ == "__main__":

@@ -7295,23 +7295,13 @@ _AND_CHAIN = (
     " with the test's copy at its end as an if (the chain is not the test's last item)"
 )
 _CODE_NOT_YET: dict = {
-    "while_true_left_only_by_break_nop_copies": {
-        10: SAME_BEHAVIOUR_OTHER_CODE + "the break's copy of the return after the loop (nothing"
-        " else reaches it) reads as that return",
-    },
     "loop_if_branch_ending_in_with_then_elif": {
-        12: SAME_BEHAVIOUR_OTHER_CODE
-        + "the then-branch's jump back after the with is read as a written continue, not an elif",
         13: SAME_BEHAVIOUR_OTHER_CODE
         + "the then-branch's jump back after the with is read as a written continue, not an elif",
     },
     "loop_try_finally_body_test_jumps_to_its_end": {
         13: SAME_BEHAVIOUR_OTHER_CODE + "a `continue` is written after the try/finally (its jump"
         " back recompiles as JUMP_BACKWARD_NO_INTERRUPT)",
-    },
-    "while_true_try_clauses_fall_through_to_break": {
-        12: SAME_BEHAVIOUR_OTHER_CODE + "an except clause's elif after a continue reads as an if",
-        13: SAME_BEHAVIOUR_OTHER_CODE + "an except clause's elif after a continue reads as an if",
     },
     "except_clause_ends_in_with_then_return": {
         13: SAME_BEHAVIOUR_OTHER_CODE + "the try's else reads as code after the try statement, the"
@@ -7368,15 +7358,9 @@ _CODE_NOT_YET: dict = {
 }
 
 # Found only when the whole module is decompiled from a .pyc of that version.
-_PYC_NOT_YET = {
-    "generator_try_then_code": {
-        10: FALLBACK + "'unsupported operation 59' (a loop of with statements in a finally)",
-    },
-}
+_PYC_NOT_YET: dict = {}
 _PYC_CODE_NOT_YET = {
     "loop_if_branch_ending_in_with_then_elif": {
-        12: SAME_BEHAVIOUR_OTHER_CODE
-        + "the then-branch's jump back after the with is read as a written continue, not an elif",
         13: SAME_BEHAVIOUR_OTHER_CODE
         + "the then-branch's jump back after the with is read as a written continue, not an elif",
     },
@@ -7404,12 +7388,6 @@ _PYC_CODE_NOT_YET = {
     "try_after_try_with_nested_try": {
         10: SAME_BEHAVIOUR_OTHER_CODE
         + "f: instruction #41: expected POP_BLOCK, got LOAD_FAST 2 (out)",
-    },
-    "while_true_clause_written_continue": {
-        12: SAME_BEHAVIOUR_OTHER_CODE
-        + "f: instruction #37: expected POP_JUMP_IF_FALSE -> #42, got POP_JUMP_IF_FALSE -> #43",
-        13: SAME_BEHAVIOUR_OTHER_CODE
-        + "f: instruction #37: expected POP_JUMP_IF_FALSE -> #42, got POP_JUMP_IF_FALSE -> #43",
     },
     "except_clause_for_else_break_copies_return_after": {
         10: SAME_BEHAVIOUR_OTHER_CODE
