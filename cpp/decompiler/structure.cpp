@@ -270,18 +270,8 @@ int CodeDecoder::decode_clause_break_copy(int i, int end) {
       return -1;
     ++k;
   }
-  int length = k < end ? copied_block_length(k, loop.break_target) : 0;
-  // (3.10: note_clause_break_copies reads a `while True` whose code after it is absent.)
-  bool absent = length == 0 && !for_loop && !profile_.block_stack &&
-                (length = absent_break_target_copy(k, end)) > 0;
-  if (length == 0 || k + length > end || ops[static_cast<size_t>(k + length - 1)].op == Op::Jump)
-    return -1;
-  if (absent) {
-    // (Every such break holds the same copy; decode_while_true writes it after the loop.)
-    if (clause_break_tail_ >= 0 && copied_block_length(k, clause_break_tail_) != length) return -1;
-    clause_break_tail_ = k;
-    clause_break_tail_length_ = length;
-  }
+  int length = break_copy_length(k, end, loop.break_target, !for_loop);
+  if (length < 0) return -1;
   for (size_t n = 0; n < saved; ++n) pop();
   if (for_loop) pop();
   emit(make_stmt(StmtKind::Break));
@@ -303,18 +293,30 @@ int CodeDecoder::decode_nop_break_copy(int i, int end) {
   if (loop.break_target < 0 || loop.continue_target < 0 ||
       ops[static_cast<size_t>(loop.continue_target)].op == Op::ForIter)
     return -1;
-  int length = copied_block_length(i, loop.break_target);
-  bool absent =
-      length == 0 && !profile_.block_stack && (length = absent_break_target_copy(i, end)) > 0;
-  if (length == 0 || i + length > end || ops[static_cast<size_t>(i + length - 1)].op == Op::Jump)
-    return -1;
-  if (absent) {
-    if (clause_break_tail_ >= 0 && copied_block_length(i, clause_break_tail_) != length) return -1;
-    clause_break_tail_ = i;
-    clause_break_tail_length_ = length;
-  }
+  int length = break_copy_length(i, end, loop.break_target, true);
+  if (length < 0) return -1;
   emit(make_stmt(StmtKind::Break));
   return i + length;
+}
+
+// The length of a break's copy at `k` of the block at `break_target` (the code after the loop),
+// or, `while_true` and that code absent (3.12+: a `while True` left only by such breaks), of the
+// short exit block every such break holds, recorded for decode_while_true to write after the
+// loop (3.10: note_clause_break_copies reads that shape). -1 where the copy runs past `end`,
+// ends in a jump, or differs from the other breaks' copies.
+int CodeDecoder::break_copy_length(int k, int end, int break_target, bool while_true) {
+  const auto& ops = lifted_.ops;
+  int length = k < end ? copied_block_length(k, break_target) : 0;
+  bool absent = length == 0 && while_true && !profile_.block_stack &&
+                (length = absent_break_target_copy(k, end)) > 0;
+  if (length == 0 || k + length > end || ops[static_cast<size_t>(k + length - 1)].op == Op::Jump)
+    return -1;
+  if (absent) {
+    if (clause_break_tail_ >= 0 && copied_block_length(k, clause_break_tail_) != length) return -1;
+    clause_break_tail_ = k;
+    clause_break_tail_length_ = length;
+  }
+  return length;
 }
 
 // Where the innermost loop, a `while True`, has no code after it that its exit reaches (its
