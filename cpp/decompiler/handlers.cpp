@@ -1223,8 +1223,14 @@ int CodeDecoder::except_clause_decode_end(int body_begin, int clause_end, int en
       body_falls_through) {
     // (A body that seems to fall off the region's end (a `continue` running a with's exit on
     // its way) while a clause falls into code past the region: no reading puts that code
-    // inside the clause.)
+    // inside the clause. 3.13 leaves that code where it is, the clause jumping there after its
+    // POP_EXCEPT: the same shape.)
     int q = clause_last_exit(body_begin, clause_end, s.cleanup);
+    const Operation* jump =
+        q >= end && q + 1 == clause_end ? &ops[static_cast<size_t>(q)] : nullptr;
+    if (jump && jump->op == Op::Jump && jump->target > q && !leaves_loop(jump->target) &&
+        may_start_statement(ops[static_cast<size_t>(jump->target)].op))
+      throw DecodeFailure("code after an except clause's statement past its region");
     if (q >= end && may_start_statement(ops[static_cast<size_t>(q)].op) &&
         !loop_break_copy(q, clause_end))
       throw DecodeFailure("code after an except clause's statement past its region");

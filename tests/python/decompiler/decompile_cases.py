@@ -6006,6 +6006,61 @@ CASES: list[Case] = [
         ([1, 0, 2],),
     ),
     _case(
+        "for_two_withs_try_continue_then_raise",
+        # (3.13 dropped the body's continue, which runs both withs' exits on its way.)
+        """
+        def f(items):
+            out = []
+            for x in items:
+                with CM("a"), CM(str(x)):
+                    try:
+                        out.append(10 // x)
+                        continue
+                    except ZeroDivisionError:
+                        pass
+                    raise KeyError(out)
+            return out
+        """,
+        ([1, 2],),
+        ([1, 0, 2],),
+    ),
+    _case(
+        "for_with_try_continue_named_clause_then_raise",
+        """
+        def f(items):
+            out = []
+            for x in items:
+                with CM(str(x)):
+                    try:
+                        out.append(10 // x)
+                        continue
+                    except ZeroDivisionError as e:
+                        rec("caught", type(e).__name__)
+                    raise KeyError(out)
+            return out
+        """,
+        ([1, 2],),
+        ([1, 0, 2],),
+    ),
+    _case(
+        "for_async_with_try_continue_then_raise",
+        """
+        async def f(items):
+            out = []
+            for x in items:
+                async with ACM(str(x)):
+                    try:
+                        out.append(10 // x)
+                        continue
+                    except ZeroDivisionError:
+                        pass
+                    raise KeyError(out)
+            return out
+        """,
+        ([1, 2],),
+        ([1, 0, 2],),
+    ),
+    _case(
         "while_true_try_clauses_fall_through_to_break",
         # (3.11: the clauses' ways out jump to the break after the try, past the last continue.)
         """
@@ -7223,8 +7278,20 @@ _NOT_YET: dict = {
     "for_with_try_continue_then_raise": {
         12: FALLBACK + "'code after an except clause's statement past its region' (the body's"
         " continue runs the with's exit: the body reads as falling through)",
-        13: WRONG + "the body's continue (through the with's exit) is dropped: the body falls into"
-        " the raise after the statement",
+        13: FALLBACK + "'code after an except clause's statement past its region' (the body's"
+        " continue runs the with's exit; the clause jumps to the code after the statement)",
+    },
+    **{
+        name: {
+            v: FALLBACK + "'code after an except clause's statement past its region' (the body's"
+            " continue runs the withs' exits: the body reads as falling through)"
+            for v in (12, 13)
+        }
+        for name in (
+            "for_two_withs_try_continue_then_raise",
+            "for_with_try_continue_named_clause_then_raise",
+            "for_async_with_try_continue_then_raise",
+        )
     },
     "return_value_through_nested_finally_ending_in_if": {
         v: FALLBACK + "'finally copy on an exit path' (3.11+: the enclosing finally body's copy"
