@@ -86,20 +86,28 @@ bool prints_as(const Body& body, size_t begin, size_t end, const std::string& te
                          body.begin() + static_cast<std::ptrdiff_t>(end))) == text;
 }
 
+// Whether body[begin, k) is the finally copy `copy_text` before the exit body[k]: a copy ending
+// in an if holds that exit copied into each branch (inline_small_exit_blocks, 3.11+), the exit
+// being the last thing before the function's end.
+bool copy_ends_at(const Body& body, size_t begin, size_t k, const std::string& copy_text) {
+  Body before(body.begin() + static_cast<std::ptrdiff_t>(begin),
+              body.begin() + static_cast<std::ptrdiff_t>(k));
+  if (print_body(before) == copy_text) return true;
+  Body stripped = clone_body(before);
+  return strip_branch_returns(stripped, print_body({body[k]})) > 0 &&
+         print_body(stripped) == copy_text;
+}
+
 // Whether the copy before the exit body[k] (its inner statements' pending copies first) is there.
+// (Only the copy of the outermost statement, the last before the exit, holds the exit copied
+// into its branches: compiler_unwind_fblock_stack emits the inner copies first.)
 bool copy_before_exit(const Body& body, size_t k, const std::string& copy_text, size_t copy_size) {
   const Stmt& stmt = *body[k];
   size_t pending = stmt.pending_count;
   if (k < copy_size + pending) return false;
-  if (pending > 0)
-    return prints_as(body, k - copy_size - pending, k - copy_size, stmt.pending_copies) &&
-           (copy_size == 0 || prints_as(body, k - copy_size, k, copy_text));
-  Body before(body.begin() + static_cast<std::ptrdiff_t>(k - copy_size),
-              body.begin() + static_cast<std::ptrdiff_t>(k));
-  if (copy_size == 0 || print_body(before) == copy_text) return true;
-  Body stripped = clone_body(before);
-  return strip_branch_returns(stripped, print_body({body[k]})) > 0 &&
-         print_body(stripped) == copy_text;
+  if (pending > 0 && !prints_as(body, k - copy_size - pending, k - copy_size, stmt.pending_copies))
+    return false;
+  return copy_size == 0 || copy_ends_at(body, k - copy_size, k, copy_text);
 }
 
 // The returned value, computed before the copy, waits on the stack while it runs; where the

@@ -1433,6 +1433,94 @@ CASES: list[Case] = [
         (3, 4),
     ),
     _case(
+        "return_value_through_three_finally_ending_in_if",
+        """
+        def f(x, stop):
+            try:
+                try:
+                    try:
+                        rec("body", x)
+                        return x
+                    finally:
+                        rec("inner")
+                finally:
+                    rec("middle")
+                    if stop:
+                        rec("middle stop", stop)
+            finally:
+                rec("outer")
+                if stop is not None:
+                    rec("stop", stop)
+        """,
+        (1, None),
+        (3, 4),
+        (3, 0),
+    ),
+    _case(
+        "return_value_through_nested_finally_both_ending_in_if",
+        """
+        def f(x, stop):
+            try:
+                try:
+                    if x > 2:
+                        return x
+                    rec("body", x)
+                finally:
+                    if stop:
+                        rec("inner")
+            finally:
+                rec("outer")
+                if stop is not None:
+                    rec("stop", stop)
+            return -1
+        """,
+        (1, None),
+        (3, 4),
+        (3, 0),
+        (3, None),
+    ),
+    _case(
+        "return_through_nested_finally_in_loop_ending_in_if",
+        """
+        def f(xs, stop):
+            for x in xs:
+                try:
+                    try:
+                        if x == 2:
+                            return x
+                    finally:
+                        rec("inner", x)
+                finally:
+                    rec("outer")
+                    if stop:
+                        rec("stop", stop)
+            return None
+        """,
+        ([1, 2, 3], None),
+        ([1, 2], 4),
+        ([1], 4),
+    ),
+    _case(
+        "return_value_through_nested_finally_ending_in_if_else",
+        """
+        def f(x, stop):
+            try:
+                try:
+                    rec("body", x)
+                    return x + 1
+                finally:
+                    rec("inner")
+            finally:
+                rec("outer")
+                if stop is not None:
+                    rec("stop", stop)
+                else:
+                    rec("no stop")
+        """,
+        (1, None),
+        (3, 4),
+    ),
+    _case(
         "break_continue_through_nested_finally",
         """
         def f(xs):
@@ -7293,9 +7381,10 @@ _NOT_YET: dict = {
             "for_async_with_try_continue_then_raise",
         )
     },
-    "return_value_through_nested_finally_ending_in_if": {
-        v: FALLBACK + "'finally copy on an exit path' (3.11+: the enclosing finally body's copy"
-        " before the return ends in an if)"
+    "return_value_through_nested_finally_ending_in_if_else": {
+        v: FALLBACK + "'finally copy on an exit path' (3.11+: the finally body's copy before the"
+        " return ends in an if/else, the return copied into both branches; a single try/finally"
+        " too)"
         for v in (11, 12, 13)
     },
     "finally_body_is_try_except": {
@@ -7362,6 +7451,10 @@ _AND_CHAIN = (
     " with the test's copy at its end as an if (the chain is not the test's last item)"
 )
 _CODE_NOT_YET: dict = {
+    "return_through_nested_finally_in_loop_ending_in_if": {
+        13: SAME_BEHAVIOUR_OTHER_CODE + "a `continue` is written after the outer try/finally (the"
+        " if's jump back copied; a single try/finally too)",
+    },
     "loop_if_branch_ending_in_with_then_elif": {
         13: SAME_BEHAVIOUR_OTHER_CODE
         + "the then-branch's jump back after the with is read as a written continue, not an elif",
