@@ -526,11 +526,14 @@ int body_tail_begin(const std::vector<Operation>& ops, int i, int else_begin, in
     for (int q = body_end - 1; q > i; --q) {
       Op op = ops[static_cast<size_t>(q)].op;
       // (`return value` in the body: the value is computed before POP_BLOCK, no tail; a tail
-      // starts a statement: by loading a value, deleting a name, or a bare `raise`.)
+      // starts a statement: by loading a value, deleting a name, or a bare `raise`. Not a with's
+      // exit call after its POP_BLOCK: a return unwinding the with too, from an except clause
+      // around this statement (POP_EXCEPT before it), compiler_unwind_fblock_stack.)
       const Operation& first = ops[static_cast<size_t>(q) + 1];
       bool bare_raise = first.op == Op::RaiseVarargs && first.arg == 0 && q + 2 == body_end;
       if (op == Op::PopBlock && (q + 2 < body_end || bare_raise) &&
           ops[static_cast<size_t>(q) - 1].op != Op::PopBlock &&  // a return leaving two blocks
+          !is_exit_call_310(ops, q + 1) &&
           (first.op == Op::LoadConst || first.op == Op::LoadName || first.op == Op::LoadClosure ||
            first.op == Op::LoadAssertionError || first.op == Op::DeleteName || bare_raise) &&
           !jumped_into(ops, i + 1, q + 1, q + 2, body_end))

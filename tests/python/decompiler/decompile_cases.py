@@ -6149,6 +6149,30 @@ CASES: list[Case] = [
         ([1, 0, 2],),
     ),
     _case(
+        "with_clause_try_body_returns",
+        # (codeop._maybe_compile; 3.10: the return unwinds the inner try, the clause and the with:
+        # POP_BLOCK, POP_EXCEPT, POP_BLOCK, the exit call, never a tail after the try.)
+        """
+        def f(source):
+            with CM("w"):
+                rec("in")
+                try:
+                    return int(source)
+                except ValueError:
+                    try:
+                        float(source + "0")
+                        return None
+                    except ValueError as e:
+                        if "could not" in str(e):
+                            return "bad"
+            return source
+        """,
+        ("3",),
+        ("1.5",),
+        ("x",),
+        (None,),
+    ),
+    _case(
         "while_true_try_clauses_fall_through_to_break",
         # (3.11: the clauses' ways out jump to the break after the try, past the last continue.)
         """
@@ -7451,6 +7475,11 @@ _AND_CHAIN = (
     " with the test's copy at its end as an if (the chain is not the test's last item)"
 )
 _CODE_NOT_YET: dict = {
+    "with_clause_try_body_returns": {
+        v: SAME_BEHAVIOUR_OTHER_CODE + "the code after the with (reached after a clause's nested"
+        " try/except) is read inside it too, as a return before the with's exit (as on main)"
+        for v in (12, 13)
+    },
     "return_through_nested_finally_in_loop_ending_in_if": {
         13: SAME_BEHAVIOUR_OTHER_CODE + "a `continue` is written after the outer try/finally (the"
         " if's jump back copied; a single try/finally too)",
