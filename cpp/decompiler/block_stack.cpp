@@ -151,7 +151,14 @@ int CodeDecoder::finally_closing_reraise(int handler, int end) const {
   if (closing + 1 >= limit) return closing;
   int run_end = reached_run_end(ops, handler, limit);
   const Operation& last = ops[static_cast<size_t>(run_end) - 1];
-  if (run_end - 1 > closing && last.op == Op::Reraise && last.arg == 0) return run_end - 1;
+  if (run_end - 1 > closing && last.op == Op::Reraise && last.arg == 0) {
+    // (Unless that RERAISE is a nested try/finally's own closing one: the body ends with that
+    // statement, whose normal path jumped to this body's closing RERAISE; extend_block copied
+    // it there and dropped the original, as in dropped_closing_reraise.)
+    std::vector<bool> own = nested_own_reraises(handler, run_end);
+    if (!own.empty() && own[static_cast<size_t>(run_end - 1 - handler)]) return run_end;
+    return run_end - 1;
+  }
   return loop_ends_finally_body(handler, run_end) ? run_end : closing;
 }
 
@@ -227,12 +234,23 @@ int CodeDecoder::finally_normal_path_end(int i, int* pop_block, int handler, int
       (try_end + 1 == handler && ops[static_cast<size_t>(try_end)].op == Op::Jump);
   if (walked < 0 && *pop_block == copies_at && dropped_closing(reraise) && !copy_ends_at_handler)
     return -1;
-  // The normal path jumps over the handler to the code after the statement.
+  // The normal path jumps over the handler to the code after the statement. (Ending an
+  // enclosing finally body, it jumps to that body's end once for each branch of the copy that
+  // ends there: the enclosing body's closing RERAISE copied into each, extend_block, read as
+  // jumps to its end by decode_finally_body.)
   if (static_cast<size_t>(try_end) < ops.size() && try_end < handler &&
       ops[static_cast<size_t>(try_end)].op == Op::Jump &&
-      ops[static_cast<size_t>(try_end)].target > reraise && try_end + 1 == handler) {
-    mark_consumed(try_end, try_end + 1);
-    try_end = ops[static_cast<size_t>(try_end)].target;
+      ops[static_cast<size_t>(try_end)].target > reraise) {
+    int target = ops[static_cast<size_t>(try_end)].target;
+    int last = try_end + 1;
+    while (last < handler && finally_body_end_ == target &&
+           ops[static_cast<size_t>(last)].op == Op::Jump &&
+           ops[static_cast<size_t>(last)].target == target)
+      ++last;
+    if (last == handler) {
+      mark_consumed(try_end, last);
+      try_end = target;
+    }
   }
   // (3.10: a return leaving with statements around the try leaves each after the finally copy:
   // compiler_unwind_fblock's POP_BLOCK, ROT_TWO under the value and the exit call.)

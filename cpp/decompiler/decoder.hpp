@@ -588,6 +588,8 @@ class CodeDecoder {
   bool copy_returns_ = false;        // the last normal_copy_end walked a copy that only returns
   bool keep_region_stack_ = false;   // the next region keeps what it leaves on the stack
   int region_limit_ = -1;            // how far the region being decoded may grow
+  // The end of the finally body being decoded (decode_finally_body: its RERAISEs jump there).
+  int finally_body_end_ = -1;
   // Decoding an except clause (3.12+): the code after the try statement, of which the clause's
   // ways out (POP_EXCEPT) hold copies; -1 if none.
   int clause_tail_ = -1;

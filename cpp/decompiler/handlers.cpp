@@ -2237,6 +2237,8 @@ Body CodeDecoder::decode_finally_body(int begin, int end, int cleanup) {
       for (const auto& [k, op] : saved) ops[static_cast<size_t>(k)] = op;
     }
   } restore_ops{lifted_.ops, rewritten};
+  Restore<int> keep_end(finally_body_end_);
+  finally_body_end_ = end;
   Body body = decode_range(begin, end, end);
   if (!rewritten.empty()) hoist_common_tail(body);
   return body;
@@ -2522,9 +2524,12 @@ std::vector<bool> CodeDecoder::nested_own_reraises(int begin, int end) const {
       mark(op.target);
     if (op.op == Op::SetupFinally && op.target > k && op.target < end &&
         !starts_except(ops, op.target)) {
-      int closing = op.target;
-      while (closing < end && ops[static_cast<size_t>(closing)].op != Op::Reraise) ++closing;
-      mark(closing);
+      // (Its closing one may be copied into each branch that ends that body, as this one's is:
+      // finally_closing_reraise finds where that body ends. Every RERAISE up to there ends
+      // that body, or a statement nested in it, never this one.)
+      int closing = finally_closing_reraise(op.target, end);
+      for (int j = op.target; j <= closing && j < end; ++j)
+        if (ops[static_cast<size_t>(j)].op == Op::Reraise) mark(j);
     }
   }
   return own;

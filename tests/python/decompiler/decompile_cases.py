@@ -1521,6 +1521,56 @@ CASES: list[Case] = [
         (3, 4),
     ),
     _case(
+        "finally_body_try_finally_ending_in_if",
+        # (3.10: the enclosing finally body's closing RERAISE copied into each branch of the
+        # nested statement's copies of its own finally body, ending in that if.)
+        """
+        def f(x, b):
+            try:
+                rec("body", x)
+                if x:
+                    raise ValueError(x)
+            finally:
+                try:
+                    rec("inner body")
+                finally:
+                    if b:
+                        rec("inner finally", b)
+        """,
+        (0, 0),
+        (0, 1),
+        (1, 1),
+        (1, 0),
+    ),
+    _case(
+        "finally_body_try_except_then_try_finally_ending_in_if",
+        # (fileinput.FileInput.nextfile; 3.10: the run of the finally body ends in the nested
+        # try/finally's own closing RERAISE, its own closing one dropped.)
+        """
+        def f(x, b):
+            try:
+                rec("body", x)
+            finally:
+                try:
+                    del x.missing
+                except AttributeError:
+                    rec("no attribute")
+                try:
+                    if x:
+                        rec("inner body")
+                finally:
+                    if b:
+                        try:
+                            rec("unlink", 1 // (b - 1))
+                        except ZeroDivisionError:
+                            pass
+                    rec("end")
+        """,
+        (0, 0),
+        (1, 1),
+        (1, 2),
+    ),
+    _case(
         "break_continue_through_nested_finally",
         """
         def f(xs):
@@ -7404,6 +7454,11 @@ _NOT_YET: dict = {
             "for_with_try_continue_named_clause_then_raise",
             "for_async_with_try_continue_then_raise",
         )
+    },
+    "finally_body_try_except_then_try_finally_ending_in_if": {
+        v: FALLBACK + "'stack underflow' (a try/finally in a finally body, its finally body"
+        " ending in an if holding a try/except)"
+        for v in (12, 13)
     },
     "return_value_through_nested_finally_ending_in_if_else": {
         v: FALLBACK + "'finally copy on an exit path' (3.11+: the finally body's copy before the"
