@@ -1612,6 +1612,50 @@ CASES: list[Case] = [
         (None,),
         (ValueError("a"),),
     ),
+    # A return leaving a try/finally whose finally body is a with: the returned value waits under
+    # the copy's with, whose exit block (a bare RETURN_VALUE) 3.10/3.11 copy after its exit call
+    # (cachetools' locked wrappers). Suppressing with statements send the exception on to the
+    # return after them.
+    _case(
+        "return_through_finally_with",
+        """
+        def f(a, suppress):
+            try:
+                v = rec("v", 10 // a)
+                with CM("inner", suppress):
+                    try:
+                        rec("store", 1 // (a - 1))
+                    except ZeroDivisionError:
+                        pass
+                    rec("check", 1 // (a - 2))
+                    return v
+            finally:
+                with CM("lock", suppress):
+                    rec("done", 1 // (a - 3))
+        """,
+        (1, False),
+        (2, False),
+        (2, True),
+        (3, False),
+        (3, True),
+        (4, False),
+        (0, False),
+        (0, True),
+    ),
+    _case(
+        "return_value_through_finally_with",
+        """
+        def f(a, suppress):
+            try:
+                return rec("value", a)
+            finally:
+                with CM("lock", suppress):
+                    rec("done", 1 // (a - 3))
+        """,
+        (1, False),
+        (3, False),
+        (3, True),
+    ),
     # The finally body's last statement a try/finally whose body ends in an if: 3.10 copies its
     # POP_BLOCK-led way out (its finally body, then the outer closing RERAISE) into both branches.
     _case(
