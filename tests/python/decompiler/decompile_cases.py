@@ -1612,6 +1612,39 @@ CASES: list[Case] = [
         (None,),
         (ValueError("a"),),
     ),
+    # An if/else in a try body nested in an except clause, the code after the outer try long: 3.13
+    # copies the clause's line-less exit (POP_EXCEPT; jump back to the code after the statement)
+    # into the then-branch's jump past the else (markdown's CodeHilite.hilite).
+    _case(
+        "clause_try_if_else_copies_clause_exit",
+        """
+        def g(n, fail):
+            rec("g", n)
+            if n in fail:
+                raise ValueError(n)
+            return n
+
+        def f(fail, b):
+            try:
+                x = g(1, fail)
+            except ValueError:
+                try:
+                    if b:
+                        x = g(2, fail)
+                    else:
+                        x = g(3, fail)
+                except ValueError:
+                    x = g(4, fail)
+            rec("after", x)
+            return rec("x", x * 10)
+        """,
+        ((), True),
+        ((1,), True),
+        ((1,), False),
+        ((1, 2), True),
+        ((1, 3), False),
+        ((1, 2, 4), True),
+    ),
     # A return leaving a try/finally whose finally body is a with: the returned value waits under
     # the copy's with, whose exit block (a bare RETURN_VALUE) 3.10/3.11 copy after its exit call
     # (cachetools' locked wrappers). Suppressing with statements send the exception on to the
