@@ -132,6 +132,13 @@ PACKAGES = [
         "46e92905f580cb137c499b9ec6acd73d569c2c3542ddfeb286618685e55cb340",
         "src/cachetools",
     ),
+    Package(
+        "parso",
+        "30/4b/90c937815137d43ce71ba043cd3566221e9df6b9c805f24b5d138c9d40a7/parso-0.8.7.tar.gz",
+        "eaaac4c9fdd5e9e8852dc778d2d7405897ec510f2a298071453e5e3a07914bb1",
+        "parso",
+        "test",
+    ),
 ]
 # (attrs ships two packages side by side: `attr` and `attrs`; both are decompiled.)
 EXTRA_CODE = {"attrs": ["src/attrs"]}
