@@ -1689,6 +1689,26 @@ CASES: list[Case] = [
         (3, False),
         (3, True),
     ),
+    # The same with the finally body's with inside an if, or followed by another with.
+    _case(
+        "return_value_through_finally_if_with",
+        """
+        def f(a, c, suppress):
+            try:
+                return rec("value", a)
+            finally:
+                if c:
+                    with CM("lock", suppress):
+                        rec("done", 1 // (a - 3))
+                with CM("after", suppress):
+                    rec("after", 1 // (a - 4))
+        """,
+        (1, True, False),
+        (1, False, False),
+        (3, True, True),
+        (4, False, True),
+        (4, True, False),
+    ),
     # The finally body's last statement a try/finally whose body ends in an if: 3.10 copies its
     # POP_BLOCK-led way out (its finally body, then the outer closing RERAISE) into both branches.
     _case(
