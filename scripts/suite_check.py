@@ -47,6 +47,7 @@ class Package:
     sha256: str
     code: str  # the folder of the package's modules, inside the unpacked sdist
     tests: str = "tests"  # what pytest runs, inside the unpacked sdist
+    env: tuple[tuple[str, str], ...] = ()  # variables the package's tests read
 
     @property
     def path_root(self) -> str:  # what goes on PYTHONPATH: the folder above the package
@@ -103,6 +104,40 @@ PACKAGES = [
         "45/37/edbf1b0707709013c0cf2e8317e03d97ed29bf4cac709fe328904ae92a38/click-8.5.1.tar.gz",
         "9bbfada76703fd1d784b83eea012e3e8c6a001a876543ef104fa56aaaeb072b4",
         "src/click",
+    ),
+    Package(
+        "sqlparse",
+        "7e/e0/361c764ea58cc1a75f7b4b424a74b08449db8bfa5e9199c7275999fdd1b9/sqlparse-0.6.1.tar.gz",
+        "ca722573f848ff2d30e40ea30f53a104b7dea7635ea9285891263eb2c58fb6e7",
+        "sqlparse",
+    ),
+    Package(
+        "tomlkit",
+        "08/72/fc01563df95c189a9f65850096bdc205bc2fe37da6c740cd64afaf18d07e/tomlkit-0.15.2.tar.gz",
+        "83e32755ba1d20d9340bd069ee97e9f6232ba2346b63ffcba425de01f7e327a6",
+        "tomlkit",
+    ),
+    Package(
+        "markdown",
+        "29/6f/da4c6aea59b3001f2e8c0ec7497475aadaf3b021c10cab5b2858f0f32b26/markdown-3.10.3.tar.gz",
+        "3589362618f743188b4d955b874402bc814f4f83f544dc207719f4baa7d9c45f",
+        "markdown",
+        # (its Pygments tests run only where this names the installed Pygments: suites.txt's)
+        env=(("PYGMENTS_VERSION", "2.21.0"),),
+    ),
+    Package(
+        "cachetools",
+        "1c/48/a5abcdd3c3b2aac71fb4379b451ac832cb1c988ed050cccd9ca1bd0c9c46/"
+        "cachetools-7.3.3.tar.gz",
+        "46e92905f580cb137c499b9ec6acd73d569c2c3542ddfeb286618685e55cb340",
+        "src/cachetools",
+    ),
+    Package(
+        "parso",
+        "30/4b/90c937815137d43ce71ba043cd3566221e9df6b9c805f24b5d138c9d40a7/parso-0.8.7.tar.gz",
+        "eaaac4c9fdd5e9e8852dc778d2d7405897ec510f2a298071453e5e3a07914bb1",
+        "parso",
+        "test",
     ),
 ]
 # (attrs ships two packages side by side: `attr` and `attrs`; both are decompiled.)
@@ -198,6 +233,7 @@ def run_tests(python: str, tree: Path, package: Package, timeout: float) -> Outc
     command = [python, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
     command += ["--continue-on-collection-errors", f"--junitxml={report}", package.tests]
     env = dict(os.environ, PYTHONPATH=str(tree / package.path_root), PYTHONDONTWRITEBYTECODE="1")
+    env.update(package.env)
     try:
         subprocess.run(command, cwd=tree, env=env, capture_output=True, timeout=timeout)
     except subprocess.TimeoutExpired:

@@ -1093,10 +1093,13 @@ int CodeDecoder::decode_setup_with(int i, int end, int exit) {
     }
   }
   // The code after the statement, short and ending in a return, copied after the normal path's
-  // exit call (POP_BLOCK, then 5 operations) in place of a jump to it.
+  // exit call (POP_BLOCK, then 5 operations) in place of a jump to it (extend_block). A bare
+  // RETURN_VALUE (n = 1): the statement lies in a finally body's copy on a return's way out,
+  // the returned value waiting under it (compiler_unwind_fblock_stack); the body's own return
+  // has ROT_TWO, not POP_BLOCK, before the exit call.
   if (!jumps_over && with_end < static_cast<int>(ops.size()) &&
       ops[static_cast<size_t>(body_end) - 1].op == Op::ReturnValue) {
-    for (int n = 2; body_end - n - 6 > i && n <= 12; ++n) {
+    for (int n = 1; body_end - n - 6 > i && n <= 12; ++n) {
       int copy = body_end - n;
       if (ops[static_cast<size_t>(copy) - 6].op == Op::PopBlock &&
           ops[static_cast<size_t>(copy) - 1].op == Op::PopTop &&

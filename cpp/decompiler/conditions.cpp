@@ -948,6 +948,24 @@ int CodeDecoder::if_leaving_region(IfShape& s) {
                       std::to_string(ops[static_cast<size_t>(j)].offset));
 }
 
+// 3.12+: whether the region's exit `exit` is a copy of an enclosing except clause's exit, its
+// POP_EXCEPT (and name unbinding) read with that clause and its jump retargeted to `join`, the
+// clause's end (decode_except_clause_body). 3.13's inline_small_or_no_lineno_blocks (flowgraph.c)
+// gives an if/else in a try body in that clause such a copy at the end of its then-branch too:
+// the then-branch's jump to `join` is the if/else falling into the exit.
+bool CodeDecoder::leads_to_clause_end(int exit, int join) const {
+  const auto& ops = lifted_.ops;
+  int size = static_cast<int>(ops.size());
+  int k = exit;
+  while (k >= 0 && k < size && consumed_[static_cast<size_t>(k)] &&
+         ops[static_cast<size_t>(k)].op != Op::Jump)
+    ++k;
+  return k > exit && k < size && ops[static_cast<size_t>(k)].op == Op::Jump &&
+         ops[static_cast<size_t>(k)].target == join &&
+         std::find(clause_end_jumps_.begin(), clause_end_jumps_.end(), k) !=
+             clause_end_jumps_.end();
+}
+
 int CodeDecoder::if_else_over_jump(const IfShape& s) {
   const auto& ops = lifted_.ops;
   const int j = s.j;
@@ -994,6 +1012,7 @@ int CodeDecoder::if_else_over_jump(const IfShape& s) {
         exit_copies_read_.insert(join);
         join = exit;
       }
+      if (join > end && leads_to_clause_end(exit, join)) join = exit;
       int else_end = join <= end ? join : end;
       if (join > end && resolve(join) != resolve(exit))
         throw DecodeFailure("if/else join outside its region");

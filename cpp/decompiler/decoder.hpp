@@ -349,6 +349,10 @@ class CodeDecoder {
   WithShape with_shape(int i) const;
   // 3.12+: where the suppressed path goes on
   void read_with_suppressed_path(int i, int end, int exit, int normal_end, WithShape& shape);
+  // 3.12+: the exit is a copy of an enclosing clause's exit, its jump retargeted to `join`
+  bool leads_to_clause_end(int exit, int join) const;
+  // 3.11: the bare return of a value waiting under the statement, copied after its exit call
+  bool returned_value_copy(int i, int normal_end, const WithShape& shape) const;
   // the code after the statement copied before the handler
   void read_with_exit_copy_before_handler(int i, int end, int length, int normal_end,
                                           WithShape& shape);

@@ -2343,6 +2343,8 @@ void CodeDecoder::read_with_suppressed_path(int i, int end, int exit, int normal
     shape.with_end = shape.body_end;
     returns_after_ = true;
     mark_consumed(reraise_target, reraise_target + 5);
+  } else if (returned_value_copy(i, normal_end, shape)) {
+    read_with_exit_copy_before_handler(i, end, 1, normal_end, shape);
   } else if (int length = copied_exit_length(reraise_target + 4);
              length > 0 && normal_end - length > i + 1 &&
              (normal_end - length <= end || same_target(normal_end - length, exit)) &&
@@ -2351,6 +2353,20 @@ void CodeDecoder::read_with_suppressed_path(int i, int end, int exit, int normal
   } else if (length > 0) {
     read_with_exit_copy_after_exit_call(i, length, shape);
   }
+}
+
+// 3.11: a with statement in a finally body's copy on a return's way out
+// (compiler_unwind_fblock_stack keeps the returned value on the stack under it): the code after
+// the statement is that return's bare RETURN_VALUE, and extend_block (compile.c) copies it, an
+// exit block, after the body's exit call in place of the jump to it. (Not the body's own
+// return, which swaps its value under the exit first: SWAP 2 before the exit call.)
+bool CodeDecoder::returned_value_copy(int i, int normal_end, const WithShape& shape) const {
+  const auto& ops = lifted_.ops;
+  if (!profile_.copies_exit_blocks || profile_.exit_copies_keep_lines) return false;
+  int copy = normal_end - 1;
+  return ops[static_cast<size_t>(shape.reraise_target) + 4].op == Op::ReturnValue && copy - 6 > i &&
+         ops[static_cast<size_t>(copy)].op == Op::ReturnValue && is_exit_call(ops, copy - 5) &&
+         ops[static_cast<size_t>(copy) - 6].op != Op::Swap;
 }
 
 // The code after the statement, short and ending in a return or raise, copied to the end

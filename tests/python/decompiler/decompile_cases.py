@@ -1750,6 +1750,103 @@ CASES: list[Case] = [
         (None,),
         (ValueError("a"),),
     ),
+    # An if/else in a try body nested in an except clause, the code after the outer try long: 3.13
+    # copies the clause's line-less exit (POP_EXCEPT; jump back to the code after the statement)
+    # into the then-branch's jump past the else (markdown's CodeHilite.hilite).
+    _case(
+        "clause_try_if_else_copies_clause_exit",
+        """
+        def g(n, fail):
+            rec("g", n)
+            if n in fail:
+                raise ValueError(n)
+            return n
+
+        def f(fail, b):
+            try:
+                x = g(1, fail)
+            except ValueError:
+                try:
+                    if b:
+                        x = g(2, fail)
+                    else:
+                        x = g(3, fail)
+                except ValueError:
+                    x = g(4, fail)
+            rec("after", x)
+            return rec("x", x * 10)
+        """,
+        ((), True),
+        ((1,), True),
+        ((1,), False),
+        ((1, 2), True),
+        ((1, 3), False),
+        ((1, 2, 4), True),
+    ),
+    # A return leaving a try/finally whose finally body is a with: the returned value waits under
+    # the copy's with, whose exit block (a bare RETURN_VALUE) 3.10/3.11 copy after its exit call
+    # (cachetools' locked wrappers). Suppressing with statements send the exception on to the
+    # return after them.
+    _case(
+        "return_through_finally_with",
+        """
+        def f(a, suppress):
+            try:
+                v = rec("v", 10 // a)
+                with CM("inner", suppress):
+                    try:
+                        rec("store", 1 // (a - 1))
+                    except ZeroDivisionError:
+                        pass
+                    rec("check", 1 // (a - 2))
+                    return v
+            finally:
+                with CM("lock", suppress):
+                    rec("done", 1 // (a - 3))
+        """,
+        (1, False),
+        (2, False),
+        (2, True),
+        (3, False),
+        (3, True),
+        (4, False),
+        (0, False),
+        (0, True),
+    ),
+    _case(
+        "return_value_through_finally_with",
+        """
+        def f(a, suppress):
+            try:
+                return rec("value", a)
+            finally:
+                with CM("lock", suppress):
+                    rec("done", 1 // (a - 3))
+        """,
+        (1, False),
+        (3, False),
+        (3, True),
+    ),
+    # The same with the finally body's with inside an if, or followed by another with.
+    _case(
+        "return_value_through_finally_if_with",
+        """
+        def f(a, c, suppress):
+            try:
+                return rec("value", a)
+            finally:
+                if c:
+                    with CM("lock", suppress):
+                        rec("done", 1 // (a - 3))
+                with CM("after", suppress):
+                    rec("after", 1 // (a - 4))
+        """,
+        (1, True, False),
+        (1, False, False),
+        (3, True, True),
+        (4, False, True),
+        (4, True, False),
+    ),
     # The finally body's last statement a try/finally whose body ends in an if: 3.10 copies its
     # POP_BLOCK-led way out (its finally body, then the outer closing RERAISE) into both branches.
     _case(
