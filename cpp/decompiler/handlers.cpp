@@ -661,6 +661,9 @@ int CodeDecoder::cold_code_return_end(int from, int join, int cleanup) const {
     bool returns = o.op == Op::ReturnValue || o.op == Op::ReturnConst;
     if (returns && reach <= k + 1) return k + 1;
     bool back_to_join = o.op == Op::Jump && o.target < from && resolve(o.target) == join;
+    // (Or falls into the join: push_cold_blocks_to_end added the jump back to the block that
+    // followed it, where nothing in it jumps past that jump.)
+    if (back_to_join && reach <= k) return k + 1;
     if (flow_.reachable[static_cast<size_t>(k)] || o.op == Op::PushExcInfo || returns ||
         o.op == Op::Reraise || (is_jump(o.op) && o.target < k && !back_to_join) ||
         flow_.handler_covering(k) != flow_.handler_covering(cleanup))
@@ -1017,7 +1020,11 @@ void CodeDecoder::read_except_outside(int i, int end, int exit, TryExceptShape& 
   // and goes back to the join on its other ways.)
   if (profile_.cold_blocks_at_end && s.try_end > end && s.try_end > s.cleanup && !ends_loop_body &&
       exit > i && exit < s.try_end) {
-    if (int stop = cold_code_return_end(s.try_end, resolve(exit), s.cleanup); stop > s.try_end) {
+    // (Or it leaves the loop the if lies in, its own handler code inline; not by falling into
+    // the loop's cold bottom test, which the branch's end does not reach.)
+    int stop = cold_code_return_end(s.try_end, resolve(exit), s.cleanup);
+    if (stop < 0 && !loops_.empty()) stop = cold_loop_tail_end(s.try_end, s.cleanup, -1);
+    if (stop > s.try_end) {
       s.outside = s.try_end;
       s.outside_end = s.outside_consumed = stop;
       s.else_end = std::min(s.else_end, end);
@@ -1051,7 +1058,8 @@ int CodeDecoder::loop_tail_end(int from, int cleanup, int head) const {
 
 // 3.12+: code after the statement that only its clauses reach, ending the loop body, that
 // returns or raises, or falls into the loop's bottom test where that test is cold code too
-// (decode_while's cold tail): its end (past the return or raise; the test), or -1. Code that only
+// (decode_while's cold tail; not where `head` is -1): its end (past the return, raise, or the
+// `break` or `continue` ending it; the test), or -1. Code that only
 // the clauses reach is cold as a whole (flowgraph.c's push_cold_blocks_to_end moves it in one
 // piece): the handler code of the statements in it stays inline, between them; its `continue`s
 // and `break`s leave it.
@@ -1063,7 +1071,8 @@ int CodeDecoder::cold_loop_tail_end(int from, int cleanup, int head) const {
   int stop = -1;
   for (int k = from; k < size && stop < 0; ++k) {
     const Operation& o = ops[static_cast<size_t>(k)];
-    if (auto cold = cold_tests_.find(k); cold != cold_tests_.end() && cold->second == head) {
+    if (auto cold = cold_tests_.find(k);
+        head >= 0 && cold != cold_tests_.end() && cold->second == head) {
       if (reach > k) return -1;
       stop = k;
       break;
@@ -1075,8 +1084,11 @@ int CodeDecoder::cold_loop_tail_end(int from, int cleanup, int head) const {
       if (o.target < from) return -1;
       reach = std::max(reach, o.target);
     }
+    // (Or a `break` or `continue` ending the tail: a jump out of the loop that nothing in the
+    // tail jumps past.)
     bool leaves = o.op == Op::ReturnValue || o.op == Op::ReturnConst || o.op == Op::RaiseVarargs ||
-                  (o.op == Op::Reraise && covering == own);
+                  (o.op == Op::Reraise && covering == own) ||
+                  (o.op == Op::Jump && covering == own && leaves_loop(o.target));
     if (leaves && reach <= k) stop = k + 1;
   }
   if (stop <= from) return -1;
