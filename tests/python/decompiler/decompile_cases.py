@@ -7203,6 +7203,37 @@ CASES: list[Case] = [
         (3, 0, 1, 2),
     ),
     _case(
+        # 3.12+: a while-true loop ending a with's body, left only by a clause's break: the with's
+        # exit call after it (and the jump to the for loop's next iteration) is cold code, after
+        # the handlers (boltons jsonutils._main).
+        "with_ending_for_body_holds_while_true_left_by_clause_break",
+        """
+        def f(names, items, bad):
+            n = 0
+            for name in names:
+                with CM(name, name == "s") as fh:
+                    it = iter(items)
+                    while 1:
+                        try:
+                            v = next(it)
+                            if v == bad:
+                                raise ValueError(v)
+                        except ValueError:
+                            rec("bad", fh, n)
+                            return n
+                        except StopIteration:
+                            break
+                        n += 1
+                        if v == "k":
+                            raise KeyError(v)
+            return n
+        """,
+        (("a", "s"), (1, 2, "k"), None),
+        (("a", "b"), (1, 2), None),
+        (("a", "b"), (1, 2, 3), 2),
+        ((), (1,), 1),
+    ),
+    _case(
         # 3.12+: the code after a try whose body continues, reached from its clause only, ends an
         # if's then-branch: cold code that jumps back to the if's join when done.
         "if_branch_try_continue_then_cold_code_falls_into_join",
@@ -7266,6 +7297,33 @@ CASES: list[Case] = [
         ((1, 2, 3), True, 1),
         ((1, 2, 3), False, 1),
         ((), False, 1),
+    ),
+    _case(
+        # 3.13: a for/else ending an if's then-branch whose jump over the else follows: the break,
+        # threaded past that jump, goes where it goes (boltons tableutils.Table.from_data).
+        "for_else_break_threaded_past_if_else_jump",
+        """
+        def f(a, b, c, d):
+            if a:
+                if b:
+                    return 1
+                if c:
+                    for x in d:
+                        if x:
+                            break
+                    else:
+                        a = 0
+            else:
+                if c in d:
+                    rec(c)
+            return a, b, c
+        """,
+        (1, 0, 1, (0, 1)),
+        (1, 0, 1, (0, 0)),
+        (1, 1, 1, ()),
+        (1, 0, 0, ()),
+        (0, 0, 1, (1,)),
+        (0, 0, 2, (1,)),
     ),
 ]
 
