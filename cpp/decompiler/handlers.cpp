@@ -863,10 +863,16 @@ void CodeDecoder::read_except_tail_copy(int end, int exit, TryExceptShape& s) co
   if (!profile_.exit_copies_keep_lines || s.jumps_over || s.jumps_back || s.back_join >= 0 ||
       s.handlers_leave)
     return;
+  // (3.12+ places cold code before the handlers: an inlined comprehension's cleanup handler
+  // ends the region after the original.)
+  int live_end = s.else_end;
+  while (profile_.cold_blocks_at_end && live_end > s.body_end &&
+         !flow_.reachable[static_cast<size_t>(live_end) - 1])
+    --live_end;
   for (int p = s.handler + 2; p < s.cleanup && s.tail_copy < 0; ++p) {
     int q = after_pop_except(p, s.cleanup);
     int length = q < 0 ? 0 : copied_tail_length(q);
-    int at = s.else_end - length;
+    int at = live_end - length;
     if (length > 0 && at >= s.body_end && ends_except_clause(q + length, s.handler, s.cleanup) &&
         is_line_copy(ops, q, at, length)) {
       s.tail_copy = at;
@@ -877,6 +883,16 @@ void CodeDecoder::read_except_tail_copy(int end, int exit, TryExceptShape& s) co
     if (s.tail_copy < 0 && length > 0 && s.else_end == end && same_target(end, exit) &&
         ends_except_clause(q + length, s.handler, s.cleanup) && is_line_copy(ops, q, end, length)) {
       s.tail_copy = end;
+      s.tail_copy_length = length;
+    }
+    // (Or it straddles the region's end: the statements before its return end the region, the
+    // return is the region's exit, the implicit `return None` an enclosing if reads as its join
+    // (copy_original), where inline_small_exit_blocks copied the whole block into each path.)
+    int straddles = end - length + 1;
+    if (s.tail_copy < 0 && length > 1 && s.else_end == end && same_target(end, exit) &&
+        straddles >= s.body_end && ends_except_clause(q + length, s.handler, s.cleanup) &&
+        is_line_copy(ops, q, straddles, length)) {
+      s.tail_copy = straddles;
       s.tail_copy_length = length;
     }
   }

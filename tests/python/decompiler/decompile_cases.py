@@ -7325,6 +7325,53 @@ CASES: list[Case] = [
         (0, 0, 1, (1,)),
         (0, 0, 2, (1,)),
     ),
+    _case(
+        # 3.12: the code after an if (a statement, then the implicit return) is copied whole into
+        # each path; the else ends in a try whose clause falls into its copy: the original
+        # straddles the else's end, its return the if's join (pyparsing ParseExpression.__init__).
+        "else_try_clause_copies_statement_and_implicit_return",
+        """
+        class O:
+            def __repr__(self):
+                return repr(sorted(self.__dict__.items()))
+
+
+        def f(x):
+            self = rec(O())
+            if x == 1:
+                self.exprs = [x]
+            else:
+                try:
+                    self.exprs = list(x)
+                except TypeError:
+                    self.exprs = [x]
+            self.done = False
+        """,
+        (1,),
+        ((2, 3),),
+        (5,),
+    ),
+    _case(
+        # 3.12+: an inlined comprehension's cleanup handler (cold) ends the region after the
+        # original of the return a try's clause copies (boltons namedutils.namedtuple).
+        "comprehension_then_try_clause_copies_return",
+        """
+        def f(a, k):
+            b = [x * 2 for x in a]
+            try:
+                n = len(b) // k
+            except ZeroDivisionError as e:
+                raise ValueError(str(e))
+            try:
+                rec(b[n])
+            except IndexError:
+                pass
+            return b
+        """,
+        ((1, 2), 1),
+        ((1, 2, 3), 2),
+        ((1,), 0),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
@@ -7414,6 +7461,10 @@ _AND_CHAIN = (
     " with the test's copy at its end as an if (the chain is not the test's last item)"
 )
 _CODE_NOT_YET: dict = {
+    "else_try_clause_copies_statement_and_implicit_return": {
+        12: SAME_BEHAVIOUR_OTHER_CODE + "the copied statement is read into each branch (the if"
+        " joins at the implicit return): the clause jumps to it rather than holding a copy",
+    },
     "if_branch_try_continue_then_cold_try_continue_raise": {
         12: SAME_BEHAVIOUR_OTHER_CODE + "the cold try's `continue` is written after the statement"
         " (its clause raises), not at the end of its body",
