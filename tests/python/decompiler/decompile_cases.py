@@ -7372,6 +7372,26 @@ CASES: list[Case] = [
         ((1, 2, 3), 2),
         ((1,), 0),
     ),
+    _case(
+        # A named expression in a later test of an or-chain (COPY 1, then the store): the test
+        # is read with it, not as a statement (torch._inductor ir.is_triton).
+        "or_chain_later_test_holds_named_expression",
+        """
+        def g(x):
+            return rec("g", x) if x > 1 else None
+
+
+        def f(x):
+            if x == 0 or (e := g(x + 1)):
+                rec("e", x)
+            if x is None or (d := g(x)) is None:
+                return False
+            return d * 2
+        """,
+        (0,),
+        (1,),
+        (3,),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
