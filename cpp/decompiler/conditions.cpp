@@ -389,7 +389,12 @@ bool CodeDecoder::read_test_operations(int* k, int end, int j, int region) {
       // takes its iterable's iterator: no statement. Nor into a try body: `if a: try: if b:
       // ...` ending alike; a later part is covered by the first's handler.)
       Op op = ops[static_cast<size_t>(*k)].op;
-      if ((!is_pure(op) && op != Op::MakeFunction && op != Op::GetIter) ||
+      // (A named expression in a later test: COPY 1, then the store (compiler_visit_expr's
+      // NamedExpr_kind), a value left for the test.)
+      bool walrus = op == Op::StoreName && *k > 0 &&
+                    ops[static_cast<size_t>(*k) - 1].op == Op::Copy &&
+                    ops[static_cast<size_t>(*k) - 1].arg == 1;
+      if ((!is_pure(op) && op != Op::MakeFunction && op != Op::GetIter && !walrus) ||
           flow_.last_backward_source[static_cast<size_t>(*k)] > *k ||
           flow_.handler_covering(*k) != flow_.handler_covering(j) ||
           (region != -2 && op != Op::Nop && flow_.handler_covering(*k) != region)) {

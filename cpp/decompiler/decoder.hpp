@@ -174,6 +174,7 @@ class CodeDecoder {
   int while_true_exit(int head, int last_jump, int end, bool* ends_in_break) const;  // its end
   int cold_break_target(int head, int loop_exit, int end, int region_exit,
                         int break_target) const;  // 3.12+: breaks from cold handler code
+  int cold_with_exit_break(int head, int last_jump, int end);  // 3.12+: to a with's cold exit
   bool leaves_try_except(int head, int p) const;  // 3.10: POP_EXCEPT/POP_BLOCK of a try/except
   void note_clause_break_copies(int head, int last_jump, int loop_exit, int end, int region_exit,
                                 int* clause_tail, int* clause_tail_length);  // 3.10

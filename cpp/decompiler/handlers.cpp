@@ -669,6 +669,9 @@ int CodeDecoder::cold_code_return_end(int from, int join, int cleanup) const {
     bool returns = o.op == Op::ReturnValue || o.op == Op::ReturnConst;
     if (returns && reach <= k + 1) return k + 1;
     bool back_to_join = o.op == Op::Jump && o.target < from && resolve(o.target) == join;
+    // (Or falls into the join: push_cold_blocks_to_end added the jump back to the block that
+    // followed it, where nothing in it jumps past that jump.)
+    if (back_to_join && reach <= k) return k + 1;
     if (flow_.reachable[static_cast<size_t>(k)] || o.op == Op::PushExcInfo || returns ||
         o.op == Op::Reraise || (is_jump(o.op) && o.target < k && !back_to_join) ||
         flow_.handler_covering(k) != flow_.handler_covering(cleanup))
@@ -868,10 +871,16 @@ void CodeDecoder::read_except_tail_copy(int end, int exit, TryExceptShape& s) co
   if (!profile_.exit_copies_keep_lines || s.jumps_over || s.jumps_back || s.back_join >= 0 ||
       s.handlers_leave)
     return;
+  // (3.12+ places cold code before the handlers: an inlined comprehension's cleanup handler
+  // ends the region after the original.)
+  int live_end = s.else_end;
+  while (profile_.cold_blocks_at_end && live_end > s.body_end &&
+         !flow_.reachable[static_cast<size_t>(live_end) - 1])
+    --live_end;
   for (int p = s.handler + 2; p < s.cleanup && s.tail_copy < 0; ++p) {
     int q = after_pop_except(p, s.cleanup);
     int length = q < 0 ? 0 : copied_tail_length(q);
-    int at = s.else_end - length;
+    int at = live_end - length;
     if (length > 0 && at >= s.body_end && ends_except_clause(q + length, s.handler, s.cleanup) &&
         is_line_copy(ops, q, at, length)) {
       s.tail_copy = at;
@@ -882,6 +891,16 @@ void CodeDecoder::read_except_tail_copy(int end, int exit, TryExceptShape& s) co
     if (s.tail_copy < 0 && length > 0 && s.else_end == end && same_target(end, exit) &&
         ends_except_clause(q + length, s.handler, s.cleanup) && is_line_copy(ops, q, end, length)) {
       s.tail_copy = end;
+      s.tail_copy_length = length;
+    }
+    // (Or it straddles the region's end: the statements before its return end the region, the
+    // return is the region's exit, the implicit `return None` an enclosing if reads as its join
+    // (copy_original), where inline_small_exit_blocks copied the whole block into each path.)
+    int straddles = end - length + 1;
+    if (s.tail_copy < 0 && length > 1 && s.else_end == end && same_target(end, exit) &&
+        straddles >= s.body_end && ends_except_clause(q + length, s.handler, s.cleanup) &&
+        is_line_copy(ops, q, straddles, length)) {
+      s.tail_copy = straddles;
       s.tail_copy_length = length;
     }
   }
@@ -1025,7 +1044,11 @@ void CodeDecoder::read_except_outside(int i, int end, int exit, TryExceptShape& 
   // and goes back to the join on its other ways.)
   if (profile_.cold_blocks_at_end && s.try_end > end && s.try_end > s.cleanup && !ends_loop_body &&
       exit > i && exit < s.try_end) {
-    if (int stop = cold_code_return_end(s.try_end, resolve(exit), s.cleanup); stop > s.try_end) {
+    // (Or it leaves the loop the if lies in, its own handler code inline; not by falling into
+    // the loop's cold bottom test, which the branch's end does not reach.)
+    int stop = cold_code_return_end(s.try_end, resolve(exit), s.cleanup);
+    if (stop < 0 && !loops_.empty()) stop = cold_loop_tail_end(s.try_end, s.cleanup, -1);
+    if (stop > s.try_end) {
       s.outside = s.try_end;
       s.outside_end = s.outside_consumed = stop;
       s.else_end = std::min(s.else_end, end);
@@ -1059,7 +1082,8 @@ int CodeDecoder::loop_tail_end(int from, int cleanup, int head) const {
 
 // 3.12+: code after the statement that only its clauses reach, ending the loop body, that
 // returns or raises, or falls into the loop's bottom test where that test is cold code too
-// (decode_while's cold tail): its end (past the return or raise; the test), or -1. Code that only
+// (decode_while's cold tail; not where `head` is -1): its end (past the return, raise, or the
+// `break` or `continue` ending it; the test), or -1. Code that only
 // the clauses reach is cold as a whole (flowgraph.c's push_cold_blocks_to_end moves it in one
 // piece): the handler code of the statements in it stays inline, between them; its `continue`s
 // and `break`s leave it.
@@ -1071,7 +1095,8 @@ int CodeDecoder::cold_loop_tail_end(int from, int cleanup, int head) const {
   int stop = -1;
   for (int k = from; k < size && stop < 0; ++k) {
     const Operation& o = ops[static_cast<size_t>(k)];
-    if (auto cold = cold_tests_.find(k); cold != cold_tests_.end() && cold->second == head) {
+    if (auto cold = cold_tests_.find(k);
+        head >= 0 && cold != cold_tests_.end() && cold->second == head) {
       if (reach > k) return -1;
       stop = k;
       break;
@@ -1083,8 +1108,11 @@ int CodeDecoder::cold_loop_tail_end(int from, int cleanup, int head) const {
       if (o.target < from) return -1;
       reach = std::max(reach, o.target);
     }
+    // (Or a `break` or `continue` ending the tail: a jump out of the loop that nothing in the
+    // tail jumps past.)
     bool leaves = o.op == Op::ReturnValue || o.op == Op::ReturnConst || o.op == Op::RaiseVarargs ||
-                  (o.op == Op::Reraise && covering == own);
+                  (o.op == Op::Reraise && covering == own) ||
+                  (o.op == Op::Jump && covering == own && leaves_loop(o.target));
     if (leaves && reach <= k) stop = k + 1;
   }
   if (stop <= from) return -1;

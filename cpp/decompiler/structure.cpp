@@ -1160,6 +1160,24 @@ int CodeDecoder::cold_break_target(int head, int loop_exit, int end, int region_
   return break_target;
 }
 
+// 3.12+: a loop ending the body of a with statement, left only by breaks from except clauses:
+// the code after the loop (the with's exit call, then where the with goes on) is reached from
+// those clauses only, so push_cold_blocks_to_end (flowgraph.c) placed it after their handler
+// code, as for a with ending the body (enclosing_with_exit_end). Where all the breaks go there,
+// that code is read here and its start is where breaks go; else `end`.
+int CodeDecoder::cold_with_exit_break(int head, int last_jump, int end) {
+  int found = -1;
+  for (int target : handler_exits(head, end)) {
+    if (target < end) continue;
+    if (found >= 0 && target != found) return end;
+    found = target;
+  }
+  int cold_end = found < 0 ? -1 : enclosing_with_exit_end(last_jump, found, end);
+  if (cold_end < 0) return end;
+  mark_consumed(found, cold_end);
+  return found;
+}
+
 // Whether the block popped at `p` (POP_EXCEPT, or POP_BLOCK) in the loop from `head` ends an
 // except clause or a try/except's body (3.10).
 bool CodeDecoder::leaves_try_except(int head, int p) const {
@@ -1345,6 +1363,8 @@ int CodeDecoder::decode_while_true(int head, int last_jump, int end, int region_
   if (!past && profile_.cold_blocks_at_end && static_cast<size_t>(loop_exit) < ops.size() &&
       !flow_.reachable[static_cast<size_t>(loop_exit)])
     break_target = cold_break_target(head, loop_exit, end, region_exit, break_target);
+  if (!past && profile_.cold_blocks_at_end && break_target == end)
+    break_target = cold_with_exit_break(head, last_jump, end);
   int clause_tail = -1;  // the copy read as the code after the loop, where no original is kept
   int clause_tail_length = 0;
   if (profile_.block_stack && !past)
@@ -1383,9 +1403,10 @@ int CodeDecoder::decode_while_true(int head, int last_jump, int end, int region_
 
 // Whether a jump of the loop body [begin, body_end) goes past the end of the region the loop
 // ends, straight to where that region goes when it ends (a break jumping over the else of an if
-// whose then-branch ends with the loop).
+// whose then-branch ends with the loop; or, where the region goes on at its end, through a jump
+// there, the break that jump threading (flowgraph.c's jump_thread) sent on to its target).
 bool CodeDecoder::breaks_past_region(int begin, int body_end, int end, int region_exit) const {
-  if (region_exit <= end) return false;
+  if (region_exit < end) return false;
   for (int k = begin; k < body_end; ++k) {
     const Operation& op = lifted_.ops[static_cast<size_t>(k)];
     if (op.op == Op::Jump && op.target > end && resolve(op.target) == resolve(region_exit))
