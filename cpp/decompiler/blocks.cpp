@@ -116,7 +116,6 @@ std::vector<bool> block_starts(const std::vector<Operation>& ops, const std::vec
 // edge), then into each.
 void connect(ControlFlowGraph& cfg, const std::vector<Operation>& ops) {
   size_t count = ops.size();
-  std::vector<int> incoming(cfg.blocks.size(), 0);
   for (BasicBlock& block : cfg.blocks) {
     const Operation& last = ops[static_cast<size_t>(block.end) - 1];
     if (in_range(last.target, count)) {
@@ -128,10 +127,7 @@ void connect(ControlFlowGraph& cfg, const std::vector<Operation>& ops) {
     if (falls_through(last.op) && in_range(block.end, count))
       block.successors.push_back({cfg.block_of[static_cast<size_t>(block.end)], EdgeKind::Next});
     if (block.handler >= 0) block.successors.push_back({block.handler, EdgeKind::Exception});
-    for (const Edge& edge : block.successors) ++incoming[static_cast<size_t>(edge.block)];
   }
-  for (size_t b = 0; b < cfg.blocks.size(); ++b)
-    cfg.blocks[b].predecessors.reserve(static_cast<size_t>(incoming[b]));
   for (size_t b = 0; b < cfg.blocks.size(); ++b) {
     for (const Edge& edge : cfg.blocks[b].successors)
       cfg.blocks[static_cast<size_t>(edge.block)].predecessors.push_back(
