@@ -22,7 +22,7 @@ struct Graph {
 std::vector<int> reverse_postorder(const Graph& succ, int root) {
   std::vector<int> order;
   order.reserve(succ.size());
-  std::vector<bool> seen(succ.size(), false);
+  std::vector<char> seen(succ.size(), false);
   std::vector<std::pair<int, size_t>> stack;
   stack.reserve(succ.size());
   stack.push_back({root, 0});
@@ -159,7 +159,7 @@ namespace {
 
 // The head and every block that reaches a latch without passing the head.
 std::vector<int> loop_body(const ControlFlowGraph& cfg, const Dominators& dom, const Loop& loop) {
-  std::vector<bool> in(cfg.blocks.size(), false);
+  std::vector<char> in(cfg.blocks.size(), false);
   in[static_cast<size_t>(loop.head)] = true;
   std::vector<int> work = loop.latches;
   while (!work.empty()) {
