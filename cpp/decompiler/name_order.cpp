@@ -565,17 +565,20 @@ int CodeDecoder::source_order_matches(const Body& body,
   // Each list is compared with its wanted order as names are met: the first `count` entries
   // met so far, and whether every name met so far kept that order. A name met again is one of
   // the first `count` (while the order holds; once it breaks, the answer is no).
+  // (One scan of the list per name met: where the name stands in it decides.)
   struct Progress {
     const std::vector<std::string>& wanted;
     size_t count = 0;
     bool in_order = true;
-    void meet(const std::string& n) {
+    // `unlisted_breaks`: whether a name not in the list breaks the order (else it is passed by).
+    void meet(const std::string& n, bool unlisted_breaks = true) {
       if (!in_order) return;
-      auto met = wanted.begin() + static_cast<long>(count);
-      if (std::find(wanted.begin(), met, n) != met) return;
-      if (count < wanted.size() && wanted[count] == n) {
+      auto at = static_cast<size_t>(std::find(wanted.begin(), wanted.end(), n) - wanted.begin());
+      if (at == wanted.size()) {
+        if (unlisted_breaks) in_order = false;
+      } else if (at == count) {
         ++count;
-      } else {
+      } else if (at > count) {
         in_order = false;
       }
     }
@@ -587,7 +590,7 @@ int CodeDecoder::source_order_matches(const Body& body,
     if (!is_attribute && std::binary_search(variables.begin(), variables.end(), std::string_view(n),
                                             shorter_or_before)) {
       // Only the wanted locals count, in the order first met.
-      if (std::find(wanted.begin(), wanted.end(), n) != wanted.end()) fast.meet(n);
+      fast.meet(n, false);
       return;
     }
     auto found = std::find(spelled.begin(), spelled.end(), n);
