@@ -772,6 +772,7 @@ void CodeDecoder::add_name_order(Body& body) const {
   // (Generated code may list a name among both the locals and the free variables, which no
   // source can: it stays a free variable, which callers of the code check.)
   std::vector<std::string> locals;
+  locals.reserve(code_.varnames.size());
   for (size_t k = static_cast<size_t>(std::max(parameters, 0)); k < code_.varnames.size(); ++k) {
     const std::string& name = code_.varnames[k];
     if (std::find(code_.freevars.begin(), code_.freevars.end(), name) == code_.freevars.end())
