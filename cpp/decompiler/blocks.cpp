@@ -40,7 +40,7 @@ std::vector<int> label_block_pushes(const std::vector<Operation>& ops) {
   for (const Operation& op : ops) any_push |= is_block_push(op.op);
   if (!any_push) return {};
   std::vector<int> label(count, -1);
-  std::vector<bool> seen(count, false);
+  std::vector<char> seen(count, false);
   std::vector<std::pair<int, std::vector<int>>> work{{0, {}}};
   while (!work.empty()) {
     auto [i, stack] = std::move(work.back());
@@ -67,7 +67,7 @@ std::vector<Handler> exception_rows(const LiftedCode& code) {
   std::vector<Handler> rows = code.handlers;
   std::vector<int> label = label_block_pushes(code.ops);
   if (label.empty()) return rows;
-  std::vector<bool> covered(code.ops.size(), false);
+  std::vector<char> covered(code.ops.size(), false);
   for (const Handler& row : code.handlers) {
     for (int k = std::max(row.start, 0); k < row.end && static_cast<size_t>(k) < covered.size();
          ++k)
@@ -98,9 +98,9 @@ bool in_range(int index, size_t count) { return index >= 0 && static_cast<size_t
 
 // Where a block starts: the entry, jump and handler targets, after an operation that transfers
 // control or ends the flow, and where the handler changes.
-std::vector<bool> block_starts(const std::vector<Operation>& ops, const std::vector<int>& handler) {
+std::vector<char> block_starts(const std::vector<Operation>& ops, const std::vector<int>& handler) {
   size_t count = ops.size();
-  std::vector<bool> starts(count + 1, false);
+  std::vector<char> starts(count + 1, false);
   starts[0] = true;
   for (size_t i = 0; i < count; ++i) {
     const Operation& op = ops[i];
@@ -116,7 +116,6 @@ std::vector<bool> block_starts(const std::vector<Operation>& ops, const std::vec
 // edge), then into each.
 void connect(ControlFlowGraph& cfg, const std::vector<Operation>& ops) {
   size_t count = ops.size();
-  std::vector<int> incoming(cfg.blocks.size(), 0);
   for (BasicBlock& block : cfg.blocks) {
     const Operation& last = ops[static_cast<size_t>(block.end) - 1];
     if (in_range(last.target, count)) {
@@ -128,10 +127,7 @@ void connect(ControlFlowGraph& cfg, const std::vector<Operation>& ops) {
     if (falls_through(last.op) && in_range(block.end, count))
       block.successors.push_back({cfg.block_of[static_cast<size_t>(block.end)], EdgeKind::Next});
     if (block.handler >= 0) block.successors.push_back({block.handler, EdgeKind::Exception});
-    for (const Edge& edge : block.successors) ++incoming[static_cast<size_t>(edge.block)];
   }
-  for (size_t b = 0; b < cfg.blocks.size(); ++b)
-    cfg.blocks[b].predecessors.reserve(static_cast<size_t>(incoming[b]));
   for (size_t b = 0; b < cfg.blocks.size(); ++b) {
     for (const Edge& edge : cfg.blocks[b].successors)
       cfg.blocks[static_cast<size_t>(edge.block)].predecessors.push_back(
@@ -148,7 +144,7 @@ ControlFlowGraph build_cfg(const LiftedCode& code) {
   cfg.rows = exception_rows(code);
   cfg.regions = handler_regions(cfg.rows);
   std::vector<int> handler = handler_of_operations(cfg.rows, count);
-  std::vector<bool> starts = block_starts(ops, handler);
+  std::vector<char> starts = block_starts(ops, handler);
   cfg.block_of.assign(count, -1);
   cfg.blocks.reserve(static_cast<size_t>(std::count(starts.begin(), starts.end() - 1, true)));
   for (size_t i = 0; i < count; ++i) {
@@ -165,8 +161,8 @@ ControlFlowGraph build_cfg(const LiftedCode& code) {
   return cfg;
 }
 
-std::vector<bool> reachable_blocks(const ControlFlowGraph& cfg, bool (*follow)(EdgeKind)) {
-  std::vector<bool> seen(cfg.blocks.size(), false);
+std::vector<char> reachable_blocks(const ControlFlowGraph& cfg, bool (*follow)(EdgeKind)) {
+  std::vector<char> seen(cfg.blocks.size(), false);
   std::vector<int> work;
   work.reserve(cfg.blocks.size());  // a hint: a block can be pushed once per edge into it
   if (!cfg.blocks.empty()) work.push_back(0);

@@ -64,12 +64,38 @@ class Successors {
   size_t size_ = 0;
 };
 
+// A block's predecessors: most blocks have one or two, held in place; a join that many jumps
+// reach moves them all to the heap (a vector per block showed among a decompilation's
+// allocations).
+class Predecessors {
+ public:
+  void push_back(Edge edge) {
+    if (size_ < kInPlace) {
+      in_place_[size_] = edge;
+    } else {
+      if (size_ == kInPlace) more_.assign(in_place_, in_place_ + kInPlace);
+      more_.push_back(edge);
+    }
+    ++size_;
+  }
+  const Edge* begin() const { return size_ <= kInPlace ? in_place_ : more_.data(); }
+  const Edge* end() const { return begin() + size_; }
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+
+ private:
+  static constexpr size_t kInPlace = 4;
+  Edge in_place_[kInPlace];
+  std::vector<Edge> more_;  // all of them, once there are more than kInPlace
+  size_t size_ = 0;
+};
+
 struct BasicBlock {
   int start = 0;  // first operation
   int end = 0;    // one past the last operation
   Successors successors;
-  std::vector<Edge> predecessors;  // edge.block is the source
-  int handler = -1;                // the block an exception raised here goes to, or -1
+  Predecessors predecessors;  // edge.block is the source
+  int handler = -1;           // the block an exception raised here goes to, or -1
 };
 
 struct ControlFlowGraph {
@@ -79,12 +105,14 @@ struct ControlFlowGraph {
   // block pushes (3.10, depth -1), and the regions merged from them.
   std::vector<Handler> rows;
   std::vector<HandlerRegion> regions;
-  std::vector<bool> reachable;  // per block: from the entry, along edges that transfer control
+  // Per block: from the entry, along edges that transfer control (bytes, not bits: read per
+  // operation, bit access showed in profiles).
+  std::vector<char> reachable;
 };
 
 ControlFlowGraph build_cfg(const LiftedCode& code);
 
 // Per block: reachable from the entry along the edges of the kinds `follow` accepts.
-std::vector<bool> reachable_blocks(const ControlFlowGraph& cfg, bool (*follow)(EdgeKind));
+std::vector<char> reachable_blocks(const ControlFlowGraph& cfg, bool (*follow)(EdgeKind));
 
 }  // namespace glassbox::decompiler

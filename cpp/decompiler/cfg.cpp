@@ -11,10 +11,10 @@ namespace {
 // Per operation: reached without an exception. Handler code (placed inline in 3.11, after the
 // function's code in 3.12+) is not, and its jumps back into the code are not loops; 3.10's
 // handler code is, through the block push that names it.
-std::vector<bool> normally_reachable(const ControlFlowGraph& cfg, size_t count) {
-  std::vector<bool> blocks =
+std::vector<char> normally_reachable(const ControlFlowGraph& cfg, size_t count) {
+  std::vector<char> blocks =
       reachable_blocks(cfg, [](EdgeKind kind) { return kind != EdgeKind::Exception; });
-  std::vector<bool> seen(count, false);
+  std::vector<char> seen(count, false);
   for (size_t i = 0; i < count; ++i) seen[i] = blocks[static_cast<size_t>(cfg.block_of[i])];
   return seen;
 }
@@ -22,7 +22,7 @@ std::vector<bool> normally_reachable(const ControlFlowGraph& cfg, size_t count) 
 // Loop heads: the last jump back to each natural loop's head from its latches, in code reached
 // without raising (handler code's jumps back are read in analyze_flow).
 void mark_loop_heads(const ControlFlowGraph& cfg, const std::vector<Operation>& ops,
-                     const std::vector<bool>& reachable, std::vector<int>& last) {
+                     const std::vector<char>& reachable, std::vector<int>& last) {
   auto jumps_back = [&](size_t i) {
     return reachable[i] && ops[i].target >= 0 && ops[i].target <= static_cast<int>(i) &&
            (ops[i].op == Op::Jump || ops[i].op == Op::JumpIf);

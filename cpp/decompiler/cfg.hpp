@@ -21,7 +21,7 @@ struct FlowInfo {
   const HandlerRegion* region_for_target(int target) const;
   int handler_covering(int index) const;  // target of the row covering `index`, or -1
   std::vector<Handler> rows;
-  std::vector<bool> reachable;  // per operation: reachable without raising
+  std::vector<char> reachable;  // per operation: reachable without raising (bytes, not bits)
 };
 
 FlowInfo analyze_flow(const LiftedCode& code);

@@ -172,18 +172,23 @@ std::string key_name(const ExprPtr& e) {
 }
 
 // A docstring with line breaks reads best triple-quoted, when that spells the same value.
-ExprPtr docstring(const ExprPtr& constant) {
-  if (constant->ops.empty()) return constant;
-  const std::string& text = constant->ops[0];
+// The docstring `text` as a triple-quoted literal, where it reads the same so; null where not.
+ExprPtr triple_quoted(const std::string& text) {
   const std::string triple(3, '\'');
   if (text.find('\n') == std::string::npos || text.find(triple) != std::string::npos ||
       text.back() == '\'') {
-    return constant;
+    return nullptr;
   }
   for (unsigned char c : text) {
-    if (c == '\\' || (c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) return constant;
+    if (c == '\\' || (c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) return nullptr;
   }
   return make_constant(triple + text + triple);
+}
+
+ExprPtr docstring(const ExprPtr& constant) {
+  if (constant->ops.empty()) return constant;
+  ExprPtr triple = triple_quoted(constant->ops[0]);
+  return triple ? triple : constant;
 }
 
 // Module code ends in `return None`, which the compiler copies into the branches that end the
@@ -1170,9 +1175,11 @@ Body CodeDecoder::finish_body(Body body) const {
         body.push_back(make_stmt(StmtKind::Expr, {make_expr(ExprKind::Yield, {})}));
       }
       // 3.10-3.13 put the docstring, or None, first among a function's constants.
+      // (Triple-quoted straight from the text where it can be: its repr would go unused.)
       if (!code_.consts.empty() && code_.consts[0]->kind == bytecode::ObjectKind::Str) {
+        ExprPtr doc = triple_quoted(code_.consts[0]->text);
         body.insert(body.begin(),
-                    make_stmt(StmtKind::Expr, {docstring(constant(code_.consts[0]))}));
+                    make_stmt(StmtKind::Expr, {doc ? doc : docstring(constant(code_.consts[0]))}));
       }
       break;
     }

@@ -7,13 +7,22 @@ namespace glassbox::decompiler {
 
 namespace {
 
-using Graph = std::vector<std::vector<int>>;
+// A graph in two arrays: node u's successors are edges[first[u] .. first[u + 1]) (a vector per
+// node showed among a decompilation's allocations).
+struct Graph {
+  std::vector<size_t> first;  // size() + 1 entries
+  std::vector<int> edges;
+  size_t size() const { return first.empty() ? 0 : first.size() - 1; }
+  const int* begin(size_t u) const { return edges.data() + first[u]; }
+  const int* end(size_t u) const { return edges.data() + first[u + 1]; }
+  size_t degree(size_t u) const { return first[u + 1] - first[u]; }
+};
 
 // The nodes reachable from `root`, in reverse postorder.
 std::vector<int> reverse_postorder(const Graph& succ, int root) {
   std::vector<int> order;
   order.reserve(succ.size());
-  std::vector<bool> seen(succ.size(), false);
+  std::vector<char> seen(succ.size(), false);
   std::vector<std::pair<int, size_t>> stack;
   stack.reserve(succ.size());
   stack.push_back({root, 0});
@@ -21,9 +30,8 @@ std::vector<int> reverse_postorder(const Graph& succ, int root) {
   while (!stack.empty()) {
     int node = stack.back().first;
     size_t next = stack.back().second++;
-    const std::vector<int>& out = succ[static_cast<size_t>(node)];
-    if (next < out.size()) {
-      int s = out[next];
+    if (next < succ.degree(static_cast<size_t>(node))) {
+      int s = succ.begin(static_cast<size_t>(node))[next];
       if (!seen[static_cast<size_t>(s)]) {
         seen[static_cast<size_t>(s)] = true;
         stack.push_back({s, 0});
@@ -37,20 +45,24 @@ std::vector<int> reverse_postorder(const Graph& succ, int root) {
   return order;
 }
 
-// The edges of `succ` from the nodes `from` accepts, reversed, in a graph of `count` nodes: each
-// node's list sized before it is filled (growing them one edge at a time showed in profiles).
+// The edges of `succ` from the nodes `from` accepts, reversed, in a graph of `count` nodes; each
+// node's predecessors in ascending order (as pushing them in node order left them).
 template <class From>
 Graph reversed_graph(const Graph& succ, size_t count, From from) {
-  std::vector<size_t> incoming(count, 0);
+  Graph reversed;
+  reversed.first.assign(count + 1, 0);
   for (size_t u = 0; u < succ.size(); ++u) {
     if (!from(u)) continue;
-    for (int s : succ[u]) ++incoming[static_cast<size_t>(s)];
+    for (const int* s = succ.begin(u); s != succ.end(u); ++s)
+      ++reversed.first[static_cast<size_t>(*s) + 1];
   }
-  Graph reversed(count);
-  for (size_t k = 0; k < count; ++k) reversed[k].reserve(incoming[k]);
+  for (size_t k = 0; k < count; ++k) reversed.first[k + 1] += reversed.first[k];
+  reversed.edges.resize(reversed.first[count]);
+  std::vector<size_t> fill(reversed.first.begin(), reversed.first.end() - 1);
   for (size_t u = 0; u < succ.size(); ++u) {
     if (!from(u)) continue;
-    for (int s : succ[u]) reversed[static_cast<size_t>(s)].push_back(static_cast<int>(u));
+    for (const int* s = succ.begin(u); s != succ.end(u); ++s)
+      reversed.edges[fill[static_cast<size_t>(*s)]++] = static_cast<int>(u);
   }
   return reversed;
 }
@@ -80,7 +92,9 @@ std::vector<int> immediate_dominators(const Graph& succ, int root) {
     for (size_t k = 1; k < order.size(); ++k) {
       int b = order[k];
       int best = -1;
-      for (int p : pred[static_cast<size_t>(b)]) {
+      for (const int* it = pred.begin(static_cast<size_t>(b));
+           it != pred.end(static_cast<size_t>(b)); ++it) {
+        int p = *it;
         if (idom[static_cast<size_t>(p)] < 0) continue;
         best = best < 0 ? p : intersect(p, best);
       }
@@ -115,19 +129,26 @@ Dominators find_dominators(const ControlFlowGraph& cfg, PostDominators post) {
   size_t count = cfg.blocks.size();
   Dominators dom;
   dom.exit = static_cast<int>(count);
-  Graph succ(count);
+  // The blocks, then (for the post-dominators) the exit, after every block with no successor.
+  Graph succ;
+  succ.first.reserve(count + 2);
+  succ.edges.reserve(count * 2);
   for (size_t b = 0; b < count; ++b) {
-    succ[b].reserve(cfg.blocks[b].successors.size());
+    succ.first.push_back(succ.edges.size());
     for (const Edge& edge : cfg.blocks[b].successors) {
-      if (transfers_control(edge.kind)) succ[b].push_back(edge.block);
+      if (transfers_control(edge.kind)) succ.edges.push_back(edge.block);
     }
   }
+  succ.first.push_back(succ.edges.size());
   dom.idom = count == 0 ? std::vector<int>() : immediate_dominators(succ, 0);
   if (post == PostDominators::Skip) return dom;
-  Graph reversed = reversed_graph(succ, count + 1, [](size_t) { return true; });
+  // Reversed, with the exit's edges to the blocks that end the code (their ascending order is
+  // the order the exit's list had).
+  Graph reversed = reversed_graph(succ, count, [](size_t) { return true; });
   for (size_t b = 0; b < count; ++b) {
-    if (succ[b].empty()) reversed[count].push_back(static_cast<int>(b));
+    if (succ.degree(b) == 0) reversed.edges.push_back(static_cast<int>(b));
   }
+  reversed.first.push_back(reversed.edges.size());
   dom.ipdom = immediate_dominators(reversed, dom.exit);
   return dom;
 }
@@ -138,7 +159,7 @@ namespace {
 
 // The head and every block that reaches a latch without passing the head.
 std::vector<int> loop_body(const ControlFlowGraph& cfg, const Dominators& dom, const Loop& loop) {
-  std::vector<bool> in(cfg.blocks.size(), false);
+  std::vector<char> in(cfg.blocks.size(), false);
   in[static_cast<size_t>(loop.head)] = true;
   std::vector<int> work = loop.latches;
   while (!work.empty()) {

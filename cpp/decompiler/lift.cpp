@@ -287,7 +287,7 @@ const char* const kBinaryOperators[] = {"+", "&",  "//", "<<", "@", "*", "%",
 const char* const kCompareOperators[] = {"<", "<=", "==", "!=", ">", ">="};
 
 // Whether `row` covers an instruction marked in `reachable` (instructions sorted by offset).
-bool covers_reachable(const std::vector<Instruction>& all, const std::vector<bool>& reachable,
+bool covers_reachable(const std::vector<Instruction>& all, const std::vector<char>& reachable,
                       const bytecode::ExceptionTableEntry& row) {
   auto first =
       std::lower_bound(all.begin(), all.end(), row.start,
@@ -302,7 +302,7 @@ bool covers_reachable(const std::vector<Instruction>& all, const std::vector<boo
 // SETUP_* included), or, 3.11+, by an exception raised where a table row covers a reached one.
 // The compiler leaves no unreachable code; generated code does (a Dynamo resume function's
 // prologue jumps into the middle of the original body, which stays in place, never run).
-std::vector<bool> reachable_instructions(const std::vector<Instruction>& all,
+std::vector<char> reachable_instructions(const std::vector<Instruction>& all,
                                          const std::vector<bytecode::ExceptionTableEntry>& rows,
                                          int minor) {
   const VersionLookups& lookups = version_lookups(minor);
@@ -319,7 +319,7 @@ std::vector<bool> reachable_instructions(const std::vector<Instruction>& all,
   auto index_at = [&](int offset) {
     return offset >= 0 && offset < limit ? at[static_cast<size_t>(offset)] : -1;
   };
-  std::vector<bool> seen(all.size(), false);
+  std::vector<char> seen(all.size(), false);
   std::vector<size_t> work{0};
   for (bool grew = true; grew;) {
     while (!work.empty()) {
@@ -347,7 +347,7 @@ std::vector<bool> reachable_instructions(const std::vector<Instruction>& all,
 // once they are gone (Dynamo's resume prologue jumping over the original body's start), or over
 // none (Dynamo's `JUMP_FORWARD 0` from its generated code into the original instructions; the
 // compiler never leaves a jump to the next instruction).
-bool jumps_over_unreachable(const std::vector<Instruction>& all, const std::vector<bool>& reachable,
+bool jumps_over_unreachable(const std::vector<Instruction>& all, const std::vector<char>& reachable,
                             size_t i) {
   std::string_view name = all[i].opname;
   if (name != "JUMP_FORWARD" && name != "JUMP_ABSOLUTE" && name != "JUMP") return false;
@@ -393,7 +393,7 @@ class Lifter {
     bytecode::decode_bare_instructions(code_, instructions);
     std::vector<bytecode::ExceptionTableEntry> rows;
     if (minor_ >= 11) rows = bytecode::parse_exception_table(code_);
-    std::vector<bool> reachable = reachable_instructions(instructions, rows, minor_);
+    std::vector<char> reachable = reachable_instructions(instructions, rows, minor_);
     out_.ops = std::exchange(operation_buffer(), {});
     out_.ops.reserve(instructions.size());
     int max_offset = static_cast<int>(code_.code.size());

@@ -529,6 +529,38 @@ Body deep_copy(const Body& b, int depth) {
 
 }  // namespace
 
+namespace {
+
+// A list compared with its wanted order as names are met: the first `count` entries met so far,
+// and whether every name met so far kept that order. A name met again is one of the first
+// `count` (while the order holds; once it breaks, the answer is no). Where the name met stands
+// in the list decides (one scan of the list per name, or none where it is known).
+struct Progress {
+  const std::vector<std::string>& wanted;
+  size_t count = 0;
+  bool in_order = true;
+  // `at`: where the name stands in the list (its first place), wanted.size() where it is not in
+  // it; `unlisted_breaks`: whether a name not in the list breaks the order (else it is passed by).
+  void meet_at(size_t at, bool unlisted_breaks) {
+    if (!in_order) return;
+    if (at == wanted.size()) {
+      if (unlisted_breaks) in_order = false;
+    } else if (at == count) {
+      ++count;
+    } else if (at > count) {
+      in_order = false;
+    }
+  }
+  void meet(const std::string& n) {
+    if (in_order)
+      meet_at(static_cast<size_t>(std::find(wanted.begin(), wanted.end(), n) - wanted.begin()),
+              true);
+  }
+  bool matches() const { return in_order && count == wanted.size(); }
+};
+
+}  // namespace
+
 // Whether compiling `body` registers exactly code_.names and the non-parameter locals, in order:
 // 1 yes, 0 no, -1 the tree cannot tell.
 int CodeDecoder::source_order_matches(const Body& body,
@@ -562,33 +594,24 @@ int CodeDecoder::source_order_matches(const Body& body,
     }
   }
   std::sort(variables.begin(), variables.end(), shorter_or_before);
-  // Each list is compared with its wanted order as names are met: the first `count` entries
-  // met so far, and whether every name met so far kept that order. A name met again is one of
-  // the first `count` (while the order holds; once it breaks, the answer is no).
-  struct Progress {
-    const std::vector<std::string>& wanted;
-    size_t count = 0;
-    bool in_order = true;
-    void meet(const std::string& n) {
-      if (!in_order) return;
-      auto met = wanted.begin() + static_cast<long>(count);
-      if (std::find(wanted.begin(), met, n) != met) return;
-      if (count < wanted.size() && wanted[count] == n) {
-        ++count;
-      } else {
-        in_order = false;
-      }
-    }
-    bool matches() const { return in_order && count == wanted.size(); }
-  };
+  // Where each variable stands among the wanted locals (wanted.size(): not among them), found
+  // once rather than for each name met.
+  std::vector<size_t> wanted_at(variables.size());
+  for (size_t k = 0; k < variables.size(); ++k) {
+    wanted_at[k] =
+        static_cast<size_t>(std::find(wanted.begin(), wanted.end(), variables[k]) - wanted.begin());
+  }
   Progress names{code_.names};
   Progress fast{wanted};
   SourceOrder order(profile_, [&](const std::string& n, bool is_attribute) {
-    if (!is_attribute && std::binary_search(variables.begin(), variables.end(), std::string_view(n),
-                                            shorter_or_before)) {
-      // Only the wanted locals count, in the order first met.
-      if (std::find(wanted.begin(), wanted.end(), n) != wanted.end()) fast.meet(n);
-      return;
+    if (!is_attribute) {
+      auto at = std::lower_bound(variables.begin(), variables.end(), std::string_view(n),
+                                 shorter_or_before);
+      if (at != variables.end() && *at == n) {
+        // Only the wanted locals count, in the order first met.
+        fast.meet_at(wanted_at[static_cast<size_t>(at - variables.begin())], false);
+        return;
+      }
     }
     auto found = std::find(spelled.begin(), spelled.end(), n);
     names.meet(found == spelled.end() ? n
@@ -769,6 +792,7 @@ void CodeDecoder::add_name_order(Body& body) const {
   // (Generated code may list a name among both the locals and the free variables, which no
   // source can: it stays a free variable, which callers of the code check.)
   std::vector<std::string> locals;
+  locals.reserve(code_.varnames.size());
   for (size_t k = static_cast<size_t>(std::max(parameters, 0)); k < code_.varnames.size(); ++k) {
     const std::string& name = code_.varnames[k];
     if (std::find(code_.freevars.begin(), code_.freevars.end(), name) == code_.freevars.end())

@@ -1,6 +1,7 @@
 #include "decompiler/printer.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <string_view>
 #include <utility>
 
@@ -644,6 +645,17 @@ class BodyPrinter {
 
   static constexpr int kMaxPaddedLine = 1000000;
 
+  // Line by line with memchr (std::count's byte loop showed in profiles).
+  static int count_newlines(std::string_view text) {
+    int count = 0;
+    const char* end = text.data() + text.size();
+    for (const char* p = text.data(); p < end; ++count, ++p) {
+      p = static_cast<const char*>(std::memchr(p, '\n', static_cast<size_t>(end - p)));
+      if (!p) break;
+    }
+    return count;
+  }
+
   // The line a statement's first line goes on: a compound statement's header stands at least one
   // line above its body's first statement (a `while 1:` or `try:` has no operation of its own to
   // carry its line; the first one in its body does).
@@ -666,8 +678,7 @@ class BodyPrinter {
     if (first_line_ <= 0) return;
     int line = lead_line(s);
     if (line < first_line_) return;
-    lines_ +=
-        static_cast<int>(std::count(out_.begin() + static_cast<long>(counted_), out_.end(), '\n'));
+    lines_ += count_newlines(std::string_view(out_).substr(counted_));
     counted_ = out_.size();
     int target = line - first_line_;  // lines before the statement's
     // (Bounded: a crafted line table must not make the output huge.)
