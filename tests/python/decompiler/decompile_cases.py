@@ -7517,6 +7517,45 @@ CASES: list[Case] = [
         (3, 0, 1, 2),
     ),
     _case(
+        # 3.12+: an inlined comprehension's cleanup handler lies at the end of the hot code, after
+        # the code following the last try (boltons' namedtuple): the clause's copy of that code
+        # (inline_small_exit_blocks) has its original before the cleanup block.
+        "comprehension_then_try_clause_copies_tail",
+        """
+        def f(src, names):
+            names = [str(x) for x in names]
+            try:
+                v = int(src)
+            except ValueError as e:
+                raise KeyError(e.args[0] + "!")
+            try:
+                v.real = 1
+            except AttributeError:
+                pass
+            return v, names
+        """,
+        ("3", [1, 2]),
+        ("x", []),
+    ),
+    _case(
+        # The same with a dict comprehension and two clauses returning what follows.
+        "dict_comprehension_then_try_two_clauses_tail",
+        """
+        def f(items, key):
+            table = {k: v for k, v in items}
+            try:
+                out = table[key]
+            except KeyError:
+                out = None
+            except TypeError:
+                return "type"
+            return out, len(table)
+        """,
+        ([(1, 2)], 1),
+        ([(1, 2)], 3),
+        ([(1, 2)], []),
+    ),
+    _case(
         # 3.12+: a while-true loop ending a with's body, left only by a clause's break: the with's
         # exit call after it (and the jump to the for loop's next iteration) is cold code, after
         # the handlers (boltons jsonutils._main).
