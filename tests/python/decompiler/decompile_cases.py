@@ -7419,6 +7419,94 @@ CASES: list[Case] = [
         (1, 0, 3, 3),
         (3, 0, 1, 2),
     ),
+    # 3.12+: `while True:` ending an if's then-branch, left only by an except clause's `break`
+    # placed after the function's code (push_cold_blocks_to_end): the break's jump to the if's
+    # jump over its else was threaded to the join (_osx_support.compiler_fixup).
+    _case(
+        "if_while_true_clause_break_threaded_past_elif",
+        """
+        def f(flag, items):
+            items = list(items)
+            if flag:
+                while True:
+                    try:
+                        rec("pop", items.pop())
+                    except IndexError:
+                        break
+            elif items:
+                rec("elif", items)
+            else:
+                rec("else")
+            rec("after")
+            return items
+        """,
+        (True, [1, 2]),
+        (False, [3]),
+        (False, []),
+    ),
+    # 3.12+: the same in a loop body, the if/else ending it: the break threaded on to the loop's
+    # head skips the else (read without the else, it ran after every break).
+    _case(
+        "loop_if_while_true_clause_break_threaded_to_head",
+        """
+        def f(rows):
+            out = []
+            for flag, items in rows:
+                items = list(items)
+                if flag:
+                    while True:
+                        try:
+                            out.append(items.pop())
+                        except IndexError:
+                            break
+                else:
+                    out.append(None)
+            return out
+        """,
+        ([(True, [1, 2]), (False, [3]), (True, [])],),
+        ([],),
+    ),
+    _case(
+        "while_if_while_true_clause_break_past_elif_in_loop",
+        """
+        def f(rows):
+            out = []
+            rows = list(rows)
+            while rows:
+                flag, items = rows.pop()
+                items = list(items)
+                if flag:
+                    while True:
+                        try:
+                            out.append(items.pop())
+                        except IndexError:
+                            break
+                elif items:
+                    out.append(None)
+                else:
+                    out.append(0)
+            return out
+        """,
+        ([(True, [1, 2]), (False, [3]), (False, []), (True, [])],),
+    ),
+    _case(
+        "loop_if_for_clause_break_threaded_to_head",
+        """
+        def f(rows):
+            out = []
+            for flag, items in rows:
+                if flag:
+                    for x in items:
+                        try:
+                            out.append(10 // x)
+                        except ZeroDivisionError:
+                            break
+                else:
+                    out.append(None)
+            return out
+        """,
+        ([(True, [1, 0, 2]), (False, [3]), (True, [5])],),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
