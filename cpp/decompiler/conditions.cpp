@@ -1330,8 +1330,8 @@ int CodeDecoder::if_else_breaks_threaded_to_head(const IfShape& s) {
     int cleanup = flow_.handler_covering(region.target);
     for (int k = region.target; k < cleanup && !threaded_break; ++k) {
       const Operation& o = ops[static_cast<size_t>(k)];
-      threaded_break = o.op == Op::Jump && o.target < then_begin &&
-                       same_target(o.target, loop->continue_target);
+      threaded_break =
+          o.op == Op::Jump && o.target < then_begin && same_target(o.target, loop->continue_target);
     }
   }
   if (!threaded_break) return -1;

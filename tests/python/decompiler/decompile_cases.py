@@ -7507,6 +7507,41 @@ CASES: list[Case] = [
         """,
         ([(True, [1, 0, 2]), (False, [3]), (True, [5])],),
     ),
+    # 3.10: a for loop ending an outer loop's body, its body ending in a try whose clause breaks
+    # (POP_EXCEPT, POP_TOP of the iterator, jump to FOR_ITER's target, itself the outer loop's
+    # jump back): the clause's jump is a break, not its way on (site.addpackage).
+    _case(
+        "nested_for_try_clause_break",
+        """
+        def f(rows):
+            out = []
+            for items in rows:
+                for x in items:
+                    try:
+                        out.append(10 // x)
+                    except ZeroDivisionError:
+                        break
+            return out
+        """,
+        ([[1, 0, 2], [3], [0, 5]],),
+    ),
+    _case(
+        "loop_if_for_try_clause_break_no_else",
+        """
+        def f(rows):
+            out = []
+            for flag, items in rows:
+                if flag:
+                    for x in items:
+                        try:
+                            out.append(10 // x)
+                        except ZeroDivisionError:
+                            rec("zero")
+                            break
+            return out
+        """,
+        ([(True, [1, 0, 2]), (False, [3]), (True, [5])],),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
