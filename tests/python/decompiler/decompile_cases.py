@@ -7542,6 +7542,32 @@ CASES: list[Case] = [
         """,
         ([(True, [1, 0, 2]), (False, [3]), (True, [5])],),
     ),
+    # 3.12+: a try/except/finally whose body ends in `while test:`: normalize_jumps leaves the
+    # bottom test's JUMP_BACKWARD uncovered by the table; it still ends the finally's body (an
+    # if around it, code after: pydoc.browse).
+    _case(
+        "if_try_except_finally_body_ends_in_while",
+        """
+        def f(flag, items):
+            items = list(items)
+            if flag:
+                try:
+                    while items:
+                        x = items.pop()
+                        if x == "q":
+                            break
+                        rec("x", 1 // x)
+                except ZeroDivisionError:
+                    rec("zero")
+                finally:
+                    rec("finally", len(items))
+            rec("after")
+        """,
+        (True, [1, 2]),
+        (True, [3, 0, 5]),
+        (True, ["q", 4]),
+        (False, [1]),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
