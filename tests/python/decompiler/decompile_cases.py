@@ -7467,6 +7467,27 @@ CASES: list[Case] = [
         ([],),
     ),
     _case(
+        "while_if_while_true_clause_break_threaded_to_test",
+        """
+        def f(rows):
+            out = []
+            rows = list(rows)
+            while rows:
+                flag, items = rows.pop()
+                items = list(items)
+                if flag:
+                    while True:
+                        try:
+                            out.append(items.pop())
+                        except IndexError:
+                            break
+                else:
+                    out.append(None)
+            return out
+        """,
+        ([(True, [1, 2]), (False, [3]), (True, [])],),
+    ),
+    _case(
         "while_if_while_true_clause_break_past_elif_in_loop",
         """
         def f(rows):
