@@ -966,6 +966,16 @@ std::vector<std::pair<int, int>> CodeDecoder::decode_except_clauses(Stmt& stmt,
   Restore<size_t> keep_loops(clause_loops_);
   clause_loops_ = loops_.size();
   std::vector<std::pair<int, int>> clause_ranges;  // each clause's [body, end)
+  // (A join at the innermost for loop's exit, FOR_ITER's target, is no place a clause goes on
+  // to: falling off the loop body jumps back to its head. A clause's jump there pops the
+  // iterator first, compile.c's compiler_break unwinding the loop (POP_EXCEPT, POP_TOP, jump):
+  // a `break`, read so where the clause's way on is the loop's next iteration.)
+  int clause_exit = shape.join;
+  if (!loops_.empty() && loops_.back().continue_target >= 0 &&
+      ops[static_cast<size_t>(loops_.back().continue_target)].op == Op::ForIter &&
+      ops[static_cast<size_t>(loops_.back().continue_target)].target == shape.join &&
+      same_target(shape.join, loops_.back().break_target))
+    clause_exit = loops_.back().continue_target;
   int k = handler;
   while (k < shape.handlers_end) {
     stack_ = clause_stack;
@@ -979,7 +989,7 @@ std::vector<std::pair<int, int>> CodeDecoder::decode_except_clauses(Stmt& stmt,
     auto copy = shape.clause_copy.find(clause_end);
     clause.body = copy != shape.clause_copy.end()
                       ? decode_range(body_begin, copy->second, copy->second)
-                      : decode_range(body_begin, clause_end, shape.join);
+                      : decode_range(body_begin, clause_end, clause_exit);
     if (copy != shape.clause_copy.end() && clause.body.empty())
       clause.body.push_back(make_stmt(StmtKind::Pass));
     handler_name_ = saved_name;

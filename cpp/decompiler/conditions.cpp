@@ -1340,11 +1340,38 @@ int CodeDecoder::if_else_breaks_threaded_to_head(const IfShape& s) {
                        same_target(o.target, loop->continue_target);
     }
   }
+  // (3.12+: or a loop's `break` in an except clause, placed after the function's code with the
+  // handler code (push_cold_blocks_to_end): threaded alike, `POP_EXCEPT; JUMP head`. The try
+  // starts inside a loop of the then-branch (its row covering the earliest operation: regions
+  // are merged per handler), so the jump leaves that loop: a break, never the outer `continue`.)
+  for (size_t r = 0; profile_.cold_blocks_at_end && !threaded_break && r < flow_.regions.size();
+       ++r) {
+    const HandlerRegion& region = flow_.regions[r];
+    if (region.start < then_begin || region.start >= label || region.target < label ||
+        ops[static_cast<size_t>(region.target)].op != Op::PushExcInfo ||
+        !in_branch_loop(then_begin, region.start, label))
+      continue;
+    int cleanup = flow_.handler_covering(region.target);
+    for (int k = region.target; k < cleanup && !threaded_break; ++k) {
+      const Operation& o = ops[static_cast<size_t>(k)];
+      threaded_break =
+          o.op == Op::Jump && o.target < then_begin && same_target(o.target, loop->continue_target);
+    }
+  }
   if (!threaded_break) return -1;
   Body then_body = decode_range(then_begin, label, exit);
   Body else_body = decode_range(label, end, exit);
   emit_if(s, std::move(then_body), std::move(else_body));
   return end;
+}
+
+// Whether `k` lies in a loop whose head and jumps back are all in [begin, end).
+bool CodeDecoder::in_branch_loop(int begin, int k, int end) const {
+  for (int head = begin; head <= k; ++head) {
+    int last = flow_.last_backward_source[static_cast<size_t>(head)];
+    if (last >= k && last < end) return true;
+  }
+  return false;
 }
 
 void CodeDecoder::fold_exit_block_copies(IfShape& s) {

@@ -525,6 +525,7 @@ class CodeDecoder {
   int if_else_with_suppressed_return(const IfShape& s);   // 3.12+: a with's copied return
   int if_continue_then_break(const IfShape& s);           // `if test: A; continue` then `break`
   int if_else_breaks_threaded_to_head(const IfShape& s);  // a nested for's breaks jump back
+  bool in_branch_loop(int begin, int k, int end) const;   // k in a loop held by [begin, end)
   void fold_exit_block_copies(IfShape& s);    // tests jumping to copies of one exit block
   int if_else_copied_exit(const IfShape& s);  // 3.12+: the branch ends in a copied exit block
   int if_else_copied_exit_of_length(const IfShape& s, int n, const std::vector<bool>& targeted);

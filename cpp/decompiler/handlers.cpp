@@ -592,6 +592,17 @@ int CodeDecoder::cold_body_end(int i, int end, int handler, int body_end, bool i
   for (int k = i; k < body_end; ++k) {
     if (flow_.reachable[static_cast<size_t>(k)] && in_try_body(k, handler)) last = k;
   }
+  // (A `while` loop ending the body ends in its bottom test, compiler_while's second
+  // compiler_jump_if, backward: flowgraph.c's normalize_jumps turns it into a forward test
+  // over a JUMP_BACKWARD in a block of its own, added after label_exception_targets, so that
+  // no handler covers the jump. It is the body's own: the test jumps just past it, it goes back
+  // into the body.)
+  if (last > i && last + 1 < body_end && flow_.reachable[static_cast<size_t>(last) + 1] &&
+      flow_.handler_covering(last + 1) < 0 && ops[static_cast<size_t>(last)].op == Op::JumpIf &&
+      ops[static_cast<size_t>(last)].target == last + 2) {
+    const Operation& back = ops[static_cast<size_t>(last) + 1];
+    if (back.op == Op::Jump && back.target >= i && back.target <= last) ++last;
+  }
   int length = last >= i ? copied_tail_length(last + 1) : 0;
   bool copied = length > 0 && cold_tail_copied(last, length, handler, is_except);
   if (last >= i && (length == 0 || copied)) {

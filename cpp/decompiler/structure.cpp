@@ -1407,10 +1407,18 @@ int CodeDecoder::decode_while_true(int head, int last_jump, int end, int region_
 // there, the break that jump threading (flowgraph.c's jump_thread) sent on to its target).
 bool CodeDecoder::breaks_past_region(int begin, int body_end, int end, int region_exit) const {
   if (region_exit < end) return false;
+  auto past = [&](int target) { return target > end && resolve(target) == resolve(region_exit); };
   for (int k = begin; k < body_end; ++k) {
     const Operation& op = lifted_.ops[static_cast<size_t>(k)];
-    if (op.op == Op::Jump && op.target > end && resolve(op.target) == resolve(region_exit))
-      return true;
+    if (op.op == Op::Jump && past(op.target)) return true;
+  }
+  // (3.12+: or an except clause's `break`, placed after the function's code with the handler
+  // code (flowgraph.c's push_cold_blocks_to_end), whose jump to the block after the loop, the
+  // if's jump over its else, was threaded to the join (jump threading in optimize_basic_block;
+  // the if's jump itself is gone where the loop never falls off its end: remove_unreachable).)
+  if (profile_.cold_blocks_at_end) {
+    for (int target : handler_exits(begin, body_end))
+      if (past(target)) return true;
   }
   return false;
 }

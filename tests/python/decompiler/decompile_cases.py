@@ -7745,6 +7745,176 @@ CASES: list[Case] = [
         (1,),
         (3,),
     ),
+    # 3.12+: `while True:` ending an if's then-branch, left only by an except clause's `break`
+    # placed after the function's code (push_cold_blocks_to_end): the break's jump to the if's
+    # jump over its else was threaded to the join (_osx_support.compiler_fixup).
+    _case(
+        "if_while_true_clause_break_threaded_past_elif",
+        """
+        def f(flag, items):
+            items = list(items)
+            if flag:
+                while True:
+                    try:
+                        rec("pop", items.pop())
+                    except IndexError:
+                        break
+            elif items:
+                rec("elif", items)
+            else:
+                rec("else")
+            rec("after")
+            return items
+        """,
+        (True, [1, 2]),
+        (False, [3]),
+        (False, []),
+    ),
+    # 3.12+: the same in a loop body, the if/else ending it: the break threaded on to the loop's
+    # head skips the else (read without the else, it ran after every break).
+    _case(
+        "loop_if_while_true_clause_break_threaded_to_head",
+        """
+        def f(rows):
+            out = []
+            for flag, items in rows:
+                items = list(items)
+                if flag:
+                    while True:
+                        try:
+                            out.append(items.pop())
+                        except IndexError:
+                            break
+                else:
+                    out.append(None)
+            return out
+        """,
+        ([(True, [1, 2]), (False, [3]), (True, [])],),
+        ([],),
+    ),
+    _case(
+        "while_if_while_true_clause_break_threaded_to_test",
+        """
+        def f(rows):
+            out = []
+            rows = list(rows)
+            while rows:
+                flag, items = rows.pop()
+                items = list(items)
+                if flag:
+                    while True:
+                        try:
+                            out.append(items.pop())
+                        except IndexError:
+                            break
+                else:
+                    out.append(None)
+            return out
+        """,
+        ([(True, [1, 2]), (False, [3]), (True, [])],),
+    ),
+    _case(
+        "while_if_while_true_clause_break_past_elif_in_loop",
+        """
+        def f(rows):
+            out = []
+            rows = list(rows)
+            while rows:
+                flag, items = rows.pop()
+                items = list(items)
+                if flag:
+                    while True:
+                        try:
+                            out.append(items.pop())
+                        except IndexError:
+                            break
+                elif items:
+                    out.append(None)
+                else:
+                    out.append(0)
+            return out
+        """,
+        ([(True, [1, 2]), (False, [3]), (False, []), (True, [])],),
+    ),
+    _case(
+        "loop_if_for_clause_break_threaded_to_head",
+        """
+        def f(rows):
+            out = []
+            for flag, items in rows:
+                if flag:
+                    for x in items:
+                        try:
+                            out.append(10 // x)
+                        except ZeroDivisionError:
+                            break
+                else:
+                    out.append(None)
+            return out
+        """,
+        ([(True, [1, 0, 2]), (False, [3]), (True, [5])],),
+    ),
+    # 3.10: a for loop ending an outer loop's body, its body ending in a try whose clause breaks
+    # (POP_EXCEPT, POP_TOP of the iterator, jump to FOR_ITER's target, itself the outer loop's
+    # jump back): the clause's jump is a break, not its way on (site.addpackage).
+    _case(
+        "nested_for_try_clause_break",
+        """
+        def f(rows):
+            out = []
+            for items in rows:
+                for x in items:
+                    try:
+                        out.append(10 // x)
+                    except ZeroDivisionError:
+                        break
+            return out
+        """,
+        ([[1, 0, 2], [3], [0, 5]],),
+    ),
+    _case(
+        "loop_if_for_try_clause_break_no_else",
+        """
+        def f(rows):
+            out = []
+            for flag, items in rows:
+                if flag:
+                    for x in items:
+                        try:
+                            out.append(10 // x)
+                        except ZeroDivisionError:
+                            rec("zero")
+                            break
+            return out
+        """,
+        ([(True, [1, 0, 2]), (False, [3]), (True, [5])],),
+    ),
+    # 3.12+: a try/except/finally whose body ends in `while test:`: normalize_jumps leaves the
+    # bottom test's JUMP_BACKWARD uncovered by the table; it still ends the finally's body (an
+    # if around it, code after: pydoc.browse).
+    _case(
+        "if_try_except_finally_body_ends_in_while",
+        """
+        def f(flag, items):
+            items = list(items)
+            if flag:
+                try:
+                    while items:
+                        x = items.pop()
+                        if x == "q":
+                            break
+                        rec("x", 1 // x)
+                except ZeroDivisionError:
+                    rec("zero")
+                finally:
+                    rec("finally", len(items))
+            rec("after")
+        """,
+        (True, [1, 2]),
+        (True, [3, 0, 5]),
+        (True, ["q", 4]),
+        (False, [1]),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
