@@ -202,6 +202,7 @@ class CodeDecoder {
   bool read_threaded_while(int head, int k, WhileShape& shape) const;  // 3.12+ threaded exit
   WhileShape chained_while(int head, int k, int cleanup) const;  // a chained comparison's test
   bool body_never_falls_off(int head, int body, int tail, int exit) const;  // no bottom test
+  bool body_falls_into(int body, int end) const;
   int exit_past_copies(int tail, int target) const;  // the exit past copies of the code after it
   bool read_rotated_while(int head, int k, WhileShape& shape) const;  // test ending at k
   int loop_test_after_if_test(int head, int body, int tail) const;

@@ -601,6 +601,13 @@ bool CodeDecoder::body_never_falls_off(int head, int body, int tail, int exit) c
   return open_end;
 }
 
+// Whether the operation before `end`, the last of a loop body read up to its exit, is reached
+// and falls into the exit (3.12+ cold bottom test: only a `break` goes there without a jump).
+bool CodeDecoder::body_falls_into(int body, int end) const {
+  return end > body && flow_.reachable[static_cast<size_t>(end) - 1] &&
+         falls_through(lifted_.ops[static_cast<size_t>(end) - 1].op);
+}
+
 // The exit of a loop whose bottom test ends at `tail` and whose top test jumps to `target`, past
 // `tail + 1`; -1 where that is not a loop's layout. Between the bottom test and the exit there
 // may be a copy of the code after the loop (a short block ending in return), placed there by the
@@ -922,6 +929,10 @@ int CodeDecoder::decode_while(int head, const WhileShape& shape, int end) {
         mark_consumed(way_out.target, way_out.target + n);
     }
     body_end = shape.exit;
+    // (push_cold_blocks_to_end moved the test away: the body's next iteration jumps there, so an
+    // operation that falls into the exit placed after the body is a `break` at the end of a
+    // nested statement (a try body's, its NOP's line on the exit), not the body's end.)
+    if (body_falls_into(shape.body, body_end)) throw DecodeFailure("body falls into its exit");
   }
   // (A threaded exit is the enclosing loop's jump back: no else, and its breaks go there too.)
   int size = static_cast<int>(lifted_.ops.size());

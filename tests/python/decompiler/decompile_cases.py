@@ -7915,12 +7915,45 @@ CASES: list[Case] = [
         (True, ["q", 4]),
         (False, [1]),
     ),
+    # 3.12+: a try body ending in `break` inside `while test:` whose clause goes on with the next
+    # iteration: push_cold_blocks_to_end moves the bottom test after the handler code, and the
+    # break (a NOP) falls into the code after the loop, placed right after the body
+    # (unittest's loadTestsFromName; main read the break as the body's end).
+    _case(
+        "while_try_body_break_falls_into_exit",
+        """
+        def f(items, x):
+            found = None
+            if x is None:
+                items = list(items)
+                while items:
+                    try:
+                        found = 10 // items[-1]
+                        break
+                    except ZeroDivisionError:
+                        items.pop()
+                        if not items:
+                            return "none"
+                items = items[1:]
+            return found, items
+        """,
+        ([1, 0, 0], None),
+        ([0], None),
+        ([5, 2], None),
+        ([], None),
+        ([1], 1),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
 WRONG = "decompiles without a fallback to code that behaves differently: "
 _NOT_YET: dict = {
+    "while_try_body_break_falls_into_exit": {
+        v: FALLBACK + "'body falls into its exit' (3.12+: the try body's break falls into the code"
+        " after the loop, the bottom test being cold code)"
+        for v in (12, 13)
+    },
     "if_branch_try_continue_then_cold_try_continue_raise": {
         10: FALLBACK + "'condition jumps out of its region' (the if's then-branch ends in a try"
         " whose body continues and whose clause raises)",
