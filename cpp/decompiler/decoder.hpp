@@ -150,6 +150,7 @@ class CodeDecoder {
   // POP_TOP: the statement that ends it fails the trial by setting statement_refused_ rather than
   // by throwing (see store and pop_top). Taken by the first store or pop_top that runs.
   bool soft_statement_ = false;
+  bool keep_handler_store_ = false;  // a store of None to the clause's name the clause wrote
   bool statement_refused_ = false;
   ExprPtr captured_target_;   // the target stored into a loop/with/except pseudo value
   std::string handler_name_;  // the `as` name of the except clause being decoded

@@ -1135,10 +1135,15 @@ bool CodeDecoder::execute_load(const Operation& op, int i) {
 // Stores and deletions, and the unpacking that feeds stores.
 bool CodeDecoder::execute_store(const Operation& op, int i) {
   switch (op.op) {
-    case Op::StoreName:
+    case Op::StoreName: {
       if (op.scope == Scope::Fast) swapped_tuple_assignment(i);
+      // (The clause's own `name = None` is kept: only compiler_try_except's unbinding, the store
+      // right before `del name`, is the cleanup.)
+      Restore<bool> keep(keep_handler_store_);
+      keep_handler_store_ = !unbinds_clause_name(lifted_.ops, i - 1);
       store(name_expr(op.text), pop_raw());
       return true;
+    }
     case Op::StoreAttr: {
       ExprPtr base = pop();
       ExprPtr value = pop_raw();
@@ -1163,8 +1168,11 @@ bool CodeDecoder::execute_store(const Operation& op, int i) {
       return true;
     }
     case Op::DeleteName:
-      if (!handler_name_.empty() && op.text == handler_name_)
-        return true;  // the `except ... as` cleanup
+      // compiler_try_except's `name = None; del name` ending a named clause (a `del name` the
+      // clause writes is a statement).
+      if (!handler_name_.empty() && op.text == handler_name_ && i >= 2 &&
+          unbinds_clause_name(lifted_.ops, i - 2))
+        return true;
       emit(make_stmt(StmtKind::Delete, {name_expr(op.text)}));
       return true;
     case Op::DeleteAttr:
@@ -1890,7 +1898,7 @@ void CodeDecoder::store(ExprPtr target, ExprPtr value) {
   if (target->kind == ExprKind::Name && target->text == "__classcell__") return;
   // The `except ... as name` cleanup: name = None; del name.
   if (!handler_name_.empty() && target->kind == ExprKind::Name && target->text == handler_name_ &&
-      is_none(value)) {
+      is_none(value) && !keep_handler_store_) {
     return;
   }
   // `a = b = v`: the value is still on the stack (a COPY) for the next target.

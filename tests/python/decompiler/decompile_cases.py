@@ -7943,6 +7943,25 @@ CASES: list[Case] = [
         ([], None),
         ([1], 1),
     ),
+    # A named clause's own `del name` and `name = None` are statements: only
+    # compiler_try_except's unbinding (`name = None; del name` back to back) is the cleanup
+    # (threading's invoke_excepthook, _strptime; main dropped both).
+    _case(
+        "except_clause_deletes_or_rebinds_its_name",
+        """
+        def f(x):
+            try:
+                raise ValueError(x)
+            except ValueError as e:
+                if x:
+                    e = None
+                    return e, x
+                del e
+                return sorted(locals())
+        """,
+        (0,),
+        (1,),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
