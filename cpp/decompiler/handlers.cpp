@@ -2551,9 +2551,25 @@ int CodeDecoder::decode_with(int i, int end, int exit) {
   statement_depth_ = saved_depth;
   pop();  // the entered value
   if (!is_internal(pop(), "with_exit")) throw DecodeFailure("with statement stack");
+  // The return ending the body after its exit call is the code after the statement, a copy the
+  // body's normal path falls into (3.12+ duplicate_exits_without_lineno), as the suppressed path
+  // does: it follows the statement. (Not a written one: compiler_return's NOP with the return's
+  // line before the exit call.)
+  StmtPtr after;
+  if (returns_after && role_ != CodeRole::Module && !body.empty() &&
+      body.back()->kind == StmtKind::Return && body_end - 6 > i &&
+      ops[static_cast<size_t>(body_end) - 1].op == Op::ReturnConst &&
+      is_exit_call(ops, body_end - 6) &&
+      same_operations(ops, body_end - 1, reraise_target + 4, 1) &&
+      !(ops[static_cast<size_t>(body_end) - 6].nop_line >= 0 &&
+        ops[static_cast<size_t>(body_end) - 6].nop_line == line_at(ops, body_end - 1))) {
+    after = body.back();
+    body.pop_back();
+  }
   auto stmt = make_stmt(StmtKind::With, {context, target}, {std::move(body)});
   stmt->is_async = ops[static_cast<size_t>(i)].arg == 1;  // BEFORE_ASYNC_WITH on 3.11 (see lift)
   emit(stmt);
+  if (after) emit(after);
   return with_end > end ? end : with_end;
 }
 

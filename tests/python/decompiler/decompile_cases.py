@@ -7962,6 +7962,29 @@ CASES: list[Case] = [
         (0,),
         (1,),
     ),
+    # 3.12+: a with statement ending an if's then-branch before an elif: the return after the if
+    # is copied after the body's exit call and to the end of the suppressed path; it follows the
+    # with statement (a suppressed exception returns too, never runs the elif's test), not ends
+    # its body (idlelib's IdleUserConfParser.Save, lib2to3's print_output).
+    _case(
+        "with_ending_then_branch_before_elif_copies_return",
+        """
+        def f(x, suppress):
+            if x:
+                if x > 1:
+                    with CM("w", suppress):
+                        rec("body")
+                        if x > 2:
+                            raise ValueError
+                elif rec("test", x):
+                    rec("elif")
+            return "end"
+        """,
+        (0, False),
+        (1, False),
+        (2, False),
+        (3, True),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
