@@ -1106,9 +1106,12 @@ int CodeDecoder::decode_setup_with(int i, int end, int exit) {
   // exit call (POP_BLOCK, then 5 operations) in place of a jump to it (extend_block). A bare
   // RETURN_VALUE (n = 1): the statement lies in a finally body's copy on a return's way out,
   // the returned value waiting under it (compiler_unwind_fblock_stack); the body's own return
-  // has ROT_TWO, not POP_BLOCK, before the exit call.
+  // has ROT_TWO, not POP_BLOCK, before the exit call. Or ending in a raise: extend_block copies
+  // any exit block (a bare `raise` after the statement in an except clause: threading's
+  // Thread.start); a raise the body writes comes before its POP_BLOCK.
+  Op last = ops[static_cast<size_t>(body_end) - 1].op;
   if (!jumps_over && with_end < static_cast<int>(ops.size()) &&
-      ops[static_cast<size_t>(body_end) - 1].op == Op::ReturnValue) {
+      (last == Op::ReturnValue || last == Op::RaiseVarargs || last == Op::Reraise)) {
     for (int n = 1; body_end - n - 6 > i && n <= 12; ++n) {
       int copy = body_end - n;
       if (ops[static_cast<size_t>(copy) - 6].op == Op::PopBlock &&

@@ -7985,6 +7985,31 @@ CASES: list[Case] = [
         (2, False),
         (3, True),
     ),
+    # 3.10: a bare `raise` after a with statement in an except clause: extend_block copies that
+    # exit block after the body's exit call and to the end of the suppressed path; it follows
+    # the statement, not ends its body (the exit then saw no exception: threading's Thread.start).
+    _case(
+        "except_clause_with_then_bare_raise",
+        """
+        def f(x, suppress):
+            try:
+                rec("try")
+                if x:
+                    raise ValueError(x)
+            except ValueError:
+                with CM("w", suppress):
+                    rec("in")
+                    if x > 1:
+                        raise KeyError(x)
+                raise
+            return "end"
+        """,
+        (0, False),
+        (1, False),
+        (1, True),
+        (2, False),
+        (2, True),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
