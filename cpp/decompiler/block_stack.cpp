@@ -65,6 +65,19 @@ int reached_run_end(const std::vector<Operation>& ops, int handler, int limit) {
 
 }  // namespace
 
+namespace {
+
+// Whether `op` ends an expression's evaluation rather than a statement (no store, pop or jump).
+bool loads_value(Op op) {
+  return op != Op::PopTop && op != Op::StoreName && op != Op::StoreAttr && op != Op::StoreSubscr &&
+         op != Op::StoreSlice && op != Op::DeleteName && op != Op::DeleteAttr &&
+         op != Op::DeleteSubscr && op != Op::PopBlock && op != Op::PopExcept && op != Op::Nop &&
+         op != Op::LoadConst && !is_jump(op) && op != Op::Reraise && op != Op::RaiseVarargs &&
+         op != Op::ReturnValue;
+}
+
+}  // namespace
+
 int CodeDecoder::decode_setup_finally(int i, int end, int exit) {
   const auto& ops = lifted_.ops;
   int handler = ops[static_cast<size_t>(i)].target;
@@ -94,6 +107,16 @@ int CodeDecoder::decode_setup_finally(int i, int end, int exit) {
       pop_block < 0 ? -1 : finally_normal_path_end(i, &pop_block, handler, reraise, copy_length);
   if (try_end < 0 && ends_in_loop)
     throw DecodeFailure("finally loop's breaks run the code after it");
+  // (Read with the copy stripped, a `return value` after the normal path's copy stays in the
+  // body, its value then read before the finally body runs. compiler_return loads a computed
+  // value before POP_BLOCK: loaded after the copy, it is the code after the statement, copied
+  // into the copy's branches by extend_block (_bootsubprocess's check_output). A constant's
+  // return reads the same either way.)
+  for (int k = i + 2; try_end < 0 && k < handler; ++k) {
+    if (ops[static_cast<size_t>(k)].op == Op::ReturnValue &&
+        loads_value(ops[static_cast<size_t>(k) - 1].op))
+      throw DecodeFailure("finally copy then a computed return");
+  }
   if (try_end < 0) return decode_finally_without_normal_path(i, handler, reraise, end, exit);
   ExprPtr returned;
   Body body;

@@ -8010,12 +8010,40 @@ CASES: list[Case] = [
         (2, False),
         (2, True),
     ),
+    # 3.10: `return y` after a try/finally whose finally body ends in a try/except: extend_block
+    # copies the return into each branch of the normal path's finally copy; the walk along the
+    # copy fails, and read with the copy stripped the return stayed in the body, reading y
+    # before the finally body rebinds it (_bootsubprocess's check_output).
+    _case(
+        "try_finally_ending_in_try_except_then_computed_return",
+        """
+        def f(x):
+            try:
+                rec("a")
+                try:
+                    y = rec("x", x)
+                except KeyError:
+                    y = 0
+            finally:
+                try:
+                    y = rec("final", 5)
+                except OSError:
+                    pass
+            return y
+        """,
+        (1,),
+        (2,),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
 WRONG = "decompiles without a fallback to code that behaves differently: "
 _NOT_YET: dict = {
+    "try_finally_ending_in_try_except_then_computed_return": {
+        10: FALLBACK + "'finally copy then a computed return' (3.10: the return after the statement"
+        " copied into the branches of the finally copy)",
+    },
     "while_try_body_break_falls_into_exit": {
         v: FALLBACK + "'body falls into its exit' (3.12+: the try body's break falls into the code"
         " after the loop, the bottom test being cold code)"
