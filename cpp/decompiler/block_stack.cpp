@@ -720,6 +720,9 @@ int CodeDecoder::decode_setup_except(int i, int handler, int end, int exit) {
   ExceptBodies parts = decode_except_bodies(shape, i, end);
   auto stmt = make_stmt(StmtKind::Try, {}, {std::move(parts.body), std::move(parts.orelse), {}});
   std::vector<std::pair<int, int>> clause_ranges = decode_except_clauses(*stmt, shape, handler);
+  // (Clauses past the region that clauses_past_region could not read, a bare except among them:
+  // a try statement without its clauses would drop what they run.)
+  if (stmt->handlers.empty()) throw DecodeFailure("except clauses past the region");
   mark_consumed(handler, shape.clauses_end >= 0 ? shape.clauses_end : shape.handlers_end);
   return emit_setup_except(stmt, shape, parts, clause_ranges, end, exit);
 }

@@ -8034,12 +8034,55 @@ CASES: list[Case] = [
         (1,),
         (2,),
     ),
+    # 3.10: a try/except/bare-except whose body returns, inside a try/finally: the return's two
+    # POP_BLOCKs end the region and the clauses lie past it; with a bare except among them
+    # clauses_past_region has no reading, and main dropped the clauses, printing the try
+    # statement with an empty finally (asyncio's _connect_sock).
+    _case(
+        "try_finally_around_try_excepts_bare_body_returns",
+        """
+        def f(x, items):
+            sock = None
+            try:
+                sock = rec("open", x)
+                if items is not None:
+                    for a in items:
+                        if a != x:
+                            continue
+                        try:
+                            rec("bind", 1 // a)
+                            break
+                        except ZeroDivisionError as exc:
+                            exc = ValueError(exc)
+                            rec("err")
+                    else:
+                        raise OSError("none")
+                rec("connect")
+                return sock
+            except OSError as exc:
+                rec("oserror", sock)
+                raise
+            except:
+                rec("bare", sock)
+                raise
+            finally:
+                rec("finally")
+        """,
+        (1, None),
+        (1, [0, 1]),
+        (0, [0]),
+        ("s", ["s"]),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
 WRONG = "decompiles without a fallback to code that behaves differently: "
 _NOT_YET: dict = {
+    "try_finally_around_try_excepts_bare_body_returns": {
+        10: FALLBACK + "'except clauses past the region' (3.10: a bare except among clauses past"
+        " the region the body's return ends)",
+    },
     "try_finally_ending_in_try_except_then_computed_return": {
         10: FALLBACK + "'finally copy then a computed return' (3.10: the return after the statement"
         " copied into the branches of the finally copy)",
