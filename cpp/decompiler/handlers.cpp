@@ -1580,6 +1580,15 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
   read_except_outside(i, end, exit, s);
   read_except_end(i, end, exit, s);
   auto stmt = decode_except_body_and_else(i, end, exit, s);
+  // 3.12+: the table covers every raise of the body (calls not: a return's way out of a with
+  // calls its exit uncovered); one it leaves out is the code after the statement (past a
+  // nested try/finally's normal copy that returns in a branch, the clauses placed after the
+  // code), never the body's.
+  for (int k = i; profile_.cold_blocks_at_end && k < s.body_end; ++k) {
+    if (ops[static_cast<size_t>(k)].op == Op::RaiseVarargs &&
+        flow_.reachable[static_cast<size_t>(k)] && !in_try_body(k, handler))
+      throw DecodeFailure("try body holds code its handler does not cover");
+  }
   std::vector<ExprPtr> saved_stack = stack_;
   size_t saved_depth = statement_depth_;
   std::string saved_name = handler_name_;
