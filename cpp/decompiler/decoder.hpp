@@ -369,6 +369,7 @@ class CodeDecoder {
                                          size_t copy_size) const;
   int cold_code_return_end(int from, int join, int cleanup) const;
   int decode_try_except(int i, int body_end, int handler, int end, int exit);
+  bool normal_copy_counted_short(int normal_end, int final_begin, int final_end) const;
   int decode_try_finally(int i, int body_end, int handler, int end, int exit);
   Body decode_finally_body(int begin, int end, int cleanup = -1);
   void consume_copy_handlers(int begin, int end);

@@ -2050,6 +2050,36 @@ bool CodeDecoder::loop_breaks_return_none(int body_end, int normal_end, int hand
   return true;
 }
 
+// 3.12+: whether the normal-path copy ending at `normal_end` was counted short: it ends in a
+// return while the code after it repeats the finally body's last statement, the one before the
+// handler's closing RERAISE. (inline_small_exit_blocks copies a short return block into the
+// normal copy's branch where the handler's copy, unwinding first, jumps to its own:
+// cold_finally_copy_length does not count that copy.)
+bool CodeDecoder::normal_copy_counted_short(int normal_end, int final_begin, int final_end) const {
+  const auto& ops = lifted_.ops;
+  int size = static_cast<int>(ops.size());
+  if (normal_end < 1 || normal_end >= size || final_end <= final_begin || final_end >= size)
+    return false;
+  Op copy_last = ops[static_cast<size_t>(normal_end) - 1].op;
+  const Operation& closing = ops[static_cast<size_t>(final_end)];
+  if ((copy_last != Op::ReturnConst && copy_last != Op::ReturnValue) || closing.op != Op::Reraise ||
+      closing.arg != 0 || ops[static_cast<size_t>(final_end) - 1].op != Op::PopTop)
+    return false;
+  // The last statement: an expression statement, back to the operation that ends the one before.
+  int start = final_end - 1;
+  while (start > final_begin) {
+    Op op = ops[static_cast<size_t>(start) - 1].op;
+    if (op == Op::PopTop || op == Op::StoreName || op == Op::StoreAttr || op == Op::StoreSubscr ||
+        op == Op::ReturnConst || op == Op::ReturnValue || is_jump(op) || op == Op::PopExcept ||
+        op == Op::Reraise || op == Op::RaiseVarargs)
+      break;
+    --start;
+  }
+  int length = final_end - start;
+  return length > 1 && normal_end + length <= size &&
+         same_operations(ops, normal_end, start, length);
+}
+
 int CodeDecoder::decode_try_finally(int i, int body_end, int handler, int end, int exit) {
   const auto& ops = lifted_.ops;
   int cleanup = flow_.handler_covering(handler);
@@ -2067,6 +2097,8 @@ int CodeDecoder::decode_try_finally(int i, int body_end, int handler, int end, i
   }
   int final_begin = handler + 1;
   int normal_end = finally_normal_end(i, body_end, handler, final_end, mid_expression);
+  if (profile_.cold_blocks_at_end && normal_copy_counted_short(normal_end, final_begin, final_end))
+    throw DecodeFailure("finally copy counted short");
   int try_end = finally_try_end(i, body_end, normal_end, handler, cleanup, mid_expression);
   if (try_end > end && resolve(try_end) != resolve(exit))
     throw DecodeFailure("try statement leaves its region");

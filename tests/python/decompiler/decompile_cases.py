@@ -8104,12 +8104,51 @@ CASES: list[Case] = [
         (1,),
         (2,),
     ),
+    # 3.12: a finally body whose if-branch holds a try/except and returns: inline_small_exit_blocks
+    # copies the return's block into the normal copy's branch, not into the handler's (which
+    # unwinds first), so the normal copy is longer than the handler's, and its last statement
+    # reads as code after the statement, run twice (subprocess's Popen.__exit__).
+    _case(
+        "finally_if_branch_try_except_returns_then_last_statement",
+        """
+        class S:
+            def __init__(self, stdin, secs):
+                self.stdin = stdin
+                self.wait_secs = secs
+
+
+        def f(stdin, secs, kind):
+            self = S(stdin, secs)
+            try:
+                if self.stdin:
+                    rec("close")
+            finally:
+                if kind == "k":
+                    if self.wait_secs > 0:
+                        try:
+                            rec("wait", self.wait_secs)
+                        except KeyError:
+                            pass
+                    self.wait_secs = 0
+                    return
+                rec("wait")
+        """,
+        (1, 2, "k"),
+        (0, 2, "x"),
+        (1, 0, "x"),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
 WRONG = "decompiles without a fallback to code that behaves differently: "
 _NOT_YET: dict = {
+    "finally_if_branch_try_except_returns_then_last_statement": {
+        10: FALLBACK + "'stack underflow' (as on main)",
+        12: FALLBACK
+        + "'finally copy counted short' (3.12: the normal copy holds an inlined copy of"
+        " the branch's return block that the handler's copy lacks)",
+    },
     "try_around_try_finally_returning_then_raise_after": {
         10: FALLBACK + "'try/finally without its normal path' (as on main)",
         12: FALLBACK + "'finally copy on an exit path' (3.12+: the raise after the statements,"
