@@ -67,13 +67,10 @@ int reached_run_end(const std::vector<Operation>& ops, int handler, int limit) {
 
 namespace {
 
-// Whether `op` ends an expression's evaluation rather than a statement (no store, pop or jump).
+// Whether `op` ends an expression's evaluation rather than a statement (no store, pop or jump;
+// nor POP_BLOCK, nor a constant's load: a constant's return reads the same either way).
 bool loads_value(Op op) {
-  return op != Op::PopTop && op != Op::StoreName && op != Op::StoreAttr && op != Op::StoreSubscr &&
-         op != Op::StoreSlice && op != Op::DeleteName && op != Op::DeleteAttr &&
-         op != Op::DeleteSubscr && op != Op::PopBlock && op != Op::PopExcept && op != Op::Nop &&
-         op != Op::LoadConst && !is_jump(op) && op != Op::Reraise && op != Op::RaiseVarargs &&
-         op != Op::ReturnValue;
+  return !ends_statement(op) && !is_jump(op) && op != Op::PopBlock && op != Op::LoadConst;
 }
 
 }  // namespace

@@ -90,15 +90,6 @@ bool ends_in_return_none(const std::vector<Operation>& ops, int end) {
          is_none_constant(ops[static_cast<size_t>(end - 2)]);
 }
 
-// Whether an operation ends a statement (if_else_copied_exit's copy is one whole statement).
-bool ends_statement(Op op) {
-  return op == Op::StoreName || op == Op::StoreAttr || op == Op::StoreSubscr ||
-         op == Op::StoreSlice || op == Op::DeleteName || op == Op::DeleteAttr ||
-         op == Op::DeleteSubscr || op == Op::PopTop || op == Op::Nop || op == Op::PopExcept ||
-         op == Op::ReturnValue || op == Op::ReturnConst || op == Op::RaiseVarargs ||
-         op == Op::Reraise || op == Op::Jump || op == Op::JumpIf;
-}
-
 bool is_identity_or_membership(const ExprPtr& e) {
   return e->kind == ExprKind::Compare && e->ops.size() == 1 &&
          (e->ops[0] == "in" || e->ops[0] == "not in" || e->ops[0] == "is" || e->ops[0] == "is not");

@@ -78,6 +78,8 @@ bool is_exit_call(const std::vector<Operation>& ops, int at);
 bool is_exit_call_310(const std::vector<Operation>& ops, int at);
 // Whether a statement may start with `op` (it loads something, or is a NOP).
 bool may_start_statement(Op op);
+// Whether `op` ends a statement: a store, delete or pop, a return, raise or jump (a NOP too).
+bool ends_statement(Op op);
 // Whether [copy, copy + n) is a copy of the code at `original`, kept with its lines (3.12+
 // copies short exit blocks into the blocks that jump to them): the same operations, starting a
 // statement or returning a constant, from the same source lines.

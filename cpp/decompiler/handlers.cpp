@@ -315,6 +315,14 @@ int line_at(const std::vector<Operation>& ops, int k) {
   return -1;
 }
 
+bool ends_statement(Op op) {
+  return op == Op::StoreName || op == Op::StoreAttr || op == Op::StoreSubscr ||
+         op == Op::StoreSlice || op == Op::DeleteName || op == Op::DeleteAttr ||
+         op == Op::DeleteSubscr || op == Op::PopTop || op == Op::Nop || op == Op::PopExcept ||
+         op == Op::ReturnValue || op == Op::ReturnConst || op == Op::RaiseVarargs ||
+         op == Op::Reraise || op == Op::Jump || op == Op::JumpIf;
+}
+
 // Whether a statement may start with `op` (it loads something, or is a NOP).
 bool may_start_statement(Op op) {
   return op == Op::LoadName || op == Op::LoadConst || op == Op::PushNull ||
