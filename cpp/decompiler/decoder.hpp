@@ -685,6 +685,7 @@ class CodeDecoder {
   void add_name_order(Body& body) const;
   std::vector<std::string> unused_free_variables() const;
   void add_dead_block_names(Body& block) const;
+  void add_dead_block_locals(Body& block, const std::vector<std::string>& locals) const;
   size_t import_as_parts(const std::vector<std::string>& names, size_t k) const;
   void add_interface_names(Body& body) const;  // readable output: what behaviour needs
   void add_unused_names(Body& body) const;

@@ -80,7 +80,9 @@ bool is_identifier(const std::string& name) {
 // with the compiler's exceptions (an assignment's value before its targets, a for loop's iterable
 // before its target, ...). `complete` turns false where the tree does not say (text-only parts:
 // imports, parameter defaults and annotations).
-// `Meet` is called as meet(name, is_attribute) for each name met.
+// `Meet` is called as meet(name, is_attribute, binds) for each name met; `binds`: the name is
+// bound by an inlined comprehension (a cell variable of the function is met as a local there
+// only: see comprehension_target).
 template <class Meet>
 class SourceOrder {
  public:
@@ -120,8 +122,27 @@ class SourceOrder {
     finally_ = std::move(saved);
   }
 
-  void name(const std::string& n) { meet_(n, false); }
-  void attribute(const std::string& n) { meet_(n, true); }
+  void name(const std::string& n) { meet_(n, false, false); }
+  void attribute(const std::string& n) { meet_(n, true, false); }
+
+  // A target of an inlined comprehension: compile.c's push_inlined_comprehension_state isolates
+  // each name the comprehension binds with LOAD_FAST_AND_CLEAR, which registers it in
+  // co_varnames even where it is a cell of the function (elsewhere a cell is reached by
+  // LOAD_DEREF/STORE_DEREF, which register no local).
+  void comprehension_target(const ExprPtr& t, int depth) {
+    if (!t || depth > 100) return;
+    switch (t->kind) {
+      case ExprKind::Name:
+        return meet_(t->text, false, true);
+      case ExprKind::Tuple:
+      case ExprKind::List:
+      case ExprKind::Starred:
+        for (const ExprPtr& a : t->args) comprehension_target(a, depth + 1);
+        return;
+      default:
+        return expr(t);
+    }
+  }
 
   void expr(const ExprPtr& e) {
     if (!e) return;
@@ -156,7 +177,7 @@ class SourceOrder {
         if (!profile_.inlines_comprehensions || e->kind == ExprKind::GeneratorExp) return;
         for (size_t k = 0; k < e->clauses.size(); ++k) {
           if (k > 0) expr(e->clauses[k].iter);
-          expr(e->clauses[k].target);
+          comprehension_target(e->clauses[k].target, 0);
           for (const ExprPtr& c : e->clauses[k].conditions) expr(c);
         }
         for (const ExprPtr& a : e->args) expr(a);
@@ -601,13 +622,22 @@ int CodeDecoder::source_order_matches(const Body& body,
     wanted_at[k] =
         static_cast<size_t>(std::find(wanted.begin(), wanted.end(), variables[k]) - wanted.begin());
   }
+  // The cells (by source spelling): a parameter, or a name an inlined comprehension binds, is
+  // a local too (co_varnames); no other use of a cell registers one.
+  std::vector<std::string> cells;
+  for (const std::string& n : code_.cellvars) cells.push_back(mangles ? source_name(n) : n);
+  auto is_cell = [&](const std::string& n) {
+    return std::find(cells.begin(), cells.end(), n) != cells.end();
+  };
   Progress names{code_.names};
   Progress fast{wanted};
-  SourceOrder order(profile_, [&](const std::string& n, bool is_attribute) {
+  SourceOrder order(profile_, [&](const std::string& n, bool is_attribute, bool binds) {
     if (!is_attribute) {
       auto at = std::lower_bound(variables.begin(), variables.end(), std::string_view(n),
                                  shorter_or_before);
       if (at != variables.end() && *at == n) {
+        // A cell registers no local where it is read or stored (LOAD_DEREF, STORE_DEREF).
+        if (!binds && is_cell(n)) return;
         // Only the wanted locals count, in the order first met.
         fast.meet_at(wanted_at[static_cast<size_t>(at - variables.begin())], false);
         return;
@@ -724,6 +754,33 @@ size_t CodeDecoder::import_as_parts(const std::vector<std::string>& names, size_
   return count;
 }
 
+// The locals, in order, for the dead block of add_name_order: `del a, b` registers each (a
+// DELETE_FAST). A cell that is a local too (3.12+: a name an inlined comprehension binds) is
+// deleted by DELETE_DEREF, which registers none: `[c for c in ()]` registers it as
+// push_inlined_comprehension_state does (LOAD_FAST_AND_CLEAR; the unused `()` goes with the
+// dead code, remove_unused_consts).
+void CodeDecoder::add_dead_block_locals(Body& block, const std::vector<std::string>& locals) const {
+  std::vector<ExprPtr> targets;
+  auto flush = [&] {
+    if (!targets.empty()) block.push_back(make_stmt(StmtKind::Delete, std::move(targets)));
+    targets.clear();
+  };
+  for (const std::string& name : locals) {
+    bool cell =
+        profile_.inlines_comprehensions &&
+        std::find(code_.cellvars.begin(), code_.cellvars.end(), name) != code_.cellvars.end();
+    if (!cell) {
+      targets.push_back(name_expr(name));
+      continue;
+    }
+    flush();
+    auto comprehension = make_expr(ExprKind::ListComp, {name_expr(name)});
+    comprehension->clauses.push_back({name_expr(name), make_expr(ExprKind::Tuple, {}), {}});
+    block.push_back(make_stmt(StmtKind::Expr, {comprehension}));
+  }
+  flush();
+}
+
 // co_names, in order, for the dead block of add_name_order.
 void CodeDecoder::add_dead_block_names(Body& block) const {
   // `None.name`: the attribute puts `name` in co_names without making it a variable (a bare
@@ -830,11 +887,7 @@ void CodeDecoder::add_name_order(Body& body) const {
   // A free variable no instruction uses (Dynamo keeps the original's): a bare read makes it one.
   for (const std::string& name : unused_free)
     block.push_back(make_stmt(StmtKind::Expr, {name_expr(name)}));
-  if (!locals_ok && !locals.empty()) {
-    std::vector<ExprPtr> targets;
-    for (const std::string& name : locals) targets.push_back(name_expr(name));
-    block.push_back(make_stmt(StmtKind::Delete, targets));
-  }
+  if (!locals_ok && !locals.empty()) add_dead_block_locals(block, locals);
   if (!names_ok) add_dead_block_names(block);
   if (block.empty()) return;
   auto dead = make_stmt(StmtKind::If, {make_constant("0")}, {block, {}});
@@ -880,7 +933,8 @@ void CodeDecoder::add_unused_names(Body& body) const {
       at = body.size();
       for (size_t p = 0; p < body.size() && at == body.size(); ++p) {
         bool met = false;
-        SourceOrder order(profile_, [&](const std::string& n, bool) { met = met || n == next; });
+        SourceOrder order(profile_,
+                          [&](const std::string& n, bool, bool) { met = met || n == next; });
         order.body({body[p]});
         // (SourceOrder leaves annotated assignments out: their parts, in any order.)
         if (body[p]->kind == StmtKind::AnnAssign) {

@@ -1089,6 +1089,44 @@ CASES: list[Case] = [
         ([], 0),
     ),
     _case(
+        # 3.12+: a cell of the function that an inlined comprehension binds is a local too, put
+        # in co_varnames where the comprehension isolates it (push_inlined_comprehension_state's
+        # LOAD_FAST_AND_CLEAR), not where the loop stores it (STORE_DEREF registers no local).
+        "comprehension_rebinds_cell",
+        """
+        def f(xs):
+            out = []
+            for x in xs:
+                g = x + 1
+                y = g * 2
+                out.append(lambda: g + 1)
+            r = [g * y for g in xs]
+            return [k() for k in out], r, y
+        """,
+        ([1, 2, 3],),
+        ([],),
+    ),
+    _case(
+        # The same where the name-order block is written (a local only dead code names): the
+        # block registers the cell as a local with a comprehension binding it (`del g` would be
+        # a DELETE_DEREF, which registers none).
+        "comprehension_rebinds_cell_name_order_block",
+        """
+        def f(xs):
+            if 0:
+                del q
+            out = []
+            for x in xs:
+                g = x + 1
+                y = g * 2
+                out.append(lambda: g + y)
+            r = [g * y for g in xs]
+            return [k() for k in out], r, y
+        """,
+        ([1, 2, 3],),
+        ([],),
+    ),
+    _case(
         "await",
         """
         async def f(x):
