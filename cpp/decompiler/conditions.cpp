@@ -1076,13 +1076,23 @@ int CodeDecoder::if_else_ending_loop_body(const IfShape& s) {
                           same_target(next.target, loop->continue_target) &&
                           !starts_line_on_prefix(k + 1) && !starts_line_on_prefix(label - 1);
   }
+  // (Or the then-branch ends in a with statement: compiler_with's `JUMP exit` after the exit
+  // call, with the with's location, threaded to the head, starts no line entry, where a written
+  // `continue` after the with starts one; the with's suppressed path is threaded there too,
+  // where it would jump to a written `continue`, its line being another.)
+  // (Not a written `continue` leaving the with: its NOP, with the continue's line, precedes
+  // the exit calls, written_return_leaving_with.)
+  bool continues_line = before_label.line < 0 && !starts_line_on_prefix(label - 1) &&
+                        label - 6 >= then_begin && is_exit_call(ops, label - 6) &&
+                        !written_return_leaving_with(ops, label - 1);
   if (profile_.threads_jumps_to_jumps && loop && before_label.op == Op::Jump &&
       label - 1 > then_begin && label < end &&
       same_target(before_label.target, loop->continue_target) &&
       same_target(exit, loop->continue_target) &&
       (before_label.line > 0 || copied_jump_back || turned_test_before ||
        (before_label.line < 0 &&
-        ends_with_test_over_jump_back(then_begin, label, loop->continue_target))) &&
+        ends_with_test_over_jump_back(then_begin, label, loop->continue_target)) ||
+       continues_line) &&
       !on_new_line(label - 1)) {
     // (Not to its end: a jump there from inside goes to the else.)
     Body then_body = decode_range(then_begin, label - 1, exit);

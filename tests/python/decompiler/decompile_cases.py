@@ -1127,6 +1127,54 @@ CASES: list[Case] = [
         ([],),
     ),
     _case(
+        # 3.12+: an if/elif chain ending a loop body, its last else raising: each branch's jump
+        # on (compiler_if's line-less jump, a with's `JUMP exit` after its exit call) is
+        # threaded to the loop head and continues the line before it; a written `continue`
+        # starts a line of its own, and the with's suppressed path would jump to it rather than
+        # to the head.
+        "elif_with_ending_loop_body_else_raises",
+        """
+        def f(xs, suppress):
+            out = []
+            for x in xs:
+                if x > 2:
+                    out.append(x)
+                elif x > 0:
+                    with CM("w", suppress):
+                        out.append(-x)
+                        rec(1 // (x - 1))
+                else:
+                    raise ValueError(x)
+            return out
+        """,
+        ([3, 2, 4], False),
+        ([3, 1, 4], True),
+        ([3, 0], False),
+    ),
+    _case(
+        # The same where a written `continue` leaves a with ending the then-branch: its NOP,
+        # with the continue's line, precedes the exit call (mimetypes' _read_windows_registry).
+        "continue_leaving_with_in_try_ending_loop_body",
+        """
+        def f(xs, suppress):
+            out = []
+            for x in xs:
+                try:
+                    with CM("w", suppress):
+                        if x < 0:
+                            continue
+                        out.append(1 // x)
+                        if x > 5:
+                            continue
+                        out.append(x)
+                except ZeroDivisionError:
+                    continue
+            return out
+        """,
+        ([1, -1, 0, 7, 2], False),
+        ([1, 0, 7], True),
+    ),
+    _case(
         "await",
         """
         async def f(x):
