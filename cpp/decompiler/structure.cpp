@@ -284,19 +284,24 @@ int CodeDecoder::decode_clause_break_copy(int i, int end) {
 // starts a line of its own (the NOP stays: remove_redundant_nops). The copy is a `break`, not
 // the statement it repeats. Where the statement after it starts; -1 if that is not the shape.
 int CodeDecoder::decode_nop_break_copy(int i, int end) {
-  const auto& ops = lifted_.ops;
-  const Operation& op = ops[static_cast<size_t>(i)];
-  if (!profile_.inlines_small_exit_blocks || loops_.empty() || op.nop_line < 0 || op.line < 0 ||
-      op.line == op.nop_line || stack_.size() != statement_depth_)
-    return -1;
-  const LoopContext& loop = loops_.back();
-  if (loop.break_target < 0 || loop.continue_target < 0 ||
-      ops[static_cast<size_t>(loop.continue_target)].op == Op::ForIter)
-    return -1;
-  int length = break_copy_length(i, end, loop.break_target, true);
+  if (!nop_break_copy_at(i) || stack_.size() != statement_depth_) return -1;
+  int length = break_copy_length(i, end, loops_.back().break_target, true);
   if (length < 0) return -1;
   emit(make_stmt(StmtKind::Break));
   return i + length;
+}
+
+// Whether `i` may start decode_nop_break_copy's shape: the first operation of a copy holding
+// the line of a NOP (lift drops it onto the copy) with another line, in a `while` loop.
+bool CodeDecoder::nop_break_copy_at(int i) const {
+  const auto& ops = lifted_.ops;
+  const Operation& op = ops[static_cast<size_t>(i)];
+  if (!profile_.inlines_small_exit_blocks || loops_.empty() || op.nop_line < 0 || op.line < 0 ||
+      op.line == op.nop_line)
+    return false;
+  const LoopContext& loop = loops_.back();
+  return loop.break_target >= 0 && loop.continue_target >= 0 &&
+         ops[static_cast<size_t>(loop.continue_target)].op != Op::ForIter;
 }
 
 // The length of a break's copy at `k` of the block at `break_target` (the code after the loop),

@@ -8137,6 +8137,37 @@ CASES: list[Case] = [
         (0, 2, "x"),
         (1, 0, "x"),
     ),
+    # codecs.StreamReader.readline: a `while True` left only by breaks, the code after it a short
+    # return (3.12+ copies it into each break, no original left); an if's then-branch holding a
+    # break, then another if ending it whose break copy follows the first's: no if/else.
+    _case(
+        "while_true_nested_if_two_break_copies",
+        """
+        def f(parts, size, keep):
+            line = ""
+            it = iter(parts)
+            while True:
+                data = next(it, "")
+                line += data
+                if line:
+                    if len(line) > size:
+                        line = rec("long", line[:size])
+                        break
+                    if keep and line.endswith("."):
+                        line = rec("end", line)
+                        break
+                if not data:
+                    if line and not keep:
+                        line = line.strip()
+                    break
+                size += 1
+            return line
+        """,
+        (["ab", "c.", "d"], 5, True),
+        (["abcdefgh"], 3, False),
+        (["a", "b"], 9, False),
+        ([], 2, True),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
@@ -8270,6 +8301,10 @@ _AND_CHAIN = (
     " with the test's copy at its end as an if (the chain is not the test's last item)"
 )
 _CODE_NOT_YET: dict = {
+    "while_true_nested_if_two_break_copies": {
+        10: SAME_BEHAVIOUR_OTHER_CODE + "each break, a NOP then extend_block's copy of the return"
+        " after the loop, reads as that return (as on main)",
+    },
     "else_try_clause_copies_statement_and_implicit_return": {
         12: SAME_BEHAVIOUR_OTHER_CODE + "the copied statement is read into each branch (the if"
         " joins at the implicit return): the clause jumps to it rather than holding a copy",
