@@ -43,6 +43,21 @@ struct Restore {
   T saved;
 };
 
+// Marks the try statement whose handler is at `handler` open while its body is read, and closed
+// again however that read ends: a DecodeFailure leaves the statement to another reading (a
+// retry, the region fallbacks), which must find the try region there again, never read its body
+// as code no handler covers.
+struct OpenTry {
+  OpenTry(std::vector<bool>& open, int handler) : slot(open), at(static_cast<size_t>(handler)) {
+    slot[at] = true;
+  }
+  OpenTry(const OpenTry&) = delete;
+  OpenTry& operator=(const OpenTry&) = delete;
+  ~OpenTry() { slot[at] = false; }
+  std::vector<bool>& slot;
+  size_t at;
+};
+
 // Shared by the decoders of one compilation unit (a module and everything nested in it).
 struct DecodeSession {
   long steps_left = 2000000;  // bounds the time of one decompilation
