@@ -190,6 +190,7 @@ class CodeDecoder {
   int decode_jump(int i, int end, int exit);
   int decode_for(int i, int end, int region_exit = -1);
   int decode_while_true(int head, int last_jump, int end, int region_exit);
+  int body_past_last_jump_back(int head, int exit, int end) const;  // the body's end
   int while_true_exit(int head, int last_jump, int end, bool* ends_in_break) const;  // its end
   int cold_break_target(int head, int loop_exit, int end, int region_exit,
                         int break_target) const;  // 3.12+: breaks from cold handler code

@@ -8226,6 +8226,33 @@ CASES: list[Case] = [
         (["3333", "21"], 4),
         ([], 5),
     ),
+    # _pyrepl's Reader.handle1: a `while True:` whose body ends in a return keeps no jump back at
+    # its end; its last jump back, a `continue`, is followed by more of the body, which the if
+    # before it jumps to (remove_unreachable).
+    _case(
+        "while_true_continue_then_body_returns",
+        """
+        def f(events, block):
+            it = iter(events)
+            while True:
+                event = next(it, None)
+                if not event:
+                    if block and rec("more", event) is not None:
+                        continue
+                    return False
+                cmd = rec("cmd", event if event != "x" else None)
+                if cmd is None:
+                    if block:
+                        continue
+                    return False
+                rec("do", cmd)
+                return True
+        """,
+        (["", "a"], True),
+        (["x", "b"], True),
+        (["x"], False),
+        ([], False),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
