@@ -1515,6 +1515,12 @@ bool CodeDecoder::copy_is_one_statement(const IfShape& s, int copy, int n,
       one_statement = false;
   }
   if (loop && is_line_copy(ops, copy, loop->break_target, n)) one_statement = false;
+  // (Nor such a NOP that lift dropped onto the copy (decode_nop_break_copy), in a `while True`
+  // that no code follows, each break holding a copy of the exit block: 3.12+'s
+  // inline_small_exit_blocks left no original, so none lies after the loop to compare with.)
+  if (one_statement && loop && nop_break_copy_at(copy) &&
+      absent_break_target_copy(copy, label) == n)
+    one_statement = false;
   return one_statement;
 }
 

@@ -43,6 +43,21 @@ struct Restore {
   T saved;
 };
 
+// Marks the try statement whose handler is at `handler` open while its body is read, and closed
+// again however that read ends: a DecodeFailure leaves the statement to another reading (a
+// retry, the region fallbacks), which must find the try region there again, never read its body
+// as code no handler covers.
+struct OpenTry {
+  OpenTry(std::vector<bool>& open, int handler) : slot(open), at(static_cast<size_t>(handler)) {
+    slot[at] = true;
+  }
+  OpenTry(const OpenTry&) = delete;
+  OpenTry& operator=(const OpenTry&) = delete;
+  ~OpenTry() { slot[at] = false; }
+  std::vector<bool>& slot;
+  size_t at;
+};
+
 // Shared by the decoders of one compilation unit (a module and everything nested in it).
 struct DecodeSession {
   long steps_left = 2000000;  // bounds the time of one decompilation
@@ -166,6 +181,7 @@ class CodeDecoder {
   int nested_while_true_jump(int i, int end) const;  // 3.12+: its bottom jump, or -1
   int decode_clause_break_copy(int i, int end);      // 3.12+: one leaving an except clause, or -1
   int decode_nop_break_copy(int i, int end);  // a break's NOP, then a copy of the exit; or -1
+  bool nop_break_copy_at(int i) const;
   int absent_break_target_copy(int k, int end) const;                        // its length, or 0
   int break_copy_length(int k, int end, int break_target, bool while_true);  // or -1
   int decode_at_statement_start(int i, int end, int exit);     // a loop or try starting at i, or -1
@@ -174,6 +190,7 @@ class CodeDecoder {
   int decode_jump(int i, int end, int exit);
   int decode_for(int i, int end, int region_exit = -1);
   int decode_while_true(int head, int last_jump, int end, int region_exit);
+  int body_past_last_jump_back(int head, int exit, int end) const;  // the body's end
   int while_true_exit(int head, int last_jump, int end, bool* ends_in_break) const;  // its end
   int cold_break_target(int head, int loop_exit, int end, int region_exit,
                         int break_target) const;  // 3.12+: breaks from cold handler code

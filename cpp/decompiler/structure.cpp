@@ -284,19 +284,24 @@ int CodeDecoder::decode_clause_break_copy(int i, int end) {
 // starts a line of its own (the NOP stays: remove_redundant_nops). The copy is a `break`, not
 // the statement it repeats. Where the statement after it starts; -1 if that is not the shape.
 int CodeDecoder::decode_nop_break_copy(int i, int end) {
-  const auto& ops = lifted_.ops;
-  const Operation& op = ops[static_cast<size_t>(i)];
-  if (!profile_.inlines_small_exit_blocks || loops_.empty() || op.nop_line < 0 || op.line < 0 ||
-      op.line == op.nop_line || stack_.size() != statement_depth_)
-    return -1;
-  const LoopContext& loop = loops_.back();
-  if (loop.break_target < 0 || loop.continue_target < 0 ||
-      ops[static_cast<size_t>(loop.continue_target)].op == Op::ForIter)
-    return -1;
-  int length = break_copy_length(i, end, loop.break_target, true);
+  if (!nop_break_copy_at(i) || stack_.size() != statement_depth_) return -1;
+  int length = break_copy_length(i, end, loops_.back().break_target, true);
   if (length < 0) return -1;
   emit(make_stmt(StmtKind::Break));
   return i + length;
+}
+
+// Whether `i` may start decode_nop_break_copy's shape: the first operation of a copy holding
+// the line of a NOP (lift drops it onto the copy) with another line, in a `while` loop.
+bool CodeDecoder::nop_break_copy_at(int i) const {
+  const auto& ops = lifted_.ops;
+  const Operation& op = ops[static_cast<size_t>(i)];
+  if (!profile_.inlines_small_exit_blocks || loops_.empty() || op.nop_line < 0 || op.line < 0 ||
+      op.line == op.nop_line)
+    return false;
+  const LoopContext& loop = loops_.back();
+  return loop.break_target >= 0 && loop.continue_target >= 0 &&
+         ops[static_cast<size_t>(loop.continue_target)].op != Op::ForIter;
 }
 
 // The length of a break's copy at `k` of the block at `break_target` (the code after the loop),
@@ -1125,6 +1130,35 @@ int CodeDecoder::loop_clauses_reraise(int head, int last_jump, int end) const {
 
 // Where the `while True:` at `head`, whose last jump back is `last_jump`, ends; `*ends_in_break`:
 // reaching the body's end leaves the loop (a `break`).
+// A `while True:` whose body ends in a return or raise keeps no jump back at its end (the
+// compiler drops the unreachable one: flowgraph.c's remove_unreachable, 3.10 compile.c's
+// eliminate_unreachable): its last jump back, a `continue`, is not its end. Where a forward jump
+// of the body before `exit` (past that jump back) goes past it, the body runs on to the first
+// return or raise after which nothing jumps further (the least such body: the code past it is
+// reached by the loop's breaks). `exit` where none jumps past it, or nothing closes them.
+int CodeDecoder::body_past_last_jump_back(int head, int exit, int end) const {
+  const auto& ops = lifted_.ops;
+  auto forward = [&](int k) {
+    const Operation& op = ops[static_cast<size_t>(k)];
+    return (op.op == Op::Jump || op.op == Op::JumpIf || op.op == Op::JumpIfOrPop) && op.target > k
+               ? op.target
+               : -1;
+  };
+  int reach = -1;
+  for (int k = head; k < exit; ++k) reach = std::max(reach, forward(k));
+  if (reach <= exit || exit <= 0 || falls_through(ops[static_cast<size_t>(exit) - 1].op))
+    return exit;
+  for (int k = exit; k < end && k < reach + 1; ++k) {
+    const Operation& op = ops[static_cast<size_t>(k)];
+    if (!flow_.reachable[static_cast<size_t>(k)] || op.op == Op::PushExcInfo) return exit;
+    reach = std::max(reach, forward(k));
+    bool leaves = op.op == Op::ReturnValue || op.op == Op::ReturnConst || op.op == Op::RaiseVarargs;
+    if (leaves && reach <= k + 1) return k + 1;
+    if (op.op == Op::Jump && op.target < k) return exit;
+  }
+  return exit;
+}
+
 int CodeDecoder::while_true_exit(int head, int last_jump, int end, bool* ends_in_break) const {
   int loop_exit = last_jump + 1;
   // (Then reaching the body's end leaves the loop: a `break`.)
@@ -1142,6 +1176,8 @@ int CodeDecoder::while_true_exit(int head, int last_jump, int end, bool* ends_in
   // it; a body that ends in `break` has no jump there: compiler_break's jump to the loop's exit
   // block, placed right after, is removed as a jump to the next block. The body's end is then
   // after the RERAISE, reaching it a `break`: what follows reads alike after the loop.)
+  if (!*ends_in_break && loop_exit < end)
+    loop_exit = body_past_last_jump_back(head, loop_exit, end);
   if (profile_.block_stack && !*ends_in_break) {
     int reraise = loop_clauses_reraise(head, last_jump, end);
     if (reraise == loop_exit) {

@@ -8223,12 +8223,137 @@ CASES: list[Case] = [
         (0, 2, "x"),
         (1, 0, "x"),
     ),
+    # codecs.StreamReader.readline: a `while True` left only by breaks, the code after it a short
+    # return (3.12+ copies it into each break, no original left); an if's then-branch holding a
+    # break, then another if ending it whose break copy follows the first's: no if/else.
+    _case(
+        "while_true_nested_if_two_break_copies",
+        """
+        def f(parts, size, keep):
+            line = ""
+            it = iter(parts)
+            while True:
+                data = next(it, "")
+                line += data
+                if line:
+                    if len(line) > size:
+                        line = rec("long", line[:size])
+                        break
+                    if keep and line.endswith("."):
+                        line = rec("end", line)
+                        break
+                if not data:
+                    if line and not keep:
+                        line = line.strip()
+                    break
+                size += 1
+            return line
+        """,
+        (["ab", "c.", "d"], 5, True),
+        (["abcdefgh"], 3, False),
+        (["a", "b"], 9, False),
+        ([], 2, True),
+    ),
+    # _pyrepl's UnixConsole.get_event: a retry loop, `while True:` whose only jump back is an except
+    # clause's `continue`, placed after the function's code (3.12+ push_cold_blocks_to_end),
+    # starting the body of a `while test:` whose own jump back goes to the same operation.
+    _case(
+        "while_test_body_while_true_clause_continue",
+        """
+        def f(items):
+            it = iter(items)
+            out = []
+            while len(out) < 3:
+                while True:
+                    try:
+                        out.append(rec("get", int(next(it))))
+                    except ValueError:
+                        continue
+                    break
+            return out
+        """,
+        (["1", "x", "2", "y", "z", "3", "4"],),
+        (["5", "6", "7"],),
+    ),
+    # socket._sendfile_use_send: a try/finally (its body's return copied with the finally) around
+    # a `while True:` whose body ends in a nested retry loop; 3.12+ places the inner clause's
+    # `continue` in cold handler code, past the outer loop's own jump back.
+    _case(
+        "try_finally_while_true_nested_retry_continue",
+        """
+        def f(chunks, count):
+            total = 0
+            it = iter(chunks)
+            try:
+                while True:
+                    if count and total >= count:
+                        break
+                    data = next(it, "")
+                    if not data:
+                        break
+                    while True:
+                        try:
+                            sent = rec("send", int(data[0]))
+                        except ValueError:
+                            data = data[1:] or "1"
+                            continue
+                        else:
+                            total += sent
+                            if sent < len(data):
+                                data = data[sent:]
+                            else:
+                                break
+                return total
+            finally:
+                if total > 0 and count:
+                    rec("seek", total)
+        """,
+        (["12", "x3", "1"], 0),
+        (["3333", "21"], 4),
+        ([], 5),
+    ),
+    # _pyrepl's Reader.handle1: a `while True:` whose body ends in a return keeps no jump back at
+    # its end; its last jump back, a `continue`, is followed by more of the body, which the if
+    # before it jumps to (remove_unreachable).
+    _case(
+        "while_true_continue_then_body_returns",
+        """
+        def f(events, block):
+            it = iter(events)
+            while True:
+                event = next(it, None)
+                if not event:
+                    if block and rec("more", event) is not None:
+                        continue
+                    return False
+                cmd = rec("cmd", event if event != "x" else None)
+                if cmd is None:
+                    if block:
+                        continue
+                    return False
+                rec("do", cmd)
+                return True
+        """,
+        (["", "a"], True),
+        (["x", "b"], True),
+        (["x"], False),
+        ([], False),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
 WRONG = "decompiles without a fallback to code that behaves differently: "
 _NOT_YET: dict = {
+    "while_test_body_while_true_clause_continue": {
+        ALL: FALLBACK + "'unstructured jump' (the inner loop's head is the outer loop's body start,"
+        " its only jump back the clause's `continue`; as on main)",
+    },
+    "try_finally_while_true_nested_retry_continue": {
+        v: FALLBACK + "'unstructured jump' (3.12+: the last jump back to the loop's head is the"
+        " inner clause's `continue` in cold code; as on main)"
+        for v in (12, 13)
+    },
     "finally_if_branch_try_except_returns_then_last_statement": {
         10: FALLBACK + "'stack underflow' (as on main)",
         12: FALLBACK
