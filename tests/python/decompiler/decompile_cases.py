@@ -8137,8 +8137,50 @@ CASES: list[Case] = [
         (0, 2, "x"),
         (1, 0, "x"),
     ),
+    # 3.12+: an if/else ending the function whose then-branch ends in ifs and `and` tests:
+    # inline_small_exit_blocks copies the implicit `return None` into the branch's jump over the
+    # else, and duplicate_exits_without_lineno gives each test jumping to that copy its own, with
+    # the test's line, the last test's first (wsgiref's BaseHandler.send_preamble); the tests
+    # jumping to the copies go to the branch's end, not to an else of their own.
+    _case(
+        "if_else_then_branch_ends_in_and_test_exit_copies",
+        """
+        def f(a, b, c, d):
+            if rec("a", a):
+                if rec("b", b):
+                    rec("one")
+                    if rec("c", c):
+                        rec("two")
+                    if rec("d", d) and rec("c", c):
+                        rec("three")
+            else:
+                rec("else")
+        """,
+        (1, 1, 1, 1),
+        (1, 1, 0, 1),
+        (1, 1, 1, 0),
+        (1, 0, 1, 1),
+        (0, 1, 1, 1),
+    ),
+    # (No test falls into the block there: the last test's jump keeps it, the earlier ones get
+    # the copies.)
+    _case(
+        "if_else_then_branch_ends_in_and_test_raising",
+        """
+        def f(a, b, c):
+            if rec("a", a):
+                rec("mid")
+                if rec("b", b) and rec("c", c):
+                    raise KeyError(c)
+            else:
+                rec("else", b)
+        """,
+        (1, 1, 2),
+        (1, 0, 1),
+        (1, 1, 0),
+        (0, 1, 1),
+    ),
 ]
-
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
 WRONG = "decompiles without a fallback to code that behaves differently: "
