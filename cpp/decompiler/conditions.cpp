@@ -1487,23 +1487,44 @@ int CodeDecoder::if_else_copied_exit_of_length(const IfShape& s, int n,
 // duplicate_exits_without_lineno (flowgraph.c) then gave each such jump a copy of its own, with
 // the jump's line, placed right after the block, the last jump's copy first. The branch ends
 // before the block, the tests jumping to the copies go where it goes (the copies are consumed),
-// and the else runs from the label to the final return it falls into.
+// and the else runs from the label to the final return it falls into, or, where no code is
+// reachable after it (an else ending in a raise: every jump to the return got a copy, the
+// original went), to the region's end.
 int CodeDecoder::if_else_exit_copies(const IfShape& s) {
   const int first = exit_copies_start(s.then_begin, s.label);
   if (first < 0) return -1;
-  const int join = copy_original(s, first, 1, true);
-  if (join < s.label) return -1;
+  auto ends_code = [&](int at) {  // nothing reachable from `at` on
+    for (size_t k = static_cast<size_t>(std::max(at, 0)); k < lifted_.ops.size(); ++k) {
+      if (flow_.reachable[k]) return false;
+    }
+    return true;
+  };
   // (The final return itself, where the code ends: a copy of it ending an else, code following
-  // it, is a written `return None`'s.)
-  for (size_t k = static_cast<size_t>(join) + 1; k < lifted_.ops.size(); ++k) {
-    if (flow_.reachable[k]) return -1;
-  }
+  // it, is a written `return None`'s. Or no final return at all: the else never falls off its
+  // end, the block was copied into every jump to it.)
+  int join = copy_original(s, first, 1, true);
+  if (join >= s.label && !ends_code(join + 1)) return -1;
+  if (join < s.label && (s.end <= s.label || !ends_code(s.end) || !else_is_code(s))) return -1;
   mark_consumed(first + 1, s.label);
-  Body then_body = decode_range(s.then_begin, first, join);
+  Body then_body = decode_range(s.then_begin, first, join >= s.label ? join : first);
   if (then_body.empty()) then_body.push_back(make_stmt(StmtKind::Pass));
-  Body else_body = decode_range(s.label, join, join);
+  Body else_body =
+      join >= s.label ? decode_range(s.label, join, join) : decode_range(s.label, s.end, s.exit);
   emit_if(s, std::move(then_body), std::move(else_body));
-  return join;
+  return join >= s.label ? join : s.end;
+}
+
+// Whether [label, end) is an else: normal code under the test's handlers, no handler code that
+// push_cold_blocks_to_end placed after the branch.
+bool CodeDecoder::else_is_code(const IfShape& s) const {
+  const auto& ops = lifted_.ops;
+  if (!flow_.reachable[static_cast<size_t>(s.label)]) return false;
+  for (int k = s.label; k < s.end; ++k) {
+    if (ops[static_cast<size_t>(k)].op == Op::PushExcInfo ||
+        flow_.handler_covering(k) != flow_.handler_covering(s.then_begin))
+      return false;
+  }
+  return true;
 }
 
 // The block at the start of the run of `return None` copies ending [then_begin, label), as

@@ -535,6 +535,7 @@ class CodeDecoder {
   int if_else_copied_exit(const IfShape& s);  // 3.12+: the branch ends in a copied exit block
   int if_else_exit_copies(const IfShape& s);  // 3.12+: ... and the copies its tests jump to
   int exit_copies_start(int then_begin, int label) const;  // the copied block, or -1
+  bool else_is_code(const IfShape& s) const;               // [label, end): no handler code
   int if_else_copied_exit_of_length(const IfShape& s, int n, const std::vector<bool>& targeted);
   bool copy_is_one_statement(const IfShape& s, int copy, int n,
                              const std::vector<bool>& targeted) const;

@@ -8162,6 +8162,30 @@ CASES: list[Case] = [
         (1, 0, 1, 1),
         (0, 1, 1, 1),
     ),
+    # The same in an elif chain whose else raises: nothing falls into the implicit return, every
+    # jump to it got a copy and the original went (mailbox's Mailbox._dump_message).
+    _case(
+        "elif_chain_raising_else_then_branch_ends_in_and_test",
+        """
+        def f(a, b, c):
+            if rec("a", a) == 1:
+                rec("one")
+                if rec("b", b) and rec("c", c):
+                    rec("both")
+            elif rec("a2", a) == 2:
+                rec("two")
+                if rec("c", c):
+                    rec("c")
+            else:
+                raise KeyError(a)
+        """,
+        (1, 1, 1),
+        (1, 0, 1),
+        (1, 1, 0),
+        (2, 1, 1),
+        (2, 1, 0),
+        (3, 1, 1),
+    ),
     # (No test falls into the block there: the last test's jump keeps it, the earlier ones get
     # the copies.)
     _case(
