@@ -622,6 +622,7 @@ class CodeDecoder {
   void swapped_tuple_assignment(int i);
   int rotated_tuple_assignment(int i);
   bool on_new_line(int i);
+  bool line_held_by_copies(int i);  // 3.12+: ... but for copies of its exit block before it
   bool on_return_line(int i);
   // `if test: A else: break` statements that were written `if test: A; continue` + `break`
   // (decode_condition), for decode_while_true.

@@ -8204,6 +8204,26 @@ CASES: list[Case] = [
         (1, 1, 0),
         (0, 1, 1),
     ),
+    # 3.12+: a written `else: return None` after a chained comparison: each link's cleanup
+    # (`POP_TOP`) is followed by a copy of that return, its line with it
+    # (inline_small_exit_blocks), before the original, which then starts no line of its own;
+    # the return is still written (http.cookiejar's _timegm).
+    _case(
+        "chained_comparisons_test_then_written_else_return_none",
+        """
+        def f(a, b, c):
+            if rec("a", a) >= 1 and 1 <= rec("b", b) <= 12 and 0 <= rec("c", c) <= 5:
+                return rec("t", a)
+            else:
+                return None
+        """,
+        (1, 2, 3),
+        (0, 2, 3),
+        (1, 13, 3),
+        (1, 0, 3),
+        (1, 2, 6),
+        (1, 2, -1),
+    ),
 ]
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
