@@ -749,6 +749,7 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
   if (int next = if_continue_then_break(s); next >= 0) return next;
   if (int next = if_else_breaks_threaded_to_head(s); next >= 0) return next;
   fold_exit_block_copies(s);
+  if (int next = if_else_exit_copies(s); next >= 0) return next;
   if (int next = if_else_copied_exit(s); next >= 0) return next;
   return if_with_final_return(s);
 }
@@ -1488,6 +1489,100 @@ int CodeDecoder::if_else_copied_exit_of_length(const IfShape& s, int n,
   Body else_body = leaves_clause ? decode_range(label, end, exit) : decode_range(label, join, join);
   emit_if(s, std::move(then_body), std::move(else_body));
   return leaves_clause ? end : join;
+}
+
+// 3.12+: a then-branch jumping over its else to the implicit `return None` ends in a copy of it
+// (inline_small_exit_blocks replaced the jump), a block without a line that the tests inside
+// the branch jumped to as well (the branch's end: an if ending it, `and` operands);
+// duplicate_exits_without_lineno (flowgraph.c) then gave each such jump a copy of its own, with
+// the jump's line, placed right after the block, the last jump's copy first. The branch ends
+// before the block, the tests jumping to the copies go where it goes (the copies are consumed),
+// and the else runs from the label to the final return it falls into, or, where no code is
+// reachable after it (an else ending in a raise: every jump to the return got a copy, the
+// original went), to the region's end.
+int CodeDecoder::if_else_exit_copies(const IfShape& s) {
+  const int first = exit_copies_start(s.then_begin, s.label);
+  if (first < 0) return -1;
+  auto ends_code = [&](int at) {  // nothing reachable from `at` on
+    for (size_t k = static_cast<size_t>(std::max(at, 0)); k < lifted_.ops.size(); ++k) {
+      if (flow_.reachable[k]) return false;
+    }
+    return true;
+  };
+  // (The final return itself, where the code ends: a copy of it ending an else, code following
+  // it, is a written `return None`'s. Or no final return at all: the else never falls off its
+  // end, the block was copied into every jump to it.)
+  int join = copy_original(s, first, 1, true);
+  if (join >= s.label && !ends_code(join + 1)) return -1;
+  if (join < s.label && (s.end <= s.label || !ends_code(s.end) || !else_is_code(s))) return -1;
+  mark_consumed(first + 1, s.label);
+  Body then_body = decode_range(s.then_begin, first, join >= s.label ? join : first);
+  if (then_body.empty()) then_body.push_back(make_stmt(StmtKind::Pass));
+  Body else_body =
+      join >= s.label ? decode_range(s.label, join, join) : decode_range(s.label, s.end, s.exit);
+  emit_if(s, std::move(then_body), std::move(else_body));
+  return join >= s.label ? join : s.end;
+}
+
+// Whether [label, end) is an else: normal code under the test's handlers, no handler code that
+// push_cold_blocks_to_end placed after the branch.
+bool CodeDecoder::else_is_code(const IfShape& s) const {
+  const auto& ops = lifted_.ops;
+  if (!flow_.reachable[static_cast<size_t>(s.label)]) return false;
+  for (int k = s.label; k < s.end; ++k) {
+    if (ops[static_cast<size_t>(k)].op == Op::PushExcInfo ||
+        flow_.handler_covering(k) != flow_.handler_covering(s.then_begin))
+      return false;
+  }
+  return true;
+}
+
+// The block at the start of the run of `return None` copies ending [then_begin, label), as
+// if_else_exit_copies reads it: each copy the target of one jump from inside the branch before
+// the block, on that jump's line, the jumps in reverse order of their copies; the block reached
+// by falling into it, without a line of its own, or by the last jump only. Else -1.
+int CodeDecoder::exit_copies_start(int then_begin, int label) const {
+  const auto& ops = lifted_.ops;
+  auto returns_none = [&](int k) {
+    const Operation& o = ops[static_cast<size_t>(k)];
+    return o.op == Op::ReturnConst && o.constant && o.constant->kind == bytecode::ObjectKind::None;
+  };
+  if (!profile_.copies_exits_with_jump_lines || label - 2 <= then_begin ||
+      !returns_none(label - 1) || !returns_none(label - 2))
+    return -1;
+  std::vector<std::vector<int>> sources(static_cast<size_t>(label - then_begin));
+  for (size_t q = 0; q < ops.size(); ++q) {
+    int t = ops[q].target;
+    if (is_jump(ops[q].op) && t >= then_begin && t < label)
+      sources[static_cast<size_t>(t - then_begin)].push_back(static_cast<int>(q));
+  }
+  auto from = [&](int k) -> const std::vector<int>& {
+    return sources[static_cast<size_t>(k - then_begin)];
+  };
+  int first = label - 1;
+  int later_source = -1;  // the jump to the copy after the one looked at
+  while (first - 1 > then_begin && returns_none(first - 1) && from(first).size() == 1) {
+    int source = from(first)[0];
+    if (source < then_begin || source >= first - 1 || source <= later_source ||
+        line_at(ops, source) != line_at(ops, first))
+      break;
+    later_source = source;
+    --first;
+  }
+  if (first == label - 1) return -1;
+  const Operation& before = ops[static_cast<size_t>(first) - 1];
+  bool falls_in = from(first).empty() && ops[static_cast<size_t>(first)].line < 0 &&
+                  !is_jump(before.op) && before.op != Op::ReturnValue &&
+                  before.op != Op::ReturnConst && before.op != Op::RaiseVarargs &&
+                  before.op != Op::Reraise;
+  bool last_jump = from(first).size() == 1 && from(first)[0] > later_source &&
+                   from(first)[0] < first && from(first)[0] >= then_begin;
+  if (!falls_in && !last_jump) return -1;
+  if (flow_.handler_covering(first) != flow_.handler_covering(then_begin)) return -1;
+  for (int k = first + 1; k < label; ++k) {
+    if (flow_.handler_covering(k) != flow_.handler_covering(first)) return -1;
+  }
+  return first;
 }
 
 bool CodeDecoder::copy_is_one_statement(const IfShape& s, int copy, int n,

@@ -550,6 +550,9 @@ class CodeDecoder {
   bool in_branch_loop(int begin, int k, int end) const;   // k in a loop held by [begin, end)
   void fold_exit_block_copies(IfShape& s);    // tests jumping to copies of one exit block
   int if_else_copied_exit(const IfShape& s);  // 3.12+: the branch ends in a copied exit block
+  int if_else_exit_copies(const IfShape& s);  // 3.12+: ... and the copies its tests jump to
+  int exit_copies_start(int then_begin, int label) const;  // the copied block, or -1
+  bool else_is_code(const IfShape& s) const;               // [label, end): no handler code
   int if_else_copied_exit_of_length(const IfShape& s, int n, const std::vector<bool>& targeted);
   bool copy_is_one_statement(const IfShape& s, int copy, int n,
                              const std::vector<bool>& targeted) const;
@@ -636,6 +639,7 @@ class CodeDecoder {
   void swapped_tuple_assignment(int i);
   int rotated_tuple_assignment(int i);
   bool on_new_line(int i);
+  bool line_held_by_copies(int i);  // 3.12+: ... but for copies of its exit block before it
   bool on_return_line(int i);
   // `if test: A else: break` statements that were written `if test: A; continue` + `break`
   // (decode_condition), for decode_while_true.

@@ -1568,7 +1568,8 @@ bool CodeDecoder::execute_exit(const Operation& op, int i) {
       auto stmt = make_stmt(StmtKind::Return, {value});
       // (`return None` before 3.12: the line is the LOAD_CONST's.)
       bool loads_constant = i > 0 && lifted_.ops[static_cast<size_t>(i) - 1].op == Op::LoadConst;
-      stmt->new_line = on_new_line(loads_constant ? i - 1 : i);
+      stmt->new_line = on_new_line(loads_constant ? i - 1 : i) ||
+                       line_held_by_copies(loads_constant ? i - 1 : i);
       stmt->return_line = loads_constant && on_return_line(i - 1);
       // 3.12+ folds `return CONST` into RETURN_CONST: a constant returned by LOAD_CONST +
       // RETURN_VALUE is a branch of `return a if c else b` whose return the compiler copied.
@@ -1584,7 +1585,7 @@ bool CodeDecoder::execute_exit(const Operation& op, int i) {
     }
     case Op::ReturnConst: {
       auto stmt = make_stmt(StmtKind::Return, {constant(op.constant)});
-      stmt->new_line = on_new_line(i);
+      stmt->new_line = on_new_line(i) || line_held_by_copies(i);
       emit(stmt);
       return true;
     }
@@ -1800,6 +1801,35 @@ bool CodeDecoder::on_new_line(int i) {
   }
   int line = ops[static_cast<size_t>(i)].line;
   return line > 0 && line > max_line_before_[static_cast<size_t>(i)];
+}
+
+// 3.12+'s inline_small_exit_blocks (3.10's extend_block) copies a short exit block with a line
+// of its own, the line with it, into the jumps to it, and a copy may lie before the original (a
+// chained comparison's cleanup: `POP_TOP`, then the copy of the return its false exit goes to; the
+// last link's copy right before the original, which then starts no line). Whether the exit block at
+// operation i starts its line all the same: every operation before it starting that line (or a
+// later one) starts such a copy, which no other operation of the line follows.
+bool CodeDecoder::line_held_by_copies(int i) {
+  const auto& ops = lifted_.ops;
+  if (!profile_.inlines_small_exit_blocks || on_new_line(i)) return false;
+  const int n = normalized_.exit_run[static_cast<size_t>(i)];
+  if (n <= 0) return false;
+  int start = i;  // where the line starts: i, or a copy right before it
+  while (ops[static_cast<size_t>(start)].line < 0 && start >= n &&
+         same_operations(ops, start - n, i, n)) {
+    start -= n;
+    for (int k = start + 1; k < start + n; ++k) {
+      if (ops[static_cast<size_t>(k)].line >= 0) return false;
+    }
+  }
+  const int line = ops[static_cast<size_t>(start)].line;
+  if (line <= 0 || line < max_line_before_[static_cast<size_t>(start)]) return false;
+  for (int k = 0; k < start; ++k) {
+    if (ops[static_cast<size_t>(k)].line != line) continue;
+    if (k + n > start || !same_operations(ops, k, i, n)) return false;
+    if (k + n < start && ops[static_cast<size_t>(k + n)].line < 0) return false;
+  }
+  return true;
 }
 
 // Whether operation i (a `return None`'s LOAD_CONST) is on a line nothing but such returns start:

@@ -119,6 +119,10 @@ class CompilerProfile {
   // the same handlers
   // (compile.c extend_block, duplicate_exits_without_lineno); the decoder folds these copies.
   bool copies_exits_per_jump = minor_ <= 11;
+  // 3.12+'s duplicate_exits_without_lineno (flowgraph.c): each further jump to an exit block
+  // without a line gets a copy placed right after the block (the last jump's copy first), its
+  // line the jump's (propagate_line_numbers spreads it).
+  bool copies_exits_with_jump_lines = minor_ >= 12;
   // flowgraph.c optimize_basic_block (3.13+): of two STORE_FASTs of one local on one line, the
   // first becomes POP_TOP (`a, _, _ = t`).
   bool pops_overwritten_stores = minor_ >= 13;

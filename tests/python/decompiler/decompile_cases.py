@@ -8223,6 +8223,93 @@ CASES: list[Case] = [
         (0, 2, "x"),
         (1, 0, "x"),
     ),
+    # 3.12+: an if/else ending the function whose then-branch ends in ifs and `and` tests:
+    # inline_small_exit_blocks copies the implicit `return None` into the branch's jump over the
+    # else, and duplicate_exits_without_lineno gives each test jumping to that copy its own, with
+    # the test's line, the last test's first (wsgiref's BaseHandler.send_preamble); the tests
+    # jumping to the copies go to the branch's end, not to an else of their own.
+    _case(
+        "if_else_then_branch_ends_in_and_test_exit_copies",
+        """
+        def f(a, b, c, d):
+            if rec("a", a):
+                if rec("b", b):
+                    rec("one")
+                    if rec("c", c):
+                        rec("two")
+                    if rec("d", d) and rec("c", c):
+                        rec("three")
+            else:
+                rec("else")
+        """,
+        (1, 1, 1, 1),
+        (1, 1, 0, 1),
+        (1, 1, 1, 0),
+        (1, 0, 1, 1),
+        (0, 1, 1, 1),
+    ),
+    # The same in an elif chain whose else raises: nothing falls into the implicit return, every
+    # jump to it got a copy and the original went (mailbox's Mailbox._dump_message).
+    _case(
+        "elif_chain_raising_else_then_branch_ends_in_and_test",
+        """
+        def f(a, b, c):
+            if rec("a", a) == 1:
+                rec("one")
+                if rec("b", b) and rec("c", c):
+                    rec("both")
+            elif rec("a2", a) == 2:
+                rec("two")
+                if rec("c", c):
+                    rec("c")
+            else:
+                raise KeyError(a)
+        """,
+        (1, 1, 1),
+        (1, 0, 1),
+        (1, 1, 0),
+        (2, 1, 1),
+        (2, 1, 0),
+        (3, 1, 1),
+    ),
+    # (No test falls into the block there: the last test's jump keeps it, the earlier ones get
+    # the copies.)
+    _case(
+        "if_else_then_branch_ends_in_and_test_raising",
+        """
+        def f(a, b, c):
+            if rec("a", a):
+                rec("mid")
+                if rec("b", b) and rec("c", c):
+                    raise KeyError(c)
+            else:
+                rec("else", b)
+        """,
+        (1, 1, 2),
+        (1, 0, 1),
+        (1, 1, 0),
+        (0, 1, 1),
+    ),
+    # 3.12+: a written `else: return None` after a chained comparison: each link's cleanup
+    # (`POP_TOP`) is followed by a copy of that return, its line with it
+    # (inline_small_exit_blocks), before the original, which then starts no line of its own;
+    # the return is still written (http.cookiejar's _timegm).
+    _case(
+        "chained_comparisons_test_then_written_else_return_none",
+        """
+        def f(a, b, c):
+            if rec("a", a) >= 1 and 1 <= rec("b", b) <= 12 and 0 <= rec("c", c) <= 5:
+                return rec("t", a)
+            else:
+                return None
+        """,
+        (1, 2, 3),
+        (0, 2, 3),
+        (1, 13, 3),
+        (1, 0, 3),
+        (1, 2, 6),
+        (1, 2, -1),
+    ),
     # codecs.StreamReader.readline: a `while True` left only by breaks, the code after it a short
     # return (3.12+ copies it into each break, no original left); an if's then-branch holding a
     # break, then another if ending it whose break copy follows the first's: no if/else.
@@ -8340,7 +8427,6 @@ CASES: list[Case] = [
         ([], False),
     ),
 ]
-
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
 WRONG = "decompiles without a fallback to code that behaves differently: "
