@@ -1161,7 +1161,10 @@ bool CodeDecoder::execute_store(const Operation& op, int i) {
       ExprPtr stop = pop();
       ExprPtr start = pop();
       ExprPtr base = pop();
-      ExprPtr value = pop();
+      // (Raw, as for STORE_SUBSCR: the value may be a slot of a tuple assignment whose values
+      // compiler_visit_stmt's rotation left on the stack, `a[i:], b[:] = x, y`; read as a value
+      // it moved to a temporary computed before the first store, out of the source's order.)
+      ExprPtr value = pop_raw();
       ExprPtr slice = make_expr(ExprKind::Slice,
                                 {is_none(start) ? nullptr : start, is_none(stop) ? nullptr : stop});
       store(make_expr(ExprKind::Subscript, {base, slice}), value);
@@ -1770,7 +1773,8 @@ int CodeDecoder::rotated_tuple_assignment(int i) {
   size_t needed = count;
   for (size_t k = static_cast<size_t>(after); k < ops.size() && stores < needed; ++k) {
     Op next = ops[k].op;
-    if (next == Op::StoreName || next == Op::StoreAttr || next == Op::StoreSubscr) {
+    if (next == Op::StoreName || next == Op::StoreAttr || next == Op::StoreSubscr ||
+        next == Op::StoreSlice) {  // (3.12+: compiler_visit_expr's STORE_SLICE for `a[i:j] =`)
       ++stores;
     } else if (next == Op::UnpackSequence && ops[k].arg >= 1) {
       needed += static_cast<size_t>(ops[k].arg) - 1;

@@ -8137,6 +8137,28 @@ CASES: list[Case] = [
         (0, 2, "x"),
         (1, 0, "x"),
     ),
+    # 3.12+: a tuple assignment to slices, `a[i:], b[:] = x, y`: compiler_visit_stmt's rotation
+    # (SWAP 2) then STORE_SLICE per target; the second value was moved to a temporary computed
+    # before the first (more_itertools' distinct_permutations._partial).
+    _case(
+        "tuple_assignment_to_slices_keeps_value_order",
+        """
+        def f(n):
+            log = []
+
+            class T(list):
+                def __getitem__(self, k):
+                    log.append(k)
+                    return list.__getitem__(self, k)
+
+            head, tail = list(range(n)), T(range(n))
+            i = 1
+            head[i:], tail[:] = tail[: n - i], tail[n - i :]
+            return head, list(tail), log
+        """,
+        (3,),
+        (5,),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
