@@ -8159,6 +8159,33 @@ CASES: list[Case] = [
         (3,),
         (5,),
     ),
+    # 3.12+: a while loop with an else whose only break is in an except clause, the handler code
+    # placed after the function's code (push_cold_blocks_to_end) with the break's jump threaded to
+    # the enclosing loop's next iteration: the else was read as code after the loop, run after the
+    # break too (networkx's edge_disjoint_paths).
+    _case(
+        "while_else_break_in_except_clause_in_for",
+        """
+        def f(d, s, t):
+            d = {k: dict(v) for k, v in d.items()}
+            out = []
+            for v in list(d[s]):
+                path = [s]
+                u = v
+                while u != t:
+                    path.append(u)
+                    try:
+                        u, _ = d[u].popitem()
+                    except KeyError:
+                        break
+                else:
+                    path.append(t)
+                    out.append(path)
+            return out
+        """,
+        ({1: {2: 0, 3: 0}, 2: {4: 0}, 3: {}, 4: {}}, 1, 4),
+        ({1: {2: 0}, 2: {}}, 1, 2),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
