@@ -1651,6 +1651,13 @@ bool CodeDecoder::execute_import(const Operation& op) {
 void CodeDecoder::execute(int i) {
   if (--session_.steps_left < 0) throw DecodeFailure("step budget exhausted");
   const Operation& op = lifted_.ops[static_cast<size_t>(i)];
+  // 3.11+: a handler starting with PUSH_EXC_INFO is a try or with statement's (compiler_try_except,
+  // compiler_try_finally, compiler_with push it with SETUP_FINALLY/SETUP_CLEANUP); an operation
+  // it covers read while that statement is not open is read as if no handler covered it: what it
+  // raises would no longer reach the clauses.
+  if (int handler = try_covering_[static_cast<size_t>(i)];
+      handler >= 0 && !opened_try_[static_cast<size_t>(handler)])
+    throw DecodeFailure("operation outside its try statement");
   if (execute_stack(op, i) || execute_load(op, i) || execute_store(op, i) || execute_operator(op) ||
       execute_build(op) || execute_display_update(op) || execute_format(op) || execute_call(op) ||
       execute_generator(op) || execute_exit(op, i) || execute_import(op))

@@ -8137,6 +8137,38 @@ CASES: list[Case] = [
         (0, 2, "x"),
         (1, 0, "x"),
     ),
+    # 3.12+: `while True:` whose body starts with a try whose body is a while loop: the try's
+    # region starts at the inner loop's test, where the outer loop's jump back lands too (the
+    # try's NOP gone), and ends before the inner loop's jump back; it was read as the two loops
+    # without the try, so StopIteration left the generator (jinja2's
+    # TemplateStream._buffered_generator).
+    _case(
+        "while_true_try_body_while_loop_except_in_generator",
+        """
+        def f(items, size):
+            def gen(it):
+                buf = []
+                c_size = 0
+                while True:
+                    try:
+                        while c_size < size:
+                            c = next(it)
+                            buf.append(c)
+                            if c:
+                                c_size += 1
+                    except StopIteration:
+                        if not c_size:
+                            return
+                    yield list(buf)
+                    del buf[:]
+                    c_size = 0
+
+            return list(gen(iter(items)))
+        """,
+        ((1, 2, 0, 3, 4), 2),
+        ((), 1),
+        ((0, 0), 3),
+    ),
     # 3.12+: a tuple assignment to slices, `a[i:], b[:] = x, y`: compiler_visit_stmt's rotation
     # (SWAP 2) then STORE_SLICE per target; the second value was moved to a temporary computed
     # before the first (more_itertools' distinct_permutations._partial).
@@ -8192,6 +8224,13 @@ CASES: list[Case] = [
 FALLBACK = "marked fallback region: "
 WRONG = "decompiles without a fallback to code that behaves differently: "
 _NOT_YET: dict = {
+    "while_true_try_body_while_loop_except_in_generator": {
+        11: FALLBACK + "'operation outside its try statement', then 'unstructured jump' (main: the"
+        " latter alone)",
+        12: FALLBACK + "'operation outside its try statement' (3.12+: the try's region starts at"
+        " the inner loop's test, where the outer loop's jump back lands; read as the loops alone)",
+        13: FALLBACK + "'operation outside its try statement' (as on 3.12)",
+    },
     "finally_if_branch_try_except_returns_then_last_statement": {
         10: FALLBACK + "'stack underflow' (as on main)",
         12: FALLBACK
