@@ -635,6 +635,26 @@ int CodeDecoder::cold_body_end(int i, int end, int handler, int body_end, bool i
   return body_end;
 }
 
+namespace {
+
+// A try (or with) statement's handler marked open while its statement is read, and closed again
+// however the reading ends: a reading that fails and is retried another way must not find the
+// region still marked open (it would not be read as a try again, its body read as if no
+// handler covered it).
+struct OpenTry {
+  OpenTry(std::vector<bool>& opened, int handler)
+      : opened_(opened), handler_(static_cast<size_t>(handler)) {
+    opened_[handler_] = true;
+  }
+  OpenTry(const OpenTry&) = delete;
+  OpenTry& operator=(const OpenTry&) = delete;
+  ~OpenTry() { opened_[handler_] = false; }
+  std::vector<bool>& opened_;
+  size_t handler_;
+};
+
+}  // namespace
+
 int CodeDecoder::decode_try(int i, int end, int exit) {
   const auto& ops = lifted_.ops;
   bool mid_expression = mid_expression_try_;
@@ -644,22 +664,17 @@ int CodeDecoder::decode_try(int i, int end, int exit) {
   int body_end = region->end;
   if (handler <= i || body_end > handler) throw DecodeFailure("try handler before its body");
   body_end = try_body_end(i, end, handler, body_end);
-  opened_try_[static_cast<size_t>(handler)] = true;
+  OpenTry open(opened_try_, handler);
   // Classify the handler: except clauses start with POP_TOP or a type test; finally does not.
   bool is_except = handler_is_except(handler);
   mid_expression_try_ = mid_expression && !is_except;
-  if (is_except_star_prologue(ops, handler, profile_)) {
-    int next = decode_try_star(i, body_end, handler, end, exit);
-    opened_try_[static_cast<size_t>(handler)] = false;
-    return next;
-  }
+  if (is_except_star_prologue(ops, handler, profile_))
+    return decode_try_star(i, body_end, handler, end, exit);
   if (profile_.cold_blocks_at_end && table_readings_ &&
       !flow_.reachable[static_cast<size_t>(body_end) - 1])
     body_end = cold_body_end(i, end, handler, body_end, is_except);
-  int next = is_except ? decode_try_except(i, body_end, handler, end, exit)
-                       : decode_try_finally(i, body_end, handler, end, exit);
-  opened_try_[static_cast<size_t>(handler)] = false;
-  return next;
+  return is_except ? decode_try_except(i, body_end, handler, end, exit)
+                   : decode_try_finally(i, body_end, handler, end, exit);
 }
 
 // The start of the exit (POP_EXCEPT, the unbinding of `bound`, the jump to the join) ending the
@@ -2580,16 +2595,15 @@ int CodeDecoder::decode_with(int i, int end, int exit) {
   statement_depth_ = stack_.size() - 1;
   ExprPtr saved_target = captured_target_;
   captured_target_ = nullptr;
-  opened_try_[static_cast<size_t>(handler)] = true;
   bool returns_after = returns_after_;
   returns_after_ = false;
   Body body;
   {
+    OpenTry open(opened_try_, handler);
     Restore<std::map<int, std::pair<int, int>>> restore(open_with_ends_);
     open_with_ends_[handler] = {body_end, with_end == end ? exit : with_end};
     body = decode_range(i + 1, body_end, body_exit >= 0 ? body_exit : with_end);
   }
-  opened_try_[static_cast<size_t>(handler)] = false;
   // At module level that return is the implicit `return None` at the end of the code.
   if (returns_after && role_ == CodeRole::Module && !body.empty() &&
       body.back()->kind == StmtKind::Return) {
