@@ -151,8 +151,9 @@ class CodeDecoder {
   std::vector<int> function_loads_;  // the LOAD_CONST of each, or -1
   bool starts_own_line(int function_ref) const;
   std::vector<bool> opened_try_;
-  std::vector<bool> consumed_;  // handler code decoded with its statement, or cleanup blocks  //
-                                // handler targets whose try statement is being decoded
+  std::vector<int> try_covering_;  // per operation: the try/with handler covering it, else -1
+  std::vector<bool> consumed_;     // handler code decoded with its statement, or cleanup blocks  //
+                                   // handler targets whose try statement is being decoded
   std::vector<int> open_loop_entries_;  // loop entry points being decoded (no re-detection)
   std::vector<int> clause_end_jumps_;   // copies of an except clause's exit, now to its end
   int evaluate_depth_ = 0;              // nesting of evaluate() (conditional expressions)

@@ -153,6 +153,12 @@ Body CodeDecoder::decode(bool region_fallbacks) {
   normalized_ = normalize(lifted_, flow_, profile_);
   int count = static_cast<int>(lifted_.ops.size());
   opened_try_.assign(lifted_.ops.size() + 1, false);
+  try_covering_.assign(lifted_.ops.size(), -1);
+  for (int k = 0; profile_.exception_table && k < count; ++k) {
+    int handler = flow_.handler_covering(k);
+    if (handler >= 0 && lifted_.ops[static_cast<size_t>(handler)].op == Op::PushExcInfo)
+      try_covering_[static_cast<size_t>(k)] = handler;
+  }
   consumed_.assign(lifted_.ops.size() + 1, false);
   exit_copies_read_.clear();
   // Handler blocks that are not a try statement's (cleanups: `except ... as` names, inlined

@@ -1161,7 +1161,10 @@ bool CodeDecoder::execute_store(const Operation& op, int i) {
       ExprPtr stop = pop();
       ExprPtr start = pop();
       ExprPtr base = pop();
-      ExprPtr value = pop();
+      // (Raw, as for STORE_SUBSCR: the value may be a slot of a tuple assignment whose values
+      // compiler_visit_stmt's rotation left on the stack, `a[i:], b[:] = x, y`; read as a value
+      // it moved to a temporary computed before the first store, out of the source's order.)
+      ExprPtr value = pop_raw();
       ExprPtr slice = make_expr(ExprKind::Slice,
                                 {is_none(start) ? nullptr : start, is_none(stop) ? nullptr : stop});
       store(make_expr(ExprKind::Subscript, {base, slice}), value);
@@ -1649,6 +1652,13 @@ bool CodeDecoder::execute_import(const Operation& op) {
 void CodeDecoder::execute(int i) {
   if (--session_.steps_left < 0) throw DecodeFailure("step budget exhausted");
   const Operation& op = lifted_.ops[static_cast<size_t>(i)];
+  // 3.11+: a handler starting with PUSH_EXC_INFO is a try or with statement's (compiler_try_except,
+  // compiler_try_finally, compiler_with push it with SETUP_FINALLY/SETUP_CLEANUP); an operation
+  // it covers read while that statement is not open is read as if no handler covered it: what it
+  // raises would no longer reach the clauses.
+  if (int handler = try_covering_[static_cast<size_t>(i)];
+      handler >= 0 && !opened_try_[static_cast<size_t>(handler)])
+    throw DecodeFailure("operation outside its try statement");
   if (execute_stack(op, i) || execute_load(op, i) || execute_store(op, i) || execute_operator(op) ||
       execute_build(op) || execute_display_update(op) || execute_format(op) || execute_call(op) ||
       execute_generator(op) || execute_exit(op, i) || execute_import(op))
@@ -1771,7 +1781,8 @@ int CodeDecoder::rotated_tuple_assignment(int i) {
   size_t needed = count;
   for (size_t k = static_cast<size_t>(after); k < ops.size() && stores < needed; ++k) {
     Op next = ops[k].op;
-    if (next == Op::StoreName || next == Op::StoreAttr || next == Op::StoreSubscr) {
+    if (next == Op::StoreName || next == Op::StoreAttr || next == Op::StoreSubscr ||
+        next == Op::StoreSlice) {  // (3.12+: compiler_visit_expr's STORE_SLICE for `a[i:j] =`)
       ++stores;
     } else if (next == Op::UnpackSequence && ops[k].arg >= 1) {
       needed += static_cast<size_t>(ops[k].arg) - 1;

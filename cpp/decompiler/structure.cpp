@@ -1495,18 +1495,31 @@ std::vector<int> CodeDecoder::handler_exits(int begin, int end) const {
 int CodeDecoder::loop_else_end(int body_begin, int body_end, int exit, int end) const {
   int farthest = exit;
   int outer_continue = loops_.empty() ? -1 : loops_.back().continue_target;
-  for (int k = body_begin; k < body_end; ++k) {
-    const Operation& op = lifted_.ops[static_cast<size_t>(k)];
-    if (op.op != Op::Jump) continue;
+  auto jumps_to = [&](int target) {
     // (Not one going where the exit goes: a loop ending an if's then-branch exits through the
     // jump over the else, to which its breaks were threaded.)
-    if (op.target > farthest && op.target <= end && resolve(op.target) != resolve(exit))
-      farthest = op.target;
+    if (target > farthest && target <= end && resolve(target) != resolve(exit)) farthest = target;
     // A break whose jump was threaded to the enclosing loop's next iteration: the loop (with
     // its else) runs to the end of the enclosing body.
-    if (outer_continue >= 0 && op.target < body_begin && same_target(op.target, outer_continue) &&
+    if (outer_continue >= 0 && target < body_begin && same_target(target, outer_continue) &&
         end > farthest) {
       farthest = end;
+    }
+  };
+  for (int k = body_begin; k < body_end; ++k) {
+    const Operation& op = lifted_.ops[static_cast<size_t>(k)];
+    if (op.op == Op::Jump) jumps_to(op.target);
+  }
+  // 3.12+: an except clause's `break` lies with the handler code after the function's code
+  // (flowgraph.c's push_cold_blocks_to_end), its jump threaded as the body's are: one back into
+  // the code before that handler code (a jump to cold code after it is the clause's way on to
+  // a test or statement placed there, no break).
+  if (profile_.cold_blocks_at_end) {
+    for (const HandlerRegion& region : flow_.regions) {
+      if (region.start < body_begin || region.start >= body_end || region.target < body_end)
+        continue;
+      for (int target : handler_exits(region.start, region.start + 1))
+        if (target < region.target) jumps_to(target);
     }
   }
   return farthest;

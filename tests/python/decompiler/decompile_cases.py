@@ -8223,6 +8223,87 @@ CASES: list[Case] = [
         (0, 2, "x"),
         (1, 0, "x"),
     ),
+    # 3.12+: `while True:` whose body starts with a try whose body is a while loop: the try's
+    # region starts at the inner loop's test, where the outer loop's jump back lands too (the
+    # try's NOP gone), and ends before the inner loop's jump back; it was read as the two loops
+    # without the try, so StopIteration left the generator (jinja2's
+    # TemplateStream._buffered_generator).
+    _case(
+        "while_true_try_body_while_loop_except_in_generator",
+        """
+        def f(items, size):
+            def gen(it):
+                buf = []
+                c_size = 0
+                while True:
+                    try:
+                        while c_size < size:
+                            c = next(it)
+                            buf.append(c)
+                            if c:
+                                c_size += 1
+                    except StopIteration:
+                        if not c_size:
+                            return
+                    yield list(buf)
+                    del buf[:]
+                    c_size = 0
+
+            return list(gen(iter(items)))
+        """,
+        ((1, 2, 0, 3, 4), 2),
+        ((), 1),
+        ((0, 0), 3),
+    ),
+    # 3.12+: a tuple assignment to slices, `a[i:], b[:] = x, y`: compiler_visit_stmt's rotation
+    # (SWAP 2) then STORE_SLICE per target; the second value was moved to a temporary computed
+    # before the first (more_itertools' distinct_permutations._partial).
+    _case(
+        "tuple_assignment_to_slices_keeps_value_order",
+        """
+        def f(n):
+            log = []
+
+            class T(list):
+                def __getitem__(self, k):
+                    log.append(k)
+                    return list.__getitem__(self, k)
+
+            head, tail = list(range(n)), T(range(n))
+            i = 1
+            head[i:], tail[:] = tail[: n - i], tail[n - i :]
+            return head, list(tail), log
+        """,
+        (3,),
+        (5,),
+    ),
+    # 3.12+: a while loop with an else whose only break is in an except clause, the handler code
+    # placed after the function's code (push_cold_blocks_to_end) with the break's jump threaded to
+    # the enclosing loop's next iteration: the else was read as code after the loop, run after the
+    # break too (networkx's edge_disjoint_paths).
+    _case(
+        "while_else_break_in_except_clause_in_for",
+        """
+        def f(d, s, t):
+            d = {k: dict(v) for k, v in d.items()}
+            out = []
+            for v in list(d[s]):
+                path = [s]
+                u = v
+                while u != t:
+                    path.append(u)
+                    try:
+                        u, _ = d[u].popitem()
+                    except KeyError:
+                        break
+                else:
+                    path.append(t)
+                    out.append(path)
+            return out
+        """,
+        ({1: {2: 0, 3: 0}, 2: {4: 0}, 3: {}, 4: {}}, 1, 4),
+        ({1: {2: 0}, 2: {}}, 1, 2),
+    ),
     # 3.12+: an if/else ending the function whose then-branch ends in ifs and `and` tests:
     # inline_small_exit_blocks copies the implicit `return None` into the branch's jump over the
     # else, and duplicate_exits_without_lineno gives each test jumping to that copy its own, with
@@ -8439,6 +8520,13 @@ _NOT_YET: dict = {
         v: FALLBACK + "'unstructured jump' (3.12+: the last jump back to the loop's head is the"
         " inner clause's `continue` in cold code; as on main)"
         for v in (12, 13)
+    },
+    "while_true_try_body_while_loop_except_in_generator": {
+        11: FALLBACK + "'operation outside its try statement', then 'unstructured jump' (main: the"
+        " latter alone)",
+        12: FALLBACK + "'operation outside its try statement' (3.12+: the try's region starts at"
+        " the inner loop's test, where the outer loop's jump back lands; read as the loops alone)",
+        13: FALLBACK + "'operation outside its try statement' (as on 3.12)",
     },
     "finally_if_branch_try_except_returns_then_last_statement": {
         10: FALLBACK + "'stack underflow' (as on main)",
