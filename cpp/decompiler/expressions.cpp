@@ -1161,7 +1161,7 @@ bool CodeDecoder::execute_store(const Operation& op, int i) {
       ExprPtr stop = pop();
       ExprPtr start = pop();
       ExprPtr base = pop();
-      ExprPtr value = pop();
+      ExprPtr value = pop_raw();  // (a chain's or an unpacking's value: store reads it)
       ExprPtr slice = make_expr(ExprKind::Slice,
                                 {is_none(start) ? nullptr : start, is_none(stop) ? nullptr : stop});
       store(make_expr(ExprKind::Subscript, {base, slice}), value);

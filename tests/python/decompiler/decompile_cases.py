@@ -8137,6 +8137,23 @@ CASES: list[Case] = [
         (0, 2, "x"),
         (1, 0, "x"),
     ),
+    # 3.12+: a two-element slice target is STORE_SLICE (compiler_subscript), its value under the
+    # container and bounds: a chained assignment's COPY of the value, or an unpacking's slot,
+    # reaches it as for any other store (numpy's TestMedian.test_out_1d).
+    _case(
+        "chained_and_unpacked_slice_stores",
+        """
+        def f(v, t):
+            x = list(range(8))
+            x[:3] = x[-3:] = [v]
+            y = x[1:2] = z = x[:1] = [v, v]
+            x[1:2], w = t
+            w, x[2:4], *r = t + t
+            return x, y, z, w, r
+        """,
+        (0, ([5], 6)),
+        (1, ((7,), [8])),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
