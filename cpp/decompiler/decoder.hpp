@@ -329,6 +329,8 @@ class CodeDecoder {
   int finally_copy_length(int final_begin, int final_end) const;
   // the same, 3.12+: what the handler reaches without raising
   int cold_finally_copy_length(int final_begin, int final_end) const;
+  // a RERAISE of a finally body's handler copy copied for a test jumping to its end
+  bool reraise_copy_of_test(int k, int begin, int cleanup) const;
   // where the normal-path copy of a finally body ends
   int finally_normal_end(int i, int body_end, int handler, int final_end, bool mid_expression);
   // where the finally body's handler copy ends (its closing RERAISE, or its cleanup block)
@@ -374,6 +376,7 @@ class CodeDecoder {
   bool normal_copy_counted_short(int normal_end, int final_begin, int final_end) const;
   int decode_try_finally(int i, int body_end, int handler, int end, int exit);
   Body decode_finally_body(int begin, int end, int cleanup = -1);
+  std::vector<int> consume_reraise_copies(const std::vector<std::pair<int, Operation>>& rewritten);
   void consume_copy_handlers(int begin, int end);
   void emit_try_finally(Body body, Body final_body, bool separate = false);
   int normal_copy_end(int copy, int final_begin, int final_end, int cleanup);

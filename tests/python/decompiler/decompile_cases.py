@@ -8154,6 +8154,77 @@ CASES: list[Case] = [
         (0, ([5], 6)),
         (1, ((7,), [8])),
     ),
+    # A finally body ending in `if a and b and c:` (or nested ifs): in its handler copy each test
+    # jumps to a copy of the closing RERAISE of its own (duplicate_exits_without_lineno), laid
+    # after the original where nothing falls in; on the normal path the tests jump past the copy,
+    # so the copies count in neither copy's length (numpy's RoundtripTest.roundtrip).
+    _case(
+        "finally_if_and_chain_then_code_after",
+        """
+        def f(a, b, c):
+            try:
+                rec("body", a)
+            finally:
+                if a and b and c:
+                    rec("all")
+            rec("after")
+            return a, b
+        """,
+        (1, 1, 1),
+        (1, 0, 1),
+        (0, 1, 1),
+        (1, 1, 0),
+    ),
+    _case(
+        "finally_nested_ifs_then_return",
+        """
+        def f(a, b, c):
+            try:
+                rec("body", a)
+            finally:
+                if a:
+                    rec("a")
+                    if b:
+                        if c:
+                            rec("bc")
+            return a, b, c
+        """,
+        (1, 1, 1),
+        (1, 0, 1),
+        (0, 1, 1),
+        (1, 1, 0),
+    ),
+    _case(
+        "finally_if_and_chain_return_constant",
+        """
+        def f(a, b, c):
+            try:
+                rec("body", a)
+            finally:
+                if a and b and c:
+                    rec("all")
+            return 1
+        """,
+        (1, 1, 1),
+        (1, 0, 1),
+        (0, 1, 1),
+    ),
+    _case(
+        "loop_finally_if_and_chain",
+        """
+        def f(xs, b, c):
+            for a in xs:
+                try:
+                    rec("body", a)
+                finally:
+                    if a and b and c:
+                        rec("all", a)
+            return xs, b
+        """,
+        ([0, 1, 2], 1, 1),
+        ([1, 2], 0, 1),
+        ([1], 1, 0),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
@@ -8287,6 +8358,11 @@ _AND_CHAIN = (
     " with the test's copy at its end as an if (the chain is not the test's last item)"
 )
 _CODE_NOT_YET: dict = {
+    "loop_finally_if_and_chain": {
+        13: SAME_BEHAVIOUR_OTHER_CODE
+        + "f: the normal copy's tests jump to copies of the loop's jump back, read as `continue`s"
+        " after the statement (as for `if a:` alone)",
+    },
     "else_try_clause_copies_statement_and_implicit_return": {
         12: SAME_BEHAVIOUR_OTHER_CODE + "the copied statement is read into each branch (the if"
         " joins at the implicit return): the clause jumps to it rather than holding a copy",
