@@ -445,6 +445,9 @@ class CodeDecoder {
   int merge_exit_copies(int begin, int pop_block, int handler);  // a body's copied ways out
   void merge_except_exit_copies(int begin, int handler);  // a try/except body's copied ways out
   int shared_clause_exit(int begin, int end, const std::string& bound) const;
+  bool only_cold_jumps_back(int head) const;
+  bool may_hold_break_copy(int head, int end) const;
+  bool clauses_only_continue(int head, int end) const;
   int cold_jump_back_loop_end(int head, int end, int exit) const;
   int clause_exit_before(int handler, int from, int to) const;
   int copied_tail_length(int k) const;

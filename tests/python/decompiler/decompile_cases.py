@@ -8225,6 +8225,28 @@ CASES: list[Case] = [
         ([1, 2], 0, 1),
         ([1], 1, 0),
     ),
+    # 3.12+: a `while True:` ending the code whose only jumps back are its clauses' `continue`s,
+    # in the handler code push_cold_blocks_to_end placed after it, inside the region: the body
+    # ends with the try's return (urllib3's WrappedSocket._send_until_done).
+    _case(
+        "while_true_try_returns_clauses_continue",
+        """
+        def f(values, limit):
+            items = list(values)
+            while True:
+                try:
+                    return 10 // items.pop()
+                except ZeroDivisionError:
+                    if not rec("zero", len(items)) and len(items) < limit:
+                        raise ValueError("low")
+                    continue
+                except IndexError as e:
+                    raise KeyError(str(e))
+        """,
+        ([1, 0, 0, 5], 0),
+        ([2, 0], 5),
+        ([], 0),
+    ),
 ]
 
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
