@@ -88,10 +88,20 @@ int CodeDecoder::decode_setup_finally(int i, int end, int exit) {
   // try/finally: the finally body is at the handler up to RERAISE, and copied after POP_BLOCK.
   int reraise = finally_closing_reraise(handler, end);
   int copy_length = reraise - handler;
+  // (The RERAISEs copied for tests jumping to the closing one, after the last branch's: on the
+  // normal path the tests jump past the copy, reraise_copy_of_test.)
+  std::vector<bool> own = nested_own_reraises(handler, reraise);
+  int last = reraise;
+  while (!dropped_closing(reraise) && last - 1 > handler &&
+         !own[static_cast<size_t>(last - 1 - handler)] &&
+         reraise_copy_of_test(last - 1, handler, -1)) {
+    --last;
+    --copy_length;
+  }
   // A branch's RERAISE is, on the normal path, falling through (or the copied code after).
-  if (reraise > handler && !dropped_closing(reraise) &&
-      ops[static_cast<size_t>(reraise) - 1].op == Op::Reraise &&
-      ops[static_cast<size_t>(reraise) - 1].arg == 0) {
+  if (last > handler && !dropped_closing(reraise) &&
+      ops[static_cast<size_t>(last) - 1].op == Op::Reraise &&
+      ops[static_cast<size_t>(last) - 1].arg == 0) {
     --copy_length;
   }
   // (A body ending in a loop that only breaks leave: the normal copy's breaks go to the code

@@ -347,6 +347,8 @@ class CodeDecoder {
   int finally_copy_length(int final_begin, int final_end) const;
   // the same, 3.12+: what the handler reaches without raising
   int cold_finally_copy_length(int final_begin, int final_end) const;
+  // a RERAISE of a finally body's handler copy copied for a test jumping to its end
+  bool reraise_copy_of_test(int k, int begin, int cleanup) const;
   // where the normal-path copy of a finally body ends
   int finally_normal_end(int i, int body_end, int handler, int final_end, bool mid_expression);
   // where the finally body's handler copy ends (its closing RERAISE, or its cleanup block)
@@ -392,6 +394,7 @@ class CodeDecoder {
   bool normal_copy_counted_short(int normal_end, int final_begin, int final_end) const;
   int decode_try_finally(int i, int body_end, int handler, int end, int exit);
   Body decode_finally_body(int begin, int end, int cleanup = -1);
+  std::vector<int> consume_reraise_copies(const std::vector<std::pair<int, Operation>>& rewritten);
   void consume_copy_handlers(int begin, int end);
   void emit_try_finally(Body body, Body final_body, bool separate = false);
   int normal_copy_end(int copy, int final_begin, int final_end, int cleanup);
@@ -460,6 +463,9 @@ class CodeDecoder {
   int merge_exit_copies(int begin, int pop_block, int handler);  // a body's copied ways out
   void merge_except_exit_copies(int begin, int handler);  // a try/except body's copied ways out
   int shared_clause_exit(int begin, int end, const std::string& bound) const;
+  bool only_cold_jumps_back(int head) const;
+  bool may_hold_break_copy(int head, int end) const;
+  bool clauses_only_continue(int head, int end) const;
   int cold_jump_back_loop_end(int head, int end, int exit) const;
   int clause_exit_before(int handler, int from, int to) const;
   int copied_tail_length(int k) const;

@@ -4,6 +4,7 @@
 // the try body. What follows the body up to the handler is the `else` (or, for a finally, the
 // finally body's normal-path copy) and a jump past the handlers.
 #include <algorithm>
+#include <exception>
 
 #include "bytecode/instructions.hpp"
 #include "decompiler/decoder.hpp"
@@ -1864,12 +1865,25 @@ int CodeDecoder::finally_copy_length(int final_begin, int final_end) const {
   return copy_length;
 }
 
+// Whether `k` (in the finally body's handler copy from `begin`) is a RERAISE copied by
+// duplicate_exits_without_lineno (flowgraph.c; 3.10/3.11 compile.c) for a conditional jump to
+// the closing RERAISE: a copy of its own per jump, placed after the original, where nothing
+// falls in. On the normal path the test jumps to the code after the statement: no operation.
+bool CodeDecoder::reraise_copy_of_test(int k, int begin, int cleanup) const {
+  const auto& ops = lifted_.ops;
+  if (k <= begin || static_cast<size_t>(k) >= ops.size()) return false;
+  const Operation& o = ops[static_cast<size_t>(k)];
+  return o.op == Op::Reraise && o.arg == 0 && !falls_through(ops[static_cast<size_t>(k) - 1].op) &&
+         (cleanup < 0 || flow_.handler_covering(k) == cleanup);
+}
+
 // 3.12+: finally_copy_length, as what the handler reaches without raising, less what only the
 // handler has.
 int CodeDecoder::cold_finally_copy_length(int final_begin, int final_end) const {
   const auto& ops = lifted_.ops;
   std::vector<bool> seen(static_cast<size_t>(final_end - final_begin), false);
   std::vector<int> work{final_begin};
+  const int cleanup = flow_.handler_covering(final_begin - 1);
   int reached = 0;
   int last = -1;
   while (!work.empty()) {
@@ -1877,6 +1891,8 @@ int CodeDecoder::cold_finally_copy_length(int final_begin, int final_end) const 
     work.pop_back();
     if (k < final_begin || k >= final_end || seen[static_cast<size_t>(k - final_begin)]) continue;
     seen[static_cast<size_t>(k - final_begin)] = true;
+    // (A RERAISE copied for a test jumping to the end is none of the copy: the test's jump.)
+    if (reraise_copy_of_test(k, final_begin, cleanup)) continue;
     ++reached;
     last = std::max(last, k);
     const Operation& o = ops[static_cast<size_t>(k)];
@@ -1935,7 +1951,8 @@ int CodeDecoder::finally_normal_end(int i, int body_end, int handler, int final_
     int to_end = 0;
     for (int k = final_begin; k < final_end; ++k) {
       const Operation& o = ops[static_cast<size_t>(k)];
-      to_end += o.op == Op::JumpIf && o.target == final_end;
+      to_end += o.op == Op::JumpIf &&
+                (o.target == final_end || reraise_copy_of_test(o.target, final_begin, cleanup));
     }
     if (to_end > 0 && !jumps_back(normal_end) && jumps_back(normal_end + to_end))
       normal_end += to_end;
@@ -2224,7 +2241,10 @@ int CodeDecoder::normal_copy_end(int copy, int final_begin, int final_end, int c
     leaves |= x.op == Op::Jump && x.target == final_end && y.op != Op::Jump &&
               ops[static_cast<size_t>(final_end)].op == Op::Reraise;
     if (leaves) {
-      if (y.op == Op::Jump) {
+      // (A RERAISE copied for a test: on the normal path the test jumps to the code after the
+      // statement, copied for it where that is an exit block without a line, else nothing.)
+      bool test_copy = reraise_copy_of_test(p, final_begin, cleanup);
+      if (y.op == Op::Jump && !test_copy) {
         ++q;
         continue;
       }
@@ -2235,7 +2255,10 @@ int CodeDecoder::normal_copy_end(int copy, int final_begin, int final_end, int c
         q += length;
         continue;
       }
-      if (p + 1 == final_end) continue;  // (the last branch falls through)
+      // (The last branch falls through, copies for tests after it.)
+      int rest = p + 1;
+      while (rest < final_end && reraise_copy_of_test(rest, final_begin, cleanup)) ++rest;
+      if (test_copy || rest == final_end) continue;
       return -1;
     }
     // (A jump's or a nested SETUP_*'s relative argument differs where the copies' exits do; so
@@ -2314,18 +2337,39 @@ Body CodeDecoder::decode_finally_body(int begin, int end, int cleanup) {
     op.op = Op::Jump;
     op.target = end;
   }
+  std::vector<int> copies = consume_reraise_copies(rewritten);
   struct RestoreOps {
     std::vector<Operation>& ops;
     const std::vector<std::pair<int, Operation>>& saved;
+    std::vector<bool>& consumed;
+    const std::vector<int>& copies;
     ~RestoreOps() {
       for (const auto& [k, op] : saved) ops[static_cast<size_t>(k)] = op;
+      if (std::uncaught_exceptions() == 0) return;  // (a failed reading leaves them to the next)
+      for (int k : copies) consumed[static_cast<size_t>(k)] = false;
     }
-  } restore_ops{lifted_.ops, rewritten};
+  } restore_ops{lifted_.ops, rewritten, consumed_, copies};
   Restore<int> keep_end(finally_body_end_);
   finally_body_end_ = end;
   Body body = decode_range(begin, end, end);
   if (!rewritten.empty()) hoist_common_tail(body);
   return body;
+}
+
+// duplicate_exits_without_lineno (flowgraph.c; 3.10/3.11 compile.c): each test jumping to the
+// finally body's closing RERAISE (`if a and b:` ending the handler copy) goes to a copy of it of
+// its own, laid after the original, where nothing falls in. Such a copy, already a jump to the
+// body's end (decode_finally_body), is read only through its jumps: consumed, so that no
+// statement after the if reads it. The copies consumed are returned.
+std::vector<int> CodeDecoder::consume_reraise_copies(
+    const std::vector<std::pair<int, Operation>>& rewritten) {
+  std::vector<int> copies;
+  for (const auto& [copy, original] : rewritten) {
+    if (copy == 0 || falls_through(lifted_.ops[static_cast<size_t>(copy) - 1].op)) continue;
+    mark_consumed(copy, copy + 1);
+    copies.push_back(copy);
+  }
+  return copies;
 }
 
 // try/finally; try/except/finally when the body is a try/except statement alone.

@@ -300,8 +300,15 @@ bool CodeDecoder::nop_break_copy_at(int i) const {
       op.line == op.nop_line)
     return false;
   const LoopContext& loop = loops_.back();
-  return loop.break_target >= 0 && loop.continue_target >= 0 &&
-         ops[static_cast<size_t>(loop.continue_target)].op != Op::ForIter;
+  if (loop.break_target < 0 || loop.continue_target < 0 ||
+      ops[static_cast<size_t>(loop.continue_target)].op == Op::ForIter)
+    return false;
+  // (compiler_break unwinds the try statements it leaves, POP_BLOCK before the jump: a copy
+  // covered by the handler of a try inside the loop is that try's body, `while True: try:
+  // return f()`.)
+  int handler = flow_.handler_covering(i);
+  const HandlerRegion* region = handler < 0 ? nullptr : flow_.region_for_target(handler);
+  return !region || region->start < loop.continue_target;
 }
 
 // The length of a break's copy at `k` of the block at `break_target` (the code after the loop),
@@ -408,6 +415,53 @@ int CodeDecoder::warm_origin(int k) const {
   return -1;
 }
 
+// Whether every jump back to `head` is in the handler code (unreachable but through an
+// exception) of a try statement inside [head, ...): a `continue` of its clause. (A jump back
+// from the handler of a try that starts before `head` goes to the code after that statement.)
+bool CodeDecoder::only_cold_jumps_back(int head) const {
+  const auto& ops = lifted_.ops;
+  bool any = false;
+  for (size_t k = static_cast<size_t>(head) + 1; k < ops.size(); ++k) {
+    if (!is_jump(ops[k].op) || ops[k].target != head) continue;
+    if (flow_.reachable[k]) return false;
+    int origin = warm_origin(static_cast<int>(k));
+    if (origin < head) return false;
+    any = true;
+  }
+  return any;
+}
+
+// Whether every jump out of the handler code of the try statements in [head, end) goes back to
+// `head` (a `continue`): none goes on to code of the loop placed with that handler code.
+bool CodeDecoder::clauses_only_continue(int head, int end) const {
+  for (int target : handler_exits(head, end)) {
+    if (resolve(target) != resolve(head)) return false;
+  }
+  return true;
+}
+
+// Whether [head, end) holds what decode_nop_break_copy may read as a `break`'s copy of the code
+// after a loop at `head`: an operation whose line is not the one its NOP had, outside the
+// handlers of the try statements in the loop (the loop then goes on past `end`).
+bool CodeDecoder::may_hold_break_copy(int head, int end) const {
+  const auto& ops = lifted_.ops;
+  auto outside = [&](int k) {
+    int handler = flow_.handler_covering(k);
+    const HandlerRegion* region = handler < 0 ? nullptr : flow_.region_for_target(handler);
+    return !region || region->start < head;
+  };
+  for (int k = head; k < end; ++k) {
+    const Operation& op = ops[static_cast<size_t>(k)];
+    if (op.nop_line >= 0 && op.line >= 0 && op.line != op.nop_line && outside(k)) return true;
+  }
+  // (Or the body ends in a short exit block with a line of its own, all outside them: such a
+  // copy has the break's line where its NOP was dropped.)
+  for (int k = end - 1; k >= head && k >= end - 4 && outside(k); --k) {
+    if (ops[static_cast<size_t>(k)].line >= 0) return true;
+  }
+  return false;
+}
+
 // A loop starting at `i`, whose last jump back is at `source`; -1 if none.
 int CodeDecoder::decode_loop_at(int i, int end, int exit, int source, bool nested) {
   const auto& ops = lifted_.ops;
@@ -434,6 +488,20 @@ int CodeDecoder::decode_loop_at(int i, int end, int exit, int source, bool neste
           shape.exit) {
     decode_while(i, shape, end);
     return end;
+  }
+  // 3.12+: the same where that handler code lies in the region, the loop ending the code
+  // (`while True: try: return f() except E: continue`): the loop's body ends with its last
+  // statement, never with the handler code push_cold_blocks_to_end moved after it.
+  // (Only where the loop's last statement returns or raises and only handler code follows:
+  // else a `break` may go past it.)
+  if (!shape.found && profile_.cold_blocks_at_end && source > i && source < end &&
+      only_cold_jumps_back(i)) {
+    int loop_end = cold_jump_back_loop_end(i, end, exit);
+    if (loop_end > i && static_cast<size_t>(loop_end) < ops.size() &&
+        !may_hold_break_copy(i, loop_end) && clauses_only_continue(i, loop_end) &&
+        !flow_.reachable[static_cast<size_t>(loop_end)] &&
+        ops[static_cast<size_t>(loop_end) - 1].op != Op::Jump)
+      return decode_while_true(i, loop_end - 1, end, exit);
   }
   if ((!shape.found || enclosed) && source > i && source < end)
     return decode_while_true(i, source, end, exit);
@@ -1433,6 +1501,8 @@ int CodeDecoder::decode_while_true(int head, int last_jump, int end, int region_
   open_loop_entries_.pop_back();
   loops_.pop_back();
   if (clause_breaks_read_ == 0) after_loop.clear();
+  // (A break copy at the head would read the loop again.)
+  if (clause_break_tail_ == head) throw DecodeFailure("break copy at the loop's head");
   if (clause_break_tail_ >= 0 && after_loop.empty()) {
     // (The try statement marked its handler code read: the copy is read again.)
     int tail_end = clause_break_tail_ + clause_break_tail_length_;

@@ -8223,6 +8223,116 @@ CASES: list[Case] = [
         (0, 2, "x"),
         (1, 0, "x"),
     ),
+    # 3.12+: a two-element slice target is STORE_SLICE (compiler_subscript), its value under the
+    # container and bounds: a chained assignment's COPY of the value, or an unpacking's slot,
+    # reaches it as for any other store (numpy's TestMedian.test_out_1d).
+    _case(
+        "chained_and_unpacked_slice_stores",
+        """
+        def f(v, t):
+            x = list(range(8))
+            x[:3] = x[-3:] = [v]
+            y = x[1:2] = z = x[:1] = [v, v]
+            x[1:2], w = t
+            w, x[2:4], *r = t + t
+            return x, y, z, w, r
+        """,
+        (0, ([5], 6)),
+        (1, ((7,), [8])),
+    ),
+    # A finally body ending in `if a and b and c:` (or nested ifs): in its handler copy each test
+    # jumps to a copy of the closing RERAISE of its own (duplicate_exits_without_lineno), laid
+    # after the original where nothing falls in; on the normal path the tests jump past the copy,
+    # so the copies count in neither copy's length (numpy's RoundtripTest.roundtrip).
+    _case(
+        "finally_if_and_chain_then_code_after",
+        """
+        def f(a, b, c):
+            try:
+                rec("body", a)
+            finally:
+                if a and b and c:
+                    rec("all")
+            rec("after")
+            return a, b
+        """,
+        (1, 1, 1),
+        (1, 0, 1),
+        (0, 1, 1),
+        (1, 1, 0),
+    ),
+    _case(
+        "finally_nested_ifs_then_return",
+        """
+        def f(a, b, c):
+            try:
+                rec("body", a)
+            finally:
+                if a:
+                    rec("a")
+                    if b:
+                        if c:
+                            rec("bc")
+            return a, b, c
+        """,
+        (1, 1, 1),
+        (1, 0, 1),
+        (0, 1, 1),
+        (1, 1, 0),
+    ),
+    _case(
+        "finally_if_and_chain_return_constant",
+        """
+        def f(a, b, c):
+            try:
+                rec("body", a)
+            finally:
+                if a and b and c:
+                    rec("all")
+            return 1
+        """,
+        (1, 1, 1),
+        (1, 0, 1),
+        (0, 1, 1),
+    ),
+    _case(
+        "loop_finally_if_and_chain",
+        """
+        def f(xs, b, c):
+            for a in xs:
+                try:
+                    rec("body", a)
+                finally:
+                    if a and b and c:
+                        rec("all", a)
+            return xs, b
+        """,
+        ([0, 1, 2], 1, 1),
+        ([1, 2], 0, 1),
+        ([1], 1, 0),
+    ),
+    # 3.12+: a `while True:` ending the code whose only jumps back are its clauses' `continue`s,
+    # in the handler code push_cold_blocks_to_end placed after it, inside the region: the body
+    # ends with the try's return (urllib3's WrappedSocket._send_until_done).
+    _case(
+        "while_true_try_returns_clauses_continue",
+        """
+        def f(values, limit):
+            items = list(values)
+            while True:
+                try:
+                    return 10 // items.pop()
+                except ZeroDivisionError:
+                    if not rec("zero", len(items)) and len(items) < limit:
+                        raise ValueError("low")
+                    continue
+                except IndexError as e:
+                    raise KeyError(str(e))
+        """,
+        ([1, 0, 0, 5], 0),
+        ([2, 0], 5),
+        ([], 0),
+    ),
     # 3.12+: `while True:` whose body starts with a try whose body is a while loop: the try's
     # region starts at the inner loop's test, where the outer loop's jump back lands too (the
     # try's NOP gone), and ends before the inner loop's jump back; it was read as the two loops
@@ -8655,6 +8765,11 @@ _AND_CHAIN = (
     " with the test's copy at its end as an if (the chain is not the test's last item)"
 )
 _CODE_NOT_YET: dict = {
+    "loop_finally_if_and_chain": {
+        13: SAME_BEHAVIOUR_OTHER_CODE
+        + "f: the normal copy's tests jump to copies of the loop's jump back, read as `continue`s"
+        " after the statement (as for `if a:` alone)",
+    },
     "else_try_clause_copies_statement_and_implicit_return": {
         12: SAME_BEHAVIOUR_OTHER_CODE + "the copied statement is read into each branch (the if"
         " joins at the implicit return): the clause jumps to it rather than holding a copy",
