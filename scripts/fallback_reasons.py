@@ -2,14 +2,17 @@
 functions behind one reason (the best place to start a fix).
 
     python3 scripts/fallback_reasons.py 3.12                      # reasons, most frequent first
-    python3 scripts/fallback_reasons.py 3.12 "unstructured jump"  # + the 5 shortest functions
+    python3 scripts/fallback_reasons.py 3.12 --match "unstructured jump"  # + the 5 shortest
+    python3 scripts/fallback_reasons.py 3.12 .venv/lib/python3.11/site-packages/rich  # other code
 
 The version picks ~/.pyenv/versions/3.X.*; each standard-library file (tests excluded, as the
-verifier does) is compiled by that interpreter and decompiled by .venv/bin/glassbox-decompile.
+verifier does), or each .py file under the paths given, is compiled by that interpreter and
+decompiled by .venv/bin/glassbox-decompile (``GLASSBOX_DECOMPILE=/path`` judges another build).
 """
 
 from __future__ import annotations
 
+import argparse
 import ast
 import collections
 import glob
@@ -21,7 +24,9 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DECOMPILER = os.path.join(ROOT, ".venv", "bin", "glassbox-decompile")
+DECOMPILER = os.environ.get(
+    "GLASSBOX_DECOMPILE", os.path.join(ROOT, ".venv", "bin", "glassbox-decompile")
+)
 LINE = re.compile(r": line (\d+) in (\S+): could not reconstruct: (.*)$")
 
 
@@ -45,6 +50,16 @@ def stdlib_files(python: str) -> tuple[str, list[str]]:
             continue
         files.extend(os.path.join(folder, name) for name in names if name.endswith(".py"))
     return lib, sorted(files)
+
+
+def files_under(paths: list[str]) -> list[str]:
+    files = []
+    for path in paths:
+        if os.path.isfile(path):
+            files.append(path)
+        for folder, _, names in os.walk(path):
+            files.extend(os.path.join(folder, name) for name in names if name.endswith(".py"))
+    return sorted(files)
 
 
 def compile_all(python: str, files: list[str], out: str) -> dict[str, str]:
@@ -75,23 +90,36 @@ def shortest_functions(failures: list[tuple[str, int, str]], count: int) -> list
             tree = ast.parse(text)
         except (OSError, SyntaxError, ValueError):
             continue
-        for node in ast.walk(tree):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
-                if line in (node.lineno, first):
-                    segment = ast.get_source_segment(text, node) or ""
-                    found.append((len(segment.splitlines()), f"# {source}: {qualname}\n{segment}"))
-                    break
+        # The innermost function holding the line (a region's first line, or the def's).
+        holding = [
+            node
+            for node in ast.walk(tree)
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and (node.decorator_list[0].lineno if node.decorator_list else node.lineno)
+            <= line
+            <= (node.end_lineno or node.lineno)
+        ]
+        if holding:
+            node = min(holding, key=lambda n: (n.end_lineno or n.lineno) - n.lineno)
+            segment = ast.get_source_segment(text, node) or ""
+            found.append((len(segment.splitlines()), f"# {source}: {qualname}\n{segment}"))
     return sorted(found)[:count]
 
 
 def main(argv: list[str]) -> int:
-    if not argv:
-        print(__doc__)
-        return 2
-    python = interpreter(argv[0])
-    pattern = argv[1] if len(argv) > 1 else None
-    _, files = stdlib_files(python)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("version", help="3.10, 3.11, 3.12 or 3.13")
+    parser.add_argument("paths", nargs="*", help="files or folders instead of the stdlib")
+    parser.add_argument("--match", help="also print the 5 shortest functions with this reason")
+    args = parser.parse_args(argv)
+    missing = [path for path in args.paths if not os.path.exists(path)]
+    if missing:
+        parser.error(f"no such file or folder: {', '.join(missing)} (a reason goes after --match)")
+    python = interpreter(args.version)
+    pattern = args.match
+    files = files_under(args.paths) if args.paths else stdlib_files(python)[1]
     reasons: collections.Counter = collections.Counter()
     matching = []
     with tempfile.TemporaryDirectory() as out:
