@@ -398,6 +398,8 @@ class CodeDecoder {
   void consume_copy_handlers(int begin, int end);
   void emit_try_finally(Body body, Body final_body, bool separate = false);
   int normal_copy_end(int copy, int final_begin, int final_end, int cleanup);
+  int walk_normal_copy(int copy, int final_begin, int final_end, int cleanup,
+                       std::vector<std::pair<int, int>>& tails);
   int decode_try_star(int i, int body_end, int handler, int end, int exit);  // except* (3.11+)
   void hoist_common_tail(Body& body) const;
   int decode_with(int i, int end, int exit);

@@ -2221,14 +2221,14 @@ void CodeDecoder::consume_copy_handlers(int begin, int end) {
   }
 }
 
-// 3.10+: where the normal-path copy of the finally body [final_begin, final_end) starting at
-// `copy` ends, when some of its branches end in copies of the exit block that follows it (each in
-// place of a RERAISE of the handler's copy); -1 when it has none, or does not match.
-int CodeDecoder::normal_copy_end(int copy, int final_begin, int final_end, int cleanup) {
+// normal_copy_end's walk: the copy at `copy` against the finally body [final_begin, final_end),
+// each branch's end (a RERAISE, or a jump to the closing one) matched by a jump or a copied exit
+// block, recorded in `tails`. Where the copy ends; -1 where it does not match.
+int CodeDecoder::walk_normal_copy(int copy, int final_begin, int final_end, int cleanup,
+                                  std::vector<std::pair<int, int>>& tails) {
   const auto& ops = lifted_.ops;
   int size = static_cast<int>(ops.size());
   int q = copy;
-  std::vector<std::pair<int, int>> tails;  // (start, length) of each copied exit block
   std::vector<bool> own = nested_own_reraises(final_begin, final_end);
   for (int p = final_begin; p < final_end; ++p) {
     if (q >= size) return -1;
@@ -2271,7 +2271,18 @@ int CodeDecoder::normal_copy_end(int copy, int final_begin, int final_end, int c
     }
     ++q;
   }
-  if (tails.empty()) return -1;
+  return q;
+}
+
+// 3.10+: where the normal-path copy of the finally body [final_begin, final_end) starting at
+// `copy` ends, when some of its branches end in copies of the exit block that follows it (each in
+// place of a RERAISE of the handler's copy); -1 when it has none, or does not match.
+int CodeDecoder::normal_copy_end(int copy, int final_begin, int final_end, int cleanup) {
+  const auto& ops = lifted_.ops;
+  int size = static_cast<int>(ops.size());
+  std::vector<std::pair<int, int>> tails;  // (start, length) of each copied exit block
+  int q = walk_normal_copy(copy, final_begin, final_end, cleanup, tails);
+  if (q < 0 || tails.empty()) return -1;
   // (3.10: every branch of the copy returns the value the body left waiting, a bare RETURN_VALUE:
   // no original of the return follows, the copy runs up to the handler.)
   copy_returns_ = q == final_begin && cleanup < 0;
