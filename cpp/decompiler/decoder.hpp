@@ -226,6 +226,7 @@ class CodeDecoder {
   bool body_falls_into(int body, int end) const;
   int exit_past_copies(int tail, int target) const;  // the exit past copies of the code after it
   bool read_rotated_while(int head, int k, WhileShape& shape) const;  // test ending at k
+  bool test_goes_on(int k, int exit) const;  // an and-test's later item after k
   int loop_test_after_if_test(int head, int body, int tail) const;
   int chained_test_cleanup(int from, int last) const;
   bool chained_links_to(int from, int last, int cleanup) const;

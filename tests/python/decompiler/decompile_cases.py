@@ -8617,6 +8617,32 @@ CASES: list[Case] = [
         (["x"], False),
         ([], False),
     ),
+    # 3.12+ `while a and b:` with a `continue` (a jump to the top test): the test's later item
+    # jumps to a copy of the line-less exit (duplicate_exits_without_lineno), the bottom copy
+    # back past it; the first item alone is no loop without a bottom test (`test_goes_on`).
+    _case(
+        "while_and_test_continue",
+        """
+        def f(items, n):
+            post = list(items)
+            seen = set()
+            while post and len(seen) < n:
+                r = post.pop()
+                if r in seen:
+                    continue
+                stack = [r]
+                while stack and len(seen) < n:
+                    v = stack.pop()
+                    seen.add(rec("v", v))
+                    for w in range(v):
+                        if w not in seen:
+                            stack.append(w)
+                rec("r", r)
+        """,
+        ((3, 1, 5), 4),
+        ((2, 2), 9),
+        ((), 1),
+    ),
 ]
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
