@@ -921,8 +921,15 @@ int CodeDecoder::if_leaving_region(IfShape& s) {
   // (Or covered only by a handler around the try statement: a return's finally copy in a try
   // nested in another's body, which 3.11 leaves to the outer handler, the one covering the
   // inner try's own handler code.)
+  // (Or its then-branch ends in a `break` or `continue` of the loop around the try: the
+  // unwinding, compiler_unwind_fblock_stack, pops the try's block first, so the for loop's
+  // POP_TOP and the jump lie past the covered range too.)
+  const Operation& last_jump = ops[static_cast<size_t>(label - 1)];
+  bool loop_jump = loop && last_jump.op == Op::Jump &&
+                   (resolve(last_jump.target) == resolve(loop->break_target) ||
+                    resolve(last_jump.target) == resolve(loop->continue_target));
   if (label <= region_limit_ &&
-      (then_begin >= end || before == Op::ReturnConst || before == Op::ReturnValue)) {
+      (then_begin >= end || before == Op::ReturnConst || before == Op::ReturnValue || loop_jump)) {
     int own = end > 0 ? flow_.handler_covering(end - 1) : -1;
     auto around = [&](int covering) {
       for (int h = own, hops = 0; h >= 0 && hops < 16; ++hops) {

@@ -8643,6 +8643,29 @@ CASES: list[Case] = [
         ((2, 2), 9),
         ((), 1),
     ),
+    # 3.11+ a try body ending in `if t: ...; break` inside a with: the break's unwinding pops the
+    # try's block first (compiler_unwind_fblock_stack), so the for's POP_TOP and the jump lie
+    # past the covered range, under the with's handler (`if_leaving_region`'s `loop_jump`).
+    _case(
+        "with_for_try_if_then_break",
+        """
+        def f(items):
+            found = None
+            with CM("w"):
+                for s in items:
+                    try:
+                        rc = rec("check", 10 // s)
+                        if rc == 5:
+                            found = s
+                            break
+                    except ZeroDivisionError:
+                        rec("zero", s)
+            return found
+        """,
+        ((0, 1, 2, 3),),
+        ((1, 3),),
+        ((),),
+    ),
 ]
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
