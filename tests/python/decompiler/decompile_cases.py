@@ -8666,6 +8666,36 @@ CASES: list[Case] = [
         ((1, 3),),
         ((),),
     ),
+    # 3.12 an if/else in a loop whose then-branch ends in `if t: break`: t's jump to the jump
+    # over the else is threaded to the join and that jump removed (`if_else_threaded_join`).
+    _case(
+        "if_else_then_ends_in_if_break",
+        """
+        def f(items):
+            it = iter(items)
+            n = 0
+            while True:
+                x = next(it, None)
+                if x is not None:
+                    if rec("big", x > 5):
+                        break
+                    n += x
+                    if rec("stop", n > 8) or x == 3:
+                        break
+                else:
+                    rec("none", n)
+                    n += 1
+                    if n > 20:
+                        return -n
+            if n % 2:
+                rec("odd", n)
+            return n
+        """,
+        ([1, 2, 4, 7],),
+        ([1, 3, 9],),
+        ([6],),
+        ([],),
+    ),
 ]
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
