@@ -921,8 +921,15 @@ int CodeDecoder::if_leaving_region(IfShape& s) {
   // (Or covered only by a handler around the try statement: a return's finally copy in a try
   // nested in another's body, which 3.11 leaves to the outer handler, the one covering the
   // inner try's own handler code.)
+  // (Or its then-branch ends in a `break` or `continue` of the loop around the try: the
+  // unwinding, compiler_unwind_fblock_stack, pops the try's block first, so the for loop's
+  // POP_TOP and the jump lie past the covered range too.)
+  const Operation& last_jump = ops[static_cast<size_t>(label - 1)];
+  bool loop_jump = loop && last_jump.op == Op::Jump &&
+                   (resolve(last_jump.target) == resolve(loop->break_target) ||
+                    resolve(last_jump.target) == resolve(loop->continue_target));
   if (label <= region_limit_ &&
-      (then_begin >= end || before == Op::ReturnConst || before == Op::ReturnValue)) {
+      (then_begin >= end || before == Op::ReturnConst || before == Op::ReturnValue || loop_jump)) {
     int own = end > 0 ? flow_.handler_covering(end - 1) : -1;
     auto around = [&](int covering) {
       for (int h = own, hops = 0; h >= 0 && hops < 16; ++hops) {
@@ -1024,8 +1031,34 @@ int CodeDecoder::if_else_over_jump(const IfShape& s) {
       emit_if(s, std::move(then_body), std::move(else_body));
       return else_end;
     }
+    if (int next = if_else_threaded_join(s); next >= 0) return next;
   }
   return -1;
+}
+
+// 3.12: an if/else whose then-branch ends in `if t: break` (or `continue`): the test's jump to
+// the jump over the else was threaded to the join (flowgraph.c's jump threading in
+// optimize_basic_block), and that jump, then unreachable, removed (remove_unreachable). The
+// then-branch's jump-if past the label, within the region, goes to the join; the else runs from
+// the label up to it. -1 where no test of the then-branch jumps there.
+int CodeDecoder::if_else_threaded_join(const IfShape& s) {
+  const auto& ops = lifted_.ops;
+  int join = -1;
+  for (int k = s.then_begin; k + 1 < s.label; ++k) {
+    const Operation& o = ops[static_cast<size_t>(k)];
+    if (o.op == Op::JumpIf && o.target > s.label && o.target <= s.end)
+      join = std::max(join, o.target);
+  }
+  if (join < 0) return -1;
+  // (The else goes on there: it falls into the join or jumps to it.)
+  bool reaches = falls_through(ops[static_cast<size_t>(join) - 1].op);
+  for (int k = s.label; k < join && !reaches; ++k)
+    reaches = is_jump(ops[static_cast<size_t>(k)].op) && ops[static_cast<size_t>(k)].target == join;
+  if (!reaches) return -1;
+  Body then_body = decode_range(s.then_begin, s.label, join);
+  Body else_body = decode_range(s.label, join, join);
+  emit_if(s, std::move(then_body), std::move(else_body));
+  return join;
 }
 
 // Whether operation `i` starts a line entry, also where the entry starts on its EXTENDED_ARG

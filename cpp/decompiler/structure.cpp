@@ -721,6 +721,7 @@ bool CodeDecoder::read_rotated_while(int head, int k, WhileShape& shape) const {
   int tail = flow_.last_backward_source[static_cast<size_t>(body)];
   // (Without a bottom test, the loop's jumps back all go to the test: `continue`s.)
   if (tail <= k) {
+    if (test_goes_on(k, op.target)) return false;
     tail = flow_.last_backward_source[static_cast<size_t>(head)];
     // (3.12+: the last may be cold code's, past the exit, where only except clauses reach the
     // code after a try statement: push_cold_blocks_to_end. The body's own ends before it.)
@@ -785,6 +786,25 @@ bool CodeDecoder::read_rotated_while(int head, int k, WhileShape& shape) const {
   shape.open_end = open_end;
   shape.cold_tail = cold_tail;
   return true;
+}
+
+// Whether the test of a loop goes on past its jump-if at `k` to `exit`: `while a and b:`, whose
+// later item jumps to a copy of the exit (3.12+ duplicate_exits_without_lineno gives each jump
+// to the line-less exit block its own) and whose bottom copy (compiler_while visits the test
+// twice) jumps back past that item. A `continue` jumps to the top test, so the loop's jumps back
+// to the head are no sign that the body has no bottom test.
+bool CodeDecoder::test_goes_on(int k, int exit) const {
+  const auto& ops = lifted_.ops;
+  int size = static_cast<int>(ops.size());
+  int m = k + 1;
+  while (m < size && is_pure(ops[static_cast<size_t>(m)].op) &&
+         ops[static_cast<size_t>(m)].op != Op::JumpIf)
+    ++m;
+  if (m + 1 >= size || m == k + 1 || ops[static_cast<size_t>(m)].op != Op::JumpIf ||
+      ops[static_cast<size_t>(m)].target == exit ||
+      !same_target(ops[static_cast<size_t>(m)].target, exit))
+    return false;
+  return flow_.last_backward_source[static_cast<size_t>(m) + 1] > m;
 }
 
 // A rotated `while test:` at `head`: the test [head, body) ends in a jump to `exit` and is

@@ -8617,6 +8617,85 @@ CASES: list[Case] = [
         (["x"], False),
         ([], False),
     ),
+    # 3.12+ `while a and b:` with a `continue` (a jump to the top test): the test's later item
+    # jumps to a copy of the line-less exit (duplicate_exits_without_lineno), the bottom copy
+    # back past it; the first item alone is no loop without a bottom test (`test_goes_on`).
+    _case(
+        "while_and_test_continue",
+        """
+        def f(items, n):
+            post = list(items)
+            seen = set()
+            while post and len(seen) < n:
+                r = post.pop()
+                if r in seen:
+                    continue
+                stack = [r]
+                while stack and len(seen) < n:
+                    v = stack.pop()
+                    seen.add(rec("v", v))
+                    for w in range(v):
+                        if w not in seen:
+                            stack.append(w)
+                rec("r", r)
+        """,
+        ((3, 1, 5), 4),
+        ((2, 2), 9),
+        ((), 1),
+    ),
+    # 3.11+ a try body ending in `if t: ...; break` inside a with: the break's unwinding pops the
+    # try's block first (compiler_unwind_fblock_stack), so the for's POP_TOP and the jump lie
+    # past the covered range, under the with's handler (`if_leaving_region`'s `loop_jump`).
+    _case(
+        "with_for_try_if_then_break",
+        """
+        def f(items):
+            found = None
+            with CM("w"):
+                for s in items:
+                    try:
+                        rc = rec("check", 10 // s)
+                        if rc == 5:
+                            found = s
+                            break
+                    except ZeroDivisionError:
+                        rec("zero", s)
+            return found
+        """,
+        ((0, 1, 2, 3),),
+        ((1, 3),),
+        ((),),
+    ),
+    # 3.12 an if/else in a loop whose then-branch ends in `if t: break`: t's jump to the jump
+    # over the else is threaded to the join and that jump removed (`if_else_threaded_join`).
+    _case(
+        "if_else_then_ends_in_if_break",
+        """
+        def f(items):
+            it = iter(items)
+            n = 0
+            while True:
+                x = next(it, None)
+                if x is not None:
+                    if rec("big", x > 5):
+                        break
+                    n += x
+                    if rec("stop", n > 8) or x == 3:
+                        break
+                else:
+                    rec("none", n)
+                    n += 1
+                    if n > 20:
+                        return -n
+            if n % 2:
+                rec("odd", n)
+            return n
+        """,
+        ([1, 2, 4, 7],),
+        ([1, 3, 9],),
+        ([6],),
+        ([],),
+    ),
 ]
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
