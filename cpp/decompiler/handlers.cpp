@@ -1145,11 +1145,19 @@ int CodeDecoder::cold_loop_tail_end(int from, int cleanup, int head) const {
 // Where the body, the else and the clauses go on when done: the join.
 void CodeDecoder::read_except_end(int i, int end, int exit, TryExceptShape& s) const {
   const auto& ops = lifted_.ops;
+  // (3.12+: or the statement ends the body of an enclosing with that only its clauses leave
+  // normally: the with's exit call, and the code after the with, reached from them only, lie
+  // after the handler code (enclosing_with_exit_end); the clauses go there, the with's end.)
   if (s.try_end > end && s.outside < 0 && resolve(s.try_end) != resolve(exit)) {
-    // (A clause's copy of the short exit the region goes on to, as the body's way out is:
-    // 3.11+ copies exit blocks without a line number into each block that jumps there.)
-    if (!same_target(s.try_end, exit)) throw DecodeFailure("try statement leaves its region");
-    s.try_end = exit;
+    if (int cold_end = enclosing_with_exit_end(s.cleanup, s.try_end, end); cold_end >= 0) {
+      s.with_exit = {s.try_end, cold_end};
+      s.else_end = std::min(s.else_end, end);
+    } else {
+      // (A clause's copy of the short exit the region goes on to, as the body's way out is:
+      // 3.11+ copies exit blocks without a line number into each block that jumps there.)
+      if (!same_target(s.try_end, exit)) throw DecodeFailure("try statement leaves its region");
+      s.try_end = exit;
+    }
   }
   // (A statement ending a region whose last operation, before the handler code, jumps to its
   // exit joins at that jump: a loop's jump back, which the clauses jump to.)
@@ -1522,6 +1530,7 @@ bool CodeDecoder::clause_returns_written(const TryExceptShape& s) const {
 // The statement emitted, with the code after it that its else or the clauses hold moved out.
 void CodeDecoder::emit_try_except(StmtPtr& stmt, int exit, const TryExceptShape& shape) {
   mark_consumed(shape.handler, shape.cleanup + 3);
+  if (shape.with_exit.second > 0) mark_consumed(shape.with_exit.first, shape.with_exit.second);
   for (int q = shape.after_clause.first; q < shape.after_clause.second; ++q)
     consumed_[static_cast<size_t>(q)] = false;
   if (shape.outside_in_clause) {
