@@ -388,6 +388,8 @@ class CodeDecoder {
   void read_with_exit_copy_after_exit_call(int i, int length, WithShape& shape);
   // 3.12+: the enclosing with's exit call and the code after it, placed after the handlers
   int enclosing_with_exit_end(int i, int after, int end) const;
+  // 3.12+: the code after the statement ending a loop body, after the handlers
+  int cold_with_tail_end(int after, int cleanup, int exit) const;
   bool strip_copied_tail(Stmt& stmt, const Body& tail) const;
   bool strip_counted_copies(Stmt& stmt, const Body& tail, const std::vector<int>& copies) const;
   StmtPtr strip_normal_copy_with_returns(Body& body, const std::string& copy_text,

@@ -2616,11 +2616,23 @@ int CodeDecoder::decode_with(int i, int end, int exit) {
   int cleanup = shape.cleanup;
   mark_consumed(handler, reraise_target + 4);
   if (cleanup >= 0) mark_consumed(cleanup, cleanup + 3);
+  std::pair<int, int> tail{0, 0};  // the code after the statement, after the handlers
   if (with_end > end && resolve(with_end) != resolve(exit)) {
     int cold_end = enclosing_with_exit_end(i, with_end, end);
-    if (cold_end < 0) throw DecodeFailure("with statement leaves its region");
-    mark_consumed(with_end, cold_end);
+    int tail_end = cold_end < 0 ? cold_with_tail_end(with_end, cleanup, exit) : -1;
+    // (The suppressed path jumps there too.)
+    const Operation& back = ops[static_cast<size_t>(reraise_target) + 4];
+    if (tail_end >= 0 && (back.op != Op::Jump || resolve(back.target) != resolve(with_end)))
+      tail_end = -1;
+    if (tail_end >= 0) mark_consumed(reraise_target + 4, reraise_target + 5);
+    if (cold_end < 0 && tail_end < 0) throw DecodeFailure("with statement leaves its region");
+    if (cold_end >= 0) mark_consumed(with_end, cold_end);
+    if (tail_end >= 0) tail = {with_end, tail_end};
     body_end = std::min(body_end, end);
+    // (Not the copy of the loop's exit that its cold bottom test jumps to, read with that test
+    // and laid after the loop body's last jump back: decode_while.)
+    while (tail_end >= 0 && body_end - 1 > i && consumed_[static_cast<size_t>(body_end) - 1])
+      --body_end;
     with_end = end;
   }
   push(make_expr(ExprKind::Internal, {}, "with_exit"));
@@ -2635,7 +2647,9 @@ int CodeDecoder::decode_with(int i, int end, int exit) {
   {
     OpenTry open(opened_try_, handler);
     Restore<std::map<int, std::pair<int, int>>> restore(open_with_ends_);
-    open_with_ends_[handler] = {body_end, with_end == end ? exit : with_end};
+    open_with_ends_[handler] = {body_end, tail.second > 0   ? tail.first
+                                          : with_end == end ? exit
+                                                            : with_end};
     body = decode_range(i + 1, body_end, body_exit >= 0 ? body_exit : with_end);
   }
   // At module level that return is the implicit `return None` at the end of the code.
@@ -2667,7 +2681,27 @@ int CodeDecoder::decode_with(int i, int end, int exit) {
   stmt->is_async = ops[static_cast<size_t>(i)].arg == 1;  // BEFORE_ASYNC_WITH on 3.11 (see lift)
   emit(stmt);
   if (after) emit(after);
+  if (tail.second > 0) {
+    Body rest = decode_range(tail.first, tail.second, exit);
+    mark_consumed(tail.first, tail.second);
+    for (StmtPtr& s : rest) emit(s);
+  }
   return with_end > end ? end : with_end;
+}
+
+// 3.12+: a with statement ending a loop body whose body never falls through (a `while True:`
+// left by breaks from its except clauses): the code after it is reached from the suppressed
+// path and the breaks' way out only, cold code that push_cold_blocks_to_end (flowgraph.c) placed
+// after the statement's handler code, ending the loop body as read_except_outside reads it for
+// a try statement (cold_loop_tail_end). Its end, or -1.
+int CodeDecoder::cold_with_tail_end(int after, int cleanup, int exit) const {
+  if (!profile_.cold_blocks_at_end || loops_.empty() || after <= cleanup ||
+      !same_target(exit, loops_.back().continue_target))
+    return -1;
+  int head = resolve(loops_.back().continue_target);
+  int tail_end = loop_tail_end(after, cleanup, head);
+  if (tail_end >= 0) return tail_end;
+  return cold_loop_tail_end(after, cleanup, head);
 }
 
 }  // namespace glassbox::decompiler

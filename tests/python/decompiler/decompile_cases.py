@@ -680,6 +680,46 @@ CASES: list[Case] = [
         ([-1, 0, 5], False),
         ([-1], False),
     ),
+    # 3.12+: a with ending a loop body whose body, a `while True:`, is left only by breaks from
+    # except clauses: the with's exit call and the code after it (to the outer loop's cold
+    # bottom test) lie after the handler code (os.walk's shape).
+    _case(
+        "with_while_true_clause_breaks_then_cold_tail",
+        """
+        def bad():
+            yield 5
+            raise ValueError("bad")
+
+
+        def f(stacks, suppress):
+            out = []
+            while stacks:
+                s = stacks.pop()
+                it = bad() if s == "bad" else iter(s)
+                cont = False
+                with CM("w", suppress):
+                    while True:
+                        try:
+                            entry = next(it)
+                        except StopIteration:
+                            break
+                        except ValueError:
+                            cont = True
+                            break
+                        if entry == 0:
+                            raise KeyError(entry)
+                        out.append(entry)
+                if cont:
+                    continue
+                rec("after", out)
+            return out
+        """,
+        ([[1, 2], [3]], False),
+        ([[1, 0], [3]], True),
+        ([[1, 0], [3]], False),
+        ([[4], "bad"], False),
+        (["bad", [0]], True),
+    ),
     # An and/or value as the function's last statement: the code after it (POP_TOP; return)
     # stands where its jumps go and, copied, after its last operand.
     _case(
@@ -8823,6 +8863,11 @@ _AND_CHAIN = (
     " with the test's copy at its end as an if (the chain is not the test's last item)"
 )
 _CODE_NOT_YET: dict = {
+    "with_while_true_clause_breaks_then_cold_tail": {
+        v: SAME_BEHAVIOUR_OTHER_CODE + "f: a name-order block is written (a NOP) though the"
+        " source registers the names in order"
+        for v in (12, 13)
+    },
     "loop_finally_if_and_chain": {
         13: SAME_BEHAVIOUR_OTHER_CODE
         + "f: the normal copy's tests jump to copies of the loop's jump back, read as `continue`s"
