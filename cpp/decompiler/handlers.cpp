@@ -2589,7 +2589,14 @@ int CodeDecoder::enclosing_with_exit_end(int i, int after, int end) const {
   }
   if (!is_exit_call(ops, p) || p + 5 >= size) return -1;
   int q = p + 5;
-  if (ops[static_cast<size_t>(q)].op == Op::Jump) return resolve(q) == goes_on ? q + 1 : -1;
+  // (Or a jump to where the enclosing with's suppressed path goes, its join: itself read past its
+  // region, the exit of a with enclosing it placed there too.)
+  if (ops[static_cast<size_t>(q)].op == Op::Jump) {
+    int suppressed = ops[static_cast<size_t>(enclosing) + 2].target + 4;
+    bool joins = suppressed < size && ops[static_cast<size_t>(suppressed)].op == Op::Jump &&
+                 resolve(suppressed) == resolve(q);
+    return resolve(q) == goes_on || joins ? q + 1 : -1;
+  }
   int length = copied_tail_length(q);
   if (length == 0 || q == goes_on || !same_operations(ops, q, goes_on, length)) return -1;
   return q + length;
@@ -2620,11 +2627,13 @@ int CodeDecoder::decode_with(int i, int end, int exit) {
   if (with_end > end && resolve(with_end) != resolve(exit)) {
     int cold_end = enclosing_with_exit_end(i, with_end, end);
     int tail_end = cold_end < 0 ? cold_with_tail_end(with_end, cleanup, exit) : -1;
-    // (The suppressed path jumps there too.)
+    // (The suppressed path jumps there too: read with it, where the body's last operation, the
+    // exit's jump there, made it look like the normal path jumping over the handler.)
     const Operation& back = ops[static_cast<size_t>(reraise_target) + 4];
-    if (tail_end >= 0 && (back.op != Op::Jump || resolve(back.target) != resolve(with_end)))
-      tail_end = -1;
-    if (tail_end >= 0) mark_consumed(reraise_target + 4, reraise_target + 5);
+    bool joins = back.op == Op::Jump && resolve(back.target) == resolve(with_end);
+    if (tail_end >= 0 && !joins) tail_end = -1;
+    if (joins && (tail_end >= 0 || cold_end >= 0))
+      mark_consumed(reraise_target + 4, reraise_target + 5);
     if (cold_end < 0 && tail_end < 0) throw DecodeFailure("with statement leaves its region");
     if (cold_end >= 0) mark_consumed(with_end, cold_end);
     if (tail_end >= 0) tail = {with_end, tail_end};

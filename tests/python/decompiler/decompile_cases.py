@@ -720,6 +720,36 @@ CASES: list[Case] = [
         ([[4], "bad"], False),
         (["bad", [0]], True),
     ),
+    # 3.12+: a try/except ending the body of a with nested in a with, in an if's then-branch, its
+    # else returning: the clauses alone reach the inner with's exit call, placed after the handler
+    # code, whose jump goes where the inner with's suppressed path goes (the outer with's exit
+    # call, cold too) (torch's pgo.get_local_code_state).
+    _case(
+        "try_else_return_in_nested_with_in_if",
+        """
+        def f(path, fail, suppress):
+            if path is not None:
+                with CM("outer"):
+                    rec("x", path)
+                    with CM("inner", suppress):
+                        try:
+                            content = rec("read", path)
+                            if fail == 1:
+                                raise ValueError(path)
+                            if fail == 2:
+                                raise KeyError(path)
+                        except ValueError:
+                            rec("warn")
+                        else:
+                            return content
+            return None
+        """,
+        (None, 0, False),
+        (1, 0, False),
+        (1, 1, False),
+        (1, 2, False),
+        (1, 2, True),
+    ),
     # An and/or value as the function's last statement: the code after it (POP_TOP; return)
     # stands where its jumps go and, copied, after its last operand.
     _case(
