@@ -692,6 +692,7 @@ CASES: list[Case] = [
 
 
         def f(stacks, suppress):
+            stacks = list(stacks)
             out = []
             while stacks:
                 s = stacks.pop()
@@ -8893,11 +8894,6 @@ _AND_CHAIN = (
     " with the test's copy at its end as an if (the chain is not the test's last item)"
 )
 _CODE_NOT_YET: dict = {
-    "with_while_true_clause_breaks_then_cold_tail": {
-        v: SAME_BEHAVIOUR_OTHER_CODE + "f: a name-order block is written (a NOP) though the"
-        " source registers the names in order"
-        for v in (12, 13)
-    },
     "loop_finally_if_and_chain": {
         13: SAME_BEHAVIOUR_OTHER_CODE
         + "f: the normal copy's tests jump to copies of the loop's jump back, read as `continue`s"
