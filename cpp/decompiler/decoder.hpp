@@ -191,6 +191,8 @@ class CodeDecoder {
   int decode_jump(int i, int end, int exit);
   int decode_for(int i, int end, int region_exit = -1);
   int decode_while_true(int head, int last_jump, int end, int region_exit);
+  // 3.12+: the end of a with or try statement of the loop open across its last jump back
+  int open_statement_end(int head, int exit, int end) const;
   int body_past_last_jump_back(int head, int exit, int end) const;  // the body's end
   int while_true_exit(int head, int last_jump, int end, bool* ends_in_break) const;  // its end
   int cold_break_target(int head, int loop_exit, int end, int region_exit,
@@ -260,6 +262,7 @@ class CodeDecoder {
     int outside_consumed = -1;               // past the jump back that ends it
     std::pair<int, int> after_clause{0, 0};  // the code after the statement, inside a clause
     bool outside_in_clause = false;          // outside: read from a clause (clause_after_region)
+    std::pair<int, int> with_exit{0, 0};     // 3.12+: the enclosing with's exit, after the handlers
   };
   // the innermost loop's exit or head
   bool leaves_loop(int target) const;
@@ -386,6 +389,8 @@ class CodeDecoder {
   void read_with_exit_copy_after_exit_call(int i, int length, WithShape& shape);
   // 3.12+: the enclosing with's exit call and the code after it, placed after the handlers
   int enclosing_with_exit_end(int i, int after, int end) const;
+  // 3.12+: the code after the statement ending a loop body, after the handlers
+  int cold_with_tail_end(int after, int cleanup, int exit) const;
   bool strip_copied_tail(Stmt& stmt, const Body& tail) const;
   bool strip_counted_copies(Stmt& stmt, const Body& tail, const std::vector<int>& copies) const;
   StmtPtr strip_normal_copy_with_returns(Body& body, const std::string& copy_text,

@@ -1145,11 +1145,19 @@ int CodeDecoder::cold_loop_tail_end(int from, int cleanup, int head) const {
 // Where the body, the else and the clauses go on when done: the join.
 void CodeDecoder::read_except_end(int i, int end, int exit, TryExceptShape& s) const {
   const auto& ops = lifted_.ops;
+  // (3.12+: or the statement ends the body of an enclosing with that only its clauses leave
+  // normally: the with's exit call, and the code after the with, reached from them only, lie
+  // after the handler code (enclosing_with_exit_end); the clauses go there, the with's end.)
   if (s.try_end > end && s.outside < 0 && resolve(s.try_end) != resolve(exit)) {
-    // (A clause's copy of the short exit the region goes on to, as the body's way out is:
-    // 3.11+ copies exit blocks without a line number into each block that jumps there.)
-    if (!same_target(s.try_end, exit)) throw DecodeFailure("try statement leaves its region");
-    s.try_end = exit;
+    if (int cold_end = enclosing_with_exit_end(s.cleanup, s.try_end, end); cold_end >= 0) {
+      s.with_exit = {s.try_end, cold_end};
+      s.else_end = std::min(s.else_end, end);
+    } else {
+      // (A clause's copy of the short exit the region goes on to, as the body's way out is:
+      // 3.11+ copies exit blocks without a line number into each block that jumps there.)
+      if (!same_target(s.try_end, exit)) throw DecodeFailure("try statement leaves its region");
+      s.try_end = exit;
+    }
   }
   // (A statement ending a region whose last operation, before the handler code, jumps to its
   // exit joins at that jump: a loop's jump back, which the clauses jump to.)
@@ -1522,6 +1530,7 @@ bool CodeDecoder::clause_returns_written(const TryExceptShape& s) const {
 // The statement emitted, with the code after it that its else or the clauses hold moved out.
 void CodeDecoder::emit_try_except(StmtPtr& stmt, int exit, const TryExceptShape& shape) {
   mark_consumed(shape.handler, shape.cleanup + 3);
+  if (shape.with_exit.second > 0) mark_consumed(shape.with_exit.first, shape.with_exit.second);
   for (int q = shape.after_clause.first; q < shape.after_clause.second; ++q)
     consumed_[static_cast<size_t>(q)] = false;
   if (shape.outside_in_clause) {
@@ -2591,7 +2600,14 @@ int CodeDecoder::enclosing_with_exit_end(int i, int after, int end) const {
   }
   if (!is_exit_call(ops, p) || p + 5 >= size) return -1;
   int q = p + 5;
-  if (ops[static_cast<size_t>(q)].op == Op::Jump) return resolve(q) == goes_on ? q + 1 : -1;
+  // (Or a jump to where the enclosing with's suppressed path goes, its join: itself read past its
+  // region, the exit of a with enclosing it placed there too.)
+  if (ops[static_cast<size_t>(q)].op == Op::Jump) {
+    int suppressed = ops[static_cast<size_t>(enclosing) + 2].target + 4;
+    bool joins = suppressed < size && ops[static_cast<size_t>(suppressed)].op == Op::Jump &&
+                 resolve(suppressed) == resolve(q);
+    return resolve(q) == goes_on || joins ? q + 1 : -1;
+  }
   int length = copied_tail_length(q);
   if (length == 0 || q == goes_on || !same_operations(ops, q, goes_on, length)) return -1;
   return q + length;
@@ -2618,11 +2634,25 @@ int CodeDecoder::decode_with(int i, int end, int exit) {
   int cleanup = shape.cleanup;
   mark_consumed(handler, reraise_target + 4);
   if (cleanup >= 0) mark_consumed(cleanup, cleanup + 3);
+  std::pair<int, int> tail{0, 0};  // the code after the statement, after the handlers
   if (with_end > end && resolve(with_end) != resolve(exit)) {
     int cold_end = enclosing_with_exit_end(i, with_end, end);
-    if (cold_end < 0) throw DecodeFailure("with statement leaves its region");
-    mark_consumed(with_end, cold_end);
+    int tail_end = cold_end < 0 ? cold_with_tail_end(with_end, cleanup, exit) : -1;
+    // (The suppressed path jumps there too: read with it, where the body's last operation, the
+    // exit's jump there, made it look like the normal path jumping over the handler.)
+    const Operation& back = ops[static_cast<size_t>(reraise_target) + 4];
+    bool joins = back.op == Op::Jump && resolve(back.target) == resolve(with_end);
+    if (tail_end >= 0 && !joins) tail_end = -1;
+    if (joins && (tail_end >= 0 || cold_end >= 0))
+      mark_consumed(reraise_target + 4, reraise_target + 5);
+    if (cold_end < 0 && tail_end < 0) throw DecodeFailure("with statement leaves its region");
+    if (cold_end >= 0) mark_consumed(with_end, cold_end);
+    if (tail_end >= 0) tail = {with_end, tail_end};
     body_end = std::min(body_end, end);
+    // (Not the copy of the loop's exit that its cold bottom test jumps to, read with that test
+    // and laid after the loop body's last jump back: decode_while.)
+    while (tail_end >= 0 && body_end - 1 > i && consumed_[static_cast<size_t>(body_end) - 1])
+      --body_end;
     with_end = end;
   }
   push(make_expr(ExprKind::Internal, {}, "with_exit"));
@@ -2637,7 +2667,9 @@ int CodeDecoder::decode_with(int i, int end, int exit) {
   {
     OpenTry open(opened_try_, handler);
     Restore<std::map<int, std::pair<int, int>>> restore(open_with_ends_);
-    open_with_ends_[handler] = {body_end, with_end == end ? exit : with_end};
+    open_with_ends_[handler] = {body_end, tail.second > 0   ? tail.first
+                                          : with_end == end ? exit
+                                                            : with_end};
     body = decode_range(i + 1, body_end, body_exit >= 0 ? body_exit : with_end);
   }
   // At module level that return is the implicit `return None` at the end of the code.
@@ -2669,7 +2701,27 @@ int CodeDecoder::decode_with(int i, int end, int exit) {
   stmt->is_async = ops[static_cast<size_t>(i)].arg == 1;  // BEFORE_ASYNC_WITH on 3.11 (see lift)
   emit(stmt);
   if (after) emit(after);
+  if (tail.second > 0) {
+    Body rest = decode_range(tail.first, tail.second, exit);
+    mark_consumed(tail.first, tail.second);
+    for (StmtPtr& s : rest) emit(s);
+  }
   return with_end > end ? end : with_end;
+}
+
+// 3.12+: a with statement ending a loop body whose body never falls through (a `while True:`
+// left by breaks from its except clauses): the code after it is reached from the suppressed
+// path and the breaks' way out only, cold code that push_cold_blocks_to_end (flowgraph.c) placed
+// after the statement's handler code, ending the loop body as read_except_outside reads it for
+// a try statement (cold_loop_tail_end). Its end, or -1.
+int CodeDecoder::cold_with_tail_end(int after, int cleanup, int exit) const {
+  if (!profile_.cold_blocks_at_end || loops_.empty() || after <= cleanup ||
+      !same_target(exit, loops_.back().continue_target))
+    return -1;
+  int head = resolve(loops_.back().continue_target);
+  int tail_end = loop_tail_end(after, cleanup, head);
+  if (tail_end >= 0) return tail_end;
+  return cold_loop_tail_end(after, cleanup, head);
 }
 
 }  // namespace glassbox::decompiler

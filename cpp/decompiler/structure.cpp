@@ -1232,11 +1232,15 @@ int CodeDecoder::body_past_last_jump_back(int head, int exit, int end) const {
                ? op.target
                : -1;
   };
-  int reach = -1;
+  // (Or a with or try statement open across that jump back: the body runs on, through the
+  // code that statement falls into, to the first return or raise.)
+  int reach = open_statement_end(head, exit, end);
+  bool open = reach > exit;
   for (int k = head; k < exit; ++k) reach = std::max(reach, forward(k));
   if (reach <= exit || exit <= 0 || falls_through(ops[static_cast<size_t>(exit) - 1].op))
     return exit;
-  for (int k = exit; k < end && k < reach + 1; ++k) {
+  for (int k = exit; k < end; ++k) {
+    if (k > reach && !(open && falls_through(ops[static_cast<size_t>(k) - 1].op))) break;
     const Operation& op = ops[static_cast<size_t>(k)];
     if (!flow_.reachable[static_cast<size_t>(k)] || op.op == Op::PushExcInfo) return exit;
     reach = std::max(reach, forward(k));
@@ -1245,6 +1249,30 @@ int CodeDecoder::body_past_last_jump_back(int head, int exit, int end) const {
     if (op.op == Op::Jump && op.target < k) return exit;
   }
   return exit;
+}
+
+// 3.12+: where the last jump back `exit - 1` is a `continue` inside a with or try statement of
+// the loop at `head` whose body goes on after it (`with x: if a: continue` + more of the body),
+// the end of what that statement's handler covers past it (+1), else -1: the loop's body holds
+// the whole statement. (compiler_while emits the body, then its jump back, which
+// remove_unreachable drops where the body ends in a return or raise; the handler code is cold,
+// after the function's code: push_cold_blocks_to_end.)
+int CodeDecoder::open_statement_end(int head, int exit, int end) const {
+  if (!profile_.cold_blocks_at_end || exit <= head) return -1;
+  int outer = flow_.handler_covering(head);
+  std::vector<int> open;
+  for (int k = head; k < exit; ++k) {
+    int h = flow_.handler_covering(k);
+    if (h >= 0 && h != outer && flow_.reachable[static_cast<size_t>(k)]) open.push_back(h);
+  }
+  int last = -1;
+  for (int k = exit; k < end; ++k) {
+    int h = flow_.handler_covering(k);
+    if (h >= 0 && flow_.reachable[static_cast<size_t>(k)] &&
+        std::find(open.begin(), open.end(), h) != open.end())
+      last = k + 1;
+  }
+  return last;
 }
 
 int CodeDecoder::while_true_exit(int head, int last_jump, int end, bool* ends_in_break) const {

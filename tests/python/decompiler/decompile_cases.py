@@ -627,6 +627,130 @@ CASES: list[Case] = [
         (0, 1, 5, False),
         (0, 0, 5, False),
     ),
+    # A `while True:` whose last jump back is a `continue` inside a with statement whose body
+    # goes on after it, the loop's body ending in a return (its own jump back dropped): the loop
+    # holds the whole with and the code after it (torch's compile_worker Timer.check).
+    _case(
+        "while_true_continue_inside_with_then_return",
+        """
+        def f(steps, suppress, fail):
+            it = iter(steps)
+            while True:
+                step = rec("step", next(it))
+                with CM("w", suppress):
+                    if step == 0:
+                        return "zero"
+                    if step < 0:
+                        continue
+                    if fail:
+                        raise ValueError(step)
+                    rec("body", step)
+                rec("after", step)
+                return step
+        """,
+        ([-1, -2, 3], False, False),
+        ([-1, 0], False, False),
+        ([5], True, True),
+        ([-1, 5, 6], False, True),
+    ),
+    # 3.12+: a try/except ending a with's body in a loop, its else a `break`: only the clauses
+    # reach the with's exit call, placed after the handler code with the jump back (pip's
+    # LazyZipOverHTTP._check_zip).
+    _case(
+        "with_try_except_else_break_in_for",
+        """
+        def f(xs, suppress):
+            for s in xs:
+                rec("s", s)
+                with CM("w", suppress):
+                    try:
+                        if s < 0:
+                            raise KeyError(s)
+                        if s == 0:
+                            raise ValueError(s)
+                    except KeyError:
+                        pass
+                    else:
+                        break
+            rec("after")
+            return s
+        """,
+        ([-1, -2, 3, 4], False),
+        ([-1, 0, 5], True),
+        ([-1, 0, 5], False),
+        ([-1], False),
+    ),
+    # 3.12+: a with ending a loop body whose body, a `while True:`, is left only by breaks from
+    # except clauses: the with's exit call and the code after it (to the outer loop's cold
+    # bottom test) lie after the handler code (os.walk's shape).
+    _case(
+        "with_while_true_clause_breaks_then_cold_tail",
+        """
+        def bad():
+            yield 5
+            raise ValueError("bad")
+
+
+        def f(stacks, suppress):
+            stacks = list(stacks)
+            out = []
+            while stacks:
+                s = stacks.pop()
+                it = bad() if s == "bad" else iter(s)
+                cont = False
+                with CM("w", suppress):
+                    while True:
+                        try:
+                            entry = next(it)
+                        except StopIteration:
+                            break
+                        except ValueError:
+                            cont = True
+                            break
+                        if entry == 0:
+                            raise KeyError(entry)
+                        out.append(entry)
+                if cont:
+                    continue
+                rec("after", out)
+            return out
+        """,
+        ([[1, 2], [3]], False),
+        ([[1, 0], [3]], True),
+        ([[1, 0], [3]], False),
+        ([[4], "bad"], False),
+        (["bad", [0]], True),
+    ),
+    # 3.12+: a try/except ending the body of a with nested in a with, in an if's then-branch, its
+    # else returning: the clauses alone reach the inner with's exit call, placed after the handler
+    # code, whose jump goes where the inner with's suppressed path goes (the outer with's exit
+    # call, cold too) (torch's pgo.get_local_code_state).
+    _case(
+        "try_else_return_in_nested_with_in_if",
+        """
+        def f(path, fail, suppress):
+            if path is not None:
+                with CM("outer"):
+                    rec("x", path)
+                    with CM("inner", suppress):
+                        try:
+                            content = rec("read", path)
+                            if fail == 1:
+                                raise ValueError(path)
+                            if fail == 2:
+                                raise KeyError(path)
+                        except ValueError:
+                            rec("warn")
+                        else:
+                            return content
+            return None
+        """,
+        (None, 0, False),
+        (1, 0, False),
+        (1, 1, False),
+        (1, 2, False),
+        (1, 2, True),
+    ),
     # An and/or value as the function's last statement: the code after it (POP_TOP; return)
     # stands where its jumps go and, copied, after its last operand.
     _case(
@@ -8826,6 +8950,11 @@ _NOT_YET: dict = {
     "while_chained_comparison_or_and_walrus_tests": {
         ALL: FALLBACK + "'condition jumps out of its region' (a loop test `chain or b`), 'stack"
         " underflow' (a named expression inside a chained loop test)",
+    },
+    "while_true_continue_inside_with_then_return": {
+        v: FALLBACK + "'with statement leaves its region' (3.10/3.11: the with's handler code"
+        " lies inline, between the last jump back and the rest of the loop's body)"
+        for v in (10, 11)
     },
     "loop_try_else_if_else_break": {
         12: FALLBACK + "'unstructured jump at offset 162' (an if/else ending a try's else in a"
