@@ -409,6 +409,8 @@ class CodeDecoder {
   int decode_try_star(int i, int body_end, int handler, int end, int exit);  // except* (3.11+)
   void hoist_common_tail(Body& body) const;
   int decode_with(int i, int end, int exit);
+  void read_with_past_region(int i, int end, int exit, int reraise_target, int cleanup,
+                             int& body_end, int& with_end, std::pair<int, int>& tail);
   int skip_with_exit_call(int i);
   // 3.10: a finally body's RERAISEs that a nested statement owns (handlers.cpp)
   std::vector<bool> nested_own_reraises(int begin, int end) const;

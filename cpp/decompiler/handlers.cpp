@@ -2613,6 +2613,33 @@ int CodeDecoder::enclosing_with_exit_end(int i, int after, int end) const {
   return q + length;
 }
 
+// The with statement at i whose code goes on past `end`, its region's end: there lies the exit
+// call of an enclosing with (consumed here), or the code after the statement placed after its
+// handler code (`tail`, read after the statement). Narrows `body_end` and `with_end` to the
+// region; throws where it is neither.
+void CodeDecoder::read_with_past_region(int i, int end, int exit, int reraise_target, int cleanup,
+                                        int& body_end, int& with_end, std::pair<int, int>& tail) {
+  const auto& ops = lifted_.ops;
+  int cold_end = enclosing_with_exit_end(i, with_end, end);
+  int tail_end = cold_end < 0 ? cold_with_tail_end(with_end, cleanup, exit) : -1;
+  // (The suppressed path jumps there too: read with it, where the body's last operation, the
+  // exit's jump there, made it look like the normal path jumping over the handler.)
+  const Operation& back = ops[static_cast<size_t>(reraise_target) + 4];
+  bool joins = back.op == Op::Jump && resolve(back.target) == resolve(with_end);
+  if (tail_end >= 0 && !joins) tail_end = -1;
+  if (joins && (tail_end >= 0 || cold_end >= 0))
+    mark_consumed(reraise_target + 4, reraise_target + 5);
+  if (cold_end < 0 && tail_end < 0) throw DecodeFailure("with statement leaves its region");
+  if (cold_end >= 0) mark_consumed(with_end, cold_end);
+  if (tail_end >= 0) tail = {with_end, tail_end};
+  body_end = std::min(body_end, end);
+  // (Not the copy of the loop's exit that its cold bottom test jumps to, read with that test
+  // and laid after the loop body's last jump back: decode_while.)
+  while (tail_end >= 0 && body_end - 1 > i && consumed_[static_cast<size_t>(body_end) - 1])
+    --body_end;
+  with_end = end;
+}
+
 int CodeDecoder::decode_with(int i, int end, int exit) {
   const auto& ops = lifted_.ops;
   ExprPtr context = pop();
@@ -2635,26 +2662,8 @@ int CodeDecoder::decode_with(int i, int end, int exit) {
   mark_consumed(handler, reraise_target + 4);
   if (cleanup >= 0) mark_consumed(cleanup, cleanup + 3);
   std::pair<int, int> tail{0, 0};  // the code after the statement, after the handlers
-  if (with_end > end && resolve(with_end) != resolve(exit)) {
-    int cold_end = enclosing_with_exit_end(i, with_end, end);
-    int tail_end = cold_end < 0 ? cold_with_tail_end(with_end, cleanup, exit) : -1;
-    // (The suppressed path jumps there too: read with it, where the body's last operation, the
-    // exit's jump there, made it look like the normal path jumping over the handler.)
-    const Operation& back = ops[static_cast<size_t>(reraise_target) + 4];
-    bool joins = back.op == Op::Jump && resolve(back.target) == resolve(with_end);
-    if (tail_end >= 0 && !joins) tail_end = -1;
-    if (joins && (tail_end >= 0 || cold_end >= 0))
-      mark_consumed(reraise_target + 4, reraise_target + 5);
-    if (cold_end < 0 && tail_end < 0) throw DecodeFailure("with statement leaves its region");
-    if (cold_end >= 0) mark_consumed(with_end, cold_end);
-    if (tail_end >= 0) tail = {with_end, tail_end};
-    body_end = std::min(body_end, end);
-    // (Not the copy of the loop's exit that its cold bottom test jumps to, read with that test
-    // and laid after the loop body's last jump back: decode_while.)
-    while (tail_end >= 0 && body_end - 1 > i && consumed_[static_cast<size_t>(body_end) - 1])
-      --body_end;
-    with_end = end;
-  }
+  if (with_end > end && resolve(with_end) != resolve(exit))
+    read_with_past_region(i, end, exit, reraise_target, cleanup, body_end, with_end, tail);
   push(make_expr(ExprKind::Internal, {}, "with_exit"));
   push(make_expr(ExprKind::Internal, {}, "with_value"));
   size_t saved_depth = statement_depth_;
