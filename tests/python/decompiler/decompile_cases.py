@@ -8997,10 +8997,6 @@ _CODE_NOT_YET: dict = {
         13: SAME_BEHAVIOUR_OTHER_CODE + "a `continue` is written after the outer try/finally (the"
         " if's jump back copied; a single try/finally too)",
     },
-    "loop_if_branch_ending_in_with_then_elif": {
-        13: SAME_BEHAVIOUR_OTHER_CODE
-        + "the then-branch's jump back after the with is read as a written continue, not an elif",
-    },
     "loop_try_finally_body_test_jumps_to_its_end": {
         13: SAME_BEHAVIOUR_OTHER_CODE + "a `continue` is written after the try/finally (its jump"
         " back recompiles as JUMP_BACKWARD_NO_INTERRUPT)",
