@@ -9058,10 +9058,6 @@ _CODE_NOT_YET: dict = {
 # Found only when the whole module is decompiled from a .pyc of that version.
 _PYC_NOT_YET: dict = {}
 _PYC_CODE_NOT_YET = {
-    "loop_if_branch_ending_in_with_then_elif": {
-        13: SAME_BEHAVIOUR_OTHER_CODE
-        + "the then-branch's jump back after the with is read as a written continue, not an elif",
-    },
     "conditional_expression_constant_before_copied_tail": {
         12: SAME_BEHAVIOUR_OTHER_CODE
         + "tuple_of: instruction #2: expected POP_JUMP_IF_FALSE -> #6, got POP_JUMP_IF_FALSE -> #4",
