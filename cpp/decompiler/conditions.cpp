@@ -1578,7 +1578,7 @@ int CodeDecoder::exit_copies_start(int then_begin, int label) const {
   const auto& ops = lifted_.ops;
   auto returns_none = [&](int k) {
     const Operation& o = ops[static_cast<size_t>(k)];
-    return o.op == Op::ReturnConst && o.constant && o.constant->kind == bytecode::ObjectKind::None;
+    return o.op == Op::ReturnConst && is_none_constant(o);
   };
   if (!profile_.copies_exits_with_jump_lines || label - 2 <= then_begin ||
       !returns_none(label - 1) || !returns_none(label - 2))
@@ -1605,9 +1605,7 @@ int CodeDecoder::exit_copies_start(int then_begin, int label) const {
   if (first == label - 1) return -1;
   const Operation& before = ops[static_cast<size_t>(first) - 1];
   bool falls_in = from(first).empty() && ops[static_cast<size_t>(first)].line < 0 &&
-                  !is_jump(before.op) && before.op != Op::ReturnValue &&
-                  before.op != Op::ReturnConst && before.op != Op::RaiseVarargs &&
-                  before.op != Op::Reraise;
+                  !is_jump(before.op) && falls_through(before.op);
   bool last_jump = from(first).size() == 1 && from(first)[0] > later_source &&
                    from(first)[0] < first && from(first)[0] >= then_begin;
   if (!falls_in && !last_jump) return -1;

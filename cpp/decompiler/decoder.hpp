@@ -183,6 +183,7 @@ class CodeDecoder {
   int decode_clause_break_copy(int i, int end);      // 3.12+: one leaving an except clause, or -1
   int decode_nop_break_copy(int i, int end);  // a break's NOP, then a copy of the exit; or -1
   bool nop_break_copy_at(int i) const;
+  bool covered_by_try_from(int k, int from) const;
   int absent_break_target_copy(int k, int end) const;                        // its length, or 0
   int break_copy_length(int k, int end, int break_target, bool while_true);  // or -1
   int decode_at_statement_start(int i, int end, int exit);     // a loop or try starting at i, or -1

@@ -306,9 +306,15 @@ bool CodeDecoder::nop_break_copy_at(int i) const {
   // (compiler_break unwinds the try statements it leaves, POP_BLOCK before the jump: a copy
   // covered by the handler of a try inside the loop is that try's body, `while True: try:
   // return f()`.)
-  int handler = flow_.handler_covering(i);
+  return !covered_by_try_from(i, loop.continue_target);
+}
+
+// Whether the handler covering operation `k` is that of a try statement starting at or after
+// `from` (one inside a loop whose head is `from`).
+bool CodeDecoder::covered_by_try_from(int k, int from) const {
+  int handler = flow_.handler_covering(k);
   const HandlerRegion* region = handler < 0 ? nullptr : flow_.region_for_target(handler);
-  return !region || region->start < loop.continue_target;
+  return region && region->start >= from;
 }
 
 // The length of a break's copy at `k` of the block at `break_target` (the code after the loop),
@@ -445,11 +451,7 @@ bool CodeDecoder::clauses_only_continue(int head, int end) const {
 // handlers of the try statements in the loop (the loop then goes on past `end`).
 bool CodeDecoder::may_hold_break_copy(int head, int end) const {
   const auto& ops = lifted_.ops;
-  auto outside = [&](int k) {
-    int handler = flow_.handler_covering(k);
-    const HandlerRegion* region = handler < 0 ? nullptr : flow_.region_for_target(handler);
-    return !region || region->start < head;
-  };
+  auto outside = [&](int k) { return !covered_by_try_from(k, head); };
   for (int k = head; k < end; ++k) {
     const Operation& op = ops[static_cast<size_t>(k)];
     if (op.nop_line >= 0 && op.line >= 0 && op.line != op.nop_line && outside(k)) return true;
@@ -1216,8 +1218,6 @@ int CodeDecoder::loop_clauses_reraise(int head, int last_jump, int end) const {
   return found;
 }
 
-// Where the `while True:` at `head`, whose last jump back is `last_jump`, ends; `*ends_in_break`:
-// reaching the body's end leaves the loop (a `break`).
 // A `while True:` whose body ends in a return or raise keeps no jump back at its end (the
 // compiler drops the unreachable one: flowgraph.c's remove_unreachable, 3.10 compile.c's
 // eliminate_unreachable): its last jump back, a `continue`, is not its end. Where a forward jump
@@ -1275,6 +1275,8 @@ int CodeDecoder::open_statement_end(int head, int exit, int end) const {
   return last;
 }
 
+// Where the `while True:` at `head`, whose last jump back is `last_jump`, ends; `*ends_in_break`:
+// reaching the body's end leaves the loop (a `break`).
 int CodeDecoder::while_true_exit(int head, int last_jump, int end, bool* ends_in_break) const {
   int loop_exit = last_jump + 1;
   // (Then reaching the body's end leaves the loop: a `break`.)
