@@ -1116,9 +1116,10 @@ int CodeDecoder::if_else_ending_loop_body(const IfShape& s) {
   // where it would jump to a written `continue`, its line being another.)
   // (Not a written `continue` leaving the with: its NOP, with the continue's line, precedes
   // the exit calls, written_return_leaving_with.)
-  bool continues_line = before_label.line < 0 && !starts_line_on_prefix(label - 1) &&
-                        label - 6 >= then_begin && is_exit_call(ops, label - 6) &&
-                        !written_return_leaving_with(ops, label - 1);
+  // (starts_line_on_prefix decodes the code object again: asked last, for a loop only.)
+  bool continues_line =
+      loop && before_label.line < 0 && label - 6 >= then_begin && is_exit_call(ops, label - 6) &&
+      !written_return_leaving_with(ops, label - 1) && !starts_line_on_prefix(label - 1);
   if (profile_.threads_jumps_to_jumps && loop && before_label.op == Op::Jump &&
       label - 1 > then_begin && label < end &&
       same_target(before_label.target, loop->continue_target) &&
