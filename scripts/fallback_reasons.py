@@ -113,7 +113,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("version", help="3.10, 3.11, 3.12 or 3.13")
     parser.add_argument("paths", nargs="*", help="files or folders instead of the stdlib")
     parser.add_argument("--match", help="also print the 5 shortest functions with this reason")
-    args = parser.parse_args(argv)
+    args = parser.parse_intermixed_args(argv)
     missing = [path for path in args.paths if not os.path.exists(path)]
     if missing:
         parser.error(f"no such file or folder: {', '.join(missing)} (a reason goes after --match)")

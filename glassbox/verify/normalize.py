@@ -35,6 +35,8 @@ so that the same code laid out on other lines compares equal:
   ``JUMP_FORWARD``/``JUMP_BACKWARD``): the target index says it;
 * 3.13's superinstructions (``LOAD_FAST_LOAD_FAST``, ``STORE_FAST_LOAD_FAST``,
   ``STORE_FAST_STORE_FAST``), fused only within a line: compared as their two halves;
+* 3.13's ``STORE_FAST x; STORE_FAST x``, which the compiler makes ``POP_TOP; STORE_FAST x`` only
+  within a line: compared as the latter;
 * 3.13 class bodies' ``__firstlineno__ = N``: N is not compared;
 * the order of ``co_consts`` (see above), which follows from the order things were compiled in.
 """
@@ -43,6 +45,7 @@ from __future__ import annotations
 
 import bisect
 import dis
+import sys
 import types
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -371,12 +374,34 @@ def _fold_jumps_over_jumps(code: types.CodeType, instructions: list) -> list:
     return folded
 
 
+def _pop_double_stores(code: types.CodeType, instructions: list) -> list:
+    """3.13: ``STORE_FAST x; STORE_FAST x`` as the ``POP_TOP; STORE_FAST x`` the compiler makes of
+    it when both are on one line (``_, a, _ = t`` written on one line or over three)."""
+    if sys.version_info < (3, 13):
+        return instructions
+    landings = {i.argval for i in instructions if i.opcode in JUMP_OPCODES}
+    landings.update(entry[2] for entry in raw_exception_table(code))
+    found = list(instructions)
+    for index in range(len(found) - 1):
+        first, second = found[index], found[index + 1]
+        if (
+            first.opname == "STORE_FAST"
+            and second.opname == "STORE_FAST"
+            and first.arg == second.arg
+            and second.offset not in landings
+        ):
+            found[index] = first._replace(
+                opname="POP_TOP", opcode=dis.opmap["POP_TOP"], arg=None, argval=None, argrepr=""
+            )
+    return found
+
+
 def _offsets(instructions: list) -> list:
     return [i.offset for i in instructions]
 
 
 def _ops(code: types.CodeType) -> tuple:
-    instructions = _fold_jumps_over_jumps(code, _instructions(code))
+    instructions = _fold_jumps_over_jumps(code, _pop_double_stores(code, _instructions(code)))
     offsets = _offsets(instructions)
     targets = _jump_targets(instructions, offsets)
     ops = []

@@ -169,6 +169,7 @@ def test_exception_table_parse_matches_dis() -> None:
 # The same checks, run by the normalizer inside each installed version (their dis differ).
 SMALL = """
 def f(x):
+    _, _, a = x
     try:
         return x + 1
     except E:
@@ -179,6 +180,9 @@ class C:
 SMALL_MOVED = """
 
 def f(x):
+    (_,
+     _,
+     a) = x
     try:
         return (x +
   1)
