@@ -212,16 +212,19 @@ CodeDecoder::ConditionItem CodeDecoder::finish_chained_test(ConditionItem item) 
     result = finish_chained_test(result);
     return result;
   }
-  // 3.12+ has no backward conditional jump: the last test jumping back to a loop's head when
-  // false becomes a jump when true over a JUMP_BACKWARD, to the jump over the cleanup.
-  if (profile_.conditional_jumps_forward_only && last_sense == 1 && last_jump.target == k + 2 &&
+  // 3.12+ has no backward conditional jump: the last test jumping back to a loop's head
+  // becomes the opposite jump over a JUMP_BACKWARD, to the jump over the cleanup (when false,
+  // `if a < b < c: <rest of the body>`; when true, `if not a < b < c: ...`, whose cleanup
+  // falls into the rest).
+  if (profile_.conditional_jumps_forward_only && last_sense <= 1 && last_jump.target == k + 2 &&
       cleanup == k + 3 && k + 4 < static_cast<int>(ops.size()) &&
       ops[static_cast<size_t>(k) + 1].op == Op::Jump &&
       ops[static_cast<size_t>(k) + 1].target <= k &&
       ops[static_cast<size_t>(k) + 2].op == Op::Jump &&
-      ops[static_cast<size_t>(k) + 2].target > cleanup &&
+      (last_sense == 1 ? ops[static_cast<size_t>(k) + 2].target > cleanup
+                       : ops[static_cast<size_t>(k) + 2].target == cleanup + 1) &&
       ops[static_cast<size_t>(cleanup)].op == Op::PopTop) {
-    result.sense = 0;
+    result.sense = 1 - last_sense;
     result.target = ops[static_cast<size_t>(k) + 1].target;
     result.next = ops[static_cast<size_t>(k) + 2].target;
     return result;
@@ -760,7 +763,10 @@ void CodeDecoder::emit_if_statement(ExprPtr condition, Body then_body, Body else
 }
 
 void CodeDecoder::emit_if(const IfShape& s, Body then_body, Body else_body) {
-  const ExprPtr& test = s.test;
+  emit_if_or_assert(s.test, std::move(then_body), std::move(else_body));
+}
+
+void CodeDecoder::emit_if_or_assert(const ExprPtr& test, Body then_body, Body else_body) {
   // `if not test: raise AssertionError(msg)` is an assert.
   // (The raise of LOAD_ASSERTION_ERROR arrives as `assert False[, msg]`; where 3.10/3.11 kept
   // a folded False, the source said `if test: assert False`.)
@@ -830,7 +836,11 @@ bool CodeDecoder::needs_inversion(const IfShape& s) {
     return flow_.handler_covering(then_begin) < 0;
   }
   if (items.size() > 1) return mentions_identity_or_membership(test, 0);
-  return cannot_turn_around(items[0].expr) && items[0].sense != 0;
+  // (A chained comparison jumping when false, its cleanup after the label (see above): the
+  // compiler turned around its last link's jump back, `assert a < b < c` ending a loop body.)
+  const ExprPtr& only = items[0].expr;
+  if (only->kind == ExprKind::Compare && only->ops.size() > 1) return true;
+  return cannot_turn_around(only) && items[0].sense != 0;
 }
 
 int CodeDecoder::if_inverted_over_jump_back(const IfShape& s) {
@@ -853,7 +863,7 @@ int CodeDecoder::if_inverted_over_jump_back(const IfShape& s) {
     Body otherwise;
     if (!same_target(exit, loop->continue_target))
       otherwise.push_back(make_stmt(StmtKind::Continue));
-    emit_if_statement(negate_test(test, profile_.none_tests_jump), decode_range(label, end, exit),
+    emit_if_or_assert(negate_test(test, profile_.none_tests_jump), decode_range(label, end, exit),
                       std::move(otherwise));
     return end;
   }

@@ -554,6 +554,7 @@ class CodeDecoder {
   struct IfShape;  // the test, its branches and the loop around it (conditions.cpp)
   void emit_if_statement(ExprPtr condition, Body then_body, Body else_body);
   void emit_if(const IfShape& s, Body then_body, Body else_body);  // the shape's test; or assert
+  void emit_if_or_assert(const ExprPtr& test, Body then_body, Body else_body);
   bool needs_inversion(const IfShape& s);  // 3.12+: a test turned around over the jump back
   int if_inverted_over_jump_back(const IfShape& s);  // `if test: <rest of the loop body>`
   int if_jumping_back(IfShape& s);                   // the test jumps back to the loop head

@@ -2114,6 +2114,37 @@ CASES: list[Case] = [
         (90000,),
         ("x",),
     ),
+    # 3.12+: a chained comparison asserted at the end of a loop body: its last link's jump back
+    # to the head, turned around over a JUMP_BACKWARD, jumps to the raise; the cleanup after it
+    # holds a copy of that raise.
+    _case(
+        "assert_chained_comparison_ends_loop_body",
+        """
+        def f(xs):
+            for x in xs:
+                y = rec("y", x)
+                assert y.real == y == x, x
+            return rec("done")
+        """,
+        ([1, 2],),
+        ([1, 2.5j],),
+        ([],),
+    ),
+    # 3.12+: `if not a < b < c:` ending a loop body: the last link's jump back when true turned
+    # around, its cleanup falling into the body.
+    _case(
+        "negated_chained_comparison_ends_loop_body",
+        """
+        def f(xs, lo):
+            for x in xs:
+                if not lo < x < 10:
+                    rec("out", x)
+            return rec("done")
+        """,
+        ([1, 5, 20], 2),
+        ([], 0),
+        ([3, 3], 3),
+    ),
     # A try/except body ending in nested ifs at the end of the function: 3.10 gives each jump to
     # the body's way out (POP_BLOCK, `return None`) a copy of its own.
     _case(
