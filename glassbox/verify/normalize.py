@@ -35,6 +35,8 @@ so that the same code laid out on other lines compares equal:
   ``JUMP_FORWARD``/``JUMP_BACKWARD``): the target index says it;
 * 3.13's superinstructions (``LOAD_FAST_LOAD_FAST``, ``STORE_FAST_LOAD_FAST``,
   ``STORE_FAST_STORE_FAST``), fused only within a line: compared as their two halves;
+* 3.11+'s ``SWAP n`` before n stores, which the compiler drops by exchanging the stores only
+  within a line (apply_static_swaps): compared with the stores exchanged;
 * 3.13's ``STORE_FAST x; STORE_FAST x``, which the compiler makes ``POP_TOP; STORE_FAST x`` only
   within a line: compared as the latter;
 * 3.13 class bodies' ``__firstlineno__ = N``: N is not compared;
@@ -56,6 +58,8 @@ JUMP_OPCODES = (
 )
 CONST_OPCODES = frozenset(dis.hasconst)
 # 3.13's fused pairs of local-variable instructions and the two instructions each stands for.
+# The instructions 3.11+'s apply_static_swaps may exchange to drop a SWAP.
+SWAPPABLE = frozenset({"STORE_FAST", "STORE_FAST_MAYBE_NULL", "POP_TOP"})
 SUPERINSTRUCTIONS = {
     "LOAD_FAST_LOAD_FAST": ("LOAD_FAST", "LOAD_FAST"),
     "STORE_FAST_STORE_FAST": ("STORE_FAST", "STORE_FAST"),
@@ -350,8 +354,7 @@ def _jump_name(opname: str) -> str:
 def _fold_jumps_over_jumps(code: types.CodeType, instructions: list) -> list:
     """``POP_JUMP_IF_X L; JUMP M; L:`` as the ``POP_JUMP_IF_NOT_X M`` it stands for, when nothing
     else lands on the ``JUMP``: whether the compiler inverts the test depends on line numbers."""
-    landings = {i.argval for i in instructions if i.opcode in JUMP_OPCODES}
-    landings.update(entry[2] for entry in raw_exception_table(code))
+    landings = _landings(code, instructions)
     offsets = _offsets(instructions)
     folded: list = []
     index = 0
@@ -374,13 +377,96 @@ def _fold_jumps_over_jumps(code: types.CodeType, instructions: list) -> list:
     return folded
 
 
+def _landings(code: types.CodeType, instructions: list) -> set:
+    """The offsets that start a basic block: jump targets and exception handlers."""
+    landings = {i.argval for i in instructions if i.opcode in JUMP_OPCODES}
+    landings.update(entry[2] for entry in raw_exception_table(code))
+    return landings
+
+
+def _next_swappable(found: list, index: int, landings: set) -> int | None:
+    """flowgraph.c's next_swappable_instruction, within the block, whatever the lines."""
+    for after in range(index + 1, len(found)):
+        if found[after] is None:  # a SWAP already dropped: a NOP
+            continue
+        if found[after].offset in landings or found[after].opname not in SWAPPABLE:
+            return None
+        return after
+    return None
+
+
+def _stores_apart(found: list, first: int, last: int) -> bool:
+    """Whether swapping the operations at ``first`` and ``last`` keeps every name's final value:
+    they store to different names, and nothing between them stores to either."""
+    names = [i.arg if i.opname != "POP_TOP" else None for i in found[first : last + 1] if i]
+    if names[0] is None and names[-1] is None:
+        return True
+    if names[0] == names[-1]:
+        return False
+    return all(name is None or name not in (names[0], names[-1]) for name in names[1:-1])
+
+
+def _drop_swap(found: list, at: int, landings: set, handler: dict) -> bool:
+    """One step of apply_static_swaps: the ``SWAP n`` at ``at`` dropped and the first and n-th
+    stores after it exchanged, where that keeps what they store (False where it does not)."""
+    swap = found[at]
+    first = last = _next_swappable(found, at, landings)
+    for _ in range(swap.arg - 1):
+        last = None if last is None else _next_swappable(found, last, landings)
+    if first is None or last is None or not _stores_apart(found, first, last):
+        return False
+    if handler.get(swap.offset) != handler.get(found[last].offset):
+        return False
+    found[at] = None
+    found[first], found[last] = (
+        found[last]._replace(offset=found[first].offset),
+        found[first]._replace(offset=found[last].offset),
+    )
+    return True
+
+
+def _swap_leftwards(found: list, index: int, offsets: list, landings: set, handler: dict) -> None:
+    """flowgraph.c's apply_static_swaps from the SWAP at ``index``, walking left over the SWAPs
+    and stores of its block (``offsets``: each position's offset before any swap; ``handler``:
+    per offset, its exception handler)."""
+    for at in range(index, -1, -1):
+        current = found[at]
+        if current is not None:
+            if current.opname == "SWAP":
+                if not _drop_swap(found, at, landings, handler):
+                    return
+            elif current.opname not in SWAPPABLE:
+                return
+        if offsets[at] in landings:
+            return
+
+
+def _static_swaps(code: types.CodeType, instructions: list) -> list:
+    """3.11+: a ``SWAP n`` before n stores as the exchanged stores the compiler makes of it
+    (apply_static_swaps) only where the stores are on one line (``a, b = b, a`` written on one
+    line or over two)."""
+    if sys.version_info < (3, 11) or not any(i.opname == "SWAP" for i in instructions):
+        return instructions
+    landings = _landings(code, instructions)
+    handler = {}
+    for start, end, target, _, _ in raw_exception_table(code):
+        for instruction in instructions:
+            if start <= instruction.offset < end:
+                handler.setdefault(instruction.offset, target)
+    offsets = _offsets(instructions)
+    found: list = list(instructions)
+    for index in range(len(found)):
+        if found[index] is not None and found[index].opname == "SWAP":
+            _swap_leftwards(found, index, offsets, landings, handler)
+    return [i for i in found if i is not None]
+
+
 def _pop_double_stores(code: types.CodeType, instructions: list) -> list:
     """3.13: ``STORE_FAST x; STORE_FAST x`` as the ``POP_TOP; STORE_FAST x`` the compiler makes of
     it when both are on one line (``_, a, _ = t`` written on one line or over three)."""
     if sys.version_info < (3, 13):
         return instructions
-    landings = {i.argval for i in instructions if i.opcode in JUMP_OPCODES}
-    landings.update(entry[2] for entry in raw_exception_table(code))
+    landings = _landings(code, instructions)
     found = list(instructions)
     for index in range(len(found) - 1):
         first, second = found[index], found[index + 1]
@@ -401,7 +487,8 @@ def _offsets(instructions: list) -> list:
 
 
 def _ops(code: types.CodeType) -> tuple:
-    instructions = _fold_jumps_over_jumps(code, _pop_double_stores(code, _instructions(code)))
+    instructions = _pop_double_stores(code, _static_swaps(code, _instructions(code)))
+    instructions = _fold_jumps_over_jumps(code, instructions)
     offsets = _offsets(instructions)
     targets = _jump_targets(instructions, offsets)
     ops = []

@@ -77,6 +77,13 @@ def test_equivalent_spellings_are_equal() -> None:
     assert compare("if not a:\n    b()\n", "if not a: b()\n").equal
 
 
+def test_stores_on_other_lines_are_equal_but_not_other_stores() -> None:
+    one_line = "def f(a, x):\n    b, c = a, x\n    return b, c\n"
+    two_lines = "def f(a, x):\n    (b,\n     c) = a, x\n    return b, c\n"
+    assert compare(one_line, two_lines).equal
+    assert not compare(one_line, one_line.replace("b, c = a, x", "c, b = a, x")).equal
+
+
 def test_jump_target_difference_names_the_instruction() -> None:
     diff = compare(
         "def f(x):\n    if x:\n        a()\n    b()\n",
@@ -170,6 +177,7 @@ def test_exception_table_parse_matches_dis() -> None:
 SMALL = """
 def f(x):
     _, _, a = x
+    b, c = a, x
     try:
         return x + 1
     except E:
@@ -183,6 +191,8 @@ def f(x):
     (_,
      _,
      a) = x
+    (b,
+     c) = a, x
     try:
         return (x +
   1)
