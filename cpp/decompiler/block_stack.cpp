@@ -584,7 +584,7 @@ int body_tail_begin(const std::vector<Operation>& ops, int i, int else_begin, in
           !is_exit_call_310(ops, q + 1) &&
           (first.op == Op::LoadConst || first.op == Op::LoadName || first.op == Op::LoadClosure ||
            first.op == Op::LoadAssertionError || first.op == Op::DeleteName || bare_raise) &&
-          !jumped_into(ops, i + 1, q + 1, q + 2, body_end))
+          !jumped_into(ops, i + 1, q + 1, q + 2, body_end)
         tail_begin = q + 1;
       if (op == Op::PopBlock || op == Op::Jump || op == Op::JumpIf || op == Op::SetupFinally ||
           op == Op::SetupWith || op == Op::ForIter)
@@ -891,11 +891,15 @@ void CodeDecoder::except_clause_copies(ExceptShape& shape, int i, int handler, i
   const Operation& body_last = ops[static_cast<size_t>(shape.body_end) - 1];
   bool body_leaves = !body_exits && else_begin < 0 && shape.body_end > i + 2 &&
                      body_last.op == Op::Jump && leaves_loop(body_last.target);
+  // (Nor does a body ending in a loop that never ends, `while True` without a break: its jump
+  // back is the body's last operation, compiler_while dropping the POP_BLOCK nothing reaches.)
+  bool body_loops = !body_exits && else_begin < 0 && body_last.op == Op::Jump &&
+                    body_last.target > i && body_last.target < shape.body_end;
   const Operation& else_last = ops[static_cast<size_t>(end) - 1];
   bool else_leaves = else_begin >= 0 && !exits_at(ops, end - 1) && else_last.op == Op::Jump &&
                      leaves_loop(else_last.target);
   if (shape.tail_end >= 0 || shape.clauses_end >= 0 || shape.typed_clauses.empty() ||
-      !((else_begin < 0 && (body_exits || body_leaves)) ||
+      !((else_begin < 0 && (body_exits || body_leaves || body_loops)) ||
         (else_begin >= 0 && shape.join == else_begin)))
     return;
   std::vector<int> ends = clause_ends(ops, shape.typed_clauses, shape.handlers_end);

@@ -8851,6 +8851,33 @@ CASES: list[Case] = [
         ([6],),
         ([],),
     ),
+    # 3.10 a try body ending in `while True` (never falls through) and a clause falling off its
+    # end into `return logs`: extend_block copies the return after the clause's POP_EXCEPT.
+    _case(
+        "except_clause_falls_into_return_after_endless_loop",
+        """
+        def f(items):
+            it = iter(items)
+            logs = []
+            try:
+                while True:
+                    logs.append(rec("next", next(it)))
+            except StopIteration:
+                pass
+            return logs
+
+        def g(items):
+            it = iter(items)
+            logs = []
+            try:
+                while True:
+                    logs.append(next(it))
+            except StopIteration:
+                return logs
+        """,
+        ([1, 2],),
+        ([],),
+    ),
 ]
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
