@@ -8878,6 +8878,39 @@ CASES: list[Case] = [
         ([1, 2],),
         ([],),
     ),
+    # 3.10 a try body ending in `return K` that several ways reach (an if's jump and its
+    # fall-through): one POP_BLOCK with the return's line, where the code after the statement
+    # would leave each jump a copy of its own (duplicate_exits_without_lineno).
+    _case(
+        "try_body_ends_in_shared_constant_return",
+        """
+        def f(rep, g):
+            if not rep:
+                return False
+            try:
+                res = g(rep)
+                if res and res != 3:
+                    return True
+                else:
+                    return False
+            except Exception:
+                return False
+
+        def h(rep, g):
+            try:
+                res = rec("g", g(rep))
+                if res:
+                    rec("res", res)
+                return None
+            except ValueError as e:
+                return e
+        """,
+        (0, int),
+        (5, int),
+        (3, int),
+        ("x", int),
+        (1, str),
+    ),
 ]
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
