@@ -515,7 +515,16 @@ void CodeDecoder::merge_except_exit_copies(int begin, int handler) {
   int first = pop_block;
   while (first - length > begin && same_operations(ops, first - length, pop_block, length))
     first -= length;
-  if (pop_block - first < 2 * length) return;  // (a fall and one jump: read as they are)
+  // (A fall and one jump: read as they are. Two copies that nothing falls into, the code before
+  // them leaving the body, are both jumps': merged alike.)
+  Op before = first > begin ? ops[static_cast<size_t>(first) - 1].op : Op::PopBlock;
+  bool fallen_into = before != Op::Jump && before != Op::ReturnValue &&
+                     before != Op::RaiseVarargs && before != Op::Reraise;
+  if (pop_block == first || (pop_block - first < 2 * length && fallen_into)) return;
+  for (int k = begin; k < first && pop_block - first < 2 * length; ++k) {
+    const Operation& op = ops[static_cast<size_t>(k)];
+    if (op.op == Op::ForIter && op.target >= first && op.target < pop_block) return;
+  }
   for (int k = begin; k < first; ++k) {
     Operation& op = ops[static_cast<size_t>(k)];
     bool jumps = op.op == Op::Jump || op.op == Op::JumpIf || op.op == Op::JumpIfOrPop;

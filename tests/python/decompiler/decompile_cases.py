@@ -8911,6 +8911,35 @@ CASES: list[Case] = [
         ("x", int),
         (1, str),
     ),
+    # 3.10 a try body whose two jumps out go to the code after the statement, nothing falling
+    # into it: each jump has its own copy of `POP_BLOCK; return K` (duplicate_exits_without_lineno),
+    # back to back after a return.
+    _case(
+        "try_body_two_jumps_to_copied_return_after",
+        """
+        def f(rep, g):
+            try:
+                res = rec("g", g(rep))
+                if res and res != 3:
+                    return True
+            except Exception:
+                pass
+            return False
+
+        def h(items, g):
+            try:
+                for x in items:
+                    if g(x):
+                        break
+            except Exception:
+                pass
+            return False
+        """,
+        (0, int),
+        (5, int),
+        (3, int),
+        ("x", int),
+    ),
 ]
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
