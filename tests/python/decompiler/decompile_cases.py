@@ -8940,6 +8940,31 @@ CASES: list[Case] = [
         (3, int),
         ("x", int),
     ),
+    # 3.10 `else: pass` ending a function: its NOP stays for the line, before the implicit
+    # `return None` (the then-branch returning a copy of it).
+    _case(
+        "if_else_pass_ends_function",
+        """
+        def f(m, t):
+            if m:
+                t = rec("t", 2)
+            if len(m) == 0:
+                pass
+            elif len(m) == 1:
+                rec("one", t)
+            else:
+                pass
+
+        def g(m):
+            if len(m) == 1:
+                rec("one", m)
+            else:
+                pass
+        """,
+        ([], 1),
+        ([1], 2),
+        ([1, 2], 3),
+    ),
 ]
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
