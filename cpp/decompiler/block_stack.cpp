@@ -515,7 +515,16 @@ void CodeDecoder::merge_except_exit_copies(int begin, int handler) {
   int first = pop_block;
   while (first - length > begin && same_operations(ops, first - length, pop_block, length))
     first -= length;
-  if (pop_block - first < 2 * length) return;  // (a fall and one jump: read as they are)
+  // (A fall and one jump: read as they are. Two copies that nothing falls into, the code before
+  // them leaving the body, are both jumps': merged alike.)
+  Op before = first > begin ? ops[static_cast<size_t>(first) - 1].op : Op::PopBlock;
+  bool fallen_into = before != Op::Jump && before != Op::ReturnValue &&
+                     before != Op::RaiseVarargs && before != Op::Reraise;
+  if (pop_block == first || (pop_block - first < 2 * length && fallen_into)) return;
+  for (int k = begin; k < first && pop_block - first < 2 * length; ++k) {
+    const Operation& op = ops[static_cast<size_t>(k)];
+    if (op.op == Op::ForIter && op.target >= first && op.target < pop_block) return;
+  }
   for (int k = begin; k < first; ++k) {
     Operation& op = ops[static_cast<size_t>(k)];
     bool jumps = op.op == Op::Jump || op.op == Op::JumpIf || op.op == Op::JumpIfOrPop;
@@ -563,6 +572,27 @@ bool stays_in_clause(const std::vector<std::pair<int, int>>& typed_clauses, int 
   });
 }
 
+// Whether the POP_BLOCK at `q` (its exit up to `end`) is reached more than one way from the body
+// at `i`: jumps to it, or one and the operation before falling into it. The compiler's own
+// POP_BLOCK ending the body has no line (compiler_try_except), and 3.10's
+// duplicate_exits_without_lineno gives each jump to that exit block, once extend_block copied
+// the code after the statement into it, a copy of its own: a POP_BLOCK shared so is a `return`
+// (or raise) of the body, with its line. (Not where copies of it lie before it, which
+// merge_except_exit_copies retargeted to it.)
+bool shared_pop_block(const std::vector<Operation>& ops, int i, int q, int end) {
+  int length = end - q;
+  if (q - length > i && same_operations(ops, q - length, q, length)) return false;
+  int jumps = 0;
+  for (int k = i + 1; k < q; ++k) {
+    const Operation& op = ops[static_cast<size_t>(k)];
+    jumps += is_jump(op.op) && op.target == q;
+  }
+  Op before = ops[static_cast<size_t>(q) - 1].op;
+  bool falls_in = before != Op::Jump && before != Op::ReturnValue && before != Op::RaiseVarargs &&
+                  before != Op::Reraise;
+  return jumps >= 2 || (jumps == 1 && falls_in);
+}
+
 // Without an else, what follows POP_BLOCK is a copy of a short tail after the statement (the
 // jump to it inlined: one ending in a return or raise), which each clause that falls through
 // repeats: where that tail starts, or `body_end` where there is none.
@@ -584,7 +614,8 @@ int body_tail_begin(const std::vector<Operation>& ops, int i, int else_begin, in
           !is_exit_call_310(ops, q + 1) &&
           (first.op == Op::LoadConst || first.op == Op::LoadName || first.op == Op::LoadClosure ||
            first.op == Op::LoadAssertionError || first.op == Op::DeleteName || bare_raise) &&
-          !jumped_into(ops, i + 1, q + 1, q + 2, body_end))
+          !jumped_into(ops, i + 1, q + 1, q + 2, body_end) &&
+          !shared_pop_block(ops, i, q, body_end))
         tail_begin = q + 1;
       if (op == Op::PopBlock || op == Op::Jump || op == Op::JumpIf || op == Op::SetupFinally ||
           op == Op::SetupWith || op == Op::ForIter)
@@ -891,11 +922,15 @@ void CodeDecoder::except_clause_copies(ExceptShape& shape, int i, int handler, i
   const Operation& body_last = ops[static_cast<size_t>(shape.body_end) - 1];
   bool body_leaves = !body_exits && else_begin < 0 && shape.body_end > i + 2 &&
                      body_last.op == Op::Jump && leaves_loop(body_last.target);
+  // (Nor does a body ending in a loop that never ends, `while True` without a break: its jump
+  // back is the body's last operation, compiler_while dropping the POP_BLOCK nothing reaches.)
+  bool body_loops = !body_exits && else_begin < 0 && body_last.op == Op::Jump &&
+                    body_last.target > i && body_last.target < shape.body_end;
   const Operation& else_last = ops[static_cast<size_t>(end) - 1];
   bool else_leaves = else_begin >= 0 && !exits_at(ops, end - 1) && else_last.op == Op::Jump &&
                      leaves_loop(else_last.target);
   if (shape.tail_end >= 0 || shape.clauses_end >= 0 || shape.typed_clauses.empty() ||
-      !((else_begin < 0 && (body_exits || body_leaves)) ||
+      !((else_begin < 0 && (body_exits || body_leaves || body_loops)) ||
         (else_begin >= 0 && shape.join == else_begin)))
     return;
   std::vector<int> ends = clause_ends(ops, shape.typed_clauses, shape.handlers_end);

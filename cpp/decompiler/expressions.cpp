@@ -1573,7 +1573,17 @@ bool CodeDecoder::execute_exit(const Operation& op, int i) {
       bool loads_constant = i > 0 && lifted_.ops[static_cast<size_t>(i) - 1].op == Op::LoadConst;
       stmt->new_line = on_new_line(loads_constant ? i - 1 : i) ||
                        line_held_by_copies(loads_constant ? i - 1 : i);
+      // (3.10: a `return K` leaving a try body starts with compiler_unwind_fblock's POP_BLOCK,
+      // which takes the line; the compiler's own POP_BLOCK ending the body has none.)
+      if (profile_.block_stack && loads_constant && i >= 2 &&
+          lifted_.ops[static_cast<size_t>(i) - 2].op == Op::PopBlock)
+        stmt->new_line = stmt->new_line || on_new_line(i - 2);
       stmt->return_line = loads_constant && on_return_line(i - 1);
+      // (A `pass` kept for its line before it, the NOP dropped at lift: `else: pass`.)
+      const Operation& load = lifted_.ops[static_cast<size_t>(loads_constant ? i - 1 : i)];
+      if (profile_.keeps_pass_before_return_none && loads_constant && load.nop_line >= 0 &&
+          load.constant && load.constant->kind == bytecode::ObjectKind::None)
+        emit(make_stmt(StmtKind::Pass));
       // 3.12+ folds `return CONST` into RETURN_CONST: a constant returned by LOAD_CONST +
       // RETURN_VALUE is a branch of `return a if c else b` whose return the compiler copied.
       // (A tuple or frozenset constant too: its value reads as a display. Not the value of an

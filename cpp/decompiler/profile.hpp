@@ -171,6 +171,9 @@ class CompilerProfile {
   // on every version; the dead name block writes such an import only where that was checked
   // against the compiler (3.11+; 3.10.13 registers the same names and constants).
   bool dead_import_as_lists_parts = minor_ >= 11;
+  // 3.10 compiles `pass` as a NOP that clean_basic_block keeps where its line is the only mark of
+  // the statement: one right before the implicit `return None` is a `pass` ending a branch.
+  bool keeps_pass_before_return_none = minor_ == 10;
 };
 
 }  // namespace glassbox::decompiler

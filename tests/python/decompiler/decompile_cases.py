@@ -8851,6 +8851,120 @@ CASES: list[Case] = [
         ([6],),
         ([],),
     ),
+    # 3.10 a try body ending in `while True` (never falls through) and a clause falling off its
+    # end into `return logs`: extend_block copies the return after the clause's POP_EXCEPT.
+    _case(
+        "except_clause_falls_into_return_after_endless_loop",
+        """
+        def f(items):
+            it = iter(items)
+            logs = []
+            try:
+                while True:
+                    logs.append(rec("next", next(it)))
+            except StopIteration:
+                pass
+            return logs
+
+        def g(items):
+            it = iter(items)
+            logs = []
+            try:
+                while True:
+                    logs.append(next(it))
+            except StopIteration:
+                return logs
+        """,
+        ([1, 2],),
+        ([],),
+    ),
+    # 3.10 a try body ending in `return K` that several ways reach (an if's jump and its
+    # fall-through): one POP_BLOCK with the return's line, where the code after the statement
+    # would leave each jump a copy of its own (duplicate_exits_without_lineno).
+    _case(
+        "try_body_ends_in_shared_constant_return",
+        """
+        def f(rep, g):
+            if not rep:
+                return False
+            try:
+                res = g(rep)
+                if res and res != 3:
+                    return True
+                else:
+                    return False
+            except Exception:
+                return False
+
+        def h(rep, g):
+            try:
+                res = rec("g", g(rep))
+                if res:
+                    rec("res", res)
+                return None
+            except ValueError as e:
+                return e
+        """,
+        (0, int),
+        (5, int),
+        (3, int),
+        ("x", int),
+        (1, str),
+    ),
+    # 3.10 a try body whose two jumps out go to the code after the statement, nothing falling
+    # into it: each jump has its own copy of `POP_BLOCK; return K` (duplicate_exits_without_lineno),
+    # back to back after a return.
+    _case(
+        "try_body_two_jumps_to_copied_return_after",
+        """
+        def f(rep, g):
+            try:
+                res = rec("g", g(rep))
+                if res and res != 3:
+                    return True
+            except Exception:
+                pass
+            return False
+
+        def h(items, g):
+            try:
+                for x in items:
+                    if g(x):
+                        break
+            except Exception:
+                pass
+            return False
+        """,
+        (0, int),
+        (5, int),
+        (3, int),
+        ("x", int),
+    ),
+    # 3.10 `else: pass` ending a function: its NOP stays for the line, before the implicit
+    # `return None` (the then-branch returning a copy of it).
+    _case(
+        "if_else_pass_ends_function",
+        """
+        def f(m, t):
+            if m:
+                t = rec("t", 2)
+            if len(m) == 0:
+                pass
+            elif len(m) == 1:
+                rec("one", t)
+            else:
+                pass
+
+        def g(m):
+            if len(m) == 1:
+                rec("one", m)
+            else:
+                pass
+        """,
+        ([], 1),
+        ([1], 2),
+        ([1, 2], 3),
+    ),
 ]
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
