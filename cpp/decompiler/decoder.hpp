@@ -720,6 +720,7 @@ class CodeDecoder {
   std::string parameters(const bytecode::CodeObject& code, const ExprPtr& function,
                          ExprPtr* returns);
   Body finish_body(Body body) const;  // docstring, declarations, implicit returns
+  bool has_dead_end_none() const;
   size_t class_prologue_length(const Body& body) const;
   void keep_static_attributes(Body& body) const;
   void add_declarations(Body& body) const;

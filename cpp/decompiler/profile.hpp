@@ -24,6 +24,12 @@ class CompilerProfile {
   // 3.10/3.11 keep a folded test's constant (True of `while True`, False of `assert False`) in
   // co_consts, where no instruction uses it; 3.12's remove_unused_consts drops it.
   bool keeps_folded_constants = minor_ <= 11;
+  // 3.11's assemble adds `LOAD_CONST None; RETURN_VALUE` where the code falls off an empty block
+  // (the end of a final if/else whose branches return), and trim_unused_consts drops only
+  // trailing unused constants: the None stays where constants the optimizer folds later
+  // (fold_tuple_on_constants) follow it. 3.10 keeps every None; 3.12's remove_unused_consts
+  // drops it.
+  bool keeps_dead_end_none = minor_ == 11;
 
   // ---- conditions and conditional expressions (conditions.cpp)
   // The layout 3.12+ gives a jump whose target is an unconditional jump: it goes straight to

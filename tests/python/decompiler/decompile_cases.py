@@ -8851,6 +8851,27 @@ CASES: list[Case] = [
         ([6],),
         ([],),
     ),
+    # 3.11: the None of assemble's dead `return None` after a final if/else stays in co_consts
+    # (tuples folded later follow it): the function ends in an else, not an early return.
+    _case(
+        "final_if_else_leaves_dead_end_none",
+        """
+        def f(a):
+            "doc"
+            def g(x: "int") -> "bool":
+                return x > 0
+            if g(a):
+                return rec("then", a)
+            elif a == 0:
+                raise ValueError(a)
+            else:
+                a -= 1
+                return rec("else", a)
+        """,
+        (1,),
+        (-2,),
+        (0,),
+    ),
 ]
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
