@@ -8872,6 +8872,21 @@ CASES: list[Case] = [
         (-2,),
         (0,),
     ),
+    # The code after the try statement never runs: the compiler drops it, not the names it met
+    # there; the dead block listing them tests None (a function without a docstring has it first
+    # among its constants), which 3.10/3.11 keep, where `if 0:` would add 0.
+    _case(
+        "name_order_block_tests_none_first_constant",
+        """
+        def f(a):
+            try:
+                return rec("t", a)
+            except ValueError as e:
+                raise TypeError(a) from e
+            never(a)
+        """,
+        (1,),
+    ),
 ]
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
