@@ -820,7 +820,11 @@ CodeDecoder::WhileShape CodeDecoder::while_head(int head) const {
     bool walrus = op.op == Op::StoreName && k > head &&
                   ops[static_cast<size_t>(k - 1)].op == Op::Copy &&
                   ops[static_cast<size_t>(k - 1)].arg == 1;
-    if (!is_pure(op.op) && op.op != Op::JumpIf && !walrus) return shape;
+    // (A lambda or generator expression in the test makes a function, a generator expression
+    // takes its iterable's iterator; a for loop's GET_ITER is followed by FOR_ITER, a def's
+    // MAKE_FUNCTION by its store.)
+    bool made = op.op == Op::MakeFunction || op.op == Op::GetIter;
+    if (!is_pure(op.op) && op.op != Op::JumpIf && !walrus && !made) return shape;
     if (op.op != Op::JumpIf) continue;
     if (profile_.conditional_jumps_forward_only && op.target == k + 2 &&
         ops[static_cast<size_t>(k) + 1].op == Op::Jump &&

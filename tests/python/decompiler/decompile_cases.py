@@ -8887,6 +8887,22 @@ CASES: list[Case] = [
         """,
         (1,),
     ),
+    # compiler_while visits the test twice: a generator expression in it makes a function both
+    # times (the code object one constant); the loop is read with its test, not as `if test:
+    # while True: ... if not test: break`.
+    _case(
+        "while_test_with_generator_expression",
+        """
+        def f(p):
+            while not all(x > 2 for x in p):
+                p = [rec("step", x + 1) for x in p]
+            while any(map(lambda x: x < 5, p)):
+                p = [x * 2 for x in p]
+            return p
+        """,
+        ([1, 2, 3],),
+        ([],),
+    ),
 ]
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
