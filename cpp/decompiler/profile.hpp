@@ -73,6 +73,10 @@ class CompilerProfile {
   // head (remove_redundant_nops keeps it before a body on a later line); the bottom jump back,
   // to the body after it, has that line too (3.10-3.13).
   bool while_true_leaves_nop = true;
+  // 3.11's optimize_basic_block threads a branch's jump over an empty else (`else: pass`) to the
+  // loop's jump back into a copy of it, and keeps a `continue` ending the loop's last branch: a
+  // jump back right before the loop's own was written (a branch falling through has none).
+  bool keeps_jump_before_loop_end = minor_ == 11;
 
   // ---- try statements read from exception tables (handlers.cpp)
   // Zero-cost exceptions (3.11+, compile.c's compiler_try_except/_finally and the exception

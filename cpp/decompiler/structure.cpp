@@ -2018,6 +2018,21 @@ int CodeDecoder::copied_break_target(int head, int exit, int end) const {
   return exit;
 }
 
+// 3.11 (keeps_jump_before_loop_end): a branch's jump back to the loop's head at `i`, right before
+// the region's exit where the loop's own jump back is, was written: a branch falling into the exit
+// has no jump. It is a `continue`, or the jump over an `else: pass` that optimize_basic_block
+// threaded to the head (the same instructions; read as `continue`).
+bool CodeDecoder::jump_before_loop_end(int i, int target, int exit) const {
+  const auto& ops = lifted_.ops;
+  if (!profile_.keeps_jump_before_loop_end || loops_.empty() || i + 1 != exit || target == exit ||
+      static_cast<size_t>(exit) >= ops.size())
+    return false;
+  const Operation& end_jump = ops[static_cast<size_t>(exit)];
+  int head = loops_.back().continue_target;
+  return end_jump.op == Op::Jump && head >= 0 && same_target(target, head) &&
+         same_target(end_jump.target, head);
+}
+
 int CodeDecoder::decode_jump(int i, int end, int exit) {
   int target = lifted_.ops[static_cast<size_t>(i)].target;
   // The last operation of the region, but for handler blocks decoded with their statements.
@@ -2038,6 +2053,7 @@ int CodeDecoder::decode_jump(int i, int end, int exit) {
                        same_target(target, head) && exit > i;
   }
   written_continue |= target < i && jumps_past_cold_test(target);
+  written_continue |= target < i && last && jump_before_loop_end(i, target, exit);
   if (last && same_target(target, exit) && !written_continue) return end;
   // A jump to the innermost loop's bottom test placed as cold code (while_head's cold_tail) is
   // the loop body falling off its end, never a written `continue` (which goes to the top test).

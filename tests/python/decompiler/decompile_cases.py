@@ -8903,6 +8903,30 @@ CASES: list[Case] = [
         ([1, 2, 3],),
         ([],),
     ),
+    # 3.11: a jump back right before the for loop's own, ending its last branch, was written
+    # (an `else: pass` whose jump over it optimize_basic_block threaded to the head, or a
+    # `continue`): read as `continue`, not dropped as the branch falling into the loop's end.
+    _case(
+        "loop_last_branch_jump_back_before_loop_end",
+        """
+        def f(xs):
+            out = []
+            for x in xs:
+                if x == 1:
+                    rec("one", x)
+                elif x > 2 and x % 2:
+                    out.append(rec("odd", x))
+                else:
+                    pass
+            for x in xs:
+                if rec("test", x):
+                    out.append(x)
+                    continue
+            return out
+        """,
+        ([1, 2, 3, 4, 5],),
+        ([],),
+    ),
 ]
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
