@@ -147,11 +147,15 @@ Body CodeDecoder::decode_range_extending(int begin, int* end, int limit, int exi
     }
   }
   // A value the region computed is still on the stack (on top, or below an iterator it was
-  // swapped under on its way to a return).
+  // swapped under on its way to a return; the NULLs a statement's calls push above it do not
+  // count: `return f()` in a try whose finally copy calls `g(a)(b)`, two PUSH_NULLs).
   auto pending_value = [&] {
-    for (size_t k = stack_.size(); k-- > 0 && stack_.size() - k <= 2;) {
+    size_t seen = 0;
+    for (size_t k = stack_.size(); k-- > 0 && seen < 2;) {
       const ExprPtr& value = stack_[k];
-      if (!value || value->kind == ExprKind::Internal) continue;
+      if (!value || (value->kind == ExprKind::Internal && value->text == "null")) continue;
+      ++seen;
+      if (value->kind == ExprKind::Internal) continue;
       if (k >= saved_stack.size() || value != saved_stack[k]) return true;
     }
     return false;

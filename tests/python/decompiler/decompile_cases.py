@@ -8927,6 +8927,20 @@ CASES: list[Case] = [
         ([1, 2, 3, 4, 5],),
         ([],),
     ),
+    # A try body's `return` value stays on the stack through the finally body's normal copy:
+    # a call of a call's result there pushes two NULLs (3.11+) above it, which do not hide it.
+    _case(
+        "try_return_finally_calls_call_result",
+        """
+        def f(a):
+            try:
+                return rec("body", a)
+            finally:
+                out = rec("close", rec)("called", a)
+                rec(out)
+        """,
+        (1,),
+    ),
 ]
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
