@@ -416,7 +416,9 @@ std::vector<CodeDecoder::ConditionItem> CodeDecoder::collect_conditions(int j, i
   // of its own (a try statement's body: `if a:` then `try: if b:`, whose jumps may meet).
   int region = profile_.exception_table && j > 0 ? flow_.handler_covering(j - 1) : -2;
   int k = items.back().next;
-  while (k < end && items.size() < 64) {
+  // (A test jumping to the operation after it goes there either way, no part of an and/or with
+  // later tests: `if a: pass`, its body a NOP the lift dropped, then `if b:`.)
+  while (k < end && items.size() < 64 && items.back().target != items.back().next) {
     int start = k;
     size_t depth = stack_.size();
     // (Restored, not decremented: an evaluate that threw inside leaves its own increment.)

@@ -8941,6 +8941,27 @@ CASES: list[Case] = [
         """,
         (1,),
     ),
+    # `if a: pass` (its jump goes to the operation after it: the body's NOP is dropped) then
+    # another if: the first test is a statement of its own, not an item of the second's test.
+    _case(
+        "if_pass_then_if",
+        """
+        def f(x, t):
+            if rec("a", x) == 1:
+                pass
+            if rec("b", x) in t:
+                return 1
+            if rec("c", x) > 2:
+                pass
+            if x > 5:
+                return 3
+            return 2
+        """,
+        (1, [1]),
+        (0, [1]),
+        (3, [0]),
+        (6, [0]),
+    ),
 ]
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
