@@ -9115,6 +9115,12 @@ _AND_CHAIN = (
     " with the test's copy at its end as an if (the chain is not the test's last item)"
 )
 _CODE_NOT_YET: dict = {
+    "loop_last_branch_jump_back_before_loop_end": {
+        minor: SAME_BEHAVIOUR_OTHER_CODE
+        + "the jump back ending the loop's last branch (`else: pass`, `continue`) is dropped as"
+        " the branch falling into the loop's end (read on 3.11 only: keeps_jump_before_loop_end)"
+        for minor in (10, 12, 13)
+    },
     "loop_finally_if_and_chain": {
         13: SAME_BEHAVIOUR_OTHER_CODE
         + "f: the normal copy's tests jump to copies of the loop's jump back, read as `continue`s"
