@@ -992,6 +992,14 @@ int CodeDecoder::if_else_over_jump(const IfShape& s) {
   const ExprPtr& test = s.test;
   const std::optional<LoopContext>& loop = s.loop;
   const Operation& before_label = ops[static_cast<size_t>(label - 1)];
+  // compiler_if's jump over an else of one `pass` (a NOP with its line, dropped by the lift): it
+  // goes to the operation after the then-branch, which a branch without an else falls into.
+  if (before_label.op == Op::Jump && before_label.target == label && label - 1 >= then_begin &&
+      label < end && ops[static_cast<size_t>(label)].nop_line >= 0) {
+    Body then_body = decode_range(then_begin, label - 1, label);
+    emit_if(s, std::move(then_body), {make_stmt(StmtKind::Pass)});
+    return label;
+  }
   // (The then-branch may also jump back to the region's exit: 3.13 places an except clause
   // after the code, jumping back to the join.)
   bool jumps_back_to_exit =
