@@ -416,7 +416,9 @@ std::vector<CodeDecoder::ConditionItem> CodeDecoder::collect_conditions(int j, i
   // of its own (a try statement's body: `if a:` then `try: if b:`, whose jumps may meet).
   int region = profile_.exception_table && j > 0 ? flow_.handler_covering(j - 1) : -2;
   int k = items.back().next;
-  while (k < end && items.size() < 64) {
+  // (A test jumping to the operation after it goes there either way, no part of an and/or with
+  // later tests: `if a: pass`, its body a NOP the lift dropped, then `if b:`.)
+  while (k < end && items.size() < 64 && items.back().target != items.back().next) {
     int start = k;
     size_t depth = stack_.size();
     // (Restored, not decremented: an evaluate that threw inside leaves its own increment.)
@@ -990,6 +992,14 @@ int CodeDecoder::if_else_over_jump(const IfShape& s) {
   const ExprPtr& test = s.test;
   const std::optional<LoopContext>& loop = s.loop;
   const Operation& before_label = ops[static_cast<size_t>(label - 1)];
+  // compiler_if's jump over an else of one `pass` (a NOP with its line, dropped by the lift): it
+  // goes to the operation after the then-branch, which a branch without an else falls into.
+  if (before_label.op == Op::Jump && before_label.target == label && label - 1 >= then_begin &&
+      label < end && ops[static_cast<size_t>(label)].nop_line >= 0) {
+    Body then_body = decode_range(then_begin, label - 1, label);
+    emit_if(s, std::move(then_body), {make_stmt(StmtKind::Pass)});
+    return label;
+  }
   // (The then-branch may also jump back to the region's exit: 3.13 places an except clause
   // after the code, jumping back to the join.)
   bool jumps_back_to_exit =

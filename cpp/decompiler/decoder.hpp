@@ -190,6 +190,7 @@ class CodeDecoder {
   bool closes_nested_loop(int i, int end, int* source) const;  // a loop opening a loop's body
   int decode_loop_at(int i, int end, int exit, int source, bool nested);  // a loop at i, or -1
   int decode_jump(int i, int end, int exit);
+  bool jump_before_loop_end(int i, int target, int exit) const;
   int decode_for(int i, int end, int region_exit = -1);
   int decode_while_true(int head, int last_jump, int end, int region_exit);
   // 3.12+: the end of a with or try statement of the loop open across its last jump back
@@ -720,6 +721,7 @@ class CodeDecoder {
   std::string parameters(const bytecode::CodeObject& code, const ExprPtr& function,
                          ExprPtr* returns);
   Body finish_body(Body body) const;  // docstring, declarations, implicit returns
+  bool has_dead_end_none() const;
   size_t class_prologue_length(const Body& body) const;
   void keep_static_attributes(Body& body) const;
   void add_declarations(Body& body) const;

@@ -1124,6 +1124,49 @@ size_t CodeDecoder::class_prologue_length(const Body& body) const {
   return k;
 }
 
+// 3.11 (keeps_dead_end_none): a None among the constants that no instruction loads, with only
+// tuples after it (those fold_tuple_on_constants adds after code generation): assemble's
+// `return None` for code falling off the end of an empty block, removed as unreachable.
+bool CodeDecoder::has_dead_end_none() const {
+  if (!profile_.keeps_dead_end_none) return false;
+  const auto& consts = code_.consts;
+  for (size_t k = 1; k < consts.size(); ++k) {
+    if (consts[k]->kind != bytecode::ObjectKind::None) continue;
+    if (std::any_of(lifted_.ops.begin(), lifted_.ops.end(),
+                    [&](const Operation& op) { return op.constant == consts[k]; }))
+      return false;
+    return k + 1 < consts.size() &&
+           std::all_of(consts.begin() + static_cast<long>(k) + 1, consts.end(),
+                       [](const auto& c) { return c->kind == bytecode::ObjectKind::Tuple; });
+  }
+  return false;
+}
+
+namespace {
+
+bool ends_in_exit(const Body& body) {
+  return !body.empty() &&
+         (body.back()->kind == StmtKind::Return || body.back()->kind == StmtKind::Raise);
+}
+
+// A function ending in a return or raise after an if whose then-branch ends in one, where the
+// code's constants hold the None of a dead end (has_dead_end_none): compiler_if left the
+// function's code in the empty block after an if/else, whose else held the rest. Both run the
+// same code: the then-branch never falls through.
+void fold_final_else(Body& body) {
+  if (!ends_in_exit(body)) return;
+  for (size_t k = body.size() - 1; k-- > 0;) {
+    StmtPtr& s = body[k];
+    if (s->kind != StmtKind::If) continue;
+    if (s->bodies.size() < 2 || !s->bodies[1].empty() || !ends_in_exit(s->bodies[0])) return;
+    s->bodies[1].assign(body.begin() + static_cast<long>(k) + 1, body.end());
+    body.resize(k + 1);
+    return;
+  }
+}
+
+}  // namespace
+
 Body CodeDecoder::finish_body(Body body) const {
   switch (role_) {
     case CodeRole::Module:
@@ -1166,6 +1209,7 @@ Body CodeDecoder::finish_body(Body body) const {
       // gives each its own copy. (Both readings run the same code.)
       if (profile_.copies_exits_per_jump) fold_end_returns(body, true);
       strip_tail_returns(body, true);
+      if (has_dead_end_none()) fold_final_else(body);
       if (code_.flags & kFlagAsyncGenerator) bare_returns(body);
       // A generator whose every yield was unreachable (`return` then `yield`): the yield that
       // made it one comes back, after a return.

@@ -890,7 +890,15 @@ void CodeDecoder::add_name_order(Body& body) const {
   if (!locals_ok && !locals.empty()) add_dead_block_locals(block, locals);
   if (!names_ok) add_dead_block_names(block);
   if (block.empty()) return;
-  auto dead = make_stmt(StmtKind::If, {make_constant("0")}, {block, {}});
+  // 3.10/3.11 keep the test's constant (keeps_folded_constants): where None comes first among
+  // the constants (a function without a docstring) and 0 does not follow it, `if None:` adds
+  // none.
+  const auto& consts = code_.consts;
+  bool none_first = profile_.keeps_folded_constants && !consts.empty() &&
+                    consts[0]->kind == bytecode::ObjectKind::None &&
+                    !(consts.size() > 1 && consts[1]->kind == bytecode::ObjectKind::Int &&
+                      consts[1]->int_decimal == "0");
+  auto dead = make_stmt(StmtKind::If, {make_constant(none_first ? "None" : "0")}, {block, {}});
   size_t at = (!body.empty() && body[0]->kind == StmtKind::Expr &&
                body[0]->exprs[0]->kind == ExprKind::Constant)
                   ? 1

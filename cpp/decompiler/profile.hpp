@@ -24,6 +24,12 @@ class CompilerProfile {
   // 3.10/3.11 keep a folded test's constant (True of `while True`, False of `assert False`) in
   // co_consts, where no instruction uses it; 3.12's remove_unused_consts drops it.
   bool keeps_folded_constants = minor_ <= 11;
+  // 3.11's assemble adds `LOAD_CONST None; RETURN_VALUE` where the code falls off an empty block
+  // (the end of a final if/else whose branches return), and trim_unused_consts drops only
+  // trailing unused constants: the None stays where constants the optimizer folds later
+  // (fold_tuple_on_constants) follow it. 3.10 keeps every None; 3.12's remove_unused_consts
+  // drops it.
+  bool keeps_dead_end_none = minor_ == 11;
 
   // ---- conditions and conditional expressions (conditions.cpp)
   // The layout 3.12+ gives a jump whose target is an unconditional jump: it goes straight to
@@ -67,6 +73,10 @@ class CompilerProfile {
   // head (remove_redundant_nops keeps it before a body on a later line); the bottom jump back,
   // to the body after it, has that line too (3.10-3.13).
   bool while_true_leaves_nop = true;
+  // 3.11's optimize_basic_block threads a branch's jump over an empty else (`else: pass`) to the
+  // loop's jump back into a copy of it, and keeps a `continue` ending the loop's last branch: a
+  // jump back right before the loop's own was written (a branch falling through has none).
+  bool keeps_jump_before_loop_end = minor_ == 11;
 
   // ---- try statements read from exception tables (handlers.cpp)
   // Zero-cost exceptions (3.11+, compile.c's compiler_try_except/_finally and the exception

@@ -147,11 +147,15 @@ Body CodeDecoder::decode_range_extending(int begin, int* end, int limit, int exi
     }
   }
   // A value the region computed is still on the stack (on top, or below an iterator it was
-  // swapped under on its way to a return).
+  // swapped under on its way to a return; the NULLs a statement's calls push above it do not
+  // count: `return f()` in a try whose finally copy calls `g(a)(b)`, two PUSH_NULLs).
   auto pending_value = [&] {
-    for (size_t k = stack_.size(); k-- > 0 && stack_.size() - k <= 2;) {
+    size_t seen = 0;
+    for (size_t k = stack_.size(); k-- > 0 && seen < 2;) {
       const ExprPtr& value = stack_[k];
-      if (!value || value->kind == ExprKind::Internal) continue;
+      if (!value || (value->kind == ExprKind::Internal && value->text == "null")) continue;
+      ++seen;
+      if (value->kind == ExprKind::Internal) continue;
       if (k >= saved_stack.size() || value != saved_stack[k]) return true;
     }
     return false;
@@ -820,7 +824,11 @@ CodeDecoder::WhileShape CodeDecoder::while_head(int head) const {
     bool walrus = op.op == Op::StoreName && k > head &&
                   ops[static_cast<size_t>(k - 1)].op == Op::Copy &&
                   ops[static_cast<size_t>(k - 1)].arg == 1;
-    if (!is_pure(op.op) && op.op != Op::JumpIf && !walrus) return shape;
+    // (A lambda or generator expression in the test makes a function, a generator expression
+    // takes its iterable's iterator; a for loop's GET_ITER is followed by FOR_ITER, a def's
+    // MAKE_FUNCTION by its store.)
+    bool made = op.op == Op::MakeFunction || op.op == Op::GetIter;
+    if (!is_pure(op.op) && op.op != Op::JumpIf && !walrus && !made) return shape;
     if (op.op != Op::JumpIf) continue;
     if (profile_.conditional_jumps_forward_only && op.target == k + 2 &&
         ops[static_cast<size_t>(k) + 1].op == Op::Jump &&
@@ -2014,6 +2022,21 @@ int CodeDecoder::copied_break_target(int head, int exit, int end) const {
   return exit;
 }
 
+// 3.11 (keeps_jump_before_loop_end): a branch's jump back to the loop's head at `i`, right before
+// the region's exit where the loop's own jump back is, was written: a branch falling into the exit
+// has no jump. It is a `continue`, or the jump over an `else: pass` that optimize_basic_block
+// threaded to the head (the same instructions; read as `continue`).
+bool CodeDecoder::jump_before_loop_end(int i, int target, int exit) const {
+  const auto& ops = lifted_.ops;
+  if (!profile_.keeps_jump_before_loop_end || loops_.empty() || i + 1 != exit || target == exit ||
+      static_cast<size_t>(exit) >= ops.size())
+    return false;
+  const Operation& end_jump = ops[static_cast<size_t>(exit)];
+  int head = loops_.back().continue_target;
+  return end_jump.op == Op::Jump && head >= 0 && same_target(target, head) &&
+         same_target(end_jump.target, head);
+}
+
 int CodeDecoder::decode_jump(int i, int end, int exit) {
   int target = lifted_.ops[static_cast<size_t>(i)].target;
   // The last operation of the region, but for handler blocks decoded with their statements.
@@ -2034,6 +2057,7 @@ int CodeDecoder::decode_jump(int i, int end, int exit) {
                        same_target(target, head) && exit > i;
   }
   written_continue |= target < i && jumps_past_cold_test(target);
+  written_continue |= target < i && last && jump_before_loop_end(i, target, exit);
   if (last && same_target(target, exit) && !written_continue) return end;
   // A jump to the innermost loop's bottom test placed as cold code (while_head's cold_tail) is
   // the loop body falling off its end, never a written `continue` (which goes to the top test).
