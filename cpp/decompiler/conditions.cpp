@@ -1130,6 +1130,14 @@ int CodeDecoder::if_else_ending_loop_body(const IfShape& s) {
   bool continues_line =
       loop && before_label.line < 0 && label - 6 >= then_begin && is_exit_call(ops, label - 6) &&
       !written_return_leaving_with(ops, label - 1) && !starts_line_on_prefix(label - 1);
+  // (Or the else is `pass` (or `continue`): a jump back to the head with a line of its own,
+  // other than the test's; flowgraph.c's jump_thread retargets a jump to a jump only where both
+  // have one line or the target none, so the test still jumps to it, where an if ending the
+  // loop body alone would have its test turned around over a jump back.)
+  const Operation& at_label = ops[static_cast<size_t>(label)];
+  bool else_owns_line = loop && label + 1 == end && at_label.op == Op::Jump &&
+                        same_target(at_label.target, loop->continue_target) && at_label.line > 0 &&
+                        at_label.line != line_at(ops, s.items.back().jump);
   if (profile_.threads_jumps_to_jumps && loop && before_label.op == Op::Jump &&
       label - 1 > then_begin && label < end &&
       same_target(before_label.target, loop->continue_target) &&
@@ -1137,11 +1145,12 @@ int CodeDecoder::if_else_ending_loop_body(const IfShape& s) {
       (before_label.line > 0 || copied_jump_back || turned_test_before ||
        (before_label.line < 0 &&
         ends_with_test_over_jump_back(then_begin, label, loop->continue_target)) ||
-       continues_line) &&
+       continues_line || else_owns_line) &&
       !on_new_line(label - 1)) {
     // (Not to its end: a jump there from inside goes to the else.)
     Body then_body = decode_range(then_begin, label - 1, exit);
     Body else_body = decode_range(label, end, exit);
+    if (else_body.empty() && else_owns_line) else_body.push_back(make_stmt(StmtKind::Pass));
     emit_if(s, std::move(then_body), std::move(else_body));
     return end;
   }

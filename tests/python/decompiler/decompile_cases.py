@@ -8851,6 +8851,34 @@ CASES: list[Case] = [
         ([6],),
         ([],),
     ),
+    _case(
+        # 3.12+: `else: pass` ending a loop body is a jump back with a line of its own, which
+        # jump threading keeps: the tests jump to it instead of turning around over jump backs.
+        "for_body_if_elif_else_pass",
+        """
+        def f(items):
+            out = []
+            for u, d in items:
+                if d == 1:
+                    if u == d:
+                        out.append(u)
+                    else:
+                        out.append(-u)
+                elif d == 2 and u:
+                    rec("two", u)
+                    out.append(d)
+                else:
+                    pass
+            for u, d in items:
+                if u > d:
+                    out.append(u)
+                else:
+                    pass
+            return out
+        """,
+        ([(1, 1), (2, 1), (3, 2), (0, 2), (4, 5)],),
+        ([],),
+    ),
 ]
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
@@ -9126,6 +9154,12 @@ _PYC_CODE_NOT_YET = {
     "except_clause_nested_if_else_in_both_jumps_to_exit_copy": {
         13: SAME_BEHAVIOUR_OTHER_CODE
         + "f: a nested else-branch keeps a copy of the return after the try (as on main)",
+    },
+    "for_body_if_elif_else_pass": {
+        10: SAME_BEHAVIOUR_OTHER_CODE
+        + "f: the `else: pass` ending the loop body (NOP; JUMP_ABSOLUTE) is dropped (as on main)",
+        11: SAME_BEHAVIOUR_OTHER_CODE
+        + "f: the `else: pass` ending the loop body (its own jump back) is dropped (as on main)",
     },
     "try_except_clauses_copy_the_exit_after": {
         12: SAME_BEHAVIOUR_OTHER_CODE
