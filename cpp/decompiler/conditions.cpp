@@ -746,6 +746,7 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
   if (s.label > s.end) return if_leaving_region(s);
   if (int next = if_else_over_jump(s); next >= 0) return next;
   if (int next = if_else_ending_loop_body(s); next >= 0) return next;
+  if (int next = if_else_returning_ending_loop_body(s); next >= 0) return next;
   if (int next = if_else_jumped_from_inside(s); next >= 0) return next;
   if (int next = if_else_joined_by_handlers(s); next >= 0) return next;
   if (int next = if_else_with_suppressed_return(s); next >= 0) return next;
@@ -1155,6 +1156,29 @@ int CodeDecoder::if_else_ending_loop_body(const IfShape& s) {
     return end;
   }
   return -1;
+}
+
+// 3.12+: an if/else ending a loop body whose then-branch ends in an if returning or raising,
+// whose membership or identity test flowgraph.c threaded to the join, then to the loop head, and
+// turned around over a jump back (normalize_jumps_in_block): `if a: (if b is c: return)` then
+// `else: <else>`. Read as an if without an else, the test would need an `else: continue`, whose
+// jump has a line of its own (`not (b is c)` compiles as `b is not c`). The then-branch cannot
+// fall into the label: the else runs from there to the region's end, the loop body's.
+int CodeDecoder::if_else_returning_ending_loop_body(const IfShape& s) {
+  const auto& ops = lifted_.ops;
+  const std::optional<LoopContext>& loop = s.loop;
+  if (!profile_.conditional_jumps_forward_only || !loop || s.label >= s.end ||
+      s.label - 1 <= s.then_begin || !same_target(s.exit, loop->continue_target))
+    return -1;
+  Op last = ops[static_cast<size_t>(s.label) - 1].op;
+  if (last != Op::ReturnValue && last != Op::ReturnConst && last != Op::RaiseVarargs &&
+      last != Op::Reraise)
+    return -1;
+  if (!ends_with_test_over_jump_back(s.then_begin, s.label, loop->continue_target)) return -1;
+  Body then_body = decode_range(s.then_begin, s.label, s.exit);
+  Body else_body = decode_range(s.label, s.end, s.exit);
+  emit_if(s, std::move(then_body), std::move(else_body));
+  return s.end;
 }
 
 // 3.12+ has no backward conditional jump: an if ending a loop body's branch turns its test

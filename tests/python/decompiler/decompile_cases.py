@@ -8879,6 +8879,33 @@ CASES: list[Case] = [
         ([(1, 1), (2, 1), (3, 2), (0, 2), (4, 5)],),
         ([],),
     ),
+    _case(
+        # 3.12+: an if/else ending a for body whose then-branch ends in `if a is b: return`,
+        # that test turned around over a jump back (no `else: continue` of its own).
+        "for_body_if_else_then_returns_after_identity_test",
+        """
+        def f(items, must, search):
+            out = []
+            for x in items:
+                if must:
+                    if rec("t", x) % 2:
+                        if search is rec("g", x):
+                            return "found", x
+                else:
+                    out.append(x)
+            for x in items:
+                if must:
+                    if x not in (1, 2, search):
+                        raise ValueError(x)
+                else:
+                    out.append(-x)
+            return out
+        """,
+        ([1, 2, 3], True, 3),
+        ([1, 2, 3], True, 5),
+        ([1, 2, 3], False, 3),
+        ([], True, 3),
+    ),
 ]
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
