@@ -8906,6 +8906,36 @@ CASES: list[Case] = [
         ([1, 2, 3], False, 3),
         ([], True, 3),
     ),
+    _case(
+        # 3.13: a try/finally ending a for body, its finally body ending in an if: the jump back
+        # after the statement is copied for the copy's fall-off and for the if's test.
+        "for_body_try_finally_ends_in_if",
+        """
+        def f(items, flag):
+            out = []
+            for i in items:
+                try:
+                    if i == 3:
+                        raise ValueError(i)
+                    out.append(i)
+                finally:
+                    if flag:
+                        rec("cleanup", i)
+            for i in items:
+                try:
+                    out.append(rec("body", i))
+                except KeyError as e:
+                    raise TypeError(e)
+                finally:
+                    if flag and i > 1:
+                        out.append(-i)
+            return out
+        """,
+        ([1, 2], True),
+        ([1, 2], False),
+        ([1, 3], True),
+        ([], True),
+    ),
 ]
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
