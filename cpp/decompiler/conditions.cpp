@@ -747,6 +747,7 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
   if (int next = if_else_over_jump(s); next >= 0) return next;
   if (int next = if_else_ending_loop_body(s); next >= 0) return next;
   if (int next = if_else_returning_ending_loop_body(s); next >= 0) return next;
+  if (int next = if_else_then_ends_in_else_pass(s); next >= 0) return next;
   if (int next = if_else_jumped_from_inside(s); next >= 0) return next;
   if (int next = if_else_joined_by_handlers(s); next >= 0) return next;
   if (int next = if_else_with_suppressed_return(s); next >= 0) return next;
@@ -1156,6 +1157,37 @@ int CodeDecoder::if_else_ending_loop_body(const IfShape& s) {
     return end;
   }
   return -1;
+}
+
+// 3.12+: an if/else ending a loop body whose then-branch ends in an if/else with `else: pass`:
+// the pass's jump back to the head keeps a line of its own, other than the test's (jump_thread
+// leaves the test jumping to it), after the then-branch's jump over it, which has none, threaded
+// to the head: `elif a: (if b: x) else: pass` then `else: <else>`. A `continue` written after the
+// inner if would take the inner then-branch's fall-off, with no jump of its own before it. The
+// inner if reads its `else: pass` (if_else_ending_loop_body) in the then-branch [then, label).
+int CodeDecoder::if_else_then_ends_in_else_pass(const IfShape& s) {
+  const auto& ops = lifted_.ops;
+  const std::optional<LoopContext>& loop = s.loop;
+  const int pass = s.label - 1;
+  if (!profile_.threads_jumps_to_jumps || !loop || s.label >= s.end || pass - 1 <= s.then_begin ||
+      !same_target(s.exit, loop->continue_target))
+    return -1;
+  const int head = loop->continue_target;
+  const Operation& pass_jump = ops[static_cast<size_t>(pass)];
+  const Operation& over = ops[static_cast<size_t>(pass) - 1];
+  if (pass_jump.op != Op::Jump || !same_target(pass_jump.target, head) || pass_jump.line <= 0 ||
+      over.op != Op::Jump || !same_target(over.target, head) || over.line >= 0)
+    return -1;
+  bool tested = false;
+  for (int k = s.then_begin; k < pass - 1 && !tested; ++k) {
+    const Operation& o = ops[static_cast<size_t>(k)];
+    tested = o.op == Op::JumpIf && o.target == pass && line_at(ops, k) != pass_jump.line;
+  }
+  if (!tested) return -1;
+  Body then_body = decode_range(s.then_begin, s.label, s.exit);
+  Body else_body = decode_range(s.label, s.end, s.exit);
+  emit_if(s, std::move(then_body), std::move(else_body));
+  return s.end;
 }
 
 // 3.12+: an if/else ending a loop body whose then-branch ends in an if returning or raising,

@@ -8936,6 +8936,29 @@ CASES: list[Case] = [
         ([1, 3], True),
         ([], True),
     ),
+    _case(
+        # 3.12+: an elif branch ending in `if b: ... else: pass` before the chain's else: the
+        # pass's jump back keeps its line after the then-branch's threaded jump back.
+        "for_body_elif_ends_in_if_else_pass",
+        """
+        def f(items):
+            out = []
+            for a, b in items:
+                if a is None:
+                    out.append(b)
+                elif b is None:
+                    if a:
+                        rec("a", a)
+                        out.append(a)
+                    else:
+                        pass
+                else:
+                    out.append(a + b)
+            return out
+        """,
+        ([(None, 1), (2, None), (0, None), (3, 4)],),
+        ([],),
+    ),
 ]
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
@@ -9217,6 +9240,12 @@ _PYC_CODE_NOT_YET = {
         + "f: the `else: pass` ending the loop body (NOP; JUMP_ABSOLUTE) is dropped (as on main)",
         11: SAME_BEHAVIOUR_OTHER_CODE
         + "f: the `else: pass` ending the loop body (its own jump back) is dropped (as on main)",
+    },
+    "for_body_elif_ends_in_if_else_pass": {
+        10: SAME_BEHAVIOUR_OTHER_CODE
+        + "f: the `else: pass` in the elif branch (NOP; JUMP_ABSOLUTE) is dropped (as on main)",
+        11: SAME_BEHAVIOUR_OTHER_CODE
+        + "f: the `else: pass` in the elif branch (its own jump back) is dropped (as on main)",
     },
     "try_except_clauses_copy_the_exit_after": {
         12: SAME_BEHAVIOUR_OTHER_CODE
