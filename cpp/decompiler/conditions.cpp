@@ -748,6 +748,8 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
   if (s.label > s.end) return if_leaving_region(s);
   if (int next = if_else_over_jump(s); next >= 0) return next;
   if (int next = if_else_ending_loop_body(s); next >= 0) return next;
+  if (int next = if_else_returning_ending_loop_body(s); next >= 0) return next;
+  if (int next = if_else_then_ends_in_else_pass(s); next >= 0) return next;
   if (int next = if_else_jumped_from_inside(s); next >= 0) return next;
   if (int next = if_else_joined_by_handlers(s); next >= 0) return next;
   if (int next = if_else_with_suppressed_return(s); next >= 0) return next;
@@ -1140,6 +1142,14 @@ int CodeDecoder::if_else_ending_loop_body(const IfShape& s) {
   bool continues_line =
       loop && before_label.line < 0 && label - 6 >= then_begin && is_exit_call(ops, label - 6) &&
       !written_return_leaving_with(ops, label - 1) && !starts_line_on_prefix(label - 1);
+  // (Or the else is `pass` (or `continue`): a jump back to the head with a line of its own,
+  // other than the test's; flowgraph.c's jump_thread retargets a jump to a jump only where both
+  // have one line or the target none, so the test still jumps to it, where an if ending the
+  // loop body alone would have its test turned around over a jump back.)
+  const Operation& at_label = ops[static_cast<size_t>(label)];
+  bool else_owns_line = loop && label + 1 == end && at_label.op == Op::Jump &&
+                        same_target(at_label.target, loop->continue_target) && at_label.line > 0 &&
+                        at_label.line != line_at(ops, s.items.back().jump);
   if (profile_.threads_jumps_to_jumps && loop && before_label.op == Op::Jump &&
       label - 1 > then_begin && label < end &&
       same_target(before_label.target, loop->continue_target) &&
@@ -1147,15 +1157,70 @@ int CodeDecoder::if_else_ending_loop_body(const IfShape& s) {
       (before_label.line > 0 || copied_jump_back || turned_test_before ||
        (before_label.line < 0 &&
         ends_with_test_over_jump_back(then_begin, label, loop->continue_target)) ||
-       continues_line) &&
+       continues_line || else_owns_line) &&
       !on_new_line(label - 1)) {
     // (Not to its end: a jump there from inside goes to the else.)
     Body then_body = decode_range(then_begin, label - 1, exit);
     Body else_body = decode_range(label, end, exit);
+    if (else_body.empty() && else_owns_line) else_body.push_back(make_stmt(StmtKind::Pass));
     emit_if(s, std::move(then_body), std::move(else_body));
     return end;
   }
   return -1;
+}
+
+// 3.12+: an if/else ending a loop body whose then-branch ends in an if/else with `else: pass`:
+// the pass's jump back to the head keeps a line of its own, other than the test's (jump_thread
+// leaves the test jumping to it), after the then-branch's jump over it, which has none, threaded
+// to the head: `elif a: (if b: x) else: pass` then `else: <else>`. A `continue` written after the
+// inner if would take the inner then-branch's fall-off, with no jump of its own before it. The
+// inner if reads its `else: pass` (if_else_ending_loop_body) in the then-branch [then, label).
+int CodeDecoder::if_else_then_ends_in_else_pass(const IfShape& s) {
+  const auto& ops = lifted_.ops;
+  const std::optional<LoopContext>& loop = s.loop;
+  const int pass = s.label - 1;
+  if (!profile_.threads_jumps_to_jumps || !loop || s.label >= s.end || pass - 1 <= s.then_begin ||
+      !same_target(s.exit, loop->continue_target))
+    return -1;
+  const int head = loop->continue_target;
+  const Operation& pass_jump = ops[static_cast<size_t>(pass)];
+  const Operation& over = ops[static_cast<size_t>(pass) - 1];
+  if (pass_jump.op != Op::Jump || !same_target(pass_jump.target, head) || pass_jump.line <= 0 ||
+      over.op != Op::Jump || !same_target(over.target, head) || over.line >= 0)
+    return -1;
+  bool tested = false;
+  for (int k = s.then_begin; k < pass - 1 && !tested; ++k) {
+    const Operation& o = ops[static_cast<size_t>(k)];
+    tested = o.op == Op::JumpIf && o.target == pass && line_at(ops, k) != pass_jump.line;
+  }
+  if (!tested) return -1;
+  Body then_body = decode_range(s.then_begin, s.label, s.exit);
+  Body else_body = decode_range(s.label, s.end, s.exit);
+  emit_if(s, std::move(then_body), std::move(else_body));
+  return s.end;
+}
+
+// 3.12+: an if/else ending a loop body whose then-branch ends in an if returning or raising,
+// whose membership or identity test flowgraph.c threaded to the join, then to the loop head, and
+// turned around over a jump back (normalize_jumps_in_block): `if a: (if b is c: return)` then
+// `else: <else>`. Read as an if without an else, the test would need an `else: continue`, whose
+// jump has a line of its own (`not (b is c)` compiles as `b is not c`). The then-branch cannot
+// fall into the label: the else runs from there to the region's end, the loop body's.
+int CodeDecoder::if_else_returning_ending_loop_body(const IfShape& s) {
+  const auto& ops = lifted_.ops;
+  const std::optional<LoopContext>& loop = s.loop;
+  if (!profile_.conditional_jumps_forward_only || !loop || s.label >= s.end ||
+      s.label - 1 <= s.then_begin || !same_target(s.exit, loop->continue_target))
+    return -1;
+  Op last = ops[static_cast<size_t>(s.label) - 1].op;
+  if (last != Op::ReturnValue && last != Op::ReturnConst && last != Op::RaiseVarargs &&
+      last != Op::Reraise)
+    return -1;
+  if (!ends_with_test_over_jump_back(s.then_begin, s.label, loop->continue_target)) return -1;
+  Body then_body = decode_range(s.then_begin, s.label, s.exit);
+  Body else_body = decode_range(s.label, s.end, s.exit);
+  emit_if(s, std::move(then_body), std::move(else_body));
+  return s.end;
 }
 
 // 3.12+ has no backward conditional jump: an if ending a loop body's branch turns its test

@@ -1977,6 +1977,27 @@ int CodeDecoder::finally_normal_end(int i, int body_end, int handler, int final_
     if (int walked = normal_copy_end(body_end, final_begin, final_end, cleanup); walked >= 0)
       normal_end = walked;
   }
+  // 3.13: where a loop's jump back follows the statement, inline_small_or_no_lineno_blocks
+  // copies it (no line) into each way there: the copy's fall-off gets one, and a test of the
+  // copy jumping to its end gets another, placed after it. The jump back the copy falls into
+  // goes where the test's goes: the statement ends at the test's.
+  if (profile_.inlines_no_lineno_blocks && !loops_.empty() && !mid_expression) {
+    int head = resolve(loops_.back().continue_target);
+    auto jumps_back = [&](int k) {
+      return k < handler && ops[static_cast<size_t>(k)].op == Op::Jump &&
+             ops[static_cast<size_t>(k)].target < i &&
+             resolve(ops[static_cast<size_t>(k)].target) == head;
+    };
+    auto tested = [&](int k) {
+      for (int t = body_end; t < normal_end; ++t) {
+        const Operation& o = ops[static_cast<size_t>(t)];
+        if (o.op == Op::JumpIf && o.target == k) return true;
+      }
+      return false;
+    };
+    while (jumps_back(normal_end) && jumps_back(normal_end + 1) && tested(normal_end + 1))
+      ++normal_end;
+  }
   return normal_end;
 }
 

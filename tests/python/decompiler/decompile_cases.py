@@ -9096,6 +9096,114 @@ CASES: list[Case] = [
         (None, [None]),
         (3, []),
     ),
+    _case(
+        # 3.12+: `else: pass` ending a loop body is a jump back with a line of its own, which
+        # jump threading keeps: the tests jump to it instead of turning around over jump backs.
+        "for_body_if_elif_else_pass",
+        """
+        def f(items):
+            out = []
+            for u, d in items:
+                if d == 1:
+                    if u == d:
+                        out.append(u)
+                    else:
+                        out.append(-u)
+                elif d == 2 and u:
+                    rec("two", u)
+                    out.append(d)
+                else:
+                    pass
+            for u, d in items:
+                if u > d:
+                    out.append(u)
+                else:
+                    pass
+            return out
+        """,
+        ([(1, 1), (2, 1), (3, 2), (0, 2), (4, 5)],),
+        ([],),
+    ),
+    _case(
+        # 3.12+: an if/else ending a for body whose then-branch ends in `if a is b: return`,
+        # that test turned around over a jump back (no `else: continue` of its own).
+        "for_body_if_else_then_returns_after_identity_test",
+        """
+        def f(items, must, search):
+            out = []
+            for x in items:
+                if must:
+                    if rec("t", x) % 2:
+                        if search is rec("g", x):
+                            return "found", x
+                else:
+                    out.append(x)
+            for x in items:
+                if must:
+                    if x not in (1, 2, search):
+                        raise ValueError(x)
+                else:
+                    out.append(-x)
+            return out
+        """,
+        ([1, 2, 3], True, 3),
+        ([1, 2, 3], True, 5),
+        ([1, 2, 3], False, 3),
+        ([], True, 3),
+    ),
+    _case(
+        # 3.13: a try/finally ending a for body, its finally body ending in an if: the jump back
+        # after the statement is copied for the copy's fall-off and for the if's test.
+        "for_body_try_finally_ends_in_if",
+        """
+        def f(items, flag):
+            out = []
+            for i in items:
+                try:
+                    if i == 3:
+                        raise ValueError(i)
+                    out.append(i)
+                finally:
+                    if flag:
+                        rec("cleanup", i)
+            for i in items:
+                try:
+                    out.append(rec("body", i))
+                except KeyError as e:
+                    raise TypeError(e)
+                finally:
+                    if flag and i > 1:
+                        out.append(-i)
+            return out
+        """,
+        ([1, 2], True),
+        ([1, 2], False),
+        ([1, 3], True),
+        ([], True),
+    ),
+    _case(
+        # 3.12+: an elif branch ending in `if b: ... else: pass` before the chain's else: the
+        # pass's jump back keeps its line after the then-branch's threaded jump back.
+        "for_body_elif_ends_in_if_else_pass",
+        """
+        def f(items):
+            out = []
+            for a, b in items:
+                if a is None:
+                    out.append(b)
+                elif b is None:
+                    if a:
+                        rec("a", a)
+                        out.append(a)
+                    else:
+                        pass
+                else:
+                    out.append(a + b)
+            return out
+        """,
+        ([(None, 1), (2, None), (0, None), (3, 4)],),
+        ([],),
+    ),
 ]
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
@@ -9384,6 +9492,18 @@ _PYC_CODE_NOT_YET = {
     "except_clause_nested_if_else_in_both_jumps_to_exit_copy": {
         13: SAME_BEHAVIOUR_OTHER_CODE
         + "f: a nested else-branch keeps a copy of the return after the try (as on main)",
+    },
+    "for_body_if_elif_else_pass": {
+        10: SAME_BEHAVIOUR_OTHER_CODE
+        + "f: the `else: pass` ending the loop body (NOP; JUMP_ABSOLUTE) is dropped (as on main)",
+        11: SAME_BEHAVIOUR_OTHER_CODE
+        + "f: the `else: pass` ending the loop body (its own jump back) is dropped (as on main)",
+    },
+    "for_body_elif_ends_in_if_else_pass": {
+        10: SAME_BEHAVIOUR_OTHER_CODE
+        + "f: the `else: pass` in the elif branch (NOP; JUMP_ABSOLUTE) is dropped (as on main)",
+        11: SAME_BEHAVIOUR_OTHER_CODE
+        + "f: the `else: pass` in the elif branch (its own jump back) is dropped (as on main)",
     },
     "try_except_clauses_copy_the_exit_after": {
         12: SAME_BEHAVIOUR_OTHER_CODE
