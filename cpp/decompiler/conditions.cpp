@@ -745,6 +745,7 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
   if (int next = if_jumping_back(s); next >= 0) return next;
   if (s.label > s.end) return if_leaving_region(s);
   if (int next = if_else_over_jump(s); next >= 0) return next;
+  if (int next = if_else_pass_over_jump(s); next >= 0) return next;
   if (int next = if_else_ending_loop_body(s); next >= 0) return next;
   if (int next = if_else_jumped_from_inside(s); next >= 0) return next;
   if (int next = if_else_joined_by_handlers(s); next >= 0) return next;
@@ -978,6 +979,29 @@ bool CodeDecoder::leads_to_clause_end(int exit, int join) const {
          ops[static_cast<size_t>(k)].target == join &&
          std::find(clause_end_jumps_.begin(), clause_end_jumps_.end(), k) !=
              clause_end_jumps_.end();
+}
+
+// `if test: A else: pass`: compile.c's compiler_if ends A with a jump over the else, whose
+// `pass` (Pass_kind) is a NOP with its own line that remove_redundant_nops (flowgraph.c) keeps;
+// lift dropped it (`nop_line` of the join), so A's jump goes to the label itself.
+int CodeDecoder::if_else_pass_over_jump(const IfShape& s) {
+  const auto& ops = lifted_.ops;
+  const int label = s.label;
+  if (label - 1 <= s.then_begin || label >= s.end) return -1;
+  const Operation& jump = ops[static_cast<size_t>(label - 1)];
+  const Operation& at = ops[static_cast<size_t>(label)];
+  if (jump.op != Op::Jump || jump.target != label || at.nop_line < 0 || at.line < 0 ||
+      at.nop_line == at.line)
+    return -1;
+  if (s.loop && (resolve(label) == resolve(s.loop->break_target) ||
+                 resolve(label) == resolve(s.loop->continue_target)))
+    return -1;
+  Body then_body = decode_range(s.then_begin, label - 1, label);
+  Body else_body;
+  else_body.push_back(make_stmt(StmtKind::Pass));
+  else_body.back()->line = at.nop_line;
+  emit_if(s, std::move(then_body), std::move(else_body));
+  return label;
 }
 
 int CodeDecoder::if_else_over_jump(const IfShape& s) {

@@ -558,9 +558,10 @@ class CodeDecoder {
   bool needs_inversion(const IfShape& s);  // 3.12+: a test turned around over the jump back
   int if_inverted_over_jump_back(const IfShape& s);  // `if test: <rest of the loop body>`
   int if_jumping_back(IfShape& s);                   // the test jumps back to the loop head
-  int if_leaving_region(IfShape& s);            // the test jumps past the region's end (or throws)
-  int if_else_over_jump(const IfShape& s);      // the then-branch jumps over the else to the join
-  int if_else_threaded_join(const IfShape& s);  // 3.12: its jump over the else threaded
+  int if_leaving_region(IfShape& s);             // the test jumps past the region's end (or throws)
+  int if_else_over_jump(const IfShape& s);       // the then-branch jumps over the else to the join
+  int if_else_pass_over_jump(const IfShape& s);  // ... over an else of only `pass`
+  int if_else_threaded_join(const IfShape& s);   // 3.12: its jump over the else threaded
   int if_else_ending_loop_body(const IfShape& s);    // 3.12+: the then-branch jumps back
   int if_else_jumped_from_inside(const IfShape& s);  // a statement in the branch jumps to the join
   int if_else_joined_by_handlers(const IfShape& s);  // 3.12+: only the branch's clauses jump

@@ -8851,6 +8851,23 @@ CASES: list[Case] = [
         ([6],),
         ([],),
     ),
+    # An else of only `pass` leaves a NOP with its own line at the label (compile.c's Pass_kind,
+    # kept by remove_redundant_nops): the then-branch's jump over it goes to the label itself
+    # (`if_else_pass_over_jump`).
+    _case(
+        "if_else_pass_then_code",
+        """
+        def f(a, b):
+            if rec("a", a) is None:
+                b = rec("one", 1)
+            else:
+                pass
+            c = b + 1
+            return c
+        """,
+        (None, 2),
+        (3, 4),
+    ),
 ]
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
