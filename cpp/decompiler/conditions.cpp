@@ -1555,6 +1555,7 @@ int CodeDecoder::if_else_copied_exit_of_length(const IfShape& s, int n,
     }
   }
   Body else_body = leaves_clause ? decode_range(label, end, exit) : decode_range(label, join, join);
+  if (else_body.empty() && !leaves_clause && join == label) else_body = else_pass(copy, join);
   emit_if(s, std::move(then_body), std::move(else_body));
   return leaves_clause ? end : join;
 }
@@ -1683,6 +1684,23 @@ bool CodeDecoder::copy_is_one_statement(const IfShape& s, int copy, int n,
       absent_break_target_copy(copy, label) == n)
     one_statement = false;
   return one_statement;
+}
+
+// An else of only `pass` (or another statement compiled to a NOP: compile.c's Pass_kind) leaves
+// a NOP with its own line at the label, where the else falls into the code after the if/else;
+// remove_redundant_nops (flowgraph.c) keeps it, the next operation starting another line. Lift
+// dropped it onto the original of the copied exit block (`nop_line`), which the then-branch's
+// copy lacks (a NOP of that block itself is copied with it). Else empty: no else.
+Body CodeDecoder::else_pass(int copy, int join) const {
+  const auto& ops = lifted_.ops;
+  const Operation& original = ops[static_cast<size_t>(join)];
+  Body body;
+  if (original.nop_line < 0 || original.line < 0 || original.nop_line == original.line ||
+      ops[static_cast<size_t>(copy)].nop_line >= 0)
+    return body;
+  body.push_back(make_stmt(StmtKind::Pass));
+  body.back()->line = original.nop_line;
+  return body;
 }
 
 int CodeDecoder::copy_original(const IfShape& s, int copy, int n, bool implicit_return) const {

@@ -578,6 +578,7 @@ class CodeDecoder {
   bool copy_is_one_statement(const IfShape& s, int copy, int n,
                              const std::vector<bool>& targeted) const;
   int copy_original(const IfShape& s, int copy, int n, bool implicit_return) const;  // or < label
+  Body else_pass(int copy, int join) const;    // an else of only `pass` before the join
   int if_with_final_return(const IfShape& s);  // the rest: the then-branch falls into the label
   // 3.12+: [begin, label) ends with an if whose membership/identity test jumps over a jump back
   bool ends_with_test_over_jump_back(int begin, int label, int head) const;

@@ -8868,6 +8868,22 @@ CASES: list[Case] = [
         (None, 2),
         (3, 4),
     ),
+    # 3.12+: the then-branch's jump over an else of only `pass` to a short exit block holds a
+    # copy of that block (inline_small_exit_blocks); the NOP of `pass` precedes the original
+    # only (`else_pass`).
+    _case(
+        "if_else_pass_then_copied_return",
+        """
+        def f(a, b):
+            if rec("a", a) is None:
+                b = rec("one", 1)
+            else:
+                pass
+            return b
+        """,
+        (None, 2),
+        (3, 4),
+    ),
 ]
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
