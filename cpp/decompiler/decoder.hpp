@@ -258,6 +258,7 @@ class CodeDecoder {
     int tail_copy = -1;           // the original of the copied code after the statement
     int tail_copy_length = 0;
     bool clauses_continue = false;  // 3.13: the clauses end in `continue`
+    bool cold = false;              // 3.12+: the statement lies in handler code
     int outside = -1;               // 3.12+: the code after the statement, after the handlers
     int outside_end = -1;
     int outside_consumed = -1;               // past the jump back that ends it
@@ -392,7 +393,7 @@ class CodeDecoder {
   int enclosing_with_exit_end(int i, int after, int end) const;
   // 3.12+: the code after the statement ending a loop body, after the handlers
   int cold_with_tail_end(int after, int cleanup, int exit) const;
-  bool strip_copied_tail(Stmt& stmt, const Body& tail) const;
+  bool strip_copied_tail(Stmt& stmt, const Body& tail, bool cold = false) const;
   bool strip_counted_copies(Stmt& stmt, const Body& tail, const std::vector<int>& copies) const;
   StmtPtr strip_normal_copy_with_returns(Body& body, const std::string& copy_text,
                                          size_t copy_size) const;
