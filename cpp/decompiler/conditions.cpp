@@ -747,6 +747,7 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
   if (int next = if_jumping_back(s); next >= 0) return next;
   if (s.label > s.end) return if_leaving_region(s);
   if (int next = if_else_over_jump(s); next >= 0) return next;
+  if (int next = if_else_pass_over_jump(s); next >= 0) return next;
   if (int next = if_else_ending_loop_body(s); next >= 0) return next;
   if (int next = if_else_returning_ending_loop_body(s); next >= 0) return next;
   if (int next = if_else_then_ends_in_else_pass(s); next >= 0) return next;
@@ -982,6 +983,29 @@ bool CodeDecoder::leads_to_clause_end(int exit, int join) const {
          ops[static_cast<size_t>(k)].target == join &&
          std::find(clause_end_jumps_.begin(), clause_end_jumps_.end(), k) !=
              clause_end_jumps_.end();
+}
+
+// `if test: A else: pass`: compile.c's compiler_if ends A with a jump over the else, whose
+// `pass` (Pass_kind) is a NOP with its own line that remove_redundant_nops (flowgraph.c) keeps;
+// lift dropped it (`nop_line` of the join), so A's jump goes to the label itself.
+int CodeDecoder::if_else_pass_over_jump(const IfShape& s) {
+  const auto& ops = lifted_.ops;
+  const int label = s.label;
+  if (label - 1 <= s.then_begin || label >= s.end) return -1;
+  const Operation& jump = ops[static_cast<size_t>(label - 1)];
+  const Operation& at = ops[static_cast<size_t>(label)];
+  if (jump.op != Op::Jump || jump.target != label || at.nop_line < 0 || at.line < 0 ||
+      at.nop_line == at.line)
+    return -1;
+  if (s.loop && (resolve(label) == resolve(s.loop->break_target) ||
+                 resolve(label) == resolve(s.loop->continue_target)))
+    return -1;
+  Body then_body = decode_range(s.then_begin, label - 1, label);
+  Body else_body;
+  else_body.push_back(make_stmt(StmtKind::Pass));
+  else_body.back()->line = at.nop_line;
+  emit_if(s, std::move(then_body), std::move(else_body));
+  return label;
 }
 
 int CodeDecoder::if_else_over_jump(const IfShape& s) {
@@ -1606,6 +1630,7 @@ int CodeDecoder::if_else_copied_exit_of_length(const IfShape& s, int n,
     }
   }
   Body else_body = leaves_clause ? decode_range(label, end, exit) : decode_range(label, join, join);
+  if (else_body.empty() && !leaves_clause && join == label) else_body = else_pass(copy, join);
   emit_if(s, std::move(then_body), std::move(else_body));
   return leaves_clause ? end : join;
 }
@@ -1734,6 +1759,23 @@ bool CodeDecoder::copy_is_one_statement(const IfShape& s, int copy, int n,
       absent_break_target_copy(copy, label) == n)
     one_statement = false;
   return one_statement;
+}
+
+// An else of only `pass` (or another statement compiled to a NOP: compile.c's Pass_kind) leaves
+// a NOP with its own line at the label, where the else falls into the code after the if/else;
+// remove_redundant_nops (flowgraph.c) keeps it, the next operation starting another line. Lift
+// dropped it onto the original of the copied exit block (`nop_line`), which the then-branch's
+// copy lacks (a NOP of that block itself is copied with it). Else empty: no else.
+Body CodeDecoder::else_pass(int copy, int join) const {
+  const auto& ops = lifted_.ops;
+  const Operation& original = ops[static_cast<size_t>(join)];
+  Body body;
+  if (original.nop_line < 0 || original.line < 0 || original.nop_line == original.line ||
+      ops[static_cast<size_t>(copy)].nop_line >= 0)
+    return body;
+  body.push_back(make_stmt(StmtKind::Pass));
+  body.back()->line = original.nop_line;
+  return body;
 }
 
 int CodeDecoder::copy_original(const IfShape& s, int copy, int n, bool implicit_return) const {

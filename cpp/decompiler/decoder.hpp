@@ -259,6 +259,7 @@ class CodeDecoder {
     int tail_copy = -1;           // the original of the copied code after the statement
     int tail_copy_length = 0;
     bool clauses_continue = false;  // 3.13: the clauses end in `continue`
+    bool cold = false;              // 3.12+: the statement lies in handler code
     int outside = -1;               // 3.12+: the code after the statement, after the handlers
     int outside_end = -1;
     int outside_consumed = -1;               // past the jump back that ends it
@@ -393,7 +394,7 @@ class CodeDecoder {
   int enclosing_with_exit_end(int i, int after, int end) const;
   // 3.12+: the code after the statement ending a loop body, after the handlers
   int cold_with_tail_end(int after, int cleanup, int exit) const;
-  bool strip_copied_tail(Stmt& stmt, const Body& tail) const;
+  bool strip_copied_tail(Stmt& stmt, const Body& tail, bool cold = false) const;
   bool strip_counted_copies(Stmt& stmt, const Body& tail, const std::vector<int>& copies) const;
   StmtPtr strip_normal_copy_with_returns(Body& body, const std::string& copy_text,
                                          size_t copy_size) const;
@@ -559,9 +560,10 @@ class CodeDecoder {
   bool needs_inversion(const IfShape& s);  // 3.12+: a test turned around over the jump back
   int if_inverted_over_jump_back(const IfShape& s);  // `if test: <rest of the loop body>`
   int if_jumping_back(IfShape& s);                   // the test jumps back to the loop head
-  int if_leaving_region(IfShape& s);            // the test jumps past the region's end (or throws)
-  int if_else_over_jump(const IfShape& s);      // the then-branch jumps over the else to the join
-  int if_else_threaded_join(const IfShape& s);  // 3.12: its jump over the else threaded
+  int if_leaving_region(IfShape& s);             // the test jumps past the region's end (or throws)
+  int if_else_over_jump(const IfShape& s);       // the then-branch jumps over the else to the join
+  int if_else_pass_over_jump(const IfShape& s);  // ... over an else of only `pass`
+  int if_else_threaded_join(const IfShape& s);   // 3.12: its jump over the else threaded
   int if_else_ending_loop_body(const IfShape& s);            // 3.12+: the then-branch jumps back
   int if_else_returning_ending_loop_body(const IfShape& s);  // 3.12+: ... or returns
   int if_else_then_ends_in_else_pass(const IfShape& s);      // 3.12+: ... or ends `else: pass`
@@ -580,6 +582,7 @@ class CodeDecoder {
   bool copy_is_one_statement(const IfShape& s, int copy, int n,
                              const std::vector<bool>& targeted) const;
   int copy_original(const IfShape& s, int copy, int n, bool implicit_return) const;  // or < label
+  Body else_pass(int copy, int join) const;    // an else of only `pass` before the join
   int if_with_final_return(const IfShape& s);  // the rest: the then-branch falls into the label
   // 3.12+: [begin, label) ends with an if whose membership/identity test jumps over a jump back
   bool ends_with_test_over_jump_back(int begin, int label, int head) const;

@@ -344,8 +344,10 @@ bool is_line_copy(const std::vector<Operation>& ops, int copy, int original, int
 
 // A short tail (ending in return or raise) that the compiler copied into each path leaving a
 // try/except: when every clause that can fall through ends with `tail`, those copies go and the
-// caller puts `tail` after the statement. False (nothing changed) otherwise.
-bool CodeDecoder::strip_copied_tail(Stmt& stmt, const Body& tail) const {
+// caller puts `tail` after the statement. False (nothing changed) otherwise. In handler code
+// (`cold`, 3.12+) the code after the statement follows its inline handlers, the else precedes
+// them: a tail that no clause repeats is the else's own.
+bool CodeDecoder::strip_copied_tail(Stmt& stmt, const Body& tail, bool cold) const {
   if (tail.empty() ||
       (tail.back()->kind != StmtKind::Return && tail.back()->kind != StmtKind::Raise)) {
     return false;
@@ -356,6 +358,9 @@ bool CodeDecoder::strip_copied_tail(Stmt& stmt, const Body& tail) const {
   auto ends_with_tail = [&](const Body& b) {
     return b.size() >= n && print_body(Body(b.end() - static_cast<long>(n), b.end())) == text;
   };
+  if (cold && std::none_of(stmt.handlers.begin(), stmt.handlers.end(),
+                           [&](const ExceptHandler& c) { return ends_with_tail(c.body); }))
+    return false;
   for (const ExceptHandler& clause : stmt.handlers) {
     const Body& b = clause.body;
     if (ends_with_tail(b)) continue;
@@ -807,11 +812,14 @@ void CodeDecoder::read_except_join(int i, int end, TryExceptShape& s) const {
 // Where the handlers never rejoin, what follows the body is its else or, the same code, the
 // code after the statement (decoded as the else, then moved out). 3.12+ places handler blocks
 // last, in the order they were compiled: a handler of that code placed before this one's was
-// compiled first, in the else.
+// compiled first, in the else. (Not for a statement in handler code, `cold`: the blocks that
+// push_cold_blocks_to_end (flowgraph.c) moves keep the order they were compiled in, a try
+// nested there keeps its handlers inline, after the else and before the code after it.)
 void CodeDecoder::read_except_sequential(int i, int end, TryExceptShape& s) const {
   const auto& ops = lifted_.ops;
   if (profile_.cold_blocks_at_end && role_ != CodeRole::Module && !s.jumps_over && !s.jumps_back &&
-      s.back_join < 0 && (s.try_end < 0 || s.handler >= end) && s.else_end > s.body_end) {
+      !s.cold && s.back_join < 0 && (s.try_end < 0 || s.handler >= end) &&
+      s.else_end > s.body_end) {
     s.sequential = true;
     for (int k = s.handler; k < s.cleanup; ++k) {  // (not even to a loop's head or exit)
       const Operation& op = ops[static_cast<size_t>(k)];
@@ -1563,7 +1571,7 @@ void CodeDecoder::emit_try_except(StmtPtr& stmt, int exit, const TryExceptShape&
   }
   // (Not where the code after the statement was read from a clause: the else is the body's own.)
   if (profile_.exit_copies_keep_lines && !shape.outside_in_clause &&
-      (strip_copied_tail(*stmt, orelse_body) || sequential)) {
+      (strip_copied_tail(*stmt, orelse_body, shape.cold) || sequential)) {
     Body after = std::move(orelse_body);
     orelse_body.clear();
     for (StmtPtr& s : after) emit(s);
@@ -1584,6 +1592,11 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
   s.body_end = body_end;
   s.cleanup = flow_.handler_covering(handler);
   if (!is_cleanup_block(ops, s.cleanup)) throw DecodeFailure("except handler without its cleanup");
+  // (Not where the body falls into the enclosing clause's POP_EXCEPT: that is the way out of
+  // the clause, to the code after the enclosing statement, or a copy of it.)
+  s.cold = profile_.cold_blocks_at_end && !flow_.reachable[static_cast<size_t>(i)] &&
+           static_cast<size_t>(body_end) < ops.size() &&
+           ops[static_cast<size_t>(body_end)].op != Op::PopExcept;
   read_except_jumps(i, end, exit, s);
   read_except_join(i, end, s);
   read_except_sequential(i, end, s);

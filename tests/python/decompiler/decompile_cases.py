@@ -9204,6 +9204,66 @@ CASES: list[Case] = [
         ([(None, 1), (2, None), (0, None), (3, 4)],),
         ([],),
     ),
+    # An else of only `pass` leaves a NOP with its own line at the label (compile.c's Pass_kind,
+    # kept by remove_redundant_nops): the then-branch's jump over it goes to the label itself
+    # (`if_else_pass_over_jump`).
+    _case(
+        "if_else_pass_then_code",
+        """
+        def f(a, b):
+            if rec("a", a) is None:
+                b = rec("one", 1)
+            else:
+                pass
+            c = b + 1
+            return c
+        """,
+        (None, 2),
+        (3, 4),
+    ),
+    # 3.12+: the then-branch's jump over an else of only `pass` to a short exit block holds a
+    # copy of that block (inline_small_exit_blocks); the NOP of `pass` precedes the original
+    # only (`else_pass`).
+    _case(
+        "if_else_pass_then_copied_return",
+        """
+        def f(a, b):
+            if rec("a", a) is None:
+                b = rec("one", 1)
+            else:
+                pass
+            return b
+        """,
+        (None, 2),
+        (3, 4),
+    ),
+    # 3.12+: a try/except in an except clause (cold code, whose blocks push_cold_blocks_to_end
+    # keeps in compiled order) keeps its handlers inline: an else ending in a return, before
+    # them, is no copy of the code after the statement, though no clause falls through
+    # (`TryExceptShape::cold`).
+    _case(
+        "except_clause_try_else_return_clauses_raise",
+        """
+        def f(b, m, fallback):
+            try:
+                h = b["y"]
+            except KeyError:
+                if not fallback:
+                    raise ValueError("none")
+                try:
+                    h = rec("x", b["x"])
+                except KeyError:
+                    raise ValueError("x")
+                else:
+                    w = h + m
+                    return w
+            return h - m
+        """,
+        ({"y": 5}, 3, True),
+        ({"x": 7}, 3, True),
+        ({"x": 7}, 3, False),
+        ({}, 3, True),
+    ),
 ]
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
@@ -9378,12 +9438,6 @@ _CODE_NOT_YET: dict = {
     "else_try_clause_copies_statement_and_implicit_return": {
         12: SAME_BEHAVIOUR_OTHER_CODE + "the copied statement is read into each branch (the if"
         " joins at the implicit return): the clause jumps to it rather than holding a copy",
-    },
-    "if_branch_try_continue_then_cold_try_continue_raise": {
-        12: SAME_BEHAVIOUR_OTHER_CODE + "the cold try's `continue` is written after the statement"
-        " (its clause raises), not at the end of its body",
-        13: SAME_BEHAVIOUR_OTHER_CODE + "the cold try's `continue` is written after the statement"
-        " (its clause raises), not at the end of its body",
     },
     "with_clause_try_body_returns": {
         v: SAME_BEHAVIOUR_OTHER_CODE + "the code after the with (reached after a clause's nested"
