@@ -8851,6 +8851,40 @@ CASES: list[Case] = [
         ([6],),
         ([],),
     ),
+    # A return's value waits on the stack under the finally copy, which calls a call's result
+    # (`f()()`): 3.11/3.12 push both NULLs first, over the value (pip's distlib
+    # get_all_distribution_names).
+    _case(
+        "return_in_try_finally_calls_call_result",
+        """
+        class Client:
+            def __init__(self, fail):
+                self.fail = fail
+
+            def names(self):
+                rec("names", self.fail)
+                if self.fail:
+                    raise KeyError(self.fail)
+                return ["a", "b"]
+
+            def __call__(self, what):
+                return lambda: rec("close", what)
+
+        def g(client):
+            try:
+                return client.names()
+            finally:
+                client("close")()
+
+        def f(fail):
+            try:
+                return g(Client(fail))
+            except KeyError as e:
+                return e.args
+        """,
+        (0,),
+        (1,),
+    ),
 ]
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
