@@ -8885,6 +8885,36 @@ CASES: list[Case] = [
         (0,),
         (1,),
     ),
+    # 3.12+: a try body ending in an async for: what follows its exit (END_ASYNC_FOR, reached only
+    # as a handler) is cold code, the finally body's normal-path copy with it, whose await keeps
+    # its CLEANUP_THROW inline as the handler's copy does (jinja2's Template.generate_async).
+    _case(
+        "try_async_for_finally_awaits",
+        """
+        class Gen(AIter):
+            async def aclose(self):
+                rec("aclose", len(self.items))
+
+        async def f(xs, fail, n):
+            agen = Gen(xs)
+            try:
+                try:
+                    async for x in agen:
+                        if x == fail:
+                            raise ValueError(x)
+                        yield await Ready(rec("x", x))
+                finally:
+                    await agen.aclose()
+                    if n:
+                        await Ready(rec("n", n))
+                    rec("closed")
+            except ValueError as e:
+                yield rec("caught", e.args)
+        """,
+        ([1, 2], None, 0),
+        ([1, 2, 3], 2, 1),
+        ([], None, 1),
+    ),
 ]
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
