@@ -8915,6 +8915,22 @@ CASES: list[Case] = [
         ([1, 2, 3], 2, 1),
         ([], None, 1),
     ),
+    # A comprehension clause past the first over a one-element list or tuple is compiled as an
+    # assignment of its element, no loop (compiler_sync_comprehension_generator's fast path):
+    # read back as that clause (torch's AlgorithmSelectorCache.benchmark).
+    _case(
+        "comprehension_clause_over_one_element",
+        """
+        def f(rows, n):
+            a = [y for x in rows for y in [rec("y", x * 2)] if y > n]
+            b = {k: v for x in rows for k, v in ((x, -x),)}
+            c = list(z for x in rows if x for z in (x + n,) for w in range(z) if w)
+            return a, b, c
+        """,
+        ([1, 2, 3], 2),
+        ([], 0),
+        ([0, 4], -1),
+    ),
 ]
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
