@@ -351,7 +351,8 @@ class CodeDecoder {
   // the except* handler's way out after its POP_EXCEPT
   StarJoin star_join(int body_end, int handler, int cleanup, int pop_except, int reraise);
   // the length of a finally body's normal-path copy
-  int finally_copy_length(int final_begin, int final_end) const;
+  int finally_copy_length(int final_begin, int final_end, bool cold) const;
+  bool normal_copy_is_cold(int k) const;  // 3.12+: after an async for, nothing jumping there
   // the same, 3.12+: what the handler reaches without raising
   int cold_finally_copy_length(int final_begin, int final_end) const;
   // a RERAISE of a finally body's handler copy copied for a test jumping to its end

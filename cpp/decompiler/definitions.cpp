@@ -692,6 +692,16 @@ ExprPtr CodeDecoder::comprehension_from_body(const std::string& code_name, const
       at = 0;
       continue;
     }
+    // compile.c's compiler_sync_comprehension_generator: a clause past the first iterating a
+    // one-element list or tuple (`for y in [f(x)]`) is its element assigned to the target, no
+    // loop; the rest of the level is the clause's body.
+    if (stmt->kind == StmtKind::Assign && stmt->exprs.size() == 2 && !result->clauses.empty() &&
+        stmt->exprs[1]->kind != ExprKind::Starred) {
+      ExprPtr one = make_expr(ExprKind::Tuple, {stmt->exprs[1]});
+      result->clauses.push_back({stmt->exprs[0], one, {}, false});
+      ++at;
+      continue;
+    }
     if (ExprPtr condition = result->clauses.empty() ? nullptr : filter_condition(*stmt)) {
       result->clauses.back().conditions.push_back(condition);
       ++at;

@@ -1866,8 +1866,28 @@ void CodeDecoder::hoist_common_tail(Body& body) const {
   body.insert(body.end(), tail.begin(), tail.end());
 }
 
-// How long the normal-path copy of the finally body [final_begin, final_end) is.
-int CodeDecoder::finally_copy_length(int final_begin, int final_end) const {
+// 3.12+: whether the normal-path copy starting at `k` is itself cold code: the try body ends in
+// an async for, whose exit (END_ASYNC_FOR) compiler_async_for reaches only as the handler of
+// StopAsyncIteration, and nothing jumps there (a `break` would make it warm). Then
+// push_cold_blocks_to_end keeps the copy in place, the handler blocks of statements nested in it
+// (an await's CLEANUP_THROW) inline, as in the handler's copy.
+bool CodeDecoder::normal_copy_is_cold(int k) const {
+  const auto& ops = lifted_.ops;
+  if (!profile_.cold_blocks_at_end || k <= 0 || static_cast<size_t>(k) >= ops.size() ||
+      ops[static_cast<size_t>(k) - 1].op != Op::EndFor)
+    return false;
+  // (lift reads the async loop's head as a ForIter marked "async" whose exit is that END_FOR.)
+  bool async_exit = std::any_of(ops.begin(), ops.end(), [&](const Operation& o) {
+    return o.op == Op::ForIter && o.text == "async" && o.target == k - 1;
+  });
+  return async_exit && std::none_of(ops.begin(), ops.end(), [&](const Operation& o) {
+           return is_jump(o.op) && o.target == k;
+         });
+}
+
+// How long the normal-path copy of the finally body [final_begin, final_end) is (`cold`: that
+// copy is cold code, see normal_copy_is_cold).
+int CodeDecoder::finally_copy_length(int final_begin, int final_end, bool cold) const {
   const auto& ops = lifted_.ops;
   int copy_length = final_end - final_begin;
   // 3.11+: a RERAISE copied to the end of the finally body's last branch is, on the normal path,
@@ -1883,7 +1903,8 @@ int CodeDecoder::finally_copy_length(int final_begin, int final_end) const {
   // copies of that RERAISE replaced the jumps to it: the copy is as long as what the handler
   // reaches without raising, less what only the handler has (its closing RERAISE, jumps over
   // inline blocks, the unwinding of a return out of it).
-  if (profile_.cold_blocks_at_end) copy_length = cold_finally_copy_length(final_begin, final_end);
+  if (profile_.cold_blocks_at_end && !cold)
+    copy_length = cold_finally_copy_length(final_begin, final_end);
   return copy_length;
 }
 
@@ -1958,7 +1979,7 @@ int CodeDecoder::finally_normal_end(int i, int body_end, int handler, int final_
   const auto& ops = lifted_.ops;
   int final_begin = handler + 1;
   int cleanup = flow_.handler_covering(handler);
-  int copy_length = finally_copy_length(final_begin, final_end);
+  int copy_length = finally_copy_length(final_begin, final_end, normal_copy_is_cold(body_end));
   int normal_end = body_end + copy_length;
   // 3.12: a test of the finally body jumping to its end goes, on the normal path, to the code
   // after the statement; where that is a loop's jump back, the test is inverted over a copy of

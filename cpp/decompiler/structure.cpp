@@ -147,15 +147,16 @@ Body CodeDecoder::decode_range_extending(int begin, int* end, int limit, int exi
     }
   }
   // A value the region computed is still on the stack (on top, or below an iterator it was
-  // swapped under on its way to a return; the NULLs a statement's calls push above it do not
-  // count: `return f()` in a try whose finally copy calls `g(a)(b)`, two PUSH_NULLs).
+  // swapped under on its way to a return). The NULLs of calls being prepared over it do not
+  // count: 3.11/3.12's PUSH_NULL comes first, `f()()` in a finally copy after a return's value
+  // pushes two (compiler_call's maybe_optimize_method_call, ADDOP(PUSH_NULL) before the callee).
   auto pending_value = [&] {
     size_t seen = 0;
     for (size_t k = stack_.size(); k-- > 0 && seen < 2;) {
       const ExprPtr& value = stack_[k];
-      if (!value || (value->kind == ExprKind::Internal && value->text == "null")) continue;
+      if (is_internal(value, "null")) continue;
       ++seen;
-      if (value->kind == ExprKind::Internal) continue;
+      if (!value || value->kind == ExprKind::Internal) continue;
       if (k >= saved_stack.size() || value != saved_stack[k]) return true;
     }
     return false;

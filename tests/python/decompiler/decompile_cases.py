@@ -9264,6 +9264,86 @@ CASES: list[Case] = [
         ({"x": 7}, 3, False),
         ({}, 3, True),
     ),
+    # A return's value waits on the stack under the finally copy, which calls a call's result
+    # (`f()()`): 3.11/3.12 push both NULLs first, over the value (pip's distlib
+    # get_all_distribution_names).
+    _case(
+        "return_in_try_finally_calls_call_result",
+        """
+        class Client:
+            def __init__(self, fail):
+                self.fail = fail
+
+            def names(self):
+                rec("names", self.fail)
+                if self.fail:
+                    raise KeyError(self.fail)
+                return ["a", "b"]
+
+            def __call__(self, what):
+                return lambda: rec("close", what)
+
+        def g(client):
+            try:
+                return client.names()
+            finally:
+                client("close")()
+
+        def f(fail):
+            try:
+                return g(Client(fail))
+            except KeyError as e:
+                return e.args
+        """,
+        (0,),
+        (1,),
+    ),
+    # 3.12+: a try body ending in an async for: what follows its exit (END_ASYNC_FOR, reached only
+    # as a handler) is cold code, the finally body's normal-path copy with it, whose await keeps
+    # its CLEANUP_THROW inline as the handler's copy does (jinja2's Template.generate_async).
+    _case(
+        "try_async_for_finally_awaits",
+        """
+        class Gen(AIter):
+            async def aclose(self):
+                rec("aclose", len(self.items))
+
+        async def f(xs, fail, n):
+            agen = Gen(xs)
+            try:
+                try:
+                    async for x in agen:
+                        if x == fail:
+                            raise ValueError(x)
+                        yield await Ready(rec("x", x))
+                finally:
+                    await agen.aclose()
+                    if n:
+                        await Ready(rec("n", n))
+                    rec("closed")
+            except ValueError as e:
+                yield rec("caught", e.args)
+        """,
+        ([1, 2], None, 0),
+        ([1, 2, 3], 2, 1),
+        ([], None, 1),
+    ),
+    # A comprehension clause past the first over a one-element list or tuple is compiled as an
+    # assignment of its element, no loop (compiler_sync_comprehension_generator's fast path):
+    # read back as that clause (torch's AlgorithmSelectorCache.benchmark).
+    _case(
+        "comprehension_clause_over_one_element",
+        """
+        def f(rows, n):
+            a = [y for x in rows for y in [rec("y", x * 2)] if y > n]
+            b = {k: v for x in rows for k, v in ((x, -x),)}
+            c = list(z for x in rows if x for z in (x + n,) for w in range(z) if w)
+            return a, b, c
+        """,
+        ([1, 2, 3], 2),
+        ([], 0),
+        ([0, 4], -1),
+    ),
 ]
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
