@@ -9351,11 +9351,11 @@ WRONG = "decompiles without a fallback to code that behaves differently: "
 _NOT_YET: dict = {
     "while_test_body_while_true_clause_continue": {
         ALL: FALLBACK + "'unstructured jump' (the inner loop's head is the outer loop's body start,"
-        " its only jump back the clause's `continue`; as on main)",
+        " its only jump back the clause's `continue`)",
     },
     "try_finally_while_true_nested_retry_continue": {
         v: FALLBACK + "'unstructured jump' (3.12+: the last jump back to the loop's head is the"
-        " inner clause's `continue` in cold code; as on main)"
+        " inner clause's `continue` in cold code)"
         for v in (12, 13)
     },
     "while_true_try_body_while_loop_except_in_generator": {
@@ -9366,13 +9366,13 @@ _NOT_YET: dict = {
         13: FALLBACK + "'operation outside its try statement' (as on 3.12)",
     },
     "finally_if_branch_try_except_returns_then_last_statement": {
-        10: FALLBACK + "'stack underflow' (as on main)",
+        10: FALLBACK + "'stack underflow'",
         12: FALLBACK
         + "'finally copy counted short' (3.12: the normal copy holds an inlined copy of"
         " the branch's return block that the handler's copy lacks)",
     },
     "try_around_try_finally_returning_then_raise_after": {
-        10: FALLBACK + "'try/finally without its normal path' (as on main)",
+        10: FALLBACK + "'try/finally without its normal path'",
         12: FALLBACK + "'finally copy on an exit path' (3.12+: the raise after the statements,"
         " which the table leaves out, is no part of the try body)",
         13: FALLBACK + "'finally copy on an exit path' (3.12+: the raise after the statements,"
@@ -9497,23 +9497,10 @@ _AND_CHAIN = (
     " with the test's copy at its end as an if (the chain is not the test's last item)"
 )
 _CODE_NOT_YET: dict = {
-    "if_else_pass_keeps_jump_over_it": {
-        minor: SAME_BEHAVIOUR_OTHER_CODE
-        + "f: the else of one `pass` is not read back on 3.12+ (as on main): the original"
-        " copies the return after the if into the then-branch (inline_small_exit_blocks), the"
-        " else's NOP before the original"
-        for minor in (12, 13)
-    },
     "loop_last_branch_jump_back_before_loop_end": {
-        minor: SAME_BEHAVIOUR_OTHER_CODE
+        10: SAME_BEHAVIOUR_OTHER_CODE
         + "the jump back ending the loop's last branch (`else: pass`, `continue`) is dropped as"
-        " the branch falling into the loop's end (read on 3.11 only: keeps_jump_before_loop_end)"
-        for minor in (10, 12, 13)
-    },
-    "loop_finally_if_and_chain": {
-        13: SAME_BEHAVIOUR_OTHER_CODE
-        + "f: the normal copy's tests jump to copies of the loop's jump back, read as `continue`s"
-        " after the statement (as for `if a:` alone)",
+        " the branch falling into the loop's end",
     },
     "else_try_clause_copies_statement_and_implicit_return": {
         12: SAME_BEHAVIOUR_OTHER_CODE + "the copied statement is read into each branch (the if"
@@ -9521,16 +9508,8 @@ _CODE_NOT_YET: dict = {
     },
     "with_clause_try_body_returns": {
         v: SAME_BEHAVIOUR_OTHER_CODE + "the code after the with (reached after a clause's nested"
-        " try/except) is read inside it too, as a return before the with's exit (as on main)"
+        " try/except) is read inside it too, as a return before the with's exit"
         for v in (12, 13)
-    },
-    "return_through_nested_finally_in_loop_ending_in_if": {
-        13: SAME_BEHAVIOUR_OTHER_CODE + "a `continue` is written after the outer try/finally (the"
-        " if's jump back copied; a single try/finally too)",
-    },
-    "loop_try_finally_body_test_jumps_to_its_end": {
-        13: SAME_BEHAVIOUR_OTHER_CODE + "a `continue` is written after the try/finally (its jump"
-        " back recompiles as JUMP_BACKWARD_NO_INTERRUPT)",
     },
     "except_clause_ends_in_with_then_return": {
         13: SAME_BEHAVIOUR_OTHER_CODE + "the try's else reads as code after the try statement, the"
@@ -9544,10 +9523,6 @@ _CODE_NOT_YET: dict = {
     "for_while_true_try_clause_continue_then_break": {
         11: SAME_BEHAVIOUR_OTHER_CODE + "the break after the try is read inside its body, after"
         " the if's then-branch",
-    },
-    "loop_if_branch_ends_in_if_break_then_elif": {
-        12: SAME_BEHAVIOUR_OTHER_CODE + "the inner if's jump back reads as `else: continue`, not"
-        " as the outer if's elif",
     },
     "while_conditional_expression_test": {
         ALL: SAME_BEHAVIOUR_OTHER_CODE + "the loop is read as `if test: while True: ...` with the"
@@ -9621,23 +9596,19 @@ _PYC_CODE_NOT_YET = {
     },
     "except_clause_nested_if_else_jumps_to_exit_copy": {
         13: SAME_BEHAVIOUR_OTHER_CODE
-        + "f: the nested else-branch keeps a copy of the return after the try (as on main)",
+        + "f: the nested else-branch keeps a copy of the return after the try",
     },
     "except_clause_nested_if_else_in_both_jumps_to_exit_copy": {
         13: SAME_BEHAVIOUR_OTHER_CODE
-        + "f: a nested else-branch keeps a copy of the return after the try (as on main)",
+        + "f: a nested else-branch keeps a copy of the return after the try",
     },
     "for_body_if_elif_else_pass": {
         10: SAME_BEHAVIOUR_OTHER_CODE
-        + "f: the `else: pass` ending the loop body (NOP; JUMP_ABSOLUTE) is dropped (as on main)",
-        11: SAME_BEHAVIOUR_OTHER_CODE
-        + "f: the `else: pass` ending the loop body (its own jump back) is dropped (as on main)",
+        + "f: the `else: pass` ending the loop body (NOP; JUMP_ABSOLUTE) is dropped",
     },
     "for_body_elif_ends_in_if_else_pass": {
         10: SAME_BEHAVIOUR_OTHER_CODE
-        + "f: the `else: pass` in the elif branch (NOP; JUMP_ABSOLUTE) is dropped (as on main)",
-        11: SAME_BEHAVIOUR_OTHER_CODE
-        + "f: the `else: pass` in the elif branch (its own jump back) is dropped (as on main)",
+        + "f: the `else: pass` in the elif branch (NOP; JUMP_ABSOLUTE) is dropped",
     },
     "try_except_clauses_copy_the_exit_after": {
         12: SAME_BEHAVIOUR_OTHER_CODE
