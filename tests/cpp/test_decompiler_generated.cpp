@@ -21,7 +21,8 @@ std::string from_hex(const std::string& hex) {
 
 // CPython 3.11: `def f(a): b = a.x; return g(b)` with co_names += ("unused_name",) and
 // co_varnames += ("unused_local",) (code.replace). Recompiling the output gives the same names in
-// the same order (checked when this sample was made).
+// the same order (checked when this sample was made); the dead block tests None, the only
+// constant (`if 0:` would leave a 0 in co_consts on 3.10/3.11).
 const char* kUnusedNamesHex =
     "e30100000000000000000000000300000003000000f32e00000097007c006a0000000000000000007d017403000000"
     "000000000000007c01a6010000ab0100000000000000005300a9014e2903da0178da0167da0b756e757365645f6e61"
@@ -36,7 +37,7 @@ TEST(DecompilerGenerated, UnusedNamesKeepTheirOrderInADeadBlock) {
   EXPECT_EQ(result.source,
             "def f(a):\n"
             "    # glassbox: never runs; lists the names in the order of the original code object\n"
-            "    if 0:\n"
+            "    if None:\n"
             "        del b, unused_local\n"
             "        None.x\n"
             "        None.g\n"
