@@ -732,6 +732,7 @@ class CodeDecoder {
   void keep_static_attributes(Body& body) const;
   void add_declarations(Body& body) const;
   void add_name_order(Body& body) const;
+  std::string dead_block_test() const;  // `None` or `0` (name-order block)
   std::vector<std::string> unused_free_variables() const;
   void add_dead_block_names(Body& block) const;
   void add_dead_block_locals(Body& block, const std::vector<std::string>& locals) const;

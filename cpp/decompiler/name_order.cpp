@@ -825,6 +825,18 @@ void CodeDecoder::add_dead_block_names(Body& block) const {
   }
 }
 
+// The dead block's test. 3.10/3.11 keep the test's constant (keeps_folded_constants): where None
+// comes first among the constants (a function without a docstring) and 0 does not follow it,
+// `if None:` adds none; elsewhere `if 0:`.
+std::string CodeDecoder::dead_block_test() const {
+  const auto& consts = code_.consts;
+  bool none_first = profile_.keeps_folded_constants && !consts.empty() &&
+                    consts[0]->kind == bytecode::ObjectKind::None &&
+                    !(consts.size() > 1 && consts[1]->kind == bytecode::ObjectKind::Int &&
+                      consts[1]->int_decimal == "0");
+  return none_first ? "None" : "0";
+}
+
 void CodeDecoder::add_name_order(Body& body) const {
   // (Views of the operations' names: copies of each showed in profiles.)
   std::vector<std::string_view> name_uses;
@@ -890,15 +902,7 @@ void CodeDecoder::add_name_order(Body& body) const {
   if (!locals_ok && !locals.empty()) add_dead_block_locals(block, locals);
   if (!names_ok) add_dead_block_names(block);
   if (block.empty()) return;
-  // 3.10/3.11 keep the test's constant (keeps_folded_constants): where None comes first among
-  // the constants (a function without a docstring) and 0 does not follow it, `if None:` adds
-  // none.
-  const auto& consts = code_.consts;
-  bool none_first = profile_.keeps_folded_constants && !consts.empty() &&
-                    consts[0]->kind == bytecode::ObjectKind::None &&
-                    !(consts.size() > 1 && consts[1]->kind == bytecode::ObjectKind::Int &&
-                      consts[1]->int_decimal == "0");
-  auto dead = make_stmt(StmtKind::If, {make_constant(none_first ? "None" : "0")}, {block, {}});
+  auto dead = make_stmt(StmtKind::If, {make_constant(dead_block_test())}, {block, {}});
   size_t at = (!body.empty() && body[0]->kind == StmtKind::Expr &&
                body[0]->exprs[0]->kind == ExprKind::Constant)
                   ? 1
