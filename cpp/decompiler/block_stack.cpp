@@ -518,9 +518,7 @@ void CodeDecoder::merge_except_exit_copies(int begin, int handler) {
   // (A fall and one jump: read as they are. Two copies that nothing falls into, the code before
   // them leaving the body, are both jumps': merged alike.)
   Op before = first > begin ? ops[static_cast<size_t>(first) - 1].op : Op::PopBlock;
-  bool fallen_into = before != Op::Jump && before != Op::ReturnValue &&
-                     before != Op::RaiseVarargs && before != Op::Reraise;
-  if (pop_block == first || (pop_block - first < 2 * length && fallen_into)) return;
+  if (pop_block == first || (pop_block - first < 2 * length && falls_through(before))) return;
   for (int k = begin; k < first && pop_block - first < 2 * length; ++k) {
     const Operation& op = ops[static_cast<size_t>(k)];
     if (op.op == Op::ForIter && op.target >= first && op.target < pop_block) return;
@@ -587,10 +585,7 @@ bool shared_pop_block(const std::vector<Operation>& ops, int i, int q, int end) 
     const Operation& op = ops[static_cast<size_t>(k)];
     jumps += is_jump(op.op) && op.target == q;
   }
-  Op before = ops[static_cast<size_t>(q) - 1].op;
-  bool falls_in = before != Op::Jump && before != Op::ReturnValue && before != Op::RaiseVarargs &&
-                  before != Op::Reraise;
-  return jumps >= 2 || (jumps == 1 && falls_in);
+  return jumps >= 2 || (jumps == 1 && falls_through(ops[static_cast<size_t>(q) - 1].op));
 }
 
 // Without an else, what follows POP_BLOCK is a copy of a short tail after the statement (the

@@ -746,8 +746,8 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
   if (int next = if_inverted_over_jump_back(s); next >= 0) return next;
   if (int next = if_jumping_back(s); next >= 0) return next;
   if (s.label > s.end) return if_leaving_region(s);
-  if (int next = if_else_over_jump(s); next >= 0) return next;
   if (int next = if_else_pass_over_jump(s); next >= 0) return next;
+  if (int next = if_else_over_jump(s); next >= 0) return next;
   if (int next = if_else_ending_loop_body(s); next >= 0) return next;
   if (int next = if_else_returning_ending_loop_body(s); next >= 0) return next;
   if (int next = if_else_then_ends_in_else_pass(s); next >= 0) return next;
@@ -987,24 +987,17 @@ bool CodeDecoder::leads_to_clause_end(int exit, int join) const {
 
 // `if test: A else: pass`: compile.c's compiler_if ends A with a jump over the else, whose
 // `pass` (Pass_kind) is a NOP with its own line that remove_redundant_nops (flowgraph.c) keeps;
-// lift dropped it (`nop_line` of the join), so A's jump goes to the label itself.
+// lift dropped it (`nop_line` of the join), so A's jump goes to the label itself, the operation
+// a branch without an else would fall into.
 int CodeDecoder::if_else_pass_over_jump(const IfShape& s) {
   const auto& ops = lifted_.ops;
   const int label = s.label;
-  if (label - 1 <= s.then_begin || label >= s.end) return -1;
+  if (label - 1 < s.then_begin || label >= s.end) return -1;
   const Operation& jump = ops[static_cast<size_t>(label - 1)];
-  const Operation& at = ops[static_cast<size_t>(label)];
-  if (jump.op != Op::Jump || jump.target != label || at.nop_line < 0 || at.line < 0 ||
-      at.nop_line == at.line)
-    return -1;
-  if (s.loop && (resolve(label) == resolve(s.loop->break_target) ||
-                 resolve(label) == resolve(s.loop->continue_target)))
+  if (jump.op != Op::Jump || jump.target != label || ops[static_cast<size_t>(label)].nop_line < 0)
     return -1;
   Body then_body = decode_range(s.then_begin, label - 1, label);
-  Body else_body;
-  else_body.push_back(make_stmt(StmtKind::Pass));
-  else_body.back()->line = at.nop_line;
-  emit_if(s, std::move(then_body), std::move(else_body));
+  emit_if(s, std::move(then_body), {make_stmt(StmtKind::Pass)});
   return label;
 }
 
@@ -1018,14 +1011,6 @@ int CodeDecoder::if_else_over_jump(const IfShape& s) {
   const ExprPtr& test = s.test;
   const std::optional<LoopContext>& loop = s.loop;
   const Operation& before_label = ops[static_cast<size_t>(label - 1)];
-  // compiler_if's jump over an else of one `pass` (a NOP with its line, dropped by the lift): it
-  // goes to the operation after the then-branch, which a branch without an else falls into.
-  if (before_label.op == Op::Jump && before_label.target == label && label - 1 >= then_begin &&
-      label < end && ops[static_cast<size_t>(label)].nop_line >= 0) {
-    Body then_body = decode_range(then_begin, label - 1, label);
-    emit_if(s, std::move(then_body), {make_stmt(StmtKind::Pass)});
-    return label;
-  }
   // (The then-branch may also jump back to the region's exit: 3.13 places an except clause
   // after the code, jumping back to the join.)
   bool jumps_back_to_exit =
