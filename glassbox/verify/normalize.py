@@ -351,10 +351,9 @@ def _jump_name(opname: str) -> str:
     return opname.replace("_FORWARD", "").replace("_BACKWARD", "")
 
 
-def _fold_jumps_over_jumps(code: types.CodeType, instructions: list) -> list:
+def _fold_jumps_over_jumps(instructions: list, landings: set) -> list:
     """``POP_JUMP_IF_X L; JUMP M; L:`` as the ``POP_JUMP_IF_NOT_X M`` it stands for, when nothing
     else lands on the ``JUMP``: whether the compiler inverts the test depends on line numbers."""
-    landings = _landings(code, instructions)
     offsets = _offsets(instructions)
     folded: list = []
     index = 0
@@ -441,13 +440,12 @@ def _swap_leftwards(found: list, index: int, offsets: list, landings: set, handl
             return
 
 
-def _static_swaps(code: types.CodeType, instructions: list) -> list:
+def _static_swaps(code: types.CodeType, instructions: list, landings: set) -> list:
     """3.11+: a ``SWAP n`` before n stores as the exchanged stores the compiler makes of it
     (apply_static_swaps) only where the stores are on one line (``a, b = b, a`` written on one
     line or over two)."""
     if sys.version_info < (3, 11) or not any(i.opname == "SWAP" for i in instructions):
         return instructions
-    landings = _landings(code, instructions)
     handler = {}
     for start, end, target, _, _ in raw_exception_table(code):
         for instruction in instructions:
@@ -461,12 +459,11 @@ def _static_swaps(code: types.CodeType, instructions: list) -> list:
     return [i for i in found if i is not None]
 
 
-def _pop_double_stores(code: types.CodeType, instructions: list) -> list:
+def _pop_double_stores(instructions: list, landings: set) -> list:
     """3.13: ``STORE_FAST x; STORE_FAST x`` as the ``POP_TOP; STORE_FAST x`` the compiler makes of
     it when both are on one line (``_, a, _ = t`` written on one line or over three)."""
     if sys.version_info < (3, 13):
         return instructions
-    landings = _landings(code, instructions)
     found = list(instructions)
     for index in range(len(found) - 1):
         first, second = found[index], found[index + 1]
@@ -487,8 +484,11 @@ def _offsets(instructions: list) -> list:
 
 
 def _ops(code: types.CodeType) -> tuple:
-    instructions = _pop_double_stores(code, _static_swaps(code, _instructions(code)))
-    instructions = _fold_jumps_over_jumps(code, instructions)
+    instructions = _instructions(code)
+    # (The blocks' starts, by offset: none of the steps below moves a jump or its target.)
+    landings = _landings(code, instructions)
+    instructions = _static_swaps(code, instructions, landings)
+    instructions = _fold_jumps_over_jumps(_pop_double_stores(instructions, landings), landings)
     offsets = _offsets(instructions)
     targets = _jump_targets(instructions, offsets)
     ops = []
