@@ -141,6 +141,10 @@ struct Stmt {
   // Return (3.10) of a value computed in a try/finally's body: the finally copies are laid out
   // after the blocks' POP_BLOCKs, not before the return (decode_finally_try_body).
   bool copies_after = false;
+  // Return from an except clause of a value computed before the clause's POP_EXCEPT
+  // (compiler_unwind_fblock keeps it under the unwinding): not a copy of a return after the
+  // statement, whose value is computed once the clause is left (its `__context__` differs).
+  bool unwinds_clause = false;
 };
 
 StmtPtr make_stmt(StmtKind kind, std::vector<ExprPtr> exprs = {}, std::vector<Body> bodies = {});

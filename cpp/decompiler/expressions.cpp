@@ -1579,6 +1579,7 @@ bool CodeDecoder::execute_exit(const Operation& op, int i) {
           lifted_.ops[static_cast<size_t>(i) - 2].op == Op::PopBlock)
         stmt->new_line = stmt->new_line || on_new_line(i - 2);
       stmt->return_line = loads_constant && on_return_line(i - 1);
+      stmt->unwinds_clause = !loads_constant && unwinds_clause_before(i);
       // (A `pass` kept for its line before it, the NOP dropped at lift: `else: pass`.)
       const Operation& load = lifted_.ops[static_cast<size_t>(loads_constant ? i - 1 : i)];
       if (profile_.keeps_pass_before_return_none && loads_constant && load.nop_line >= 0 &&
@@ -1870,6 +1871,32 @@ bool CodeDecoder::on_return_line(int i) {
   int line = -1;
   for (int k = i; k >= 0 && line < 0; --k) line = ops[static_cast<size_t>(k)].line;
   return line > 0 && !shared_lines_.count(line);
+}
+
+// Whether the RETURN_VALUE at i leaves an except clause holding a value computed inside it:
+// compiler_unwind_fblock (HANDLER_CLEANUP, preserve_tos) swaps the value under the previous
+// exception and pops it (3.10: ROT_FOUR), then clears a clause's name, right before the return.
+bool CodeDecoder::unwinds_clause_before(int i) const {
+  const auto& ops = lifted_.ops;
+  for (int k = i - 1; k >= 0; --k) {
+    switch (ops[static_cast<size_t>(k)].op) {
+      case Op::PopExcept:  // (not a value computed before the statement, left under it)
+        while (--k >= 0 && (ops[static_cast<size_t>(k)].op == Op::PopBlock ||
+                            ops[static_cast<size_t>(k)].op == Op::Nop)) {
+        }
+        return k >= 0 && (ops[static_cast<size_t>(k)].op == Op::Swap ||
+                          ops[static_cast<size_t>(k)].op == Op::Rotate);
+      case Op::PopBlock:
+      case Op::Nop:
+      case Op::LoadConst:
+      case Op::StoreName:
+      case Op::DeleteName:
+        continue;
+      default:
+        return false;
+    }
+  }
+  return false;
 }
 
 void CodeDecoder::pop_top(ExprPtr value) {

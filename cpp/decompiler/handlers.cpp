@@ -355,8 +355,10 @@ bool CodeDecoder::strip_copied_tail(Stmt& stmt, const Body& tail, bool cold) con
   std::string text = print_body(tail);
   std::string last = print_body({tail.back()});
   size_t n = tail.size();
+  // (A return computing its value before the clause unwinds is the clause's own.)
   auto ends_with_tail = [&](const Body& b) {
-    return b.size() >= n && print_body(Body(b.end() - static_cast<long>(n), b.end())) == text;
+    return b.size() >= n && !b.back()->unwinds_clause &&
+           print_body(Body(b.end() - static_cast<long>(n), b.end())) == text;
   };
   if (cold && std::none_of(stmt.handlers.begin(), stmt.handlers.end(),
                            [&](const ExceptHandler& c) { return ends_with_tail(c.body); }))
@@ -366,8 +368,10 @@ bool CodeDecoder::strip_copied_tail(Stmt& stmt, const Body& tail, bool cold) con
     if (ends_with_tail(b)) continue;
     StmtKind kind = b.empty() ? StmtKind::Pass : b.back()->kind;
     // A clause that cannot fall through needs no copy; a return that repeats the tail's last
-    // statement may be that copy's end (then the tail is not a copy).
-    if (kind != StmtKind::Raise && (kind != StmtKind::Return || print_body({b.back()}) == last))
+    // statement may be that copy's end (then the tail is not a copy), unless it is the clause's
+    // own.
+    if (kind != StmtKind::Raise &&
+        (kind != StmtKind::Return || (print_body({b.back()}) == last && !b.back()->unwinds_clause)))
       return false;
   }
   for (ExceptHandler& clause : stmt.handlers) {

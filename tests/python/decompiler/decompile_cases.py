@@ -7450,6 +7450,47 @@ CASES: list[Case] = [
         ([], 0),
     ),
     _case(
+        # A clause's `return g(s)` computes its value before the clause unwinds (an error from
+        # g has the caught one as __context__): not a copy of the same return after the
+        # statement, which the compiler copies into the clause after its POP_EXCEPT.
+        "clause_return_value_is_not_copy_of_return_after",
+        """
+        def g(s):
+            if s == "bad":
+                raise KeyError(s)
+            return rec("g", s)
+
+        def f(s, named):
+            if named == 2:
+                try:
+                    v = int(s)
+                except ValueError:
+                    return g(s)
+                except Exception as e:
+                    rec("other", type(e).__name__)
+                return g(s)
+            if named:
+                try:
+                    v = int(s)
+                except ValueError as e:
+                    return g(s)
+                return g(s)
+            try:
+                v = int(s)
+            except ValueError:
+                return g(s)
+            return g(s)
+        """,
+        ("1", False),
+        ("x", False),
+        ("bad", False),
+        ("1", True),
+        ("bad", True),
+        ("bad", 2),
+        (None, 2),
+        ("2", 2),
+    ),
+    _case(
         # 3.12+: a `while True` left only by a clause's break: the code after it exists only as
         # the break's copy, after the clause's POP_EXCEPT.
         "while_true_clause_break_only_copy_of_return",
