@@ -426,6 +426,7 @@ class CodeDecoder {
   int finally_normal_path_end(int i, int* pop_block, int handler, int reraise, int copy_length);
   Body decode_finally_try_body(int i, int pop_block, int handler, int* try_end,
                                ExprPtr* returned);  // the try body, and the value it returns
+  int returned_past_excepts(int try_end, int end);  // 3.10: a return's way out of try/excepts
   int decode_setup_except(int i, int handler, int end, int exit);  // its handler: except clauses
   // decode_setup_except's reading of the layout, filled step by step in the order below.
   struct ExceptShape {

@@ -9344,6 +9344,32 @@ CASES: list[Case] = [
         ([], 0),
         ([0, 4], -1),
     ),
+    # 3.10: a try/finally ending a try/except's body returns a value kept on the stack past its
+    # finally copy and the try/except's POP_BLOCK to the one RETURN_VALUE after them
+    # (compiler_unwind_fblock_stack; distutils' check_config_h).
+    _case(
+        "try_finally_return_inside_try_except",
+        """
+        def f(fn, n):
+            try:
+                try:
+                    h = rec("open", fn)
+                    try:
+                        if n > 1:
+                            return 1, "a %s" % fn
+                        else:
+                            return 2, "b %s" % (1 // n)
+                    finally:
+                        rec("close", h)
+                except KeyError:
+                    return 4
+            except ZeroDivisionError as exc:
+                return 3, "c %s" % (exc.args,)
+        """,
+        ("x", 2),
+        ("y", 1),
+        ("z", 0),
+    ),
 ]
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
