@@ -446,6 +446,10 @@ int CodeDecoder::dropped_closing_reraise(int handler, int reraise, int end) cons
 Body CodeDecoder::decode_setup_finally_handler(int handler, int reraise, Body& body) {
   std::vector<ExprPtr> saved_stack = stack_;
   size_t saved_depth = statement_depth_;
+  // (Under the exception, the previous one that the handler saved: a return or break in the
+  // finally body pops the exception, then POP_EXCEPT the previous one, compiler_unwind_fblock's
+  // FINALLY_END.)
+  for (int k = 0; k < 3; ++k) push(make_expr(ExprKind::Internal, {}, "prev_exc"));
   for (int k = 0; k < 3; ++k) push(make_expr(ExprKind::Internal, {}, "exc"));
   statement_depth_ = stack_.size();
   Body final_body = decode_finally_body(handler, reraise);

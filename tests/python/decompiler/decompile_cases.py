@@ -9370,6 +9370,34 @@ CASES: list[Case] = [
         ("y", 1),
         ("z", 0),
     ),
+    # 3.10: a return in a finally body pops the exception, then POP_EXCEPT the previous one that
+    # the handler saved under it (compiler_unwind_fblock's FINALLY_END; subprocess's
+    # Popen.__exit__).
+    _case(
+        "finally_body_returns_in_if",
+        """
+        def f(x, stop):
+            try:
+                if x:
+                    rec("body", 1 // x)
+            finally:
+                if stop:
+                    if x > 1:
+                        try:
+                            rec("wait", 1 // (x - 2))
+                        except ZeroDivisionError:
+                            pass
+                    rec("stop")
+                    return
+                rec("after")
+        """,
+        (0, 0),
+        (1, 0),
+        (2, 1),
+        (3, 1),
+        ("a", 1),
+        ("a", 0),
+    ),
 ]
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
