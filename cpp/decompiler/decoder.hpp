@@ -364,6 +364,7 @@ class CodeDecoder {
   // a finally body ending in a `while True:`: its normal copy's breaks return None
   bool loop_breaks_return_none(int body_end, int normal_end, int handler, int cleanup) const;
   // where a try/finally statement ends
+  bool constant_return_after_copy(int i, int body_end, int normal_end) const;  // 3.11
   int finally_try_end(int i, int body_end, int normal_end, int handler, int cleanup,
                       bool mid_expression) const;
   // a try/except alone in a finally's body, on a line of its own

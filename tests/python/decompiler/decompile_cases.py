@@ -9398,6 +9398,25 @@ CASES: list[Case] = [
         ("a", 1),
         ("a", 0),
     ),
+    # 3.11: `return K` ending a try/finally's body: compiler_return marks its line with a NOP,
+    # unwinds (the finally copy), then loads the constant on the copy's last line (asyncio's
+    # Event.wait); a return after the statement starts its own line.
+    _case(
+        "try_finally_body_returns_constant",
+        """
+        def f(x):
+            if x is None:
+                return True
+            try:
+                rec("body", 1 // x)
+                return False
+            finally:
+                rec("finally", x)
+        """,
+        (None,),
+        (1,),
+        (0,),
+    ),
 ]
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
@@ -9663,6 +9682,11 @@ _PYC_CODE_NOT_YET = {
     "for_body_elif_ends_in_if_else_pass": {
         10: SAME_BEHAVIOUR_OTHER_CODE
         + "f: the `else: pass` in the elif branch (NOP; JUMP_ABSOLUTE) is dropped",
+    },
+    "try_finally_body_returns_constant": {
+        v: SAME_BEHAVIOUR_OTHER_CODE
+        + "f: the `return False` ending the try body is read after the statement"
+        for v in (10, 12, 13)
     },
     "try_except_clauses_copy_the_exit_after": {
         12: SAME_BEHAVIOUR_OTHER_CODE
