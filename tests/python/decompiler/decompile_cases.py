@@ -9683,11 +9683,6 @@ _PYC_CODE_NOT_YET = {
         10: SAME_BEHAVIOUR_OTHER_CODE
         + "f: the `else: pass` in the elif branch (NOP; JUMP_ABSOLUTE) is dropped",
     },
-    "try_finally_body_returns_constant": {
-        v: SAME_BEHAVIOUR_OTHER_CODE
-        + "f: the `return False` ending the try body is read after the statement"
-        for v in (10, 12, 13)
-    },
     "try_except_clauses_copy_the_exit_after": {
         12: SAME_BEHAVIOUR_OTHER_CODE
         + "body_returns: instruction #19: expected POP_JUMP_IF_FALSE -> #38, got"
