@@ -9439,7 +9439,6 @@ _NOT_YET: dict = {
         13: FALLBACK + "'operation outside its try statement' (as on 3.12)",
     },
     "finally_if_branch_try_except_returns_then_last_statement": {
-        10: FALLBACK + "'stack underflow'",
         12: FALLBACK
         + "'finally copy counted short' (3.12: the normal copy holds an inlined copy of"
         " the branch's return block that the handler's copy lacks)",
@@ -9528,11 +9527,6 @@ _NOT_YET: dict = {
     "try_except_inside_try_finally_after_try_returning": {
         10: FALLBACK + "'condition jumps out of its region' (3.10: an if/elif with a return ending"
         " a finally body)",
-    },
-    "finally_body_with_nested_handlers": {
-        10: FALLBACK
-        + "'unsupported operation 59', 'with statement leaves its region', 'try/finally"
-        " without its normal path' (3.10 with/try inside a finally body)",
     },
     "finally_body_ends_in_while_true_in_if_branch": {
         10: FALLBACK + "'finally loop's breaks run the code after it' (the copy of `return n`)",
