@@ -139,9 +139,24 @@ int CodeDecoder::decode_setup_finally(int i, int end, int exit) {
     body.back()->copies_after = true;
   }
   emit_try_finally(std::move(body), std::move(final_body));
+  if (returned) try_end = returned_past_excepts(try_end, end);
   if (try_end > end && !same_target(try_end, exit))
     throw DecodeFailure("try statement leaves its region");
   return std::min(try_end, end);
+}
+
+// 3.10: where a `return value` of a try/finally body, the value kept on the stack past the
+// finally copy (returns_after_blocks), leaves enclosing try/except statements: their POP_BLOCKs
+// at `try_end`, then the one RETURN_VALUE (compiler_unwind_fblock_stack), all in the region of
+// the innermost one's body, are that return's; one past it. (An enclosing try/finally's body
+// ends at its own POP_BLOCK: it takes the RETURN_VALUE itself, decode_finally_try_body.)
+int CodeDecoder::returned_past_excepts(int try_end, int end) {
+  const auto& ops = lifted_.ops;
+  int k = try_end;
+  while (k < end && ops[static_cast<size_t>(k)].op == Op::PopBlock) ++k;
+  if (k == try_end || k >= end || ops[static_cast<size_t>(k)].op != Op::ReturnValue) return try_end;
+  mark_consumed(try_end, k + 1);
+  return k + 1;
 }
 
 // The closing RERAISE of the finally body at `handler` (or one past the body, where it was
@@ -431,6 +446,10 @@ int CodeDecoder::dropped_closing_reraise(int handler, int reraise, int end) cons
 Body CodeDecoder::decode_setup_finally_handler(int handler, int reraise, Body& body) {
   std::vector<ExprPtr> saved_stack = stack_;
   size_t saved_depth = statement_depth_;
+  // (Under the exception, the previous one that the handler saved: a return or break in the
+  // finally body pops the exception, then POP_EXCEPT the previous one, compiler_unwind_fblock's
+  // FINALLY_END.)
+  for (int k = 0; k < 3; ++k) push(make_expr(ExprKind::Internal, {}, "prev_exc"));
   for (int k = 0; k < 3; ++k) push(make_expr(ExprKind::Internal, {}, "exc"));
   statement_depth_ = stack_.size();
   Body final_body = decode_finally_body(handler, reraise);

@@ -364,6 +364,7 @@ class CodeDecoder {
   // a finally body ending in a `while True:`: its normal copy's breaks return None
   bool loop_breaks_return_none(int body_end, int normal_end, int handler, int cleanup) const;
   // where a try/finally statement ends
+  bool constant_return_after_copy(int i, int body_end, int normal_end) const;  // 3.11
   int finally_try_end(int i, int body_end, int normal_end, int handler, int cleanup,
                       bool mid_expression) const;
   // a try/except alone in a finally's body, on a line of its own
@@ -426,6 +427,7 @@ class CodeDecoder {
   int finally_normal_path_end(int i, int* pop_block, int handler, int reraise, int copy_length);
   Body decode_finally_try_body(int i, int pop_block, int handler, int* try_end,
                                ExprPtr* returned);  // the try body, and the value it returns
+  int returned_past_excepts(int try_end, int end);  // 3.10: a return's way out of try/excepts
   int decode_setup_except(int i, int handler, int end, int exit);  // its handler: except clauses
   // decode_setup_except's reading of the layout, filled step by step in the order below.
   struct ExceptShape {

@@ -2040,6 +2040,28 @@ int CodeDecoder::finally_normal_end(int i, int body_end, int handler, int final_
 }
 
 // Where the try/finally statement ends, its normal-path copy ending at `normal_end`.
+// 3.11: whether the `return K` after the normal-path finally copy ending at `normal_end` is the
+// try body's own: compiler_return marks the return's line with a NOP before unwinding (the copy,
+// compiler_unwind_fblock_stack), then loads the constant, which continues the copy's last line;
+// a return written after the statement starts a line of its own. Nothing else may jump to it (a
+// return inside the body would drop those paths' way there).
+bool CodeDecoder::constant_return_after_copy(int i, int body_end, int normal_end) const {
+  const auto& ops = lifted_.ops;
+  int size = static_cast<int>(ops.size());
+  if (profile_.block_stack || profile_.returns_constants || body_end <= i ||
+      normal_end <= body_end || normal_end + 2 > size ||
+      ops[static_cast<size_t>(body_end)].nop_line < 0)
+    return false;
+  const Operation& load = ops[static_cast<size_t>(normal_end)];
+  if (load.op != Op::LoadConst || load.line >= 0 || !load.constant ||
+      ops[static_cast<size_t>(normal_end) + 1].op != Op::ReturnValue)
+    return false;
+  for (const Operation& op : ops) {
+    if (is_jump(op.op) && op.target == normal_end) return false;
+  }
+  return true;
+}
+
 int CodeDecoder::finally_try_end(int i, int body_end, int normal_end, int handler, int cleanup,
                                  bool mid_expression) const {
   const auto& ops = lifted_.ops;
@@ -2229,6 +2251,16 @@ int CodeDecoder::decode_try_finally(int i, int body_end, int handler, int end, i
   // copied there (3.12+).
   if (try_end >= static_cast<int>(ops.size()) && body.size() == 2 && is_return_none(body[1]))
     body.pop_back();
+  if (!mid_expression && try_end == normal_end &&
+      constant_return_after_copy(i, body_end, normal_end)) {
+    const Operation& load = ops[static_cast<size_t>(normal_end)];
+    body.push_back(make_stmt(StmtKind::Return, {constant(load.constant)}));
+    body.back()->copies_after = true;
+    body.back()->new_line = true;
+    body.back()->line = ops[static_cast<size_t>(body_end)].nop_line;
+    mark_consumed(normal_end, normal_end + 2);
+    try_end = normal_end + 2;
+  }
   // A try/except nested in the body as a statement of its own starts a line of its own.
   bool separate = nested_try_separate(i, body);
   emit_try_finally(std::move(body), std::move(final_body), separate);
