@@ -700,6 +700,7 @@ class CodeDecoder {
   static bool is_internal(const ExprPtr& e, std::string_view tag) {
     return e && e->kind == ExprKind::Internal && e->text == tag;
   }
+  static bool is_use_of(const ExprPtr& used, const ExprPtr& kept);
 
   // ---- definitions.cpp
   ExprPtr make_function(const Operation& op);

@@ -9344,6 +9344,24 @@ CASES: list[Case] = [
         ([], 0),
         ([0, 4], -1),
     ),
+    _case(
+        "chained_comparison_named_expression_links",
+        """
+        def f(k, n):
+            x = 0 < k < (p := rec("p", k + 1)) < 5
+            if not 1 <= k < n or not 0 < (q := rec("q", 2 * k / n)) < 1:
+                return x, p, "bad"
+            if k < (r := rec("r", k * 2)) < 9 < (s := rec("s", r + 1)) <= 20:
+                return x, p, q, r, s
+            return x, p, q
+        """,
+        (0, 3),
+        (1, 3),
+        (2, 5),
+        (3, 4),
+        (4, 100),
+        (-1, 2),
+    ),
 ]
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
