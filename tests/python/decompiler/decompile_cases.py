@@ -9404,11 +9404,6 @@ _NOT_YET: dict = {
         10: FALLBACK + "'finally copy then a computed return' (3.10: the return after the statement"
         " copied into the branches of the finally copy)",
     },
-    "while_try_body_break_falls_into_exit": {
-        v: FALLBACK + "'body falls into its exit' (3.12+: the try body's break falls into the code"
-        " after the loop, the bottom test being cold code)"
-        for v in (12, 13)
-    },
     "if_branch_try_continue_then_cold_try_continue_raise": {
         10: FALLBACK + "'condition jumps out of its region' (the if's then-branch ends in a try"
         " whose body continues and whose clause raises)",
