@@ -1053,6 +1053,13 @@ int CodeDecoder::if_else_over_jump(const IfShape& s) {
         exit_copies_read_.insert(join);
         join = exit;
       }
+      if (int n =
+              join > end && resolve(join) != resolve(exit) ? jump_line_exit_copy(exit, join) : 0;
+          n > 0) {
+        mark_consumed(join, join + n);
+        exit_copies_read_.insert(join);
+        join = exit;
+      }
       if (join > end && leads_to_clause_end(exit, join)) join = exit;
       int else_end = join <= end ? join : end;
       if (join > end && resolve(join) != resolve(exit))

@@ -499,6 +499,7 @@ class CodeDecoder {
   bool same_target(int a, int b) const;
   int exit_copy_length(int exit, int copy) const;
   int copied_exit_block(int exit, int copy) const;
+  int jump_line_exit_copy(int exit, int copy) const;
   int tail_copy_original(int i, int target, int* copies_end = nullptr);
   int loop_else_end(int body_begin, int body_end, int exit, int end) const;
   // The layout of a for loop (decode_for's steps fill it in the order they read it).

@@ -115,6 +115,27 @@ int CodeDecoder::copied_exit_block(int exit, int copy) const {
   return 0;
 }
 
+// 3.12+: duplicate_exits_without_lineno (flowgraph.c) gives each further jump to a short exit
+// block without a line of its own a copy, placed right after the block, on the jump's line. The
+// length of the block at `exit` where `copy` is such a copy (the same straight operations up to
+// a return, under the same handlers); else 0.
+int CodeDecoder::jump_line_exit_copy(int exit, int copy) const {
+  const auto& ops = lifted_.ops;
+  int n = copy - exit;
+  if (!profile_.copies_exits_with_jump_lines || exit < 0 || n <= 0 || n > 8 ||
+      copy + n > static_cast<int>(ops.size()) || !same_operations(ops, exit, copy, n))
+    return 0;
+  for (int k = 0; k < n; ++k) {
+    const Operation& o = ops[static_cast<size_t>(copy + k)];
+    bool returns = o.op == Op::ReturnValue || o.op == Op::ReturnConst;
+    if (is_jump(o.op) || o.op == Op::Reraise || o.op == Op::RaiseVarargs ||
+        returns != (k == n - 1) ||
+        flow_.handler_covering(exit + k) != flow_.handler_covering(copy + k))
+      return 0;
+  }
+  return n;
+}
+
 Body CodeDecoder::decode_range(int begin, int end, int exit) {
   return decode_range_extending(begin, &end, end, exit);
 }

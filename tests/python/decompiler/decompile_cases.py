@@ -9393,6 +9393,35 @@ CASES: list[Case] = [
         ([1, 3], 0),
         ([], 1),
     ),
+    _case(
+        "if_branch_try_if_else_join_on_exit_copy",
+        """
+        def g(*args):
+            rec("g", *args)
+            if args[-1] == 0:
+                raise ValueError(args)
+
+        def f(pid, env, mode):
+            if not pid:
+                try:
+                    if env is None:
+                        g(1, mode)
+                    else:
+                        g(2, env)
+                except:
+                    rec("except", 127)
+            else:
+                if mode == 0:
+                    return pid
+                return -pid
+        """,
+        (0, None, 1),
+        (0, None, 0),
+        (0, 5, 1),
+        (0, 0, 1),
+        (3, None, 0),
+        (3, None, 2),
+    ),
 ]
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
@@ -9552,6 +9581,11 @@ _AND_CHAIN = (
     " with the test's copy at its end as an if (the chain is not the test's last item)"
 )
 _CODE_NOT_YET: dict = {
+    "if_branch_try_if_else_join_on_exit_copy": {
+        v: SAME_BEHAVIOUR_OTHER_CODE
+        + "f: the implicit `return None` after the try, copied per way in, comes back written"
+        for v in (11, 12, 13)
+    },
     "loop_last_branch_jump_back_before_loop_end": {
         10: SAME_BEHAVIOUR_OTHER_CODE
         + "the jump back ending the loop's last branch (`else: pass`, `continue`) is dropped as"
