@@ -178,13 +178,19 @@ void CodeDecoder::consume_moved_chain_cleanup(int k, int cleanup, int false_exit
 CodeDecoder::ConditionItem CodeDecoder::finish_chained_test(ConditionItem item) {
   const auto& ops = lifted_.ops;
   ExprPtr first = item.expr;
-  if (first->kind != ExprKind::Compare || stack_.empty() || top() != first->args.back())
+  if (first->kind != ExprKind::Compare || stack_.empty() || !is_use_of(first->args.back(), top()))
     return item;
+  ExprPtr kept = top();  // (the middle operand, or the walrus storing it)
   int cleanup = item.target;
   int k = item.jump + 1;
   ++expression_only_;
   while (k < static_cast<int>(ops.size()) && ops[static_cast<size_t>(k)].op != Op::JumpIf) {
-    if (!is_pure(ops[static_cast<size_t>(k)].op)) throw DecodeFailure("chained comparison test");
+    // (A named expression in a later link: COPY 1, then the store, compiler_visit_expr's
+    // NamedExpr_kind.)
+    Op op = ops[static_cast<size_t>(k)].op;
+    bool walrus = op == Op::StoreName && ops[static_cast<size_t>(k) - 1].op == Op::Copy &&
+                  ops[static_cast<size_t>(k) - 1].arg == 1;
+    if (!is_pure(op) && !walrus) throw DecodeFailure("chained comparison test");
     k = execute_step(k);
   }
   --expression_only_;
@@ -194,20 +200,20 @@ CodeDecoder::ConditionItem CodeDecoder::finish_chained_test(ConditionItem item) 
   int last_sense = last_jump.arg;
   // 3.11+: a last link `... is None` became POP_JUMP_IF_[NOT_]NONE on the middle operand. Read
   // as jumping when the chain is false, where its cleanup must lead too (checked below).
-  bool none_link = last_sense >= 2 && second == first->args.back();
+  bool none_link = last_sense >= 2 && is_use_of(second, kept);
   if (none_link) {
     second = make_expr(ExprKind::Compare, {second, make_constant("None")});
     second->ops = {last_sense == 3 ? "is" : "is not"};
     last_sense = 0;
   }
-  if (second->kind != ExprKind::Compare || second->args[0] != first->args.back()) {
+  if (second->kind != ExprKind::Compare || !is_use_of(second->args[0], kept)) {
     throw DecodeFailure("chained comparison test");
   }
   auto merged = std::make_shared<Expr>(*first);
   merged->args.insert(merged->args.end(), second->args.begin() + 1, second->args.end());
   merged->ops.insert(merged->ops.end(), second->ops.begin(), second->ops.end());
   ConditionItem result{merged, last_sense, last_jump.target, item.start, k, k + 1};
-  if (!stack_.empty() && top() == second->args.back()) {
+  if (!stack_.empty() && is_use_of(second->args.back(), top())) {
     // A longer chain: the same cleanup block serves every link.
     result = finish_chained_test(result);
     return result;
@@ -427,7 +433,7 @@ std::vector<CodeDecoder::ConditionItem> CodeDecoder::collect_conditions(int j, i
     expression_only_ = only.saved;
     // (A chained comparison's first link keeps a copy of its middle operand below it.)
     bool chain_link = stack_.size() == depth + 2 && top()->kind == ExprKind::Compare &&
-                      top()->args.size() == 2 && top(2) == top()->args.back();
+                      top()->args.size() == 2 && is_use_of(top()->args.back(), top(2));
     if (!ok || k >= end || (stack_.size() != depth + 1 && !chain_link) || start == k) break;
     try {
       items.push_back(finish_if_expression_test(
@@ -1042,6 +1048,13 @@ int CodeDecoder::if_else_over_jump(const IfShape& s) {
       // (A join past the region that repeats its exit block is a copy of it: the exit.)
       // (The copy is consumed.)
       if (int n = join > end && resolve(join) != resolve(exit) ? copied_exit_block(exit, join) : 0;
+          n > 0) {
+        mark_consumed(join, join + n);
+        exit_copies_read_.insert(join);
+        join = exit;
+      }
+      if (int n =
+              join > end && resolve(join) != resolve(exit) ? jump_line_exit_copy(exit, join) : 0;
           n > 0) {
         mark_consumed(join, join + n);
         exit_copies_read_.insert(join);

@@ -80,6 +80,8 @@ struct LoopContext {
   // Where a `break` lands (after the loop and its else) goes on with the enclosing loop's next
   // iteration: a jump there from the body may be a break the compiler threaded.
   bool breaks_thread = true;
+  // The body falls into the exit (no else), the bottom test being cold: see decode_while.
+  bool falls_into_break = false;
 };
 
 // Whether `at` starts a named except clause's unbinding of its name, `name = None; del name`
@@ -302,6 +304,7 @@ class CodeDecoder {
   void read_except_end(int i, int end, int exit, TryExceptShape& s) const;
   // the statement with its body and else
   StmtPtr decode_except_body_and_else(int i, int end, int exit, TryExceptShape& s);
+  void end_with_fall_break(int i, Stmt& stmt, const TryExceptShape& s) const;
   // the body or else reaches the code after the statement
   bool except_body_falls_through(int i, const TryExceptShape& s) const;
   // an except clause's type test and binding; returns the clause's end
@@ -498,6 +501,7 @@ class CodeDecoder {
   bool same_target(int a, int b) const;
   int exit_copy_length(int exit, int copy) const;
   int copied_exit_block(int exit, int copy) const;
+  int jump_line_exit_copy(int exit, int copy) const;
   int tail_copy_original(int i, int target, int* copies_end = nullptr);
   int loop_else_end(int body_begin, int body_end, int exit, int end) const;
   // The layout of a for loop (decode_for's steps fill it in the order they read it).
@@ -703,6 +707,7 @@ class CodeDecoder {
   static bool is_internal(const ExprPtr& e, std::string_view tag) {
     return e && e->kind == ExprKind::Internal && e->text == tag;
   }
+  static bool is_use_of(const ExprPtr& used, const ExprPtr& kept);
 
   // ---- definitions.cpp
   ExprPtr make_function(const Operation& op);

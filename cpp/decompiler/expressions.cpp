@@ -145,6 +145,22 @@ ExprPtr walrus(const ExprPtr& chain) {
   return value;
 }
 
+// Whether `used`, popped, is the value `kept` on the stack: the same, or, `kept` a value stored
+// on its way (a pending walrus), the walrus each pop of it makes (`a < (b := c) < d` keeps a copy
+// of the walrus's value for the next link: compiler_nameop's COPY and store come before it).
+bool CodeDecoder::is_use_of(const ExprPtr& used, const ExprPtr& kept) {
+  if (used == kept) return true;
+  if (!used || !is_internal(kept, "chain") || kept->args.empty()) return false;
+  ExprPtr value = used;
+  for (auto clause = kept->clauses.rbegin(); clause != kept->clauses.rend(); ++clause) {
+    if (value->kind != ExprKind::NamedExpr || value->args.size() != 2 ||
+        value->args[0] != clause->target)
+      return false;
+    value = value->args[1];
+  }
+  return !kept->clauses.empty() && value == kept->args[0];
+}
+
 ExprPtr CodeDecoder::pop() {
   ExprPtr value = pop_raw();
   if (is_internal(value, "unpack_slot") || is_internal(value, "unpack_star")) {
@@ -908,8 +924,8 @@ int CodeDecoder::execute_special(int i) {
   int target = op.target;
   if (target <= i) throw DecodeFailure("backward and/or");
   // Chained comparison: `a < b < c` keeps b (a copy) below the first comparison's result.
-  if (left->kind == ExprKind::Compare && stack_.size() >= 2 && top(2) == left->args.back() &&
-      op.arg == 0) {
+  if (left->kind == ExprKind::Compare && stack_.size() >= 2 &&
+      is_use_of(left->args.back(), top(2)) && op.arg == 0) {
     return execute_chained_comparison(i, left);
   }
   return execute_jump_or_pop_boolop(i, left);
@@ -920,6 +936,7 @@ int CodeDecoder::execute_special(int i) {
 int CodeDecoder::execute_chained_comparison(int i, const ExprPtr& left) {
   int target = lifted_.ops[static_cast<size_t>(i)].target;
   pop();
+  ExprPtr kept = top();  // (the middle operand, or the walrus storing it)
   // The code after the chain, short and ending in a return (`return a < b < c`), may be
   // copied by the compiler to the end of the last comparison in place of the jump over the
   // cleanup (SWAP 2; POP_TOP at `target`), whose path falls into the original: the chain
@@ -944,8 +961,8 @@ int CodeDecoder::execute_chained_comparison(int i, const ExprPtr& left) {
   while (k < stop && ops[static_cast<size_t>(k)].op != Op::Jump) k = execute_step(k);
   --expression_only_;
   ExprPtr right = pop();
-  if (right->kind != ExprKind::Compare || right->args.empty() ||
-      right->args[0] != left->args.back()) {
+  if (right->kind != ExprKind::Compare || right->args.empty() || !is_use_of(right->args[0], kept) ||
+      !is_use_of(left->args.back(), kept)) {
     throw DecodeFailure("unrecognized chained comparison");
   }
   auto merged = std::make_shared<Expr>(*left);

@@ -1439,6 +1439,27 @@ void CodeDecoder::end_with_loop_jump(Stmt& stmt, const TryExceptShape& s) const 
   }
 }
 
+// 3.12+, a loop whose bottom test push_cold_blocks_to_end moved away (only handler code reaches
+// it): a body (or else) falling into the loop's exit ends in a `break`, compiler_break's NOP and
+// jump, the jump to the block that now follows removed (optimize_basic_block). The `break`
+// whose jump is left out marks itself for decode_while.
+void CodeDecoder::end_with_fall_break(int i, Stmt& stmt, const TryExceptShape& s) const {
+  const auto& ops = lifted_.ops;
+  if (loops_.empty() || !loops_.back().falls_into_break || s.sequential ||
+      s.try_end != loops_.back().break_target || s.else_end != s.try_end || s.try_end <= i ||
+      s.try_end > s.handler)
+    return;
+  auto last = static_cast<size_t>(s.try_end) - 1;
+  if (!flow_.reachable[last] || !falls_through(ops[last].op)) return;
+  Body& body = stmt.bodies[1].empty() ? stmt.bodies[0] : stmt.bodies[1];
+  StmtKind kind = body.empty() ? StmtKind::Pass : body.back()->kind;
+  if (kind == StmtKind::Break || kind == StmtKind::Continue || kind == StmtKind::Return ||
+      kind == StmtKind::Raise)
+    return;
+  body.push_back(make_stmt(StmtKind::Break));
+  body.back()->text = "falls_into_exit";
+}
+
 // The body of a clause, [body_begin, decode_end), with the copies of its exit read as jumps to
 // its end.
 Body CodeDecoder::decode_except_clause_body(int body_begin, int decode_end,
@@ -1611,6 +1632,7 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
   read_except_outside(i, end, exit, s);
   read_except_end(i, end, exit, s);
   auto stmt = decode_except_body_and_else(i, end, exit, s);
+  end_with_fall_break(i, *stmt, s);
   // 3.12+: the table covers every raise of the body (calls not: a return's way out of a with
   // calls its exit uncovered); one it leaves out is the code after the statement (past a
   // nested try/finally's normal copy that returns in a branch, the clauses placed after the

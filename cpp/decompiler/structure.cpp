@@ -115,6 +115,27 @@ int CodeDecoder::copied_exit_block(int exit, int copy) const {
   return 0;
 }
 
+// 3.12+: duplicate_exits_without_lineno (flowgraph.c) gives each further jump to a short exit
+// block without a line of its own a copy, placed right after the block, on the jump's line. The
+// length of the block at `exit` where `copy` is such a copy (the same straight operations up to
+// a return, under the same handlers); else 0.
+int CodeDecoder::jump_line_exit_copy(int exit, int copy) const {
+  const auto& ops = lifted_.ops;
+  int n = copy - exit;
+  if (!profile_.copies_exits_with_jump_lines || exit < 0 || n <= 0 || n > 8 ||
+      copy + n > static_cast<int>(ops.size()) || !same_operations(ops, exit, copy, n))
+    return 0;
+  for (int k = 0; k < n; ++k) {
+    const Operation& o = ops[static_cast<size_t>(copy + k)];
+    bool returns = o.op == Op::ReturnValue || o.op == Op::ReturnConst;
+    if (is_jump(o.op) || o.op == Op::Reraise || o.op == Op::RaiseVarargs ||
+        returns != (k == n - 1) ||
+        flow_.handler_covering(exit + k) != flow_.handler_covering(copy + k))
+      return 0;
+  }
+  return n;
+}
+
 Body CodeDecoder::decode_range(int begin, int end, int exit) {
   return decode_range_extending(begin, &end, end, exit);
 }
@@ -1001,6 +1022,21 @@ void CodeDecoder::check_while_test_copy(int head, const WhileShape& shape, int b
     throw DecodeFailure("while test copy: an if's test before the loop's");
 }
 
+namespace {
+
+// Whether the last statement of `b`, or one ending a branch of it, is a `break` that
+// end_with_fall_break read from a fall into the loop's exit.
+bool ends_in_fall_break(const Body& b, int depth) {
+  if (b.empty() || depth > 50) return false;
+  const Stmt& last = *b.back();
+  if (last.kind == StmtKind::Break) return last.text == "falls_into_exit";
+  if (last.kind != StmtKind::If && last.kind != StmtKind::Try) return false;
+  return std::any_of(last.bodies.begin(), last.bodies.end(),
+                     [&](const Body& branch) { return ends_in_fall_break(branch, depth + 1); });
+}
+
+}  // namespace
+
 int CodeDecoder::decode_while(int head, const WhileShape& shape, int end) {
   const auto& ops = lifted_.ops;
   ExprPtr test = while_test(head, shape);
@@ -1021,6 +1057,7 @@ int CodeDecoder::decode_while(int head, const WhileShape& shape, int end) {
   // A cold bottom test (while_head): the body runs to the exit; the clauses' jumps to the test go
   // on with the next iteration, as to the head.
   Restore<std::map<int, int>> keep_cold_tests(cold_tests_);
+  bool falls_into_break = false;
   if (shape.cold_tail) {
     cold_tests_[body_end] = head;
     mark_consumed(body_end, shape.tail + 2);
@@ -1035,8 +1072,9 @@ int CodeDecoder::decode_while(int head, const WhileShape& shape, int end) {
     body_end = shape.exit;
     // (push_cold_blocks_to_end moved the test away: the body's next iteration jumps there, so an
     // operation that falls into the exit placed after the body is a `break` at the end of a
-    // nested statement (a try body's, its NOP's line on the exit), not the body's end.)
-    if (body_falls_into(shape.body, body_end)) throw DecodeFailure("body falls into its exit");
+    // nested statement (a try body's, its NOP's line on the exit), not the body's end: read so
+    // by the statement (end_with_fall_break), checked below.)
+    falls_into_break = body_falls_into(shape.body, body_end);
   }
   // (A threaded exit is the enclosing loop's jump back: no else, and its breaks go there too.)
   int size = static_cast<int>(lifted_.ops.size());
@@ -1045,11 +1083,15 @@ int CodeDecoder::decode_while(int head, const WhileShape& shape, int end) {
   // (A break threaded to the enclosing loop's next iteration: the else runs to the end of the
   // region, the enclosing body's end, not of the code.)
   if (!shape.threaded && loop_exit == size && end > shape.exit && end < size) loop_exit = end;
+  if (falls_into_break && loop_exit != shape.exit) throw DecodeFailure("body falls into its exit");
   loops_.push_back({head, loop_exit});
+  loops_.back().falls_into_break = falls_into_break;
   open_loop_entries_.push_back(shape.body);
   Body body = decode_range(shape.body, body_end, head);
   open_loop_entries_.pop_back();
   loops_.pop_back();
+  if (falls_into_break && !ends_in_fall_break(body, 0))
+    throw DecodeFailure("body falls into its exit");
   Body orelse = loop_exit > shape.exit ? decode_range(shape.exit, loop_exit, loop_exit) : Body{};
   emit(make_stmt(StmtKind::While, {test}, {std::move(body), std::move(orelse)}));
   return loop_exit;
