@@ -817,6 +817,34 @@ CASES: list[Case] = [
         (0, 2),
         (None, None),
     ),
+    # A return's finally copy ending in `if a and b:` inside try/except/finally: each test's
+    # jump has its own copy of the RETURN_VALUE, the earlier test's after the label's
+    # (duplicate_exits_without_lineno); the later copy goes with the if
+    # (consume_exit_copies_after_label). asyncio's Runner.run.
+    _case(
+        "try_except_finally_return_copy_ends_in_and_test",
+        """
+        def g(a):
+            if a < 0:
+                raise ValueError(a)
+            return rec("body", a)
+
+        def f(a, b, c):
+            try:
+                return g(a)
+            except ValueError:
+                rec("clause")
+                raise
+            finally:
+                if rec("b", b) and rec("c", c):
+                    rec("then")
+        """,
+        (1, 0, 0),
+        (2, 1, 0),
+        (3, 1, 1),
+        (-1, 1, 1),
+        (-2, 0, 1),
+    ),
     _case(
         "and_then_or_value",
         """
