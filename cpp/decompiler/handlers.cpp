@@ -2040,11 +2040,14 @@ int CodeDecoder::finally_try_end(int i, int body_end, int normal_end, int handle
                                  bool mid_expression) const {
   const auto& ops = lifted_.ops;
   int try_end = cleanup + 3;
-  // A body that never falls off its end (it raises or returns, and no jump of it goes past its
-  // end) has no normal-path copy of the finally body.
-  Op last = body_end > i ? ops[static_cast<size_t>(body_end) - 1].op : Op::Unknown;
-  bool falls_through = !(last == Op::RaiseVarargs || last == Op::Reraise ||
-                         last == Op::ReturnValue || last == Op::ReturnConst);
+  // A body that never falls off its end (it raises or returns, or ends in a loop's jump back
+  // to a head inside it, and no jump of it goes past its end) has no normal-path copy of the
+  // finally body (compiler_try_finally emits it only where the body's end is reachable).
+  const Operation* last = body_end > i ? &ops[static_cast<size_t>(body_end) - 1] : nullptr;
+  bool jumps_back = last && last->op == Op::Jump && last->target >= i && last->target < body_end;
+  bool falls_through =
+      !last || !(last->op == Op::RaiseVarargs || last->op == Op::Reraise ||
+                 last->op == Op::ReturnValue || last->op == Op::ReturnConst || jumps_back);
   for (int k = i; !falls_through && k < body_end; ++k) {
     const Operation& o = ops[static_cast<size_t>(k)];
     falls_through = is_jump(o.op) && o.target >= body_end;

@@ -845,6 +845,32 @@ CASES: list[Case] = [
         (-1, 1, 1),
         (-2, 0, 1),
     ),
+    # A try/finally whose body is a `while True:` left only by a return, after a try/except whose
+    # clauses raise: the body ends in the loop's jump back, no normal-path copy of the finally
+    # body (finally_try_end); the statement ends there, never past the except's handler code
+    # (asyncio's _sock_sendfile_native).
+    _case(
+        "try_finally_while_true_returns_after_try_except_raising",
+        """
+        def f(a, n):
+            try:
+                rec("first", 10 // a)
+            except ZeroDivisionError:
+                rec("clause")
+                raise
+            try:
+                while True:
+                    n -= 1
+                    if n <= 0:
+                        return rec("ret", n)
+                    rec("loop", n)
+            finally:
+                rec("finally", n)
+        """,
+        (1, 3),
+        (2, 0),
+        (0, 2),
+    ),
     _case(
         "and_then_or_value",
         """
