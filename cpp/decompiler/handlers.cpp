@@ -2090,6 +2090,9 @@ int CodeDecoder::finally_body_end(int handler, int cleanup) const {
   if (!is_cleanup_block(ops, cleanup) || cleanup <= handler + 1) return -1;
   const Operation& last = ops[static_cast<size_t>(cleanup) - 1];
   if (last.op == Op::Reraise) return cleanup - 1;
+  // (A body ending in a raise: compiler_try_finally's closing RERAISE after it is unreachable,
+  // removed; the body runs up to the cleanup block.)
+  if (last.op == Op::RaiseVarargs) return cleanup;
   if (last.op != Op::Jump || last.target <= handler || last.target >= cleanup - 1) return -1;
   for (int k = handler + 1; k < cleanup; ++k) {
     const Operation& o = ops[static_cast<size_t>(k)];
@@ -2190,7 +2193,8 @@ int CodeDecoder::decode_try_finally(int i, int body_end, int handler, int end, i
   int try_end = finally_try_end(i, body_end, normal_end, handler, cleanup, mid_expression);
   if (try_end > end && resolve(try_end) != resolve(exit))
     throw DecodeFailure("try statement leaves its region");
-  if (final_end == cleanup && !loop_breaks_return_none(body_end, normal_end, handler, cleanup))
+  if (final_end == cleanup && ops[static_cast<size_t>(cleanup) - 1].op == Op::Jump &&
+      !loop_breaks_return_none(body_end, normal_end, handler, cleanup))
     throw DecodeFailure("finally loop's breaks run the code after it");
   // The normal-path copy is never decoded: neither are the handler blocks of the statements in it.
   if (profile_.cold_blocks_at_end && try_end != body_end && normal_end <= handler)

@@ -871,6 +871,42 @@ CASES: list[Case] = [
         (2, 0),
         (0, 2),
     ),
+    # A finally body ending in a raise has no closing RERAISE (compiler_try_finally's, after it,
+    # is unreachable): the handler's copy runs up to the cleanup block (finally_body_end). In an
+    # except clause, a bare `raise` there re-raises what the finally handles (asyncio's
+    # Server.serve_forever).
+    _case(
+        "finally_body_ends_in_raise",
+        """
+        def g(a):
+            if a < 0:
+                raise KeyError(a)
+            return rec("g", a)
+
+        def f(a, b):
+            try:
+                g(a)
+            except KeyError:
+                try:
+                    g(b)
+                finally:
+                    rec("inner finally")
+                    raise
+            finally:
+                rec("outer finally")
+            try:
+                g(b)
+            finally:
+                if a > 5:
+                    raise ValueError(a)
+                raise TypeError(b)
+        """,
+        (1, 2),
+        (-1, 2),
+        (-1, -2),
+        (7, 1),
+        (7, -1),
+    ),
     _case(
         "and_then_or_value",
         """
