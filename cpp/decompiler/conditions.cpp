@@ -1545,6 +1545,42 @@ void CodeDecoder::fold_exit_block_copies(IfShape& s) {
       label = first_copy;
     }
   }
+  consume_exit_copies_after_label(s);
+}
+
+// 3.12+ duplicate_exits_without_lineno gives each jump to a line-less exit block its own copy,
+// placed after the original in the order of the jumps, the last test's first: `if a and b: X`
+// in a finally copy before a return (the RETURN_VALUE of the value waiting under the copy) has
+// b's copy at the label and a's after it. Those later copies, reached only by the tests' jumps,
+// are no code of their own: consumed with the if.
+void CodeDecoder::consume_exit_copies_after_label(const IfShape& s) {
+  const auto& ops = lifted_.ops;
+  const int label = s.label;
+  int length = copied_tail_length(label);
+  int last_copy = label;
+  for (const ConditionItem& item : s.items) {
+    if (item.target > label && same_target(item.target, label))
+      last_copy = std::max(last_copy, item.target);
+  }
+  if (length <= 0 || last_copy == label || (last_copy - label) % length != 0 ||
+      static_cast<size_t>(last_copy + length) > ops.size())
+    return;
+  Op last = ops[static_cast<size_t>(label + length - 1)].op;
+  if (last != Op::ReturnValue && last != Op::ReturnConst && last != Op::Reraise &&
+      last != Op::RaiseVarargs)
+    return;  // (a copy falling into the next would be code)
+  for (int k = label + length; k <= last_copy; k += length) {
+    if (!same_operations(ops, k, label, length)) return;
+  }
+  // (Nothing else jumps into them.)
+  for (size_t k = 0; k < ops.size(); ++k) {
+    int target = ops[k].target;
+    if (!is_jump(ops[k].op) || target <= label || target >= last_copy + length) continue;
+    bool from_test = false;
+    for (const ConditionItem& item : s.items) from_test |= item.jump == static_cast<int>(k);
+    if (!from_test) return;
+  }
+  mark_consumed(label + length, last_copy + length);
 }
 
 // 3.12+ copies a short exit block (a return or raise) into a jump to it: a then-branch that

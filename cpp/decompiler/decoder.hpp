@@ -580,7 +580,8 @@ class CodeDecoder {
   int if_continue_then_break(const IfShape& s);           // `if test: A; continue` then `break`
   int if_else_breaks_threaded_to_head(const IfShape& s);  // a nested for's breaks jump back
   bool in_branch_loop(int begin, int k, int end) const;   // k in a loop held by [begin, end)
-  void fold_exit_block_copies(IfShape& s);    // tests jumping to copies of one exit block
+  void fold_exit_block_copies(IfShape& s);  // tests jumping to copies of one exit block
+  void consume_exit_copies_after_label(const IfShape& s);
   int if_else_copied_exit(const IfShape& s);  // 3.12+: the branch ends in a copied exit block
   int if_else_exit_copies(const IfShape& s);  // 3.12+: ... and the copies its tests jump to
   int exit_copies_start(int then_begin, int label) const;  // the copied block, or -1

@@ -2088,11 +2088,14 @@ int CodeDecoder::finally_try_end(int i, int body_end, int normal_end, int handle
                                  bool mid_expression) const {
   const auto& ops = lifted_.ops;
   int try_end = cleanup + 3;
-  // A body that never falls off its end (it raises or returns, and no jump of it goes past its
-  // end) has no normal-path copy of the finally body.
-  Op last = body_end > i ? ops[static_cast<size_t>(body_end) - 1].op : Op::Unknown;
-  bool falls_through = !(last == Op::RaiseVarargs || last == Op::Reraise ||
-                         last == Op::ReturnValue || last == Op::ReturnConst);
+  // A body that never falls off its end (it raises or returns, or ends in a loop's jump back
+  // to a head inside it, and no jump of it goes past its end) has no normal-path copy of the
+  // finally body (compiler_try_finally emits it only where the body's end is reachable).
+  const Operation* last = body_end > i ? &ops[static_cast<size_t>(body_end) - 1] : nullptr;
+  bool jumps_back = last && last->op == Op::Jump && last->target >= i && last->target < body_end;
+  bool falls_through =
+      !last || !(last->op == Op::RaiseVarargs || last->op == Op::Reraise ||
+                 last->op == Op::ReturnValue || last->op == Op::ReturnConst || jumps_back);
   for (int k = i; !falls_through && k < body_end; ++k) {
     const Operation& o = ops[static_cast<size_t>(k)];
     falls_through = is_jump(o.op) && o.target >= body_end;
@@ -2135,6 +2138,9 @@ int CodeDecoder::finally_body_end(int handler, int cleanup) const {
   if (!is_cleanup_block(ops, cleanup) || cleanup <= handler + 1) return -1;
   const Operation& last = ops[static_cast<size_t>(cleanup) - 1];
   if (last.op == Op::Reraise) return cleanup - 1;
+  // (A body ending in a raise: compiler_try_finally's closing RERAISE after it is unreachable,
+  // removed; the body runs up to the cleanup block.)
+  if (last.op == Op::RaiseVarargs) return cleanup;
   if (last.op != Op::Jump || last.target <= handler || last.target >= cleanup - 1) return -1;
   for (int k = handler + 1; k < cleanup; ++k) {
     const Operation& o = ops[static_cast<size_t>(k)];
@@ -2235,7 +2241,8 @@ int CodeDecoder::decode_try_finally(int i, int body_end, int handler, int end, i
   int try_end = finally_try_end(i, body_end, normal_end, handler, cleanup, mid_expression);
   if (try_end > end && resolve(try_end) != resolve(exit))
     throw DecodeFailure("try statement leaves its region");
-  if (final_end == cleanup && !loop_breaks_return_none(body_end, normal_end, handler, cleanup))
+  if (final_end == cleanup && ops[static_cast<size_t>(cleanup) - 1].op == Op::Jump &&
+      !loop_breaks_return_none(body_end, normal_end, handler, cleanup))
     throw DecodeFailure("finally loop's breaks run the code after it");
   // The normal-path copy is never decoded: neither are the handler blocks of the statements in it.
   if (profile_.cold_blocks_at_end && try_end != body_end && normal_end <= handler)

@@ -817,6 +817,96 @@ CASES: list[Case] = [
         (0, 2),
         (None, None),
     ),
+    # A return's finally copy ending in `if a and b:` inside try/except/finally: each test's
+    # jump has its own copy of the RETURN_VALUE, the earlier test's after the label's
+    # (duplicate_exits_without_lineno); the later copy goes with the if
+    # (consume_exit_copies_after_label). asyncio's Runner.run.
+    _case(
+        "try_except_finally_return_copy_ends_in_and_test",
+        """
+        def g(a):
+            if a < 0:
+                raise ValueError(a)
+            return rec("body", a)
+
+        def f(a, b, c):
+            try:
+                return g(a)
+            except ValueError:
+                rec("clause")
+                raise
+            finally:
+                if rec("b", b) and rec("c", c):
+                    rec("then")
+        """,
+        (1, 0, 0),
+        (2, 1, 0),
+        (3, 1, 1),
+        (-1, 1, 1),
+        (-2, 0, 1),
+    ),
+    # A try/finally whose body is a `while True:` left only by a return, after a try/except whose
+    # clauses raise: the body ends in the loop's jump back, no normal-path copy of the finally
+    # body (finally_try_end); the statement ends there, never past the except's handler code
+    # (asyncio's _sock_sendfile_native).
+    _case(
+        "try_finally_while_true_returns_after_try_except_raising",
+        """
+        def f(a, n):
+            try:
+                rec("first", 10 // a)
+            except ZeroDivisionError:
+                rec("clause")
+                raise
+            try:
+                while True:
+                    n -= 1
+                    if n <= 0:
+                        return rec("ret", n)
+                    rec("loop", n)
+            finally:
+                rec("finally", n)
+        """,
+        (1, 3),
+        (2, 0),
+        (0, 2),
+    ),
+    # A finally body ending in a raise has no closing RERAISE (compiler_try_finally's, after it,
+    # is unreachable): the handler's copy runs up to the cleanup block (finally_body_end). In an
+    # except clause, a bare `raise` there re-raises what the finally handles (asyncio's
+    # Server.serve_forever).
+    _case(
+        "finally_body_ends_in_raise",
+        """
+        def g(a):
+            if a < 0:
+                raise KeyError(a)
+            return rec("g", a)
+
+        def f(a, b):
+            try:
+                g(a)
+            except KeyError:
+                try:
+                    g(b)
+                finally:
+                    rec("inner finally")
+                    raise
+            finally:
+                rec("outer finally")
+            try:
+                g(b)
+            finally:
+                if a > 5:
+                    raise ValueError(a)
+                raise TypeError(b)
+        """,
+        (1, 2),
+        (-1, 2),
+        (-1, -2),
+        (7, 1),
+        (7, -1),
+    ),
     _case(
         "and_then_or_value",
         """
