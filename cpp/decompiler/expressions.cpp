@@ -1599,6 +1599,10 @@ bool CodeDecoder::execute_exit(const Operation& op, int i) {
     case Op::ReturnConst: {
       auto stmt = make_stmt(StmtKind::Return, {constant(op.constant)});
       stmt->new_line = on_new_line(i) || line_held_by_copies(i);
+      // (flowgraph.c optimize_basic_block folds LOAD_CONST + RETURN_VALUE before
+      // inline_small_exit_blocks copies a return: a RETURN_CONST is a `return K` as written,
+      // never a branch of `return a if c else b`; fold_return_if_expression keeps it.)
+      if (profile_.returns_constants) stmt->text = "written";
       emit(stmt);
       return true;
     }

@@ -204,7 +204,8 @@ void CodeDecoder::fold_return_if_expression(Body& body) const {
     const StmtPtr& then = test->bodies[0][0];
     // (Either branch may be the constant one: `return x if c else K` too.)
     if (then->kind != StmtKind::Return || then->exprs.size() != 1 || !then->exprs[0] ||
-        (then->text != "unfolded" && last->text != "unfolded")) {
+        (then->text != "unfolded" && last->text != "unfolded") || then->text == "written" ||
+        last->text == "written") {
       return;
     }
     auto folded =

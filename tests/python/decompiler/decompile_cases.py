@@ -1013,6 +1013,24 @@ CASES: list[Case] = [
         (1, 0),
     ),
     _case(
+        "written_constant_returns_before_return_conditional_expression",
+        # 3.12+ folds a written `return K` into RETURN_CONST before copying the return of
+        # `return a if c else b` into its branches: the RETURN_CONST ifs stay statements
+        # (torch's _scatter_dim_after_reshape)
+        """
+        def f(a, b, c):
+            if a == 0:
+                return 0
+            if a == b - 1:
+                return 1
+            return 0 if c else 1
+        """,
+        (0, 1, 0),
+        (1, 2, 0),
+        (2, 5, 1),
+        (2, 5, 0),
+    ),
+    _case(
         "or_test_then_written_continue",
         # A written `continue` is a jump back of its own that the tests jump to: no test turned
         # around by 3.12+ (which adds a jump back only the test falls into)
