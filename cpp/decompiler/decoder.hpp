@@ -491,8 +491,11 @@ class CodeDecoder {
   bool jumps_past_cold_test(int target) const;  // a written `continue` of such a loop
   int warm_origin(int k) const;  // 3.12+: the try body whose handler leads to cold code at k
   bool falls_into_jump_back(int from, int target) const;
+  bool builds_constant_tuple(int i) const;
   int copied_block_length(int copy, int original) const;
   void fold_return_if_expression(Body& body) const;
+  ExprPtr returned_display_if_expression(const ExprPtr& then, const ExprPtr& test,
+                                         const ExprPtr& other) const;
   bool same_target(int a, int b) const;
   int exit_copy_length(int exit, int copy) const;
   int copied_exit_block(int exit, int copy) const;

@@ -1031,6 +1031,34 @@ CASES: list[Case] = [
         (2, 5, 0),
     ),
     _case(
+        "return_tuple_display_first_item_conditional_expression",
+        # 3.12+ copies the join block after `a if c else b` (the tuple's later items, its
+        # BUILD_TUPLE and the return) into both branches; a tuple of constants built at run time
+        # is such a copy (a written one is folded): rich's Color.get_ansi_codes, setuptools'
+        # SystemInfo._find_dot_net_versions
+        """
+        def f(a, b, v):
+            if a == 0:
+                return ("39" if b else "49",)
+            if a == 1:
+                return ("v4" if v != "v4" else v, "v3.5")
+            if a == 2:
+                return ("x" if b else "y" if v else v, K)
+            return (rec("a", a) if b else v, a, v)
+
+        K = "k"
+        """,
+        (0, 1, "v4"),
+        (0, 0, "v4"),
+        (1, 0, "v4"),
+        (1, 0, "v2"),
+        (2, 1, ""),
+        (2, 0, "v"),
+        (2, 0, ""),
+        (3, 1, "w"),
+        (3, 0, "w"),
+    ),
+    _case(
         "or_test_then_written_continue",
         # A written `continue` is a jump back of its own that the tests jump to: no test turned
         # around by 3.12+ (which adds a jump back only the test falls into)
@@ -9515,6 +9543,10 @@ _AND_CHAIN = (
     " with the test's copy at its end as an if (the chain is not the test's last item)"
 )
 _CODE_NOT_YET: dict = {
+    "return_tuple_display_first_item_conditional_expression": {
+        10: SAME_BEHAVIOUR_OTHER_CODE
+        + "f: 3.10's copies of the tuple's join block are read as ifs (the fold is 3.12+'s)",
+    },
     "loop_last_branch_jump_back_before_loop_end": {
         10: SAME_BEHAVIOUR_OTHER_CODE
         + "the jump back ending the loop's last branch (`else: pass`, `continue`) is dropped as"
@@ -9582,12 +9614,6 @@ _CODE_NOT_YET: dict = {
 # Found only when the whole module is decompiled from a .pyc of that version.
 _PYC_NOT_YET: dict = {}
 _PYC_CODE_NOT_YET = {
-    "conditional_expression_constant_before_copied_tail": {
-        12: SAME_BEHAVIOUR_OTHER_CODE
-        + "tuple_of: instruction #2: expected POP_JUMP_IF_FALSE -> #6, got POP_JUMP_IF_FALSE -> #4",
-        13: SAME_BEHAVIOUR_OTHER_CODE
-        + "tuple_of: instruction #3: expected POP_JUMP_IF_FALSE -> #7, got POP_JUMP_IF_FALSE -> #5",
-    },
     "elif_chain_and_test_copies_the_implicit_return": {
         12: SAME_BEHAVIOUR_OTHER_CODE
         + "k: instruction #7: expected POP_JUMP_IF_FALSE -> #31, got POP_JUMP_IF_FALSE -> #30",
