@@ -543,6 +543,7 @@ class CodeDecoder {
   int condition_exit(const std::vector<ConditionItem>& items, int t,
                      const ConditionItem& last) const;  // where a test's jump leads
   bool condition_complete(const std::vector<ConditionItem>& items, size_t count, int end) const;
+  bool exit_copies_on_other_lines(int a, int b) const;
   bool read_test_operations(int* k, int end, int j, int region);  // one test, up to its jump
   ExprPtr build_condition(const std::vector<ConditionItem>& items, size_t lo, size_t hi, int label,
                           bool cond, int end_position, bool top = true) const;

@@ -1059,6 +1059,49 @@ CASES: list[Case] = [
         (3, 0, "w"),
     ),
     _case(
+        "nested_ifs_on_own_lines_end_the_function",
+        # 3.12+ gives each copy of the implicit `return None` the line of the test jumping to
+        # it: nested ifs on their own lines jump to copies on two lines, an `and` to copies on
+        # one (pip's FileOperator.ensure_removed, sympy's _matches); an and/or over lines whose
+        # tests also jump elsewhere stays one condition (asyncio's _wait._on_completion)
+        """
+        def g(self, path):
+            if path:
+                if self.record:
+                    if path in self.d:
+                        self.d.remove(path)
+            else:
+                rec("else", path)
+                if self.record and path in self.f:
+                    self.f.remove(path)
+
+        def h(box, path):
+            if (box.record <= 0 or
+                    path == 2 or
+                    path == 3 and (not box.d and
+                                   box.f is not None)):
+                rec("h", path)
+
+        class Box:
+            pass
+
+        def f(record, d, e, path):
+            box = Box()
+            box.record, box.d, box.f = record, list(d), list(e)
+            h(box, path)
+            return g(box, path), box.d, box.f
+        """,
+        (1, (1, 2), (), 1),
+        (0, (1, 2), (), 1),
+        (1, (2,), (), 1),
+        (1, (), (0,), 0),
+        (1, (), (), 0),
+        (0, (), (0,), 0),
+        (1, (), (), 3),
+        (1, (1,), (), 3),
+        (1, (), (), 2),
+    ),
+    _case(
         "or_test_then_written_continue",
         # A written `continue` is a jump back of its own that the tests jump to: no test turned
         # around by 3.12+ (which adds a jump back only the test falls into)
@@ -9614,12 +9657,6 @@ _CODE_NOT_YET: dict = {
 # Found only when the whole module is decompiled from a .pyc of that version.
 _PYC_NOT_YET: dict = {}
 _PYC_CODE_NOT_YET = {
-    "elif_chain_and_test_copies_the_implicit_return": {
-        12: SAME_BEHAVIOUR_OTHER_CODE
-        + "k: instruction #7: expected POP_JUMP_IF_FALSE -> #31, got POP_JUMP_IF_FALSE -> #30",
-        13: SAME_BEHAVIOUR_OTHER_CODE
-        + "k: instruction #8: expected POP_JUMP_IF_FALSE -> #34, got POP_JUMP_IF_FALSE -> #33",
-    },
     "while_chained_comparison_and_test": {11: _AND_CHAIN},
     "and_then_chained_comparison_as_if_test": {
         10: SAME_BEHAVIOUR_OTHER_CODE
