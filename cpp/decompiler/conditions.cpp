@@ -350,6 +350,23 @@ int CodeDecoder::condition_exit(const std::vector<ConditionItem>& items, int t,
   return t;
 }
 
+// 3.12+: two copies of one short exit on other lines are two statements' exits: a copy keeps
+// the block's line, or, of a block without one, takes the line of the jump to it
+// (duplicate_exits_without_lineno, propagate_line_numbers), and the tests of one condition
+// jump to one block from one line. `if a:` then `if b:` on a line of its own, both ending the
+// function (two `return None` copies), is no `if a and b:` (sympy's _matches). (An and-chain
+// spread over lines reads as nested ifs: the same behaviour. Where a test jumps elsewhere, an
+// or or a nested if's body, the lines are no guide: asyncio's `_on_completion`.)
+bool CodeDecoder::exit_copies_on_other_lines(int a, int b) const {
+  if (!profile_.copies_exits_with_jump_lines) return false;
+  a = resolve(a);
+  b = resolve(b);
+  if (a == b) return false;
+  int line_a = lifted_.ops[static_cast<size_t>(a)].line;
+  int line_b = lifted_.ops[static_cast<size_t>(b)].line;
+  return line_a >= 0 && line_b >= 0 && line_a != line_b;
+}
+
 // Whether the first `count` items form a whole condition: every item goes to the last one's
 // true or false exit, or to a later item.
 bool CodeDecoder::condition_complete(const std::vector<ConditionItem>& items, size_t count,
@@ -366,14 +383,22 @@ bool CodeDecoder::condition_complete(const std::vector<ConditionItem>& items, si
     int past = ops[static_cast<size_t>(label) - 1].target;
     if (past > label && past < end) return false;
   }
+  // (An and-chain whose tests all jump to copies of one exit, on other lines: nested ifs.)
+  bool all_to_exit = true;
+  bool apart = false;
   for (size_t k = 0; k < count; ++k) {
     int t = condition_exit(items, items[k].target, last);
-    if (t == last.next || same_target(t, last.target)) continue;
+    if (t == last.next || same_target(t, last.target)) {
+      all_to_exit &= t != last.next;
+      apart |= t != last.next && exit_copies_on_other_lines(t, last.target);
+      continue;
+    }
+    all_to_exit = false;
     bool internal = false;
     for (size_t m = k + 1; m < count; ++m) internal |= items[m].start == t;
     if (!internal) return false;
   }
-  return true;
+  return !(apart && all_to_exit);
 }
 
 // The operations of the test starting at `*k`, up to its jump, evaluated (`*k` moves on):

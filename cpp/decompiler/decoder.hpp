@@ -496,8 +496,11 @@ class CodeDecoder {
   bool jumps_past_cold_test(int target) const;  // a written `continue` of such a loop
   int warm_origin(int k) const;  // 3.12+: the try body whose handler leads to cold code at k
   bool falls_into_jump_back(int from, int target) const;
+  bool builds_constant_tuple(int i) const;
   int copied_block_length(int copy, int original) const;
   void fold_return_if_expression(Body& body) const;
+  ExprPtr returned_display_if_expression(const ExprPtr& then, const ExprPtr& test,
+                                         const ExprPtr& other) const;
   bool same_target(int a, int b) const;
   int exit_copy_length(int exit, int copy) const;
   int copied_exit_block(int exit, int copy) const;
@@ -546,6 +549,7 @@ class CodeDecoder {
   int condition_exit(const std::vector<ConditionItem>& items, int t,
                      const ConditionItem& last) const;  // where a test's jump leads
   bool condition_complete(const std::vector<ConditionItem>& items, size_t count, int end) const;
+  bool exit_copies_on_other_lines(int a, int b) const;
   bool read_test_operations(int* k, int end, int j, int region);  // one test, up to its jump
   ExprPtr build_condition(const std::vector<ConditionItem>& items, size_t lo, size_t hi, int label,
                           bool cond, int end_position, bool top = true) const;

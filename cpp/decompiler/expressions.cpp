@@ -1580,6 +1580,18 @@ bool CodeDecoder::execute_generator(const Operation& op) {
   }
 }
 
+// A BUILD_TUPLE at `i` over LOAD_CONSTs alone: 3.12+ optimize_basic_block folds a tuple of
+// constants written in one block, so such a build is a copy of a join block whose first item
+// came from a branch (see returned_display_if_expression).
+bool CodeDecoder::builds_constant_tuple(int i) const {
+  if (i < 0) return false;
+  const Operation& build = lifted_.ops[static_cast<size_t>(i)];
+  if (build.op != Op::BuildTuple || build.arg < 1 || i - build.arg < 0) return false;
+  for (int k = i - build.arg; k < i; ++k)
+    if (lifted_.ops[static_cast<size_t>(k)].op != Op::LoadConst) return false;
+  return true;
+}
+
 // Ways out of the code: return, raise.
 bool CodeDecoder::execute_exit(const Operation& op, int i) {
   switch (op.op) {
@@ -1610,6 +1622,8 @@ bool CodeDecoder::execute_exit(const Operation& op, int i) {
           (value->kind == ExprKind::Constant || value->kind == ExprKind::Tuple ||
            value->kind == ExprKind::Set)) {
         stmt->text = "unfolded";
+      } else if (profile_.returns_constants && builds_constant_tuple(i - 1)) {
+        stmt->text = "display";
       }
       emit(stmt);
       return true;
@@ -1617,6 +1631,10 @@ bool CodeDecoder::execute_exit(const Operation& op, int i) {
     case Op::ReturnConst: {
       auto stmt = make_stmt(StmtKind::Return, {constant(op.constant)});
       stmt->new_line = on_new_line(i) || line_held_by_copies(i);
+      // (flowgraph.c optimize_basic_block folds LOAD_CONST + RETURN_VALUE before
+      // inline_small_exit_blocks copies a return: a RETURN_CONST is a `return K` as written,
+      // never a branch of `return a if c else b`; fold_return_if_expression keeps it.)
+      if (profile_.returns_constants) stmt->text = "written";
       emit(stmt);
       return true;
     }

@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "decompiler/decoder.hpp"
+#include "decompiler/printer.hpp"
 #include "decompiler/structure_support.hpp"
 
 namespace glassbox::decompiler {
@@ -225,16 +226,44 @@ void CodeDecoder::fold_return_if_expression(Body& body) const {
     const StmtPtr& then = test->bodies[0][0];
     // (Either branch may be the constant one: `return x if c else K` too.)
     if (then->kind != StmtKind::Return || then->exprs.size() != 1 || !then->exprs[0] ||
-        (then->text != "unfolded" && last->text != "unfolded")) {
+        then->text == "written" || last->text == "written") {
       return;
     }
-    auto folded =
-        make_stmt(StmtKind::Return,
-                  {make_expr(ExprKind::IfExp, {then->exprs[0], test->exprs[0], last->exprs[0]})});
-    folded->text = "unfolded";
+    bool display = (then->text == "display" || last->text == "display") &&
+                   then->text != "unfolded" && last->text != "unfolded";
+    if (!display && then->text != "unfolded" && last->text != "unfolded") return;
+    ExprPtr value =
+        display ? returned_display_if_expression(then->exprs[0], test->exprs[0], last->exprs[0])
+                : make_expr(ExprKind::IfExp, {then->exprs[0], test->exprs[0], last->exprs[0]});
+    if (!value) return;
+    auto folded = make_stmt(StmtKind::Return, {value});
+    folded->text = display ? "display" : "unfolded";
     body.resize(body.size() - 2);
     body.push_back(folded);
   }
+}
+
+// The value of `return (a if c else b, K)` from its two copied returns (marked "display": a
+// tuple built of constants at run time, which optimize_basic_block would have folded had it
+// been written so). The join block after the conditional expression (the later items' loads,
+// BUILD_TUPLE, RETURN_VALUE) is one flowgraph.c inline_small_exit_blocks copies into both
+// branches (at most MAX_COPY_SIZE, 4, instructions): the copies differ in their first item.
+ExprPtr CodeDecoder::returned_display_if_expression(const ExprPtr& then, const ExprPtr& test,
+                                                    const ExprPtr& other) const {
+  if (then->kind != ExprKind::Tuple || other->kind != ExprKind::Tuple || then->args.empty() ||
+      then->args.size() != other->args.size() || then->args.size() > 3) {
+    return nullptr;
+  }
+  for (size_t k = 1; k < then->args.size(); ++k) {
+    const Expr& item = *then->args[k];
+    if ((item.kind != ExprKind::Constant && item.kind != ExprKind::Name) ||
+        print_expr(item) != print_expr(*other->args[k])) {
+      return nullptr;
+    }
+  }
+  std::vector<ExprPtr> items = then->args;
+  items[0] = make_expr(ExprKind::IfExp, {then->args[0], test, other->args[0]});
+  return make_expr(ExprKind::Tuple, std::move(items));
 }
 
 // A `break` at `i` that the loop's layout shows without a jump: a POP_TOP of the iterator before

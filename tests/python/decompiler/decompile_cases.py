@@ -1103,6 +1103,95 @@ CASES: list[Case] = [
         (1, 0),
     ),
     _case(
+        "written_constant_returns_before_return_conditional_expression",
+        # 3.12+ folds a written `return K` into RETURN_CONST before copying the return of
+        # `return a if c else b` into its branches: the RETURN_CONST ifs stay statements
+        # (torch's _scatter_dim_after_reshape)
+        """
+        def f(a, b, c):
+            if a == 0:
+                return 0
+            if a == b - 1:
+                return 1
+            return 0 if c else 1
+        """,
+        (0, 1, 0),
+        (1, 2, 0),
+        (2, 5, 1),
+        (2, 5, 0),
+    ),
+    _case(
+        "return_tuple_display_first_item_conditional_expression",
+        # 3.12+ copies the join block after `a if c else b` (the tuple's later items, its
+        # BUILD_TUPLE and the return) into both branches; a tuple of constants built at run time
+        # is such a copy (a written one is folded): rich's Color.get_ansi_codes, setuptools'
+        # SystemInfo._find_dot_net_versions
+        """
+        def f(a, b, v):
+            if a == 0:
+                return ("39" if b else "49",)
+            if a == 1:
+                return ("v4" if v != "v4" else v, "v3.5")
+            if a == 2:
+                return ("x" if b else "y" if v else v, K)
+            return (rec("a", a) if b else v, a, v)
+
+        K = "k"
+        """,
+        (0, 1, "v4"),
+        (0, 0, "v4"),
+        (1, 0, "v4"),
+        (1, 0, "v2"),
+        (2, 1, ""),
+        (2, 0, "v"),
+        (2, 0, ""),
+        (3, 1, "w"),
+        (3, 0, "w"),
+    ),
+    _case(
+        "nested_ifs_on_own_lines_end_the_function",
+        # 3.12+ gives each copy of the implicit `return None` the line of the test jumping to
+        # it: nested ifs on their own lines jump to copies on two lines, an `and` to copies on
+        # one (pip's FileOperator.ensure_removed, sympy's _matches); an and/or over lines whose
+        # tests also jump elsewhere stays one condition (asyncio's _wait._on_completion)
+        """
+        def g(self, path):
+            if path:
+                if self.record:
+                    if path in self.d:
+                        self.d.remove(path)
+            else:
+                rec("else", path)
+                if self.record and path in self.f:
+                    self.f.remove(path)
+
+        def h(box, path):
+            if (box.record <= 0 or
+                    path == 2 or
+                    path == 3 and (not box.d and
+                                   box.f is not None)):
+                rec("h", path)
+
+        class Box:
+            pass
+
+        def f(record, d, e, path):
+            box = Box()
+            box.record, box.d, box.f = record, list(d), list(e)
+            h(box, path)
+            return g(box, path), box.d, box.f
+        """,
+        (1, (1, 2), (), 1),
+        (0, (1, 2), (), 1),
+        (1, (2,), (), 1),
+        (1, (), (0,), 0),
+        (1, (), (), 0),
+        (0, (), (0,), 0),
+        (1, (), (), 3),
+        (1, (1,), (), 3),
+        (1, (), (), 2),
+    ),
+    _case(
         "or_test_then_written_continue",
         # A written `continue` is a jump back of its own that the tests jump to: no test turned
         # around by 3.12+ (which adds a jump back only the test falls into)
@@ -9785,6 +9874,10 @@ _CODE_NOT_YET: dict = {
         + "f: the implicit `return None` after the try, copied per way in, comes back written"
         for v in (11, 12)
     },
+    "return_tuple_display_first_item_conditional_expression": {
+        10: SAME_BEHAVIOUR_OTHER_CODE
+        + "f: 3.10's copies of the tuple's join block are read as ifs (the fold is 3.12+'s)",
+    },
     "loop_last_branch_jump_back_before_loop_end": {
         10: SAME_BEHAVIOUR_OTHER_CODE
         + "the jump back ending the loop's last branch (`else: pass`, `continue`) is dropped as"
@@ -9852,18 +9945,6 @@ _CODE_NOT_YET: dict = {
 # Found only when the whole module is decompiled from a .pyc of that version.
 _PYC_NOT_YET: dict = {}
 _PYC_CODE_NOT_YET = {
-    "conditional_expression_constant_before_copied_tail": {
-        12: SAME_BEHAVIOUR_OTHER_CODE
-        + "tuple_of: instruction #2: expected POP_JUMP_IF_FALSE -> #6, got POP_JUMP_IF_FALSE -> #4",
-        13: SAME_BEHAVIOUR_OTHER_CODE
-        + "tuple_of: instruction #3: expected POP_JUMP_IF_FALSE -> #7, got POP_JUMP_IF_FALSE -> #5",
-    },
-    "elif_chain_and_test_copies_the_implicit_return": {
-        12: SAME_BEHAVIOUR_OTHER_CODE
-        + "k: instruction #7: expected POP_JUMP_IF_FALSE -> #31, got POP_JUMP_IF_FALSE -> #30",
-        13: SAME_BEHAVIOUR_OTHER_CODE
-        + "k: instruction #8: expected POP_JUMP_IF_FALSE -> #34, got POP_JUMP_IF_FALSE -> #33",
-    },
     "while_chained_comparison_and_test": {11: _AND_CHAIN},
     "and_then_chained_comparison_as_if_test": {
         10: SAME_BEHAVIOUR_OTHER_CODE
