@@ -258,7 +258,7 @@ class CodeDecoder {
     bool sequential = false;      // the handlers never rejoin; what follows is not an else
     int tail_copy = -1;           // the original of the copied code after the statement
     int tail_copy_length = 0;
-    bool clauses_continue = false;  // 3.13: the clauses end in `continue`
+    bool clauses_continue = false;  // 3.12+: the clauses end in `continue` or `break`
     bool cold = false;              // 3.12+: the statement lies in handler code
     int outside = -1;               // 3.12+: the code after the statement, after the handlers
     int outside_end = -1;

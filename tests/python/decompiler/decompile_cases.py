@@ -9344,6 +9344,61 @@ CASES: list[Case] = [
         ([], 0),
         ([0, 4], -1),
     ),
+    # 3.12+: clauses that all `break` (to a long block after the loop) never rejoin: the code
+    # after the try, whose own try has its handler placed after this one's
+    # (push_cold_blocks_to_end keeps the compiled order), is no else (multiprocessing's
+    # pool.worker, forkserver's main).
+    _case(
+        "loop_try_clause_breaks_then_try_after",
+        """
+        def f(tasks, limit):
+            it = iter(tasks)
+            done = 0
+            while limit is None or (limit and done < limit):
+                try:
+                    task = rec("get", next(it))
+                except (StopIteration, KeyError):
+                    rec("end")
+                    break
+                if task is None:
+                    rec("none")
+                    break
+                try:
+                    r = 10 // task
+                except ZeroDivisionError as e:
+                    r = str(e)
+                rec("r", r)
+                done += 1
+            rec("after", done, limit)
+            return done, limit
+        """,
+        ([1, 0, 5], None),
+        ([2, 0, None, 3], 5),
+        ([1, 2, 3], 2),
+        ([], 0),
+    ),
+    _case(
+        "for_try_clause_breaks_then_try_after",
+        """
+        def f(keys, table):
+            out = []
+            for k in keys:
+                try:
+                    v = table[k]
+                except KeyError:
+                    rec("missing", k)
+                    break
+                try:
+                    out.append(10 // v)
+                except ZeroDivisionError:
+                    out.append(None)
+            rec("after", out, len(keys))
+            return out
+        """,
+        ([1, 2, 3], {1: 5, 2: 0}),
+        ([1, 2], {1: 0, 2: 3}),
+        ([], {}),
+    ),
 ]
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
