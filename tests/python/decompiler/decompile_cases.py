@@ -9377,6 +9377,28 @@ CASES: list[Case] = [
         ([1, 2, 3], 2),
         ([], 0),
     ),
+    # 3.12+: an and/or test ending a loop body whose items jump back to the head when false
+    # (threaded from the loop's jump back), each turned around over a line-less JUMP_BACKWARD
+    # (normalize_jumps, uncovered in a generator): the whole test, not nested `continue`s
+    # (xml.etree.ElementPath's select).
+    _case(
+        "for_body_or_and_test_turned_over_jump_back",
+        """
+        def f(items, tags, n):
+            def select(rows):
+                for x in rows:
+                    if rec("a", x) in tags or x not in tags and rec("c", x) > n:
+                        yield x
+            out = list(select(items))
+            for x in items:
+                if (x in tags or x > n) and (x < 2 * n or x not in tags):
+                    out.append(-x)
+            return out
+        """,
+        ([1, 2, 3, 4, 5], {2, 5}, 3),
+        ([], set(), 0),
+        ([0, 7, 9], {9}, 8),
+    ),
     _case(
         "for_try_clause_breaks_then_try_after",
         """
