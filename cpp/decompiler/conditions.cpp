@@ -387,7 +387,14 @@ void CodeDecoder::keep_turned_items(std::vector<ConditionItem>& items, const Tur
   for (const auto& [index, original] : turned.originals) {
     if (index + 1 == *best) last = original;
   }
-  if (ConditionItem probe = last; !turned_over_jump_back(&probe, end)) {
+  // (Nor where code after the test jumps back into it or to its label: the last item is a
+  // loop's test, `if a: while b:`, its body's end jumping back to the label.)
+  bool jumped_back_into = false;
+  for (int k = last.next + 1; k < end && !jumped_back_into; ++k) {
+    const Operation& o = lifted_.ops[static_cast<size_t>(k)];
+    jumped_back_into = is_jump(o.op) && o.target >= items[0].start && o.target <= last.next + 1;
+  }
+  if (ConditionItem probe = last; jumped_back_into || !turned_over_jump_back(&probe, end)) {
     *best = turned.best;
     *best_stack = turned.best_stack;
     items[turned.originals.front().first] = turned.originals.front().second;

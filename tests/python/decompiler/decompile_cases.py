@@ -9393,6 +9393,11 @@ CASES: list[Case] = [
             for x in items:
                 if (x in tags or x > n) and (x < 2 * n or x not in tags):
                     out.append(-x)
+            for x in items:
+                if x in tags:
+                    while x > n:
+                        out.append(x)
+                        x -= 2
             return out
         """,
         ([1, 2, 3, 4, 5], {2, 5}, 3),
