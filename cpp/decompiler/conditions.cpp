@@ -367,6 +367,65 @@ bool CodeDecoder::exit_copies_on_other_lines(int a, int b) const {
   return line_a >= 0 && line_b >= 0 && line_a != line_b;
 }
 
+// 3.12+ has no backward conditional jump: a test of an and/or jumping back to the loop head
+// (threaded there from the loop's jump back) becomes a jump over a JUMP_BACKWARD that no line
+// and (inside a handler's region) no handler covers (normalize_jumps, after
+// label_exception_targets). Where more tests follow, the item is read back as that jump:
+// `for x in r: if a or b and c: yield x` (xml.etree.ElementPath's select). The same jumps.
+bool CodeDecoder::turned_over_jump_back(ConditionItem* item, int end) const {
+  const auto& ops = lifted_.ops;
+  const int over = item->next;
+  // (Only for a test whose region ends the loop body: in an if's branch, `if a and b: ...`
+  // then `else: continue`, the if reads its own jumps back.)
+  if (!profile_.conditional_jumps_forward_only || loops_.empty() || item->target != over + 1 ||
+      over + 1 >= end || item->turned || loops_.back().back_jump < 0 ||
+      end < loops_.back().back_jump)
+    return false;
+  const Operation& back = ops[static_cast<size_t>(over)];
+  if (back.op != Op::Jump || back.target >= over || back.line >= 0 ||
+      resolve(back.target) != resolve(loops_.back().continue_target) ||
+      ops[static_cast<size_t>(over) + 1].op == Op::Jump)
+    return false;
+  for (const Operation& o : ops) {
+    if (is_jump(o.op) && o.target == over) return false;  // (its own block, only fallen into)
+  }
+  if (int handler = flow_.handler_covering(item->start);
+      handler >= 0 && flow_.handler_covering(over) == handler)
+    return false;
+  static const int flipped[] = {1, 0, 3, 2};
+  item->sense = flipped[item->sense];
+  item->target = back.target;
+  item->next = over + 1;
+  item->turned = true;
+  return true;
+}
+
+// Turned items are kept only where the last item's jump was turned too, read by the if as a
+// whole (if_inverted_over_jump_back): else the items are read as they were, up to the first
+// turned one. The last item's own turned jump is left to the if.
+void CodeDecoder::keep_turned_items(std::vector<ConditionItem>& items, const TurnedItems& turned,
+                                    size_t* best, std::vector<ExprPtr>* best_stack, int end) const {
+  if (turned.originals.empty() || turned.originals.front().first >= *best) return;
+  ConditionItem last = items[*best - 1];
+  for (const auto& [index, original] : turned.originals) {
+    if (index + 1 == *best) last = original;
+  }
+  // (Nor where code after the test jumps back into it or to its label: the last item is a
+  // loop's test, `if a: while b:`, its body's end jumping back to the label.)
+  bool jumped_back_into = false;
+  for (int k = last.next + 1; k < end && !jumped_back_into; ++k) {
+    const Operation& o = lifted_.ops[static_cast<size_t>(k)];
+    jumped_back_into = is_jump(o.op) && o.target >= items[0].start && o.target <= last.next + 1;
+  }
+  if (ConditionItem probe = last; jumped_back_into || !turned_over_jump_back(&probe, end)) {
+    *best = turned.best;
+    *best_stack = turned.best_stack;
+    items[turned.originals.front().first] = turned.originals.front().second;
+    return;
+  }
+  items[*best - 1] = last;
+}
+
 // Whether the first `count` items form a whole condition: every item goes to the last one's
 // true or false exit, or to a later item.
 bool CodeDecoder::condition_complete(const std::vector<ConditionItem>& items, size_t count,
@@ -394,6 +453,7 @@ bool CodeDecoder::condition_complete(const std::vector<ConditionItem>& items, si
       continue;
     }
     all_to_exit = false;
+    if (items[k].turned && resolve(t) == resolve(last.next)) continue;
     bool internal = false;
     for (size_t m = k + 1; m < count; ++m) internal |= items[m].start == t;
     if (!internal) return false;
@@ -449,7 +509,17 @@ std::vector<CodeDecoder::ConditionItem> CodeDecoder::collect_conditions(int j, i
   int k = items.back().next;
   // (A test jumping to the operation after it goes there either way, no part of an and/or with
   // later tests: `if a: pass`, its body a NOP the lift dropped, then `if b:`.)
+  TurnedItems turned;
   while (k < end && items.size() < 64 && items.back().target != items.back().next) {
+    if (ConditionItem item = items.back(); turned_over_jump_back(&item, end)) {
+      if (turned.originals.empty()) {
+        turned.best = best;
+        turned.best_stack = best_stack;
+      }
+      turned.originals.push_back({items.size() - 1, items.back()});
+      items.back() = item;
+      k = item.next;
+    }
     int start = k;
     size_t depth = stack_.size();
     // (Restored, not decremented: an evaluate that threw inside leaves its own increment.)
@@ -474,6 +544,7 @@ std::vector<CodeDecoder::ConditionItem> CodeDecoder::collect_conditions(int j, i
       best_stack = stack_;
     }
   }
+  keep_turned_items(items, turned, &best, &best_stack, end);
   if (best == 0) throw DecodeFailure("incomplete condition");
   items.resize(best);
   for (ConditionItem& item : items) {
@@ -481,6 +552,8 @@ std::vector<CodeDecoder::ConditionItem> CodeDecoder::collect_conditions(int j, i
     item.target = condition_exit(items, t, items.back());
     if (item.target != t && !consumed_[static_cast<size_t>(t)])
       mark_consumed(t, t + copied_block_length(item.target, t));
+    if (item.turned && resolve(item.target) == resolve(items.back().next))
+      item.target = items.back().next;
   }
   stack_ = best_stack;
   return items;
@@ -830,9 +903,9 @@ bool CodeDecoder::needs_inversion(const IfShape& s) {
   const std::optional<LoopContext>& loop = s.loop;
   // (Not where a test jumps to the jump back itself: a written `continue`, which the compiler
   // keeps as a block of its own, `if a or b: continue`; turning a test around adds a jump
-  // back that only the test falls into.)
+  // back that only the test falls into; an item read back from such a jump, `turned`, is one.)
   for (const ConditionItem& item : items) {
-    if (item.target == then_begin) return false;
+    if (item.target == then_begin && !item.turned) return false;
   }
   // (Not where a chained comparison's cleanup lies before the label: it falls into a written
   // `continue`, `if not a < b < c: continue`; turned around, the cleanup jumps back itself and
@@ -870,6 +943,11 @@ bool CodeDecoder::needs_inversion(const IfShape& s) {
       flow_.handler_covering(loop->continue_target) == handler) {
     used_table_reading_ = true;
     return flow_.handler_covering(then_begin) < 0;
+  }
+  // (An item read back from a jump over a jump back (turned_over_jump_back): the compiler
+  // turned the last one too where that jump back has no line; a written `continue` has one.)
+  for (const ConditionItem& item : items) {
+    if (item.turned && ops[static_cast<size_t>(then_begin)].line < 0) return true;
   }
   if (items.size() > 1) return mentions_identity_or_membership(test, 0);
   // (A chained comparison jumping when false, its cleanup after the label (see above): the

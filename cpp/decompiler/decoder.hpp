@@ -260,7 +260,7 @@ class CodeDecoder {
     bool sequential = false;      // the handlers never rejoin; what follows is not an else
     int tail_copy = -1;           // the original of the copied code after the statement
     int tail_copy_length = 0;
-    bool clauses_continue = false;  // 3.13: the clauses end in `continue`
+    bool clauses_continue = false;  // 3.12+: the clauses end in `continue` or `break`
     bool cold = false;              // 3.12+: the statement lies in handler code
     int outside = -1;               // 3.12+: the code after the statement, after the handlers
     int outside_end = -1;
@@ -535,10 +535,19 @@ class CodeDecoder {
     ExprPtr expr;
     int sense = 0;  // jump when the value is: 0 false, 1 true, 2 None, 3 not None
     int target = 0;
-    int start = 0;  // first operation of the item
-    int jump = 0;   // the jump operation
-    int next = 0;   // where the test continues when it does not jump
+    int start = 0;        // first operation of the item
+    int jump = 0;         // the jump operation
+    int next = 0;         // where the test continues when it does not jump
+    bool turned = false;  // read back from a jump over a jump back (turned_over_jump_back)
   };
+  bool turned_over_jump_back(ConditionItem* item, int end) const;
+  struct TurnedItems {  // what collect_conditions had before the first turned item
+    std::vector<std::pair<size_t, ConditionItem>> originals;
+    size_t best = 0;
+    std::vector<ExprPtr> best_stack;
+  };
+  void keep_turned_items(std::vector<ConditionItem>& items, const TurnedItems& turned, size_t* best,
+                         std::vector<ExprPtr>* best_stack, int end) const;
   std::vector<ConditionItem> collect_conditions_range(int begin, int end);
   ConditionItem finish_chained_test(ConditionItem item);
   void consume_moved_chain_cleanup(int k, int cleanup, int false_exit);  // or throws

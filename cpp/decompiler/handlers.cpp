@@ -977,9 +977,10 @@ void CodeDecoder::read_clauses_continue(int end, TryExceptShape& s) const {
   }
 }
 
-// 3.12+: clauses that all leave with `continue` never rejoin either. A try or with in what
-// follows the body whose handler lies after this one's was compiled after the statement, not
-// in its else (push_cold_blocks_to_end keeps the order the blocks were compiled in).
+// 3.12+: clauses that all leave with `continue` or `break` never rejoin either. A try or with
+// in what follows the body whose handler lies after this one's was compiled after the
+// statement, not in its else (push_cold_blocks_to_end keeps the order the blocks were compiled
+// in). (A break's jump to the code after the loop: multiprocessing's pool.worker.)
 void CodeDecoder::read_clauses_continue_before_code(int i, int end, TryExceptShape& s) const {
   const auto& ops = lifted_.ops;
   if (!profile_.cold_blocks_at_end || role_ == CodeRole::Module || loops_.empty() || s.sequential ||
@@ -987,12 +988,14 @@ void CodeDecoder::read_clauses_continue_before_code(int i, int end, TryExceptSha
       s.else_end <= s.body_end || s.handler < end)
     return;
   int head = resolve(loops_.back().continue_target);
-  bool any_continue = false;
+  int after_loop = loops_.back().break_target;
+  bool any_leaves = false;
   for (int k = s.handler; k < s.cleanup; ++k) {
     const Operation& op = ops[static_cast<size_t>(k)];
     if (op.op != Op::Jump || (op.target >= s.handler && op.target < s.cleanup)) continue;
-    if (resolve(op.target) != head) return;
-    any_continue = true;
+    int target = resolve(op.target);
+    if (target != head && (after_loop < 0 || target != resolve(after_loop))) return;
+    any_leaves = true;
   }
   bool compiled_after = false;
   for (const HandlerRegion& region : flow_.regions) {
@@ -1003,7 +1006,7 @@ void CodeDecoder::read_clauses_continue_before_code(int i, int end, TryExceptSha
     if (region.target < s.handler) return;  // compiled first: the else's
     compiled_after |= region.target > s.cleanup;
   }
-  if (any_continue && compiled_after) {
+  if (any_leaves && compiled_after) {
     s.clauses_continue = true;
     s.sequential = true;
   }

@@ -9716,6 +9716,88 @@ CASES: list[Case] = [
         (3, None, 0),
         (3, None, 2),
     ),
+    # 3.12+: clauses that all `break` (to a long block after the loop) never rejoin: the code
+    # after the try, whose own try has its handler placed after this one's
+    # (push_cold_blocks_to_end keeps the compiled order), is no else (multiprocessing's
+    # pool.worker, forkserver's main).
+    _case(
+        "loop_try_clause_breaks_then_try_after",
+        """
+        def f(tasks, limit):
+            it = iter(tasks)
+            done = 0
+            while limit is None or (limit and done < limit):
+                try:
+                    task = rec("get", next(it))
+                except (StopIteration, KeyError):
+                    rec("end")
+                    break
+                if task is None:
+                    rec("none")
+                    break
+                try:
+                    r = 10 // task
+                except ZeroDivisionError as e:
+                    r = str(e)
+                rec("r", r)
+                done += 1
+            rec("after", done, limit)
+            return done, limit
+        """,
+        ([1, 0, 5], None),
+        ([2, 0, None, 3], 5),
+        ([1, 2, 3], 2),
+        ([], 0),
+    ),
+    # 3.12+: an and/or test ending a loop body whose items jump back to the head when false
+    # (threaded from the loop's jump back), each turned around over a line-less JUMP_BACKWARD
+    # (normalize_jumps, uncovered in a generator): the whole test, not nested `continue`s
+    # (xml.etree.ElementPath's select).
+    _case(
+        "for_body_or_and_test_turned_over_jump_back",
+        """
+        def f(items, tags, n):
+            def select(rows):
+                for x in rows:
+                    if rec("a", x) in tags or x not in tags and rec("c", x) > n:
+                        yield x
+            out = list(select(items))
+            for x in items:
+                if (x in tags or x > n) and (x < 2 * n or x not in tags):
+                    out.append(-x)
+            for x in items:
+                if x in tags:
+                    while x > n:
+                        out.append(x)
+                        x -= 2
+            return out
+        """,
+        ([1, 2, 3, 4, 5], {2, 5}, 3),
+        ([], set(), 0),
+        ([0, 7, 9], {9}, 8),
+    ),
+    _case(
+        "for_try_clause_breaks_then_try_after",
+        """
+        def f(keys, table):
+            out = []
+            for k in keys:
+                try:
+                    v = table[k]
+                except KeyError:
+                    rec("missing", k)
+                    break
+                try:
+                    out.append(10 // v)
+                except ZeroDivisionError:
+                    out.append(None)
+            rec("after", out, len(keys))
+            return out
+        """,
+        ([1, 2, 3], {1: 5, 2: 0}),
+        ([1, 2], {1: 0, 2: 3}),
+        ([], {}),
+    ),
 ]
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
