@@ -854,6 +854,7 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
   if (int next = if_else_over_jump(s); next >= 0) return next;
   if (int next = if_else_ending_loop_body(s); next >= 0) return next;
   if (int next = if_else_returning_ending_loop_body(s); next >= 0) return next;
+  if (int next = if_else_clauses_to_cold_test(s); next >= 0) return next;
   if (int next = if_else_then_ends_in_else_pass(s); next >= 0) return next;
   if (int next = if_else_jumped_from_inside(s); next >= 0) return next;
   if (int next = if_else_joined_by_handlers(s); next >= 0) return next;
@@ -1342,6 +1343,36 @@ int CodeDecoder::if_else_returning_ending_loop_body(const IfShape& s) {
       last != Op::Reraise)
     return -1;
   if (!ends_with_test_over_jump_back(s.then_begin, s.label, loop->continue_target)) return -1;
+  Body then_body = decode_range(s.then_begin, s.label, s.exit);
+  Body else_body = decode_range(s.label, s.end, s.exit);
+  emit_if(s, std::move(then_body), std::move(else_body));
+  return s.end;
+}
+
+// 3.12+: an if/else ending the body of a loop whose bottom test is cold code (while_head's
+// cold_tail), whose then-branch does not fall into the label (it ends in a try whose body returns,
+// or breaks through a copy of the code after the loop): only the clauses of that try go on, and
+// push_cold_blocks_to_end left their jump to the moved test (the next iteration), not to a join
+// (compile.c's compiler_if emits no jump over the else after a branch that cannot fall off).
+// Read as an if without an else, the clauses would fall into the label: the else runs from there
+// to the region's end, the loop body's.
+int CodeDecoder::if_else_clauses_to_cold_test(const IfShape& s) {
+  const auto& ops = lifted_.ops;
+  const std::optional<LoopContext>& loop = s.loop;
+  if (!profile_.cold_blocks_at_end || !loop || s.label >= s.end || s.label - 1 <= s.then_begin ||
+      !same_target(s.exit, loop->continue_target))
+    return -1;
+  Op last = ops[static_cast<size_t>(s.label) - 1].op;
+  if (last != Op::ReturnValue && last != Op::ReturnConst && last != Op::RaiseVarargs &&
+      last != Op::Reraise)
+    return -1;
+  const int head = loop->continue_target;
+  bool to_cold_test = false;
+  for (int target : handler_exits(s.then_begin, s.label)) {
+    auto cold = cold_tests_.find(target);
+    to_cold_test |= cold != cold_tests_.end() && cold->second == head;
+  }
+  if (!to_cold_test) return -1;
   Body then_body = decode_range(s.then_begin, s.label, s.exit);
   Body else_body = decode_range(s.label, s.end, s.exit);
   emit_if(s, std::move(then_body), std::move(else_body));
@@ -1968,7 +1999,14 @@ int CodeDecoder::if_with_final_return(const IfShape& s) {
   const int exit = s.exit;
   const int then_begin = s.then_begin;
   const int label = s.label;
+  int fall_offs_before = s.loop ? cold_test_fall_offs_[s.loop->continue_target] : 0;
   Body then_body = decode_range(then_begin, label, label);
+  // (A jump in the then-branch to the loop's cold bottom test, read as falling off, goes on with
+  // the next iteration, not at the label: this reading would run the code there after it.)
+  if (s.loop && cold_test_fall_offs_[s.loop->continue_target] != fall_offs_before &&
+      resolve(label) != s.loop->continue_target)
+    throw DecodeFailure(
+        "a then-branch's jump to the loop's cold test read as falling into the label");
   // At module level the final `return None` is duplicated into branches: the rest is an else.
   if (role_ == CodeRole::Module && ends_in_return_none(ops, label)) {
     if (!then_body.empty() && then_body.back()->kind == StmtKind::Return) then_body.pop_back();

@@ -493,6 +493,9 @@ class CodeDecoder {
   // 3.12+: a loop's bottom test placed as cold code (while_head's cold_tail) -> the loop's head,
   // where a jump to it goes on: the next iteration, or the exit.
   std::map<int, int> cold_tests_;
+  // How many jumps to such a test decode_jump read as falling off their region, per loop head
+  // (a then-branch that did so falls off to the next iteration, not into its label).
+  std::map<int, int> cold_test_fall_offs_;
   bool jumps_past_cold_test(int target) const;  // a written `continue` of such a loop
   int warm_origin(int k) const;  // 3.12+: the try body whose handler leads to cold code at k
   bool falls_into_jump_back(int from, int target) const;
@@ -586,6 +589,7 @@ class CodeDecoder {
   int if_else_threaded_join(const IfShape& s);   // 3.12: its jump over the else threaded
   int if_else_ending_loop_body(const IfShape& s);            // 3.12+: the then-branch jumps back
   int if_else_returning_ending_loop_body(const IfShape& s);  // 3.12+: ... or returns
+  int if_else_clauses_to_cold_test(const IfShape& s);        // 3.12+: ... only its clauses go on
   int if_else_then_ends_in_else_pass(const IfShape& s);      // 3.12+: ... or ends `else: pass`
   int if_else_jumped_from_inside(const IfShape& s);  // a statement in the branch jumps to the join
   int if_else_joined_by_handlers(const IfShape& s);  // 3.12+: only the branch's clauses jump

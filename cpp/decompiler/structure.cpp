@@ -2134,8 +2134,10 @@ int CodeDecoder::decode_jump(int i, int end, int exit) {
   // A jump to the innermost loop's bottom test placed as cold code (while_head's cold_tail) is
   // the loop body falling off its end, never a written `continue` (which goes to the top test).
   if (auto cold = cold_tests_.find(target); last && cold != cold_tests_.end() && !loops_.empty() &&
-                                            cold->second == loops_.back().continue_target)
+                                            cold->second == loops_.back().continue_target) {
+    ++cold_test_fall_offs_[cold->second];
     return end;
+  }
   // (A copy of an except clause's exit, ending a region that ends the clause.)
   if (last && target == end &&
       std::find(clause_end_jumps_.begin(), clause_end_jumps_.end(), i) != clause_end_jumps_.end())

@@ -9798,18 +9798,126 @@ CASES: list[Case] = [
         ([1, 2], {1: 0, 2: 3}),
         ([], {}),
     ),
+    _case(
+        "while_cold_test_if_try_returns_else_try_returns",
+        """
+        def g(xs):
+            if rec("g", xs[-1]) and xs[-1] % 2:
+                raise ValueError(xs[-1])
+            return xs[-1]
+
+        def f(xs, n):
+            xs = list(xs)
+            while xs:
+                if n:
+                    try:
+                        return g(xs)
+                    except ValueError:
+                        rec("pop", xs.pop())
+                else:
+                    try:
+                        return g(xs[:-1] or [2])
+                    except ValueError:
+                        rec("pop2", xs.pop())
+            return xs
+        """,
+        ([1], 1),
+        ([1, 3], 1),
+        ([2, 1, 3], 1),
+        ([3, 1, 1], 0),
+        ([], 0),
+    ),
+    _case(
+        "while_cold_test_if_with_try_returns_else",
+        """
+        def g(xs):
+            if rec("g", xs[-1]) and xs[-1] % 2:
+                raise ValueError(xs[-1])
+            return xs[-1]
+
+        def f(xs, n):
+            xs = list(xs)
+            while xs:
+                if n:
+                    with CM("w", n > 1):
+                        try:
+                            return g(xs)
+                        except ValueError:
+                            rec("pop", xs.pop())
+                else:
+                    rec("else", xs.pop())
+            return xs
+        """,
+        ([1], 1),
+        ([2, 1, 3], 2),
+        ([3, 1, 1], 0),
+        ([], 1),
+    ),
+    _case(
+        "while_cold_test_elif_branches_try_returns_else",
+        """
+        def g(xs):
+            if rec("g", xs[-1]) and xs[-1] % 2:
+                raise ValueError(xs[-1])
+            return xs[-1]
+
+        def f(xs, n):
+            xs = list(xs)
+            while xs:
+                if n > 1:
+                    try:
+                        return g(xs)
+                    except ValueError:
+                        rec("pop", xs.pop())
+                elif n:
+                    try:
+                        return g(xs)
+                    except ValueError:
+                        rec("pop1", xs.pop())
+                else:
+                    rec("else", xs.pop())
+            return xs
+        """,
+        ([1, 3], 2),
+        ([2, 1, 3], 1),
+        ([3, 1, 1], 0),
+        ([], 1),
+    ),
+    _case(
+        "for_if_branch_try_clause_goes_on_else_returns",
+        """
+        def g(xs):
+            if rec("g", xs[-1]) and xs[-1] % 2:
+                raise ValueError(xs[-1])
+            return xs[-1]
+
+        def f(xs, n):
+            out = []
+            for x in xs:
+                if n:
+                    try:
+                        v = g([x])
+                        break
+                    except ValueError:
+                        rec("pop", x)
+                else:
+                    try:
+                        out.append(g([x]))
+                        return out
+                    except ValueError:
+                        rec("pop2", x)
+            return out, xs
+        """,
+        ([1, 2], 1),
+        ([1, 3], 0),
+        ([3, 2], 0),
+        ([], 1),
+    ),
 ]
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
 WRONG = "decompiles without a fallback to code that behaves differently: "
 _NOT_YET: dict = {
-    "while_cold_test_if_branch_try_clause_goes_on_else_returns": {
-        v: WRONG
-        + "f: an if/else's then-branch ending in a try whose clause jumps to the loop's cold"
-        " bottom test (decode_jump reads that jump as falling off the region) is read as an if"
-        " without else, the else after it: the clause runs the else's code"
-        for v in (12, 13)
-    },
     "chained_comparison_named_expression_links": {
         10: FALLBACK + "'unsupported operation 60' (3.10: a value chained comparison whose later"
         " link stores a named expression)",
