@@ -1337,16 +1337,21 @@ int CodeDecoder::if_else_then_ends_in_else_pass(const IfShape& s) {
 // turned around over a jump back (normalize_jumps_in_block): `if a: (if b is c: return)` then
 // `else: <else>`. Read as an if without an else, the test would need an `else: continue`, whose
 // jump has a line of its own (`not (b is c)` compiles as `b is not c`). The then-branch cannot
-// fall into the label: the else runs from there to the region's end, the loop body's.
+// fall into the label: the else runs from there to the region's end, the loop body's. (3.12:
+// likewise a then-branch ending in a break, `if a: (if t: x; break)`.)
 int CodeDecoder::if_else_returning_ending_loop_body(const IfShape& s) {
   const auto& ops = lifted_.ops;
   const std::optional<LoopContext>& loop = s.loop;
   if (!profile_.conditional_jumps_forward_only || !loop || s.label >= s.end ||
       s.label - 1 <= s.then_begin || !same_target(s.exit, loop->continue_target))
     return -1;
-  Op last = ops[static_cast<size_t>(s.label) - 1].op;
+  const Operation& last_op = ops[static_cast<size_t>(s.label) - 1];
+  Op last = last_op.op;
+  // (Or breaks, 3.12: its jump leaves the loop, never falling into the label either.)
+  bool breaks = last == Op::Jump && !profile_.inlines_no_lineno_blocks &&
+                same_target(last_op.target, loop->break_target);
   if (last != Op::ReturnValue && last != Op::ReturnConst && last != Op::RaiseVarargs &&
-      last != Op::Reraise)
+      last != Op::Reraise && !breaks)
     return -1;
   if (!ends_with_test_over_jump_back(s.then_begin, s.label, loop->continue_target)) return -1;
   Body then_body = decode_range(s.then_begin, s.label, s.exit);

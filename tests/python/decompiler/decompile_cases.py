@@ -9399,6 +9399,29 @@ CASES: list[Case] = [
         ([], True, 3),
     ),
     _case(
+        # 3.12: an elif ending a for body whose branch ends in `if t: x; break`, the test turned
+        # around over a jump back that starts no line entry: the branch of the if/elif/else.
+        "for_body_elif_then_breaks_after_turned_test",
+        """
+        def f(items, lim):
+            out = []
+            for x in items:
+                if x == lim:
+                    continue
+                elif x > lim:
+                    if rec("p", x) % 2:
+                        out.append(x)
+                        break
+                else:
+                    out.append(x * 10)
+            return out
+        """,
+        ([1, 2, 3], 2),
+        ([1, 4, 5, 7], 2),
+        ([1, 2], 5),
+        ([], 3),
+    ),
+    _case(
         # 3.13: a try/finally ending a for body, its finally body ending in an if: the jump back
         # after the statement is copied for the copy's fall-off and for the if's test.
         "for_body_try_finally_ends_in_if",
