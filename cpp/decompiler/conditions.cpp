@@ -960,7 +960,9 @@ bool CodeDecoder::needs_inversion(const IfShape& s) {
   // line of its own starts one; one written on the test's line compiles to the same code as the
   // turned test with the rest of the loop body as the if's body. Not 3.13: there a test jumping
   // to a line-less jump back takes a copy of it, inline_small_or_no_lineno_blocks.)
-  return !profile_.inlines_no_lineno_blocks && same_target(s.exit, loop->continue_target) &&
+  // (Jumping over it when true: jumping when false, it is an or's item leaving for the head.)
+  return !profile_.inlines_no_lineno_blocks && items[0].sense == 1 &&
+         same_target(s.exit, loop->continue_target) &&
          ops[static_cast<size_t>(then_begin)].line < 0 && !starts_line_on_prefix(then_begin);
 }
 
