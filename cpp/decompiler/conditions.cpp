@@ -955,7 +955,16 @@ bool CodeDecoder::needs_inversion(const IfShape& s) {
   // compiler turned around its last link's jump back, `assert a < b < c` ending a loop body.)
   const ExprPtr& only = items[0].expr;
   if (only->kind == ExprKind::Compare && only->ops.size() > 1) return true;
-  return cannot_turn_around(only) && items[0].sense != 0;
+  if (cannot_turn_around(only)) return items[0].sense != 0;
+  // (Any other test whose jump back starts no line entry of its own, continuing the test's line:
+  // the one normalize_jumps_in_block added turning the test around. A `continue` written on a
+  // line of its own starts one; one written on the test's line compiles to the same code as the
+  // turned test with the rest of the loop body as the if's body. Not 3.13: there a test jumping
+  // to a line-less jump back takes a copy of it, inline_small_or_no_lineno_blocks.)
+  // (Jumping over it when true: jumping when false, it is an or's item leaving for the head.)
+  return !profile_.inlines_no_lineno_blocks && items[0].sense == 1 &&
+         same_target(s.exit, loop->continue_target) &&
+         ops[static_cast<size_t>(then_begin)].line < 0 && !starts_line_on_prefix(then_begin);
 }
 
 int CodeDecoder::if_inverted_over_jump_back(const IfShape& s) {
@@ -1331,16 +1340,21 @@ int CodeDecoder::if_else_then_ends_in_else_pass(const IfShape& s) {
 // turned around over a jump back (normalize_jumps_in_block): `if a: (if b is c: return)` then
 // `else: <else>`. Read as an if without an else, the test would need an `else: continue`, whose
 // jump has a line of its own (`not (b is c)` compiles as `b is not c`). The then-branch cannot
-// fall into the label: the else runs from there to the region's end, the loop body's.
+// fall into the label: the else runs from there to the region's end, the loop body's. (3.12:
+// likewise a then-branch ending in a break, `if a: (if t: x; break)`.)
 int CodeDecoder::if_else_returning_ending_loop_body(const IfShape& s) {
   const auto& ops = lifted_.ops;
   const std::optional<LoopContext>& loop = s.loop;
   if (!profile_.conditional_jumps_forward_only || !loop || s.label >= s.end ||
       s.label - 1 <= s.then_begin || !same_target(s.exit, loop->continue_target))
     return -1;
-  Op last = ops[static_cast<size_t>(s.label) - 1].op;
+  const Operation& last_op = ops[static_cast<size_t>(s.label) - 1];
+  Op last = last_op.op;
+  // (Or breaks, 3.12: its jump leaves the loop, never falling into the label either.)
+  bool breaks = last == Op::Jump && !profile_.inlines_no_lineno_blocks &&
+                same_target(last_op.target, loop->break_target);
   if (last != Op::ReturnValue && last != Op::ReturnConst && last != Op::RaiseVarargs &&
-      last != Op::Reraise)
+      last != Op::Reraise && !breaks)
     return -1;
   if (!ends_with_test_over_jump_back(s.then_begin, s.label, loop->continue_target)) return -1;
   Body then_body = decode_range(s.then_begin, s.label, s.exit);
@@ -1382,9 +1396,11 @@ int CodeDecoder::if_else_clauses_to_cold_test(const IfShape& s) {
 // 3.12+ has no backward conditional jump: an if ending a loop body's branch turns its test
 // around over a jump back to the head. A membership or identity test cannot be written turned
 // around (`not (a in b)` compiles as `a not in b`): read outside an if/else, that if would need
-// an `else: continue`, whose jump has a line of its own. The if's body runs to the branch's end
-// (no jump after it), and no test jumps to the label (the rest of a condition the test items
-// did not take in).
+// an `else: continue`, whose jump has a line of its own. Nor, 3.12, can any test whose jump back
+// starts no line entry (a `continue` on a line of its own starts one; 3.13 copies the jump back
+// for such a test, inline_small_or_no_lineno_blocks, the test jumping forward to the copy). The
+// if's body runs to the branch's end (no jump after it), and no test jumps to the label (the rest
+// of a condition the test items did not take in).
 bool CodeDecoder::ends_with_test_over_jump_back(int begin, int label, int head) const {
   const auto& ops = lifted_.ops;
   bool found = false;
@@ -1394,9 +1410,11 @@ bool CodeDecoder::ends_with_test_over_jump_back(int begin, int label, int head) 
     if (o.op == Op::JumpIf && same_target(o.target, label)) return false;
     Op tested = k > begin ? ops[static_cast<size_t>(k) - 1].op : Op::Nop;
     const Operation& next = ops[static_cast<size_t>(k) + 1];
-    found = o.op == Op::JumpIf && o.target == k + 2 &&
-            (tested == Op::ContainsOp || tested == Op::IsOp) && next.op == Op::Jump &&
-            same_target(next.target, head);
+    found =
+        o.op == Op::JumpIf && o.target == k + 2 && next.op == Op::Jump &&
+        same_target(next.target, head) &&
+        (tested == Op::ContainsOp || tested == Op::IsOp ||
+         (!profile_.inlines_no_lineno_blocks && next.line < 0 && !starts_line_on_prefix(k + 1)));
     if (found) ++k;  // (past the jump back)
   }
   return found;

@@ -9372,6 +9372,56 @@ CASES: list[Case] = [
         ([], True, 3),
     ),
     _case(
+        # 3.12: an if/else ending a for body whose then-branch ends in `if t: return`, any test,
+        # turned around over a jump back that starts no line entry (a written `continue` has one).
+        "for_body_if_else_then_returns_after_turned_test",
+        """
+        def f(items, must, lim):
+            out = []
+            for x in items:
+                if must:
+                    if rec("t", x) == lim:
+                        return "found", x
+                else:
+                    out.append(-x)
+            for x in items:
+                if x > lim:
+                    if rec("m", x) % 3:
+                        return "three", x, out
+                else:
+                    out.append(0)
+            return out
+        """,
+        ([1, 2, 3], True, 3),
+        ([1, 2, 3], True, 5),
+        ([1, 2, 3], False, 1),
+        ([3, 6, 7], False, 2),
+        ([], True, 3),
+    ),
+    _case(
+        # 3.12: an elif ending a for body whose branch ends in `if t: x; break`, the test turned
+        # around over a jump back that starts no line entry: the branch of the if/elif/else.
+        "for_body_elif_then_breaks_after_turned_test",
+        """
+        def f(items, lim):
+            out = []
+            for x in items:
+                if x == lim:
+                    continue
+                elif x > lim:
+                    if rec("p", x) % 2:
+                        out.append(x)
+                        break
+                else:
+                    out.append(x * 10)
+            return out
+        """,
+        ([1, 2, 3], 2),
+        ([1, 4, 5, 7], 2),
+        ([1, 2], 5),
+        ([], 3),
+    ),
+    _case(
         # 3.13: a try/finally ending a for body, its finally body ending in an if: the jump back
         # after the statement is copied for the copy's fall-off and for the if's test.
         "for_body_try_finally_ends_in_if",
