@@ -518,9 +518,9 @@ int CodeDecoder::merge_exit_copies(int begin, int pop_block, int handler) {
   return first;
 }
 
-// 3.10: a try/except body's way out (POP_BLOCK, then a short tail ending in a return) reached
-// by falling through and by jumps: duplicate_exits_without_lineno gives each jump a copy of its
-// own, placed after the original, back to back before the handler. Where there are more than
+// 3.10: a try/except body's way out (POP_BLOCK, then a short tail ending in a return or raise)
+// reached by falling through and by jumps: duplicate_exits_without_lineno gives each jump a copy of
+// its own, placed after the original, back to back before the handler. Where there are more than
 // one such copies, the jumps to them go to the last one and the others are consumed: the body
 // then ends in one way out, reached by jumps and by the fall through the consumed copies.
 void CodeDecoder::merge_except_exit_copies(int begin, int handler) {
@@ -763,8 +763,7 @@ std::vector<int> clause_tail_copies(const std::vector<Operation>& ops,
 
 int CodeDecoder::decode_setup_except(int i, int handler, int end, int exit) {
   const auto& ops = lifted_.ops;
-  if (ops[static_cast<size_t>(handler) - 1].op == Op::ReturnValue)
-    merge_except_exit_copies(i, handler);
+  if (exits_at(ops, handler - 1)) merge_except_exit_copies(i, handler);
   ExceptShape shape = except_clauses_shape(i, handler, end);
   shape.tail_begin = body_tail_begin(ops, i, shape.else_begin, shape.body_end);
   except_else_tail(shape, handler, end);

@@ -9458,6 +9458,26 @@ CASES: list[Case] = [
         (1,),
         (0,),
     ),
+    # 3.10: an `and` test in a try body whose jumps each get their own copy of the body's way
+    # out `POP_BLOCK; raise ...` (duplicate_exits_without_lineno): the copies are one way out,
+    # the raise after the statement (multiprocessing.reduction.recvfds).
+    _case(
+        "try_body_and_test_jumps_to_raise_copies",
+        """
+        def f(a, b, c):
+            try:
+                if a and 1 // b and c:
+                    rec("then")
+                    return 1
+            except (ZeroDivisionError, RuntimeError):
+                rec("caught")
+            raise RuntimeError("after")
+        """,
+        (0, 1, 1),
+        (1, 0, 1),
+        (1, 1, 0),
+        (1, 1, 1),
+    ),
 ]
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
