@@ -9478,6 +9478,36 @@ CASES: list[Case] = [
         (1, 1, 0),
         (1, 1, 1),
     ),
+    # An if/else in a loop body whose then-branch breaks, then ends in a try whose body jumps
+    # over the else (its clause breaks too): the breaks' jumps to the loop's exit are no join;
+    # the try body's jump is (3.11 _compression.DecompressReader.read).
+    _case(
+        "loop_if_then_breaks_then_try_jumps_over_else",
+        """
+        def f(a, b, n):
+            data = None
+            while True:
+                if a:
+                    block = n or rec("read", n)
+                    if not block:
+                        break
+                    try:
+                        data = rec("decomp", 1 // b)
+                    except ZeroDivisionError:
+                        break
+                else:
+                    data = rec("else", n)
+                n -= 1
+                if data or n < 0:
+                    break
+            rec("after", data)
+            return data
+        """,
+        (0, 1, 2),
+        (1, 1, 2),
+        (1, 0, 2),
+        (1, 1, 0),
+    ),
 ]
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
