@@ -730,9 +730,11 @@ void strip_body_tail_copies(const std::vector<Operation>& ops, int i, int tail_b
                             Body& body, const Body& tail) {
   int length = body_end - tail_begin;
   int count = 0;
+  // (Not a copy right after a with statement's exit call: extend_block's copy for the with's
+  // normal path, which decode_setup_with reads as the with's way out, no branch's end.)
   for (int p = i + 1; p + 1 + length <= tail_begin; ++p) {
     count += ops[static_cast<size_t>(p)].op == Op::PopBlock &&
-             same_operations(ops, p + 1, tail_begin, length);
+             same_operations(ops, p + 1, tail_begin, length) && !is_exit_call_310(ops, p - 5);
   }
   std::string text = print_body(tail);
   if (count > 0 && branch_end_copies(body, text, tail.size(), false) == count)

@@ -9508,6 +9508,29 @@ CASES: list[Case] = [
         (1, 0, 2),
         (1, 1, 0),
     ),
+    # 3.10: a try body's if/else whose else ends in a with: the then-branch's jump to the body's
+    # way out became a copy of `POP_BLOCK; <code after the statement>` (extend_block); the with's
+    # normal path holds one too, after its exit call, which is the with's own. The then-branch's
+    # copy runs outside the try (zipfile.is_zipfile): `-x` raising is not caught.
+    _case(
+        "try_if_else_with_then_copies_code_after",
+        """
+        def f(a):
+            result = None
+            try:
+                if a:
+                    result = rec("then", a)
+                else:
+                    with CM("w"):
+                        result = rec("else", a)
+            except TypeError:
+                rec("caught")
+            return -result
+        """,
+        (0,),
+        (1,),
+        ("x",),
+    ),
 ]
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
