@@ -1015,7 +1015,11 @@ CodeDecoder::ExceptBodies CodeDecoder::decode_except_bodies(const ExceptShape& s
   int else_begin = shape.else_begin;
   int join = shape.join;
   ExceptBodies parts;
-  parts.body = decode_range(i + 1, tail_begin, tail_begin);
+  {
+    Restore<std::vector<int>> open(open_except_bodies_);
+    open_except_bodies_.push_back(i);
+    parts.body = decode_range(i + 1, tail_begin, tail_begin);
+  }
   Body tail = tail_begin < body_end ? decode_range(tail_begin, body_end, body_end) : Body{};
   parts.orelse = else_begin >= 0 && join > else_begin
                      ? decode_range(else_begin, std::min(join, end), join)

@@ -9531,6 +9531,29 @@ CASES: list[Case] = [
         (1,),
         ("x",),
     ),
+    # 3.10: a `break` out of a try body in a `while`, the code after the loop a short exit block:
+    # POP_BLOCK, then extend_block's copy of the block, which runs outside the try (ntpath's
+    # _readlink_deep): `-x` raising is not caught.
+    _case(
+        "while_try_body_break_copies_exit_block",
+        """
+        def f(a):
+            x = None
+            a = list(a)
+            while a:
+                try:
+                    x = rec("body", a.pop())
+                    if x:
+                        rec("then")
+                        break
+                except TypeError:
+                    rec("caught")
+            return -x
+        """,
+        ((),),
+        ((0, 2),),
+        ((0, "s"),),
+    ),
 ]
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
