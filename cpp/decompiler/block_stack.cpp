@@ -518,9 +518,9 @@ int CodeDecoder::merge_exit_copies(int begin, int pop_block, int handler) {
   return first;
 }
 
-// 3.10: a try/except body's way out (POP_BLOCK, then a short tail ending in a return) reached
-// by falling through and by jumps: duplicate_exits_without_lineno gives each jump a copy of its
-// own, placed after the original, back to back before the handler. Where there are more than
+// 3.10: a try/except body's way out (POP_BLOCK, then a short tail ending in a return or raise)
+// reached by falling through and by jumps: duplicate_exits_without_lineno gives each jump a copy of
+// its own, placed after the original, back to back before the handler. Where there are more than
 // one such copies, the jumps to them go to the last one and the others are consumed: the body
 // then ends in one way out, reached by jumps and by the fall through the consumed copies.
 void CodeDecoder::merge_except_exit_copies(int begin, int handler) {
@@ -730,9 +730,11 @@ void strip_body_tail_copies(const std::vector<Operation>& ops, int i, int tail_b
                             Body& body, const Body& tail) {
   int length = body_end - tail_begin;
   int count = 0;
+  // (Not a copy right after a with statement's exit call: extend_block's copy for the with's
+  // normal path, which decode_setup_with reads as the with's way out, no branch's end.)
   for (int p = i + 1; p + 1 + length <= tail_begin; ++p) {
     count += ops[static_cast<size_t>(p)].op == Op::PopBlock &&
-             same_operations(ops, p + 1, tail_begin, length);
+             same_operations(ops, p + 1, tail_begin, length) && !is_exit_call_310(ops, p - 5);
   }
   std::string text = print_body(tail);
   if (count > 0 && branch_end_copies(body, text, tail.size(), false) == count)
@@ -763,8 +765,7 @@ std::vector<int> clause_tail_copies(const std::vector<Operation>& ops,
 
 int CodeDecoder::decode_setup_except(int i, int handler, int end, int exit) {
   const auto& ops = lifted_.ops;
-  if (ops[static_cast<size_t>(handler) - 1].op == Op::ReturnValue)
-    merge_except_exit_copies(i, handler);
+  if (exits_at(ops, handler - 1)) merge_except_exit_copies(i, handler);
   ExceptShape shape = except_clauses_shape(i, handler, end);
   shape.tail_begin = body_tail_begin(ops, i, shape.else_begin, shape.body_end);
   except_else_tail(shape, handler, end);
@@ -1014,7 +1015,11 @@ CodeDecoder::ExceptBodies CodeDecoder::decode_except_bodies(const ExceptShape& s
   int else_begin = shape.else_begin;
   int join = shape.join;
   ExceptBodies parts;
-  parts.body = decode_range(i + 1, tail_begin, tail_begin);
+  {
+    Restore<std::vector<int>> open(open_except_bodies_);
+    open_except_bodies_.push_back(i);
+    parts.body = decode_range(i + 1, tail_begin, tail_begin);
+  }
   Body tail = tail_begin < body_end ? decode_range(tail_begin, body_end, body_end) : Body{};
   parts.orelse = else_begin >= 0 && join > else_begin
                      ? decode_range(else_begin, std::min(join, end), join)

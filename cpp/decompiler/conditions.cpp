@@ -1461,11 +1461,19 @@ int CodeDecoder::if_else_jumped_from_inside(const IfShape& s) {
     if (!jumps_forward(inner) || inner.target <= label ||
         (inner.target > end && !into_jump_back && !to_exit))
       continue;
+    // (A `break` in the branch (compiler_break's jump to the loop's exit: an if's, an except
+    // clause's in a try whose body jumps over the else) is never the join: the code after the
+    // if/else lies inside the loop body, before the loop's exit.)
+    auto breaks = [&](int target) {
+      return loop && resolve(target) == resolve(loop->break_target);
+    };
+    if (!into_jump_back && breaks(inner.target)) continue;
     int join = std::min(inner.target, end);
     for (int m = k + 1; m < label; ++m) {
       const Operation& other = ops[static_cast<size_t>(m)];
       if (jumps_forward(other) && other.target > join && other.target <= end &&
-          !(into_jump_back && loop_jump(other.target) && !falls_into_jump_back(m, other.target)))
+          !(into_jump_back && loop_jump(other.target) && !falls_into_jump_back(m, other.target)) &&
+          !breaks(other.target))
         join = other.target;
     }
     if (!into_jump_back && !falls_into_jump_back(k, join) && loop_jump(join)) break;

@@ -153,6 +153,8 @@ class CodeDecoder {
   std::vector<int> function_loads_;  // the LOAD_CONST of each, or -1
   bool starts_own_line(int function_ref) const;
   std::vector<bool> opened_try_;
+  // 3.10: the SETUP_FINALLY of each try/except whose body is being read, innermost last.
+  std::vector<int> open_except_bodies_;
   std::vector<int> try_covering_;  // per operation: the try/with handler covering it, else -1
   std::vector<bool> consumed_;     // handler code decoded with its statement, or cleanup blocks  //
                                    // handler targets whose try statement is being decoded
@@ -184,6 +186,7 @@ class CodeDecoder {
   int nested_while_true_jump(int i, int end) const;  // 3.12+: its bottom jump, or -1
   int decode_clause_break_copy(int i, int end);      // 3.12+: one leaving an except clause, or -1
   int decode_nop_break_copy(int i, int end);  // a break's NOP, then a copy of the exit; or -1
+  int decode_try_break_copy(int i, int end);  // 3.10 POP_BLOCK, then a copy of the exit; or -1
   bool nop_break_copy_at(int i) const;
   bool covered_by_try_from(int k, int from) const;
   int absent_break_target_copy(int k, int end) const;                        // its length, or 0

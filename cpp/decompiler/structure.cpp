@@ -288,6 +288,7 @@ int CodeDecoder::decode_break_copy(int i, int end) {
   }
   if (int next = decode_clause_break_copy(i, end); next >= 0) return next;
   if (int next = decode_nop_break_copy(i, end); next >= 0) return next;
+  if (int next = decode_try_break_copy(i, end); next >= 0) return next;
   if (!loops_.empty() && !clause_breaks_.empty()) {
     auto found = clause_breaks_.find(i);
     if (found != clause_breaks_.end() && found->second.first == loops_.back().continue_target &&
@@ -344,6 +345,30 @@ int CodeDecoder::decode_nop_break_copy(int i, int end) {
   if (length < 0) return -1;
   emit(make_stmt(StmtKind::Break));
   return i + length;
+}
+
+// 3.10: a `break` at `i` out of a try body in the innermost `while` loop, where the code after
+// the loop is a short exit block: compile.c's compiler_break unwinds the try (POP_BLOCK,
+// compiler_unwind_fblock_stack), then jumps there, and extend_block replaces the jump with a
+// copy of the block. The copy runs outside the try (its raise is not the handler's): never read
+// it as the body's. (A return of the body computes its value before POP_BLOCK.) Where the
+// statement after it starts; -1 if that is not the shape.
+int CodeDecoder::decode_try_break_copy(int i, int end) {
+  const auto& ops = lifted_.ops;
+  if (!profile_.block_stack || ops[static_cast<size_t>(i)].op != Op::PopBlock || loops_.empty() ||
+      stack_.size() != statement_depth_)
+    return -1;
+  const LoopContext& loop = loops_.back();
+  if (loop.break_target < 0 || loop.continue_target < 0 ||
+      ops[static_cast<size_t>(loop.continue_target)].op == Op::ForIter ||
+      open_except_bodies_.empty() || open_except_bodies_.back() < loop.continue_target)
+    return -1;
+  int length = i + 1 < end ? copied_block_length(i + 1, loop.break_target) : 0;
+  if (length == 0 || i + 1 + length > end) return -1;
+  Op last = ops[static_cast<size_t>(i + length)].op;
+  if (last != Op::ReturnValue && last != Op::RaiseVarargs) return -1;
+  emit(make_stmt(StmtKind::Break));
+  return i + 1 + length;
 }
 
 // Whether `i` may start decode_nop_break_copy's shape: the first operation of a copy holding

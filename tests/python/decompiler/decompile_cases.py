@@ -9963,6 +9963,102 @@ CASES: list[Case] = [
         ([3, 2], 0),
         ([], 1),
     ),
+    # 3.10: an `and` test in a try body whose jumps each get their own copy of the body's way
+    # out `POP_BLOCK; raise ...` (duplicate_exits_without_lineno): the copies are one way out,
+    # the raise after the statement (multiprocessing.reduction.recvfds).
+    _case(
+        "try_body_and_test_jumps_to_raise_copies",
+        """
+        def f(a, b, c):
+            try:
+                if a and 1 // b and c:
+                    rec("then")
+                    return 1
+            except (ZeroDivisionError, RuntimeError):
+                rec("caught")
+            raise RuntimeError("after")
+        """,
+        (0, 1, 1),
+        (1, 0, 1),
+        (1, 1, 0),
+        (1, 1, 1),
+    ),
+    # An if/else in a loop body whose then-branch breaks, then ends in a try whose body jumps
+    # over the else (its clause breaks too): the breaks' jumps to the loop's exit are no join;
+    # the try body's jump is (3.11 _compression.DecompressReader.read).
+    _case(
+        "loop_if_then_breaks_then_try_jumps_over_else",
+        """
+        def f(a, b, n):
+            data = None
+            while True:
+                if a:
+                    block = n or rec("read", n)
+                    if not block:
+                        break
+                    try:
+                        data = rec("decomp", 1 // b)
+                    except ZeroDivisionError:
+                        break
+                else:
+                    data = rec("else", n)
+                n -= 1
+                if data or n < 0:
+                    break
+            rec("after", data)
+            return data
+        """,
+        (0, 1, 2),
+        (1, 1, 2),
+        (1, 0, 2),
+        (1, 1, 0),
+    ),
+    # 3.10: a try body's if/else whose else ends in a with: the then-branch's jump to the body's
+    # way out became a copy of `POP_BLOCK; <code after the statement>` (extend_block); the with's
+    # normal path holds one too, after its exit call, which is the with's own. The then-branch's
+    # copy runs outside the try (zipfile.is_zipfile): `-x` raising is not caught.
+    _case(
+        "try_if_else_with_then_copies_code_after",
+        """
+        def f(a):
+            result = None
+            try:
+                if a:
+                    result = rec("then", a)
+                else:
+                    with CM("w"):
+                        result = rec("else", a)
+            except TypeError:
+                rec("caught")
+            return -result
+        """,
+        (0,),
+        (1,),
+        ("x",),
+    ),
+    # 3.10: a `break` out of a try body in a `while`, the code after the loop a short exit block:
+    # POP_BLOCK, then extend_block's copy of the block, which runs outside the try (ntpath's
+    # _readlink_deep): `-x` raising is not caught.
+    _case(
+        "while_try_body_break_copies_exit_block",
+        """
+        def f(a):
+            x = None
+            a = list(a)
+            while a:
+                try:
+                    x = rec("body", a.pop())
+                    if x:
+                        rec("then")
+                        break
+                except TypeError:
+                    rec("caught")
+            return -x
+        """,
+        ((),),
+        ((0, 2),),
+        ((0, "s"),),
+    ),
 ]
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
