@@ -193,6 +193,7 @@ class CodeDecoder {
   int break_copy_length(int k, int end, int break_target, bool while_true);  // or -1
   int decode_at_statement_start(int i, int end, int exit);     // a loop or try starting at i, or -1
   bool closes_nested_loop(int i, int end, int* source) const;  // a loop opening a loop's body
+  bool closes_cold_nested_loop(int i, int end, int* source) const;
   int decode_loop_at(int i, int end, int exit, int source, bool nested);  // a loop at i, or -1
   int decode_jump(int i, int end, int exit);
   bool jump_before_loop_end(int i, int target, int exit) const;
@@ -234,6 +235,7 @@ class CodeDecoder {
   bool body_never_falls_off(int head, int body, int tail, int exit) const;  // no bottom test
   bool body_falls_into(int body, int end) const;
   int exit_past_copies(int tail, int target) const;  // the exit past copies of the code after it
+  int warm_bottom_test(int k, int tail) const;
   bool read_rotated_while(int head, int k, WhileShape& shape) const;  // test ending at k
   bool test_goes_on(int k, int exit) const;  // an and-test's later item after k
   int loop_test_after_if_test(int head, int body, int tail) const;

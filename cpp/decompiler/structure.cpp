@@ -477,6 +477,30 @@ bool CodeDecoder::closes_nested_loop(int i, int end, int* source) const {
       return true;
     }
   }
+  return closes_cold_nested_loop(i, end, source);
+}
+
+// 3.12+: a `while True:` starting the body of an enclosing `while test:` loop whose only jumps
+// back are its except clauses' `continue`s, handler code push_cold_blocks_to_end placed after
+// the function's code (`while a: while True: try: ... except E: continue` + `break`). The
+// enclosing loop's own jumps back to `i` are its bottom test's, past the region (compiler_while
+// copies the test there); its `continue`s go to the top test. So a cold jump to `i` from the
+// handler of a try statement in the region is the nested loop's: the last in `*source`. (Where
+// the enclosing loop's bottom test is cold too, its jump back is no `continue`: no such loop.)
+bool CodeDecoder::closes_cold_nested_loop(int i, int end, int* source) const {
+  const auto& ops = lifted_.ops;
+  if (!profile_.cold_blocks_at_end) return false;
+  for (int k = static_cast<int>(ops.size()) - 1; k >= end; --k) {
+    const Operation& back = ops[static_cast<size_t>(k)];
+    if (flow_.reachable[static_cast<size_t>(k)] || back.op != Op::Jump || back.target != i)
+      continue;
+    // (Not the enclosing loop's bottom test, cold itself: `jump-if exit; JUMP_BACKWARD body`.)
+    if (ops[static_cast<size_t>(k) - 1].op == Op::JumpIf) return false;
+    int origin = warm_origin(k);
+    if (origin < i || origin >= end) return false;
+    *source = k;
+    return true;
+  }
   return false;
 }
 
@@ -793,6 +817,32 @@ int CodeDecoder::exit_past_copies(int tail, int target) const {
   return target;
 }
 
+// 3.12+: the bottom test of the rotated loop whose top test ends with the jump-if at `k`, where
+// the last jump back to the body, at `tail`, is cold code's: a loop nested at the body's start
+// (`while a: while True: try: ... except E: continue` + `break`) shares its head, and its
+// clause's `continue` lies in the handler code push_cold_blocks_to_end placed after the
+// function's code. The last warm `jump-if exit; JUMP_BACKWARD body` before it (compiler_while's
+// copy of the test); `tail` where there is none.
+int CodeDecoder::warm_bottom_test(int k, int tail) const {
+  const auto& ops = lifted_.ops;
+  int body = k + 1;
+  if (!profile_.cold_blocks_at_end || tail <= body || flow_.reachable[static_cast<size_t>(tail)])
+    return tail;
+  int exit = ops[static_cast<size_t>(k)].target;
+  // (A cold bottom test itself, `jump-if exit; JUMP_BACKWARD body`: read_rotated_while's
+  // cold_tail.)
+  const Operation& before = ops[static_cast<size_t>(tail) - 1];
+  if (before.op == Op::JumpIf && same_target(before.target, exit)) return tail;
+  for (int m = tail - 1; m > body; --m) {
+    const Operation& back = ops[static_cast<size_t>(m)];
+    const Operation& test = ops[static_cast<size_t>(m) - 1];
+    if (flow_.reachable[static_cast<size_t>(m)] && back.op == Op::Jump && back.target == body &&
+        test.op == Op::JumpIf && same_target(test.target, exit))
+      return m;
+  }
+  return tail;
+}
+
 // The rotated loop whose top test ends with the jump-if at `k`, read into `shape`: false where
 // the test goes on past `k` (while_head reads on), true where `shape` is the answer (found or
 // not).
@@ -800,7 +850,7 @@ bool CodeDecoder::read_rotated_while(int head, int k, WhileShape& shape) const {
   const auto& ops = lifted_.ops;
   const Operation& op = ops[static_cast<size_t>(k)];
   int body = k + 1;
-  int tail = flow_.last_backward_source[static_cast<size_t>(body)];
+  int tail = warm_bottom_test(k, flow_.last_backward_source[static_cast<size_t>(body)]);
   // (Without a bottom test, the loop's jumps back all go to the test: `continue`s.)
   if (tail <= k) {
     if (test_goes_on(k, op.target)) return false;
