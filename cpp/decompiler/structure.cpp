@@ -795,7 +795,11 @@ bool CodeDecoder::read_rotated_while(int head, int k, WhileShape& shape) const {
   }
   if (tail <= k) return false;
   // 3.12+ has no backward conditional jump: the bottom test is `jump-if exit; JUMP_BACKWARD`.
+  // (Its jump goes back to the body, past the top test (compiler_while's jump_if to `body`): a
+  // jump to the test is a `continue`, after `if test: continue` whose false exit is the `break`
+  // that ends the body, jumping where the loop's exit goes.)
   bool split_tail = ops[static_cast<size_t>(tail)].op == Op::Jump &&
+                    ops[static_cast<size_t>(tail)].target > k &&
                     ops[static_cast<size_t>(tail - 1)].op == Op::JumpIf &&
                     same_target(ops[static_cast<size_t>(tail - 1)].target, op.target);
   bool open_end = !split_tail && body_never_falls_off(head, body, tail, op.target);

@@ -9798,6 +9798,51 @@ CASES: list[Case] = [
         ([1, 2], {1: 0, 2: 3}),
         ([], {}),
     ),
+    _case(
+        "while_test_body_elif_continue_then_break",
+        """
+        def f(starts, plain, ws):
+            out = []
+            cursor = 0
+            for start in starts:
+                cursor = start
+                while cursor < len(plain):
+                    char = plain[cursor]
+                    cursor += 1
+                    if char == ":":
+                        out.append(rec("key", start))
+                    elif char in ws:
+                        continue
+                    break
+            return out, cursor
+        """,
+        ([0, 2], "ab :x", " "),
+        ([1], "a  b", " "),
+        ([0, 3], "::  ", " "),
+        ([], "", ""),
+    ),
+    _case(
+        "while_pure_test_body_elif_continue_then_break",
+        """
+        def f(starts, plain, n, ws):
+            out = []
+            cursor = 0
+            for start in starts:
+                cursor = start
+                while cursor < n:
+                    char = plain[cursor]
+                    cursor += 1
+                    if char == ":":
+                        out.append(rec("key", start))
+                    elif char in ws:
+                        continue
+                    break
+            return out, cursor
+        """,
+        ([0, 2], "ab :x", 5, " "),
+        ([1], "a  b", 4, " "),
+        ([0, 3], "::  ", 4, " "),
+    ),
 ]
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
