@@ -9843,6 +9843,20 @@ CASES: list[Case] = [
         ([1], "a  b", 4, " "),
         ([0, 3], "::  ", 4, " "),
     ),
+    _case(
+        "return_value_on_lines_below_the_return",
+        """
+        def f(device, aot, flag):
+            base = rec("base", device)
+            return (
+                "inc/"
+                f"{'aoti' if aot else 'cpp'}/"
+                f"{'ref' if flag else base}.h"
+            )
+        """,
+        ("cpu", True, False),
+        ("cuda", False, True),
+    ),
 ]
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
