@@ -9857,6 +9857,20 @@ CASES: list[Case] = [
         ("cpu", True, False),
         ("cuda", False, True),
     ),
+    _case(
+        "for_named_expression_test_then_break",
+        """
+        def f(items, table):
+            found = ""
+            for i in items:
+                if found := table.get(rec("key", i)):
+                    break
+            return found
+        """,
+        ([1, 2, 3], {2: "b", 3: "c"}),
+        ([1], {}),
+        ([], {}),
+    ),
 ]
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
