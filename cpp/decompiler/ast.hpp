@@ -132,6 +132,12 @@ struct Stmt {
   // The source line the statement starts on in the original (0: none known, as for statements
   // the decompiler adds); the printer puts it there where it can (print_body's `first_line`).
   int line = 0;
+  // Return: the line its RETURN_VALUE starts (-1: none), and, where that is above the value's
+  // first line, the value's line: compile.c's compiler_return adds a NOP on the return's line
+  // when the value starts on another (whose block is then too big for inline_small_exit_blocks to
+  // copy); the printer puts the value there, inside parentheses.
+  int keyword_line = -1;
+  int value_line = 0;
   // Return/Break/Continue leaving nested try/finally statements: the compiler copies each finally
   // body before it, innermost first (compiler_unwind_fblock_stack). Copies of inner statements not
   // yet stripped because an enclosing statement's copy follows them: their printed text and

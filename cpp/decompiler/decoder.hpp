@@ -180,6 +180,7 @@ class CodeDecoder {
 
   // ---- structure.cpp: regions of operations to statements
   Body decode_range(int begin, int end, int exit);
+  void place_return_value(Stmt& s) const;  // a return's value on a later line
   Body decode_range_extending(int begin, int* end, int limit, int exit);
   int decode_statement(int i, int end, int exit);
   int decode_break_copy(int i, int end);  // a break the layout shows without a jump, or -1

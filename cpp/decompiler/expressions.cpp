@@ -1609,6 +1609,7 @@ bool CodeDecoder::execute_exit(const Operation& op, int i) {
         stmt->new_line = stmt->new_line || on_new_line(i - 2);
       stmt->return_line = loads_constant && on_return_line(i - 1);
       stmt->unwinds_clause = !loads_constant && unwinds_clause_before(i);
+      if (!loads_constant) stmt->keyword_line = op.line;
       // (A `pass` kept for its line before it, the NOP dropped at lift: `else: pass`.)
       const Operation& load = lifted_.ops[static_cast<size_t>(loads_constant ? i - 1 : i)];
       if (profile_.keeps_pass_before_return_none && loads_constant && load.nop_line >= 0 &&

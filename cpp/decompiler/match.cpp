@@ -345,8 +345,10 @@ class MatchReader {
     if (static_cast<size_t>(after) >= ops_.size()) return false;
     if (ops_[static_cast<size_t>(after)].op == Op::PopTop) return copied.fail_label > pos;
     if (copied.fail_label < 0) {
-      // An irrefutable pattern with a guard: the guard says where the case fails.
-      for (int k = after; k < end && k < after + 400; ++k) {
+      // An irrefutable pattern with a guard: the guard says where the case fails. (The guard
+      // computes its test (compiler_pattern's guard, compiler_jump_if): a jump right after the
+      // pattern tests the subject's copy itself, a named expression's `if (x := v):`.)
+      for (int k = after + 1; k < end && k < after + 400; ++k) {
         const Operation& op = ops_[static_cast<size_t>(k)];
         if (op.op == Op::JumpIf && static_cast<size_t>(k) + 1 < ops_.size() &&
             ops_[static_cast<size_t>(k) + 1].op == Op::PopTop) {

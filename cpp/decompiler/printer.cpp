@@ -599,6 +599,18 @@ class BodyPrinter {
     }
     out_ += "return ";
     bool yields = s.exprs[0]->kind == ExprKind::Yield || s.exprs[0]->kind == ExprKind::YieldFrom;
+    // (The value on its own line, below the return's: Stmt::value_line.)
+    if (first_line_ > 0 && s.value_line > s.line && s.line > 0) {
+      int gap = std::min(s.value_line - s.line, kMaxValueGap);
+      out_ += '(';
+      out_.append(static_cast<size_t>(gap), '\n');
+      start_line(indent + 1);
+      write_expr(out_, *s.exprs[0], P::Test);
+      out_ += '\n';
+      start_line(indent);
+      out_ += ")\n";
+      return;
+    }
     write_expr(out_, *s.exprs[0], yields ? P::Test : P::Tuple);
     out_ += '\n';
   }
@@ -644,6 +656,7 @@ class BodyPrinter {
   }
 
   static constexpr int kMaxPaddedLine = 1000000;
+  static constexpr int kMaxValueGap = 100;  // blank lines before a return's value, at most
 
   // Line by line with memchr (std::count's byte loop showed in profiles).
   static int count_newlines(std::string_view text) {

@@ -144,6 +144,17 @@ Body CodeDecoder::decode_range(int begin, int end, int exit) {
 // Like decode_range, but a statement left unfinished at `*end` (its value still on the stack, as
 // a `return` whose last operation lies outside an exception-table region) is finished, up to
 // `limit`; `*end` becomes where the region really ends.
+// A return whose RETURN_VALUE starts a line above its value's first (compile.c's compiler_return:
+// `return (` there, the value below, the NOP on the return's line keeping the exit block from
+// being copied): the statement starts on the return's line, the value on its own.
+void CodeDecoder::place_return_value(Stmt& s) const {
+  if (s.kind != StmtKind::Return || s.value_line > 0 || s.keyword_line <= 0 ||
+      s.keyword_line >= s.line || s.exprs.empty() || !s.exprs[0])
+    return;
+  s.value_line = s.line;
+  s.line = s.keyword_line;
+}
+
 Body CodeDecoder::decode_range_extending(int begin, int* end, int limit, int exit) {
   // A region is a sequence of statements: whatever one path does to the stack (a return popping
   // loop iterators) is undone for the paths decoded after it.
@@ -166,6 +177,7 @@ Body CodeDecoder::decode_range_extending(int begin, int* end, int limit, int exi
     i = decode_statement(i, *end, exit);
     for (size_t k = before; k < body.size(); ++k) {
       if (body[k]->line == 0) body[k]->line = std::max(line_at(lifted_.ops, start), 0);
+      place_return_value(*body[k]);
     }
   }
   // A value the region computed is still on the stack (on top, or below an iterator it was
@@ -870,7 +882,11 @@ bool CodeDecoder::read_rotated_while(int head, int k, WhileShape& shape) const {
   }
   if (tail <= k) return false;
   // 3.12+ has no backward conditional jump: the bottom test is `jump-if exit; JUMP_BACKWARD`.
+  // (Its jump goes back to the body, past the top test (compiler_while's jump_if to `body`): a
+  // jump to the test is a `continue`, after `if test: continue` whose false exit is the `break`
+  // that ends the body, jumping where the loop's exit goes.)
   bool split_tail = ops[static_cast<size_t>(tail)].op == Op::Jump &&
+                    ops[static_cast<size_t>(tail)].target > k &&
                     ops[static_cast<size_t>(tail - 1)].op == Op::JumpIf &&
                     same_target(ops[static_cast<size_t>(tail - 1)].target, op.target);
   bool open_end = !split_tail && body_never_falls_off(head, body, tail, op.target);

@@ -10059,6 +10059,79 @@ CASES: list[Case] = [
         ((0, 2),),
         ((0, "s"),),
     ),
+    _case(
+        "while_test_body_elif_continue_then_break",
+        """
+        def f(starts, plain, ws):
+            out = []
+            cursor = 0
+            for start in starts:
+                cursor = start
+                while cursor < len(plain):
+                    char = plain[cursor]
+                    cursor += 1
+                    if char == ":":
+                        out.append(rec("key", start))
+                    elif char in ws:
+                        continue
+                    break
+            return out, cursor
+        """,
+        ([0, 2], "ab :x", " "),
+        ([1], "a  b", " "),
+        ([0, 3], "::  ", " "),
+        ([], "", ""),
+    ),
+    _case(
+        "while_pure_test_body_elif_continue_then_break",
+        """
+        def f(starts, plain, n, ws):
+            out = []
+            cursor = 0
+            for start in starts:
+                cursor = start
+                while cursor < n:
+                    char = plain[cursor]
+                    cursor += 1
+                    if char == ":":
+                        out.append(rec("key", start))
+                    elif char in ws:
+                        continue
+                    break
+            return out, cursor
+        """,
+        ([0, 2], "ab :x", 5, " "),
+        ([1], "a  b", 4, " "),
+        ([0, 3], "::  ", 4, " "),
+    ),
+    _case(
+        "return_value_on_lines_below_the_return",
+        """
+        def f(device, aot, flag):
+            base = rec("base", device)
+            return (
+                "inc/"
+                f"{'aoti' if aot else 'cpp'}/"
+                f"{'ref' if flag else base}.h"
+            )
+        """,
+        ("cpu", True, False),
+        ("cuda", False, True),
+    ),
+    _case(
+        "for_named_expression_test_then_break",
+        """
+        def f(items, table):
+            found = ""
+            for i in items:
+                if found := table.get(rec("key", i)):
+                    break
+            return found
+        """,
+        ([1, 2, 3], {2: "b", 3: "c"}),
+        ([1], {}),
+        ([], {}),
+    ),
 ]
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
