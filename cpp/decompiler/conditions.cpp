@@ -14,6 +14,12 @@ ExprPtr negate(const ExprPtr& e);
 
 namespace {
 
+// Whether `op` leaves the function (a return or raise): code after it is reached only by jumps.
+bool leaves_function(Op op) {
+  return op == Op::ReturnValue || op == Op::ReturnConst || op == Op::RaiseVarargs ||
+         op == Op::Reraise;
+}
+
 // An identity or membership test in jump position keeps the IS_OP/CONTAINS_OP argument its
 // source wrote: the compiler folds `not (a is b)` into `a is not b` only where the `not` applies
 // to the comparison itself, and under `not (a and b is c)` turns the jump around instead.
@@ -1329,6 +1335,12 @@ int CodeDecoder::if_else_then_ends_in_else_pass(const IfShape& s) {
     tested = o.op == Op::JumpIf && o.target == pass && line_at(ops, k) != pass_jump.line;
   }
   if (!tested) return -1;
+  return emit_if_else_at_label(s);
+}
+
+// The if/else read from its shape: the then-branch up to the label, the else from there to the
+// region's end.
+int CodeDecoder::emit_if_else_at_label(const IfShape& s) {
   Body then_body = decode_range(s.then_begin, s.label, s.exit);
   Body else_body = decode_range(s.label, s.end, s.exit);
   emit_if(s, std::move(then_body), std::move(else_body));
@@ -1353,14 +1365,9 @@ int CodeDecoder::if_else_returning_ending_loop_body(const IfShape& s) {
   // (Or breaks, 3.12: its jump leaves the loop, never falling into the label either.)
   bool breaks = last == Op::Jump && !profile_.inlines_no_lineno_blocks &&
                 same_target(last_op.target, loop->break_target);
-  if (last != Op::ReturnValue && last != Op::ReturnConst && last != Op::RaiseVarargs &&
-      last != Op::Reraise && !breaks)
-    return -1;
+  if (!leaves_function(last) && !breaks) return -1;
   if (!ends_with_test_over_jump_back(s.then_begin, s.label, loop->continue_target)) return -1;
-  Body then_body = decode_range(s.then_begin, s.label, s.exit);
-  Body else_body = decode_range(s.label, s.end, s.exit);
-  emit_if(s, std::move(then_body), std::move(else_body));
-  return s.end;
+  return emit_if_else_at_label(s);
 }
 
 // 3.12+: an if/else ending the body of a loop whose bottom test is cold code (while_head's
@@ -1377,9 +1384,7 @@ int CodeDecoder::if_else_clauses_to_cold_test(const IfShape& s) {
       !same_target(s.exit, loop->continue_target))
     return -1;
   Op last = ops[static_cast<size_t>(s.label) - 1].op;
-  if (last != Op::ReturnValue && last != Op::ReturnConst && last != Op::RaiseVarargs &&
-      last != Op::Reraise)
-    return -1;
+  if (!leaves_function(last)) return -1;
   const int head = loop->continue_target;
   bool to_cold_test = false;
   for (int target : handler_exits(s.then_begin, s.label)) {
@@ -1387,10 +1392,7 @@ int CodeDecoder::if_else_clauses_to_cold_test(const IfShape& s) {
     to_cold_test |= cold != cold_tests_.end() && cold->second == head;
   }
   if (!to_cold_test) return -1;
-  Body then_body = decode_range(s.then_begin, s.label, s.exit);
-  Body else_body = decode_range(s.label, s.end, s.exit);
-  emit_if(s, std::move(then_body), std::move(else_body));
-  return s.end;
+  return emit_if_else_at_label(s);
 }
 
 // 3.12+ has no backward conditional jump: an if ending a loop body's branch turns its test

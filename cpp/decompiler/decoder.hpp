@@ -596,7 +596,8 @@ class CodeDecoder {
   int if_else_ending_loop_body(const IfShape& s);            // 3.12+: the then-branch jumps back
   int if_else_returning_ending_loop_body(const IfShape& s);  // 3.12+: ... or returns
   int if_else_clauses_to_cold_test(const IfShape& s);        // 3.12+: ... only its clauses go on
-  int if_else_then_ends_in_else_pass(const IfShape& s);      // 3.12+: ... or ends `else: pass`
+  int emit_if_else_at_label(const IfShape& s);
+  int if_else_then_ends_in_else_pass(const IfShape& s);  // 3.12+: ... or ends `else: pass`
   int if_else_jumped_from_inside(const IfShape& s);  // a statement in the branch jumps to the join
   int if_else_joined_by_handlers(const IfShape& s);  // 3.12+: only the branch's clauses jump
   int if_else_with_suppressed_return(const IfShape& s);   // 3.12+: a with's copied return
