@@ -10254,8 +10254,9 @@ _NOT_YET: dict = {
         13: FALLBACK + "'finally loop's breaks run the code after it' (the copies of `return 3`)",
     },
     "while_chained_comparison_or_and_walrus_tests": {
-        ALL: FALLBACK + "'condition jumps out of its region' (a loop test `chain or b`), 'stack"
-        " underflow' (a named expression inside a chained loop test)",
+        v: FALLBACK + "'condition jumps out of its region' (a loop test `chain or b`), 'stack"
+        " underflow' (a named expression inside a chained loop test)"
+        for v in (10, 11)
     },
     "while_true_continue_inside_with_then_return": {
         v: FALLBACK + "'with statement leaves its region' (3.10/3.11: the with's handler code"
@@ -10279,6 +10280,11 @@ _AND_CHAIN = (
     " with the test's copy at its end as an if (the chain is not the test's last item)"
 )
 _CODE_NOT_YET: dict = {
+    "while_chained_comparison_or_and_walrus_tests": {
+        v: "3.12+: the loop tests read as an if around `while True:` with the test at its end"
+        " (same behaviour)"
+        for v in (12, 13)
+    },
     "if_branch_try_if_else_join_on_exit_copy": {
         v: SAME_BEHAVIOUR_OTHER_CODE
         + "f: the implicit `return None` after the try, copied per way in, comes back written"
