@@ -151,6 +151,14 @@ struct Stmt {
   // (compiler_unwind_fblock keeps it under the unwinding): not a copy of a return after the
   // statement, whose value is computed once the clause is left (its `__context__` differs).
   bool unwinds_clause = false;
+  // Return of a computed value loaded after the statement before it ran (not waiting on the
+  // stack meanwhile). compiler_return loads such a value before compiler_unwind_fblock_stack:
+  // after a finally copy, it is the code after a loop, copied to a break that left the try
+  // (extend_block, inline_small_exit_blocks), never the try body's return.
+  bool loads_after_statements = false;
+  // Such a return whose operations copy the code after the innermost `while` loop: a `break`
+  // where it follows a finally copy (strip_finally_copies).
+  bool copies_loop_exit = false;
 };
 
 StmtPtr make_stmt(StmtKind kind, std::vector<ExprPtr> exprs = {}, std::vector<Body> bodies = {});

@@ -162,6 +162,7 @@ class CodeDecoder {
   std::vector<int> clause_end_jumps_;   // copies of an except clause's exit, now to its end
   int evaluate_depth_ = 0;              // nesting of evaluate() (conditional expressions)
   size_t statement_depth_ = 0;  // stack depth between statements (an enclosing for loop's iterator)
+  size_t last_emit_depth_ = 0;  // stack depth when the last statement was emitted
   int stmt_start_ = 0;          // first operation of the statement being decoded
   int if_expression_end_ = 0;
   // While a conditional expression's then-part is read: its end (where its closing jump goes)
@@ -189,6 +190,7 @@ class CodeDecoder {
   int decode_nop_break_copy(int i, int end);  // a break's NOP, then a copy of the exit; or -1
   int decode_try_break_copy(int i, int end);  // 3.10 POP_BLOCK, then a copy of the exit; or -1
   bool nop_break_copy_at(int i) const;
+  bool copies_loop_exit(int i) const;  // the block ending at return `i` copies a while's exit
   bool covered_by_try_from(int k, int from) const;
   int absent_break_target_copy(int k, int end) const;                        // its length, or 0
   int break_copy_length(int k, int end, int break_target, bool while_true);  // or -1

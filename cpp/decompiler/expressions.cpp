@@ -428,6 +428,7 @@ void CodeDecoder::emit(StmtPtr stmt) {
   if (expression_only_ > 0) throw DecodeFailure("statement inside an expression");
   spill_pending(*stmt);
   out_->push_back(std::move(stmt));
+  last_emit_depth_ = stack_.size();
 }
 
 std::string CodeDecoder::source_name(const std::string& name) const {
@@ -1596,6 +1597,7 @@ bool CodeDecoder::builds_constant_tuple(int i) const {
 bool CodeDecoder::execute_exit(const Operation& op, int i) {
   switch (op.op) {
     case Op::ReturnValue: {
+      bool loaded_after = stack_.size() > last_emit_depth_;
       ExprPtr value = pop();
       auto stmt = make_stmt(StmtKind::Return, {value});
       // (`return None` before 3.12: the line is the LOAD_CONST's.)
@@ -1609,6 +1611,8 @@ bool CodeDecoder::execute_exit(const Operation& op, int i) {
         stmt->new_line = stmt->new_line || on_new_line(i - 2);
       stmt->return_line = loads_constant && on_return_line(i - 1);
       stmt->unwinds_clause = !loads_constant && unwinds_clause_before(i);
+      stmt->loads_after_statements = !loads_constant && loaded_after;
+      stmt->copies_loop_exit = stmt->loads_after_statements && copies_loop_exit(i);
       if (!loads_constant) stmt->keyword_line = op.line;
       // (A `pass` kept for its line before it, the NOP dropped at lift: `else: pass`.)
       const Operation& load = lifted_.ops[static_cast<size_t>(loads_constant ? i - 1 : i)];

@@ -186,6 +186,16 @@ bool strip_finally_copies(Body& body, const std::string& copy_text, size_t copy_
   // The exits of this body first: a copy that ends in an if holds the exit copied into its
   // branches too, which are no exits of their own.
   for (size_t k = 0; k < body.size(); ++k) {
+    // (A computed value loaded after the copy: a break's copy of the code after its loop, the
+    // loop around this statement; else no reading.)
+    if (body[k]->kind == StmtKind::Return && body[k]->loads_after_statements &&
+        copy_size + body[k]->pending_count > 0) {
+      if (!body[k]->copies_loop_exit || in_loop) return false;
+      StmtPtr brk = make_stmt(StmtKind::Break);
+      brk->pending_copies = body[k]->pending_copies;
+      brk->pending_count = body[k]->pending_count;
+      body[k] = brk;
+    }
     Stmt& stmt = *body[k];
     bool leaves = stmt.kind == StmtKind::Return ||
                   (!in_loop && (stmt.kind == StmtKind::Break || stmt.kind == StmtKind::Continue));

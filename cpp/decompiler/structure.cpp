@@ -383,6 +383,21 @@ int CodeDecoder::decode_try_break_copy(int i, int end) {
   return i + 1 + length;
 }
 
+// Whether the block ending at the return or raise `i` is a copy of the code after the innermost
+// `while` loop: a break's jump there that extend_block (3.10) or inline_small_exit_blocks (3.11+)
+// replaced with the block. (A `for` loop's break pops its iterator first.)
+bool CodeDecoder::copies_loop_exit(int i) const {
+  const auto& ops = lifted_.ops;
+  if (loops_.empty()) return false;
+  const LoopContext& loop = loops_.back();
+  if (loop.break_target < 0 || loop.continue_target < 0 ||
+      ops[static_cast<size_t>(loop.continue_target)].op == Op::ForIter)
+    return false;
+  for (int n = 1; n <= 16 && i - n + 1 >= 0; ++n)
+    if (copied_block_length(i - n + 1, loop.break_target) == n) return true;
+  return false;
+}
+
 // Whether `i` may start decode_nop_break_copy's shape: the first operation of a copy holding
 // the line of a NOP (lift drops it onto the copy) with another line, in a `while` loop.
 bool CodeDecoder::nop_break_copy_at(int i) const {

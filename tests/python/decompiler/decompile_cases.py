@@ -7670,6 +7670,79 @@ CASES: list[Case] = [
         ("2", 2),
     ),
     _case(
+        # A `break` leaving a try/finally body in a `while`: the finally copy, then the code
+        # after the loop copied in place of the jump (3.10 extend_block, 3.12+
+        # inline_small_exit_blocks). Its value is loaded after the finally body ran: no
+        # `return x` of the try body, which loads x first.
+        "while_try_finally_break_copies_exit_after_finally",
+        """
+        def f(xs, k):
+            x = 0
+            xs = list(xs)
+            while xs:
+                try:
+                    x = xs.pop()
+                    if x > k:
+                        break
+                finally:
+                    x = x + 100
+            return x, xs
+        """,
+        ([5], 3),
+        ([1, 2], 3),
+        ([1, 9, 2], 3),
+        ([], 0),
+    ),
+    _case(
+        # A `while True` left only by breaks out of a try/finally body: the code after the loop
+        # exists only as the breaks' copies (each after the finally copy), or after the if/else
+        # whose branch the loop ends (subprocess's Popen._wait).
+        "while_true_try_finally_breaks_only_copy_exit",
+        """
+        class Lock:
+            def __init__(self):
+                self.n = 0
+
+            def release(self):
+                self.n += 1
+                rec("release", self.n)
+
+        def g(lock, vals, k):
+            if k:
+                while True:
+                    try:
+                        v = vals.pop()
+                        if v is None:
+                            break
+                        rec("v", v)
+                        if v > k:
+                            break
+                    finally:
+                        lock.release()
+            else:
+                rec("k", k)
+            return lock.n
+
+        def f(vals, k):
+            n = g(Lock(), list(vals), k)
+            vals = list(vals)
+            while True:
+                try:
+                    v = vals.pop()
+                    if v is None:
+                        break
+                    rec("v", v)
+                    if v > k:
+                        break
+                finally:
+                    n += 1
+            return n
+        """,
+        ([None], 0),
+        ([None, 1, 2], 5),
+        ([None, 1, 9, 2], 3),
+    ),
+    _case(
         # 3.12+: a `while True` left only by a clause's break: the code after it exists only as
         # the break's copy, after the clause's POP_EXCEPT.
         "while_true_clause_break_only_copy_of_return",
@@ -10137,6 +10210,11 @@ CASES: list[Case] = [
 FALLBACK = "marked fallback region: "
 WRONG = "decompiles without a fallback to code that behaves differently: "
 _NOT_YET: dict = {
+    "while_true_try_finally_breaks_only_copy_exit": {
+        v: FALLBACK + "'finally copy on an exit path' (the code after the loop exists only as"
+        " the breaks' copies, after each finally copy)"
+        for v in (10, 12, 13)
+    },
     "chained_comparison_named_expression_links": {
         10: FALLBACK + "'unsupported operation 60' (3.10: a value chained comparison whose later"
         " link stores a named expression)",
