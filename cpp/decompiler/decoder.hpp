@@ -163,7 +163,10 @@ class CodeDecoder {
   int evaluate_depth_ = 0;              // nesting of evaluate() (conditional expressions)
   size_t statement_depth_ = 0;  // stack depth between statements (an enclosing for loop's iterator)
   size_t last_emit_depth_ = 0;  // stack depth when the last statement was emitted
-  int stmt_start_ = 0;          // first operation of the statement being decoded
+  // A with's exit call with no value under it (a break's or the body's end), skipped since the
+  // last statement was emitted: the stack depth then; -1 if none (skip_with_exit_call).
+  int bare_exit_depth_ = -1;
+  int stmt_start_ = 0;  // first operation of the statement being decoded
   int if_expression_end_ = 0;
   // While a conditional expression's then-part is read: its end (where its closing jump goes)
   // and that jump. An and/or value inside it jumps straight to the end (jump threading).

@@ -429,6 +429,7 @@ void CodeDecoder::emit(StmtPtr stmt) {
   spill_pending(*stmt);
   out_->push_back(std::move(stmt));
   last_emit_depth_ = stack_.size();
+  bare_exit_depth_ = -1;
 }
 
 std::string CodeDecoder::source_name(const std::string& name) const {
@@ -1598,6 +1599,8 @@ bool CodeDecoder::execute_exit(const Operation& op, int i) {
   switch (op.op) {
     case Op::ReturnValue: {
       bool loaded_after = stack_.size() > last_emit_depth_;
+      bool after_exit =
+          bare_exit_depth_ >= 0 && stack_.size() > static_cast<size_t>(bare_exit_depth_);
       ExprPtr value = pop();
       auto stmt = make_stmt(StmtKind::Return, {value});
       // (`return None` before 3.12: the line is the LOAD_CONST's.)
@@ -1613,6 +1616,13 @@ bool CodeDecoder::execute_exit(const Operation& op, int i) {
       stmt->unwinds_clause = !loads_constant && unwinds_clause_before(i);
       stmt->loads_after_statements = !loads_constant && loaded_after;
       stmt->copies_loop_exit = stmt->loads_after_statements && copies_loop_exit(i);
+      // (A computed value loaded after a with's exit call, the copy of the code after the loop:
+      // a break's. compiler_return loads a return's value first. Not a copy: the return after
+      // the with statement, its exit call ending the body.)
+      if (after_exit && !loads_constant && copies_loop_exit(i)) {
+        emit(make_stmt(StmtKind::Break));
+        return true;
+      }
       if (!loads_constant) stmt->keyword_line = op.line;
       // (A `pass` kept for its line before it, the NOP dropped at lift: `else: pass`.)
       const Operation& load = lifted_.ops[static_cast<size_t>(loads_constant ? i - 1 : i)];

@@ -1272,15 +1272,20 @@ bool written_return_leaving_with(const std::vector<Operation>& ops, int at) {
 int CodeDecoder::skip_with_exit_call(int i) {
   const auto& ops = lifted_.ops;
   if (profile_.with_exit_dups_none) {
-    if (stack_.size() >= 1 && is_internal(top(), "with_exit") && is_exit_call_310(ops, i))
+    if (stack_.size() >= 1 && is_internal(top(), "with_exit") && is_exit_call_310(ops, i)) {
+      bare_exit_depth_ = static_cast<int>(stack_.size());
       return i + 5;
+    }
     if (stack_.size() >= 2 && is_internal(top(2), "with_exit") &&
         ops[static_cast<size_t>(i)].op == Op::Swap && is_exit_call_310(ops, i + 1)) {
       return i + 6;
     }
     return i;
   }
-  if (stack_.size() >= 1 && is_internal(top(), "with_exit") && is_exit_call(ops, i)) return i + 5;
+  if (stack_.size() >= 1 && is_internal(top(), "with_exit") && is_exit_call(ops, i)) {
+    bare_exit_depth_ = static_cast<int>(stack_.size());
+    return i + 5;
+  }
   if (stack_.size() >= 2 && is_internal(top(2), "with_exit") &&
       ops[static_cast<size_t>(i)].op == Op::Swap && ops[static_cast<size_t>(i)].arg == 2 &&
       is_exit_call(ops, i + 1)) {

@@ -7694,6 +7694,38 @@ CASES: list[Case] = [
         ([], 0),
     ),
     _case(
+        # A `break` leaving a with body in a `while`: the exit call, then the code after the loop
+        # copied in place of the jump. The value is read after __exit__ ran: no `return cm.n` of
+        # the with body, which reads it before.
+        "while_with_break_copies_exit_after_exit_call",
+        """
+        class CM:
+            def __init__(self):
+                self.n = 0
+
+            def __enter__(self):
+                return self
+
+            def __exit__(self, *exc):
+                self.n += 10
+                rec("exit", self.n)
+
+        def f(xs, k):
+            cm = CM()
+            xs = list(xs)
+            while xs:
+                with cm:
+                    x = xs.pop()
+                    if x > k:
+                        break
+            return cm.n
+        """,
+        ([5], 3),
+        ([1, 2], 3),
+        ([1, 9, 2], 3),
+        ([], 0),
+    ),
+    _case(
         # A `while True` left only by breaks out of a try/finally body: the code after the loop
         # exists only as the breaks' copies (each after the finally copy), or after the if/else
         # whose branch the loop ends (subprocess's Popen._wait).
