@@ -651,6 +651,35 @@ CASES: list[Case] = [
         ([1, 2, 3, 4], False),
         ([1, 3, 5], True),
     ),
+    # 3.12+: a `continue` ending an if's then-branch in a try body unwinds the try first
+    # (compiler_unwind_fblock_stack's POP_BLOCK): no table row covers its jump back, on a line
+    # of its own. Placed after the code before it (the try is reached only from the previous
+    # try's clause), it is still no if/else's jump to a join (pstats' ProfileBrowser.generic).
+    _case(
+        "try_body_if_continue_after_try_falling_through",
+        """
+        def f(args):
+            done = []
+            for term in args:
+                try:
+                    done.append(int(term))
+                    continue
+                except ValueError:
+                    pass
+                try:
+                    frac = float(term)
+                    if frac > 1:
+                        rec("big", frac)
+                        continue
+                    done.append(frac)
+                    continue
+                except ValueError:
+                    pass
+                done.append(term)
+            return done
+        """,
+        (["1", "0.5", "2.5", "x"],),
+    ),
     # 3.12+: a with statement ending an if's then-branch, the code after the if a short return:
     # the body's normal path ends in a copy of that return (its jump to the if's join inlined),
     # the original comes after the other branches.
