@@ -1299,7 +1299,7 @@ int CodeDecoder::if_else_ending_loop_body(const IfShape& s) {
        (before_label.line < 0 &&
         ends_with_test_over_jump_back(then_begin, label, loop->continue_target)) ||
        continues_line || else_owns_line) &&
-      !on_new_line(label - 1)) {
+      !on_new_line(label - 1) && !continue_leaves_try(label - 1, before_label.target)) {
     // (Not to its end: a jump there from inside goes to the else.)
     Body then_body = decode_range(then_begin, label - 1, exit);
     Body else_body = decode_range(label, end, exit);

@@ -203,6 +203,8 @@ class CodeDecoder {
   int decode_loop_at(int i, int end, int exit, int source, bool nested);  // a loop at i, or -1
   int decode_jump(int i, int end, int exit);
   bool jump_before_loop_end(int i, int target, int exit) const;
+  // 3.12+: a jump back to the loop's head leaving the try body it ends (a written `continue`)
+  bool continue_leaves_try(int i, int target) const;
   int decode_for(int i, int end, int region_exit = -1);
   int decode_while_true(int head, int last_jump, int end, int region_exit);
   // 3.12+: the end of a with or try statement of the loop open across its last jump back
@@ -302,6 +304,8 @@ class CodeDecoder {
   void read_except_tail_copy(int end, int exit, TryExceptShape& s) const;
   // 3.13: clauses ending in `continue`
   void read_clauses_continue(int end, TryExceptShape& s) const;
+  // 3.13: the body's jumps to the code after it: 1 all covered, 0 none, -1 no such jump
+  int body_jumps_to_else_covered(const TryExceptShape& s) const;
   // 3.13: an else whose jump back was not threaded
   void read_else_not_threaded(TryExceptShape& s) const;
   // the statement's end; 3.12+: the code after it placed after the handler code

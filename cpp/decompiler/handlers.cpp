@@ -962,12 +962,14 @@ void CodeDecoder::read_clauses_continue(int end, TryExceptShape& s) const {
   int head = resolve(loops_.back().continue_target);
   bool all_continue = true;
   bool any_continue = false;
+  bool all_direct = true;  // (a written `continue` jumps to the head itself)
   for (int k = s.handler; k < s.cleanup; ++k) {
     const Operation& op = ops[static_cast<size_t>(k)];
     if (op.op != Op::Jump || (op.target >= s.handler && op.target < s.cleanup)) continue;
     bool back = resolve(op.target) == head;
     all_continue &= back;
     any_continue |= back;
+    all_direct &= op.target == head;
   }
   bool threaded = false;
   for (int p = s.body_end; p + 2 < s.else_end && !threaded; ++p) {
@@ -981,6 +983,9 @@ void CodeDecoder::read_clauses_continue(int end, TryExceptShape& s) const {
     nested |= region.target != s.handler && region.start >= s.body_end &&
               region.start < s.else_end && flow_.reachable[static_cast<size_t>(region.start)];
   }
+  // (Or the body's jump to that code lost its table row: the code after the statement, where the
+  // clauses' written `continue`s jump to the head, not to the loop's jump back.)
+  threaded |= all_direct && body_jumps_to_else_covered(s) == 0;
   if (all_continue && any_continue && threaded && !nested) {
     s.clauses_continue = true;
     s.sequential = true;
@@ -1022,13 +1027,35 @@ void CodeDecoder::read_clauses_continue_before_code(int i, int end, TryExceptSha
   }
 }
 
+// 3.13: the try body ends in `POP_BLOCK; JUMP end` (compiler_try_except) where it has no else,
+// a block without a line that inline_small_or_no_lineno_blocks (flowgraph.c) copies into each
+// unconditional jump to it (a with's way out past a suppressed exception, an if/else's join):
+// the copy's jump lies past the POP_BLOCK, where no table row covers it. Such a jump of the
+// body to the code after it still covered went to code of the statement, its else; one no
+// longer covered, to the code after the statement. (Only where the operation before the jump
+// lies in the body, the body's own; -1 where no such jump is.)
+int CodeDecoder::body_jumps_to_else_covered(const TryExceptShape& s) const {
+  const auto& ops = lifted_.ops;
+  if (!profile_.inlines_no_lineno_blocks || s.else_end <= s.body_end) return -1;
+  int found = -1;
+  for (int k = 1; static_cast<size_t>(k) < ops.size(); ++k) {
+    const Operation& op = ops[static_cast<size_t>(k)];
+    if (op.op != Op::Jump || op.target != s.body_end || !in_try_body(k - 1, s.handler)) continue;
+    int covered = in_try_body(k, s.handler) ? 1 : 0;
+    if (found >= 0 && found != covered) return -1;
+    found = covered;
+  }
+  return found;
+}
+
 // Conversely, a test there jumping forward to a jump back to the loop's head that nothing falls
 // into, and that took the test's line (its only way in), was not threaded: the body's else
 // (where the clauses never rejoin).
 void CodeDecoder::read_else_not_threaded(TryExceptShape& s) const {
   const auto& ops = lifted_.ops;
-  if (!profile_.inlines_no_lineno_blocks || !s.sequential || s.clauses_continue || loops_.empty())
-    return;
+  if (!profile_.inlines_no_lineno_blocks || !s.sequential || s.clauses_continue) return;
+  if (body_jumps_to_else_covered(s) == 1) s.sequential = false;
+  if (loops_.empty()) return;
   int head = resolve(loops_.back().continue_target);
   for (int p = s.body_end; p < s.else_end && s.sequential; ++p) {
     const Operation& test = ops[static_cast<size_t>(p)];
@@ -1607,8 +1634,10 @@ void CodeDecoder::emit_try_except(StmtPtr& stmt, int exit, const TryExceptShape&
         b.push_back(make_stmt(StmtKind::Continue));
     }
   }
-  // (Not where the code after the statement was read from a clause: the else is the body's own.)
+  // (Not where the code after the statement was read from a clause: the else is the body's own;
+  // nor where a jump of the body still covered goes there, body_jumps_to_else_covered.)
   if (profile_.exit_copies_keep_lines && !shape.outside_in_clause &&
+      body_jumps_to_else_covered(shape) != 1 &&
       (strip_copied_tail(*stmt, orelse_body, shape.cold) || sequential)) {
     Body after = std::move(orelse_body);
     orelse_body.clear();

@@ -2220,6 +2220,23 @@ bool CodeDecoder::jump_before_loop_end(int i, int target, int exit) const {
          same_target(end_jump.target, head);
 }
 
+// 3.12+: a `continue` in a try body unwinds the try first (compiler_unwind_fblock_stack's
+// POP_BLOCK), so no table row covers its jump back, on a line of its own, while the operation
+// before it is covered; a then-branch's jump to a join in the body stays covered, or (3.13, a
+// copy of the body's line-less closing jump, inline_small_or_no_lineno_blocks) takes the line
+// before it. (Not the jump back added when a test is turned around, added_jump_back_uncovered:
+// it follows the test.)
+bool CodeDecoder::continue_leaves_try(int i, int target) const {
+  const auto& ops = lifted_.ops;
+  if (!profile_.cold_blocks_at_end || loops_.empty() || i < 1) return false;
+  const Operation& jump = ops[static_cast<size_t>(i)];
+  const Operation& before = ops[static_cast<size_t>(i) - 1];
+  int handler = flow_.handler_covering(i - 1);
+  return handler >= 0 && flow_.handler_covering(i) != handler && target < i &&
+         same_target(target, loops_.back().continue_target) && jump.line >= 0 &&
+         jump.line != line_at(ops, i - 1) && !is_jump(before.op);
+}
+
 int CodeDecoder::decode_jump(int i, int end, int exit) {
   int target = lifted_.ops[static_cast<size_t>(i)].target;
   // The last operation of the region, but for handler blocks decoded with their statements.

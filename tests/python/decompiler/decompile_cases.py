@@ -606,6 +606,80 @@ CASES: list[Case] = [
         (1, 2, False),
         (3, 4, True),
     ),
+    # 3.13: a try body ending in a with statement: the with's suppressed path jumps to the code
+    # after the body. Into a written else it stays covered by the try's handler; to the code
+    # after the statement it goes through a copy of the body's closing `JUMP end`
+    # (inline_small_or_no_lineno_blocks), which no table row covers (idlelib's view_file,
+    # configparser's RawConfigParser.read).
+    _case(
+        "try_with_suppressed_path_into_else",
+        """
+        def f(a, fail, suppress):
+            try:
+                with CM("w", suppress):
+                    got = rec("g", a)
+                    if fail:
+                        raise ValueError(a)
+            except ValueError:
+                rec("g", -a)
+            else:
+                return rec("g", got)
+            return None
+        """,
+        (1, False, False),
+        (2, True, False),
+        (3, True, True),
+    ),
+    _case(
+        "try_with_suppressed_path_then_code_after_in_loop",
+        """
+        def f(items, suppress):
+            done = []
+            for item in items:
+                try:
+                    with CM("w", suppress):
+                        rec("g", item)
+                        if item > 2:
+                            raise OSError(item)
+                except OSError:
+                    continue
+                if item == 1:
+                    item = -1
+                done.append(item)
+            return done
+        """,
+        ([1, 2, 3, 4], False),
+        ([1, 3, 5], True),
+    ),
+    # 3.12+: a `continue` ending an if's then-branch in a try body unwinds the try first
+    # (compiler_unwind_fblock_stack's POP_BLOCK): no table row covers its jump back, on a line
+    # of its own. Placed after the code before it (the try is reached only from the previous
+    # try's clause), it is still no if/else's jump to a join (pstats' ProfileBrowser.generic).
+    _case(
+        "try_body_if_continue_after_try_falling_through",
+        """
+        def f(args):
+            done = []
+            for term in args:
+                try:
+                    done.append(int(term))
+                    continue
+                except ValueError:
+                    pass
+                try:
+                    frac = float(term)
+                    if frac > 1:
+                        rec("big", frac)
+                        continue
+                    done.append(frac)
+                    continue
+                except ValueError:
+                    pass
+                done.append(term)
+            return done
+        """,
+        (["1", "0.5", "2.5", "x"],),
+    ),
     # 3.12+: a with statement ending an if's then-branch, the code after the if a short return:
     # the body's normal path ends in a copy of that return (its jump to the if's join inlined),
     # the original comes after the other branches.
