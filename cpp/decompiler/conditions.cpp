@@ -1540,11 +1540,16 @@ int CodeDecoder::if_else_with_suppressed_return(const IfShape& s) {
         break;
       }
     }
-    for (int k = end; k < static_cast<int>(ops.size()) && join >= 0; ++k) {
+    // (Or the region goes on at a copy of it: the if ends a branch of an enclosing if, whose
+    // code after it is that return, each branch falling off ending in a copy.)
+    int goes_on = resolve(s.exit);
+    bool exit_copy = goes_on >= end && goes_on < static_cast<int>(ops.size()) &&
+                     flow_.reachable[static_cast<size_t>(goes_on)] && implicit_return_at(goes_on);
+    for (int k = end; k < static_cast<int>(ops.size()) && join >= 0 && !exit_copy; ++k) {
       if (flow_.reachable[static_cast<size_t>(k)]) join = -1;
     }
-    // (Gone: the else ends in a return or raise.)
-    if (join > label && !implicit_return_at(join)) {
+    // (Gone: the else ends in a return or raise, its only statement too.)
+    if (join >= label && !implicit_return_at(join)) {
       Op last = ops[static_cast<size_t>(join)].op;
       join = last == Op::ReturnValue || last == Op::ReturnConst || last == Op::RaiseVarargs ||
                      last == Op::Reraise
@@ -1572,7 +1577,7 @@ int CodeDecoder::if_else_with_suppressed_return(const IfShape& s) {
     }
     if (suppressed_return && else_reaches &&
         (closing == Op::ReturnValue || closing == Op::ReturnConst || closing == Op::RaiseVarargs)) {
-      Body then_body = decode_range(then_begin, label, join);
+      Body then_body = decode_range(then_begin, label, exit_copy && join >= end ? s.exit : join);
       Body else_body = decode_range(label, join, join);
       emit_if(s, std::move(then_body), std::move(else_body));
       return join;

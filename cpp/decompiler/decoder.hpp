@@ -396,6 +396,7 @@ class CodeDecoder {
   bool leads_to_clause_end(int exit, int join) const;
   // 3.11: the bare return of a value waiting under the statement, copied after its exit call
   bool returned_value_copy(int i, int normal_end, const WithShape& shape) const;
+  bool suppressed_return_goes_on(int exit, int copy) const;  // 3.12+: the copy is the code after
   // the code after the statement copied before the handler
   void read_with_exit_copy_before_handler(int i, int end, int length, int normal_end,
                                           WithShape& shape);

@@ -590,6 +590,50 @@ CASES: list[Case] = [
         (2, 3, False),
         (2, 5, False),
     ),
+    # 3.12+: an if's then-branch ending in a with statement whose body returns, with an else:
+    # no jump over the else is left; the suppressed path ends in a copy of the implicit
+    # `return None` (the code after the if/else, also nested in an elif chain and an enclosing
+    # with), never the else's return, which it would be without an else.
+    _case(
+        "with_returning_in_then_branch_before_else",
+        """
+        def f(mode, fail, suppress):
+            if mode == 0:
+                with CM("w", suppress):
+                    if fail:
+                        raise ValueError(fail)
+                    return rec("then", mode)
+            else:
+                return rec("else", mode)
+
+        def g(mode, fail, suppress):
+            if mode == 0:
+                return 0
+            elif mode == 1:
+                if fail < 2:
+                    with CM("outer"):
+                        with CM("inner", suppress):
+                            if fail:
+                                raise KeyError(fail)
+                            return rec("inner", mode)
+                else:
+                    rec("elif-else")
+            elif mode == 2:
+                return rec("two")
+            else:
+                rec("last")
+
+        def h(mode, fail, suppress):
+            return f(mode, fail, suppress), g(mode, fail, suppress), g(mode + 1, fail, suppress)
+        """,
+        (0, 0, False),
+        (0, 1, True),
+        (1, 0, False),
+        (1, 1, True),
+        (1, 2, False),
+        (2, 0, False),
+        entry="h",
+    ),
     # 3.13: the return after a with statement is copied to the end of the body's normal path
     # (LOAD_FAST_LOAD_FAST) and of the suppressed path (LOAD_FAST; LOAD_FAST_CHECK: `other` may
     # be unbound there): the two copies are the same code.
