@@ -865,6 +865,7 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
   if (int next = if_else_jumped_from_inside(s); next >= 0) return next;
   if (int next = if_else_joined_by_handlers(s); next >= 0) return next;
   if (int next = if_else_with_suppressed_return(s); next >= 0) return next;
+  if (int next = if_else_with_suppressed_jump(s); next >= 0) return next;
   if (int next = if_continue_then_break(s); next >= 0) return next;
   if (int next = if_else_breaks_threaded_to_head(s); next >= 0) return next;
   fold_exit_block_copies(s);
@@ -1584,6 +1585,48 @@ int CodeDecoder::if_else_with_suppressed_return(const IfShape& s) {
     }
   }
   return -1;
+}
+
+// 3.12+: a then-branch ending in a with statement whose body does not fall through (it
+// returns): its exit and compiler_if's jump over the else were unreachable and are gone, and the
+// path of a suppressed exception jumps to the code after the with, the code after the if/else
+// (the jump threaded by optimize_basic_block). Where it jumps to where the region goes on and
+// not to the label, the code at the label is an else: without one, the code after the with
+// would be there. (The branch must not fall or jump into the label itself.)
+int CodeDecoder::if_else_with_suppressed_jump(const IfShape& s) {
+  const auto& ops = lifted_.ops;
+  const int then_begin = s.then_begin;
+  const int label = s.label;
+  if (!profile_.cold_blocks_at_end || label <= then_begin || label >= s.end ||
+      same_target(label, s.exit))
+    return -1;
+  Op closing = ops[static_cast<size_t>(label) - 1].op;
+  if (closing != Op::ReturnValue && closing != Op::ReturnConst && closing != Op::RaiseVarargs)
+    return -1;
+  for (int k = then_begin; k < label; ++k) {
+    const Operation& o = ops[static_cast<size_t>(k)];
+    if (is_jump(o.op) && resolve(o.target) == resolve(label)) return -1;
+  }
+  bool suppressed_jump = false;
+  for (const HandlerRegion& region : flow_.regions) {
+    if (region.start < then_begin || region.start >= label || region.target < label ||
+        flow_.reachable[static_cast<size_t>(region.target)] ||
+        static_cast<size_t>(region.target) + 3 >= ops.size() ||
+        ops[static_cast<size_t>(region.target)].op != Op::PushExcInfo ||
+        ops[static_cast<size_t>(region.target) + 1].op != Op::WithExceptStart ||
+        ops[static_cast<size_t>(region.target) + 2].op != Op::JumpIf)
+      continue;
+    int back = ops[static_cast<size_t>(region.target) + 2].target + 4;
+    if (back > region.target && static_cast<size_t>(back) < ops.size() &&
+        ops[static_cast<size_t>(back)].op == Op::Jump &&
+        same_target(ops[static_cast<size_t>(back)].target, s.exit))
+      suppressed_jump = true;
+  }
+  if (!suppressed_jump) return -1;
+  Body then_body = decode_range(then_begin, label, s.exit);
+  Body else_body = decode_range(label, s.end, s.exit);
+  emit_if(s, std::move(then_body), std::move(else_body));
+  return s.end;
 }
 
 int CodeDecoder::if_continue_then_break(const IfShape& s) {

@@ -602,6 +602,7 @@ class CodeDecoder {
   int if_else_jumped_from_inside(const IfShape& s);  // a statement in the branch jumps to the join
   int if_else_joined_by_handlers(const IfShape& s);  // 3.12+: only the branch's clauses jump
   int if_else_with_suppressed_return(const IfShape& s);   // 3.12+: a with's copied return
+  int if_else_with_suppressed_jump(const IfShape& s);     // 3.12+: ... or its jump to the exit
   int if_continue_then_break(const IfShape& s);           // `if test: A; continue` then `break`
   int if_else_breaks_threaded_to_head(const IfShape& s);  // a nested for's breaks jump back
   bool in_branch_loop(int begin, int k, int end) const;   // k in a loop held by [begin, end)

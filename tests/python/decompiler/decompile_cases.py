@@ -634,6 +634,34 @@ CASES: list[Case] = [
         (2, 0, False),
         entry="h",
     ),
+    # 3.12+: the same, the code after the if/else more than a return: the suppressed path jumps
+    # to it, past the else (which jumps there too, or falls into it).
+    _case(
+        "with_returning_in_then_branch_jumping_past_else",
+        """
+        def f(mode, fail, suppress):
+            if mode == 0:
+                return 0
+            elif mode < 3:
+                if mode == 1:
+                    with CM("w", suppress):
+                        if fail:
+                            raise ValueError(fail)
+                        return rec("with", mode)
+                else:
+                    rec("else", mode)
+            elif mode == 3:
+                return 3
+            rec("after", mode)
+            return "end"
+        """,
+        (0, 0, False),
+        (1, 0, False),
+        (1, 1, True),
+        (2, 0, False),
+        (3, 0, False),
+        (4, 0, False),
+    ),
     # 3.13: the return after a with statement is copied to the end of the body's normal path
     # (LOAD_FAST_LOAD_FAST) and of the suppressed path (LOAD_FAST; LOAD_FAST_CHECK: `other` may
     # be unbound there): the two copies are the same code.
