@@ -859,6 +859,7 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
   if (int next = if_else_pass_over_jump(s); next >= 0) return next;
   if (int next = if_else_over_jump(s); next >= 0) return next;
   if (int next = if_else_ending_loop_body(s); next >= 0) return next;
+  if (int next = if_else_pass_jumping_back(s); next >= 0) return next;
   if (int next = if_else_returning_ending_loop_body(s); next >= 0) return next;
   if (int next = if_else_clauses_to_cold_test(s); next >= 0) return next;
   if (int next = if_else_then_ends_in_else_pass(s); next >= 0) return next;
@@ -1309,6 +1310,31 @@ int CodeDecoder::if_else_ending_loop_body(const IfShape& s) {
     return end;
   }
   return -1;
+}
+
+// An if/else ending a loop body whose else is only `pass`, the then-branch jumping back to the
+// head: the else is the NOP that compiler_visit_stmt's `pass` leaves, with its line, then the
+// jump back (a copy without a line of its own, so the NOP is kept; lift drops the NOP onto it,
+// `nop_line`). Without an else the test would jump back itself; a `pass` after the if would
+// have the then-branch fall into it, no jump back before it.
+int CodeDecoder::if_else_pass_jumping_back(const IfShape& s) {
+  const auto& ops = lifted_.ops;
+  const int label = s.label;
+  const std::optional<LoopContext>& loop = s.loop;
+  if (!loop || label - 1 <= s.then_begin || label + 1 != s.end ||
+      !same_target(s.exit, loop->continue_target))
+    return -1;
+  const Operation& at_label = ops[static_cast<size_t>(label)];
+  const Operation& before_label = ops[static_cast<size_t>(label) - 1];
+  if (at_label.op != Op::Jump || at_label.nop_line < 0 || at_label.line >= 0 ||
+      !same_target(at_label.target, loop->continue_target) || before_label.op != Op::Jump ||
+      !same_target(before_label.target, loop->continue_target))
+    return -1;
+  Body then_body = decode_range(s.then_begin, label - 1, s.exit);
+  Body else_body{make_stmt(StmtKind::Pass)};
+  else_body.back()->line = at_label.nop_line;
+  emit_if(s, std::move(then_body), std::move(else_body));
+  return s.end;
 }
 
 // 3.12+: an if/else ending a loop body whose then-branch ends in an if/else with `else: pass`:

@@ -662,6 +662,23 @@ CASES: list[Case] = [
         (3, 0, False),
         (4, 0, False),
     ),
+    # An if/else ending a loop body whose else is only `pass` and whose then-branch jumps back:
+    # 3.10 keeps the pass's NOP (its line) before a line-less copy of the jump back.
+    _case(
+        "loop_if_else_pass_ending_body",
+        """
+        def f(xs, limit):
+            total = 0
+            for x in xs:
+                if x > limit:
+                    total += rec("big", x)
+                else:
+                    pass
+            return total
+        """,
+        ([1, 5, 9], 4),
+        ([], 0),
+    ),
     # 3.13: the return after a with statement is copied to the end of the body's normal path
     # (LOAD_FAST_LOAD_FAST) and of the suppressed path (LOAD_FAST; LOAD_FAST_CHECK: `other` may
     # be unbound there): the two copies are the same code.
@@ -10458,10 +10475,6 @@ _PYC_CODE_NOT_YET = {
     "except_clause_nested_if_else_in_both_jumps_to_exit_copy": {
         13: SAME_BEHAVIOUR_OTHER_CODE
         + "f: a nested else-branch keeps a copy of the return after the try",
-    },
-    "for_body_if_elif_else_pass": {
-        10: SAME_BEHAVIOUR_OTHER_CODE
-        + "f: the `else: pass` ending the loop body (NOP; JUMP_ABSOLUTE) is dropped",
     },
     "for_body_elif_ends_in_if_else_pass": {
         10: SAME_BEHAVIOUR_OTHER_CODE
