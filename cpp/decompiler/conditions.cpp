@@ -859,12 +859,14 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
   if (int next = if_else_pass_over_jump(s); next >= 0) return next;
   if (int next = if_else_over_jump(s); next >= 0) return next;
   if (int next = if_else_ending_loop_body(s); next >= 0) return next;
+  if (int next = if_else_pass_jumping_back(s); next >= 0) return next;
   if (int next = if_else_returning_ending_loop_body(s); next >= 0) return next;
   if (int next = if_else_clauses_to_cold_test(s); next >= 0) return next;
   if (int next = if_else_then_ends_in_else_pass(s); next >= 0) return next;
   if (int next = if_else_jumped_from_inside(s); next >= 0) return next;
   if (int next = if_else_joined_by_handlers(s); next >= 0) return next;
   if (int next = if_else_with_suppressed_return(s); next >= 0) return next;
+  if (int next = if_else_with_suppressed_jump(s); next >= 0) return next;
   if (int next = if_continue_then_break(s); next >= 0) return next;
   if (int next = if_else_breaks_threaded_to_head(s); next >= 0) return next;
   fold_exit_block_copies(s);
@@ -1310,6 +1312,31 @@ int CodeDecoder::if_else_ending_loop_body(const IfShape& s) {
   return -1;
 }
 
+// An if/else ending a loop body whose else is only `pass`, the then-branch jumping back to the
+// head: the else is the NOP that compiler_visit_stmt's `pass` leaves, with its line, then the
+// jump back (a copy without a line of its own, so the NOP is kept; lift drops the NOP onto it,
+// `nop_line`). Without an else the test would jump back itself; a `pass` after the if would
+// have the then-branch fall into it, no jump back before it.
+int CodeDecoder::if_else_pass_jumping_back(const IfShape& s) {
+  const auto& ops = lifted_.ops;
+  const int label = s.label;
+  const std::optional<LoopContext>& loop = s.loop;
+  if (!loop || label - 1 <= s.then_begin || label + 1 != s.end ||
+      !same_target(s.exit, loop->continue_target))
+    return -1;
+  const Operation& at_label = ops[static_cast<size_t>(label)];
+  const Operation& before_label = ops[static_cast<size_t>(label) - 1];
+  if (at_label.op != Op::Jump || at_label.nop_line < 0 || at_label.line >= 0 ||
+      !same_target(at_label.target, loop->continue_target) || before_label.op != Op::Jump ||
+      !same_target(before_label.target, loop->continue_target))
+    return -1;
+  Body then_body = decode_range(s.then_begin, label - 1, s.exit);
+  Body else_body{make_stmt(StmtKind::Pass)};
+  else_body.back()->line = at_label.nop_line;
+  emit_if(s, std::move(then_body), std::move(else_body));
+  return s.end;
+}
+
 // 3.12+: an if/else ending a loop body whose then-branch ends in an if/else with `else: pass`:
 // the pass's jump back to the head keeps a line of its own, other than the test's (jump_thread
 // leaves the test jumping to it), after the then-branch's jump over it, which has none, threaded
@@ -1540,11 +1567,16 @@ int CodeDecoder::if_else_with_suppressed_return(const IfShape& s) {
         break;
       }
     }
-    for (int k = end; k < static_cast<int>(ops.size()) && join >= 0; ++k) {
+    // (Or the region goes on at a copy of it: the if ends a branch of an enclosing if, whose
+    // code after it is that return, each branch falling off ending in a copy.)
+    int goes_on = resolve(s.exit);
+    bool exit_copy = goes_on >= end && goes_on < static_cast<int>(ops.size()) &&
+                     flow_.reachable[static_cast<size_t>(goes_on)] && implicit_return_at(goes_on);
+    for (int k = end; k < static_cast<int>(ops.size()) && join >= 0 && !exit_copy; ++k) {
       if (flow_.reachable[static_cast<size_t>(k)]) join = -1;
     }
-    // (Gone: the else ends in a return or raise.)
-    if (join > label && !implicit_return_at(join)) {
+    // (Gone: the else ends in a return or raise, its only statement too.)
+    if (join >= label && !implicit_return_at(join)) {
       Op last = ops[static_cast<size_t>(join)].op;
       join = last == Op::ReturnValue || last == Op::ReturnConst || last == Op::RaiseVarargs ||
                      last == Op::Reraise
@@ -1572,13 +1604,55 @@ int CodeDecoder::if_else_with_suppressed_return(const IfShape& s) {
     }
     if (suppressed_return && else_reaches &&
         (closing == Op::ReturnValue || closing == Op::ReturnConst || closing == Op::RaiseVarargs)) {
-      Body then_body = decode_range(then_begin, label, join);
+      Body then_body = decode_range(then_begin, label, exit_copy && join >= end ? s.exit : join);
       Body else_body = decode_range(label, join, join);
       emit_if(s, std::move(then_body), std::move(else_body));
       return join;
     }
   }
   return -1;
+}
+
+// 3.12+: a then-branch ending in a with statement whose body does not fall through (it
+// returns): its exit and compiler_if's jump over the else were unreachable and are gone, and the
+// path of a suppressed exception jumps to the code after the with, the code after the if/else
+// (the jump threaded by optimize_basic_block). Where it jumps to where the region goes on and
+// not to the label, the code at the label is an else: without one, the code after the with
+// would be there. (The branch must not fall or jump into the label itself.)
+int CodeDecoder::if_else_with_suppressed_jump(const IfShape& s) {
+  const auto& ops = lifted_.ops;
+  const int then_begin = s.then_begin;
+  const int label = s.label;
+  if (!profile_.cold_blocks_at_end || label <= then_begin || label >= s.end ||
+      same_target(label, s.exit))
+    return -1;
+  Op closing = ops[static_cast<size_t>(label) - 1].op;
+  if (closing != Op::ReturnValue && closing != Op::ReturnConst && closing != Op::RaiseVarargs)
+    return -1;
+  for (int k = then_begin; k < label; ++k) {
+    const Operation& o = ops[static_cast<size_t>(k)];
+    if (is_jump(o.op) && resolve(o.target) == resolve(label)) return -1;
+  }
+  bool suppressed_jump = false;
+  for (const HandlerRegion& region : flow_.regions) {
+    if (region.start < then_begin || region.start >= label || region.target < label ||
+        flow_.reachable[static_cast<size_t>(region.target)] ||
+        static_cast<size_t>(region.target) + 3 >= ops.size() ||
+        ops[static_cast<size_t>(region.target)].op != Op::PushExcInfo ||
+        ops[static_cast<size_t>(region.target) + 1].op != Op::WithExceptStart ||
+        ops[static_cast<size_t>(region.target) + 2].op != Op::JumpIf)
+      continue;
+    int back = ops[static_cast<size_t>(region.target) + 2].target + 4;
+    if (back > region.target && static_cast<size_t>(back) < ops.size() &&
+        ops[static_cast<size_t>(back)].op == Op::Jump &&
+        same_target(ops[static_cast<size_t>(back)].target, s.exit))
+      suppressed_jump = true;
+  }
+  if (!suppressed_jump) return -1;
+  Body then_body = decode_range(then_begin, label, s.exit);
+  Body else_body = decode_range(label, s.end, s.exit);
+  emit_if(s, std::move(then_body), std::move(else_body));
+  return s.end;
 }
 
 int CodeDecoder::if_continue_then_break(const IfShape& s) {

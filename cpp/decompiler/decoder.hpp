@@ -405,6 +405,7 @@ class CodeDecoder {
   bool leads_to_clause_end(int exit, int join) const;
   // 3.11: the bare return of a value waiting under the statement, copied after its exit call
   bool returned_value_copy(int i, int normal_end, const WithShape& shape) const;
+  bool suppressed_return_goes_on(int exit, int copy) const;  // 3.12+: the copy is the code after
   // the code after the statement copied before the handler
   void read_with_exit_copy_before_handler(int i, int end, int length, int normal_end,
                                           WithShape& shape);
@@ -603,6 +604,7 @@ class CodeDecoder {
   int if_else_pass_over_jump(const IfShape& s);  // ... over an else of only `pass`
   int if_else_threaded_join(const IfShape& s);   // 3.12: its jump over the else threaded
   int if_else_ending_loop_body(const IfShape& s);            // 3.12+: the then-branch jumps back
+  int if_else_pass_jumping_back(const IfShape& s);           // `else: pass`, its NOP, a jump back
   int if_else_returning_ending_loop_body(const IfShape& s);  // 3.12+: ... or returns
   int if_else_clauses_to_cold_test(const IfShape& s);        // 3.12+: ... only its clauses go on
   int emit_if_else_at_label(const IfShape& s);
@@ -610,6 +612,7 @@ class CodeDecoder {
   int if_else_jumped_from_inside(const IfShape& s);  // a statement in the branch jumps to the join
   int if_else_joined_by_handlers(const IfShape& s);  // 3.12+: only the branch's clauses jump
   int if_else_with_suppressed_return(const IfShape& s);   // 3.12+: a with's copied return
+  int if_else_with_suppressed_jump(const IfShape& s);     // 3.12+: ... or its jump to the exit
   int if_continue_then_break(const IfShape& s);           // `if test: A; continue` then `break`
   int if_else_breaks_threaded_to_head(const IfShape& s);  // a nested for's breaks jump back
   bool in_branch_loop(int begin, int k, int end) const;   // k in a loop held by [begin, end)

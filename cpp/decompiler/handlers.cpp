@@ -2646,7 +2646,8 @@ void CodeDecoder::read_with_suppressed_path(int i, int end, int exit, int normal
     shape.with_end = shape.body_end;
     shape.body_exit = back.target;
     mark_consumed(reraise_target, reraise_target + 5);
-  } else if (back.op == Op::ReturnConst && reraise_target + 4 >= end) {
+  } else if (back.op == Op::ReturnConst && reraise_target + 4 >= end &&
+             suppressed_return_goes_on(exit, reraise_target + 4)) {
     // The code after the statement is a return, copied to the end of the suppressed path
     // (and of the body's normal path): the statement ends with its region.
     shape.body_end = std::min(shape.body_end, end);
@@ -2663,6 +2664,24 @@ void CodeDecoder::read_with_suppressed_path(int i, int end, int exit, int normal
   } else if (length > 0) {
     read_with_exit_copy_after_exit_call(i, length, shape);
   }
+}
+
+// 3.12+: whether the return copied to the end of a with statement's suppressed path (at `copy`)
+// is the code where the statement's region goes on (`exit`): that return itself, or the
+// function's implicit `return None` where no code follows (copied everywhere, the original gone).
+// (Not where an if's then-branch ends in the statement, its body returning: no jump over the
+// else is left, and the else at the label is not the code after the statement.)
+bool CodeDecoder::suppressed_return_goes_on(int exit, int copy) const {
+  const auto& ops = lifted_.ops;
+  int at = resolve(exit);
+  if (same_operations(ops, at, copy, 1)) return true;
+  const Operation& o = ops[static_cast<size_t>(copy)];
+  if (role_ == CodeRole::Module || !o.constant || o.constant->kind != bytecode::ObjectKind::None)
+    return false;
+  for (int k = std::max(at, 0); k < static_cast<int>(ops.size()); ++k) {
+    if (flow_.reachable[static_cast<size_t>(k)]) return false;
+  }
+  return true;
 }
 
 // 3.11: a with statement in a finally body's copy on a return's way out
@@ -2771,8 +2790,12 @@ int CodeDecoder::enclosing_with_exit_end(int i, int after, int end) const {
     return resolve(q) == goes_on || joins ? q + 1 : -1;
   }
   int length = copied_tail_length(q);
-  if (length == 0 || q == goes_on || !same_operations(ops, q, goes_on, length)) return -1;
-  return q + length;
+  if (length == 0 || q == goes_on) return -1;
+  if (same_operations(ops, q, goes_on, length)) return q + length;
+  // (Or the function's implicit `return None`, its original gone: suppressed_return_goes_on.)
+  bool implicit = length == 1 && ops[static_cast<size_t>(q)].op == Op::ReturnConst &&
+                  suppressed_return_goes_on(open->second.second, q);
+  return implicit ? q + 1 : -1;
 }
 
 // The with statement at i whose code goes on past `end`, its region's end: there lies the exit

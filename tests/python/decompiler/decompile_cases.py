@@ -590,6 +590,95 @@ CASES: list[Case] = [
         (2, 3, False),
         (2, 5, False),
     ),
+    # 3.12+: an if's then-branch ending in a with statement whose body returns, with an else:
+    # no jump over the else is left; the suppressed path ends in a copy of the implicit
+    # `return None` (the code after the if/else, also nested in an elif chain and an enclosing
+    # with), never the else's return, which it would be without an else.
+    _case(
+        "with_returning_in_then_branch_before_else",
+        """
+        def f(mode, fail, suppress):
+            if mode == 0:
+                with CM("w", suppress):
+                    if fail:
+                        raise ValueError(fail)
+                    return rec("then", mode)
+            else:
+                return rec("else", mode)
+
+        def g(mode, fail, suppress):
+            if mode == 0:
+                return 0
+            elif mode == 1:
+                if fail < 2:
+                    with CM("outer"):
+                        with CM("inner", suppress):
+                            if fail:
+                                raise KeyError(fail)
+                            return rec("inner", mode)
+                else:
+                    rec("elif-else")
+            elif mode == 2:
+                return rec("two")
+            else:
+                rec("last")
+
+        def h(mode, fail, suppress):
+            return f(mode, fail, suppress), g(mode, fail, suppress), g(mode + 1, fail, suppress)
+        """,
+        (0, 0, False),
+        (0, 1, True),
+        (1, 0, False),
+        (1, 1, True),
+        (1, 2, False),
+        (2, 0, False),
+        entry="h",
+    ),
+    # 3.12+: the same, the code after the if/else more than a return: the suppressed path jumps
+    # to it, past the else (which jumps there too, or falls into it).
+    _case(
+        "with_returning_in_then_branch_jumping_past_else",
+        """
+        def f(mode, fail, suppress):
+            if mode == 0:
+                return 0
+            elif mode < 3:
+                if mode == 1:
+                    with CM("w", suppress):
+                        if fail:
+                            raise ValueError(fail)
+                        return rec("with", mode)
+                else:
+                    rec("else", mode)
+            elif mode == 3:
+                return 3
+            rec("after", mode)
+            return "end"
+        """,
+        (0, 0, False),
+        (1, 0, False),
+        (1, 1, True),
+        (2, 0, False),
+        (3, 0, False),
+        (4, 0, False),
+    ),
+    # An if/else ending a loop body whose else is only `pass` and whose then-branch jumps back:
+    # 3.10 keeps the pass's NOP (its line) before a line-less copy of the jump back.
+    _case(
+        "loop_if_else_pass_ending_body",
+        """
+        def f(xs, limit):
+            total = 0
+            for x in xs:
+                if x > limit:
+                    total += rec("big", x)
+                else:
+                    pass
+            return total
+        """,
+        ([1, 5, 9], 4),
+        ([], 0),
+    ),
     # 3.13: the return after a with statement is copied to the end of the body's normal path
     # (LOAD_FAST_LOAD_FAST) and of the suppressed path (LOAD_FAST; LOAD_FAST_CHECK: `other` may
     # be unbound there): the two copies are the same code.
@@ -10570,10 +10659,6 @@ _PYC_CODE_NOT_YET = {
     "except_clause_nested_if_else_in_both_jumps_to_exit_copy": {
         13: SAME_BEHAVIOUR_OTHER_CODE
         + "f: a nested else-branch keeps a copy of the return after the try",
-    },
-    "for_body_if_elif_else_pass": {
-        10: SAME_BEHAVIOUR_OTHER_CODE
-        + "f: the `else: pass` ending the loop body (NOP; JUMP_ABSOLUTE) is dropped",
     },
     "for_body_elif_ends_in_if_else_pass": {
         10: SAME_BEHAVIOUR_OTHER_CODE
