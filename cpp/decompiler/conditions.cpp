@@ -326,6 +326,23 @@ CodeDecoder::ConditionItem CodeDecoder::finish_if_expression_test(ConditionItem 
   }
 }
 
+// A chained comparison ending a condition, jumping when false: compiler_jump_if's Compare_kind
+// jumps over its cleanup to the code where the condition holds, and a short exit block there
+// is copied into that jump (3.10 extend_block, 3.12+ inline_small_exit_blocks). The original
+// stays right after the cleanup (consumed by finish_chained_test) where an earlier test jumps
+// when the condition holds, `if a or b < c < d: return 0`: that test goes where the copy is.
+bool CodeDecoder::original_after_chain_cleanup(int copy, int t) const {
+  const auto& ops = lifted_.ops;
+  int length = copied_block_length(copy, t);
+  int cleanup = copy + length;
+  if (length == 0 || cleanup >= t || ops[static_cast<size_t>(cleanup)].op != Op::PopTop)
+    return false;
+  for (int k = cleanup; k < t; ++k) {
+    if (!consumed_[static_cast<size_t>(k)]) return false;
+  }
+  return true;
+}
+
 // Gathers `expr; jump-if` items starting with the jump at `j` (its value is on the stack), as
 // long as what follows is another pure test, and keeps the longest prefix whose targets are
 // only its own true and false exits.
@@ -347,8 +364,11 @@ int CodeDecoder::condition_exit(const std::vector<ConditionItem>& items, int t,
     }
     return true;
   };
-  if (t == last.next || same_target(t, last.target) || t < 1 ||
-      ops[static_cast<size_t>(t) - 1].op != Op::PopTop || !consumed_[static_cast<size_t>(t) - 1])
+  if (t == last.next || same_target(t, last.target) || t < 1) return t;
+  if (t > last.next && original_after_chain_cleanup(last.next, t)) {
+    return only_this_condition_jumps_to() ? last.next : t;
+  }
+  if (ops[static_cast<size_t>(t) - 1].op != Op::PopTop || !consumed_[static_cast<size_t>(t) - 1])
     return t;
   if (!consumed_[static_cast<size_t>(t)] && !only_this_condition_jumps_to()) return t;
   if (copied_block_length(last.next, t) > 0) return last.next;

@@ -564,6 +564,7 @@ class CodeDecoder {
   std::vector<ConditionItem> if_expression_part(int begin, int end, int like, int label,
                                                 int last_next);
   std::vector<ConditionItem> collect_conditions(int j, int end, int stmt_start);
+  bool original_after_chain_cleanup(int copy, int t) const;
   int condition_exit(const std::vector<ConditionItem>& items, int t,
                      const ConditionItem& last) const;  // where a test's jump leads
   bool condition_complete(const std::vector<ConditionItem>& items, size_t count, int end) const;

@@ -10132,6 +10132,42 @@ CASES: list[Case] = [
         ([1], {}),
         ([], {}),
     ),
+    _case(
+        # A test before a chained comparison jumping to the short exit block the chain's jump
+        # over its cleanup holds a copy of (3.10 extend_block, 3.12+ inline_small_exit_blocks):
+        # the original after the cleanup is where the whole condition holds (rich's cells).
+        "or_then_chained_comparison_jumps_to_copied_return",
+        """
+        def size(c, t):
+            if c and c < 32 or 127 <= c < 160:
+                return 0
+            t = rec("t", t)
+            if c > t:
+                return 1
+            return t
+
+
+        def g(c):
+            if c < 32 or 127 <= rec("c", c) < 160:
+                return 0
+            return 1
+
+
+        def f(c, d):
+            out = []
+            for v in (c, d, c + d):
+                if v == d or 0 <= v < d or rec("v", v) > 9:
+                    out.append(0)
+                    continue
+                out.append(v)
+            return out, g(c), g(d), size(c, d), size(d, c)
+        """,
+        (0, 5),
+        (10, 5),
+        (130, 5),
+        (200, 300),
+        (31, 20),
+    ),
 ]
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
