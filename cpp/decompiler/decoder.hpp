@@ -212,6 +212,7 @@ class CodeDecoder {
                                 int* clause_tail, int* clause_tail_length);  // 3.10
   bool while_true_spelled_true(int head) const;            // `while True`, not `while 1`
   bool while_true_written(int head, int last_jump) const;  // never `while test`
+  void turn_back_written_continue(const StmtPtr& s);
   void emit_while_true(Body body, bool ends_in_break, bool spelled_true,
                        bool written);  // or `while test`
   int loop_handler_code_end(int head, int last_jump, int end) const;

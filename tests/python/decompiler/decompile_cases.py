@@ -10168,6 +10168,33 @@ CASES: list[Case] = [
         (200, 300),
         (31, 20),
     ),
+    _case(
+        # `while True:` ending in `break`, an if in it ending in `if t: A; continue`: both tests
+        # jump straight to the loop's exit (if_continue_then_break), the inner if turned back as
+        # the outer one is (`turn_back_written_continue`; rich's Traceback.extract).
+        "while_true_nested_if_continue_then_break",
+        """
+        def f(e, g):
+            n = 0
+            while True:
+                n += 1
+                if not g:
+                    c = rec("a", e)
+                    if c is not None and c < 3:
+                        e = c + 1
+                        continue
+                    c = rec("b", e)
+                    if c is not None and c < 5:
+                        e = c + 1
+                        continue
+                break
+            return n, e
+        """,
+        (0, False),
+        (0, True),
+        (4, False),
+        (None, False),
+    ),
 ]
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
