@@ -10195,6 +10195,26 @@ CASES: list[Case] = [
         (4, False),
         (None, False),
     ),
+    _case(
+        # 3.12+: try/except/else ending the function, its clause falling off its end: the
+        # clause's copy of `return None` leaves on its last statement's line (a written return
+        # unwinds on its own), so the code after the body is the else (`clause_returns_written`;
+        # the else's names come first in co_names: rich's pretty.install).
+        "try_except_else_ends_function_clause_falls_off",
+        """
+        def f(h, out):
+            try:
+                ip = rec("get", 10 // h)
+            except ZeroDivisionError:
+                out.append("hook")
+            else:
+                from os.path import join
+
+                out.append(join("a", str(ip)))
+        """,
+        (1, []),
+        (0, []),
+    ),
 ]
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
