@@ -1246,6 +1246,18 @@ int CodeDecoder::if_else_threaded_join(const IfShape& s) {
 
 // Whether operation `i` starts a line entry, also where the entry starts on its EXTENDED_ARG
 // prefix (dropped by lift: dis shows the line there, on the instruction's first code unit).
+// The line an EXTENDED_ARG prefix of the operation at `i` starts (lift keeps the operation's
+// own line entry only), or -1.
+int CodeDecoder::line_on_prefix(int i) const {
+  const Operation& op = lifted_.ops[static_cast<size_t>(i)];
+  std::vector<bytecode::Instruction> all = bytecode::decode_bare_instructions(code_);
+  for (size_t k = 1; k < all.size(); ++k) {
+    if (all[k].offset != op.offset) continue;
+    return all[k - 1].opname == "EXTENDED_ARG" && all[k - 1].starts_line ? all[k - 1].line : -1;
+  }
+  return -1;
+}
+
 bool CodeDecoder::starts_line_on_prefix(int i) const {
   const Operation& op = lifted_.ops[static_cast<size_t>(i)];
   if (op.line >= 0) return true;
@@ -1307,21 +1319,27 @@ int CodeDecoder::if_else_ending_loop_body(const IfShape& s) {
   // other than the test's; flowgraph.c's jump_thread retargets a jump to a jump only where both
   // have one line or the target none, so the test still jumps to it, where an if ending the
   // loop body alone would have its test turned around over a jump back.)
+  // (A jump back far enough for an EXTENDED_ARG prefix has its line entry on the prefix.)
   const Operation& at_label = ops[static_cast<size_t>(label)];
   bool else_owns_line = loop && label + 1 == end && at_label.op == Op::Jump &&
-                        same_target(at_label.target, loop->continue_target) && at_label.line > 0 &&
-                        at_label.line != line_at(ops, s.items.back().jump);
+                        same_target(at_label.target, loop->continue_target);
+  if (else_owns_line) {
+    int line = at_label.line >= 0 ? at_label.line : line_on_prefix(label);
+    else_owns_line = line > 0 && line != line_at(ops, s.items.back().jump);
+  }
   if (profile_.threads_jumps_to_jumps && loop && before_label.op == Op::Jump &&
       label - 1 > then_begin && label < end &&
       same_target(before_label.target, loop->continue_target) &&
-      same_target(exit, loop->continue_target) &&
+      (same_target(exit, loop->continue_target) || else_owns_line) &&
       (before_label.line > 0 || copied_jump_back || turned_test_before ||
        (before_label.line < 0 &&
         ends_with_test_over_jump_back(then_begin, label, loop->continue_target)) ||
        continues_line || else_owns_line) &&
       !on_new_line(label - 1)) {
-    // (Not to its end: a jump there from inside goes to the else.)
-    Body then_body = decode_range(then_begin, label - 1, exit);
+    // (Not to its end: a jump there from inside goes to the else. In a region going on
+    // elsewhere, an enclosing if read without its else, that jump is a `continue` of its own.)
+    bool to_head = same_target(exit, loop->continue_target);
+    Body then_body = decode_range(then_begin, to_head ? label - 1 : label, exit);
     Body else_body = decode_range(label, end, exit);
     if (else_body.empty() && else_owns_line) else_body.push_back(make_stmt(StmtKind::Pass));
     emit_if(s, std::move(then_body), std::move(else_body));

@@ -709,6 +709,7 @@ class CodeDecoder {
   int copied_break_target(int head, int exit, int end) const;
   bool pops_under_return_value(int k) const;  // a return's `SWAP 2; POP_TOP` of an iterator
   bool starts_line_on_prefix(int i) const;    // a line entry at `i` or on its EXTENDED_ARG
+  int line_on_prefix(int i) const;            // the line its EXTENDED_ARG prefix starts
   void pop_top(ExprPtr value);
   ExprPtr constant(const bytecode::ObjectRef& obj) const;
   ExprPtr name_expr(const std::string& name) const;

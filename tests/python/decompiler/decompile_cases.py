@@ -10215,6 +10215,55 @@ CASES: list[Case] = [
         (1, []),
         (0, []),
     ),
+    _case(
+        # 3.12+: `else: continue` ending an elif chain ending a loop body, its jump back far
+        # enough for an EXTENDED_ARG prefix, which holds the continue's line entry
+        # (`line_on_prefix`; rich's Markdown.__rich_console__).
+        "for_body_elif_else_continue_extended_arg",
+        """
+        def f(xs):
+            for x in xs:
+                if x == 1:
+                    rec("a0", x + 0)
+                    rec("a1", x + 1)
+                    rec("a2", x + 2)
+                    rec("a3", x + 3)
+                    rec("a4", x + 4)
+                    rec("a5", x + 5)
+                    rec("a6", x + 6)
+                    rec("a7", x + 7)
+                    rec("a8", x + 8)
+                    rec("a9", x + 9)
+                    rec("a10", x + 10)
+                    rec("a11", x + 11)
+                    rec("a12", x + 12)
+                    rec("a13", x + 13)
+                    rec("a14", x + 14)
+                    rec("a15", x + 15)
+                    rec("a16", x + 16)
+                    rec("a17", x + 17)
+                    rec("a18", x + 18)
+                    rec("a19", x + 19)
+                    rec("a20", x + 20)
+                    rec("a21", x + 21)
+                    rec("a22", x + 22)
+                    rec("a23", x + 23)
+                elif x in (2, 3, 4):
+                    if rec("c", x) == 2:
+                        rec("b", x)
+                    elif rec("d", x) == 3:
+                        rec("e", x)
+                    else:
+                        continue
+                elif x == 5:
+                    rec("f", x)
+                else:
+                    rec("g", x)
+            return xs
+        """,
+        ([1, 2, 3, 4, 5, 6],),
+        ([],),
+    ),
 ]
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
