@@ -879,6 +879,7 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
   if (int next = if_else_pass_over_jump(s); next >= 0) return next;
   if (int next = if_else_over_jump(s); next >= 0) return next;
   if (int next = if_else_ending_loop_body(s); next >= 0) return next;
+  if (int next = if_else_continue_ending_loop_body(s); next >= 0) return next;
   if (int next = if_else_returning_ending_loop_body(s); next >= 0) return next;
   if (int next = if_else_clauses_to_cold_test(s); next >= 0) return next;
   if (int next = if_else_then_ends_in_else_pass(s); next >= 0) return next;
@@ -1354,6 +1355,31 @@ int CodeDecoder::if_else_ending_loop_body(const IfShape& s) {
 // to the head: `elif a: (if b: x) else: pass` then `else: <else>`. A `continue` written after the
 // inner if would take the inner then-branch's fall-off, with no jump of its own before it. The
 // inner if reads its `else: pass` (if_else_ending_loop_body) in the then-branch [then, label).
+// 3.10: an if/else ending a loop body whose else is `continue`: the then-branch's line-less
+// jump over the else, threaded to the loop head, then the else's own jump back, starting the
+// continue's line (threaded_jump_over_else_keeps_else_jump). Read as written, not as an if
+// falling off its end into a `continue` after it (which would have the one jump).
+int CodeDecoder::if_else_continue_ending_loop_body(const IfShape& s) {
+  const auto& ops = lifted_.ops;
+  const int label = s.label;
+  if (!profile_.threaded_jump_over_else_keeps_else_jump || !s.loop || label + 1 != s.end ||
+      label - 1 <= s.then_begin)
+    return -1;
+  const Operation& over = ops[static_cast<size_t>(label) - 1];
+  const Operation& at_label = ops[static_cast<size_t>(label)];
+  int head = s.loop->continue_target;
+  if (over.op != Op::Jump || at_label.op != Op::Jump || over.line >= 0 || at_label.line < 0 ||
+      !same_target(over.target, head) || !same_target(at_label.target, head) ||
+      on_new_line(label - 1))
+    return -1;
+  // (In a region going on elsewhere, an enclosing if read without its else, the then-branch's
+  // jump back is a `continue` of its own.)
+  Body then_body =
+      decode_range(s.then_begin, same_target(s.exit, head) ? label - 1 : label, s.exit);
+  emit_if(s, std::move(then_body), {make_stmt(StmtKind::Continue)});
+  return s.end;
+}
+
 int CodeDecoder::if_else_then_ends_in_else_pass(const IfShape& s) {
   const auto& ops = lifted_.ops;
   const std::optional<LoopContext>& loop = s.loop;

@@ -10264,6 +10264,32 @@ CASES: list[Case] = [
         ([1, 2, 3, 4, 5, 6],),
         ([],),
     ),
+    _case(
+        # 3.10: `else: continue` ending an elif chain ending a loop body: the then-branch's
+        # line-less jump over the else, threaded to the head, then the continue's own jump back
+        # (`if_else_continue_ending_loop_body`; rich's Markdown.__rich_console__).
+        "for_body_elif_else_continue",
+        """
+        def f(xs):
+            for x in xs:
+                if x == 1:
+                    rec("a", x)
+                elif x in (2, 3, 4):
+                    if rec("c", x) == 2:
+                        rec("b", x)
+                    elif rec("d", x) == 3:
+                        rec("e", x)
+                    else:
+                        continue
+                elif x == 5:
+                    rec("f", x)
+                else:
+                    rec("g", x)
+            return xs
+        """,
+        ([1, 2, 3, 4, 5, 6],),
+        ([],),
+    ),
 ]
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
