@@ -10466,10 +10466,6 @@ _CODE_NOT_YET: dict = {
         " try/except) is read inside it too, as a return before the with's exit"
         for v in (12, 13)
     },
-    "except_clause_ends_in_with_then_return": {
-        13: SAME_BEHAVIOUR_OTHER_CODE + "the try's else reads as code after the try statement, the"
-        " clause ending in a written `return None`",
-    },
     "nested_try_except_clauses_leave_through_copied_exit": {
         12: SAME_BEHAVIOUR_OTHER_CODE
         + "f: instruction #10: expected RETURN_CONST None, got PUSH_EXC_INFO (an else clause"
