@@ -1245,8 +1245,6 @@ int CodeDecoder::if_else_threaded_join(const IfShape& s) {
   return join;
 }
 
-// Whether operation `i` starts a line entry, also where the entry starts on its EXTENDED_ARG
-// prefix (dropped by lift: dis shows the line there, on the instruction's first code unit).
 // The line an EXTENDED_ARG prefix of the operation at `i` starts (lift keeps the operation's
 // own line entry only), or -1.
 int CodeDecoder::line_on_prefix(int i) const {
@@ -1259,6 +1257,8 @@ int CodeDecoder::line_on_prefix(int i) const {
   return -1;
 }
 
+// Whether operation `i` starts a line entry, also where the entry starts on its EXTENDED_ARG
+// prefix (dropped by lift: dis shows the line there, on the instruction's first code unit).
 bool CodeDecoder::starts_line_on_prefix(int i) const {
   const Operation& op = lifted_.ops[static_cast<size_t>(i)];
   if (op.line >= 0) return true;
@@ -1349,12 +1349,6 @@ int CodeDecoder::if_else_ending_loop_body(const IfShape& s) {
   return -1;
 }
 
-// 3.12+: an if/else ending a loop body whose then-branch ends in an if/else with `else: pass`:
-// the pass's jump back to the head keeps a line of its own, other than the test's (jump_thread
-// leaves the test jumping to it), after the then-branch's jump over it, which has none, threaded
-// to the head: `elif a: (if b: x) else: pass` then `else: <else>`. A `continue` written after the
-// inner if would take the inner then-branch's fall-off, with no jump of its own before it. The
-// inner if reads its `else: pass` (if_else_ending_loop_body) in the then-branch [then, label).
 // 3.10: an if/else ending a loop body whose else is `continue`: the then-branch's line-less
 // jump over the else, threaded to the loop head, then the else's own jump back, starting the
 // continue's line (threaded_jump_over_else_keeps_else_jump). Read as written, not as an if
@@ -1380,6 +1374,12 @@ int CodeDecoder::if_else_continue_ending_loop_body(const IfShape& s) {
   return s.end;
 }
 
+// 3.12+: an if/else ending a loop body whose then-branch ends in an if/else with `else: pass`:
+// the pass's jump back to the head keeps a line of its own, other than the test's (jump_thread
+// leaves the test jumping to it), after the then-branch's jump over it, which has none, threaded
+// to the head: `elif a: (if b: x) else: pass` then `else: <else>`. A `continue` written after the
+// inner if would take the inner then-branch's fall-off, with no jump of its own before it. The
+// inner if reads its `else: pass` (if_else_ending_loop_body) in the then-branch [then, label).
 int CodeDecoder::if_else_then_ends_in_else_pass(const IfShape& s) {
   const auto& ops = lifted_.ops;
   const std::optional<LoopContext>& loop = s.loop;
