@@ -326,6 +326,23 @@ CodeDecoder::ConditionItem CodeDecoder::finish_if_expression_test(ConditionItem 
   }
 }
 
+// A chained comparison ending a condition, jumping when false: compiler_jump_if's Compare_kind
+// jumps over its cleanup to the code where the condition holds, and a short exit block there
+// is copied into that jump (3.10 extend_block, 3.12+ inline_small_exit_blocks). The original
+// stays right after the cleanup (consumed by finish_chained_test) where an earlier test jumps
+// when the condition holds, `if a or b < c < d: return 0`: that test goes where the copy is.
+bool CodeDecoder::original_after_chain_cleanup(int copy, int t) const {
+  const auto& ops = lifted_.ops;
+  int length = copied_block_length(copy, t);
+  int cleanup = copy + length;
+  if (length == 0 || cleanup >= t || ops[static_cast<size_t>(cleanup)].op != Op::PopTop)
+    return false;
+  for (int k = cleanup; k < t; ++k) {
+    if (!consumed_[static_cast<size_t>(k)]) return false;
+  }
+  return true;
+}
+
 // Gathers `expr; jump-if` items starting with the jump at `j` (its value is on the stack), as
 // long as what follows is another pure test, and keeps the longest prefix whose targets are
 // only its own true and false exits.
@@ -347,8 +364,11 @@ int CodeDecoder::condition_exit(const std::vector<ConditionItem>& items, int t,
     }
     return true;
   };
-  if (t == last.next || same_target(t, last.target) || t < 1 ||
-      ops[static_cast<size_t>(t) - 1].op != Op::PopTop || !consumed_[static_cast<size_t>(t) - 1])
+  if (t == last.next || same_target(t, last.target) || t < 1) return t;
+  if (t > last.next && original_after_chain_cleanup(last.next, t)) {
+    return only_this_condition_jumps_to() ? last.next : t;
+  }
+  if (ops[static_cast<size_t>(t) - 1].op != Op::PopTop || !consumed_[static_cast<size_t>(t) - 1])
     return t;
   if (!consumed_[static_cast<size_t>(t)] && !only_this_condition_jumps_to()) return t;
   if (copied_block_length(last.next, t) > 0) return last.next;
@@ -860,6 +880,7 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
   if (int next = if_else_over_jump(s); next >= 0) return next;
   if (int next = if_else_ending_loop_body(s); next >= 0) return next;
   if (int next = if_else_pass_jumping_back(s); next >= 0) return next;
+  if (int next = if_else_continue_ending_loop_body(s); next >= 0) return next;
   if (int next = if_else_returning_ending_loop_body(s); next >= 0) return next;
   if (int next = if_else_clauses_to_cold_test(s); next >= 0) return next;
   if (int next = if_else_then_ends_in_else_pass(s); next >= 0) return next;
@@ -1226,6 +1247,18 @@ int CodeDecoder::if_else_threaded_join(const IfShape& s) {
   return join;
 }
 
+// The line an EXTENDED_ARG prefix of the operation at `i` starts (lift keeps the operation's
+// own line entry only), or -1.
+int CodeDecoder::line_on_prefix(int i) const {
+  const Operation& op = lifted_.ops[static_cast<size_t>(i)];
+  std::vector<bytecode::Instruction> all = bytecode::decode_bare_instructions(code_);
+  for (size_t k = 1; k < all.size(); ++k) {
+    if (all[k].offset != op.offset) continue;
+    return all[k - 1].opname == "EXTENDED_ARG" && all[k - 1].starts_line ? all[k - 1].line : -1;
+  }
+  return -1;
+}
+
 // Whether operation `i` starts a line entry, also where the entry starts on its EXTENDED_ARG
 // prefix (dropped by lift: dis shows the line there, on the instruction's first code unit).
 bool CodeDecoder::starts_line_on_prefix(int i) const {
@@ -1289,21 +1322,27 @@ int CodeDecoder::if_else_ending_loop_body(const IfShape& s) {
   // other than the test's; flowgraph.c's jump_thread retargets a jump to a jump only where both
   // have one line or the target none, so the test still jumps to it, where an if ending the
   // loop body alone would have its test turned around over a jump back.)
+  // (A jump back far enough for an EXTENDED_ARG prefix has its line entry on the prefix.)
   const Operation& at_label = ops[static_cast<size_t>(label)];
   bool else_owns_line = loop && label + 1 == end && at_label.op == Op::Jump &&
-                        same_target(at_label.target, loop->continue_target) && at_label.line > 0 &&
-                        at_label.line != line_at(ops, s.items.back().jump);
+                        same_target(at_label.target, loop->continue_target);
+  if (else_owns_line) {
+    int line = at_label.line >= 0 ? at_label.line : line_on_prefix(label);
+    else_owns_line = line > 0 && line != line_at(ops, s.items.back().jump);
+  }
   if (profile_.threads_jumps_to_jumps && loop && before_label.op == Op::Jump &&
       label - 1 > then_begin && label < end &&
       same_target(before_label.target, loop->continue_target) &&
-      same_target(exit, loop->continue_target) &&
+      (same_target(exit, loop->continue_target) || else_owns_line) &&
       (before_label.line > 0 || copied_jump_back || turned_test_before ||
        (before_label.line < 0 &&
         ends_with_test_over_jump_back(then_begin, label, loop->continue_target)) ||
        continues_line || else_owns_line) &&
       !on_new_line(label - 1) && !continue_leaves_try(label - 1, before_label.target)) {
-    // (Not to its end: a jump there from inside goes to the else.)
-    Body then_body = decode_range(then_begin, label - 1, exit);
+    // (Not to its end: a jump there from inside goes to the else. In a region going on
+    // elsewhere, an enclosing if read without its else, that jump is a `continue` of its own.)
+    bool to_head = same_target(exit, loop->continue_target);
+    Body then_body = decode_range(then_begin, to_head ? label - 1 : label, exit);
     Body else_body = decode_range(label, end, exit);
     if (else_body.empty() && else_owns_line) else_body.push_back(make_stmt(StmtKind::Pass));
     emit_if(s, std::move(then_body), std::move(else_body));
@@ -1334,6 +1373,31 @@ int CodeDecoder::if_else_pass_jumping_back(const IfShape& s) {
   Body else_body{make_stmt(StmtKind::Pass)};
   else_body.back()->line = at_label.nop_line;
   emit_if(s, std::move(then_body), std::move(else_body));
+  return s.end;
+}
+
+// 3.10: an if/else ending a loop body whose else is `continue`: the then-branch's line-less
+// jump over the else, threaded to the loop head, then the else's own jump back, starting the
+// continue's line (threaded_jump_over_else_keeps_else_jump). Read as written, not as an if
+// falling off its end into a `continue` after it (which would have the one jump).
+int CodeDecoder::if_else_continue_ending_loop_body(const IfShape& s) {
+  const auto& ops = lifted_.ops;
+  const int label = s.label;
+  if (!profile_.threaded_jump_over_else_keeps_else_jump || !s.loop || label + 1 != s.end ||
+      label - 1 <= s.then_begin)
+    return -1;
+  const Operation& over = ops[static_cast<size_t>(label) - 1];
+  const Operation& at_label = ops[static_cast<size_t>(label)];
+  int head = s.loop->continue_target;
+  if (over.op != Op::Jump || at_label.op != Op::Jump || over.line >= 0 || at_label.line < 0 ||
+      !same_target(over.target, head) || !same_target(at_label.target, head) ||
+      on_new_line(label - 1))
+    return -1;
+  // (In a region going on elsewhere, an enclosing if read without its else, the then-branch's
+  // jump back is a `continue` of its own.)
+  Body then_body =
+      decode_range(s.then_begin, same_target(s.exit, head) ? label - 1 : label, s.exit);
+  emit_if(s, std::move(then_body), {make_stmt(StmtKind::Continue)});
   return s.end;
 }
 

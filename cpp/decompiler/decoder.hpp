@@ -219,6 +219,7 @@ class CodeDecoder {
                                 int* clause_tail, int* clause_tail_length);  // 3.10
   bool while_true_spelled_true(int head) const;            // `while True`, not `while 1`
   bool while_true_written(int head, int last_jump) const;  // never `while test`
+  void turn_back_written_continue(const StmtPtr& s);
   void emit_while_true(Body body, bool ends_in_break, bool spelled_true,
                        bool written);  // or `while test`
   int loop_handler_code_end(int head, int last_jump, int end) const;
@@ -574,6 +575,7 @@ class CodeDecoder {
   std::vector<ConditionItem> if_expression_part(int begin, int end, int like, int label,
                                                 int last_next);
   std::vector<ConditionItem> collect_conditions(int j, int end, int stmt_start);
+  bool original_after_chain_cleanup(int copy, int t) const;
   int condition_exit(const std::vector<ConditionItem>& items, int t,
                      const ConditionItem& last) const;  // where a test's jump leads
   bool condition_complete(const std::vector<ConditionItem>& items, size_t count, int end) const;
@@ -605,6 +607,7 @@ class CodeDecoder {
   int if_else_threaded_join(const IfShape& s);   // 3.12: its jump over the else threaded
   int if_else_ending_loop_body(const IfShape& s);            // 3.12+: the then-branch jumps back
   int if_else_pass_jumping_back(const IfShape& s);           // `else: pass`, its NOP, a jump back
+  int if_else_continue_ending_loop_body(const IfShape& s);   // 3.10: `else: continue`
   int if_else_returning_ending_loop_body(const IfShape& s);  // 3.12+: ... or returns
   int if_else_clauses_to_cold_test(const IfShape& s);        // 3.12+: ... only its clauses go on
   int emit_if_else_at_label(const IfShape& s);
@@ -719,6 +722,7 @@ class CodeDecoder {
   int copied_break_target(int head, int exit, int end) const;
   bool pops_under_return_value(int k) const;  // a return's `SWAP 2; POP_TOP` of an iterator
   bool starts_line_on_prefix(int i) const;    // a line entry at `i` or on its EXTENDED_ARG
+  int line_on_prefix(int i) const;            // the line its EXTENDED_ARG prefix starts
   void pop_top(ExprPtr value);
   ExprPtr constant(const bytecode::ObjectRef& obj) const;
   ExprPtr name_expr(const std::string& name) const;

@@ -1581,16 +1581,17 @@ int CodeDecoder::decode_except_clause(int k, int end, bool body_falls_through,
              : clause_end;
 }
 
-// 3.12+: a named clause's written `return None` unwinds the clause on the return's line, its
+// 3.12+: a clause's written `return None` unwinds the clause on the return's line, its
 // POP_EXCEPT starting that line (compiler_return, compiler_unwind_fblock); a clause falling
 // through to a copy of the code's end leaves on the line of its last statement (the exit
-// compiler_try_except adds has no location).
+// compiler_try_except adds has no location). A named clause unbinds its name between them.
 bool CodeDecoder::clause_returns_written(const TryExceptShape& s) const {
   const auto& ops = lifted_.ops;
-  for (int p = s.handler + 1; p + 4 < s.cleanup; ++p) {
-    const Operation& ret = ops[static_cast<size_t>(p) + 4];
-    if (ops[static_cast<size_t>(p)].op != Op::PopExcept || !unbinds_clause_name(ops, p + 1) ||
-        ret.op != Op::ReturnConst || !ret.constant ||
+  for (int p = s.handler + 1; p + 1 < s.cleanup; ++p) {
+    if (ops[static_cast<size_t>(p)].op != Op::PopExcept) continue;
+    int r = p + 4 < s.cleanup && unbinds_clause_name(ops, p + 1) ? p + 4 : p + 1;
+    const Operation& ret = ops[static_cast<size_t>(r)];
+    if (ret.op != Op::ReturnConst || !ret.constant ||
         ret.constant->kind != bytecode::ObjectKind::None) {
       continue;
     }
@@ -1617,12 +1618,12 @@ void CodeDecoder::emit_try_except(StmtPtr& stmt, int exit, const TryExceptShape&
   // is the code after the statement.
   Body& orelse_body = stmt->bodies[1];
   bool sequential = shape.sequential;
-  // (A named clause ending in `return None` may be one falling through to a copy of the end;
-  // not where each such return is written.)
+  // (A clause ending in `return None` may be one falling through to a copy of the end; not
+  // where each such return is written.)
   for (const ExceptHandler& clause : stmt->handlers) {
     if (!sequential || clause_returns_written(shape)) break;
     const Body& b = clause.body;
-    sequential &= clause.name.empty() || b.empty() || b.back()->kind != StmtKind::Return ||
+    sequential &= b.empty() || b.back()->kind != StmtKind::Return ||
                   (!b.back()->exprs.empty() && !is_none(b.back()->exprs[0]));
   }
   if (shape.clauses_continue && sequential) {

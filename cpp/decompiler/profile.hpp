@@ -77,6 +77,10 @@ class CompilerProfile {
   // loop's jump back into a copy of it, and keeps a `continue` ending the loop's last branch: a
   // jump back right before the loop's own was written (a branch falling through has none).
   bool keeps_jump_before_loop_end = minor_ == 11;
+  // 3.10's compiler_if: the then-branch's jump over the else has no line (ADDOP_JUMP_NOLINE);
+  // optimize_cfg threads it to the loop head where the if ends a loop body, and an
+  // `else: continue` keeps its own jump back, on its own line, after it.
+  bool threaded_jump_over_else_keeps_else_jump = minor_ == 10;
 
   // ---- try statements read from exception tables (handlers.cpp)
   // Zero-cost exceptions (3.11+, compile.c's compiler_try_except/_finally and the exception

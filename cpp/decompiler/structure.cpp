@@ -1676,6 +1676,21 @@ bool CodeDecoder::while_true_written(int head, int last_jump) const {
          nop_line == ops[static_cast<size_t>(last_jump)].line;
 }
 
+// `if x: A else: break` read by if_continue_then_break where the test jumps straight to the
+// loop's exit (no `break` of its own there: compiler_break's jump has the break's line, which
+// jump_thread does not thread a test through) is `if x: A; continue`, the `break` after it. An
+// A ending in such an if of its own (`if x: B; if y: C; continue`, then `break`) jumps to that
+// exit too: the inner if is turned back, and A falls into the `break` after the outer one.
+void CodeDecoder::turn_back_written_continue(const StmtPtr& s) {
+  const StmtPtr& inner = s->bodies[0].back();
+  if (if_else_break(inner) && written_continues_.count(inner)) {
+    turn_back_written_continue(inner);
+  } else {
+    s->bodies[0].push_back(make_stmt(StmtKind::Continue));
+  }
+  s->bodies[1].clear();
+}
+
 // Emits the `while True:` (or `while 1:`) loop whose body is `body`, or the `while test:` it
 // reads as (not where the loop is `written` `while True:`).
 void CodeDecoder::emit_while_true(Body body, bool ends_in_break, bool spelled_true, bool written) {
@@ -1701,9 +1716,7 @@ void CodeDecoder::emit_while_true(Body body, bool ends_in_break, bool spelled_tr
     return;
   }
   if (!body.empty() && if_else_break(body.back()) && written_continues_.count(body.back())) {
-    StmtPtr last = body.back();
-    last->bodies[0].push_back(make_stmt(StmtKind::Continue));
-    last->bodies[1].clear();
+    turn_back_written_continue(body.back());
     body.push_back(make_stmt(StmtKind::Break));
   }
   emit(make_stmt(StmtKind::While, {make_constant(spelled_true ? "True" : "1")},
