@@ -10132,6 +10132,40 @@ CASES: list[Case] = [
         ([1], {}),
         ([], {}),
     ),
+    # 3.13: `if t: with ...:` ending a try body keeps a NOP on the test's line at the if's end,
+    # which the with's exit jumps skip; lift drops it: the body ends with that jump, no else
+    # follows (pygments' HtmlFormatter._wrap_full, a generator).
+    _case(
+        "try_body_if_with_then_code_after",
+        """
+        def gen(a, n, fail):
+            if a:
+                try:
+                    if n:
+                        with CM(n, suppress=fail == 2) as c:
+                            rec("in", c)
+                            if fail:
+                                raise OSError(fail)
+                except OSError as err:
+                    rec("caught", err.args)
+                    raise
+                yield rec("after", n)
+            else:
+                yield rec("else", a)
+            yield rec("end")
+
+        def f(a, n, fail):
+            try:
+                return list(gen(a, n, fail))
+            except OSError as e:
+                return e.args
+        """,
+        (1, "x", 0),
+        (1, "", 0),
+        (1, "x", 1),
+        (1, "x", 2),
+        (0, "x", 0),
+    ),
     # A try statement starting a `while test:` body whose own body starts with a `while` loop:
     # the try covers the inner loop's top test, so it holds that loop, though the outer loop's
     # jump back lands there too (pygments' TNTLexer.get_tokens_unprocessed).
