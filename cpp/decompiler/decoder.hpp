@@ -197,8 +197,9 @@ class CodeDecoder {
   bool covered_by_try_from(int k, int from) const;
   int absent_break_target_copy(int k, int end) const;                        // its length, or 0
   int break_copy_length(int k, int end, int break_target, bool while_true);  // or -1
-  int decode_at_statement_start(int i, int end, int exit);     // a loop or try starting at i, or -1
-  bool closes_nested_loop(int i, int end, int* source) const;  // a loop opening a loop's body
+  int decode_at_statement_start(int i, int end, int exit);  // a loop or try starting at i, or -1
+  bool covers_while_test(int i, const HandlerRegion& region) const;  // a try holding a loop
+  bool closes_nested_loop(int i, int end, int* source) const;        // a loop opening a loop's body
   bool closes_cold_nested_loop(int i, int end, int* source) const;
   int decode_loop_at(int i, int end, int exit, int source, bool nested);  // a loop at i, or -1
   int decode_jump(int i, int end, int exit);

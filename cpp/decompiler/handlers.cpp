@@ -631,6 +631,20 @@ int CodeDecoder::cold_body_end(int i, int end, int handler, int body_end, bool i
     const Operation& back = ops[static_cast<size_t>(last) + 1];
     if (back.op == Op::Jump && back.target >= i && back.target <= last) ++last;
   }
+  // (An if ending the body whose test jumps where the jump after the body's last covered
+  // operation goes, right past it: that jump is the body's way out over a NOP lift dropped.
+  // 3.13 keeps one on the test's line where `if t: with ...:` ends the body; the with's exit
+  // jump, which no handler covers, goes past it.)
+  if (last > i && last + 2 < body_end && ops[static_cast<size_t>(last) + 1].op == Op::Jump &&
+      ops[static_cast<size_t>(last) + 1].target == last + 2 && !in_try_body(last + 1, handler)) {
+    for (int k = i; k < last; ++k) {
+      const Operation& test = ops[static_cast<size_t>(k)];
+      if (test.op == Op::JumpIf && test.target == last + 2 && in_try_body(k, handler)) {
+        ++last;
+        break;
+      }
+    }
+  }
   int length = last >= i ? copied_tail_length(last + 1) : 0;
   bool copied = length > 0 && cold_tail_copied(last, length, handler, is_except);
   if (last >= i && (length == 0 || copied)) {
@@ -839,12 +853,17 @@ void CodeDecoder::read_except_sequential(int i, int end, TryExceptShape& s) cons
       const Operation& op = ops[static_cast<size_t>(k)];
       s.sequential &= op.op != Op::Jump || (op.target >= s.handler && op.target < s.cleanup);
     }
+    // (A body ending in a jump to the operation after it, past a NOP lift dropped
+    // (cold_body_end), has no else: compiler_try_except places an else right after the body.)
+    const Operation& last = ops[static_cast<size_t>(s.body_end) - 1];
+    bool jumps_out = s.body_end > i && last.op == Op::Jump && last.target == s.body_end;
     // (Nor with a try nested in the body: its handler may fall through into the else.)
     for (const HandlerRegion& region : flow_.regions) {
       s.sequential &=
           !(region.start >= s.body_end && region.start < s.else_end && region.target < s.handler &&
             flow_.reachable[static_cast<size_t>(region.start)]);
-      s.sequential &= region.target == s.handler || region.start < i || region.start >= s.body_end;
+      s.sequential &=
+          region.target == s.handler || region.start < i || region.start >= s.body_end || jumps_out;
     }
   }
 }

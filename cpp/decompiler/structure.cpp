@@ -649,6 +649,22 @@ int CodeDecoder::decode_loop_at(int i, int end, int exit, int source, bool neste
   return -1;
 }
 
+// Whether the try statement of `region`, starting at `i`, covers the test of a `while` loop
+// starting there too: the try holds the loop (compiler_while emits the top test before the
+// body, so a try in the loop's body starts after it). `while b: try: while a: ...`: the
+// enclosing loop's jump back to `i` lies past the region, yet the test is the try's. (Not
+// before that enclosing loop is open: a `while True:` whose jump back to `i` lies past the
+// region holds the try.)
+bool CodeDecoder::covers_while_test(int i, const HandlerRegion& region) const {
+  WhileShape shape = while_head(i);
+  if (!shape.found) return false;
+  for (int k = i; k < shape.body && k < region.end; ++k) {
+    if (flow_.reachable[static_cast<size_t>(k)] && flow_.handler_covering(k) == region.target)
+      return true;
+  }
+  return false;
+}
+
 // A statement starting at `i` with nothing pending on the stack: a loop or a try statement
 // starting there; -1 if neither.
 int CodeDecoder::decode_at_statement_start(int i, int end, int exit) {
@@ -678,7 +694,9 @@ int CodeDecoder::decode_at_statement_start(int i, int end, int exit) {
     return false;
   };
   if (region && ops[static_cast<size_t>(region->target)].op == Op::PushExcInfo &&
-      region->end > source && region->end > i + 1 && holds_loop()) {
+      region->end > i + 1 &&
+      ((region->end > source && holds_loop()) ||
+       ((nested || region->end > source) && covers_while_test(i, *region)))) {
     return decode_try(i, end, exit);
   }
   if (!open) {
