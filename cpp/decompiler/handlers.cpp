@@ -813,6 +813,22 @@ void CodeDecoder::read_except_join(int i, int end, TryExceptShape& s) const {
   }
 }
 
+namespace {
+
+// A cleanup handler that is no statement's (pop_inlined_comprehension_state's, compile.c):
+// it restores what it saved and re-raises, never falling through nor jumping.
+bool only_reraises(const std::vector<Operation>& ops, int target) {
+  if (ops[static_cast<size_t>(target)].op == Op::PushExcInfo) return false;
+  for (size_t k = static_cast<size_t>(target); k < ops.size(); ++k) {
+    Op op = ops[k].op;
+    if (op == Op::Reraise) return true;
+    if (op != Op::Swap && op != Op::PopTop && op != Op::StoreName) return false;
+  }
+  return false;
+}
+
+}  // namespace
+
 // Where the handlers never rejoin, what follows the body is its else or, the same code, the
 // code after the statement (decoded as the else, then moved out). 3.12+ places handler blocks
 // last, in the order they were compiled: a handler of that code placed before this one's was
@@ -829,12 +845,14 @@ void CodeDecoder::read_except_sequential(int i, int end, TryExceptShape& s) cons
       const Operation& op = ops[static_cast<size_t>(k)];
       s.sequential &= op.op != Op::Jump || (op.target >= s.handler && op.target < s.cleanup);
     }
-    // (Nor with a try nested in the body: its handler may fall through into the else.)
+    // (Nor with a try nested in the body: its handler may fall through into the else. A
+    // cleanup handler that is no try statement's, an inlined comprehension's, only re-raises.)
     for (const HandlerRegion& region : flow_.regions) {
       s.sequential &=
           !(region.start >= s.body_end && region.start < s.else_end && region.target < s.handler &&
             flow_.reachable[static_cast<size_t>(region.start)]);
-      s.sequential &= region.target == s.handler || region.start < i || region.start >= s.body_end;
+      s.sequential &= region.target == s.handler || region.start < i ||
+                      region.start >= s.body_end || only_reraises(ops, region.target);
     }
   }
 }

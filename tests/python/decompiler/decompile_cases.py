@@ -10132,6 +10132,24 @@ CASES: list[Case] = [
         ([1], {}),
         ([], {}),
     ),
+    _case(
+        "try_comprehension_except_returns_then_if",
+        """
+        def f(a, b):
+            if a:
+                try:
+                    found = [rec("x", x) for x in b][-1]
+                except IndexError:
+                    return rec("caught")
+                if found:
+                    return True
+            return False
+        """,
+        (True, [1, 0]),
+        (True, [0, 1]),
+        (True, []),
+        (False, [1]),
+    ),
 ]
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
