@@ -10150,6 +10150,31 @@ CASES: list[Case] = [
         (True, []),
         (False, [1]),
     ),
+    _case(
+        "if_else_for_break_copies_the_join",
+        """
+        class Box:
+            found = property(None, lambda self, value: rec("set", value))
+
+        BOX = Box()
+
+        def f(loader, roots):
+            if loader:
+                found = rec("loader", loader)
+            else:
+                for root in roots:
+                    root = rec("root", root)
+                    if root:
+                        found = root
+                        break
+                else:
+                    raise ValueError("none")
+            BOX.found = found
+        """,
+        (1, []),
+        (0, [0, 2, 3]),
+        (0, [0]),
+    ),
 ]
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
