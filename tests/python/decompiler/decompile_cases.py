@@ -10175,6 +10175,29 @@ CASES: list[Case] = [
         (0, [0, 2, 3]),
         (0, [0]),
     ),
+    _case(
+        "generator_for_else_ends_loop_with_if",
+        """
+        def f(names, items):
+            yield 0
+            for name in names:
+                lines = []
+                for item in items:
+                    if item == name:
+                        break
+                    lines.append(item)
+                else:
+                    for line in lines:
+                        yield rec("line", line)
+                    if lines:
+                        rec("last", lines[-1])
+            rec("end")
+        """,
+        ([1, 2], [0, 1]),
+        ([], [1]),
+        ([5], []),
+        ([5, 6], [0, 3]),
+    ),
 ]
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
