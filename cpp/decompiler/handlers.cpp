@@ -521,15 +521,19 @@ int CodeDecoder::try_body_end(int i, int end, int handler, int body_end) const {
   }
   // Nor a `continue` or `break` out of the body: it leaves the try block first (POP_BLOCK, then
   // its jump; compile.c's compiler_unwind_fblock), so the table leaves it out. A test of the body
-  // jumping past such jumps, to the body's own end, takes them in (3.11+).
+  // jumping past such jumps, to the body's own end, takes them in (3.11+). So does a jump of
+  // the body's own (covered: an if/else's then-branch) past a return of its else branch:
+  // compiler_return unwinds the try before its RETURN_VALUE (a constant's value too).
   for (int k = i; profile_.exception_table && k < body_end; ++k) {
     const Operation& test = ops[static_cast<size_t>(k)];
     int t = test.target;
-    if (test.op != Op::JumpIf || t <= body_end || t >= handler || t > end) continue;
+    bool own_jump = test.op == Op::Jump && flow_.handler_covering(k) == handler;
+    if ((test.op != Op::JumpIf && !own_jump) || t <= body_end || t >= handler || t > end) continue;
     bool leaves = true;
     for (int q = body_end; q < t && leaves; ++q) {
       const Operation& o = ops[static_cast<size_t>(q)];
-      leaves = o.op == Op::Jump && (o.target < i || o.target > t) &&
+      bool returns = own_jump && (o.op == Op::ReturnConst || o.op == Op::ReturnValue);
+      leaves = (returns || (o.op == Op::Jump && (o.target < i || o.target > t))) &&
                flow_.handler_covering(q) != handler;
     }
     if (leaves) body_end = t;
