@@ -10198,11 +10198,57 @@ CASES: list[Case] = [
         ([5], []),
         ([5, 6], [0, 3]),
     ),
+    _case(
+        "try_if_else_returns_then_code_after",
+        """
+        def f(items):
+            try:
+                if len(items) == 1:
+                    a, b = items[0]
+                else:
+                    return -1
+            except ValueError:
+                return rec("caught")
+            return int(a) + b
+        """,
+        ([("x", 1)],),
+        ([(2, 3)],),
+        ([1, 2],),
+        ([(1,)],),
+    ),
+    _case(
+        "try_if_else_statements_return_then_code_after",
+        """
+        def f(items):
+            try:
+                if len(items) == 1:
+                    a, b = items[0]
+                else:
+                    match = {"n": rec("n", len(items))}
+                    return match
+            except ValueError:
+                return rec("caught")
+            return int(a) + b
+        """,
+        ([("x", 1)],),
+        ([(2, 3)],),
+        ([1, 2],),
+        ([(1,)],),
+    ),
 ]
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
 WRONG = "decompiles without a fallback to code that behaves differently: "
 _NOT_YET: dict = {
+    "try_if_else_returns_then_code_after": {
+        13: WRONG + "3.13 places the code after the statement, uncovered, between the"
+        " then-branch and the else's return: read as the then-branch's return inside the try"
+        " (if_leaving_region; refusing it broke a break's copy of the exit block)",
+    },
+    "try_if_else_statements_return_then_code_after": {
+        13: WRONG + "3.13 places the code after the statement in a hole of the covered range,"
+        " before the else's statements: read as the then-branch's return inside the try",
+    },
     "chained_comparison_named_expression_links": {
         10: FALLBACK + "'unsupported operation 60' (3.10: a value chained comparison whose later"
         " link stores a named expression)",
