@@ -1012,9 +1012,11 @@ int CodeDecoder::if_inverted_over_jump_back(const IfShape& s) {
       same_target(ops[static_cast<size_t>(then_begin)].target, loop->continue_target) &&
       needs_inversion(s)) {
     // (Where the region goes on elsewhere, an if branch ending with this test, its elif after
-    // it, the jump back is the test's else: a `continue`.)
+    // it, the jump back is the test's else: a `continue`. Not where the region ends with the
+    // loop's own jump back: falling off the if reaches it, as the jump threaded to its target
+    // did, optimize_basic_block's jump to an unconditional jump.)
     Body otherwise;
-    if (!same_target(exit, loop->continue_target))
+    if (!same_target(exit, loop->continue_target) && end - 1 != loop->back_jump)
       otherwise.push_back(make_stmt(StmtKind::Continue));
     emit_if_or_assert(negate_test(test, profile_.none_tests_jump), decode_range(label, end, exit),
                       std::move(otherwise));

@@ -531,15 +531,19 @@ int CodeDecoder::try_body_end(int i, int end, int handler, int body_end) const {
   }
   // Nor a `continue` or `break` out of the body: it leaves the try block first (POP_BLOCK, then
   // its jump; compile.c's compiler_unwind_fblock), so the table leaves it out. A test of the body
-  // jumping past such jumps, to the body's own end, takes them in (3.11+).
+  // jumping past such jumps, to the body's own end, takes them in (3.11+). So does a jump of
+  // the body's own (covered: an if/else's then-branch) past a return of its else branch:
+  // compiler_return unwinds the try before its RETURN_VALUE (a constant's value too).
   for (int k = i; profile_.exception_table && k < body_end; ++k) {
     const Operation& test = ops[static_cast<size_t>(k)];
     int t = test.target;
-    if (test.op != Op::JumpIf || t <= body_end || t >= handler || t > end) continue;
+    bool own_jump = test.op == Op::Jump && flow_.handler_covering(k) == handler;
+    if ((test.op != Op::JumpIf && !own_jump) || t <= body_end || t >= handler || t > end) continue;
     bool leaves = true;
     for (int q = body_end; q < t && leaves; ++q) {
       const Operation& o = ops[static_cast<size_t>(q)];
-      leaves = o.op == Op::Jump && (o.target < i || o.target > t) &&
+      bool returns = own_jump && (o.op == Op::ReturnConst || o.op == Op::ReturnValue);
+      leaves = (returns || (o.op == Op::Jump && (o.target < i || o.target > t))) &&
                flow_.handler_covering(q) != handler;
     }
     if (leaves) body_end = t;
@@ -837,6 +841,22 @@ void CodeDecoder::read_except_join(int i, int end, TryExceptShape& s) const {
   }
 }
 
+namespace {
+
+// A cleanup handler that is no statement's (pop_inlined_comprehension_state's, compile.c):
+// it restores what it saved and re-raises, never falling through nor jumping.
+bool only_reraises(const std::vector<Operation>& ops, int target) {
+  if (ops[static_cast<size_t>(target)].op == Op::PushExcInfo) return false;
+  for (size_t k = static_cast<size_t>(target); k < ops.size(); ++k) {
+    Op op = ops[k].op;
+    if (op == Op::Reraise) return true;
+    if (op != Op::Swap && op != Op::PopTop && op != Op::StoreName) return false;
+  }
+  return false;
+}
+
+}  // namespace
+
 // Where the handlers never rejoin, what follows the body is its else or, the same code, the
 // code after the statement (decoded as the else, then moved out). 3.12+ places handler blocks
 // last, in the order they were compiled: a handler of that code placed before this one's was
@@ -857,13 +877,14 @@ void CodeDecoder::read_except_sequential(int i, int end, TryExceptShape& s) cons
     // (cold_body_end), has no else: compiler_try_except places an else right after the body.)
     const Operation& last = ops[static_cast<size_t>(s.body_end) - 1];
     bool jumps_out = s.body_end > i && last.op == Op::Jump && last.target == s.body_end;
-    // (Nor with a try nested in the body: its handler may fall through into the else.)
+    // (Nor with a try nested in the body: its handler may fall through into the else. A
+    // cleanup handler that is no try statement's, an inlined comprehension's, only re-raises.)
     for (const HandlerRegion& region : flow_.regions) {
       s.sequential &=
           !(region.start >= s.body_end && region.start < s.else_end && region.target < s.handler &&
             flow_.reachable[static_cast<size_t>(region.start)]);
-      s.sequential &=
-          region.target == s.handler || region.start < i || region.start >= s.body_end || jumps_out;
+      s.sequential &= region.target == s.handler || region.start < i ||
+                      region.start >= s.body_end || jumps_out || only_reraises(ops, region.target);
     }
   }
 }

@@ -1915,12 +1915,12 @@ int CodeDecoder::break_copy_line_original(int i, int exit, int after, int end) c
   return break_tail;
 }
 
-// 3.10: a loop whose else cannot fall off its end (it returns or raises), and whose breaks go
-// to a short exit block (return or raise) after it: each break pops the iterator and runs a
-// copy of that block, and nothing keeps the original. The else runs to the region's end, the
-// copy is the code after the loop. (A return of the loop's own computes its value before
-// popping the iterator; its own raise leaves the iterator; `return K` reads alike.) Sets
-// shape.break_tail (the first break's copy of the code after the loop) and its length.
+// 3.10, 3.12+: a loop whose else cannot fall off its end (it returns or raises), and whose breaks
+// go to a short exit block (return or raise) after it: each break pops the iterator and runs a copy
+// of that block, and nothing keeps the original. The else runs to the region's end, the copy is the
+// code after the loop. (A return of the loop's own computes its value before popping the iterator;
+// its own raise leaves the iterator; `return K` reads alike.) Sets shape.break_tail (the first
+// break's copy of the code after the loop) and its length.
 void CodeDecoder::read_break_tail_copy(int i, int end, ForShape& shape) const {
   const auto& ops = lifted_.ops;
   int exit = shape.exit;
@@ -1942,17 +1942,23 @@ void CodeDecoder::read_break_tail_copy(int i, int end, ForShape& shape) const {
     if (first != Op::LoadName && first != Op::LoadConst && first != Op::PushNull) continue;
     for (int c = k + 1; c < k + 5 && c < exit; ++c) {
       Op op = ops[static_cast<size_t>(c)].op;
-      if (op == Op::ReturnValue || op == Op::RaiseVarargs) {
+      // (3.12+ `return K` is RETURN_CONST: a copy holding statements before it is a break's,
+      // the loop's own return pops the iterator right before it.)
+      if (op == Op::ReturnValue || op == Op::RaiseVarargs || op == Op::ReturnConst) {
         bool constant = c == k + 2 && first == Op::LoadConst && op == Op::ReturnValue;
-        if (!constant && c > k + 1) {
+        // (Not a return's unwinding of a try or with around it: what follows its POP_TOP, the
+        // finally or exit code, lies outside that statement's handler.)
+        bool same_handler = true;
+        for (int q = k + 1; q <= c; ++q)
+          same_handler &= flow_.handler_covering(q) == flow_.handler_covering(k);
+        if (!constant && c > k + 1 && same_handler) {
           shape.break_tail = k + 1;
           shape.break_tail_length = c - k;
         }
         break;
       }
       if (op == Op::Swap || op == Op::PopTop || op == Op::PopBlock || op == Op::PopExcept ||
-          is_jump(op) || op == Op::ReturnConst || op == Op::Reraise || op == Op::SetupFinally ||
-          op == Op::SetupWith)
+          is_jump(op) || op == Op::Reraise || op == Op::SetupFinally || op == Op::SetupWith)
         break;
     }
   }

@@ -10615,6 +10615,109 @@ CASES: list[Case] = [
         ([],),
         ([0, None, 5, 0],),
     ),
+    _case(
+        "try_comprehension_except_returns_then_if",
+        """
+        def f(a, b):
+            if a:
+                try:
+                    found = [rec("x", x) for x in b][-1]
+                except IndexError:
+                    return rec("caught")
+                if found:
+                    return True
+            return False
+        """,
+        (True, [1, 0]),
+        (True, [0, 1]),
+        (True, []),
+        (False, [1]),
+    ),
+    _case(
+        "if_else_for_break_copies_the_join",
+        """
+        class Box:
+            found = property(None, lambda self, value: rec("set", value))
+
+        BOX = Box()
+
+        def f(loader, roots):
+            if loader:
+                found = rec("loader", loader)
+            else:
+                for root in roots:
+                    root = rec("root", root)
+                    if root:
+                        found = root
+                        break
+                else:
+                    raise ValueError("none")
+            BOX.found = found
+        """,
+        (1, []),
+        (0, [0, 2, 3]),
+        (0, [0]),
+    ),
+    _case(
+        "generator_for_else_ends_loop_with_if",
+        """
+        def f(names, items):
+            yield 0
+            for name in names:
+                lines = []
+                for item in items:
+                    if item == name:
+                        break
+                    lines.append(item)
+                else:
+                    for line in lines:
+                        yield rec("line", line)
+                    if lines:
+                        rec("last", lines[-1])
+            rec("end")
+        """,
+        ([1, 2], [0, 1]),
+        ([], [1]),
+        ([5], []),
+        ([5, 6], [0, 3]),
+    ),
+    _case(
+        "try_if_else_returns_then_code_after",
+        """
+        def f(items):
+            try:
+                if len(items) == 1:
+                    a, b = items[0]
+                else:
+                    return -1
+            except ValueError:
+                return rec("caught")
+            return int(a) + b
+        """,
+        ([("x", 1)],),
+        ([(2, 3)],),
+        ([1, 2],),
+        ([(1,)],),
+    ),
+    _case(
+        "try_if_else_statements_return_then_code_after",
+        """
+        def f(items):
+            try:
+                if len(items) == 1:
+                    a, b = items[0]
+                else:
+                    match = {"n": rec("n", len(items))}
+                    return match
+            except ValueError:
+                return rec("caught")
+            return int(a) + b
+        """,
+        ([("x", 1)],),
+        ([(2, 3)],),
+        ([1, 2],),
+        ([(1,)],),
+    ),
 ]
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
@@ -10624,6 +10727,15 @@ _NOT_YET: dict = {
         v: FALLBACK + "'finally copy on an exit path' (the code after the loop exists only as"
         " the breaks' copies, after each finally copy)"
         for v in (10, 12, 13)
+    },
+    "try_if_else_returns_then_code_after": {
+        13: WRONG + "3.13 places the code after the statement, uncovered, between the"
+        " then-branch and the else's return: read as the then-branch's return inside the try"
+        " (if_leaving_region; refusing it broke a break's copy of the exit block)",
+    },
+    "try_if_else_statements_return_then_code_after": {
+        13: WRONG + "3.13 places the code after the statement in a hole of the covered range,"
+        " before the else's statements: read as the then-branch's return inside the try",
     },
     "chained_comparison_named_expression_links": {
         10: FALLBACK + "'unsupported operation 60' (3.10: a value chained comparison whose later"
