@@ -348,6 +348,8 @@ class CodeDecoder {
   void emit_try_except(StmtPtr& stmt, int exit, const TryExceptShape& shape);
   // the body's end past the jumps the table leaves out
   int try_body_end(int i, int end, int handler, int body_end) const;
+  int inlined_body_exit_end(int i, int end, int handler, int body_end) const;
+  bool else_returns_before(int k, int t, int i, int handler) const;
   // except clauses, not a finally body
   bool handler_is_except(int handler) const;
   // covered by `handler`, directly or through nested handlers

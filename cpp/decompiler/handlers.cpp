@@ -529,6 +529,7 @@ int CodeDecoder::try_body_end(int i, int end, int handler, int body_end) const {
          ops[static_cast<size_t>(body_end)].target < body_end) {
     ++body_end;
   }
+  body_end = inlined_body_exit_end(i, end, handler, body_end);
   // Nor a `continue` or `break` out of the body: it leaves the try block first (POP_BLOCK, then
   // its jump; compile.c's compiler_unwind_fblock), so the table leaves it out. A test of the body
   // jumping past such jumps, to the body's own end, takes them in (3.11+). So does a jump of
@@ -549,6 +550,42 @@ int CodeDecoder::try_body_end(int i, int end, int handler, int body_end) const {
     if (leaves) body_end = t;
   }
   return body_end;
+}
+
+// 3.13: flowgraph.c's inline_small_or_no_lineno_blocks copies the try body's way out (its
+// POP_BLOCK, then the jump to the code after the statement: no line of its own) into the
+// then-branch of an if/else ending the body, so that jump lies outside the covered range. Where
+// the else returns (compiler_return unwinds the try before its RETURN_VALUE), the code after
+// the statement follows the else, and the jump goes there: the body runs up to its target. Not
+// a `break` out of the loop around the statement (it also leaves the try first).
+int CodeDecoder::inlined_body_exit_end(int i, int end, int handler, int body_end) const {
+  const auto& ops = lifted_.ops;
+  if (!profile_.inlines_no_lineno_blocks) return body_end;
+  int found = body_end;
+  for (int k = i + 1; k <= body_end && k < handler; ++k) {
+    const Operation& jump = ops[static_cast<size_t>(k)];
+    int t = jump.target;
+    if (jump.op != Op::Jump || t <= std::max(body_end, k + 1) || t >= handler || t > end ||
+        in_try_body(k, handler) || !in_try_body(k - 1, handler) || leaves_loop(t))
+      continue;
+    if (else_returns_before(k, t, i, handler)) found = std::max(found, t);
+  }
+  return found;
+}
+
+// Whether [k + 1, t) is an else branch ending the try body in a return: the body's own covered
+// code, returns the table leaves out, or other copies of the body's way out (jumps to t).
+bool CodeDecoder::else_returns_before(int k, int t, int i, int handler) const {
+  const auto& ops = lifted_.ops;
+  for (int q = k + 1; q < t; ++q) {
+    const Operation& o = ops[static_cast<size_t>(q)];
+    bool returns = o.op == Op::ReturnConst || o.op == Op::ReturnValue;
+    bool covered = in_try_body(q, handler);
+    if (!covered && !returns && !(o.op == Op::Jump && o.target == t)) return false;
+    if (covered && is_jump(o.op) && (o.target < i || o.target >= t)) return false;
+  }
+  Op last = ops[static_cast<size_t>(t) - 1].op;
+  return last == Op::ReturnConst || last == Op::ReturnValue;
 }
 
 // Whether `handler` starts except clauses: they start with POP_TOP or a type test; finally does

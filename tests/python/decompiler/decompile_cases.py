@@ -10718,6 +10718,50 @@ CASES: list[Case] = [
         ([1, 2],),
         ([(1,)],),
     ),
+    _case(
+        "try_if_elif_else_returns_then_code_after",
+        """
+        def f(items):
+            try:
+                if len(items) == 1:
+                    a, b = items[0]
+                elif len(items) == 2:
+                    a, b = rec("two", items)
+                else:
+                    return -1
+            except ValueError:
+                return rec("caught")
+            return int(a) + b
+        """,
+        ([("x", 1)],),
+        ([(2, 3)],),
+        ([1, 2],),
+        ([(1,)],),
+        ([],),
+    ),
+    _case(
+        "while_try_if_break_else_returns_then_code_after",
+        """
+        def f(items):
+            a = b = 0
+            items = list(items)
+            while items:
+                try:
+                    if len(items) == 1:
+                        a, b = items.pop()
+                        break
+                    else:
+                        return -1
+                except ValueError:
+                    rec("caught")
+            return int(a) + b
+        """,
+        ([("x", 1)],),
+        ([(2, 3)],),
+        ([1, 2],),
+        ([(1,)],),
+        ([],),
+    ),
 ]
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
@@ -10727,15 +10771,6 @@ _NOT_YET: dict = {
         v: FALLBACK + "'finally copy on an exit path' (the code after the loop exists only as"
         " the breaks' copies, after each finally copy)"
         for v in (10, 12, 13)
-    },
-    "try_if_else_returns_then_code_after": {
-        13: WRONG + "3.13 places the code after the statement, uncovered, between the"
-        " then-branch and the else's return: read as the then-branch's return inside the try"
-        " (if_leaving_region; refusing it broke a break's copy of the exit block)",
-    },
-    "try_if_else_statements_return_then_code_after": {
-        13: WRONG + "3.13 places the code after the statement in a hole of the covered range,"
-        " before the else's statements: read as the then-branch's return inside the try",
     },
     "chained_comparison_named_expression_links": {
         10: FALLBACK + "'unsupported operation 60' (3.10: a value chained comparison whose later"
