@@ -2025,7 +2025,7 @@ CodeDecoder::ForShape CodeDecoder::for_shape(int i, int end, int region_exit) {
   // A `break` whose code after the loop is short and returns pops the iterator and runs a copy
   // of that code: where no break jump shows the else, the original's place ends it.
   bool else_by_jumps = loop_exit != after;
-  if (!else_by_jumps) loop_exit = copied_break_target(i, after, end);
+  if (!else_by_jumps) loop_exit = copied_break_target(i, after, end, region_exit);
   if (!else_by_jumps && loop_exit == after && profile_.exit_copies_keep_lines &&
       after > shape.exit) {
     if (int original = break_copy_line_original(i, shape.exit, after, end); original >= 0)
@@ -2191,7 +2191,7 @@ void CodeDecoder::note_break_copies(int head, int exit, int after_else) {
 // ends the code after its exit (`exit`: after END_FOR) when a break copied it (POP_TOP, then the
 // same operations): that code before the copy is the loop's else. `exit` otherwise. A copied
 // `return <constant>` is left out: a return inside the loop compiles the same, and reads better.
-int CodeDecoder::copied_break_target(int head, int exit, int end) const {
+int CodeDecoder::copied_break_target(int head, int exit, int end, int region_exit) const {
   const auto& ops = lifted_.ops;
   if (!profile_.inlines_small_exit_blocks) return exit;
   for (int k = head + 1; k < exit; ++k) {
@@ -2227,6 +2227,10 @@ int CodeDecoder::copied_break_target(int head, int exit, int end) const {
     // leaving the clause: the original is the clause's way out, its POP_EXCEPT ending the region
     // (handler code, which is the only place it can be).
     int last_start = leaves_clause ? end - 1 : end - length;
+    // The loop ending a region that falls into its exit (a try's else, 3.10): the code after the
+    // loop is the code there, past the region (`falls_into_exit`).
+    if (falls_into_exit(end, region_exit, length) && same_operations(ops, k + 1, end, length))
+      last_start = end;
     for (int start = exit; start <= last_start; ++start) {
       bool clause_way_out = leaves_clause && start == end - 1;
       if ((!flow_.reachable[static_cast<size_t>(start)] && !clause_way_out) ||
@@ -2240,6 +2244,15 @@ int CodeDecoder::copied_break_target(int head, int exit, int end) const {
     }
   }
   return exit;
+}
+
+// Whether a region ending at `end` falls into its exit there: the block of `length` operations
+// at `end` is reachable code the region goes to (`region_exit`), so the code after a loop ending
+// the region is that block.
+bool CodeDecoder::falls_into_exit(int end, int region_exit, int length) const {
+  return end == region_exit && end >= 1 && end + length <= static_cast<int>(lifted_.ops.size()) &&
+         flow_.reachable[static_cast<size_t>(end)] &&
+         !is_jump(lifted_.ops[static_cast<size_t>(end) - 1].op);
 }
 
 // 3.11 (keeps_jump_before_loop_end): a branch's jump back to the loop's head at `i`, right before

@@ -7476,6 +7476,42 @@ CASES: list[Case] = [
         ([4, None, 3, 7],),
     ),
     _case(
+        "try_else_for_else_break_copies_return_after",
+        """
+        def f(name, aliases):
+            try:
+                first = aliases[0]
+            except IndexError:
+                pass
+            else:
+                for name in aliases:
+                    if "." in name:
+                        break
+                else:
+                    name = first
+            return name
+        """,
+        ("n", []),
+        ("n", ["a", "b.c", "d"]),
+        ("n", ["a", "b"]),
+    ),
+    _case(
+        "if_for_else_break_copies_return_after",
+        """
+        def f(name, aliases, look):
+            if look:
+                for name in aliases:
+                    if "." in name:
+                        break
+                else:
+                    name = "none"
+            return name
+        """,
+        ("n", [], True),
+        ("n", ["a", "b.c", "d"], True),
+        ("n", ["a", "b"], False),
+    ),
+    _case(
         "except_clause_for_else_break_copies_return_after",
         """
         def f(s, xs):
@@ -10954,10 +10990,6 @@ _PYC_CODE_NOT_YET = {
     "and_then_chained_comparison_as_if_test": {
         10: SAME_BEHAVIOUR_OTHER_CODE
         + "g: instruction #31: expected POP_JUMP_IF_FALSE -> #46, got POP_JUMP_IF_FALSE -> #50",
-    },
-    "for_else_break_copies_return_after": {
-        10: SAME_BEHAVIOUR_OTHER_CODE
-        + "f: instruction #4: expected FOR_ITER -> #16, got FOR_ITER -> #17",
     },
     "try_after_try_with_nested_try": {
         10: SAME_BEHAVIOUR_OTHER_CODE
