@@ -2198,11 +2198,13 @@ int CodeDecoder::copied_break_target(int head, int exit, int end, int region_exi
     if (ops[static_cast<size_t>(k)].op != Op::PopTop) continue;
     if (pops_under_return_value(k)) continue;
     // The copy: a statement of its own (it starts by loading a value, or by leaving a 3.10 try
-    // block or, 3.12+, the except clause the loop is in: POP_EXCEPT, which the clause's own way
-    // out to the code after the try statement starts with too) that returns without a jump and
+    // block or the except clause the loop is in: POP_EXCEPT, which the clause's own way out to
+    // the code after the try statement starts with too, 3.10 extend_block's copy of that code
+    // after the clause's POP_EXCEPT, 3.12+ the cold clause exit) that returns without a jump and
     // leaves no handler.
     Op first = ops[static_cast<size_t>(k) + 1].op;
-    bool leaves_clause = profile_.cold_blocks_at_end && first == Op::PopExcept;
+    bool leaves_clause =
+        (profile_.cold_blocks_at_end || profile_.block_stack) && first == Op::PopExcept;
     bool plain =
         first == Op::LoadName || first == Op::LoadConst || first == Op::PopBlock || leaves_clause;
     int copy_end = -1;
@@ -2225,7 +2227,7 @@ int CodeDecoder::copied_break_target(int head, int exit, int end, int region_exi
     // The else before the copy's original runs into it: its jumps stay between the two.
     // (Not another copy in handler code: a suppressing with's, ending the loop body.) A copy
     // leaving the clause: the original is the clause's way out, its POP_EXCEPT ending the region
-    // (handler code, which is the only place it can be).
+    // (3.12+ handler code, which is the only place it can be; 3.10 the clause's end).
     int last_start = leaves_clause ? end - 1 : end - length;
     // The loop ending a region that falls into its exit (a try's else, 3.10): the code after the
     // loop is the code there, past the region (`falls_into_exit`).

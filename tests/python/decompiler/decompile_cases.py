@@ -10995,11 +10995,6 @@ _PYC_CODE_NOT_YET = {
         10: SAME_BEHAVIOUR_OTHER_CODE
         + "f: instruction #41: expected POP_BLOCK, got LOAD_FAST 2 (out)",
     },
-    "except_clause_for_else_break_copies_return_after": {
-        10: SAME_BEHAVIOUR_OTHER_CODE
-        + "f: instruction #10: expected JUMP_IF_NOT_EXC_MATCH -> #34, got"
-        " JUMP_IF_NOT_EXC_MATCH -> #36",
-    },
     "except_clause_nested_if_else_jumps_to_exit_copy": {
         13: SAME_BEHAVIOUR_OTHER_CODE
         + "f: the nested else-branch keeps a copy of the return after the try",
