@@ -2261,10 +2261,16 @@ bool CodeDecoder::falls_into_exit(int end, int region_exit, int length) const {
 // the region's exit where the loop's own jump back is, was written: a branch falling into the exit
 // has no jump. It is a `continue`, or the jump over an `else: pass` that optimize_basic_block
 // threaded to the head (the same instructions; read as `continue`).
+// 3.10 (threaded_jump_over_else_keeps_else_jump): only such a jump starting a line of its own is
+// a `continue` (compile.c's compiler_continue); a then-branch's jump over the else has no line
+// (compiler_if's ADDOP_JUMP_NOLINE), which optimize_basic_block threads to the head.
 bool CodeDecoder::jump_before_loop_end(int i, int target, int exit) const {
   const auto& ops = lifted_.ops;
-  if (!profile_.keeps_jump_before_loop_end || loops_.empty() || i + 1 != exit || target == exit ||
-      static_cast<size_t>(exit) >= ops.size())
+  bool written_line = profile_.threaded_jump_over_else_keeps_else_jump && i >= 1 &&
+                      ops[static_cast<size_t>(i)].line >= 0 &&
+                      ops[static_cast<size_t>(i)].line != line_at(ops, i - 1);
+  if ((!profile_.keeps_jump_before_loop_end && !written_line) || loops_.empty() || i + 1 != exit ||
+      target == exit || static_cast<size_t>(exit) >= ops.size())
     return false;
   const Operation& end_jump = ops[static_cast<size_t>(exit)];
   int head = loops_.back().continue_target;

@@ -7512,6 +7512,34 @@ CASES: list[Case] = [
         ("n", ["a", "b"], False),
     ),
     _case(
+        "for_body_ends_in_written_continue",
+        """
+        def f(xs, out):
+            for x in xs:
+                if x > 5:
+                    out.append(1)
+                    continue
+                if x > 2 and x < 9:
+                    if x == 3:
+                        out.append(3)
+                    else:
+                        out.append(4)
+                    continue
+            for x in xs:
+                if x > 5:
+                    out.append(1)
+                elif x > 2:
+                    continue
+                if x > 3:
+                    out.append(3)
+                else:
+                    pass
+            return out
+        """,
+        ([1, 3, 4, 7, 10],),
+        ([],),
+    ),
+    _case(
         "except_clause_for_else_break_copies_return_after",
         """
         def f(s, xs):
@@ -10922,11 +10950,6 @@ _CODE_NOT_YET: dict = {
     "return_tuple_display_first_item_conditional_expression": {
         10: SAME_BEHAVIOUR_OTHER_CODE
         + "f: 3.10's copies of the tuple's join block are read as ifs (the fold is 3.12+'s)",
-    },
-    "loop_last_branch_jump_back_before_loop_end": {
-        10: SAME_BEHAVIOUR_OTHER_CODE
-        + "the jump back ending the loop's last branch (`else: pass`, `continue`) is dropped as"
-        " the branch falling into the loop's end",
     },
     "else_try_clause_copies_statement_and_implicit_return": {
         12: SAME_BEHAVIOUR_OTHER_CODE + "the copied statement is read into each branch (the if"
