@@ -722,7 +722,8 @@ class CodeDecoder {
   // (decode_condition), for decode_while_true.
   std::set<StmtPtr> written_continues_;  // (kept alive: no address reused)
   void note_break_copies(int head, int exit, int after_else);
-  int copied_break_target(int head, int exit, int end) const;
+  int copied_break_target(int head, int exit, int end, int region_exit) const;
+  bool falls_into_exit(int end, int region_exit, int length) const;
   bool pops_under_return_value(int k) const;  // a return's `SWAP 2; POP_TOP` of an iterator
   bool starts_line_on_prefix(int i) const;    // a line entry at `i` or on its EXTENDED_ARG
   int line_on_prefix(int i) const;            // the line its EXTENDED_ARG prefix starts

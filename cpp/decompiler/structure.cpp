@@ -2025,7 +2025,7 @@ CodeDecoder::ForShape CodeDecoder::for_shape(int i, int end, int region_exit) {
   // A `break` whose code after the loop is short and returns pops the iterator and runs a copy
   // of that code: where no break jump shows the else, the original's place ends it.
   bool else_by_jumps = loop_exit != after;
-  if (!else_by_jumps) loop_exit = copied_break_target(i, after, end);
+  if (!else_by_jumps) loop_exit = copied_break_target(i, after, end, region_exit);
   if (!else_by_jumps && loop_exit == after && profile_.exit_copies_keep_lines &&
       after > shape.exit) {
     if (int original = break_copy_line_original(i, shape.exit, after, end); original >= 0)
@@ -2191,18 +2191,20 @@ void CodeDecoder::note_break_copies(int head, int exit, int after_else) {
 // ends the code after its exit (`exit`: after END_FOR) when a break copied it (POP_TOP, then the
 // same operations): that code before the copy is the loop's else. `exit` otherwise. A copied
 // `return <constant>` is left out: a return inside the loop compiles the same, and reads better.
-int CodeDecoder::copied_break_target(int head, int exit, int end) const {
+int CodeDecoder::copied_break_target(int head, int exit, int end, int region_exit) const {
   const auto& ops = lifted_.ops;
   if (!profile_.inlines_small_exit_blocks) return exit;
   for (int k = head + 1; k < exit; ++k) {
     if (ops[static_cast<size_t>(k)].op != Op::PopTop) continue;
     if (pops_under_return_value(k)) continue;
     // The copy: a statement of its own (it starts by loading a value, or by leaving a 3.10 try
-    // block or, 3.12+, the except clause the loop is in: POP_EXCEPT, which the clause's own way
-    // out to the code after the try statement starts with too) that returns without a jump and
+    // block or the except clause the loop is in: POP_EXCEPT, which the clause's own way out to
+    // the code after the try statement starts with too, 3.10 extend_block's copy of that code
+    // after the clause's POP_EXCEPT, 3.12+ the cold clause exit) that returns without a jump and
     // leaves no handler.
     Op first = ops[static_cast<size_t>(k) + 1].op;
-    bool leaves_clause = profile_.cold_blocks_at_end && first == Op::PopExcept;
+    bool leaves_clause =
+        (profile_.cold_blocks_at_end || profile_.block_stack) && first == Op::PopExcept;
     bool plain =
         first == Op::LoadName || first == Op::LoadConst || first == Op::PopBlock || leaves_clause;
     int copy_end = -1;
@@ -2225,8 +2227,12 @@ int CodeDecoder::copied_break_target(int head, int exit, int end) const {
     // The else before the copy's original runs into it: its jumps stay between the two.
     // (Not another copy in handler code: a suppressing with's, ending the loop body.) A copy
     // leaving the clause: the original is the clause's way out, its POP_EXCEPT ending the region
-    // (handler code, which is the only place it can be).
+    // (3.12+ handler code, which is the only place it can be; 3.10 the clause's end).
     int last_start = leaves_clause ? end - 1 : end - length;
+    // The loop ending a region that falls into its exit (a try's else, 3.10): the code after the
+    // loop is the code there, past the region (`falls_into_exit`).
+    if (falls_into_exit(end, region_exit, length) && same_operations(ops, k + 1, end, length))
+      last_start = end;
     for (int start = exit; start <= last_start; ++start) {
       bool clause_way_out = leaves_clause && start == end - 1;
       if ((!flow_.reachable[static_cast<size_t>(start)] && !clause_way_out) ||
@@ -2242,14 +2248,29 @@ int CodeDecoder::copied_break_target(int head, int exit, int end) const {
   return exit;
 }
 
+// Whether a region ending at `end` falls into its exit there: the block of `length` operations
+// at `end` is reachable code the region goes to (`region_exit`), so the code after a loop ending
+// the region is that block.
+bool CodeDecoder::falls_into_exit(int end, int region_exit, int length) const {
+  return end == region_exit && end >= 1 && end + length <= static_cast<int>(lifted_.ops.size()) &&
+         flow_.reachable[static_cast<size_t>(end)] &&
+         !is_jump(lifted_.ops[static_cast<size_t>(end) - 1].op);
+}
+
 // 3.11 (keeps_jump_before_loop_end): a branch's jump back to the loop's head at `i`, right before
 // the region's exit where the loop's own jump back is, was written: a branch falling into the exit
 // has no jump. It is a `continue`, or the jump over an `else: pass` that optimize_basic_block
 // threaded to the head (the same instructions; read as `continue`).
+// 3.10 (threaded_jump_over_else_keeps_else_jump): only such a jump starting a line of its own is
+// a `continue` (compile.c's compiler_continue); a then-branch's jump over the else has no line
+// (compiler_if's ADDOP_JUMP_NOLINE), which optimize_basic_block threads to the head.
 bool CodeDecoder::jump_before_loop_end(int i, int target, int exit) const {
   const auto& ops = lifted_.ops;
-  if (!profile_.keeps_jump_before_loop_end || loops_.empty() || i + 1 != exit || target == exit ||
-      static_cast<size_t>(exit) >= ops.size())
+  bool written_line = profile_.threaded_jump_over_else_keeps_else_jump && i >= 1 &&
+                      ops[static_cast<size_t>(i)].line >= 0 &&
+                      ops[static_cast<size_t>(i)].line != line_at(ops, i - 1);
+  if ((!profile_.keeps_jump_before_loop_end && !written_line) || loops_.empty() || i + 1 != exit ||
+      target == exit || static_cast<size_t>(exit) >= ops.size())
     return false;
   const Operation& end_jump = ops[static_cast<size_t>(exit)];
   int head = loops_.back().continue_target;

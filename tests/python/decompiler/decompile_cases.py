@@ -7476,6 +7476,70 @@ CASES: list[Case] = [
         ([4, None, 3, 7],),
     ),
     _case(
+        "try_else_for_else_break_copies_return_after",
+        """
+        def f(name, aliases):
+            try:
+                first = aliases[0]
+            except IndexError:
+                pass
+            else:
+                for name in aliases:
+                    if "." in name:
+                        break
+                else:
+                    name = first
+            return name
+        """,
+        ("n", []),
+        ("n", ["a", "b.c", "d"]),
+        ("n", ["a", "b"]),
+    ),
+    _case(
+        "if_for_else_break_copies_return_after",
+        """
+        def f(name, aliases, look):
+            if look:
+                for name in aliases:
+                    if "." in name:
+                        break
+                else:
+                    name = "none"
+            return name
+        """,
+        ("n", [], True),
+        ("n", ["a", "b.c", "d"], True),
+        ("n", ["a", "b"], False),
+    ),
+    _case(
+        "for_body_ends_in_written_continue",
+        """
+        def f(xs, out):
+            for x in xs:
+                if x > 5:
+                    out.append(1)
+                    continue
+                if x > 2 and x < 9:
+                    if x == 3:
+                        out.append(3)
+                    else:
+                        out.append(4)
+                    continue
+            for x in xs:
+                if x > 5:
+                    out.append(1)
+                elif x > 2:
+                    continue
+                if x > 3:
+                    out.append(3)
+                else:
+                    pass
+            return out
+        """,
+        ([1, 3, 4, 7, 10],),
+        ([],),
+    ),
+    _case(
         "except_clause_for_else_break_copies_return_after",
         """
         def f(s, xs):
@@ -10922,11 +10986,6 @@ _CODE_NOT_YET: dict = {
         10: SAME_BEHAVIOUR_OTHER_CODE
         + "f: 3.10's copies of the tuple's join block are read as ifs (the fold is 3.12+'s)",
     },
-    "loop_last_branch_jump_back_before_loop_end": {
-        10: SAME_BEHAVIOUR_OTHER_CODE
-        + "the jump back ending the loop's last branch (`else: pass`, `continue`) is dropped as"
-        " the branch falling into the loop's end",
-    },
     "else_try_clause_copies_statement_and_implicit_return": {
         12: SAME_BEHAVIOUR_OTHER_CODE + "the copied statement is read into each branch (the if"
         " joins at the implicit return): the clause jumps to it rather than holding a copy",
@@ -10990,18 +11049,9 @@ _PYC_CODE_NOT_YET = {
         10: SAME_BEHAVIOUR_OTHER_CODE
         + "g: instruction #31: expected POP_JUMP_IF_FALSE -> #46, got POP_JUMP_IF_FALSE -> #50",
     },
-    "for_else_break_copies_return_after": {
-        10: SAME_BEHAVIOUR_OTHER_CODE
-        + "f: instruction #4: expected FOR_ITER -> #16, got FOR_ITER -> #17",
-    },
     "try_after_try_with_nested_try": {
         10: SAME_BEHAVIOUR_OTHER_CODE
         + "f: instruction #41: expected POP_BLOCK, got LOAD_FAST 2 (out)",
-    },
-    "except_clause_for_else_break_copies_return_after": {
-        10: SAME_BEHAVIOUR_OTHER_CODE
-        + "f: instruction #10: expected JUMP_IF_NOT_EXC_MATCH -> #34, got"
-        " JUMP_IF_NOT_EXC_MATCH -> #36",
     },
     "except_clause_nested_if_else_jumps_to_exit_copy": {
         13: SAME_BEHAVIOUR_OTHER_CODE
