@@ -890,6 +890,7 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
   if (int next = if_else_with_suppressed_jump(s); next >= 0) return next;
   if (int next = if_continue_then_break(s); next >= 0) return next;
   if (int next = if_else_breaks_threaded_to_head(s); next >= 0) return next;
+  if (int next = if_else_loop_break_copies(s); next >= 0) return next;
   fold_exit_block_copies(s);
   if (int next = if_else_exit_copies(s); next >= 0) return next;
   if (int next = if_else_copied_exit(s); next >= 0) return next;
@@ -2204,6 +2205,71 @@ int CodeDecoder::if_with_final_return(const IfShape& s) {
   }
   emit_if(s, std::move(then_body), {});
   return label;
+}
+
+}  // namespace glassbox::decompiler
+
+namespace glassbox::decompiler {
+
+// 3.10, 3.12+: `if test: ...; while True: A else: B` then C, C a short exit block, the loop left
+// only by breaks out of a try/finally or with statement: compile.c's compiler_break unwinds
+// the statement and jumps to C, a jump that inline_small_exit_blocks (3.10: extend_block)
+// replaced with a copy of C, with C's lines. The then-branch never falls through (compiler_if's
+// jump over the else is unreachable and goes), so the code at the label is the else, which
+// falls into C. The then-branch goes to C (decode_while_true's break target), the else is
+// [label, C). -1 where that is not the shape.
+int CodeDecoder::if_else_loop_break_copies(const IfShape& s) {
+  const auto& ops = lifted_.ops;
+  const int label = s.label;
+  if (!profile_.inlines_small_exit_blocks || label >= s.end || label - 1 <= s.then_begin ||
+      !may_start_statement(ops[static_cast<size_t>(label)].op) || stack_.size() != statement_depth_)
+    return -1;
+  const Operation& back = ops[static_cast<size_t>(label) - 1];
+  if (back.op != Op::Jump || back.target < s.then_begin || back.target >= label - 1) return -1;
+  for (int k = s.then_begin; k < label; ++k) {
+    const Operation& o = ops[static_cast<size_t>(k)];
+    if (is_jump(o.op) && (o.target < s.then_begin || o.target >= label)) return -1;
+  }
+  // (Copies of the code at the label: the loop ends the if, without an else.)
+  int join = loop_break_copies_join(s.then_begin, label, s.end);
+  if (join <= label) return -1;
+  // (The else goes nowhere past the join; nothing else jumps into it or to the join, but the
+  // handler code of its statements, reached only by raising, going back to their ends.)
+  for (size_t k = 0; k < ops.size(); ++k) {
+    const Operation& o = ops[k];
+    if (!is_jump(o.op) || !flow_.reachable[k]) continue;
+    bool in_else = static_cast<int>(k) >= label && static_cast<int>(k) < join;
+    if (in_else ? (o.target < label || o.target > join) : (o.target > label && o.target <= join))
+      return -1;
+  }
+  Body then_body = decode_range(s.then_begin, label, join);
+  Body else_body = decode_range(label, join, join);
+  emit_if(s, std::move(then_body), std::move(else_body));
+  return join;
+}
+
+// The block in [label, end) of which the returns and raises in [begin, label) that are copies
+// (with its lines, the longest such) are copies, the same for every such copy: the last one
+// reached without raising (the original, which the else falls into; the copies in the else of
+// its own breaks come before it). -1 where there is none.
+int CodeDecoder::loop_break_copies_join(int begin, int label, int end) const {
+  const auto& ops = lifted_.ops;
+  int join = -1;
+  for (int r = begin; r < label; ++r) {
+    Op op = ops[static_cast<size_t>(r)].op;
+    if (op != Op::ReturnValue && op != Op::ReturnConst && op != Op::RaiseVarargs) continue;
+    int found = -1;
+    for (int n = std::min(16, r - begin + 1); n >= 1 && found < 0; --n) {
+      for (int x = label; x + n <= end; ++x) {
+        if (flow_.reachable[static_cast<size_t>(x)] && is_line_copy(ops, r - n + 1, x, n))
+          found = x;
+      }
+    }
+    if (found < 0) continue;
+    if (join >= 0 && join != found) return -1;
+    join = found;
+  }
+  return join;
 }
 
 }  // namespace glassbox::decompiler

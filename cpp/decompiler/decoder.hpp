@@ -166,7 +166,8 @@ class CodeDecoder {
   // A with's exit call with no value under it (a break's or the body's end), skipped since the
   // last statement was emitted: the stack depth then; -1 if none (skip_with_exit_call).
   int bare_exit_depth_ = -1;
-  int stmt_start_ = 0;  // first operation of the statement being decoded
+  int bare_exit_at_ = -1;  // where that exit call starts
+  int stmt_start_ = 0;     // first operation of the statement being decoded
   int if_expression_end_ = 0;
   // While a conditional expression's then-part is read: its end (where its closing jump goes)
   // and that jump. An and/or value inside it jumps straight to the end (jump threading).
@@ -194,6 +195,7 @@ class CodeDecoder {
   int decode_try_break_copy(int i, int end);  // 3.10 POP_BLOCK, then a copy of the exit; or -1
   bool nop_break_copy_at(int i) const;
   bool copies_loop_exit(int i) const;  // the block ending at return `i` copies a while's exit
+  bool breaks_before(int k) const;     // compiler_break's NOP before the unwinding at k
   bool covered_by_try_from(int k, int from) const;
   int absent_break_target_copy(int k, int end) const;                        // its length, or 0
   int break_copy_length(int k, int end, int break_target, bool while_true);  // or -1
@@ -621,7 +623,9 @@ class CodeDecoder {
   int if_else_with_suppressed_jump(const IfShape& s);     // 3.12+: ... or its jump to the exit
   int if_continue_then_break(const IfShape& s);           // `if test: A; continue` then `break`
   int if_else_breaks_threaded_to_head(const IfShape& s);  // a nested for's breaks jump back
-  bool in_branch_loop(int begin, int k, int end) const;   // k in a loop held by [begin, end)
+  int if_else_loop_break_copies(const IfShape& s);  // a `while True` left by copies of the join
+  int loop_break_copies_join(int begin, int label, int end) const;
+  bool in_branch_loop(int begin, int k, int end) const;  // k in a loop held by [begin, end)
   void fold_exit_block_copies(IfShape& s);  // tests jumping to copies of one exit block
   void consume_exit_copies_after_label(const IfShape& s);
   int if_else_copied_exit(const IfShape& s);  // 3.12+: the branch ends in a copied exit block

@@ -1594,6 +1594,16 @@ bool CodeDecoder::builds_constant_tuple(int i) const {
   return true;
 }
 
+// Whether the unwinding at `k` (a with's exit call) follows compiler_break's NOP, which lift
+// drops onto the operation after it: POP_BLOCK where the block stack unwinds first (3.10).
+bool CodeDecoder::breaks_before(int k) const {
+  const auto& ops = lifted_.ops;
+  if (k < 0 || loops_.empty()) return false;
+  if (ops[static_cast<size_t>(k)].nop_line >= 0) return true;
+  return profile_.block_stack && k > 0 && ops[static_cast<size_t>(k) - 1].op == Op::PopBlock &&
+         ops[static_cast<size_t>(k) - 1].nop_line >= 0;
+}
+
 // Ways out of the code: return, raise.
 bool CodeDecoder::execute_exit(const Operation& op, int i) {
   switch (op.op) {
@@ -1623,6 +1633,11 @@ bool CodeDecoder::execute_exit(const Operation& op, int i) {
         emit(make_stmt(StmtKind::Break));
         return true;
       }
+      // (Not a copy of that code, yet a break's all the same: compiler_break's NOP, with the
+      // break's line, comes before the unwinding, POP_BLOCK (3.10) and the exit call. What it
+      // copies, the code after a loop, was not found: no reading.)
+      if (after_exit && !loads_constant && breaks_before(bare_exit_at_))
+        throw DecodeFailure("a break's copy of the code after its loop");
       if (!loads_constant) stmt->keyword_line = op.line;
       // (A `pass` kept for its line before it, the NOP dropped at lift: `else: pass`.)
       const Operation& load = lifted_.ops[static_cast<size_t>(loads_constant ? i - 1 : i)];

@@ -283,11 +283,20 @@ ExprPtr CodeDecoder::returned_display_if_expression(const ExprPtr& then, const E
 // Where the statement after it starts; -1 if none.
 int CodeDecoder::decode_break_copy(int i, int end) {
   const Operation& op = lifted_.ops[static_cast<size_t>(i)];
-  if (op.op == Op::PopTop && !loops_.empty() && !stack_.empty() && is_internal(top(), "iter")) {
+  // (A break out of with statements calls their exits first, compiler_unwind_fblock_stack,
+  // which leave the exits on the symbolic stack for the other paths: the pop is the iterator's
+  // under them.)
+  size_t exits = 0;
+  if (bare_exit_depth_ >= 0 && stack_.size() == static_cast<size_t>(bare_exit_depth_)) {
+    while (exits < stack_.size() && is_internal(top(static_cast<int>(exits) + 1), "with_exit"))
+      ++exits;
+  }
+  if (op.op == Op::PopTop && !loops_.empty() && stack_.size() > exits &&
+      is_internal(top(static_cast<int>(exits) + 1), "iter")) {
     auto found = break_copies_.find(i);
     if (found != break_copies_.end() && found->second.first == loops_.back().continue_target &&
         i + found->second.second < end) {
-      pop();
+      if (exits == 0) pop();
       emit(make_stmt(StmtKind::Break));
       return i + 1 + found->second.second;
     }
@@ -1292,6 +1301,7 @@ int CodeDecoder::skip_with_exit_call(int i) {
   if (profile_.with_exit_dups_none) {
     if (stack_.size() >= 1 && is_internal(top(), "with_exit") && is_exit_call_310(ops, i)) {
       bare_exit_depth_ = static_cast<int>(stack_.size());
+      bare_exit_at_ = i;
       return i + 5;
     }
     if (stack_.size() >= 2 && is_internal(top(2), "with_exit") &&
@@ -1302,6 +1312,7 @@ int CodeDecoder::skip_with_exit_call(int i) {
   }
   if (stack_.size() >= 1 && is_internal(top(), "with_exit") && is_exit_call(ops, i)) {
     bare_exit_depth_ = static_cast<int>(stack_.size());
+    bare_exit_at_ = i;
     return i + 5;
   }
   if (stack_.size() >= 2 && is_internal(top(2), "with_exit") &&
@@ -1745,6 +1756,9 @@ int CodeDecoder::decode_while_true(int head, int last_jump, int end, int region_
   bool ends_in_break = false;
   int loop_exit = while_true_exit(head, last_jump, end, &ends_in_break);
   bool past = loop_exit == end && breaks_past_region(head, loop_exit, end, region_exit);
+  // (A loop ending a then-branch whose else follows: its breaks go to the join, where the
+  // region goes, not into the else; see if_else_loop_break_copies.)
+  past = past || (loop_exit == end && region_exit > end);
   int break_target = past ? region_exit : loop_exit;
   const auto& ops = lifted_.ops;
   if (!past && profile_.cold_blocks_at_end && static_cast<size_t>(loop_exit) < ops.size() &&

@@ -7954,36 +7954,11 @@ CASES: list[Case] = [
     ),
     _case(
         # A `while True` left only by breaks out of a try/finally body: the code after the loop
-        # exists only as the breaks' copies (each after the finally copy), or after the if/else
-        # whose branch the loop ends (subprocess's Popen._wait).
+        # exists only as the breaks' copies (each after the finally copy).
         "while_true_try_finally_breaks_only_copy_exit",
         """
-        class Lock:
-            def __init__(self):
-                self.n = 0
-
-            def release(self):
-                self.n += 1
-                rec("release", self.n)
-
-        def g(lock, vals, k):
-            if k:
-                while True:
-                    try:
-                        v = vals.pop()
-                        if v is None:
-                            break
-                        rec("v", v)
-                        if v > k:
-                            break
-                    finally:
-                        lock.release()
-            else:
-                rec("k", k)
-            return lock.n
-
         def f(vals, k):
-            n = g(Lock(), list(vals), k)
+            n = 0
             vals = list(vals)
             while True:
                 try:
@@ -8000,6 +7975,122 @@ CASES: list[Case] = [
         ([None], 0),
         ([None, 1, 2], 5),
         ([None, 1, 9, 2], 3),
+    ),
+    _case(
+        # A `while True` ending an if's then-branch, left only by breaks out of a try/finally
+        # body: each break's jump to the code after the if/else became a copy of it, after the
+        # finally copy; the code at the label is the else (subprocess's Popen._wait).
+        "if_while_true_try_finally_breaks_copy_join",
+        """
+        class Lock:
+            def __init__(self):
+                self.n = 0
+
+            def release(self):
+                self.n += 1
+                rec("release", self.n)
+
+        def g(lock, vals, k):
+            if k:
+                rec("start")
+                while True:
+                    try:
+                        v = vals.pop()
+                        if v is None:
+                            break
+                        rec("v", v)
+                        if v > k:
+                            break
+                    finally:
+                        lock.release()
+            else:
+                rec("k", k)
+            return lock.n
+
+        def f(vals, k):
+            return g(Lock(), list(vals), k)
+        """,
+        ([None], 0),
+        ([None], 1),
+        ([None, 1, 2], 5),
+        ([None, 1, 9, 2], 3),
+    ),
+    _case(
+        # The same out of a with body: each break's copy follows the exit call; a return there
+        # would compute its value before it.
+        "if_while_true_with_breaks_copy_join",
+        """
+        class CM:
+            def __init__(self):
+                self.n = 0
+
+            def __enter__(self):
+                return self
+
+            def __exit__(self, *exc):
+                self.n += 10
+                rec("exit", self.n)
+
+        def g(cm, vals, k):
+            if k:
+                while True:
+                    with cm:
+                        v = vals.pop()
+                        if v is None:
+                            break
+                        rec("v", v)
+            else:
+                rec("k", k)
+            return cm.n
+
+        def f(vals, k):
+            return g(CM(), list(vals), k)
+        """,
+        ([None], 0),
+        ([None], 1),
+        ([None, 1, 2], 5),
+    ),
+    _case(
+        # A for loop's break out of a with body: the exit call, the iterator's POP_TOP, then the
+        # copy of the code after the loop.
+        "if_for_with_break_copies_exit",
+        """
+        class CM:
+            def __init__(self):
+                self.n = 0
+
+            def __enter__(self):
+                return self
+
+            def __exit__(self, *exc):
+                self.n += 10
+                rec("exit", self.n)
+
+        def g(cm, vals, k):
+            if k:
+                for v in vals:
+                    with cm:
+                        if v is None:
+                            break
+                        rec("v", v)
+            else:
+                rec("k", k)
+            return cm.n
+
+        def h(cm, vals):
+            for v in vals:
+                with cm:
+                    if v is None:
+                        break
+                    rec(v)
+            return cm.n
+
+        def f(vals, k):
+            return g(CM(), vals, k), h(CM(), vals)
+        """,
+        ([None], 0),
+        ([1, None, 2], 1),
+        ([1, 2], 5),
     ),
     _case(
         # 3.12+: a `while True` left only by a clause's break: the code after it exists only as
