@@ -1189,10 +1189,12 @@ void CodeDecoder::read_except_outside(int i, int end, int exit, TryExceptShape& 
   // and goes back to the join on its other ways.)
   if (profile_.cold_blocks_at_end && s.try_end > end && s.try_end > s.cleanup && !ends_loop_body &&
       exit > i && exit < s.try_end) {
-    // (Or it leaves the loop the if lies in, its own handler code inline; not by falling into
-    // the loop's cold bottom test, which the branch's end does not reach.)
+    // (Or it holds statements whose own handler code stays inline, between them (a
+    // comprehension's, a nested try's), and returns or raises, or leaves the loop the if lies
+    // in; not by falling into the loop's cold bottom test, which the branch's end does not
+    // reach.)
     int stop = cold_code_return_end(s.try_end, resolve(exit), s.cleanup);
-    if (stop < 0 && !loops_.empty()) stop = cold_loop_tail_end(s.try_end, s.cleanup, -1);
+    if (stop < 0) stop = cold_loop_tail_end(s.try_end, s.cleanup, -1);
     if (stop > s.try_end) {
       s.outside = s.try_end;
       s.outside_end = s.outside_consumed = stop;

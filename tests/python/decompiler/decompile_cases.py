@@ -10917,6 +10917,36 @@ CASES: list[Case] = [
         ([(1,)],),
         ([],),
     ),
+    _case(
+        # 3.12+: the code after a try whose body returns, reached from its clause only, ends an
+        # if's then-branch (cold code after the function's end) and holds an inlined
+        # comprehension, whose cleanup handler stays inline, between its statements: it returns
+        # or raises (sympy's dsolve).
+        "if_branch_try_returns_then_cold_code_holds_comprehension",
+        """
+        def f(eq, sol, match):
+            if eq:
+                try:
+                    if len(sol) == 1:
+                        return sol[0]
+                    return 10 // sol[1]
+                except ZeroDivisionError:
+                    rec("zero")
+                if match is None:
+                    raise ValueError(eq)
+                sols = [s * 2 for s in match]
+                if sol:
+                    return [s for s in sols if s]
+                return sols
+            return 0
+        """,
+        (1, (5,), None),
+        (1, (5, 2), None),
+        (1, (5, 0), None),
+        (1, (5, 0), (1, 0)),
+        (1, (), (1, 0)),
+        (0, (), None),
+    ),
 ]
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
