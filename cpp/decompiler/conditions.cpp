@@ -1651,19 +1651,8 @@ int CodeDecoder::if_else_with_suppressed_return(const IfShape& s) {
                  : -1;
     }
     bool suppressed_return = false;
-    for (const HandlerRegion& region : flow_.regions) {
-      if (region.start < then_begin || region.start >= label || region.target < label ||
-          flow_.reachable[static_cast<size_t>(region.target)] ||
-          static_cast<size_t>(region.target) + 3 >= ops.size() ||
-          ops[static_cast<size_t>(region.target)].op != Op::PushExcInfo ||
-          ops[static_cast<size_t>(region.target) + 1].op != Op::WithExceptStart ||
-          ops[static_cast<size_t>(region.target) + 2].op != Op::JumpIf)
-        continue;
-      int back = ops[static_cast<size_t>(region.target) + 2].target + 4;
-      if (back > region.target && static_cast<size_t>(back) < ops.size() &&
-          implicit_return_at(back))
-        suppressed_return = true;
-    }
+    for (int back : cold_with_suppressed_paths(then_begin, label))
+      suppressed_return = suppressed_return || implicit_return_at(back);
     bool else_reaches = join > label;
     for (int k = label; k < join && else_reaches; ++k) {
       const Operation& o = ops[static_cast<size_t>(k)];
@@ -1678,6 +1667,26 @@ int CodeDecoder::if_else_with_suppressed_return(const IfShape& s) {
     }
   }
   return -1;
+}
+
+// 3.12+: where the suppressed path goes on for each with statement starting in [begin, end)
+// whose handler lies in unreachable (cold) code from `end` on: the operation after the path's
+// `POP_EXCEPT; POP_TOP; POP_TOP` (compiler_with's WITH_EXCEPT_START jump when __exit__ is true).
+std::vector<int> CodeDecoder::cold_with_suppressed_paths(int begin, int end) const {
+  const auto& ops = lifted_.ops;
+  std::vector<int> paths;
+  for (const HandlerRegion& region : flow_.regions) {
+    if (region.start < begin || region.start >= end || region.target < end ||
+        flow_.reachable[static_cast<size_t>(region.target)] ||
+        static_cast<size_t>(region.target) + 3 >= ops.size() ||
+        ops[static_cast<size_t>(region.target)].op != Op::PushExcInfo ||
+        ops[static_cast<size_t>(region.target) + 1].op != Op::WithExceptStart ||
+        ops[static_cast<size_t>(region.target) + 2].op != Op::JumpIf)
+      continue;
+    int back = ops[static_cast<size_t>(region.target) + 2].target + 4;
+    if (back > region.target && static_cast<size_t>(back) < ops.size()) paths.push_back(back);
+  }
+  return paths;
 }
 
 // 3.12+: a then-branch ending in a with statement whose body does not fall through (it
@@ -1701,19 +1710,10 @@ int CodeDecoder::if_else_with_suppressed_jump(const IfShape& s) {
     if (is_jump(o.op) && resolve(o.target) == resolve(label)) return -1;
   }
   bool suppressed_jump = false;
-  for (const HandlerRegion& region : flow_.regions) {
-    if (region.start < then_begin || region.start >= label || region.target < label ||
-        flow_.reachable[static_cast<size_t>(region.target)] ||
-        static_cast<size_t>(region.target) + 3 >= ops.size() ||
-        ops[static_cast<size_t>(region.target)].op != Op::PushExcInfo ||
-        ops[static_cast<size_t>(region.target) + 1].op != Op::WithExceptStart ||
-        ops[static_cast<size_t>(region.target) + 2].op != Op::JumpIf)
-      continue;
-    int back = ops[static_cast<size_t>(region.target) + 2].target + 4;
-    if (back > region.target && static_cast<size_t>(back) < ops.size() &&
-        ops[static_cast<size_t>(back)].op == Op::Jump &&
-        same_target(ops[static_cast<size_t>(back)].target, s.exit))
-      suppressed_jump = true;
+  for (int back : cold_with_suppressed_paths(then_begin, label)) {
+    suppressed_jump =
+        suppressed_jump || (ops[static_cast<size_t>(back)].op == Op::Jump &&
+                            same_target(ops[static_cast<size_t>(back)].target, s.exit));
   }
   if (!suppressed_jump) return -1;
   Body then_body = decode_range(then_begin, label, s.exit);

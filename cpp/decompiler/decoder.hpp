@@ -619,8 +619,9 @@ class CodeDecoder {
   int if_else_then_ends_in_else_pass(const IfShape& s);  // 3.12+: ... or ends `else: pass`
   int if_else_jumped_from_inside(const IfShape& s);  // a statement in the branch jumps to the join
   int if_else_joined_by_handlers(const IfShape& s);  // 3.12+: only the branch's clauses jump
-  int if_else_with_suppressed_return(const IfShape& s);   // 3.12+: a with's copied return
-  int if_else_with_suppressed_jump(const IfShape& s);     // 3.12+: ... or its jump to the exit
+  int if_else_with_suppressed_return(const IfShape& s);  // 3.12+: a with's copied return
+  int if_else_with_suppressed_jump(const IfShape& s);    // 3.12+: ... or its jump to the exit
+  std::vector<int> cold_with_suppressed_paths(int begin, int end) const;
   int if_continue_then_break(const IfShape& s);           // `if test: A; continue` then `break`
   int if_else_breaks_threaded_to_head(const IfShape& s);  // a nested for's breaks jump back
   int if_else_loop_break_copies(const IfShape& s);  // a `while True` left by copies of the join
