@@ -195,7 +195,8 @@ class CodeDecoder {
   int decode_try_break_copy(int i, int end);  // 3.10 POP_BLOCK, then a copy of the exit; or -1
   bool nop_break_copy_at(int i) const;
   bool copies_loop_exit(int i) const;  // the block ending at return `i` copies a while's exit
-  bool breaks_before(int k) const;     // compiler_break's NOP before the unwinding at k
+  const LoopContext* innermost_while() const;  // the innermost loop, a `while`; or nullptr
+  bool breaks_before(int k) const;             // compiler_break's NOP before the unwinding at k
   bool covered_by_try_from(int k, int from) const;
   int absent_break_target_copy(int k, int end) const;                        // its length, or 0
   int break_copy_length(int k, int end, int break_target, bool while_true);  // or -1

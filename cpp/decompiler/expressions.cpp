@@ -1625,11 +1625,12 @@ bool CodeDecoder::execute_exit(const Operation& op, int i) {
       stmt->return_line = loads_constant && on_return_line(i - 1);
       stmt->unwinds_clause = !loads_constant && unwinds_clause_before(i);
       stmt->loads_after_statements = !loads_constant && loaded_after;
-      stmt->copies_loop_exit = stmt->loads_after_statements && copies_loop_exit(i);
+      bool copies_exit = !loads_constant && (loaded_after || after_exit) && copies_loop_exit(i);
+      stmt->copies_loop_exit = stmt->loads_after_statements && copies_exit;
       // (A computed value loaded after a with's exit call, the copy of the code after the loop:
       // a break's. compiler_return loads a return's value first. Not a copy: the return after
       // the with statement, its exit call ending the body.)
-      if (after_exit && !loads_constant && copies_loop_exit(i)) {
+      if (after_exit && copies_exit) {
         emit(make_stmt(StmtKind::Break));
         return true;
       }

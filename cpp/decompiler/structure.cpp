@@ -141,9 +141,6 @@ Body CodeDecoder::decode_range(int begin, int end, int exit) {
   return decode_range_extending(begin, &end, end, exit);
 }
 
-// Like decode_range, but a statement left unfinished at `*end` (its value still on the stack, as
-// a `return` whose last operation lies outside an exception-table region) is finished, up to
-// `limit`; `*end` becomes where the region really ends.
 // A return whose RETURN_VALUE starts a line above its value's first (compile.c's compiler_return:
 // `return (` there, the value below, the NOP on the return's line keeping the exit block from
 // being copied): the statement starts on the return's line, the value on its own.
@@ -155,6 +152,9 @@ void CodeDecoder::place_return_value(Stmt& s) const {
   s.line = s.keyword_line;
 }
 
+// Like decode_range, but a statement left unfinished at `*end` (its value still on the stack, as
+// a `return` whose last operation lies outside an exception-table region) is finished, up to
+// `limit`; `*end` becomes where the region really ends.
 Body CodeDecoder::decode_range_extending(int begin, int* end, int limit, int exit) {
   // A region is a sequence of statements: whatever one path does to the stack (a return popping
   // loop iterators) is undone for the paths decoded after it.
@@ -376,15 +376,12 @@ int CodeDecoder::decode_nop_break_copy(int i, int end) {
 // statement after it starts; -1 if that is not the shape.
 int CodeDecoder::decode_try_break_copy(int i, int end) {
   const auto& ops = lifted_.ops;
-  if (!profile_.block_stack || ops[static_cast<size_t>(i)].op != Op::PopBlock || loops_.empty() ||
-      stack_.size() != statement_depth_)
+  const LoopContext* loop = innermost_while();
+  if (!profile_.block_stack || ops[static_cast<size_t>(i)].op != Op::PopBlock || !loop ||
+      stack_.size() != statement_depth_ || open_except_bodies_.empty() ||
+      open_except_bodies_.back() < loop->continue_target)
     return -1;
-  const LoopContext& loop = loops_.back();
-  if (loop.break_target < 0 || loop.continue_target < 0 ||
-      ops[static_cast<size_t>(loop.continue_target)].op == Op::ForIter ||
-      open_except_bodies_.empty() || open_except_bodies_.back() < loop.continue_target)
-    return -1;
-  int length = i + 1 < end ? copied_block_length(i + 1, loop.break_target) : 0;
+  int length = i + 1 < end ? copied_block_length(i + 1, loop->break_target) : 0;
   if (length == 0 || i + 1 + length > end) return -1;
   Op last = ops[static_cast<size_t>(i + length)].op;
   if (last != Op::ReturnValue && last != Op::RaiseVarargs) return -1;
@@ -396,15 +393,22 @@ int CodeDecoder::decode_try_break_copy(int i, int end) {
 // `while` loop: a break's jump there that extend_block (3.10) or inline_small_exit_blocks (3.11+)
 // replaced with the block. (A `for` loop's break pops its iterator first.)
 bool CodeDecoder::copies_loop_exit(int i) const {
-  const auto& ops = lifted_.ops;
-  if (loops_.empty()) return false;
+  const LoopContext* loop = innermost_while();
+  if (!loop) return false;
+  for (int n = 1; n <= 16 && i - n + 1 >= 0; ++n)
+    if (copied_block_length(i - n + 1, loop->break_target) == n) return true;
+  return false;
+}
+
+// The innermost loop where it is a `while` whose head and exit are known; nullptr otherwise.
+// (A `for` loop's break pops its iterator before its copy: its readings are their own.)
+const LoopContext* CodeDecoder::innermost_while() const {
+  if (loops_.empty()) return nullptr;
   const LoopContext& loop = loops_.back();
   if (loop.break_target < 0 || loop.continue_target < 0 ||
-      ops[static_cast<size_t>(loop.continue_target)].op == Op::ForIter)
-    return false;
-  for (int n = 1; n <= 16 && i - n + 1 >= 0; ++n)
-    if (copied_block_length(i - n + 1, loop.break_target) == n) return true;
-  return false;
+      lifted_.ops[static_cast<size_t>(loop.continue_target)].op == Op::ForIter)
+    return nullptr;
+  return &loop;
 }
 
 // Whether `i` may start decode_nop_break_copy's shape: the first operation of a copy holding
@@ -412,17 +416,14 @@ bool CodeDecoder::copies_loop_exit(int i) const {
 bool CodeDecoder::nop_break_copy_at(int i) const {
   const auto& ops = lifted_.ops;
   const Operation& op = ops[static_cast<size_t>(i)];
-  if (!profile_.inlines_small_exit_blocks || loops_.empty() || op.nop_line < 0 || op.line < 0 ||
+  const LoopContext* loop = innermost_while();
+  if (!profile_.inlines_small_exit_blocks || !loop || op.nop_line < 0 || op.line < 0 ||
       op.line == op.nop_line)
-    return false;
-  const LoopContext& loop = loops_.back();
-  if (loop.break_target < 0 || loop.continue_target < 0 ||
-      ops[static_cast<size_t>(loop.continue_target)].op == Op::ForIter)
     return false;
   // (compiler_break unwinds the try statements it leaves, POP_BLOCK before the jump: a copy
   // covered by the handler of a try inside the loop is that try's body, `while True: try:
   // return f()`.)
-  return !covered_by_try_from(i, loop.continue_target);
+  return !covered_by_try_from(i, loop->continue_target);
 }
 
 // Whether the handler covering operation `k` is that of a try statement starting at or after
