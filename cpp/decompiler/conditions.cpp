@@ -1925,13 +1925,15 @@ int CodeDecoder::if_else_copied_exit_of_length(const IfShape& s, int n,
   // (A constant return alone may be the implicit `return None`, whose copies take their lines
   // from what precedes them: equal lines prove nothing. But a copy of it, starting no line of
   // its own, ends a branch that falls off its end, where a written `return` has its line; the
-  // original is then the last operation of the region.)
+  // original is then the last operation of the region. Its handlers are those around the if
+  // statement, which its test runs under: a try starting the branch covers the branch's first
+  // operation, not the copy, which the try's body falls into.)
   bool implicit_return =
       n == 1 && closing == Op::ReturnConst && role_ != CodeRole::Module &&
       ops[static_cast<size_t>(copy)].constant &&
       ops[static_cast<size_t>(copy)].constant->kind == bytecode::ObjectKind::None &&
       ops[static_cast<size_t>(copy)].line < 0 && !written_return_leaving_with(ops, copy) &&
-      flow_.handler_covering(copy) == flow_.handler_covering(then_begin);
+      flow_.handler_covering(copy) == flow_.handler_covering(s.j);
   if (!one_statement || (n == 1 && closing == Op::ReturnConst && !implicit_return)) return -1;
   int join = copy_original(s, copy, n, implicit_return);
   // The then-branch of an if ending an except clause leaves it (POP_EXCEPT, after that a
@@ -2119,7 +2121,6 @@ int CodeDecoder::copy_original(const IfShape& s, int copy, int n, bool implicit_
   const auto& ops = lifted_.ops;
   const int end = s.end;
   const int exit = s.exit;
-  const int then_begin = s.then_begin;
   const int label = s.label;
   const std::optional<LoopContext>& loop = s.loop;
   // (Where the branch and the else run under the same handlers as the copy: a return leaving
@@ -2134,7 +2135,7 @@ int CodeDecoder::copy_original(const IfShape& s, int copy, int n, bool implicit_
   auto is_implicit_return = [&](int at) {
     return at >= label && only_cold_after(at) && at < static_cast<int>(ops.size()) &&
            same_operations(ops, copy, at, 1) && ops[static_cast<size_t>(at)].line < 0 &&
-           flow_.handler_covering(at) == flow_.handler_covering(then_begin);
+           flow_.handler_covering(at) == flow_.handler_covering(s.j);
   };
   // (Or the region's end, when the original follows it. Not a copy in a branch of the else,
   // which something in the else jumps past, nor one in the handlers placed after the code.)

@@ -10947,6 +10947,44 @@ CASES: list[Case] = [
         (1, (), (1, 0)),
         (0, (), None),
     ),
+    _case(
+        # 3.12+: the then-branch's try falls into a copy of the implicit `return None`
+        # (inline_small_exit_blocks), under the handlers around the if, not the try's.
+        "if_branch_try_except_falls_into_implicit_return_copy",
+        """
+        def f(a, b, out):
+            if a:
+                try:
+                    out.append(10 // a)
+                except ZeroDivisionError:
+                    out.append("zero")
+                except TypeError:
+                    out.append("type")
+            elif b:
+                pass
+            else:
+                out.append(b)
+        """,
+        (2, 0, []),
+        ("x", 0, []),
+        (0, 1, []),
+        (0, 0, []),
+    ),
+    _case(
+        "if_branch_try_except_else_falls_into_implicit_return_copy",
+        """
+        def f(a, out):
+            if a:
+                try:
+                    out.append(10 // a)
+                except ZeroDivisionError:
+                    out.append("zero")
+            else:
+                out.append(a)
+        """,
+        (2, []),
+        (0, []),
+    ),
 ]
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
