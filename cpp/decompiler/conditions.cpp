@@ -78,9 +78,13 @@ ExprPtr settle_test(const ExprPtr& e, bool none_free, bool top) {
   return make_expr(ExprKind::BoolOp, std::move(parts), e->text);
 }
 
+}  // namespace
+
 ExprPtr negate_test(const ExprPtr& e, bool none_free) {
   return settle_test(negate_jumps(e, none_free), none_free, true);
 }
+
+namespace {
 
 bool is_none_constant(const Operation& op) {
   return (op.op == Op::ReturnConst || op.op == Op::LoadConst) && op.constant &&

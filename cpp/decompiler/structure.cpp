@@ -16,6 +16,7 @@
 namespace glassbox::decompiler {
 
 ExprPtr negate(const ExprPtr& e);
+ExprPtr negate_test(const ExprPtr& e, bool none_free);  // De Morgan over the jumps (conditions.cpp)
 
 int CodeDecoder::resolve(int target) const {
   for (int hops = 0; hops < 16 && target >= 0 && static_cast<size_t>(target) < lifted_.ops.size();
@@ -759,13 +760,19 @@ int CodeDecoder::decode_statement(int i, int end, int exit) {
 // 3.12+: a loop ending an enclosing loop's body exits by the enclosing loop's jump back; the
 // top test's jump to it was threaded there and turned around, over a JUMP_BACKWARD of its own
 // that no handler covers (a written `if not test: continue` keeps the test's handler). Whether
-// the test [head, k] is that shape, read into `shape`.
+// the test [head, k] is that shape, read into `shape`. (An or's earlier items jump to the body
+// too, an and's within the test: compiler_jump_if; the bottom copy turns each jump to the body
+// around over a JUMP_BACKWARD of its own.)
 bool CodeDecoder::read_threaded_while(int head, int k, WhileShape& shape) const {
   const auto& ops = lifted_.ops;
   int body = k + 2;
   int tail = flow_.last_backward_source[static_cast<size_t>(body)];
   bool single = true;
-  for (int m = head; m < k; ++m) single &= !is_jump(ops[static_cast<size_t>(m)].op);
+  for (int m = head; m < k; ++m) {
+    const Operation& o = ops[static_cast<size_t>(m)];
+    if (is_jump(o.op))
+      single &= o.op == Op::JumpIf && (o.target == body || (o.target > m && o.target <= k));
+  }
   bool covered =
       table_readings_ && flow_.handler_covering(head) >= 0 && flow_.handler_covering(k + 1) >= 0;
   if (single && !covered && tail > body && static_cast<size_t>(tail) + 1 < ops.size() &&
@@ -1138,7 +1145,8 @@ ExprPtr CodeDecoder::while_test(int head, const WhileShape& shape) {
   const auto& ops = lifted_.ops;
   if (shape.threaded) {  // `if not test: <jump to the exit>`
     std::vector<ConditionItem> items = collect_conditions_range(head, shape.body - 1);
-    return negate(build_condition(items, 0, items.size(), shape.body, false, shape.body - 1));
+    return negate_test(build_condition(items, 0, items.size(), shape.body, false, shape.body - 1),
+                       profile_.none_tests_jump);
   }
   std::vector<ConditionItem> items;
   if (shape.chain_cleanup > 0) {  // (collect_conditions reads a chained comparison's links)
@@ -1207,11 +1215,13 @@ int CodeDecoder::decode_while(int head, const WhileShape& shape, int end) {
   // 3.12+ has no backward conditional jump: in the copy, each test that goes to the body when
   // true jumps over a JUMP_BACKWARD of its own instead.
   int jumps_back = 0;
-  for (int k = head; profile_.conditional_jumps_forward_only && k < shape.body && !shape.threaded;
-       ++k) {
+  for (int k = head; profile_.conditional_jumps_forward_only && k < shape.body; ++k) {
     const Operation& o = ops[static_cast<size_t>(k)];
     jumps_back += o.op == Op::JumpIf && o.target == shape.body;
   }
+  // (A threaded top test's last item jumps over the way out, as its copy does over the jump back:
+  // only the earlier items' jumps to the body add one.)
+  if (shape.threaded) jumps_back = std::max(jumps_back - 1, 0);
   int body_end = shape.tail + 1 - (copy_length - shape.chain_cleanup) - jumps_back;
   if (ops[static_cast<size_t>(shape.tail)].op == Op::Jump && !shape.threaded) --body_end;
   if (shape.open_end) body_end = shape.exit;

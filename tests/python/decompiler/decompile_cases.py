@@ -10985,6 +10985,42 @@ CASES: list[Case] = [
         (2, []),
         (0, []),
     ),
+    _case(
+        # 3.12+: a while ending a for body exits by the for's jump back; its or-test's last
+        # item jumps over a JUMP_BACKWARD of its own, the earlier items to the body
+        # (optimize_basic_block's jump threading, normalize_jumps), as difflib's _line_wrapper.
+        "for_body_ends_in_while_or_test_threaded_exit",
+        """
+        def f(rows):
+            out = []
+            for a, b in rows:
+                a, b = list(a), list(b)
+                while a or b:
+                    if a:
+                        out.append(a.pop(0))
+                    else:
+                        out.append(b.pop(0))
+            return out
+        """,
+        ([((1, 2), (3,)), ((), ())],),
+        ([((), (4, 5))],),
+    ),
+    _case(
+        "for_body_ends_in_while_and_or_test_threaded_exit",
+        """
+        def f(rows, c):
+            out = []
+            for a, b in rows:
+                a, b = list(a), list(b)
+                while (a and b) or not c:
+                    out.append(a.pop() if a else b.pop())
+                    if not a and not b:
+                        c = 1
+            return out
+        """,
+        ([((1, 2), (3,)), ((), ())], 0),
+        ([((1,), (4, 5))], 1),
+    ),
 ]
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
