@@ -10947,6 +10947,24 @@ CASES: list[Case] = [
         (1, (), (1, 0)),
         (0, (), None),
     ),
+    _case(
+        "try_body_returns_constant_clause_if_returns_it_else_falls_off",
+        """
+        def f(x, y):
+            try:
+                rec("body", 10 // x)
+                return "k"
+            except ZeroDivisionError:
+                if y:
+                    rec("y")
+                    return "k"
+            rec("after")
+            return 0
+        """,
+        (1, 0),
+        (0, 0),
+        (0, 1),
+    ),
 ]
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
