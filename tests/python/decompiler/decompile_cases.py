@@ -11010,6 +11010,22 @@ CASES: list[Case] = [
         (0, 0, 2),
         (0, 0, 0),
     ),
+    _case(
+        "assert_zero_constant_kept",
+        """
+        def f(x):
+            if x > 1:
+                return rec("big", x, 0)
+            elif x == 1:
+                rec("one")
+            else:
+                assert 0, "unexpected %r" % (x,)
+            return rec("end", x)
+        """,
+        (2,),
+        (1,),
+        (0,),
+    ),
 ]
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
