@@ -1141,9 +1141,17 @@ int CodeDecoder::emit_setup_except(const StmtPtr& stmt, const ExceptShape& shape
   std::vector<int> copies =
       clause_tail_copies(lifted_.ops, clause_ranges, !tail.empty() && shape.clause_copy.empty(),
                          tail_ops, tail_length, exit_copies_read_);
+  // (A clause jumping to the join falls off to the code after the statement there, a jump that
+  // extend_block would have replaced with a copy of a short exit: the body's tail is its own.)
+  bool rejoined = false;
+  for (int k = clause_ranges.empty() ? 0 : clause_ranges.front().first;
+       k < shape.handlers_end && shape.tail_end < 0 && !clause_ranges.empty(); ++k) {
+    const Operation& op = lifted_.ops[static_cast<size_t>(k)];
+    rejoined |= op.op == Op::Jump && same_target(op.target, shape.join);
+  }
   if (!shape.clause_copy.empty()) {
-  } else if (tail.empty() || strip_counted_copies(*stmt, tail, copies) ||
-             strip_copied_tail(*stmt, tail)) {
+  } else if (tail.empty() || (!rejoined && (strip_counted_copies(*stmt, tail, copies) ||
+                                            strip_copied_tail(*stmt, tail)))) {
     emit(stmt);
     for (StmtPtr& s : tail) emit(s);
   } else if (shape.tail_end >=

@@ -912,12 +912,16 @@ void CodeDecoder::emit_if(const IfShape& s, Body then_body, Body else_body) {
 
 void CodeDecoder::emit_if_or_assert(const ExprPtr& test, Body then_body, Body else_body) {
   // `if not test: raise AssertionError(msg)` is an assert.
-  // (The raise of LOAD_ASSERTION_ERROR arrives as `assert False[, msg]`; where 3.10/3.11 kept
-  // a folded False, the source said `if test: assert False`.)
+  // (The raise of LOAD_ASSERTION_ERROR arrives as `assert False[, msg]`, or `assert 0` where
+  // the code keeps a 0 and no False (assert_false_spelling); where 3.10/3.11 kept a folded
+  // False, the source said `if test: assert False`.)
+  bool spelled_false =
+      !then_body.empty() && !then_body[0]->exprs.empty() &&
+      then_body[0]->exprs[0]->kind == ExprKind::Constant &&
+      (then_body[0]->exprs[0]->text == "False" || then_body[0]->exprs[0]->text == "0");
   if (then_body.size() == 1 && else_body.empty() && then_body[0]->kind == StmtKind::Assert &&
       !(profile_.keeps_folded_constants && has_constant(bytecode::ObjectKind::False, true)) &&
-      !then_body[0]->exprs.empty() && then_body[0]->exprs[0]->kind == ExprKind::Constant &&
-      then_body[0]->exprs[0]->text == "False") {
+      spelled_false) {
     std::vector<ExprPtr> parts = then_body[0]->exprs;
     parts[0] = negate(test);
     emit(make_stmt(StmtKind::Assert, std::move(parts)));

@@ -739,6 +739,8 @@ class CodeDecoder {
   // Whether the code holds a constant of that kind (one no instruction loads, with unused_only):
   // a folded test's constant where the profile's keeps_folded_constants holds.
   bool has_constant(bytecode::ObjectKind kind, bool unused_only) const;
+  bool has_zero_constant() const;             // an int 0 in co_consts
+  std::string assert_false_spelling() const;  // `assert False` or `assert 0`
   // A string annotation under `from __future__ import annotations`, as the expression it spells.
   ExprPtr annotation_source(const ExprPtr& annotation) const;
   std::string source_name(const std::string& name) const;  // unmangled

@@ -1675,14 +1675,15 @@ bool CodeDecoder::execute_exit(const Operation& op, int i) {
       // LOAD_ASSERTION_ERROR raised unconditionally: `assert False[, msg]` (a test that failed
       // makes it `assert test[, msg]`, see decode_condition).
       if (parts.size() == 1 && parts[0]->kind == ExprKind::Name && parts[0]->ref == 7) {
-        emit(make_stmt(StmtKind::Assert, {make_constant("False")}));
+        emit(make_stmt(StmtKind::Assert, {make_constant(assert_false_spelling())}));
         return true;
       }
       if (parts.size() == 1 && parts[0]->kind == ExprKind::Call && parts[0]->args.size() == 2 &&
           parts[0]->args[0]->ref == 7 && parts[0]->args[1]->kind != ExprKind::Keyword &&
           parts[0]->args[1]->kind != ExprKind::Starred &&
           parts[0]->args[1]->kind != ExprKind::DoubleStarred) {
-        emit(make_stmt(StmtKind::Assert, {make_constant("False"), parts[0]->args[1]}));
+        emit(make_stmt(StmtKind::Assert,
+                       {make_constant(assert_false_spelling()), parts[0]->args[1]}));
         return true;
       }
       emit(make_stmt(StmtKind::Raise, std::move(parts)));

@@ -417,6 +417,23 @@ int branch_end_copies(Body& body, const std::string& text, size_t n, bool strip)
     }
     return count;
   }
+  // A try/except ending it (3.10): its body's jump past the clauses (or its else's end) and each
+  // clause's fall through go on to the end of the enclosing clause, each holding its own copy
+  // (compile.c's extend_block inlines the jump there, POP_BLOCK and POP_EXCEPT first). Where a
+  // path falls off to a join instead, the caller finds its jump there (emit_setup_except).
+  if (body[rest - 1]->kind == StmtKind::Try && body[rest - 1]->bodies.size() == 3 &&
+      body[rest - 1]->bodies[2].empty() && !body[rest - 1]->handlers.empty()) {
+    Stmt& last = *body[rest - 1];
+    Body& normal = last.bodies[1].empty() ? last.bodies[0] : last.bodies[1];
+    count += branch_end_copies(normal, text, n, strip);
+    if (strip && last.bodies[0].empty()) last.bodies[0].push_back(make_stmt(StmtKind::Pass));
+    for (ExceptHandler& clause : last.handlers) {
+      count += branch_end_copies(clause.body, text, n, strip);
+      if (strip && clause.body.empty()) clause.body.push_back(make_stmt(StmtKind::Pass));
+    }
+    return count;
+  }
+  bool found = false;
   for (size_t j = rest - 1; j-- > 0;) {
     Stmt& s = *body[j];
     if (s.kind != StmtKind::If || s.bodies.size() < 2 || !s.bodies[1].empty() ||
@@ -425,12 +442,15 @@ int branch_end_copies(Body& body, const std::string& text, size_t n, bool strip)
     count += branch_end_copies(s.bodies[0], text, n, strip);
     if (strip && s.bodies[0].empty()) s.bodies[0].push_back(make_stmt(StmtKind::Pass));
     Body orelse(body.begin() + static_cast<long>(j) + 1, body.begin() + static_cast<long>(rest));
-    count += branch_end_copies(orelse, text, n, strip);
+    // (An earlier such if holds this one in its else, an elif chain whose branches each end in
+    // a copy: the copies in what follows it are counted once, with the last if found.)
+    if (!found) count += branch_end_copies(orelse, text, n, strip);
+    found = true;
     if (strip) {
       s.bodies[1] = std::move(orelse);
       body.erase(body.begin() + static_cast<long>(j) + 1, body.begin() + static_cast<long>(rest));
     }
-    break;
+    rest = j + 1;
   }
   return count;
 }

@@ -1342,6 +1342,23 @@ bool CodeDecoder::has_constant(bytecode::ObjectKind kind, bool unused_only) cons
   });
 }
 
+bool CodeDecoder::has_zero_constant() const {
+  return std::any_of(code_.consts.begin(), code_.consts.end(), [](const bytecode::ObjectRef& c) {
+    return c->kind == bytecode::ObjectKind::Int && c->int_decimal == "0";
+  });
+}
+
+// The test of an assert that always fails. 3.10/3.11 keep the folded test's constant in
+// co_consts (compiler_jump_if visits it, the optimizer folds the jump; keeps_folded_constants):
+// `assert 0` leaves a 0 there, `assert False` a False. Where the code holds a 0 and no False,
+// the source said 0 (both fail alike).
+std::string CodeDecoder::assert_false_spelling() const {
+  if (!profile_.keeps_folded_constants || has_constant(bytecode::ObjectKind::False, false) ||
+      !has_zero_constant())
+    return "False";
+  return "0";
+}
+
 // 3.11 places an except clause's code, and its cleanup block, right after the try body: a
 // `while True` whose last jump back is a clause's `continue` goes on past it with the rest of
 // the try statement's handler code (covered by, or the target of, a handler whose covered range

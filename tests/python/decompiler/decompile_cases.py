@@ -11021,6 +11021,85 @@ CASES: list[Case] = [
         ([((1, 2), (3,)), ((), ())], 0),
         ([((1,), (4, 5))], 1),
     ),
+    _case(
+        "except_clause_ends_in_try_holding_exit_copies",
+        """
+        def f(x, y):
+            try:
+                y = rec("int", int(x))
+            except ValueError:
+                try:
+                    y = rec("float", float(x))
+                except TypeError:
+                    rec("type")
+                    return None
+                except OverflowError:
+                    rec("overflow")
+            return y
+        """,
+        ("1", 0),
+        ("1.5", 0),
+        ("z", 0),
+        ((), 0),
+    ),
+    _case(
+        "try_body_returns_constant_clause_if_returns_it_else_falls_off",
+        """
+        def f(x, y):
+            try:
+                rec("body", 10 // x)
+                return "k"
+            except ZeroDivisionError:
+                if y:
+                    rec("y")
+                    return "k"
+            rec("after")
+            return 0
+        """,
+        (1, 0),
+        (0, 0),
+        (0, 1),
+    ),
+    _case(
+        "except_clause_elif_chain_each_branch_holds_exit_copy",
+        """
+        def f(x, a, b):
+            r = x
+            try:
+                rec("body", 10 // x)
+            except ZeroDivisionError:
+                if a:
+                    r = rec("a", a)
+                elif b:
+                    if rec("b", b) > 1:
+                        raise ValueError(b)
+                    r = b
+                else:
+                    rec("else")
+            return r
+        """,
+        (1, 0, 0),
+        (0, 1, 0),
+        (0, 0, 1),
+        (0, 0, 2),
+        (0, 0, 0),
+    ),
+    _case(
+        "assert_zero_constant_kept",
+        """
+        def f(x):
+            if x > 1:
+                return rec("big", x, 0)
+            elif x == 1:
+                rec("one")
+            else:
+                assert 0, "unexpected %r" % (x,)
+            return rec("end", x)
+        """,
+        (2,),
+        (1,),
+        (0,),
+    ),
 ]
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
