@@ -865,16 +865,37 @@ int CodeDecoder::except_else_begin(int i, int handler, int end) const {
   return before.op == Op::Jump && before.target > handler && !body_breaks ? before.target : -1;
 }
 
-// Clauses past the region that never rejoin (each raises or returns; no bare except): the
-// statement is the whole region, its clauses end at the RERAISE where the last type test fails.
+// A bare except clause at `k` that never rejoins (compiler_try_except: POP_TOP x3, its body,
+// no POP_EXCEPT and jump of its own where each way through it raises or returns): one past its
+// last operation, the first exit no earlier jump or block setup (a nested try's handler) of the
+// clause goes past; -1 where a way out leaves it or its end is not reached before `limit`.
+namespace {
+int bare_clause_end(const std::vector<Operation>& ops, int k, int limit) {
+  if (!is_pop_tops(ops, k, 3)) return -1;
+  int reach = k;  // the furthest place a jump or setup inside the clause goes to
+  for (int p = k + 3; p < limit; ++p) {
+    const Operation& op = ops[static_cast<size_t>(p)];
+    if (op.target >= 0 && op.target <= k) return -1;
+    reach = std::max(reach, op.target);
+    bool ends = exits_at(ops, p) || op.op == Op::Reraise;
+    if (ends && reach <= p) return p + 1;
+  }
+  return -1;
+}
+}  // namespace
+
+// Clauses past the region that never rejoin (each raises or returns): the statement is the whole
+// region, its clauses end at the RERAISE where the last type test fails, or with a bare except
+// clause's last operation (bare_clause_end).
 void CodeDecoder::clauses_past_region(ExceptShape& shape, int handler, int end) const {
   const auto& ops = lifted_.ops;
   const std::vector<std::pair<int, int>>& typed_clauses = shape.typed_clauses;
-  if (typed_clauses.empty() ||
-      ops[static_cast<size_t>(typed_clauses.back().second)].op != Op::Reraise)
+  int last = typed_clauses.empty() ? handler : typed_clauses.back().second;
+  int bare_end = bare_clause_end(ops, last, static_cast<int>(ops.size()));
+  if (bare_end < 0 && (typed_clauses.empty() || ops[static_cast<size_t>(last)].op != Op::Reraise))
     return;
-  int clauses_end = typed_clauses.back().second + 1;
-  for (int k = handler; k < clauses_end && clauses_end >= 0; ++k) {
+  int clauses_end = bare_end >= 0 ? bare_end : last + 1;
+  for (int k = handler; k < last && clauses_end >= 0; ++k) {
     const Operation& op = ops[static_cast<size_t>(k)];
     if (op.op == Op::Jump && op.target > k && !stays_in_clause(typed_clauses, k, op.target))
       clauses_end = -1;
@@ -882,7 +903,7 @@ void CodeDecoder::clauses_past_region(ExceptShape& shape, int handler, int end) 
   if (clauses_end >= 0) {
     shape.clauses_end = clauses_end;
     shape.join = end;
-    shape.handlers_end = clauses_end - 1;
+    shape.handlers_end = bare_end >= 0 ? bare_end : clauses_end - 1;
   }
 }
 

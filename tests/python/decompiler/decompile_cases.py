@@ -10947,6 +10947,43 @@ CASES: list[Case] = [
         (1, (), (1, 0)),
         (0, (), None),
     ),
+    _case(
+        "try_returns_bare_except_raises_in_try_finally",
+        """
+        def f(x):
+            try:
+                rec("body", 10 // x)
+                return rec("ret", x)
+            except:
+                rec("clause")
+                raise
+            finally:
+                rec("finally")
+        """,
+        (1,),
+        (0,),
+    ),
+    _case(
+        "try_returns_typed_and_bare_except_raise_in_with",
+        """
+        def f(x):
+            with CM("a"):
+                try:
+                    rec("body", 10 // x)
+                    return rec("ret", [1][x])
+                except ZeroDivisionError:
+                    rec("zero")
+                    raise
+                except:
+                    rec("clause")
+                    raise
+                finally:
+                    rec("finally")
+        """,
+        (0,),
+        (1,),
+        (2,),
+    ),
 ]
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
@@ -10982,10 +11019,6 @@ _NOT_YET: dict = {
         " which the table leaves out, is no part of the try body)",
         13: FALLBACK + "'finally copy on an exit path' (3.12+: the raise after the statements,"
         " which the table leaves out, is no part of the try body)",
-    },
-    "try_finally_around_try_excepts_bare_body_returns": {
-        10: FALLBACK + "'except clauses past the region' (3.10: a bare except among clauses past"
-        " the region the body's return ends)",
     },
     "try_finally_ending_in_try_except_then_computed_return": {
         10: FALLBACK + "'finally copy then a computed return' (3.10: the return after the statement"
