@@ -817,13 +817,23 @@ CodeDecoder::ExceptShape CodeDecoder::except_clauses_shape(int i, int handler, i
       typed_clauses.back().second < scan_end &&
       ops[static_cast<size_t>(typed_clauses.back().second)].op == Op::Reraise)
     join_scan_end = typed_clauses.back().second + 1;
+  // (A statement in a clause falling off the loop body's end goes on to the clause's own
+  // POP_EXCEPT, whose jump back to the loop's head (compiler_try_except's jump to the end,
+  // threaded there) leaves no forward jump to the join: that POP_EXCEPT is the clause's, never
+  // the join, where no clause of a try in the innermost loop is open around this statement.)
+  auto clause_exit_back = [&](int target) {
+    return !loops_.empty() && clause_loops_ != loops_.size() && target + 1 < scan_end &&
+           ops[static_cast<size_t>(target)].op == Op::PopExcept &&
+           ops[static_cast<size_t>(target) + 1].op == Op::Jump &&
+           same_target(ops[static_cast<size_t>(target) + 1].target, loops_.back().continue_target);
+  };
   for (int k = handler; k < join_scan_end; ++k) {
     const Operation& op = ops[static_cast<size_t>(k)];
     // (A backward jump is a loop's inside a clause, never the join.)
     // (A forward jump to the loop's own jump back is a clause falling off the loop body's end.)
     if (op.op == Op::Jump && op.target > handler && op.target > k &&
         (!is_loop_exit(op.target) || falls_into_jump_back(k, op.target)) && op.target > join &&
-        !stays_in_clause(typed_clauses, k, op.target))
+        !stays_in_clause(typed_clauses, k, op.target) && !clause_exit_back(op.target))
       join = op.target;
   }
   if (join < 0) join = else_begin >= 0 ? else_begin : scan_end;

@@ -10984,11 +10984,50 @@ CASES: list[Case] = [
         (1,),
         (2,),
     ),
+    _case(
+        "for_try_bare_except_ends_in_try_finally",
+        """
+        def f(items):
+            out = []
+            for item in items:
+                try:
+                    out.append(10 // item)
+                except:
+                    e = rec("caught", item)
+                    try:
+                        out.append(rec("clause", e))
+                    finally:
+                        e = None
+            return out, e
+        """,
+        ([1, 0, 2],),
+        ([],),
+        ([0],),
+    ),
+    _case(
+        "for_try_except_ends_in_with",
+        """
+        def f(items):
+            for item in items:
+                try:
+                    rec("body", 10 // item)
+                except ZeroDivisionError:
+                    with CM(str(item)):
+                        rec("clause")
+            return rec("done")
+        """,
+        ([1, 0, 2],),
+        ([0, 0],),
+    ),
 ]
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
 WRONG = "decompiles without a fallback to code that behaves differently: "
 _NOT_YET: dict = {
+    "for_try_except_ends_in_with": {
+        13: FALLBACK + "'POP_EXCEPT of a non-exception' (3.13: a with statement ending a clause"
+        " at a for loop body's end)",
+    },
     "while_true_try_finally_breaks_only_copy_exit": {
         v: FALLBACK + "'finally copy on an exit path' (the code after the loop exists only as"
         " the breaks' copies, after each finally copy)"
