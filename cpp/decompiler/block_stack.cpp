@@ -112,6 +112,9 @@ int CodeDecoder::decode_setup_finally(int i, int end, int exit) {
   int pop_block = normal_path_pop_block(i, handler, copy_length);
   int try_end =
       pop_block < 0 ? -1 : finally_normal_path_end(i, &pop_block, handler, reraise, copy_length);
+  // (The code after the statement kept only as copies in the normal copy's branches: read from
+  // the first, after the statement; see copied_exit_only.)
+  std::pair<int, int> copied_exit = try_end == handler ? copied_exit_ : std::pair<int, int>{-1, 0};
   if (try_end < 0 && ends_in_loop)
     throw DecodeFailure("finally loop's breaks run the code after it");
   // (Read with the copy stripped, a `return value` after the normal path's copy stays in the
@@ -139,6 +142,11 @@ int CodeDecoder::decode_setup_finally(int i, int end, int exit) {
     body.back()->copies_after = true;
   }
   emit_try_finally(std::move(body), std::move(final_body));
+  if (copied_exit.first >= 0) {
+    auto [start, length] = copied_exit;
+    if (returned) throw DecodeFailure("finally copy then a computed return");
+    for (StmtPtr& s : decode_range(start, start + length, start + length)) emit(s);
+  }
   if (returned) try_end = returned_past_excepts(try_end, end);
   if (try_end > end && !same_target(try_end, exit))
     throw DecodeFailure("try statement leaves its region");
@@ -231,12 +239,14 @@ bool CodeDecoder::loop_ends_finally_body(int handler, int run_end) const {
 int CodeDecoder::normal_path_pop_block(int i, int handler, int copy_length) const {
   const auto& ops = lifted_.ops;
   // The normal path's POP_BLOCK is followed by the finally body's copy (not that of a with
-  // statement around the try, whose exit follows the finally copy of a return).
+  // statement around the try, whose exit follows the finally copy of a return). (A nested
+  // SETUP_*'s relative argument differs where the copies' exits do, as a jump's.)
   auto starts_copy = [&](int q) {
     for (int n = 0; n < std::min(copy_length, 3); ++n) {
       const Operation& x = ops[static_cast<size_t>(q + 1 + n)];
       const Operation& y = ops[static_cast<size_t>(handler + n)];
-      if (x.op != y.op || (!is_jump(x.op) && (x.arg != y.arg || x.text != y.text))) return false;
+      bool relative = is_jump(x.op) || x.op == Op::SetupFinally || x.op == Op::SetupWith;
+      if (x.op != y.op || (!relative && (x.arg != y.arg || x.text != y.text))) return false;
     }
     return true;
   };
@@ -268,6 +278,7 @@ int CodeDecoder::finally_normal_path_end(int i, int* pop_block, int handler, int
   int try_end = *pop_block + 1 + copy_length;
   // (The short exit after the statement copied into the copy's branches.)
   copy_returns_ = false;
+  copied_exit_ = {-1, 0};
   int walked = normal_copy_end(*pop_block + 1, handler, reraise, -1);
   if (walked >= 0) try_end = walked;
   // (The closing RERAISE dropped: the normal copy runs up to the handler, or to a jump over it,

@@ -11019,6 +11019,24 @@ CASES: list[Case] = [
         ([1, 0, 2],),
         ([0, 0],),
     ),
+    _case(
+        "try_finally_ending_in_try_if_then_computed_return_of_two",
+        """
+        def f(x):
+            try:
+                y = rec("body", 10 // x)
+            finally:
+                try:
+                    if x > 1:
+                        rec("big")
+                except OSError:
+                    pass
+            return y, x
+        """,
+        (1,),
+        (2,),
+        (0,),
+    ),
 ]
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
@@ -11058,10 +11076,6 @@ _NOT_YET: dict = {
         " which the table leaves out, is no part of the try body)",
         13: FALLBACK + "'finally copy on an exit path' (3.12+: the raise after the statements,"
         " which the table leaves out, is no part of the try body)",
-    },
-    "try_finally_ending_in_try_except_then_computed_return": {
-        10: FALLBACK + "'finally copy then a computed return' (3.10: the return after the statement"
-        " copied into the branches of the finally copy)",
     },
     "if_branch_try_continue_then_cold_try_continue_raise": {
         10: FALLBACK + "'condition jumps out of its region' (the if's then-branch ends in a try"
@@ -11134,7 +11148,6 @@ _NOT_YET: dict = {
         13: FALLBACK + "'finally loop's breaks run the code after it' (the copies of `return n`)",
     },
     "finally_body_ends_in_while_true_then_return": {
-        10: FALLBACK + "'finally copy on an exit path' (the copies of `return 3`)",
         12: FALLBACK + "'finally loop's breaks run the code after it' (the copies of `return 3`)",
         13: FALLBACK + "'finally loop's breaks run the code after it' (the copies of `return 3`)",
     },
