@@ -145,6 +145,12 @@ class CodeDecoder {
   // used, and whether one was. A decode that fails after using one is read again without them.
   bool table_readings_ = true;
   bool used_table_reading_ = false;
+  // 3.12+: whether tests jumping to copies of one exit on other lines read as nested ifs
+  // (exit_copies_on_other_lines), and whether a finally copy failed to match the finally body
+  // after one did so: a decode that fails so is read again with them as an and-chain.
+  bool chains_apart_by_lines_ = true;
+  mutable bool read_chain_apart_ = false;
+  bool copy_unmatched_apart_ = false;
   std::vector<ExprPtr> stack_;
   Body* out_ = nullptr;
   std::vector<LoopContext> loops_;

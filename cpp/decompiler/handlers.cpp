@@ -2390,6 +2390,10 @@ int CodeDecoder::decode_try_finally(int i, int body_end, int handler, int end, i
           : nullptr;
   if (!strip_finally_copies(body, print_body(final_body), final_body.size(), false, 0,
                             enclosing_finally_ > 0)) {
+    // (A copy whose and-chain was read as nested ifs, its tests jumping to copies of the exit on
+    // their own lines, where the finally body's tests jump to one end: read again, see
+    // chains_apart_by_lines_.)
+    copy_unmatched_apart_ |= read_chain_apart_;
     throw DecodeFailure("finally copy on an exit path");
   }
   // (`try: return value`: the value, computed before the copy, waited in a temporary.)

@@ -11037,6 +11037,28 @@ CASES: list[Case] = [
         (2,),
         (0,),
     ),
+    # 3.12+: a try/finally whose body returns, its finally body an and-chain spread over lines:
+    # the return's copy has the tests jump to exit copies on their own lines (nested ifs), the
+    # handler's copy to one end (the chain); read again as the chain (asyncio's Runner.run).
+    _case(
+        "try_returns_finally_and_chain_over_lines",
+        """
+        def f(h, x):
+            try:
+                return rec("body", 10 // x)
+            except ZeroDivisionError:
+                rec("zero")
+            finally:
+                if (h is not None
+                    and rec("test", h) == 1
+                ):
+                    rec("final")
+        """,
+        (None, 1),
+        (1, 1),
+        (2, 1),
+        (1, 0),
+    ),
 ]
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
