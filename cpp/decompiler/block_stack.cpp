@@ -112,6 +112,9 @@ int CodeDecoder::decode_setup_finally(int i, int end, int exit) {
   int pop_block = normal_path_pop_block(i, handler, copy_length);
   int try_end =
       pop_block < 0 ? -1 : finally_normal_path_end(i, &pop_block, handler, reraise, copy_length);
+  // (The code after the statement kept only as copies in the normal copy's branches: read from
+  // the first, after the statement; see copied_exit_only.)
+  std::pair<int, int> copied_exit = try_end == handler ? copied_exit_ : std::pair<int, int>{-1, 0};
   if (try_end < 0 && ends_in_loop)
     throw DecodeFailure("finally loop's breaks run the code after it");
   // (Read with the copy stripped, a `return value` after the normal path's copy stays in the
@@ -139,6 +142,11 @@ int CodeDecoder::decode_setup_finally(int i, int end, int exit) {
     body.back()->copies_after = true;
   }
   emit_try_finally(std::move(body), std::move(final_body));
+  if (copied_exit.first >= 0) {
+    auto [start, length] = copied_exit;
+    if (returned) throw DecodeFailure("finally copy then a computed return");
+    for (StmtPtr& s : decode_range(start, start + length, start + length)) emit(s);
+  }
   if (returned) try_end = returned_past_excepts(try_end, end);
   if (try_end > end && !same_target(try_end, exit))
     throw DecodeFailure("try statement leaves its region");
@@ -231,12 +239,14 @@ bool CodeDecoder::loop_ends_finally_body(int handler, int run_end) const {
 int CodeDecoder::normal_path_pop_block(int i, int handler, int copy_length) const {
   const auto& ops = lifted_.ops;
   // The normal path's POP_BLOCK is followed by the finally body's copy (not that of a with
-  // statement around the try, whose exit follows the finally copy of a return).
+  // statement around the try, whose exit follows the finally copy of a return). (A nested
+  // SETUP_*'s relative argument differs where the copies' exits do, as a jump's.)
   auto starts_copy = [&](int q) {
     for (int n = 0; n < std::min(copy_length, 3); ++n) {
       const Operation& x = ops[static_cast<size_t>(q + 1 + n)];
       const Operation& y = ops[static_cast<size_t>(handler + n)];
-      if (x.op != y.op || (!is_jump(x.op) && (x.arg != y.arg || x.text != y.text))) return false;
+      bool relative = is_jump(x.op) || x.op == Op::SetupFinally || x.op == Op::SetupWith;
+      if (x.op != y.op || (!relative && (x.arg != y.arg || x.text != y.text))) return false;
     }
     return true;
   };
@@ -268,6 +278,7 @@ int CodeDecoder::finally_normal_path_end(int i, int* pop_block, int handler, int
   int try_end = *pop_block + 1 + copy_length;
   // (The short exit after the statement copied into the copy's branches.)
   copy_returns_ = false;
+  copied_exit_ = {-1, 0};
   int walked = normal_copy_end(*pop_block + 1, handler, reraise, -1);
   if (walked >= 0) try_end = walked;
   // (The closing RERAISE dropped: the normal copy runs up to the handler, or to a jump over it,
@@ -817,13 +828,23 @@ CodeDecoder::ExceptShape CodeDecoder::except_clauses_shape(int i, int handler, i
       typed_clauses.back().second < scan_end &&
       ops[static_cast<size_t>(typed_clauses.back().second)].op == Op::Reraise)
     join_scan_end = typed_clauses.back().second + 1;
+  // (A statement in a clause falling off the loop body's end goes on to the clause's own
+  // POP_EXCEPT, whose jump back to the loop's head (compiler_try_except's jump to the end,
+  // threaded there) leaves no forward jump to the join: that POP_EXCEPT is the clause's, never
+  // the join, where no clause of a try in the innermost loop is open around this statement.)
+  auto clause_exit_back = [&](int target) {
+    return !loops_.empty() && clause_loops_ != loops_.size() && target + 1 < scan_end &&
+           ops[static_cast<size_t>(target)].op == Op::PopExcept &&
+           ops[static_cast<size_t>(target) + 1].op == Op::Jump &&
+           same_target(ops[static_cast<size_t>(target) + 1].target, loops_.back().continue_target);
+  };
   for (int k = handler; k < join_scan_end; ++k) {
     const Operation& op = ops[static_cast<size_t>(k)];
     // (A backward jump is a loop's inside a clause, never the join.)
     // (A forward jump to the loop's own jump back is a clause falling off the loop body's end.)
     if (op.op == Op::Jump && op.target > handler && op.target > k &&
         (!is_loop_exit(op.target) || falls_into_jump_back(k, op.target)) && op.target > join &&
-        !stays_in_clause(typed_clauses, k, op.target))
+        !stays_in_clause(typed_clauses, k, op.target) && !clause_exit_back(op.target))
       join = op.target;
   }
   if (join < 0) join = else_begin >= 0 ? else_begin : scan_end;
@@ -865,16 +886,37 @@ int CodeDecoder::except_else_begin(int i, int handler, int end) const {
   return before.op == Op::Jump && before.target > handler && !body_breaks ? before.target : -1;
 }
 
-// Clauses past the region that never rejoin (each raises or returns; no bare except): the
-// statement is the whole region, its clauses end at the RERAISE where the last type test fails.
+// A bare except clause at `k` that never rejoins (compiler_try_except: POP_TOP x3, its body,
+// no POP_EXCEPT and jump of its own where each way through it raises or returns): one past its
+// last operation, the first exit no earlier jump or block setup (a nested try's handler) of the
+// clause goes past; -1 where a way out leaves it or its end is not reached before `limit`.
+namespace {
+int bare_clause_end(const std::vector<Operation>& ops, int k, int limit) {
+  if (!is_pop_tops(ops, k, 3)) return -1;
+  int reach = k;  // the furthest place a jump or setup inside the clause goes to
+  for (int p = k + 3; p < limit; ++p) {
+    const Operation& op = ops[static_cast<size_t>(p)];
+    if (op.target >= 0 && op.target <= k) return -1;
+    reach = std::max(reach, op.target);
+    bool ends = exits_at(ops, p) || op.op == Op::Reraise;
+    if (ends && reach <= p) return p + 1;
+  }
+  return -1;
+}
+}  // namespace
+
+// Clauses past the region that never rejoin (each raises or returns): the statement is the whole
+// region, its clauses end at the RERAISE where the last type test fails, or with a bare except
+// clause's last operation (bare_clause_end).
 void CodeDecoder::clauses_past_region(ExceptShape& shape, int handler, int end) const {
   const auto& ops = lifted_.ops;
   const std::vector<std::pair<int, int>>& typed_clauses = shape.typed_clauses;
-  if (typed_clauses.empty() ||
-      ops[static_cast<size_t>(typed_clauses.back().second)].op != Op::Reraise)
+  int last = typed_clauses.empty() ? handler : typed_clauses.back().second;
+  int bare_end = bare_clause_end(ops, last, static_cast<int>(ops.size()));
+  if (bare_end < 0 && (typed_clauses.empty() || ops[static_cast<size_t>(last)].op != Op::Reraise))
     return;
-  int clauses_end = typed_clauses.back().second + 1;
-  for (int k = handler; k < clauses_end && clauses_end >= 0; ++k) {
+  int clauses_end = bare_end >= 0 ? bare_end : last + 1;
+  for (int k = handler; k < last && clauses_end >= 0; ++k) {
     const Operation& op = ops[static_cast<size_t>(k)];
     if (op.op == Op::Jump && op.target > k && !stays_in_clause(typed_clauses, k, op.target))
       clauses_end = -1;
@@ -882,7 +924,7 @@ void CodeDecoder::clauses_past_region(ExceptShape& shape, int handler, int end) 
   if (clauses_end >= 0) {
     shape.clauses_end = clauses_end;
     shape.join = end;
-    shape.handlers_end = clauses_end - 1;
+    shape.handlers_end = bare_end >= 0 ? bare_end : clauses_end - 1;
   }
 }
 

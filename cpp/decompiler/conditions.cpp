@@ -479,7 +479,8 @@ bool CodeDecoder::condition_complete(const std::vector<ConditionItem>& items, si
     int t = condition_exit(items, items[k].target, last);
     if (t == last.next || same_target(t, last.target)) {
       all_to_exit &= t != last.next;
-      apart |= t != last.next && exit_copies_on_other_lines(t, last.target);
+      apart |=
+          t != last.next && chains_apart_by_lines_ && exit_copies_on_other_lines(t, last.target);
       continue;
     }
     all_to_exit = false;
@@ -488,6 +489,7 @@ bool CodeDecoder::condition_complete(const std::vector<ConditionItem>& items, si
     for (size_t m = k + 1; m < count; ++m) internal |= items[m].start == t;
     if (!internal) return false;
   }
+  if (apart && all_to_exit) read_chain_apart_ = true;
   return !(apart && all_to_exit);
 }
 

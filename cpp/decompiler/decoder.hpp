@@ -145,6 +145,12 @@ class CodeDecoder {
   // used, and whether one was. A decode that fails after using one is read again without them.
   bool table_readings_ = true;
   bool used_table_reading_ = false;
+  // 3.12+: whether tests jumping to copies of one exit on other lines read as nested ifs
+  // (exit_copies_on_other_lines), and whether a finally copy failed to match the finally body
+  // after one did so: a decode that fails so is read again with them as an and-chain.
+  bool chains_apart_by_lines_ = true;
+  mutable bool read_chain_apart_ = false;
+  bool copy_unmatched_apart_ = false;
   std::vector<ExprPtr> stack_;
   Body* out_ = nullptr;
   std::vector<LoopContext> loops_;
@@ -435,6 +441,7 @@ class CodeDecoder {
   void consume_copy_handlers(int begin, int end);
   void emit_try_finally(Body body, Body final_body, bool separate = false);
   int normal_copy_end(int copy, int final_begin, int final_end, int cleanup);
+  bool copied_exit_only(const std::vector<std::pair<int, int>>& tails) const;  // see copied_exit_
   int walk_normal_copy(int copy, int final_begin, int final_end, int cleanup,
                        std::vector<std::pair<int, int>>& tails);
   int decode_try_star(int i, int body_end, int handler, int end, int exit);  // except* (3.11+)
@@ -699,8 +706,11 @@ class CodeDecoder {
   bool mid_expression_try_ = false;  // the try being decoded starts with values on the stack
   int enclosing_finally_ = 0;        // try/finally bodies being decoded around this statement
   bool copy_returns_ = false;        // the last normal_copy_end walked a copy that only returns
-  bool keep_region_stack_ = false;   // the next region keeps what it leaves on the stack
-  int region_limit_ = -1;            // how far the region being decoded may grow
+  // 3.10: the code after the statement, kept only as copies in the last normal_copy_end's
+  // branches: its first copy (start, length); (-1, 0) if not so.
+  std::pair<int, int> copied_exit_{-1, 0};
+  bool keep_region_stack_ = false;  // the next region keeps what it leaves on the stack
+  int region_limit_ = -1;           // how far the region being decoded may grow
   // The end of the finally body being decoded (decode_finally_body: its RERAISEs jump there).
   int finally_body_end_ = -1;
   // Decoding an except clause (3.12+): the code after the try statement, of which the clause's

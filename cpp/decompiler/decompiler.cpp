@@ -269,16 +269,26 @@ std::optional<Body> CodeDecoder::decode_by_regions(const bytecode::CodeObject& c
 Body CodeDecoder::decode_nested(const bytecode::CodeObject& code, CodeRole role,
                                 DecodeSession& session, const std::string& class_name) {
   size_t failures_before = session.failures.size();
-  for (bool table_readings = true;; table_readings = false) {
+  bool chains_apart = true;
+  for (bool table_readings = true;;) {
     CodeDecoder decoder(code, role, session, class_name);
     decoder.table_readings_ = table_readings;
+    decoder.chains_apart_by_lines_ = chains_apart;
     try {
       Body body = decoder.decode();
       finish_decoded(role, body);
       return body;
     } catch (const DecodeFailure& failure) {
-      if (decoder.used_table_reading_) {  // read again, without the table readings
+      if (decoder.used_table_reading_ && table_readings) {  // read again, without them
         session.failures.resize(failures_before);
+        table_readings = false;
+        continue;
+      }
+      // (Read again with and-chains whose tests jump to exit copies on other lines: the same
+      // behaviour as the nested ifs, the reading the finally body's copy has.)
+      if (decoder.copy_unmatched_apart_ && chains_apart) {
+        session.failures.resize(failures_before);
+        chains_apart = false;
         continue;
       }
       if (role == CodeRole::Lambda || role == CodeRole::Comprehension) throw;

@@ -2410,6 +2410,10 @@ int CodeDecoder::decode_try_finally(int i, int body_end, int handler, int end, i
           : nullptr;
   if (!strip_finally_copies(body, print_body(final_body), final_body.size(), false, 0,
                             enclosing_finally_ > 0)) {
+    // (A copy whose and-chain was read as nested ifs, its tests jumping to copies of the exit on
+    // their own lines, where the finally body's tests jump to one end: read again, see
+    // chains_apart_by_lines_.)
+    copy_unmatched_apart_ |= read_chain_apart_;
     throw DecodeFailure("finally copy on an exit path");
   }
   // (`try: return value`: the value, computed before the copy, waited in a temporary.)
@@ -2545,6 +2549,28 @@ int CodeDecoder::walk_normal_copy(int copy, int final_begin, int final_end, int 
   return q;
 }
 
+// 3.10: whether the copy's branches end in copies of one exit block that returns a value it
+// loads (compile.c's extend_block copies it into each; the original, reached by nothing more, is
+// dropped): the code after the statement, which ends the code. Not a `return value` of the body:
+// compiler_return loads a computed value before the finally copy, and a constant's (loaded
+// after it) reads the same either way.
+bool CodeDecoder::copied_exit_only(const std::vector<std::pair<int, int>>& tails) const {
+  const auto& ops = lifted_.ops;
+  if (!profile_.block_stack || tails.empty()) return false;
+  auto [first, length] = tails.front();
+  if (length < 2 || ops[static_cast<size_t>(first + length) - 1].op != Op::ReturnValue)
+    return false;
+  for (int k = first; k < first + length - 1; ++k) {
+    Op op = ops[static_cast<size_t>(k)].op;
+    if (is_jump(op) || op == Op::ReturnValue || op == Op::RaiseVarargs || op == Op::Reraise ||
+        op == Op::SetupFinally || op == Op::SetupWith || op == Op::PopBlock || op == Op::PopExcept)
+      return false;
+  }
+  return std::all_of(tails.begin(), tails.end(), [&](const std::pair<int, int>& tail) {
+    return tail.second == length && same_operations(ops, tail.first, first, length);
+  });
+}
+
 // 3.10+: where the normal-path copy of the finally body [final_begin, final_end) starting at
 // `copy` ends, when some of its branches end in copies of the exit block that follows it (each in
 // place of a RERAISE of the handler's copy); -1 when it has none, or does not match.
@@ -2559,6 +2585,10 @@ int CodeDecoder::normal_copy_end(int copy, int final_begin, int final_end, int c
   copy_returns_ = q == final_begin && cleanup < 0;
   for (const auto& [start, length] : tails) copy_returns_ &= length == 1;
   if (copy_returns_) return q;
+  if (q == final_begin && copied_exit_only(tails)) {
+    copied_exit_ = tails.front();
+    return q;
+  }
   // (3.11: a copy ending in a loop that only its breaks leave, `while True:`, ends in its jump
   // back, and no original follows where nothing falls into it: the statement ends the code, each
   // break a copy of the implicit `return None` (the block copied has no line of its own). 3.12+
