@@ -3499,6 +3499,34 @@ CASES: list[Case] = [
         module=True,
     ),
     _case(
+        "if_while_true_try_if_raise_else_break",
+        # 3.12+: the try's else `break` falls into the code after the loop, to which the body's
+        # test also jumps over its raise; the loop is closed only by the clause's continue
+        # (while_true_exit's jumped_to_from: reaching the body's end is a break)
+        """
+        def f(flag, n):
+            seen = [0]
+            if flag:
+                while True:
+                    try:
+                        seen[0] += 1
+                        if seen[0] < n:
+                            raise ValueError(seen[0])
+                    except ValueError as e:
+                        rec("retry", e.args)
+                        continue
+                    else:
+                        break
+            return seen[0]
+        """,
+        (True, 3),
+        (True, 0),
+        (False, 2),
+        code_not_yet={
+            10: "the else's break read in the try body, the return after the if copied into it"
+        },
+    ),
+    _case(
         "class_body_comprehension_reads_globals",
         # 3.12+ inlines the comprehension into the class body, reading the names it does not bind
         # with LOAD_GLOBAL: no `global` declaration of the class
