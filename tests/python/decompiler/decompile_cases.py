@@ -3499,6 +3499,69 @@ CASES: list[Case] = [
         module=True,
     ),
     _case(
+        "module_while_true_try_else_break_then_code",
+        # Module code holds no return: the else's break, falling into the code after the loop
+        # (its jump to the next block removed), which 3.12+ copies with the implicit return None
+        # into the loop, is a break, the code after the loop (loop_returns_to_breaks)
+        """
+        N = [0]
+        FLAG = True
+        if FLAG:
+            while True:
+                try:
+                    N[0] += 1
+                    if N[0] < 3:
+                        raise ValueError(N[0])
+                except ValueError as e:
+                    rec("retry", e.args)
+                    continue
+                else:
+                    break
+            rec("after", N[0])
+        """,
+        module=True,
+    ),
+    _case(
+        "module_while_true_try_else_break_ends_module",
+        """
+        N = [0]
+        FLAG = True
+        if FLAG:
+            rec("start")
+            while True:
+                try:
+                    N[0] += 1
+                    rec("try", N[0])
+                except KeyError:
+                    continue
+                else:
+                    break
+        """,
+        module=True,
+    ),
+    _case(
+        "class_while_true_try_else_break_then_code",
+        """
+        N = [0]
+
+
+        class C:
+            while True:
+                try:
+                    N[0] += 1
+                    if N[0] < 3:
+                        raise ValueError(N[0])
+                except ValueError:
+                    rec("retry", N[0])
+                    continue
+                else:
+                    break
+            rec("after", N[0])
+            X = N[0]
+        """,
+        module=True,
+    ),
+    _case(
         "if_while_true_try_if_raise_else_break",
         # 3.12+: the try's else `break` falls into the code after the loop, to which the body's
         # test also jumps over its raise; the loop is closed only by the clause's continue
