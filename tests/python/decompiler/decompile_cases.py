@@ -3585,9 +3585,6 @@ CASES: list[Case] = [
         (True, 3),
         (True, 0),
         (False, 2),
-        code_not_yet={
-            10: "the else's break read in the try body, the return after the if copied into it"
-        },
     ),
     _case(
         "class_body_comprehension_reads_globals",
@@ -11276,6 +11273,10 @@ _PYC_CODE_NOT_YET = {
     "for_body_elif_ends_in_if_else_pass": {
         10: SAME_BEHAVIOUR_OTHER_CODE
         + "f: the `else: pass` in the elif branch (NOP; JUMP_ABSOLUTE) is dropped",
+    },
+    "if_while_true_try_if_raise_else_break": {
+        10: SAME_BEHAVIOUR_OTHER_CODE
+        + "f: the else's break read in the try body, the return after the if copied into it",
     },
     "try_except_clauses_copy_the_exit_after": {
         12: SAME_BEHAVIOUR_OTHER_CODE
