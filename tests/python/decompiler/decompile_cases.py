@@ -3587,6 +3587,24 @@ CASES: list[Case] = [
         (False, 2),
     ),
     _case(
+        "module_try_except_raises_then_code_names_order",
+        # Clauses that never rejoin: what follows the body is its else or the code after the
+        # statement; compiler_try_except meets the else's names before the handler's, the code
+        # after's last (codecs, 3.12+; names_met_after_handler)
+        """
+        import string
+        try:
+            from string import *
+        except ImportError as why:
+            raise SystemError("no string: %s" % why)
+        LETTERS = [ascii_lowercase[:2], string.digits[:2]]
+        rec("after", LETTERS)
+        if LETTERS:
+            X = 1
+        """,
+        module=True,
+    ),
+    _case(
         "class_body_comprehension_reads_globals",
         # 3.12+ inlines the comprehension into the class body, reading the names it does not bind
         # with LOAD_GLOBAL: no `global` declaration of the class
