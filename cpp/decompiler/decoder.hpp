@@ -221,6 +221,7 @@ class CodeDecoder {
   int open_statement_end(int head, int exit, int end) const;
   int body_past_last_jump_back(int head, int exit, int end) const;  // the body's end
   int while_true_exit(int head, int last_jump, int end, bool* ends_in_break) const;  // its end
+  bool jumped_to_from(int begin, int last, int target) const;
   int cold_break_target(int head, int loop_exit, int end, int region_exit,
                         int break_target) const;  // 3.12+: breaks from cold handler code
   int cold_with_exit_break(int head, int last_jump, int end);  // 3.12+: to a with's cold exit
@@ -301,6 +302,7 @@ class CodeDecoder {
   void read_except_join(int i, int end, TryExceptShape& s) const;
   // 3.12+: handlers that never rejoin
   void read_except_sequential(int i, int end, TryExceptShape& s) const;
+  bool names_met_after_handler(const TryExceptShape& s) const;  // module code: co_names order
   // 3.12+: every named clause's `return None` written (not a copy of the code's end)
   bool clause_returns_written(const TryExceptShape& s) const;
   // 3.12+: clauses ending in `continue`, then code whose handlers were compiled later

@@ -1175,6 +1175,107 @@ void fold_final_else(Body& body) {
   }
 }
 
+// Module and class code hold no written `return`: one inside a loop that ends the code is a
+// `break` whose jump to the code after the loop, the code's end, became a copy of that code
+// (3.10 extend_block, 3.11+ inline_small_exit_blocks, or the jump to the next block removed),
+// ending in the implicit `return None` (compiler_while/compiler_for, compiler_break).
+
+// The loops ending `body` (nothing after them up to the code's end, through if branches), with
+// the statement list holding each.
+void tail_loops(Body& body, std::vector<std::pair<Body*, size_t>>& loops) {
+  if (body.empty()) return;
+  Stmt& last = *body.back();
+  if (last.kind == StmtKind::While || last.kind == StmtKind::For) {
+    loops.emplace_back(&body, body.size() - 1);
+  } else if (last.kind == StmtKind::If) {
+    for (Body& inner : last.bodies) tail_loops(inner, loops);
+  }
+}
+
+struct LoopReturn {
+  Body* body;
+  size_t index;
+  bool uncovered;  // reached through if branches and try elses only: no handler, no clause
+};
+
+// The returns and breaks of one loop's body (not of loops or definitions nested in it).
+void loop_exits(Body& body, bool uncovered, std::vector<LoopReturn>& returns, bool& breaks) {
+  for (size_t k = 0; k < body.size(); ++k) {
+    Stmt& s = *body[k];
+    if (s.kind == StmtKind::Return) returns.push_back({&body, k, uncovered});
+    if (s.kind == StmtKind::Break) breaks = true;
+    if (s.kind == StmtKind::While || s.kind == StmtKind::For || s.kind == StmtKind::FunctionDef ||
+        s.kind == StmtKind::ClassDef) {
+      continue;
+    }
+    for (size_t b = 0; b < s.bodies.size(); ++b) {
+      bool open = s.kind == StmtKind::If ||
+                  (s.kind == StmtKind::Try && b == 1 && s.bodies.size() > 2 && s.bodies[2].empty());
+      loop_exits(s.bodies[b], uncovered && open, returns, breaks);
+    }
+    for (ExceptHandler& handler : s.handlers) loop_exits(handler.body, false, returns, breaks);
+  }
+}
+
+int max_line(const Body& body, const Stmt* skip_from, const Stmt* skip_to) {
+  int line = 0;
+  bool skipping = false;
+  for (const StmtPtr& s : body) {
+    if (s.get() == skip_from) skipping = true;
+    if (!skipping) {
+      line = std::max(line, s->line);
+      for (const Body& inner : s->bodies)
+        line = std::max(line, max_line(inner, skip_from, skip_to));
+      for (const ExceptHandler& h : s->handlers)
+        line = std::max(line, max_line(h.body, skip_from, skip_to));
+    }
+    if (s.get() == skip_to) skipping = false;
+  }
+  return line;
+}
+
+// How many statements before a loop's one return are the copy of the code after the loop: those
+// whose lines all follow every other line of the loop (the code after a loop comes after it).
+size_t copied_run(const Stmt& loop, const LoopReturn& r) {
+  const Body& body = *r.body;
+  size_t start = r.index;
+  while (start > 0 && body[start - 1]->line > 0 &&
+         body[start - 1]->line > std::max(loop.line, max_line(loop.bodies[0], body[start - 1].get(),
+                                                              body[r.index].get()))) {
+    --start;
+  }
+  return r.index - start;
+}
+
+void loop_returns_to_breaks(Body& outer, size_t at) {
+  Stmt& loop = *outer[at];
+  std::vector<LoopReturn> returns;
+  bool breaks = false;
+  loop_exits(loop.bodies[0], true, returns, breaks);
+  if (returns.empty()) return;
+  for (const LoopReturn& r : returns) {
+    if (!is_return_none((*r.body)[r.index])) return;
+  }
+  // One return may carry a copy of the code after the loop (which then runs after it), where no
+  // other way out of the loop skips that code and no handler covered the copy.
+  size_t copied = 0;
+  if (returns.size() == 1 && returns[0].uncovered && !breaks &&
+      (loop.bodies.size() < 2 || loop.bodies[1].empty())) {
+    copied = copied_run(loop, returns[0]);
+  }
+  for (auto r = returns.rbegin(); r != returns.rend(); ++r) {
+    Body& body = *r->body;
+    StmtPtr brk = make_stmt(StmtKind::Break);
+    brk->line = body[r->index]->line;
+    Body after(body.begin() + static_cast<long>(r->index - copied),
+               body.begin() + static_cast<long>(r->index));
+    body.erase(body.begin() + static_cast<long>(r->index - copied),
+               body.begin() + static_cast<long>(r->index) + 1);
+    body.insert(body.begin() + static_cast<long>(r->index - copied), brk);
+    outer.insert(outer.end(), after.begin(), after.end());
+  }
+}
+
 }  // namespace
 
 Body CodeDecoder::finish_body(Body body) const {
@@ -1206,6 +1307,11 @@ Body CodeDecoder::finish_body(Body body) const {
         body.pop_back();
       if (contains_return(body)) fold_end_returns(body);
       strip_tail_returns(body);
+      if (contains_return(body)) {
+        std::vector<std::pair<Body*, size_t>> loops;
+        tail_loops(body, loops);
+        for (auto& [holder, at] : loops) loop_returns_to_breaks(*holder, at);
+      }
       if (contains_return(body)) throw DecodeFailure("return outside a function");
       break;
     }

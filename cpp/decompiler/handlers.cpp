@@ -5,6 +5,9 @@
 // finally body's normal-path copy) and a jump past the handlers.
 #include <algorithm>
 #include <exception>
+#include <map>
+#include <set>
+#include <string>
 
 #include "bytecode/instructions.hpp"
 #include "decompiler/decoder.hpp"
@@ -914,6 +917,40 @@ bool only_reraises(const std::vector<Operation>& ops, int target) {
 
 }  // namespace
 
+// Module code (no name-order block): whether the names the code after the body [body_end,
+// else_end) meets first were met after the handler's, in co_names order. compiler_try_except
+// compiles the body, the else, then the handlers (the code after the statement last), and
+// compiler_add_o numbers names as met: names first met there (not before the body's end) all
+// numbered past those first met in the handler code are the code after the statement.
+bool CodeDecoder::names_met_after_handler(const TryExceptShape& s) const {
+  const auto& ops = lifted_.ops;
+  if (s.else_end <= s.body_end || s.cleanup <= s.handler) return false;
+  std::map<std::string, int> index;
+  for (size_t k = 0; k < code_.names.size(); ++k)
+    index.emplace(code_.names[k], static_cast<int>(k));
+  std::set<std::string> before;
+  for (int k = 0; k < s.body_end; ++k) {
+    if (uses_co_names(ops[static_cast<size_t>(k)])) before.insert(ops[static_cast<size_t>(k)].text);
+  }
+  auto met = [&](int begin, int end) {
+    std::set<int> found;
+    for (int k = begin; k < end; ++k) {
+      const Operation& op = ops[static_cast<size_t>(k)];
+      auto at = index.find(op.text);
+      if (uses_co_names(op) && !before.count(op.text) && at != index.end())
+        found.insert(at->second);
+    }
+    return found;
+  };
+  std::set<int> after = met(s.body_end, s.else_end);
+  std::set<int> handler = met(s.handler, s.cleanup);
+  for (auto k = after.begin(); k != after.end();) {
+    bool both = handler.erase(*k) > 0;
+    k = both ? after.erase(k) : std::next(k);
+  }
+  return !after.empty() && !handler.empty() && *after.begin() > *handler.rbegin();
+}
+
 // Where the handlers never rejoin, what follows the body is its else or, the same code, the
 // code after the statement (decoded as the else, then moved out). 3.12+ places handler blocks
 // last, in the order they were compiled: a handler of that code placed before this one's was
@@ -922,9 +959,9 @@ bool only_reraises(const std::vector<Operation>& ops, int target) {
 // nested there keeps its handlers inline, after the else and before the code after it.)
 void CodeDecoder::read_except_sequential(int i, int end, TryExceptShape& s) const {
   const auto& ops = lifted_.ops;
-  if (profile_.cold_blocks_at_end && role_ != CodeRole::Module && !s.jumps_over && !s.jumps_back &&
-      !s.cold && s.back_join < 0 && (s.try_end < 0 || s.handler >= end) &&
-      s.else_end > s.body_end) {
+  if (profile_.cold_blocks_at_end && (role_ != CodeRole::Module || names_met_after_handler(s)) &&
+      !s.jumps_over && !s.jumps_back && !s.cold && s.back_join < 0 &&
+      (s.try_end < 0 || s.handler >= end) && s.else_end > s.body_end) {
     s.sequential = true;
     for (int k = s.handler; k < s.cleanup; ++k) {  // (not even to a loop's head or exit)
       const Operation& op = ops[static_cast<size_t>(k)];

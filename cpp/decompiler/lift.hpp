@@ -140,6 +140,26 @@ inline bool is_jump(Op op) {
   return op == Op::Jump || op == Op::JumpIf || op == Op::JumpIfOrPop || op == Op::ForIter;
 }
 
+// Whether `op` names an entry of co_names (rather than a local, cell or constant).
+inline bool uses_co_names(const Operation& op) {
+  switch (op.op) {
+    case Op::LoadName:
+    case Op::StoreName:
+    case Op::DeleteName:
+      return op.scope == Scope::Name || op.scope == Scope::Global;
+    case Op::LoadAttr:
+    case Op::LoadMethod:
+    case Op::LoadSuperAttr:
+    case Op::StoreAttr:
+    case Op::DeleteAttr:
+    case Op::ImportName:
+    case Op::ImportFrom:
+      return true;
+    default:
+      return false;
+  }
+}
+
 // An exception-table row in operation indices (3.11+).
 struct Handler {
   int start = 0;  // first covered operation

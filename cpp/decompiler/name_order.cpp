@@ -19,26 +19,6 @@ namespace glassbox::decompiler {
 
 namespace {
 
-// Whether `op` names an entry of co_names (rather than a local, cell or constant).
-bool uses_co_names(const Operation& op) {
-  switch (op.op) {
-    case Op::LoadName:
-    case Op::StoreName:
-    case Op::DeleteName:
-      return op.scope == Scope::Name || op.scope == Scope::Global;
-    case Op::LoadAttr:
-    case Op::LoadMethod:
-    case Op::LoadSuperAttr:
-    case Op::StoreAttr:
-    case Op::DeleteAttr:
-    case Op::ImportName:
-    case Op::ImportFrom:
-      return true;
-    default:
-      return false;
-  }
-}
-
 bool uses_fast(const Operation& op) {
   return (op.op == Op::LoadName || op.op == Op::StoreName || op.op == Op::DeleteName ||
           op.op == Op::LoadFastAndClear) &&

@@ -1525,6 +1525,21 @@ int CodeDecoder::open_statement_end(int head, int exit, int end) const {
 
 // Where the `while True:` at `head`, whose last jump back is `last_jump`, ends; `*ends_in_break`:
 // reaching the body's end leaves the loop (a `break`).
+// Whether a reachable forward jump in [begin, last] goes to `target`, the operation after last,
+// which returns or raises.
+bool CodeDecoder::jumped_to_from(int begin, int last, int target) const {
+  const auto& ops = lifted_.ops;
+  Op op = ops[static_cast<size_t>(last)].op;
+  if (target != last + 1 || (op != Op::RaiseVarargs && op != Op::Reraise && op != Op::ReturnValue &&
+                             op != Op::ReturnConst))
+    return false;
+  for (int k = begin; k < last; ++k) {
+    const Operation& o = ops[static_cast<size_t>(k)];
+    if (is_jump(o.op) && o.target == target && flow_.reachable[static_cast<size_t>(k)]) return true;
+  }
+  return false;
+}
+
 int CodeDecoder::while_true_exit(int head, int last_jump, int end, bool* ends_in_break) const {
   int loop_exit = last_jump + 1;
   // (Then reaching the body's end leaves the loop: a `break`.)
@@ -1535,6 +1550,12 @@ int CodeDecoder::while_true_exit(int head, int last_jump, int end, bool* ends_in
   // cold_jump_back_loop_end.)
   if (profile_.cold_blocks_at_end && loop_exit == end &&
       falls_through(lifted_.ops[static_cast<size_t>(last_jump)].op))
+    *ends_in_break = true;
+  // (3.12+: or one ending in a return or raise whose body jumps to its end: the try's else
+  // `break` falling into the code after the loop, its jump to the next block removed
+  // (flowgraph.c's normalize_jumps/remove_redundant_jumps), a test jumping over a raise to it.)
+  if (profile_.cold_blocks_at_end && !*ends_in_break && loop_exit <= end &&
+      jumped_to_from(head, last_jump, loop_exit))
     *ends_in_break = true;
   // (3.10: the RERAISE closing the except clauses of a try in the body follows its last clause,
   // which ends with the jump back, a `continue`. Where the jump back is a `continue` in an

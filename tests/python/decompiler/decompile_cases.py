@@ -3499,6 +3499,112 @@ CASES: list[Case] = [
         module=True,
     ),
     _case(
+        "module_while_true_try_else_break_then_code",
+        # Module code holds no return: the else's break, falling into the code after the loop
+        # (its jump to the next block removed), which 3.12+ copies with the implicit return None
+        # into the loop, is a break, the code after the loop (loop_returns_to_breaks)
+        """
+        N = [0]
+        FLAG = True
+        if FLAG:
+            while True:
+                try:
+                    N[0] += 1
+                    if N[0] < 3:
+                        raise ValueError(N[0])
+                except ValueError as e:
+                    rec("retry", e.args)
+                    continue
+                else:
+                    break
+            rec("after", N[0])
+        """,
+        module=True,
+    ),
+    _case(
+        "module_while_true_try_else_break_ends_module",
+        """
+        N = [0]
+        FLAG = True
+        if FLAG:
+            rec("start")
+            while True:
+                try:
+                    N[0] += 1
+                    rec("try", N[0])
+                except KeyError:
+                    continue
+                else:
+                    break
+        """,
+        module=True,
+    ),
+    _case(
+        "class_while_true_try_else_break_then_code",
+        """
+        N = [0]
+
+
+        class C:
+            while True:
+                try:
+                    N[0] += 1
+                    if N[0] < 3:
+                        raise ValueError(N[0])
+                except ValueError:
+                    rec("retry", N[0])
+                    continue
+                else:
+                    break
+            rec("after", N[0])
+            X = N[0]
+        """,
+        module=True,
+    ),
+    _case(
+        "if_while_true_try_if_raise_else_break",
+        # 3.12+: the try's else `break` falls into the code after the loop, to which the body's
+        # test also jumps over its raise; the loop is closed only by the clause's continue
+        # (while_true_exit's jumped_to_from: reaching the body's end is a break)
+        """
+        def f(flag, n):
+            seen = [0]
+            if flag:
+                while True:
+                    try:
+                        seen[0] += 1
+                        if seen[0] < n:
+                            raise ValueError(seen[0])
+                    except ValueError as e:
+                        rec("retry", e.args)
+                        continue
+                    else:
+                        break
+            return seen[0]
+        """,
+        (True, 3),
+        (True, 0),
+        (False, 2),
+    ),
+    _case(
+        "module_try_except_raises_then_code_names_order",
+        # Clauses that never rejoin: what follows the body is its else or the code after the
+        # statement; compiler_try_except meets the else's names before the handler's, the code
+        # after's last (codecs, 3.12+; names_met_after_handler)
+        """
+        import string
+        try:
+            from string import *
+        except ImportError as why:
+            raise SystemError("no string: %s" % why)
+        LETTERS = [ascii_lowercase[:2], string.digits[:2]]
+        rec("after", LETTERS)
+        if LETTERS:
+            X = 1
+        """,
+        module=True,
+    ),
+    _case(
         "class_body_comprehension_reads_globals",
         # 3.12+ inlines the comprehension into the class body, reading the names it does not bind
         # with LOAD_GLOBAL: no `global` declaration of the class
@@ -11445,6 +11551,10 @@ _PYC_CODE_NOT_YET = {
     "for_body_elif_ends_in_if_else_pass": {
         10: SAME_BEHAVIOUR_OTHER_CODE
         + "f: the `else: pass` in the elif branch (NOP; JUMP_ABSOLUTE) is dropped",
+    },
+    "if_while_true_try_if_raise_else_break": {
+        10: SAME_BEHAVIOUR_OTHER_CODE
+        + "f: the else's break read in the try body, the return after the if copied into it",
     },
     "try_except_clauses_copy_the_exit_after": {
         12: SAME_BEHAVIOUR_OTHER_CODE
