@@ -903,17 +903,62 @@ void CodeDecoder::emit_if_statement(ExprPtr condition, Body then_body, Body else
 }
 
 void CodeDecoder::emit_if(const IfShape& s, Body then_body, Body else_body) {
+  if (else_body.empty() && emit_if_around_assert(s, then_body)) return;
   emit_if_or_assert(s.test, std::move(then_body), std::move(else_body));
+}
+
+// `if a: assert b`: compiler_if's jump_if(a, false) to the end, then compiler_assert's
+// jump_if(b, true) to the same end before its raise. Read as one assert, `not (a and not b)`
+// turns an identity or membership test of b around (`not (x is y)` folds to `x is not y`), and
+// `not a or b` does so for a's: where both hold one, in the sense each jumps when written, only
+// the nested if compiles to these jumps. The assert starts a line of its own; 3.12+ raise on the
+// assert's first line (a written `assert not a or b` spanning lines raises on the line of a).
+bool CodeDecoder::emit_if_around_assert(const IfShape& s, const Body& then_body) {
+  const auto& ops = lifted_.ops;
+  if (then_body.size() != 1 || !is_assert_false(then_body[0]) || s.items.size() < 2) return false;
+  auto kept = [&](size_t lo, size_t hi, int sense) {
+    for (size_t k = lo; k < hi; ++k) {
+      const ConditionItem& item = s.items[k];
+      if (item.sense == sense && item.target == s.label &&
+          keeps_operator(item.expr, profile_.none_tests_jump))
+        return true;
+    }
+    return false;
+  };
+  for (size_t k = 1; k < s.items.size(); ++k) {
+    const int line = ops[static_cast<size_t>(s.items[k].start)].line;
+    if (line < 0 || line == line_at(ops, s.items[0].start) || !kept(0, k, 0) ||
+        !kept(k, s.items.size(), 1))
+      continue;
+    if (profile_.assert_raise_on_statement_line && line_at(ops, s.then_begin) != line) continue;
+    try {
+      ExprPtr outer = build_condition(s.items, 0, k, s.label, false, s.items[k].start);
+      ExprPtr inner = build_condition(s.items, k, s.items.size(), s.label, true, s.then_begin);
+      std::vector<ExprPtr> parts = then_body[0]->exprs;
+      parts[0] = inner;
+      StmtPtr assertion = make_stmt(StmtKind::Assert, std::move(parts));
+      assertion->line = then_body[0]->line;
+      emit_if_statement(outer, {std::move(assertion)}, {});
+      return true;
+    } catch (const DecodeFailure&) {
+      return false;
+    }
+  }
+  return false;
+}
+
+bool CodeDecoder::is_assert_false(const StmtPtr& stmt) const {
+  return stmt->kind == StmtKind::Assert &&
+         !(profile_.keeps_folded_constants && has_constant(bytecode::ObjectKind::False, true)) &&
+         !stmt->exprs.empty() && stmt->exprs[0]->kind == ExprKind::Constant &&
+         stmt->exprs[0]->text == "False";
 }
 
 void CodeDecoder::emit_if_or_assert(const ExprPtr& test, Body then_body, Body else_body) {
   // `if not test: raise AssertionError(msg)` is an assert.
   // (The raise of LOAD_ASSERTION_ERROR arrives as `assert False[, msg]`; where 3.10/3.11 kept
   // a folded False, the source said `if test: assert False`.)
-  if (then_body.size() == 1 && else_body.empty() && then_body[0]->kind == StmtKind::Assert &&
-      !(profile_.keeps_folded_constants && has_constant(bytecode::ObjectKind::False, true)) &&
-      !then_body[0]->exprs.empty() && then_body[0]->exprs[0]->kind == ExprKind::Constant &&
-      then_body[0]->exprs[0]->text == "False") {
+  if (then_body.size() == 1 && else_body.empty() && is_assert_false(then_body[0])) {
     std::vector<ExprPtr> parts = then_body[0]->exprs;
     parts[0] = negate(test);
     emit(make_stmt(StmtKind::Assert, std::move(parts)));

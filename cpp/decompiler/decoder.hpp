@@ -604,6 +604,8 @@ class CodeDecoder {
   void emit_if_statement(ExprPtr condition, Body then_body, Body else_body);
   void emit_if(const IfShape& s, Body then_body, Body else_body);  // the shape's test; or assert
   void emit_if_or_assert(const ExprPtr& test, Body then_body, Body else_body);
+  bool emit_if_around_assert(const IfShape& s, const Body& then_body);  // `if a: assert b`
+  bool is_assert_false(const StmtPtr& stmt) const;  // a raise of LOAD_ASSERTION_ERROR
   bool needs_inversion(const IfShape& s);  // 3.12+: a test turned around over the jump back
   int if_inverted_over_jump_back(const IfShape& s);  // `if test: <rest of the loop body>`
   int if_jumping_back(IfShape& s);                   // the test jumps back to the loop head

@@ -60,6 +60,9 @@ class CompilerProfile {
   // 3.12+: such a copy keeps the original's line numbers; inline_small_exit_blocks copies any
   // short exit block, its line number or not (the code after a try statement into its clauses).
   bool exit_copies_keep_lines = minor_ >= 12;
+  // 3.12+'s compiler_assert raises at the statement's location (LOC(s)): a raise after a test
+  // spanning lines starts a line entry of the assert's first line; 3.10/3.11 go on on the last.
+  bool assert_raise_on_statement_line = minor_ >= 12;
   // 3.10: a break's copy of the short exit block after a for loop is found without an END_FOR at
   // the loop's exit (3.12+ has one; 3.11 copies no such block).
   bool break_copies_without_end_for = minor_ == 10;

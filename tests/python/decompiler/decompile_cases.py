@@ -2456,6 +2456,34 @@ CASES: list[Case] = [
         (90000,),
         ("x",),
     ),
+    # `if a in b: assert c is d`: as one assert, `not (a in b and c is not d)` or
+    # `a not in b or c is d` would turn one of the kept operators around; a multi-line assert
+    # whose first test is a kept `is` (`assert (x is None or\n y is z)`) stays one assert.
+    _case(
+        "if_around_assert_keeps_operators",
+        """
+        def g(a, b, c):
+            if a in b:
+                assert b[-1] is c, ("bad", a)
+            return rec("g", a)
+
+        def h(x, c):
+            assert (x is None or
+                    c is x), ("bad", x)
+            return rec("h", x)
+
+        def f(a, b, c):
+            try:
+                g(a, b, c)
+                h(a, c)
+            except AssertionError as e:
+                rec("assert", e.args)
+        """,
+        (1, [1, 2], 2),
+        (1, [1, 2], 3),
+        (3, [1, 2], 2),
+        (None, [None], None),
+    ),
     # 3.12+: a chained comparison asserted at the end of a loop body: its last link's jump back
     # to the head, turned around over a JUMP_BACKWARD, jumps to the raise; the cleanup after it
     # holds a copy of that raise.
