@@ -783,7 +783,9 @@ int CodeDecoder::decode_copied_tail_if_expression(int true_start, int false_star
       return -1;
     ++false_end;
   }
-  if (false_end >= end) return -1;
+  // (3.11+: a region ending at its try's last covered operation leaves out the return or raise
+  // there, which no handler covers: compiler_return in a try body.)
+  if (false_end > end || (false_end == end && !terminal(end))) return -1;
   ++false_end;  // one past the other copy's return or raise
   // (The copy is one exit block of at most four instructions, MAX_COPY_SIZE: the branches' own
   // values may end alike too, `a + n if c else b + n`.)

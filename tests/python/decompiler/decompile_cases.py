@@ -2456,6 +2456,21 @@ CASES: list[Case] = [
         (90000,),
         ("x",),
     ),
+    # 3.12+: a conditional expression in a value returned inside a try body: both branches take
+    # a copy of the return (inline_small_exit_blocks), the last one past the try's covered range.
+    _case(
+        "try_returns_conditional_expression_copied_tail",
+        """
+        def f(a, p):
+            try:
+                return (rec("a", 10 // a), [rec("p")] if p else [])
+            except ZeroDivisionError:
+                return rec("zero")
+        """,
+        (1, True),
+        (2, False),
+        (0, True),
+    ),
     # `if a in b: assert c is d`: as one assert, `not (a in b and c is not d)` or
     # `a not in b or c is d` would turn one of the kept operators around; a multi-line assert
     # whose first test is a kept `is` (`assert (x is None or\n y is z)`) stays one assert.
