@@ -72,6 +72,10 @@ class CompilerProfile {
   // 3.10's compiler_while: the jump back of `while True` keeps the loop's line, so a jump to it
   // from code of another line is not threaded to the head.
   bool while_true_back_jump_keeps_line = minor_ == 10;
+  // 3.11+'s `while True`: the loop's own jump back, on the loop's line, lands past the NOP its
+  // folded test left at the head (that NOP's line is the jump's own); a written `continue` on a
+  // line of its own lands on the NOP, which keeps the loop's line for it.
+  bool written_continue_lands_on_head_nop = minor_ >= 11;
   // compiler_while: the folded test of `while True` leaves a NOP with the loop's line at its
   // head (remove_redundant_nops keeps it before a body on a later line); the bottom jump back,
   // to the body after it, has that line too (3.10-3.13).

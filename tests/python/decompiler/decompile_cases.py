@@ -2456,6 +2456,32 @@ CASES: list[Case] = [
         (90000,),
         ("x",),
     ),
+    # 3.11+: a written `continue` ending a `while True` body's else branch lands on the NOP the
+    # folded test left at the head; the loop's own jump back lands past it.
+    _case(
+        "while_true_else_branch_ends_in_written_continue",
+        """
+        def f(xs, d):
+            it = iter(xs)
+            d = dict(d)
+            while True:
+                if not d:
+                    return rec("empty")
+                try:
+                    w = next(it)
+                except StopIteration:
+                    return rec("done")
+                else:
+                    if w in d:
+                        rec("has", w)
+                    else:
+                        del d[next(iter(d))]
+                        continue
+        """,
+        ([1, 2, 3], {1: 1, 5: 5}),
+        ([7, 8], {1: 1}),
+        ([], {2: 2}),
+    ),
     # 3.12+: a conditional expression in a value returned inside a try body: both branches take
     # a copy of the return (inline_small_exit_blocks), the last one past the try's covered range.
     _case(
