@@ -789,7 +789,9 @@ int CodeDecoder::decode_copied_tail_if_expression(int true_start, int false_star
       return -1;
     ++false_end;
   }
-  if (false_end >= end) return -1;
+  // (3.11+: a region ending at its try's last covered operation leaves out the return or raise
+  // there, which no handler covers: compiler_return in a try body.)
+  if (false_end > end || (false_end == end && !terminal(end))) return -1;
   ++false_end;  // one past the other copy's return or raise
   // (The copy is one exit block of at most four instructions, MAX_COPY_SIZE: the branches' own
   // values may end alike too, `a + n if c else b + n`.)
@@ -909,7 +911,55 @@ void CodeDecoder::emit_if_statement(ExprPtr condition, Body then_body, Body else
 }
 
 void CodeDecoder::emit_if(const IfShape& s, Body then_body, Body else_body) {
+  if (else_body.empty() && emit_if_around_assert(s, then_body)) return;
   emit_if_or_assert(s.test, std::move(then_body), std::move(else_body));
+}
+
+// `if a: assert b`: compiler_if's jump_if(a, false) to the end, then compiler_assert's
+// jump_if(b, true) to the same end before its raise. Read as one assert, `not (a and not b)`
+// turns an identity or membership test of b around (`not (x is y)` folds to `x is not y`), and
+// `not a or b` does so for a's: where both hold one, in the sense each jumps when written, only
+// the nested if compiles to these jumps. The assert starts a line of its own; 3.12+ raise on the
+// assert's first line (a written `assert not a or b` spanning lines raises on the line of a).
+bool CodeDecoder::emit_if_around_assert(const IfShape& s, const Body& then_body) {
+  const auto& ops = lifted_.ops;
+  if (then_body.size() != 1 || !is_assert_false(then_body[0]) || s.items.size() < 2) return false;
+  auto kept = [&](size_t lo, size_t hi, int sense) {
+    for (size_t k = lo; k < hi; ++k) {
+      const ConditionItem& item = s.items[k];
+      if (item.sense == sense && item.target == s.label &&
+          keeps_operator(item.expr, profile_.none_tests_jump))
+        return true;
+    }
+    return false;
+  };
+  for (size_t k = 1; k < s.items.size(); ++k) {
+    const int line = ops[static_cast<size_t>(s.items[k].start)].line;
+    if (line < 0 || line == line_at(ops, s.items[0].start) || !kept(0, k, 0) ||
+        !kept(k, s.items.size(), 1))
+      continue;
+    if (profile_.assert_raise_on_statement_line && line_at(ops, s.then_begin) != line) continue;
+    try {
+      ExprPtr outer = build_condition(s.items, 0, k, s.label, false, s.items[k].start);
+      ExprPtr inner = build_condition(s.items, k, s.items.size(), s.label, true, s.then_begin);
+      std::vector<ExprPtr> parts = then_body[0]->exprs;
+      parts[0] = inner;
+      StmtPtr assertion = make_stmt(StmtKind::Assert, std::move(parts));
+      assertion->line = then_body[0]->line;
+      emit_if_statement(outer, {std::move(assertion)}, {});
+      return true;
+    } catch (const DecodeFailure&) {
+      return false;
+    }
+  }
+  return false;
+}
+
+bool CodeDecoder::is_assert_false(const StmtPtr& stmt) const {
+  return stmt->kind == StmtKind::Assert &&
+         !(profile_.keeps_folded_constants && has_constant(bytecode::ObjectKind::False, true)) &&
+         !stmt->exprs.empty() && stmt->exprs[0]->kind == ExprKind::Constant &&
+         (stmt->exprs[0]->text == "False" || stmt->exprs[0]->text == "0");
 }
 
 void CodeDecoder::emit_if_or_assert(const ExprPtr& test, Body then_body, Body else_body) {
@@ -917,13 +967,7 @@ void CodeDecoder::emit_if_or_assert(const ExprPtr& test, Body then_body, Body el
   // (The raise of LOAD_ASSERTION_ERROR arrives as `assert False[, msg]`, or `assert 0` where
   // the code keeps a 0 and no False (assert_false_spelling); where 3.10/3.11 kept a folded
   // False, the source said `if test: assert False`.)
-  bool spelled_false =
-      !then_body.empty() && !then_body[0]->exprs.empty() &&
-      then_body[0]->exprs[0]->kind == ExprKind::Constant &&
-      (then_body[0]->exprs[0]->text == "False" || then_body[0]->exprs[0]->text == "0");
-  if (then_body.size() == 1 && else_body.empty() && then_body[0]->kind == StmtKind::Assert &&
-      !(profile_.keeps_folded_constants && has_constant(bytecode::ObjectKind::False, true)) &&
-      spelled_false) {
+  if (then_body.size() == 1 && else_body.empty() && is_assert_false(then_body[0])) {
     std::vector<ExprPtr> parts = then_body[0]->exprs;
     parts[0] = negate(test);
     emit(make_stmt(StmtKind::Assert, std::move(parts)));

@@ -215,6 +215,7 @@ class CodeDecoder {
   bool jump_before_loop_end(int i, int target, int exit) const;
   // 3.12+: a jump back to the loop's head leaving the try body it ends (a written `continue`)
   bool continue_leaves_try(int i, int target) const;
+  bool lands_on_head_nop(int i, int target) const;  // 3.11+: a written `continue`
   int decode_for(int i, int end, int region_exit = -1);
   int decode_while_true(int head, int last_jump, int end, int region_exit);
   // 3.12+: the end of a with or try statement of the loop open across its last jump back
@@ -613,6 +614,8 @@ class CodeDecoder {
   void emit_if_statement(ExprPtr condition, Body then_body, Body else_body);
   void emit_if(const IfShape& s, Body then_body, Body else_body);  // the shape's test; or assert
   void emit_if_or_assert(const ExprPtr& test, Body then_body, Body else_body);
+  bool emit_if_around_assert(const IfShape& s, const Body& then_body);  // `if a: assert b`
+  bool is_assert_false(const StmtPtr& stmt) const;  // a raise of LOAD_ASSERTION_ERROR
   bool needs_inversion(const IfShape& s);  // 3.12+: a test turned around over the jump back
   int if_inverted_over_jump_back(const IfShape& s);  // `if test: <rest of the loop body>`
   int if_jumping_back(IfShape& s);                   // the test jumps back to the loop head

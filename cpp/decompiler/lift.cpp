@@ -402,10 +402,13 @@ class Lifter {
     std::vector<int> offset_index = std::exchange(offset_buffer(), {});
     offset_index.assign(static_cast<size_t>(max_offset) / 2 + 2, -1);
     auto slot = [](int offset) { return static_cast<size_t>(offset + 1) / 2; };
+    std::vector<char> nop_at(offset_index.size(), 0);
     for (size_t i = 0; i < instructions.size(); ++i) {
       const Instruction& ins = instructions[i];
       // (The offset of an instruction left out maps to the next surviving operation.)
       if (!reachable[i]) continue;
+      if (ins.opname == "NOP" && ins.offset >= 0 && ins.offset <= max_offset)
+        nop_at[slot(ins.offset)] = 1;
       if (!lookups_of(ins).by_name) {  // none of the shapes below
         if (ins.offset >= 0 && ins.offset <= max_offset)
           offset_index[slot(ins.offset)] = static_cast<int>(out_.ops.size());
@@ -450,7 +453,9 @@ class Lifter {
       return offset_index[slot(offset)];
     };
     for (Operation& op : out_.ops) {
-      if (op.target >= 0) op.target = index_of(op.target);
+      if (op.target < 0) continue;
+      op.target_nop = op.target <= max_offset && nop_at[slot(op.target)];
+      op.target = index_of(op.target);
     }
     if (minor_ >= 11) {
       for (const auto& entry : rows) {

@@ -132,7 +132,8 @@ struct Operation {
   bytecode::ObjectRef constant;      // LoadConst, ReturnConst
   int offset = 0;                    // byte offset of the instruction
   int line = -1;
-  int nop_line = -1;  // the line a NOP just before (dropped) started, if any
+  int nop_line = -1;        // the line a NOP just before (dropped) started, if any
+  bool target_nop = false;  // a jump landing on a NOP (dropped: the target is the op after it)
 };
 
 // Whether `op` transfers control to its target (a jump, a conditional one, a for loop's exit).

@@ -60,6 +60,9 @@ class CompilerProfile {
   // 3.12+: such a copy keeps the original's line numbers; inline_small_exit_blocks copies any
   // short exit block, its line number or not (the code after a try statement into its clauses).
   bool exit_copies_keep_lines = minor_ >= 12;
+  // 3.12+'s compiler_assert raises at the statement's location (LOC(s)): a raise after a test
+  // spanning lines starts a line entry of the assert's first line; 3.10/3.11 go on on the last.
+  bool assert_raise_on_statement_line = minor_ >= 12;
   // 3.10: a break's copy of the short exit block after a for loop is found without an END_FOR at
   // the loop's exit (3.12+ has one; 3.11 copies no such block).
   bool break_copies_without_end_for = minor_ == 10;
@@ -69,6 +72,10 @@ class CompilerProfile {
   // 3.10's compiler_while: the jump back of `while True` keeps the loop's line, so a jump to it
   // from code of another line is not threaded to the head.
   bool while_true_back_jump_keeps_line = minor_ == 10;
+  // 3.11+'s `while True`: the loop's own jump back, on the loop's line, lands past the NOP its
+  // folded test left at the head (that NOP's line is the jump's own); a written `continue` on a
+  // line of its own lands on the NOP, which keeps the loop's line for it.
+  bool written_continue_lands_on_head_nop = minor_ >= 11;
   // compiler_while: the folded test of `while True` leaves a NOP with the loop's line at its
   // head (remove_redundant_nops keeps it before a body on a later line); the bottom jump back,
   // to the body after it, has that line too (3.10-3.13).

@@ -2358,6 +2358,19 @@ bool CodeDecoder::continue_leaves_try(int i, int target) const {
          jump.line != line_at(ops, i - 1) && !is_jump(before.op);
 }
 
+// 3.11+: a jump back landing on the NOP at the head of a `while True` whose own jump back lands
+// past it is a written `continue` (written_continue_lands_on_head_nop).
+bool CodeDecoder::lands_on_head_nop(int i, int target) const {
+  const auto& ops = lifted_.ops;
+  if (!profile_.written_continue_lands_on_head_nop || loops_.empty()) return false;
+  const LoopContext& loop = loops_.back();
+  if (loop.back_jump < 0 || i == loop.back_jump || loop.continue_target < 0) return false;
+  const Operation& own = ops[static_cast<size_t>(loop.back_jump)];
+  const Operation& jump = ops[static_cast<size_t>(i)];
+  return jump.op == Op::Jump && jump.target_nop && jump.line >= 0 && own.op == Op::Jump &&
+         !own.target_nop && own.target == target && same_target(target, loop.continue_target);
+}
+
 int CodeDecoder::decode_jump(int i, int end, int exit) {
   int target = lifted_.ops[static_cast<size_t>(i)].target;
   // The last operation of the region, but for handler blocks decoded with their statements.
@@ -2378,6 +2391,7 @@ int CodeDecoder::decode_jump(int i, int end, int exit) {
                        same_target(target, head) && exit > i;
   }
   written_continue |= target < i && jumps_past_cold_test(target);
+  written_continue |= target < i && lands_on_head_nop(i, target);
   written_continue |= target < i && last && jump_before_loop_end(i, target, exit);
   if (last && same_target(target, exit) && !written_continue) return end;
   // A jump to the innermost loop's bottom test placed as cold code (while_head's cold_tail) is

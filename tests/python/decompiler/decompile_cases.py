@@ -2456,6 +2456,75 @@ CASES: list[Case] = [
         (90000,),
         ("x",),
     ),
+    # 3.11+: a written `continue` ending a `while True` body's else branch lands on the NOP the
+    # folded test left at the head; the loop's own jump back lands past it.
+    _case(
+        "while_true_else_branch_ends_in_written_continue",
+        """
+        def f(xs, d):
+            it = iter(xs)
+            d = dict(d)
+            while True:
+                if not d:
+                    return rec("empty")
+                try:
+                    w = next(it)
+                except StopIteration:
+                    return rec("done")
+                else:
+                    if w in d:
+                        rec("has", w)
+                    else:
+                        del d[next(iter(d))]
+                        continue
+        """,
+        ([1, 2, 3], {1: 1, 5: 5}),
+        ([7, 8], {1: 1}),
+        ([], {2: 2}),
+    ),
+    # 3.12+: a conditional expression in a value returned inside a try body: both branches take
+    # a copy of the return (inline_small_exit_blocks), the last one past the try's covered range.
+    _case(
+        "try_returns_conditional_expression_copied_tail",
+        """
+        def f(a, p):
+            try:
+                return (rec("a", 10 // a), [rec("p")] if p else [])
+            except ZeroDivisionError:
+                return rec("zero")
+        """,
+        (1, True),
+        (2, False),
+        (0, True),
+    ),
+    # `if a in b: assert c is d`: as one assert, `not (a in b and c is not d)` or
+    # `a not in b or c is d` would turn one of the kept operators around; a multi-line assert
+    # whose first test is a kept `is` (`assert (x is None or\n y is z)`) stays one assert.
+    _case(
+        "if_around_assert_keeps_operators",
+        """
+        def g(a, b, c):
+            if a in b:
+                assert b[-1] is c, ("bad", a)
+            return rec("g", a)
+
+        def h(x, c):
+            assert (x is None or
+                    c is x), ("bad", x)
+            return rec("h", x)
+
+        def f(a, b, c):
+            try:
+                g(a, b, c)
+                h(a, c)
+            except AssertionError as e:
+                rec("assert", e.args)
+        """,
+        (1, [1, 2], 2),
+        (1, [1, 2], 3),
+        (3, [1, 2], 2),
+        (None, [None], None),
+    ),
     # 3.12+: a chained comparison asserted at the end of a loop body: its last link's jump back
     # to the head, turned around over a JUMP_BACKWARD, jumps to the raise; the cleanup after it
     # holds a copy of that raise.
