@@ -667,6 +667,7 @@ class CodeDecoder {
   int choose_match_end(MatchLayout& layout, bool prefer_failure) const;  // one reading of the end
   int emit_match(MatchLayout& layout);  // builds (a second reading on failure), emits; the end
   StmtPtr build_match_statement(const MatchLayout& layout, int match_end);  // for that end
+  bool guard_opens_last_body(const MatchLayout& layout, size_t k, int match_end) const;
   friend class MatchReader;
 
   // ---- expressions.cpp: the symbolic stack

@@ -1418,6 +1418,26 @@ int CodeDecoder::emit_match(MatchLayout& layout) {
   return match_end;
 }
 
+// Whether case k's guard is the `if` opening its body: compiler_match_inner compiles a guard with
+// compiler_jump_if to the case's failure, and the last case (no copy of the subject, no POP_TOP
+// before its body) whose failure is the statement's end jumps there from a body's `if` alike. The
+// guard takes the pattern's line; a test on a later line is the body's own `if` statement.
+bool CodeDecoder::guard_opens_last_body(const MatchLayout& layout, size_t k, int match_end) const {
+  const auto& ops = lifted_.ops;
+  const CaseShape& shape = layout.cases[k];
+  int guard_end = layout.guard_ends[k];
+  if (k + 1 != layout.cases.size() || guard_end < 0 || shape.copied || shape.fails.empty() ||
+      layout.copied_exit || layout.last_fail < match_end || shape.pattern_end <= layout.begin) {
+    return false;
+  }
+  int case_begin = k == 0 ? layout.begin : layout.cases[k - 1].fail_label;
+  int pattern_line = -1;  // the last line the pattern's code carries (its POP_TOPs carry none)
+  for (int at = shape.pattern_end - 1; at >= case_begin && pattern_line < 0; --at)
+    pattern_line = ops[static_cast<size_t>(at)].line;
+  int test_line = ops[static_cast<size_t>(shape.pattern_end)].line;
+  return pattern_line >= 0 && test_line > pattern_line;
+}
+
 // The statement for the end `match_end`: each case's pattern, guard and body, then a trailing
 // `case _:`.
 StmtPtr CodeDecoder::build_match_statement(const MatchLayout& layout, int match_end) {
@@ -1439,6 +1459,11 @@ StmtPtr CodeDecoder::build_match_statement(const MatchLayout& layout, int match_
     const CaseShape& shape = layout.cases[k];
     const MatchLayout::Place& place = layout.places[k];
     int guard_end = layout.guard_ends[k];
+    int body_begin = place.body_begin;
+    if (guard_opens_last_body(layout, k, match_end)) {
+      guard_end = -1;
+      body_begin = shape.pattern_end;
+    }
     ExprPtr guard;
     if (guard_end >= 0) {
       std::vector<ConditionItem> items = collect_conditions_range(shape.pattern_end, guard_end);
@@ -1446,7 +1471,7 @@ StmtPtr CodeDecoder::build_match_statement(const MatchLayout& layout, int match_
       guard = build_condition(items, 0, items.size(), shape.fail_label, false, guard_end);
     }
     int body_end = place.body_end >= 0 ? place.body_end : match_end;
-    if (body_end < place.body_begin) throw DecodeFailure("match case body");
+    if (body_end < body_begin) throw DecodeFailure("match case body");
     stmt->exprs.push_back(shape.pattern);
     stmt->exprs.push_back(guard);
     // 3.10 compiles `continue` as a jump back, falling off the statement as a jump forward to
@@ -1460,7 +1485,7 @@ StmtPtr CodeDecoder::build_match_statement(const MatchLayout& layout, int match_
         exit_k = match_end;
       }
     }
-    stmt->bodies.push_back(decode_range(place.body_begin, body_end, exit_k));
+    stmt->bodies.push_back(decode_range(body_begin, body_end, exit_k));
     drop_module_return(stmt->bodies.back());
   }
   // A trailing `case _:` is compiled as the code its last case fails to.

@@ -4002,6 +4002,29 @@ CASES: list[Case] = [
         (99,),
     ),
     _case(
+        # The last case's body opening with an `if` on its own line: compiler_jump_if of a guard
+        # and of an if compile alike there, the test's line tells them apart.
+        "match_last_case_body_if",
+        """
+        def f(x, n):
+            value = None
+            match x:
+                case [a, b]:
+                    if a > n:
+                        value = a
+                case {"k": k}:
+                    if k > n and k < 10:
+                        value = k
+            return value
+        """,
+        ([1, 2], 0),
+        ([1, 2], 5),
+        ({"k": 3}, 1),
+        ({"k": 30}, 1),
+        ({"k": 0}, 1),
+        (5, 1),
+    ),
+    _case(
         "match_nested_and_star",
         """
         def f(x):
