@@ -1430,6 +1430,11 @@ bool CodeDecoder::guard_opens_last_body(const MatchLayout& layout, size_t k, int
       layout.copied_exit || layout.last_fail < match_end || shape.pattern_end <= layout.begin) {
     return false;
   }
+  // (A trailing `case _:` leaves a NOP on its line where the case fails to, dropped by lift: the
+  // guard fails to that case, which reads as the code after the statement.)
+  if (shape.fail_label >= 0 && static_cast<size_t>(shape.fail_label) < ops.size() &&
+      ops[static_cast<size_t>(shape.fail_label)].nop_line >= 0)
+    return false;
   int case_begin = k == 0 ? layout.begin : layout.cases[k - 1].fail_label;
   int pattern_line = -1;  // the last line the pattern's code carries (its POP_TOPs carry none)
   for (int at = shape.pattern_end - 1; at >= case_begin && pattern_line < 0; --at)
