@@ -208,6 +208,7 @@ class CodeDecoder {
   int break_copy_length(int k, int end, int break_target, bool while_true);  // or -1
   int decode_at_statement_start(int i, int end, int exit);  // a loop or try starting at i, or -1
   bool covers_while_test(int i, const HandlerRegion& region) const;  // a try holding a loop
+  bool continue_covered_by(int head, int handler) const;             // a try outside the loops
   bool closes_nested_loop(int i, int end, int* source) const;        // a loop opening a loop's body
   bool closes_cold_nested_loop(int i, int end, int* source) const;
   int decode_loop_at(int i, int end, int exit, int source, bool nested);  // a loop at i, or -1

@@ -676,6 +676,19 @@ bool CodeDecoder::covers_while_test(int i, const HandlerRegion& region) const {
   return false;
 }
 
+// Whether every jump back to the loop head `head` lies in code `handler` covers: every loop
+// starting there (each has one) is inside that handler's try.
+bool CodeDecoder::continue_covered_by(int head, int handler) const {
+  const auto& ops = lifted_.ops;
+  bool any = false;
+  for (size_t k = static_cast<size_t>(head) + 1; k < ops.size(); ++k) {
+    if (!is_jump(ops[k].op) || ops[k].target != head) continue;
+    if (flow_.handler_covering(static_cast<int>(k)) != handler) return false;
+    any = true;
+  }
+  return any;
+}
+
 // A statement starting at `i` with nothing pending on the stack: a loop or a try statement
 // starting there; -1 if neither.
 int CodeDecoder::decode_at_statement_start(int i, int end, int exit) {
@@ -696,13 +709,17 @@ int CodeDecoder::decode_at_statement_start(int i, int end, int exit) {
   // handler covers normally reachable code from the loop's jump back on (not only the handler
   // code of a statement nested in the loop, which 3.12+ places after the loop).
   const HandlerRegion* region = flow_.outermost_region_at(i, opened_try_);
+  // (Or a jump back to the loop's head that its handler covers: compiler_continue unwinds the
+  // blocks inside the loop only, each try's POP_BLOCK ending its cover (compiler_unwind_fblock),
+  // so a try still covering every jump back lies outside the loops there. 3.12+: the only jump
+  // back may be an except clause's, in handler code placed after the try's normal code.)
   auto holds_loop = [&] {
     if (source <= i) return true;
     for (int k = source; k < region->end; ++k) {
       if (flow_.reachable[static_cast<size_t>(k)] && flow_.handler_covering(k) == region->target)
         return true;
     }
-    return false;
+    return continue_covered_by(i, region->target);
   };
   if (region && ops[static_cast<size_t>(region->target)].op == Op::PushExcInfo &&
       region->end > i + 1 &&

@@ -423,6 +423,32 @@ CASES: list[Case] = [
         (None, [1]),
         (None, []),
     ),
+    # A try/finally holding a `while True:` whose only jump back is an except clause's
+    # `continue` (3.12+: handler code placed after the finally's normal copy and return): the
+    # try covers that jump, so it encloses the loop (compiler_continue pops only the loop's own
+    # blocks).
+    _case(
+        "try_finally_holds_while_true_left_by_clause_continue",
+        """
+        def f(t):
+            xs = list(t)
+            try:
+                while True:
+                    try:
+                        y = rec("get", 10 // xs.pop())
+                    except ZeroDivisionError:
+                        continue
+                    else:
+                        break
+                rec("after", y)
+                return y
+            finally:
+                rec("fin", len(xs))
+        """,
+        ((1, 2),),
+        ((5, 0),),
+        ((0,),),
+    ),
     # A finally body ending in `while True:` that only a break leaves: the loop's jump back ends
     # the handler's copy, the closing RERAISE copied into the break (3.11+); the normal path's
     # breaks run the code after the statement (3.12+ a copy of its `return None`, of `return 3`).
