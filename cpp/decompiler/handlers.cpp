@@ -1357,8 +1357,9 @@ void CodeDecoder::read_except_end(int i, int end, int exit, TryExceptShape& s) c
   }
   // 3.11 places the handler code inside the loop, before its exit: a statement ending the loop's
   // body whose handler code ends where the loop exits goes there only by `break`s; its end goes
-  // on with the next iteration.
-  if (profile_.inline_handlers && !loops_.empty() &&
+  // on with the next iteration. (3.12+ alike where the body falls into the loop's exit through
+  // a nested `break`, the jump back cold: cold_loop_break_exit.)
+  if (!loops_.empty() && (profile_.inline_handlers || loops_.back().clauses_jump_back) &&
       same_target(s.join, loops_.back().break_target) && !same_target(s.join, exit) &&
       same_target(exit, loops_.back().continue_target))
     s.join = exit;
@@ -1632,8 +1633,23 @@ void CodeDecoder::end_with_fall_break(int i, Stmt& stmt, const TryExceptShape& s
   if (kind == StmtKind::Break || kind == StmtKind::Continue || kind == StmtKind::Return ||
       kind == StmtKind::Raise)
     return;
-  body.push_back(make_stmt(StmtKind::Break));
-  body.back()->text = "falls_into_exit";
+  auto fall_break = make_stmt(StmtKind::Break);
+  fall_break->text = "falls_into_exit";
+  // (Where the clauses jump back (cold_loop_break_exit), the `break`'s NOP line, dropped onto
+  // the exit, tells where it was written: after the clauses' lines, in the else;
+  // compiler_try_except compiles the body, then the handlers, then the else.)
+  int line = ops[static_cast<size_t>(s.try_end)].nop_line;
+  if (loops_.back().clauses_jump_back && line >= 0) {
+    fall_break->line = line;
+    int clauses_last = -1;
+    for (int k = s.handler; k < s.cleanup; ++k)
+      clauses_last = std::max(clauses_last, ops[static_cast<size_t>(k)].line);
+    if (stmt.bodies[1].empty() && line > clauses_last) {
+      stmt.bodies[1].push_back(fall_break);
+      return;
+    }
+  }
+  body.push_back(fall_break);
 }
 
 // The body of a clause, [body_begin, decode_end), with the copies of its exit read as jumps to
