@@ -228,6 +228,7 @@ class CodeDecoder {
   bool jumped_to_from(int begin, int last, int target) const;
   int cold_loop_break_exit(int head, int last_jump) const;
   bool reaches_range(int from, int begin, int end) const;
+  bool jumped_over_to(int begin, int target) const;
   int cold_break_target(int head, int loop_exit, int end, int region_exit,
                         int break_target) const;  // 3.12+: breaks from cold handler code
   int cold_with_exit_break(int head, int last_jump, int end);  // 3.12+: to a with's cold exit

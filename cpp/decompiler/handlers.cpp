@@ -1627,8 +1627,22 @@ void CodeDecoder::end_with_fall_break(int i, Stmt& stmt, const TryExceptShape& s
       s.try_end > s.handler)
     return;
   auto last = static_cast<size_t>(s.try_end) - 1;
-  if (!flow_.reachable[last] || !falls_through(ops[last].op)) return;
+  // (Or, where the clauses jump back, a test of the body or else jumping to the exit, over its
+  // last statement: `if x: raise`, then the `break`.)
+  bool falls = flow_.reachable[last] && falls_through(ops[last].op);
+  bool jumped = !falls && loops_.back().clauses_jump_back && jumped_over_to(i, s.try_end);
+  if (!falls && !jumped) return;
   Body& body = stmt.bodies[1].empty() ? stmt.bodies[0] : stmt.bodies[1];
+  // (That test's jump to the exit read as an `else: break` of an if whose branch never falls
+  // through: the `break` follows the if.)
+  if (jumped && !body.empty() && body.back()->kind == StmtKind::If) {
+    Stmt& test = *body.back();
+    StmtKind then_last = test.bodies[0].empty() ? StmtKind::Pass : test.bodies[0].back()->kind;
+    if (test.bodies.size() == 2 && test.bodies[1].size() == 1 &&
+        test.bodies[1][0]->kind == StmtKind::Break &&
+        (then_last == StmtKind::Raise || then_last == StmtKind::Return))
+      test.bodies[1].clear();
+  }
   StmtKind kind = body.empty() ? StmtKind::Pass : body.back()->kind;
   if (kind == StmtKind::Break || kind == StmtKind::Continue || kind == StmtKind::Return ||
       kind == StmtKind::Raise)

@@ -1581,16 +1581,26 @@ int CodeDecoder::cold_loop_break_exit(int head, int last_jump) const {
     int p = k >= 3 && unbinds_clause_name(ops, k - 3) ? k - 4 : k - 1;
     if (o.op != Op::Jump || p < 0 || ops[static_cast<size_t>(p)].op != Op::PopExcept) return -1;
   }
+  // (Entered by falling from the operation before, or by a jump over it: an if's test ending
+  // the else, `if x: raise`, jumps to the NOP.)
   for (int k = head + 1; k < last_jump; ++k) {
     const Operation& o = ops[static_cast<size_t>(k)];
-    if (o.nop_line < 0 || !flow_.reachable[static_cast<size_t>(k)] ||
-        !flow_.reachable[static_cast<size_t>(k) - 1] ||
-        !falls_through(ops[static_cast<size_t>(k) - 1].op) ||
-        is_jump(ops[static_cast<size_t>(k) - 1].op))
-      continue;
-    if (!reaches_range(k, head, k)) return k;
+    const Operation& before = ops[static_cast<size_t>(k) - 1];
+    if (o.nop_line < 0 || !flow_.reachable[static_cast<size_t>(k)]) continue;
+    bool falls = flow_.reachable[static_cast<size_t>(k) - 1] && falls_through(before.op) &&
+                 !is_jump(before.op);
+    if ((falls || jumped_over_to(head, k)) && !reaches_range(k, head, k)) return k;
   }
   return -1;
+}
+
+// Whether a reachable forward jump in [begin, target - 1) goes to `target`.
+bool CodeDecoder::jumped_over_to(int begin, int target) const {
+  for (int k = begin; k + 1 < target; ++k) {
+    const Operation& o = lifted_.ops[static_cast<size_t>(k)];
+    if (is_jump(o.op) && o.target == target && flow_.reachable[static_cast<size_t>(k)]) return true;
+  }
+  return false;
 }
 
 int CodeDecoder::while_true_exit(int head, int last_jump, int end, bool* ends_in_break) const {
