@@ -11417,6 +11417,31 @@ CASES: list[Case] = [
         ([0, 0, 0], 2),
         ([], 1),
     ),
+    # The else's `break` after an if that raises: the test jumps to the break's NOP (zipimport's
+    # zipimporter.__init__).
+    _case(
+        "while_true_try_except_else_if_raise_break",
+        """
+        def f(items):
+            items = list(items)
+            skipped = []
+            while True:
+                try:
+                    value = 10 // items.pop()
+                except ZeroDivisionError as e:
+                    skipped.append(str(e))
+                else:
+                    if value > 5:
+                        raise ValueError(value)
+                    break
+            rec("after", value, skipped)
+            return value
+        """,
+        ([5],),
+        ([1, 0, 0],),
+        ([5, 0],),
+        ([],),
+    ),
     # The same with the `break` ending the try's body: the same code, the break's line before
     # the clauses'.
     _case(
