@@ -82,6 +82,9 @@ struct LoopContext {
   bool breaks_thread = true;
   // The body falls into the exit (no else), the bottom test being cold: see decode_while.
   bool falls_into_break = false;
+  // 3.12+: a `while True` whose cold jump back only the clauses of a try ending the body reach
+  // (cold_loop_break_exit): they go on with the next iteration.
+  bool clauses_jump_back = false;
 };
 
 // Whether `at` starts a named except clause's unbinding of its name, `name = None; del name`
@@ -224,6 +227,9 @@ class CodeDecoder {
   int body_past_last_jump_back(int head, int exit, int end) const;  // the body's end
   int while_true_exit(int head, int last_jump, int end, bool* ends_in_break) const;  // its end
   bool jumped_to_from(int begin, int last, int target) const;
+  int cold_loop_break_exit(int head, int last_jump) const;
+  bool reaches_range(int from, int begin, int end) const;
+  bool jumped_over_to(int begin, int target) const;
   int cold_break_target(int head, int loop_exit, int end, int region_exit,
                         int break_target) const;  // 3.12+: breaks from cold handler code
   int cold_with_exit_break(int head, int last_jump, int end);  // 3.12+: to a with's cold exit

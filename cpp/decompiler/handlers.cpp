@@ -1357,8 +1357,9 @@ void CodeDecoder::read_except_end(int i, int end, int exit, TryExceptShape& s) c
   }
   // 3.11 places the handler code inside the loop, before its exit: a statement ending the loop's
   // body whose handler code ends where the loop exits goes there only by `break`s; its end goes
-  // on with the next iteration.
-  if (profile_.inline_handlers && !loops_.empty() &&
+  // on with the next iteration. (3.12+ alike where the body falls into the loop's exit through
+  // a nested `break`, the jump back cold: cold_loop_break_exit.)
+  if (!loops_.empty() && (profile_.inline_handlers || loops_.back().clauses_jump_back) &&
       same_target(s.join, loops_.back().break_target) && !same_target(s.join, exit) &&
       same_target(exit, loops_.back().continue_target))
     s.join = exit;
@@ -1626,14 +1627,43 @@ void CodeDecoder::end_with_fall_break(int i, Stmt& stmt, const TryExceptShape& s
       s.try_end > s.handler)
     return;
   auto last = static_cast<size_t>(s.try_end) - 1;
-  if (!flow_.reachable[last] || !falls_through(ops[last].op)) return;
+  // (Or, where the clauses jump back, a test of the body or else jumping to the exit, over its
+  // last statement: `if x: raise`, then the `break`.)
+  bool falls = flow_.reachable[last] && falls_through(ops[last].op);
+  bool jumped = !falls && loops_.back().clauses_jump_back && jumped_over_to(i, s.try_end);
+  if (!falls && !jumped) return;
   Body& body = stmt.bodies[1].empty() ? stmt.bodies[0] : stmt.bodies[1];
+  // (That test's jump to the exit read as an `else: break` of an if whose branch never falls
+  // through: the `break` follows the if.)
+  if (jumped && !body.empty() && body.back()->kind == StmtKind::If) {
+    Stmt& test = *body.back();
+    StmtKind then_last = test.bodies[0].empty() ? StmtKind::Pass : test.bodies[0].back()->kind;
+    if (test.bodies.size() == 2 && test.bodies[1].size() == 1 &&
+        test.bodies[1][0]->kind == StmtKind::Break &&
+        (then_last == StmtKind::Raise || then_last == StmtKind::Return))
+      test.bodies[1].clear();
+  }
   StmtKind kind = body.empty() ? StmtKind::Pass : body.back()->kind;
   if (kind == StmtKind::Break || kind == StmtKind::Continue || kind == StmtKind::Return ||
       kind == StmtKind::Raise)
     return;
-  body.push_back(make_stmt(StmtKind::Break));
-  body.back()->text = "falls_into_exit";
+  auto fall_break = make_stmt(StmtKind::Break);
+  fall_break->text = "falls_into_exit";
+  // (Where the clauses jump back (cold_loop_break_exit), the `break`'s NOP line, dropped onto
+  // the exit, tells where it was written: after the clauses' lines, in the else;
+  // compiler_try_except compiles the body, then the handlers, then the else.)
+  int line = ops[static_cast<size_t>(s.try_end)].nop_line;
+  if (loops_.back().clauses_jump_back && line >= 0) {
+    fall_break->line = line;
+    int clauses_last = -1;
+    for (int k = s.handler; k < s.cleanup; ++k)
+      clauses_last = std::max(clauses_last, ops[static_cast<size_t>(k)].line);
+    if (stmt.bodies[1].empty() && line > clauses_last) {
+      stmt.bodies[1].push_back(fall_break);
+      return;
+    }
+  }
+  body.push_back(fall_break);
 }
 
 // The body of a clause, [body_begin, decode_end), with the copies of its exit read as jumps to

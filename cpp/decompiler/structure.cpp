@@ -1557,7 +1557,74 @@ bool CodeDecoder::jumped_to_from(int begin, int last, int target) const {
   return false;
 }
 
+// Whether the code from `from` on, following jumps, falling through and entering handlers,
+// ever runs an operation in [begin, end).
+bool CodeDecoder::reaches_range(int from, int begin, int end) const {
+  const auto& ops = lifted_.ops;
+  int size = static_cast<int>(ops.size());
+  std::vector<char> seen(ops.size(), 0);
+  std::vector<int> work{from};
+  while (!work.empty()) {
+    int k = work.back();
+    work.pop_back();
+    if (k < 0 || k >= size || seen[static_cast<size_t>(k)]) continue;
+    if (k >= begin && k < end) return true;
+    seen[static_cast<size_t>(k)] = 1;
+    const Operation& o = ops[static_cast<size_t>(k)];
+    if (o.target >= 0) work.push_back(o.target);
+    if (falls_through(o.op)) work.push_back(k + 1);
+    work.push_back(flow_.handler_covering(k));
+  }
+  return false;
+}
+
+// 3.12+: the end of a `while True:` at `head` whose last jump back, `last_jump`, is cold
+// (reached from handler code only: `try: ... except E: ... else: break`), where the body's
+// `break` is the last statement of a try's else: compiler_break emits a NOP with its line,
+// then the jump to the loop's exit block; push_cold_blocks_to_end moves the jump back after
+// the function's code, so that exit block follows the NOP, and remove_redundant_jumps drops
+// the jump. The first operation after such a NOP, falling in from it, whose code never runs
+// the loop's again; -1 where there is none.
+int CodeDecoder::cold_loop_break_exit(int head, int last_jump) const {
+  const auto& ops = lifted_.ops;
+  if (!profile_.cold_blocks_at_end || flow_.reachable[static_cast<size_t>(last_jump)] ||
+      falls_through(ops[static_cast<size_t>(last_jump) - 1].op))
+    return -1;
+  // (The try ends the body: its clauses' ways out, `POP_EXCEPT` (and the unbinding of a clause's
+  // name), jump to the jump back, and nothing else does.)
+  for (int k = head; k < last_jump; ++k) {
+    const Operation& o = ops[static_cast<size_t>(k)];
+    if (o.target != last_jump) continue;
+    int p = k >= 3 && unbinds_clause_name(ops, k - 3) ? k - 4 : k - 1;
+    if (o.op != Op::Jump || p < 0 || ops[static_cast<size_t>(p)].op != Op::PopExcept) return -1;
+  }
+  // (Entered by falling from the operation before, or by a jump over it: an if's test ending
+  // the else, `if x: raise`, jumps to the NOP.)
+  for (int k = head + 1; k < last_jump; ++k) {
+    const Operation& o = ops[static_cast<size_t>(k)];
+    const Operation& before = ops[static_cast<size_t>(k) - 1];
+    if (o.nop_line < 0 || !flow_.reachable[static_cast<size_t>(k)]) continue;
+    bool falls = flow_.reachable[static_cast<size_t>(k) - 1] && falls_through(before.op) &&
+                 !is_jump(before.op);
+    if ((falls || jumped_over_to(head, k)) && !reaches_range(k, head, k)) return k;
+  }
+  return -1;
+}
+
+// Whether a reachable forward jump in [begin, target - 1) goes to `target`.
+bool CodeDecoder::jumped_over_to(int begin, int target) const {
+  for (int k = begin; k + 1 < target; ++k) {
+    const Operation& o = lifted_.ops[static_cast<size_t>(k)];
+    if (is_jump(o.op) && o.target == target && flow_.reachable[static_cast<size_t>(k)]) return true;
+  }
+  return false;
+}
+
 int CodeDecoder::while_true_exit(int head, int last_jump, int end, bool* ends_in_break) const {
+  if (int exit = cold_loop_break_exit(head, last_jump); exit > head && exit < end) {
+    *ends_in_break = true;
+    return exit;
+  }
   int loop_exit = last_jump + 1;
   // (Then reaching the body's end leaves the loop: a `break`.)
   *ends_in_break =
@@ -1821,6 +1888,13 @@ void CodeDecoder::emit_while_true(Body body, bool ends_in_break, bool spelled_tr
 int CodeDecoder::decode_while_true(int head, int last_jump, int end, int region_exit) {
   bool ends_in_break = false;
   int loop_exit = while_true_exit(head, last_jump, end, &ends_in_break);
+  // (The cold jump back past the code after the loop ends the body: the clauses' way on. The
+  // body falls into the loop's exit through a nested statement's `break`: end_with_fall_break.)
+  bool cold_exit = loop_exit < last_jump && cold_loop_break_exit(head, last_jump) == loop_exit;
+  if (cold_exit) {
+    mark_consumed(last_jump, last_jump + 1);
+    ends_in_break = false;
+  }
   bool past = loop_exit == end && breaks_past_region(head, loop_exit, end, region_exit);
   // (A loop ending a then-branch whose else follows: its breaks go to the join, where the
   // region goes, not into the else; see if_else_loop_break_copies.)
@@ -1848,10 +1922,13 @@ int CodeDecoder::decode_while_true(int head, int last_jump, int end, int region_
   Restore<int> keep_tail_length(clause_break_tail_length_);
   clause_break_tail_ = -1;
   loops_.push_back({head, break_target, last_jump});
+  loops_.back().falls_into_break = cold_exit;
+  loops_.back().clauses_jump_back = cold_exit;
   open_loop_entries_.push_back(head);
   Body body = decode_range(head, loop_exit, ends_in_break ? loop_exit : head);
   open_loop_entries_.pop_back();
   loops_.pop_back();
+  if (cold_exit && !ends_in_fall_break(body, 0)) throw DecodeFailure("body falls into its exit");
   if (clause_breaks_read_ == 0) after_loop.clear();
   // (A break copy at the head would read the loop again.)
   if (clause_break_tail_ == head) throw DecodeFailure("break copy at the loop's head");

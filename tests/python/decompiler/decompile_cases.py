@@ -11436,6 +11436,82 @@ CASES: list[Case] = [
         (2, 1),
         (1, 0),
     ),
+    # 3.12+: `while True:` ending in `try: ... except ...: ... else: break`: the jump back, only
+    # the clauses reach it, is cold code placed after the handlers; the code after the loop
+    # follows the else's `break` NOP (asyncio's all_tasks, zipimport's _read_directory).
+    _case(
+        "while_true_try_except_else_break_then_code",
+        """
+        def f(items, limit):
+            items = list(items)
+            i = 0
+            while True:
+                try:
+                    value = 10 // items.pop()
+                except ZeroDivisionError:
+                    i += 1
+                    if i >= limit:
+                        raise
+                except IndexError as e:
+                    rec("empty", str(e))
+                    value = -1
+                    i += 100
+                else:
+                    break
+            rec("after", value, i)
+            return {v for v in range(value) if v % 2}
+        """,
+        ([5], 3),
+        ([0, 0, 2], 3),
+        ([0, 0, 0], 2),
+        ([], 1),
+    ),
+    # The else's `break` after an if that raises: the test jumps to the break's NOP (zipimport's
+    # zipimporter.__init__).
+    _case(
+        "while_true_try_except_else_if_raise_break",
+        """
+        def f(items):
+            items = list(items)
+            skipped = []
+            while True:
+                try:
+                    value = 10 // items.pop()
+                except ZeroDivisionError as e:
+                    skipped.append(str(e))
+                else:
+                    if value > 5:
+                        raise ValueError(value)
+                    break
+            rec("after", value, skipped)
+            return value
+        """,
+        ([5],),
+        ([1, 0, 0],),
+        ([5, 0],),
+        ([],),
+    ),
+    # The same with the `break` ending the try's body: the same code, the break's line before
+    # the clauses'.
+    _case(
+        "while_true_try_body_break_then_code",
+        """
+        def f(items):
+            items = list(items)
+            tries = 0
+            while True:
+                try:
+                    value = 10 // items.pop()
+                    break
+                except ZeroDivisionError:
+                    tries += 1
+            rec("after", value)
+            return value, tries
+        """,
+        ([5],),
+        ([0, 0, 2],),
+        ([],),
+    ),
 ]
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
