@@ -2077,7 +2077,9 @@ bool CodeDecoder::else_is_code(const IfShape& s) const {
 // The block at the start of the run of `return None` copies ending [then_begin, label), as
 // if_else_exit_copies reads it: each copy the target of one jump from inside the branch before
 // the block, on that jump's line, the jumps in reverse order of their copies; the block reached
-// by falling into it, without a line of its own, or by the last jump only. Else -1.
+// by falling into it, without a line of its own, or by the last jump only. Else -1. (3.12+: a
+// clause of a try in the branch, placed after the code by push_cold_blocks_to_end, jumps there
+// too: its copy comes nearest the block, its jump being the last.)
 int CodeDecoder::exit_copies_start(int then_begin, int label) const {
   const auto& ops = lifted_.ops;
   auto returns_none = [&](int k) {
@@ -2100,7 +2102,8 @@ int CodeDecoder::exit_copies_start(int then_begin, int label) const {
   int later_source = -1;  // the jump to the copy after the one looked at
   while (first - 1 > then_begin && returns_none(first - 1) && from(first).size() == 1) {
     int source = from(first)[0];
-    if (source < then_begin || source >= first - 1 || source <= later_source ||
+    bool cold = source >= label && !flow_.reachable[static_cast<size_t>(source)];
+    if ((!cold && (source < then_begin || source >= first - 1)) || source <= later_source ||
         line_at(ops, source) != line_at(ops, first))
       break;
     later_source = source;
@@ -2113,7 +2116,9 @@ int CodeDecoder::exit_copies_start(int then_begin, int label) const {
   bool last_jump = from(first).size() == 1 && from(first)[0] > later_source &&
                    from(first)[0] < first && from(first)[0] >= then_begin;
   if (!falls_in && !last_jump) return -1;
-  if (flow_.handler_covering(first) != flow_.handler_covering(then_begin)) return -1;
+  // (Under the handlers of the if statement, those of its test's last jump before the branch,
+  // not of a try starting the branch.)
+  if (flow_.handler_covering(first) != flow_.handler_covering(then_begin - 1)) return -1;
   for (int k = first + 1; k < label; ++k) {
     if (flow_.handler_covering(k) != flow_.handler_covering(first)) return -1;
   }

@@ -9616,6 +9616,41 @@ CASES: list[Case] = [
         ((2, 2), 9),
         ((), 1),
     ),
+    # 3.12+ a try nested in a try's body, ending an if branch before elif/else: the body falls
+    # into the line-less `return None` after the if, and each inner clause's jump there gets a
+    # copy of it placed right after it, on the jump's line (duplicate_exits_without_lineno).
+    _case(
+        "nested_try_ending_if_branch_clause_exit_copies",
+        """
+        def f(a, b, x):
+            if a:
+                try:
+                    rec("lead", x)
+                    try:
+                        rec("inner", 10 // x)
+                    except ZeroDivisionError:
+                        rec("zero", [][x])
+                    except TypeError:
+                        if x is None:
+                            if b:
+                                return rec("none")
+                            raise
+                        rec("type", x)
+                except IndexError:
+                    pass
+            elif b:
+                pass
+            else:
+                rec("else", x)
+        """,
+        (1, 0, 2),
+        (1, 0, 0),
+        (1, 0, "s"),
+        (1, 1, None),
+        (1, 0, None),
+        (0, 1, 2),
+        (0, 0, 3),
+    ),
     # 3.11+ a try body ending in `if t: ...; break` inside a with: the break's unwinding pops the
     # try's block first (compiler_unwind_fblock_stack), so the for's POP_TOP and the jump lie
     # past the covered range, under the with's handler (`if_leaving_region`'s `loop_jump`).
