@@ -2176,12 +2176,34 @@ Body CodeDecoder::else_pass(int copy, int join) const {
   return body;
 }
 
+namespace {
+
+// propagate_line_numbers (flowgraph.c) gives a block without a line of its own that is reached
+// by one jump only (nothing falls into it) the line of that jump: the jump, where `at` starts
+// such a block with that line; else -1.
+int line_giving_jump(const std::vector<Operation>& ops, int at) {
+  if (at <= 0 || static_cast<size_t>(at) >= ops.size() ||
+      falls_through(ops[static_cast<size_t>(at) - 1].op))
+    return -1;
+  int source = -1;
+  for (size_t k = 0; k < ops.size(); ++k) {
+    if (!is_jump(ops[k].op) || ops[k].target != at) continue;
+    if (source >= 0) return -1;
+    source = static_cast<int>(k);
+  }
+  return source >= 0 && ops[static_cast<size_t>(at)].line == line_at(ops, source) ? source : -1;
+}
+
+}  // namespace
+
 int CodeDecoder::copy_original(const IfShape& s, int copy, int n, bool implicit_return) const {
   const auto& ops = lifted_.ops;
   const int end = s.end;
   const int exit = s.exit;
   const int label = s.label;
   const std::optional<LoopContext>& loop = s.loop;
+  // (The final return without a line of its own: one the only jump to it, from the else (not
+  // the test's, which has no else), gave its line, the code before it not falling in, too.)
   // (Where the branch and the else run under the same handlers as the copy: a return leaving
   // a with, a finally or an except clause runs their exit code, under none, just before.)
   // (3.12+ places handler code after the function's: only that may follow the original.)
@@ -2191,9 +2213,14 @@ int CodeDecoder::copy_original(const IfShape& s, int copy, int n, bool implicit_
     }
     return true;
   };
+  auto from_else = [&](int at) {
+    int source = line_giving_jump(ops, at);
+    return source >= label && source < at;
+  };
   auto is_implicit_return = [&](int at) {
     return at >= label && only_cold_after(at) && at < static_cast<int>(ops.size()) &&
-           same_operations(ops, copy, at, 1) && ops[static_cast<size_t>(at)].line < 0 &&
+           same_operations(ops, copy, at, 1) &&
+           (ops[static_cast<size_t>(at)].line < 0 || from_else(at)) &&
            flow_.handler_covering(at) == flow_.handler_covering(s.j);
   };
   // (Or the region's end, when the original follows it. Not a copy in a branch of the else,
