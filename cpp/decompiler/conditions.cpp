@@ -2102,7 +2102,12 @@ int CodeDecoder::exit_copies_start(int then_begin, int label) const {
   int later_source = -1;  // the jump to the copy after the one looked at
   while (first - 1 > then_begin && returns_none(first - 1) && from(first).size() == 1) {
     int source = from(first)[0];
-    bool cold = source >= label && !flow_.reachable[static_cast<size_t>(source)];
+    // (An except clause's way out: POP_EXCEPT, then the unbinding of its name; not a with's
+    // exit after its handler, which returns through the copy inside the with.)
+    int leave = source - 1;
+    if (leave >= 3 && ops[static_cast<size_t>(leave)].op == Op::DeleteName) leave -= 3;
+    bool cold = source >= label && !flow_.reachable[static_cast<size_t>(source)] &&
+                ops[static_cast<size_t>(leave)].op == Op::PopExcept;
     if ((!cold && (source < then_begin || source >= first - 1)) || source <= later_source ||
         line_at(ops, source) != line_at(ops, first))
       break;
