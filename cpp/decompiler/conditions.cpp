@@ -2077,7 +2077,9 @@ bool CodeDecoder::else_is_code(const IfShape& s) const {
 // The block at the start of the run of `return None` copies ending [then_begin, label), as
 // if_else_exit_copies reads it: each copy the target of one jump from inside the branch before
 // the block, on that jump's line, the jumps in reverse order of their copies; the block reached
-// by falling into it, without a line of its own, or by the last jump only. Else -1.
+// by falling into it, without a line of its own, or by the last jump only. Else -1. (3.12+: a
+// clause of a try in the branch, placed after the code by push_cold_blocks_to_end, jumps there
+// too: its copy comes nearest the block, its jump being the last.)
 int CodeDecoder::exit_copies_start(int then_begin, int label) const {
   const auto& ops = lifted_.ops;
   auto returns_none = [&](int k) {
@@ -2100,7 +2102,13 @@ int CodeDecoder::exit_copies_start(int then_begin, int label) const {
   int later_source = -1;  // the jump to the copy after the one looked at
   while (first - 1 > then_begin && returns_none(first - 1) && from(first).size() == 1) {
     int source = from(first)[0];
-    if (source < then_begin || source >= first - 1 || source <= later_source ||
+    // (An except clause's way out: POP_EXCEPT, then the unbinding of its name; not a with's
+    // exit after its handler, which returns through the copy inside the with.)
+    int leave = source - 1;
+    if (leave >= 3 && ops[static_cast<size_t>(leave)].op == Op::DeleteName) leave -= 3;
+    bool cold = source >= label && !flow_.reachable[static_cast<size_t>(source)] &&
+                ops[static_cast<size_t>(leave)].op == Op::PopExcept;
+    if ((!cold && (source < then_begin || source >= first - 1)) || source <= later_source ||
         line_at(ops, source) != line_at(ops, first))
       break;
     later_source = source;
@@ -2113,7 +2121,9 @@ int CodeDecoder::exit_copies_start(int then_begin, int label) const {
   bool last_jump = from(first).size() == 1 && from(first)[0] > later_source &&
                    from(first)[0] < first && from(first)[0] >= then_begin;
   if (!falls_in && !last_jump) return -1;
-  if (flow_.handler_covering(first) != flow_.handler_covering(then_begin)) return -1;
+  // (Under the handlers of the if statement, those of its test's last jump before the branch,
+  // not of a try starting the branch.)
+  if (flow_.handler_covering(first) != flow_.handler_covering(then_begin - 1)) return -1;
   for (int k = first + 1; k < label; ++k) {
     if (flow_.handler_covering(k) != flow_.handler_covering(first)) return -1;
   }
@@ -2171,12 +2181,34 @@ Body CodeDecoder::else_pass(int copy, int join) const {
   return body;
 }
 
+namespace {
+
+// propagate_line_numbers (flowgraph.c) gives a block without a line of its own that is reached
+// by one jump only (nothing falls into it) the line of that jump: the jump, where `at` starts
+// such a block with that line; else -1.
+int line_giving_jump(const std::vector<Operation>& ops, int at) {
+  if (at <= 0 || static_cast<size_t>(at) >= ops.size() ||
+      falls_through(ops[static_cast<size_t>(at) - 1].op))
+    return -1;
+  int source = -1;
+  for (size_t k = 0; k < ops.size(); ++k) {
+    if (!is_jump(ops[k].op) || ops[k].target != at) continue;
+    if (source >= 0) return -1;
+    source = static_cast<int>(k);
+  }
+  return source >= 0 && ops[static_cast<size_t>(at)].line == line_at(ops, source) ? source : -1;
+}
+
+}  // namespace
+
 int CodeDecoder::copy_original(const IfShape& s, int copy, int n, bool implicit_return) const {
   const auto& ops = lifted_.ops;
   const int end = s.end;
   const int exit = s.exit;
   const int label = s.label;
   const std::optional<LoopContext>& loop = s.loop;
+  // (The final return without a line of its own: one the only jump to it, from the else (not
+  // the test's, which has no else), gave its line, the code before it not falling in, too.)
   // (Where the branch and the else run under the same handlers as the copy: a return leaving
   // a with, a finally or an except clause runs their exit code, under none, just before.)
   // (3.12+ places handler code after the function's: only that may follow the original.)
@@ -2186,9 +2218,14 @@ int CodeDecoder::copy_original(const IfShape& s, int copy, int n, bool implicit_
     }
     return true;
   };
+  auto from_else = [&](int at) {
+    int source = line_giving_jump(ops, at);
+    return source >= label && source < at;
+  };
   auto is_implicit_return = [&](int at) {
     return at >= label && only_cold_after(at) && at < static_cast<int>(ops.size()) &&
-           same_operations(ops, copy, at, 1) && ops[static_cast<size_t>(at)].line < 0 &&
+           same_operations(ops, copy, at, 1) &&
+           (ops[static_cast<size_t>(at)].line < 0 || from_else(at)) &&
            flow_.handler_covering(at) == flow_.handler_covering(s.j);
   };
   // (Or the region's end, when the original follows it. Not a copy in a branch of the else,

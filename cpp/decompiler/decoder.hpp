@@ -301,6 +301,7 @@ class CodeDecoder {
     std::pair<int, int> after_clause{0, 0};  // the code after the statement, inside a clause
     bool outside_in_clause = false;          // outside: read from a clause (clause_after_region)
     std::pair<int, int> with_exit{0, 0};     // 3.12+: the enclosing with's exit, after the handlers
+    std::pair<int, int> join_copy{0, 0};     // 3.12+: the clauses' copies of the exit at body_end
   };
   // the innermost loop's exit or head
   bool leaves_loop(int target) const;
@@ -308,6 +309,8 @@ class CodeDecoder {
   void read_except_jumps(int i, int end, int exit, TryExceptShape& s) const;
   // where the else and the statement end
   void read_except_join(int i, int end, TryExceptShape& s) const;
+  // 3.12+: the clauses join the body at its exit through line copies of it
+  void read_except_join_copies(const std::vector<int>& targets, TryExceptShape& s) const;
   // 3.12+: handlers that never rejoin
   void read_except_sequential(int i, int end, TryExceptShape& s) const;
   bool names_met_after_handler(const TryExceptShape& s) const;  // module code: co_names order

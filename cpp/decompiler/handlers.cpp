@@ -857,6 +857,27 @@ void CodeDecoder::read_except_jumps(int i, int end, int exit, TryExceptShape& s)
   }
 }
 
+// 3.12+: the body falls into a short exit block (a return) without a line after the statement;
+// each clause's jump there got a copy of it from duplicate_exits_without_lineno (flowgraph.c),
+// placed right after it (the last jump's first), on the jump's line: the clauses join the body
+// at the exit, the copies consumed with the statement.
+void CodeDecoder::read_except_join_copies(const std::vector<int>& targets,
+                                          TryExceptShape& s) const {
+  if (targets.empty()) return;
+  int first = *std::min_element(targets.begin(), targets.end());
+  int last = *std::max_element(targets.begin(), targets.end());
+  int n = first > s.body_end ? jump_line_exit_copy(s.body_end, first) : 0;
+  if (n <= 0 || (last - s.body_end) % n != 0) return;
+  for (int c = first + n; c <= last; c += n) {
+    if (jump_line_exit_copy(c - n, c) != n) return;
+  }
+  for (int t : targets) {
+    if ((t - s.body_end) % n != 0) return;
+  }
+  s.join_copy = {first, last + n};
+  s.back_join = s.body_end;
+}
+
 // Where the else and the statement end, read off the jumps of the clauses and of the body.
 void CodeDecoder::read_except_join(int i, int end, TryExceptShape& s) const {
   const auto& ops = lifted_.ops;
@@ -864,13 +885,17 @@ void CodeDecoder::read_except_join(int i, int end, TryExceptShape& s) const {
   int cleanup = s.cleanup;
   s.else_end = s.jumps_over || s.jumps_back ? handler - 1 : handler;
   s.try_end = s.jumps_over ? ops[static_cast<size_t>(handler) - 1].target : -1;
+  std::vector<int> back_targets;
   for (int k = handler; k < cleanup; ++k) {
     const Operation& op = ops[static_cast<size_t>(k)];
     if (op.op != Op::Jump || leaves_loop(op.target)) continue;
     if (op.target > cleanup && op.target > s.try_end) s.try_end = op.target;
-    if (op.op == Op::Jump && op.target > i && op.target < handler && op.target >= s.body_end)
+    if (op.op == Op::Jump && op.target > i && op.target < handler && op.target >= s.body_end) {
       s.back_join = op.target;
+      back_targets.push_back(op.target);
+    }
   }
+  read_except_join_copies(back_targets, s);
   s.handlers_leave = s.try_end >= 0;
   if (s.back_join >= 0 && !s.jumps_over) {
     s.else_end = s.back_join;
@@ -1833,6 +1858,7 @@ int CodeDecoder::decode_try_except(int i, int body_end, int handler, int end, in
            ops[static_cast<size_t>(body_end)].op != Op::PopExcept;
   read_except_jumps(i, end, exit, s);
   read_except_join(i, end, s);
+  mark_consumed(s.join_copy.first, s.join_copy.second);
   read_except_sequential(i, end, s);
   read_except_tail_copy(end, exit, s);
   read_clauses_continue(end, s);

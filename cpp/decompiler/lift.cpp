@@ -483,7 +483,8 @@ class Lifter {
     return lookups_[static_cast<size_t>(ins.opcode & 255)];
   }
   std::vector<std::string> pending_kwnames_;
-  int pending_nop_line_ = -1;  // the line a NOP dropped since the last operation started
+  int pending_kwnames_line_ = -1;  // the line the pending KW_NAMES started, if any
+  int pending_nop_line_ = -1;      // the line a NOP dropped since the last operation started
 
   Operation& emit(Op op, const Instruction& ins) {
     Operation& operation = out_.ops.emplace_back();
@@ -697,7 +698,10 @@ class Lifter {
       out_.ops.pop_back();  // the LOAD_LOCALS
       return true;
     }
-    if (name == "KW_NAMES") pending_kwnames_ = tuple_strings(const_at(ins.arg));
+    if (name == "KW_NAMES") {
+      pending_kwnames_ = tuple_strings(const_at(ins.arg));
+      pending_kwnames_line_ = ins.line;
+    }
     // 3.13: `not not x` is a TO_BOOL alone (the optimizer removes the two UNARY_NOTs); every
     // other TO_BOOL comes before a conditional jump or a `not`.
     if (minor_ >= 13 && name == "TO_BOOL") {
@@ -849,6 +853,10 @@ class Lifter {
         } else if (minor_ >= 11) {
           op.kwnames = std::move(pending_kwnames_);
           pending_kwnames_.clear();
+          // (3.12: KW_NAMES shares the call's location; where it started the line, the call
+          // starts it, as 3.13's CALL_KW does.)
+          if (op.line < 0) op.line = pending_kwnames_line_;
+          pending_kwnames_line_ = -1;
         }
         break;
       case Op::CallEx:

@@ -9665,6 +9665,71 @@ CASES: list[Case] = [
         ((2, 2), 9),
         ((), 1),
     ),
+    # 3.12+ a try nested in a try's body, ending an if branch before elif/else: the body falls
+    # into the line-less `return None` after the if, and each inner clause's jump there gets a
+    # copy of it placed right after it, on the jump's line (duplicate_exits_without_lineno).
+    _case(
+        "nested_try_ending_if_branch_clause_exit_copies",
+        """
+        def f(a, b, x):
+            if a:
+                try:
+                    rec("lead", x)
+                    try:
+                        rec("inner", 10 // x)
+                    except ZeroDivisionError:
+                        rec("zero", [][x])
+                    except TypeError:
+                        if x is None:
+                            if b:
+                                return rec("none")
+                            raise
+                        rec("type", x)
+                except IndexError:
+                    pass
+            elif b:
+                pass
+            else:
+                rec("else", x)
+        """,
+        (1, 0, 2),
+        (1, 0, 0),
+        (1, 0, "s"),
+        (1, 1, None),
+        (1, 0, None),
+        (0, 1, 2),
+        (0, 0, 3),
+    ),
+    # The same with an else ending in `if not x: raise`: the final `return None`, reached only by
+    # that test's jump, takes the test's line (propagate_line_numbers) and is still the exit.
+    _case(
+        "nested_try_ending_if_branch_else_raises_final_return_jump_line",
+        """
+        def f(a, b, x):
+            if a:
+                try:
+                    rec("lead", x)
+                    try:
+                        rec("inner", 10 // x)
+                    except ZeroDivisionError:
+                        rec("zero", [][x])
+                    except TypeError:
+                        rec("type", x, b=b)
+                except IndexError:
+                    pass
+            elif b:
+                pass
+            else:
+                if not x:
+                    raise ValueError(x)
+        """,
+        (1, 0, 2),
+        (1, 0, 0),
+        (1, 0, "s"),
+        (0, 1, 0),
+        (0, 0, 3),
+        (0, 0, 0),
+    ),
     # 3.11+ a try body ending in `if t: ...; break` inside a with: the break's unwinding pops the
     # try's block first (compiler_unwind_fblock_stack), so the for's POP_TOP and the jump lie
     # past the covered range, under the with's handler (`if_leaving_region`'s `loop_jump`).
@@ -11653,6 +11718,14 @@ _AND_CHAIN = (
     " with the test's copy at its end as an if (the chain is not the test's last item)"
 )
 _CODE_NOT_YET: dict = {
+    "nested_try_ending_if_branch_clause_exit_copies": {
+        11: SAME_BEHAVIOUR_OTHER_CODE + "3.11's copies of the implicit `return None` into the"
+        " branch and the clauses are read back as written returns",
+    },
+    "nested_try_ending_if_branch_else_raises_final_return_jump_line": {
+        11: SAME_BEHAVIOUR_OTHER_CODE + "3.11's copies of the implicit `return None` into the"
+        " branch and the clauses are read back as written returns",
+    },
     "while_chained_comparison_or_and_walrus_tests": {
         v: "3.12+: the loop tests read as an if around `while True:` with the test at its end"
         " (same behaviour)"
