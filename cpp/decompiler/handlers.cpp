@@ -2650,7 +2650,8 @@ int CodeDecoder::walk_normal_copy(int copy, int final_begin, int final_end, int 
 bool CodeDecoder::copied_exit_only(const std::vector<std::pair<int, int>>& tails) const {
   const auto& ops = lifted_.ops;
   if (!profile_.block_stack || tails.empty()) return false;
-  auto [first, length] = tails.front();
+  const int first = tails.front().first;
+  const int length = tails.front().second;
   if (length < 2 || ops[static_cast<size_t>(first + length) - 1].op != Op::ReturnValue)
     return false;
   for (int k = first; k < first + length - 1; ++k) {
