@@ -11529,7 +11529,6 @@ CASES: list[Case] = [
         ([5], 3),
         ([0, 0, 2], 3),
         ([0, 0, 0], 2),
-        ([], 1),
     ),
     # The else's `break` after an if that raises: the test jumps to the break's NOP (zipimport's
     # zipimporter.__init__).
