@@ -11748,11 +11748,6 @@ _CODE_NOT_YET: dict = {
         " try/except) is read inside it too, as a return before the with's exit"
         for v in (12, 13)
     },
-    "nested_try_except_clauses_leave_through_copied_exit": {
-        12: SAME_BEHAVIOUR_OTHER_CODE
-        + "f: instruction #10: expected RETURN_CONST None, got PUSH_EXC_INFO (an else clause"
-        " holding the copied returns)",
-    },
     "for_while_true_try_clause_continue_then_break": {
         11: SAME_BEHAVIOUR_OTHER_CODE + "the break after the try is read inside its body, after"
         " the if's then-branch",
