@@ -1540,8 +1540,6 @@ int CodeDecoder::open_statement_end(int head, int exit, int end) const {
   return last;
 }
 
-// Where the `while True:` at `head`, whose last jump back is `last_jump`, ends; `*ends_in_break`:
-// reaching the body's end leaves the loop (a `break`).
 // Whether a reachable forward jump in [begin, last] goes to `target`, the operation after last,
 // which returns or raises.
 bool CodeDecoder::jumped_to_from(int begin, int last, int target) const {
@@ -1550,11 +1548,7 @@ bool CodeDecoder::jumped_to_from(int begin, int last, int target) const {
   if (target != last + 1 || (op != Op::RaiseVarargs && op != Op::Reraise && op != Op::ReturnValue &&
                              op != Op::ReturnConst))
     return false;
-  for (int k = begin; k < last; ++k) {
-    const Operation& o = ops[static_cast<size_t>(k)];
-    if (is_jump(o.op) && o.target == target && flow_.reachable[static_cast<size_t>(k)]) return true;
-  }
-  return false;
+  return jumped_over_to(begin, target);
 }
 
 // Whether the code from `from` on, following jumps, falling through and entering handlers,
@@ -1620,6 +1614,8 @@ bool CodeDecoder::jumped_over_to(int begin, int target) const {
   return false;
 }
 
+// Where the `while True:` at `head`, whose last jump back is `last_jump`, ends; `*ends_in_break`:
+// reaching the body's end leaves the loop (a `break`).
 int CodeDecoder::while_true_exit(int head, int last_jump, int end, bool* ends_in_break) const {
   if (int exit = cold_loop_break_exit(head, last_jump); exit > head && exit < end) {
     *ends_in_break = true;
