@@ -193,14 +193,18 @@ ExprPtr docstring(const ExprPtr& constant) {
 
 // Module code ends in `return None`, which the compiler copies into the branches that end the
 // module; in tail position they are the end of the module, not statements.
-// A function's `return None` on a line of its own was written (and stays).
+// A function's `return None` on a line of its own was written (and stays). A finally body's
+// return is never a copy (compiler_try_finally's handler copy ends in RERAISE) and never the end
+// of the code: it drops the exception being raised (or the body's return value).
 void strip_tail_returns(Body& body, bool keep_written = false) {
   while (!body.empty() && is_return_none(body.back()) && !(keep_written && body.back()->new_line))
     body.pop_back();
   if (body.empty()) return;
   StmtPtr& last = body.back();
   if (last->kind == StmtKind::If || last->kind == StmtKind::Try || last->kind == StmtKind::With) {
-    for (Body& inner : last->bodies) strip_tail_returns(inner, keep_written);
+    size_t bodies = last->kind == StmtKind::Try ? std::min<size_t>(last->bodies.size(), 2)
+                                                : last->bodies.size();
+    for (size_t b = 0; b < bodies; ++b) strip_tail_returns(last->bodies[b], keep_written);
     for (ExceptHandler& handler : last->handlers) strip_tail_returns(handler.body, keep_written);
   }
 }

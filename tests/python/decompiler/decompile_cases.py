@@ -1006,6 +1006,26 @@ CASES: list[Case] = [
         (0, 2),
         (None, None),
     ),
+    # A finally body's `return` ending the function drops the exception being raised: never the
+    # implicit `return None` (strip_tail_returns leaves finally bodies alone).
+    _case(
+        "finally_if_return_ends_function",
+        """
+        def f(a, b):
+            try:
+                rec("body", a)
+                if a:
+                    raise ValueError(a)
+            finally:
+                if b:
+                    rec("drop", b)
+                    return
+        """,
+        (0, 0),
+        (1, 0),
+        (1, 1),
+        (0, 1),
+    ),
     # A return's finally copy ending in `if a and b:` inside try/except/finally: each test's
     # jump has its own copy of the RETURN_VALUE, the earlier test's after the label's
     # (duplicate_exits_without_lineno); the later copy goes with the if
