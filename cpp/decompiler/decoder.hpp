@@ -399,6 +399,21 @@ class CodeDecoder {
   bool normal_copy_is_cold(int k) const;  // 3.12+: after an async for, nothing jumping there
   // the same, 3.12+: what the handler reaches without raising
   int cold_finally_copy_length(int final_begin, int final_end) const;
+  std::vector<bool> handler_copy_reached(int final_begin, int final_end) const;
+  // the counted normal copy holds the copies and tests the count assumed
+  bool normal_copy_agrees(int body_end, int normal_end, int final_begin, int final_end) const;
+  // a block of a finally body's handler copy its normal copy copies into jumps: its operations
+  std::vector<int> copied_return_block(int t, int end) const;
+  struct InlinedReturns {
+    struct Block {
+      std::vector<int> ops;  // copied_return_block
+      int copies = 0;        // in the normal copy (the original among them where kept)
+    };
+    std::vector<Block> blocks;
+    int extra = 0;  // operations the normal copy has more than the handler's count
+  };
+  InlinedReturns inlined_return_blocks(int final_begin, int final_end,
+                                       const std::vector<bool>& seen) const;
   // a RERAISE of a finally body's handler copy copied for a test jumping to its end
   bool reraise_copy_of_test(int k, int begin, int cleanup) const;
   // where the normal-path copy of a finally body ends

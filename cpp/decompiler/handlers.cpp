@@ -16,6 +16,8 @@
 
 namespace glassbox::decompiler {
 
+constexpr int kMaxCopySize = 4;  // flowgraph.c's MAX_COPY_SIZE
+
 // Whether a jump of [from, to) lands in [begin, end): code there starts a block of its own, so
 // it is no copy of a short exit block (3.10 copies one whole, without a label inside).
 bool jumped_into(const std::vector<Operation>& ops, int from, int to, int begin, int end) {
@@ -2181,27 +2183,82 @@ bool CodeDecoder::reraise_copy_of_test(int k, int begin, int cleanup) const {
          (cleanup < 0 || flow_.handler_covering(k) == cleanup);
 }
 
-// 3.12+: finally_copy_length, as what the handler reaches without raising, less what only the
-// handler has.
-int CodeDecoder::cold_finally_copy_length(int final_begin, int final_end) const {
+// What the finally body's handler copy [final_begin, final_end) reaches without raising (a
+// RERAISE copied for a test is reached, and leads nowhere).
+std::vector<bool> CodeDecoder::handler_copy_reached(int final_begin, int final_end) const {
   const auto& ops = lifted_.ops;
   std::vector<bool> seen(static_cast<size_t>(final_end - final_begin), false);
   std::vector<int> work{final_begin};
   const int cleanup = flow_.handler_covering(final_begin - 1);
-  int reached = 0;
-  int last = -1;
   while (!work.empty()) {
     int k = work.back();
     work.pop_back();
     if (k < final_begin || k >= final_end || seen[static_cast<size_t>(k - final_begin)]) continue;
     seen[static_cast<size_t>(k - final_begin)] = true;
-    // (A RERAISE copied for a test jumping to the end is none of the copy: the test's jump.)
     if (reraise_copy_of_test(k, final_begin, cleanup)) continue;
-    ++reached;
-    last = std::max(last, k);
     const Operation& o = ops[static_cast<size_t>(k)];
     if (o.target >= 0) work.push_back(o.target);
     if (falls_through(o.op)) work.push_back(k + 1);
+  }
+  return seen;
+}
+
+// 3.12+: the normal copy [body_end, normal_end) as counted from the finally body's handler copy
+// [final_begin, final_end) holds what the count assumed: each block copied into jumps as often
+// (inlined_return_blocks), and each test the handler's copy reaches, in order, jumping inside
+// the copy where the handler's jumps inside its own (a test of a copy counted short jumps past
+// it, to code that would be read as following the statement).
+bool CodeDecoder::normal_copy_agrees(int body_end, int normal_end, int final_begin,
+                                     int final_end) const {
+  const auto& ops = lifted_.ops;
+  if (normal_end <= body_end) return true;
+  std::vector<bool> seen = handler_copy_reached(final_begin, final_end);
+  const int cleanup = flow_.handler_covering(final_begin - 1);
+  for (const InlinedReturns::Block& block :
+       inlined_return_blocks(final_begin, final_end, seen).blocks) {
+    int n = static_cast<int>(block.ops.size());
+    int found = 0;
+    for (int p = body_end; p + n <= normal_end; ++p) {
+      bool same = true;
+      for (int j = 0; j < n && same; ++j)
+        same = same_operations(ops, p + j, block.ops[static_cast<size_t>(j)], 1);
+      found += same;
+    }
+    if (found < block.copies) return false;
+  }
+  std::vector<int> tests;
+  for (int k = final_begin; k < final_end; ++k) {
+    if (seen[static_cast<size_t>(k - final_begin)] && ops[static_cast<size_t>(k)].op == Op::JumpIf)
+      tests.push_back(k);
+  }
+  size_t n = 0;
+  for (int k = body_end; k < normal_end; ++k) {
+    const Operation& o = ops[static_cast<size_t>(k)];
+    if (o.op != Op::JumpIf) continue;
+    if (n >= tests.size()) return false;
+    const Operation& twin = ops[static_cast<size_t>(tests[n++])];
+    bool inside = twin.target > final_begin && twin.target < final_end &&
+                  !reraise_copy_of_test(twin.target, final_begin, cleanup);
+    if (inside && (o.target <= body_end || o.target >= normal_end)) return false;
+  }
+  return n == tests.size();
+}
+
+// 3.12+: finally_copy_length, as what the handler reaches without raising, less what only the
+// handler has.
+int CodeDecoder::cold_finally_copy_length(int final_begin, int final_end) const {
+  const auto& ops = lifted_.ops;
+  std::vector<bool> seen = handler_copy_reached(final_begin, final_end);
+  const int cleanup = flow_.handler_covering(final_begin - 1);
+  int reached = 0;
+  int last = -1;
+  for (int k = final_begin; k < final_end; ++k) {
+    // (A RERAISE copied for a test jumping to the end is none of the copy: the test's jump.)
+    if (!seen[static_cast<size_t>(k - final_begin)] ||
+        reraise_copy_of_test(k, final_begin, cleanup))
+      continue;
+    ++reached;
+    last = k;
   }
   int copy_length = reached;
   // (A jump over an inline handler block, to the next operation reached, has no copy: there
@@ -2231,7 +2288,89 @@ int CodeDecoder::cold_finally_copy_length(int final_begin, int final_end) const 
   if (last >= 0 && ops[static_cast<size_t>(last)].op == Op::Reraise &&
       ops[static_cast<size_t>(last)].arg == 0 && last > final_begin)
     --copy_length;
-  return copy_length;
+  return copy_length + inlined_return_blocks(final_begin, final_end, seen).extra;
+}
+
+// inline_small_exit_blocks (flowgraph.c) in a finally body's two copies: a block returning out
+// of the body is, in the handler's copy, longer by the handler's unwinding (`POP_TOP POP_EXCEPT`
+// before a constant's return, `SWAP 2; POP_TOP; SWAP 2; POP_EXCEPT` before a value's). Where the
+// normal path's block is short enough to copy and the handler's is not, each unconditional jump
+// to it in the normal copy holds a copy, where the handler's keeps the jump. The block from `t`
+// in the handler's copy: its operations on the normal path (the return last), or {} when it is
+// none such.
+std::vector<int> CodeDecoder::copied_return_block(int t, int end) const {
+  const auto& ops = lifted_.ops;
+  auto op_at = [&](int k) { return ops[static_cast<size_t>(k)].op; };
+  int ret = t;
+  while (ret < end && !is_jump(op_at(ret)) && op_at(ret) != Op::ReturnConst &&
+         op_at(ret) != Op::ReturnValue && op_at(ret) != Op::RaiseVarargs &&
+         op_at(ret) != Op::Reraise && op_at(ret) != Op::PopExcept)
+    ++ret;
+  // (Only the unwinding's POP_EXCEPT: a return out of a clause nested in the body unwinds more.)
+  if (ret + 1 >= end || ret - 1 < t || op_at(ret) != Op::PopExcept) return {};
+  Op closing = op_at(ret + 1);
+  bool value = ret - 3 >= t && op_at(ret - 1) == Op::Swap && op_at(ret - 2) == Op::PopTop &&
+               op_at(ret - 3) == Op::Swap;
+  bool constant = op_at(ret - 1) == Op::PopTop;
+  if (!(closing == Op::ReturnConst && constant) && !(closing == Op::ReturnValue && value))
+    return {};
+  int first_unwound = value ? ret - 3 : ret - 1;
+  // (A block ends where a jump lands.)
+  for (const Operation& o : ops) {
+    if (is_jump(o.op) && o.target > t && o.target <= ret + 1) return {};
+  }
+  // MAX_COPY_SIZE counts instructions when the pass ran (copies_exit_blocks_after_fusing).
+  int count = 0;
+  int from = ops[static_cast<size_t>(t)].offset;
+  int to = ops[static_cast<size_t>(first_unwound)].offset;
+  for (const bytecode::Instruction& in : bytecode::decode_bare_instructions(code_)) {
+    if (in.offset < from || in.offset >= to || in.opname == "EXTENDED_ARG") continue;
+    bool fused = in.opname == "LOAD_FAST_LOAD_FAST" || in.opname == "STORE_FAST_LOAD_FAST" ||
+                 in.opname == "STORE_FAST_STORE_FAST";
+    count += fused && !profile_.copies_exit_blocks_after_fusing ? 2 : 1;
+  }
+  count += closing == Op::ReturnConst && !profile_.copies_exit_blocks_after_fusing ? 2 : 1;
+  if (count > kMaxCopySize) return {};
+  std::vector<int> block;
+  for (int k = t; k < first_unwound; ++k) block.push_back(k);
+  block.push_back(ret + 1);
+  return block;
+}
+
+// The blocks of the finally body's handler copy [final_begin, final_end) (`seen`: what it
+// reaches without raising) that the normal copy copies into its jumps (copied_return_block), and
+// how much longer that makes the normal copy than the handler's count.
+CodeDecoder::InlinedReturns CodeDecoder::inlined_return_blocks(
+    int final_begin, int final_end, const std::vector<bool>& seen) const {
+  const auto& ops = lifted_.ops;
+  auto reached = [&](int k) {
+    return k >= final_begin && k < final_end && seen[static_cast<size_t>(k - final_begin)];
+  };
+  InlinedReturns found;
+  std::map<int, int> jumps;  // block start -> unconditional jumps to it
+  for (int k = final_begin; k < final_end; ++k) {
+    const Operation& o = ops[static_cast<size_t>(k)];
+    if (!reached(k) || o.op != Op::Jump || o.target <= k || !reached(o.target)) continue;
+    std::vector<int> block = copied_return_block(o.target, final_end);
+    if (block.empty()) continue;
+    // (The jump: counted one, or none where it only steps over an inline handler block.)
+    int next = k + 1;
+    while (next < final_end && !reached(next)) ++next;
+    found.extra += static_cast<int>(block.size()) - (next == o.target ? 0 : 1);
+    ++jumps[o.target];
+  }
+  for (const auto& [t, count] : jumps) {
+    std::vector<int> block = copied_return_block(t, final_end);
+    // (The original stays where anything else goes to it.)
+    bool kept = reached(t - 1) && falls_through(ops[static_cast<size_t>(t) - 1].op);
+    for (int k = final_begin; k < final_end && !kept; ++k) {
+      const Operation& o = ops[static_cast<size_t>(k)];
+      kept = reached(k) && is_jump(o.op) && o.target == t && o.op != Op::Jump;
+    }
+    if (!kept) found.extra -= static_cast<int>(block.size());
+    found.blocks.push_back({std::move(block), count + (kept ? 1 : 0)});
+  }
+  return found;
 }
 
 // Where the normal-path copy of the finally body ends, after the body ending at `body_end`.
@@ -2474,6 +2613,11 @@ int CodeDecoder::decode_try_finally(int i, int body_end, int handler, int end, i
   if (profile_.cold_blocks_at_end && normal_copy_counted_short(normal_end, final_begin, final_end))
     throw DecodeFailure("finally copy counted short");
   int try_end = finally_try_end(i, body_end, normal_end, handler, cleanup, mid_expression);
+  // (No normal copy where the body never falls off its end.)
+  if (profile_.cold_blocks_at_end && !mid_expression && try_end != body_end &&
+      !normal_copy_is_cold(body_end) && normal_end <= handler &&
+      !normal_copy_agrees(body_end, normal_end, final_begin, final_end))
+    throw DecodeFailure("finally copy counted short");
   if (try_end > end && resolve(try_end) != resolve(exit))
     throw DecodeFailure("try statement leaves its region");
   if (final_end == cleanup && ops[static_cast<size_t>(cleanup) - 1].op == Op::Jump &&

@@ -101,6 +101,11 @@ class CompilerProfile {
   // is copied into each block that jumps to it: compile.c's extend_block (3.11), flowgraph.c's
   // inline_small_exit_blocks (3.12+). As the table-read shapes hold them: 3.11+.
   bool copies_exit_blocks = minor_ >= 11;
+  // flowgraph.c's inline_small_exit_blocks copies an exit block of at most MAX_COPY_SIZE (4)
+  // instructions into each unconditional jump to it. 3.12's optimize_cfg runs it again after
+  // optimize_basic_block fused `LOAD_CONST; RETURN_VALUE` into RETURN_CONST; 3.13's runs it
+  // once, first (RETURN_CONST and the superinstructions made later count two).
+  bool copies_exit_blocks_after_fusing = minor_ == 12;
   // flowgraph.c's inline_small_or_no_lineno_blocks (3.13+) copies any block without a line
   // number into every jump to it, an exit block or not (a loop's jump back with its eval-breaker
   // check, a clause's exit).

@@ -1026,6 +1026,63 @@ CASES: list[Case] = [
         (1, 1),
         (0, 1),
     ),
+    # 3.12+: a finally body's `return b` after a try/except is short enough on the normal path
+    # for inline_small_exit_blocks to copy it into the try body's jump (the handler's copy, which
+    # unwinds first, keeps the jump): the normal copy is longer than the handler's count
+    # (inlined_return_blocks): a value's return, unwinding by SWAP 2; POP_TOP; SWAP 2.
+    _case(
+        "finally_try_except_then_short_return_copied",
+        """
+        def f(a, b, c):
+            try:
+                rec("body", a)
+                if a:
+                    raise ValueError(a)
+            finally:
+                if b:
+                    if c:
+                        try:
+                            rec("wait", c)
+                            if c > 1:
+                                raise KeyError(c)
+                        except KeyError:
+                            pass
+                    return b
+                rec("after", b)
+        """,
+        (0, 0, 0),
+        (1, 0, 0),
+        (1, 1, 0),
+        (0, 1, 1),
+        (1, 1, 2),
+        (0, 0, 1),
+    ),
+    # The same, the if ending the finally body (3.13: main read `return b` as after the
+    # statement, returning b where the original returns None).
+    _case(
+        "finally_ends_in_if_try_except_then_short_return",
+        """
+        def f(a, b, c):
+            try:
+                rec("body", a)
+                if a:
+                    raise ValueError(a)
+            finally:
+                if b:
+                    if c:
+                        try:
+                            rec("wait", c)
+                        except KeyError:
+                            pass
+                    return b
+        """,
+        (0, 0, 0),
+        (1, 0, 0),
+        (1, 1, 0),
+        (0, 1, 1),
+        (1, 1, 1),
+        (0, "", 1),
+    ),
     # A return's finally copy ending in `if a and b:` inside try/except/finally: each test's
     # jump has its own copy of the RETURN_VALUE, the earlier test's after the label's
     # (duplicate_exits_without_lineno); the later copy goes with the if
@@ -11601,6 +11658,14 @@ CASES: list[Case] = [
 FALLBACK = "marked fallback region: "
 WRONG = "decompiles without a fallback to code that behaves differently: "
 _NOT_YET: dict = {
+    "finally_try_except_then_short_return_copied": {
+        10: FALLBACK + "'finally copy then a computed return' (3.10: a finally body's return"
+        " after a try/except)",
+    },
+    "finally_ends_in_if_try_except_then_short_return": {
+        10: FALLBACK + "'finally copy then a computed return' (3.10: a finally body's return"
+        " after a try/except)",
+    },
     "for_try_except_ends_in_with": {
         13: FALLBACK + "'POP_EXCEPT of a non-exception' (3.13: a with statement ending a clause"
         " at a for loop body's end)",
@@ -11623,11 +11688,6 @@ _NOT_YET: dict = {
         v: FALLBACK + "'unstructured jump' (3.12+: the last jump back to the loop's head is the"
         " inner clause's `continue` in cold code)"
         for v in (12, 13)
-    },
-    "finally_if_branch_try_except_returns_then_last_statement": {
-        12: FALLBACK
-        + "'finally copy counted short' (3.12: the normal copy holds an inlined copy of"
-        " the branch's return block that the handler's copy lacks)",
     },
     "try_around_try_finally_returning_then_raise_after": {
         10: FALLBACK + "'try/finally without its normal path'",
