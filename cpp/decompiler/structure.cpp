@@ -1489,6 +1489,10 @@ int CodeDecoder::loop_clauses_reraise(int head, int last_jump, int end) const {
 // of the body before `exit` (past that jump back) goes past it, the body runs on to the first
 // return or raise after which nothing jumps further (the least such body: the code past it is
 // reached by the loop's breaks). `exit` where none jumps past it, or nothing closes them.
+// Where the body falls off the region's end with no return or raise met, `end`: the loop ends
+// the region, its last statement a `break` into the code after it, whose jump (to the next
+// block) remove_redundant_jumps dropped (an if's join copied into the break: SharedMemory's
+// `if a: ... else: while True: try: ... finally: ...` + `break`).
 int CodeDecoder::body_past_last_jump_back(int head, int exit, int end) const {
   const auto& ops = lifted_.ops;
   auto forward = [&](int k) {
@@ -1512,6 +1516,8 @@ int CodeDecoder::body_past_last_jump_back(int head, int exit, int end) const {
     bool leaves = op.op == Op::ReturnValue || op.op == Op::ReturnConst || op.op == Op::RaiseVarargs;
     if (leaves && reach <= k + 1) return k + 1;
     if (op.op == Op::Jump && op.target < k) return exit;
+    if (k + 1 == end && reach <= end && profile_.cold_blocks_at_end && falls_through(op.op))
+      return end;
   }
   return exit;
 }
@@ -1643,8 +1649,12 @@ int CodeDecoder::while_true_exit(int head, int last_jump, int end, bool* ends_in
   // it; a body that ends in `break` has no jump there: compiler_break's jump to the loop's exit
   // block, placed right after, is removed as a jump to the next block. The body's end is then
   // after the RERAISE, reaching it a `break`: what follows reads alike after the loop.)
-  if (!*ends_in_break && loop_exit < end)
+  if (!*ends_in_break && loop_exit < end) {
     loop_exit = body_past_last_jump_back(head, loop_exit, end);
+    // (Run to the region's end, falling off it: a `break`.)
+    *ends_in_break =
+        loop_exit == end && falls_through(lifted_.ops[static_cast<size_t>(end) - 1].op);
+  }
   if (profile_.block_stack && !*ends_in_break) {
     int reraise = loop_clauses_reraise(head, last_jump, end);
     if (reraise == loop_exit) {

@@ -11576,11 +11576,45 @@ CASES: list[Case] = [
         ([0, 0, 2],),
         ([],),
     ),
+    # 3.12+ an else branch ending in `while True:` whose last statement is a `break` after a
+    # try/finally whose body holds a `continue`: the short join after the if is copied into the
+    # break (no jump back ends the loop); the body runs to the region's end, falling off it
+    # (`body_past_last_jump_back`; SharedMemory.__init__).
+    _case(
+        "else_while_true_try_finally_continue_then_break",
+        """
+        def f(a, names):
+            it = iter(names)
+            if a:
+                m = rec("a", a)
+            else:
+                while True:
+                    h = rec("open", next(it))
+                    try:
+                        if h == "x":
+                            continue
+                        m = rec("use", h)
+                    finally:
+                        rec("close", h)
+                    rec("after", m)
+                    break
+            return m
+        """,
+        (1, []),
+        (0, ["x", "x", "y"]),
+        (0, ["y", "z"]),
+        (0, ["x"]),
+    ),
 ]
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
 WRONG = "decompiles without a fallback to code that behaves differently: "
 _NOT_YET: dict = {
+    "else_while_true_try_finally_continue_then_break": {
+        v: FALLBACK + "'try statement leaves its region' (3.10/3.11: the break's copy of the"
+        " join after the try/finally's normal copy, the loop's body read without it)"
+        for v in (10, 11)
+    },
     "for_try_except_ends_in_with": {
         13: FALLBACK + "'POP_EXCEPT of a non-exception' (3.13: a with statement ending a clause"
         " at a for loop body's end)",
