@@ -579,6 +579,19 @@ bool CodeDecoder::only_cold_jumps_back(int head) const {
   return any;
 }
 
+// 3.12+: the last reachable jump back to `head` in [head, end), where the loop's last jump back
+// is cold (a clause's `continue`, placed after the function's code by push_cold_blocks_to_end):
+// the loop's own jump back ending its body (compiler_while), which the cold one follows
+// (`while True: try: ... except E: continue else: if a: ... else: break`); -1 if none.
+int CodeDecoder::last_warm_jump_back(int head, int end) const {
+  const auto& ops = lifted_.ops;
+  for (int k = end - 1; k > head; --k) {
+    const Operation& op = ops[static_cast<size_t>(k)];
+    if (op.op == Op::Jump && op.target == head && flow_.reachable[static_cast<size_t>(k)]) return k;
+  }
+  return -1;
+}
+
 // Whether every jump out of the handler code of the try statements in [head, end) goes back to
 // `head` (a `continue`): none goes on to code of the loop placed with that handler code.
 bool CodeDecoder::clauses_only_continue(int head, int end) const {
@@ -654,6 +667,8 @@ int CodeDecoder::decode_loop_at(int i, int end, int exit, int source, bool neste
   // `break`).
   if (!shape.found && profile_.cold_blocks_at_end && source >= end &&
       !flow_.reachable[static_cast<size_t>(source)]) {
+    if (int warm = last_warm_jump_back(i, end); warm > i)
+      return decode_while_true(i, warm, end, exit);
     if (int loop_end = cold_jump_back_loop_end(i, end, exit); loop_end > i)
       return decode_while_true(i, loop_end - 1, end, exit);
   }
