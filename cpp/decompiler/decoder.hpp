@@ -541,6 +541,7 @@ class CodeDecoder {
   void merge_except_exit_copies(int begin, int handler);  // a try/except body's copied ways out
   int shared_clause_exit(int begin, int end, const std::string& bound) const;
   bool only_cold_jumps_back(int head) const;
+  int last_warm_jump_back(int head, int end) const;  // -1 if none
   bool may_hold_break_copy(int head, int end) const;
   bool clauses_only_continue(int head, int end) const;
   int cold_jump_back_loop_end(int head, int end, int exit) const;

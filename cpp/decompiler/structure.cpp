@@ -579,6 +579,19 @@ bool CodeDecoder::only_cold_jumps_back(int head) const {
   return any;
 }
 
+// 3.12+: the last reachable jump back to `head` in [head, end), where the loop's last jump back
+// is cold (a clause's `continue`, placed after the function's code by push_cold_blocks_to_end):
+// the loop's own jump back ending its body (compiler_while), which the cold one follows
+// (`while True: try: ... except E: continue else: if a: ... else: break`); -1 if none.
+int CodeDecoder::last_warm_jump_back(int head, int end) const {
+  const auto& ops = lifted_.ops;
+  for (int k = end - 1; k > head; --k) {
+    const Operation& op = ops[static_cast<size_t>(k)];
+    if (op.op == Op::Jump && op.target == head && flow_.reachable[static_cast<size_t>(k)]) return k;
+  }
+  return -1;
+}
+
 // Whether every jump out of the handler code of the try statements in [head, end) goes back to
 // `head` (a `continue`): none goes on to code of the loop placed with that handler code.
 bool CodeDecoder::clauses_only_continue(int head, int end) const {
@@ -654,6 +667,8 @@ int CodeDecoder::decode_loop_at(int i, int end, int exit, int source, bool neste
   // `break`).
   if (!shape.found && profile_.cold_blocks_at_end && source >= end &&
       !flow_.reachable[static_cast<size_t>(source)]) {
+    if (int warm = last_warm_jump_back(i, end); warm > i)
+      return decode_while_true(i, warm, end, exit);
     if (int loop_end = cold_jump_back_loop_end(i, end, exit); loop_end > i)
       return decode_while_true(i, loop_end - 1, end, exit);
   }
@@ -1489,6 +1504,10 @@ int CodeDecoder::loop_clauses_reraise(int head, int last_jump, int end) const {
 // of the body before `exit` (past that jump back) goes past it, the body runs on to the first
 // return or raise after which nothing jumps further (the least such body: the code past it is
 // reached by the loop's breaks). `exit` where none jumps past it, or nothing closes them.
+// Where the body falls off the region's end with no return or raise met, `end`: the loop ends
+// the region, its last statement a `break` into the code after it, whose jump (to the next
+// block) remove_redundant_jumps dropped (an if's join copied into the break: SharedMemory's
+// `if a: ... else: while True: try: ... finally: ...` + `break`).
 int CodeDecoder::body_past_last_jump_back(int head, int exit, int end) const {
   const auto& ops = lifted_.ops;
   auto forward = [&](int k) {
@@ -1512,6 +1531,8 @@ int CodeDecoder::body_past_last_jump_back(int head, int exit, int end) const {
     bool leaves = op.op == Op::ReturnValue || op.op == Op::ReturnConst || op.op == Op::RaiseVarargs;
     if (leaves && reach <= k + 1) return k + 1;
     if (op.op == Op::Jump && op.target < k) return exit;
+    if (k + 1 == end && reach <= end && profile_.cold_blocks_at_end && falls_through(op.op))
+      return end;
   }
   return exit;
 }
@@ -1643,8 +1664,12 @@ int CodeDecoder::while_true_exit(int head, int last_jump, int end, bool* ends_in
   // it; a body that ends in `break` has no jump there: compiler_break's jump to the loop's exit
   // block, placed right after, is removed as a jump to the next block. The body's end is then
   // after the RERAISE, reaching it a `break`: what follows reads alike after the loop.)
-  if (!*ends_in_break && loop_exit < end)
+  if (!*ends_in_break && loop_exit < end) {
     loop_exit = body_past_last_jump_back(head, loop_exit, end);
+    // (Run to the region's end, falling off it: a `break`.)
+    *ends_in_break =
+        loop_exit == end && falls_through(lifted_.ops[static_cast<size_t>(end) - 1].op);
+  }
   if (profile_.block_stack && !*ends_in_break) {
     int reraise = loop_clauses_reraise(head, last_jump, end);
     if (reraise == loop_exit) {
