@@ -981,12 +981,13 @@ bool CodeDecoder::names_met_after_handler(const TryExceptShape& s) const {
 // last, in the order they were compiled: a handler of that code placed before this one's was
 // compiled first, in the else. (Not for a statement in handler code, `cold`: the blocks that
 // push_cold_blocks_to_end (flowgraph.c) moves keep the order they were compiled in, a try
-// nested there keeps its handlers inline, after the else and before the code after it.)
+// nested there keeps its handlers inline, after the else and before the code after it.) That
+// code may end in the loop's jump back (jumps_back: a try past the loop's head, tomllib's loads).
 void CodeDecoder::read_except_sequential(int i, int end, TryExceptShape& s) const {
   const auto& ops = lifted_.ops;
   if (profile_.cold_blocks_at_end && (role_ != CodeRole::Module || names_met_after_handler(s)) &&
-      !s.jumps_over && !s.jumps_back && !s.cold && s.back_join < 0 &&
-      (s.try_end < 0 || s.handler >= end) && s.else_end > s.body_end) {
+      !s.jumps_over && !s.cold && s.back_join < 0 && (s.try_end < 0 || s.handler >= end) &&
+      s.else_end > s.body_end) {
     s.sequential = true;
     for (int k = s.handler; k < s.cleanup; ++k) {  // (not even to a loop's head or exit)
       const Operation& op = ops[static_cast<size_t>(k)];

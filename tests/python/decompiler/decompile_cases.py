@@ -11576,6 +11576,33 @@ CASES: list[Case] = [
         ([0, 0, 2],),
         ([],),
     ),
+    # 3.12+: a try past the loop's head whose clause leaves (a `break` to a copied return) and
+    # code after it with a try of its own, whose handler lies after this one's: compiled after
+    # the statement, not in its else (tomllib's loads; the jump back ends that code).
+    _case(
+        "while_try_except_break_after_code_then_nested_try",
+        """
+        def f(src):
+            pos = 0
+            while True:
+                pos += 1
+                try:
+                    char = src[pos]
+                except IndexError:
+                    break
+                if char == "[":
+                    try:
+                        second = src[pos + 1]
+                    except IndexError:
+                        second = None
+                    rec("second", second)
+                rec("char", char)
+            return pos
+        """,
+        ("ab[c",),
+        ("a[",),
+        ("",),
+    ),
 ]
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
