@@ -321,7 +321,7 @@ class CodeDecoder {
   // in a clause's body, at the handler's level
   bool in_except_clause_body(int k, int cleanup) const;
   // the code after the statement past a clause's POP_EXCEPT at `p`, or -1
-  int after_pop_except(int p, int cleanup) const;
+  int after_pop_except(int p, int cleanup, int original = -1) const;
   // `k` ends an except clause
   bool ends_except_clause(int k, int handler, int cleanup) const;
   // 3.12+: the code after the statement copied into each clause

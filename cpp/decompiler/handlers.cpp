@@ -1027,8 +1027,11 @@ bool CodeDecoder::in_except_clause_body(int k, int cleanup) const {
 
 // That code lies where the statement does, under the handler of what is around it (as the
 // cleanup block does): a return unwinding a with or finally around the statement on its way
-// out runs their exit code outside it.
-int CodeDecoder::after_pop_except(int p, int cleanup) const {
+// out runs their exit code outside it. Or, given the `original` of a copy there, under the
+// original's handler: a copy keeps the handler of its original's place (flowgraph.c's
+// label_exception_targets runs before inline_small_exit_blocks), a statement ending a try's
+// body copying the code after that try, outside its cover.
+int CodeDecoder::after_pop_except(int p, int cleanup, int original) const {
   const auto& ops = lifted_.ops;
   if (ops[static_cast<size_t>(p)].op != Op::PopExcept || flow_.handler_covering(p) == cleanup ||
       !in_except_clause_body(p - 1, cleanup)) {
@@ -1036,7 +1039,10 @@ int CodeDecoder::after_pop_except(int p, int cleanup) const {
   }
   int q = p + 1;
   if (q + 3 < cleanup && unbinds_clause_name(ops, q)) q += 3;
-  return flow_.handler_covering(q) == flow_.handler_covering(cleanup) ? q : -1;
+  int covering = flow_.handler_covering(q);
+  bool placed = covering == flow_.handler_covering(cleanup) ||
+                (original >= 0 && covering == flow_.handler_covering(original));
+  return placed ? q : -1;
 }
 
 // (The copy ends its clause: at the next clause's type test, the no-match RERAISE, a named
@@ -1085,11 +1091,14 @@ void CodeDecoder::read_except_tail_copy(int end, int exit, TryExceptShape& s) co
       s.tail_copy_length = length;
     }
     // (Or the original follows the region, where the statement's region goes on: the
-    // statement ends an if's then-branch, whose test jumps there.)
-    if (s.tail_copy < 0 && length > 0 && s.else_end == end && same_target(end, exit) &&
-        ends_except_clause(q + length, s.handler, s.cleanup) && is_line_copy(ops, q, end, length)) {
+    // statement ends an if's then-branch, whose test jumps there, or a try's body.)
+    int q_end = q >= 0 ? q : after_pop_except(p, s.cleanup, end);
+    int length_end = q_end < 0 ? 0 : copied_tail_length(q_end);
+    if (s.tail_copy < 0 && length_end > 0 && s.else_end == end && same_target(end, exit) &&
+        ends_except_clause(q_end + length_end, s.handler, s.cleanup) &&
+        is_line_copy(ops, q_end, end, length_end)) {
       s.tail_copy = end;
-      s.tail_copy_length = length;
+      s.tail_copy_length = length_end;
     }
     // (Or it straddles the region's end: the statements before its return end the region, the
     // return is the region's exit, the implicit `return None` an enclosing if reads as its join
@@ -1488,7 +1497,7 @@ int CodeDecoder::except_clause_decode_end(int body_begin, int clause_end, int en
   // through its POP_EXCEPT into it (the body cannot fall through, or jumps there too).
   int decode_end = clause_end;
   for (int p = body_begin; s.tail_copy >= 0 && p + s.tail_copy_length < clause_end; ++p) {
-    int q = after_pop_except(p, s.cleanup);
+    int q = after_pop_except(p, s.cleanup, s.tail_copy);
     if (q + s.tail_copy_length == clause_end &&
         is_line_copy(ops, q, s.tail_copy, s.tail_copy_length)) {
       decode_end = q;

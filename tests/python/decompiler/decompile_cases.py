@@ -11603,11 +11603,41 @@ CASES: list[Case] = [
         ("a[",),
         ("",),
     ),
+    # A try ending another try's body: its clause's way out is a copy of the code after the
+    # outer statement (inline_small_exit_blocks), kept under the handler of the original's
+    # place, outside the outer cover; a written `return b` there would be covered (mailbox's
+    # Maildir.add). b unbound: the original's NameError escapes the outer clause.
+    _case(
+        "nested_try_clause_exit_copies_code_after_outer_try",
+        """
+        def f(a):
+            try:
+                try:
+                    rec("body", a)
+                    if a > 1:
+                        raise KeyError(a)
+                    b = a
+                except KeyError:
+                    rec("clause")
+                else:
+                    rec("else", b)
+            except NameError:
+                rec("outer")
+                return -1
+            return b
+        """,
+        (1,),
+        (2,),
+    ),
 ]
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
 WRONG = "decompiles without a fallback to code that behaves differently: "
 _NOT_YET: dict = {
+    "nested_try_clause_exit_copies_code_after_outer_try": {
+        10: WRONG + "(3.10: the clause's copy of the code after the outer try, past POP_EXCEPT"
+        " and the outer POP_BLOCK, read as the clause's own return, under the outer handler)",
+    },
     "for_try_except_ends_in_with": {
         13: FALLBACK + "'POP_EXCEPT of a non-exception' (3.13: a with statement ending a clause"
         " at a for loop body's end)",
