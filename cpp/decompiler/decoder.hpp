@@ -314,6 +314,7 @@ class CodeDecoder {
   // 3.12+: handlers that never rejoin
   void read_except_sequential(int i, int end, TryExceptShape& s) const;
   bool names_met_after_handler(const TryExceptShape& s) const;  // module code: co_names order
+  int else_end_by_names(const TryExceptShape& s) const;         // module code: co_names order
   // 3.12+: every named clause's `return None` written (not a copy of the code's end)
   bool clause_returns_written(const TryExceptShape& s) const;
   // 3.12+: clauses ending in `continue`, then code whose handlers were compiled later

@@ -976,6 +976,57 @@ bool CodeDecoder::names_met_after_handler(const TryExceptShape& s) const {
   return !after.empty() && !handler.empty() && *after.begin() > *handler.rbegin();
 }
 
+// Module code with an else and code after the statement, both first meeting names: the else's
+// are numbered before the handlers', the code after's past them (compiler_try_except's order):
+// the statement start where that numbering turns is the else's end, or -1. (Only where no jump
+// crosses it: the else's statements end there.)
+int CodeDecoder::else_end_by_names(const TryExceptShape& s) const {
+  const auto& ops = lifted_.ops;
+  if (s.else_end <= s.body_end || s.cleanup <= s.handler) return -1;
+  std::map<std::string, int> index;
+  for (size_t k = 0; k < code_.names.size(); ++k)
+    index.emplace(code_.names[k], static_cast<int>(k));
+  std::set<std::string> seen;
+  for (int k = 0; k < s.body_end; ++k) {
+    if (uses_co_names(ops[static_cast<size_t>(k)])) seen.insert(ops[static_cast<size_t>(k)].text);
+  }
+  std::set<int> handler;
+  for (int k = s.handler; k < s.cleanup; ++k) {
+    const Operation& op = ops[static_cast<size_t>(k)];
+    auto at = index.find(op.text);
+    if (uses_co_names(op) && !seen.count(op.text) && at != index.end()) handler.insert(at->second);
+  }
+  if (handler.empty()) return -1;
+  int turn = -1;  // the first operation meeting a name numbered past the handlers'
+  bool any_before = false;
+  for (int k = s.body_end; k < s.else_end; ++k) {
+    const Operation& op = ops[static_cast<size_t>(k)];
+    auto at = index.find(op.text);
+    if (!uses_co_names(op) || at == index.end() || !seen.insert(op.text).second ||
+        handler.count(at->second))
+      continue;
+    bool after = at->second > *handler.rbegin();
+    if (!after && at->second > *handler.begin()) return -1;
+    if (after && turn < 0) turn = k;
+    if (!after && turn >= 0) return -1;
+    any_before |= !after;
+  }
+  if (turn < 0 || !any_before) return -1;
+  int split = turn;  // back to the start of its statement's line
+  while (split > s.body_end && line_at(ops, split - 1) == line_at(ops, turn)) --split;
+  if (split <= s.body_end || !may_start_statement(ops[static_cast<size_t>(split)].op)) return -1;
+  Op before = ops[static_cast<size_t>(split) - 1].op;  // (a statement ends there, leaving nothing)
+  if (before != Op::StoreName && before != Op::StoreAttr && before != Op::PopTop &&
+      before != Op::RaiseVarargs && before != Op::DeleteName && before != Op::Nop)
+    return -1;
+  for (int k = s.body_end; k < s.else_end; ++k) {
+    const Operation& op = ops[static_cast<size_t>(k)];
+    if (is_jump(op.op) && ((k < split && op.target > split) || (k >= split && op.target < split)))
+      return -1;
+  }
+  return split;
+}
+
 // Where the handlers never rejoin, what follows the body is its else or, the same code, the
 // code after the statement (decoded as the else, then moved out). 3.12+ places handler blocks
 // last, in the order they were compiled: a handler of that code placed before this one's was
@@ -985,9 +1036,10 @@ bool CodeDecoder::names_met_after_handler(const TryExceptShape& s) const {
 // code may end in the loop's jump back (jumps_back: a try past the loop's head, tomllib's loads).
 void CodeDecoder::read_except_sequential(int i, int end, TryExceptShape& s) const {
   const auto& ops = lifted_.ops;
-  if (profile_.cold_blocks_at_end && (role_ != CodeRole::Module || names_met_after_handler(s)) &&
-      !s.jumps_over && !s.cold && s.back_join < 0 && (s.try_end < 0 || s.handler >= end) &&
-      s.else_end > s.body_end) {
+  bool names_after = role_ != CodeRole::Module || names_met_after_handler(s);
+  int split = !names_after && profile_.cold_blocks_at_end ? else_end_by_names(s) : -1;
+  if (profile_.cold_blocks_at_end && (names_after || split >= 0) && !s.jumps_over && !s.cold &&
+      s.back_join < 0 && (s.try_end < 0 || s.handler >= end) && s.else_end > s.body_end) {
     s.sequential = true;
     for (int k = s.handler; k < s.cleanup; ++k) {  // (not even to a loop's head or exit)
       const Operation& op = ops[static_cast<size_t>(k)];
@@ -1006,6 +1058,10 @@ void CodeDecoder::read_except_sequential(int i, int end, TryExceptShape& s) cons
       s.sequential &= region.target == s.handler || region.start < i ||
                       region.start >= s.body_end || jumps_out || only_reraises(ops, region.target);
     }
+  }
+  if (split >= 0 && s.sequential) {  // (the else ends there, the code after follows it)
+    s.else_end = s.try_end = split;
+    s.sequential = false;
   }
 }
 

@@ -11629,6 +11629,26 @@ CASES: list[Case] = [
         (1,),
         (2,),
     ),
+    _case(
+        "module_try_except_raises_else_then_code_names_order",
+        # Clauses that never rejoin, a written else, then code after the statement: the else's
+        # names numbered before the handler's, the code after's past them; the statement start
+        # where the numbering turns ends the else (expatreader, 3.12+; else_end_by_names)
+        """
+        import string
+        try:
+            from string import digits
+        except ImportError:
+            raise SystemError("no string")
+        else:
+            if not hasattr(string, "ascii_letters"):
+                raise SystemError("no letters")
+        from string import ascii_lowercase, hexdigits
+        LETTERS = [ascii_lowercase[:2], digits[:2], hexdigits[:1]]
+        rec("after", LETTERS)
+        """,
+        module=True,
+    ),
 ]
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
