@@ -1050,13 +1050,19 @@ void CodeDecoder::read_except_sequential(int i, int end, TryExceptShape& s) cons
     const Operation& last = ops[static_cast<size_t>(s.body_end) - 1];
     bool jumps_out = s.body_end > i && last.op == Op::Jump && last.target == s.body_end;
     // (Nor with a try nested in the body: its handler may fall through into the else. A
-    // cleanup handler that is no try statement's, an inlined comprehension's, only re-raises.)
+    // cleanup handler that is no try statement's, an inlined comprehension's, only re-raises.
+    // One covering past the body encloses the statement, `try: try:` starting where it does,
+    // where every clause raises: a clause falling through goes on to the enclosing finally's
+    // copies, no rejoining that reads off the handler's jumps.)
+    bool clauses_raise = std::none_of(ops.begin() + s.handler, ops.begin() + s.cleanup,
+                                      [](const Operation& op) { return op.op == Op::PopExcept; });
     for (const HandlerRegion& region : flow_.regions) {
       s.sequential &=
           !(region.start >= s.body_end && region.start < s.else_end && region.target < s.handler &&
             flow_.reachable[static_cast<size_t>(region.start)]);
       s.sequential &= region.target == s.handler || region.start < i ||
-                      region.start >= s.body_end || jumps_out || only_reraises(ops, region.target);
+                      (clauses_raise && region.end > s.body_end) || region.start >= s.body_end ||
+                      jumps_out || only_reraises(ops, region.target);
     }
   }
   if (split >= 0 && s.sequential) {  // (the else ends there, the code after follows it)

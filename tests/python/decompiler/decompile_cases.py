@@ -11649,6 +11649,33 @@ CASES: list[Case] = [
         """,
         module=True,
     ),
+    # 3.12+: `try: try:` starting at one operation, the outer try's cover starts where the inner
+    # one's body does: no try nested in that body, the code after the inner statement (its
+    # clauses never rejoin) stays after it, its handlers compiled after this one's (zipimport's
+    # _read_directory).
+    _case(
+        "try_finally_starts_with_try_except_raises_then_loop",
+        """
+        def f(items):
+            items = list(items)
+            try:
+                try:
+                    first = items.pop()
+                except IndexError:
+                    raise ValueError("empty")
+                while items:
+                    try:
+                        value = 10 // items.pop()
+                    except ZeroDivisionError:
+                        value = None
+                    rec("value", first, value)
+            finally:
+                rec("finally", len(items))
+            return first
+        """,
+        ([1, 0, 2],),
+        ([],),
+    ),
 ]
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
