@@ -314,6 +314,7 @@ class CodeDecoder {
   // 3.12+: handlers that never rejoin
   void read_except_sequential(int i, int end, TryExceptShape& s) const;
   bool names_met_after_handler(const TryExceptShape& s) const;  // module code: co_names order
+  int else_end_by_names(const TryExceptShape& s) const;         // module code: co_names order
   // 3.12+: every named clause's `return None` written (not a copy of the code's end)
   bool clause_returns_written(const TryExceptShape& s) const;
   // 3.12+: clauses ending in `continue`, then code whose handlers were compiled later
@@ -321,7 +322,7 @@ class CodeDecoder {
   // in a clause's body, at the handler's level
   bool in_except_clause_body(int k, int cleanup) const;
   // the code after the statement past a clause's POP_EXCEPT at `p`, or -1
-  int after_pop_except(int p, int cleanup) const;
+  int after_pop_except(int p, int cleanup, int original = -1) const;
   // `k` ends an except clause
   bool ends_except_clause(int k, int handler, int cleanup) const;
   // 3.12+: the code after the statement copied into each clause

@@ -978,17 +978,70 @@ bool CodeDecoder::names_met_after_handler(const TryExceptShape& s) const {
   return !after.empty() && !handler.empty() && *after.begin() > *handler.rbegin();
 }
 
+// Module code with an else and code after the statement, both first meeting names: the else's
+// are numbered before the handlers', the code after's past them (compiler_try_except's order):
+// the statement start where that numbering turns is the else's end, or -1. (Only where no jump
+// crosses it: the else's statements end there.)
+int CodeDecoder::else_end_by_names(const TryExceptShape& s) const {
+  const auto& ops = lifted_.ops;
+  if (s.else_end <= s.body_end || s.cleanup <= s.handler) return -1;
+  std::map<std::string, int> index;
+  for (size_t k = 0; k < code_.names.size(); ++k)
+    index.emplace(code_.names[k], static_cast<int>(k));
+  std::set<std::string> seen;
+  for (int k = 0; k < s.body_end; ++k) {
+    if (uses_co_names(ops[static_cast<size_t>(k)])) seen.insert(ops[static_cast<size_t>(k)].text);
+  }
+  std::set<int> handler;
+  for (int k = s.handler; k < s.cleanup; ++k) {
+    const Operation& op = ops[static_cast<size_t>(k)];
+    auto at = index.find(op.text);
+    if (uses_co_names(op) && !seen.count(op.text) && at != index.end()) handler.insert(at->second);
+  }
+  if (handler.empty()) return -1;
+  int turn = -1;  // the first operation meeting a name numbered past the handlers'
+  bool any_before = false;
+  for (int k = s.body_end; k < s.else_end; ++k) {
+    const Operation& op = ops[static_cast<size_t>(k)];
+    auto at = index.find(op.text);
+    if (!uses_co_names(op) || at == index.end() || !seen.insert(op.text).second ||
+        handler.count(at->second))
+      continue;
+    bool after = at->second > *handler.rbegin();
+    if (!after && at->second > *handler.begin()) return -1;
+    if (after && turn < 0) turn = k;
+    if (!after && turn >= 0) return -1;
+    any_before |= !after;
+  }
+  if (turn < 0 || !any_before) return -1;
+  int split = turn;  // back to the start of its statement's line
+  while (split > s.body_end && line_at(ops, split - 1) == line_at(ops, turn)) --split;
+  if (split <= s.body_end || !may_start_statement(ops[static_cast<size_t>(split)].op)) return -1;
+  Op before = ops[static_cast<size_t>(split) - 1].op;  // (a statement ends there, leaving nothing)
+  if (before != Op::StoreName && before != Op::StoreAttr && before != Op::PopTop &&
+      before != Op::RaiseVarargs && before != Op::DeleteName && before != Op::Nop)
+    return -1;
+  for (int k = s.body_end; k < s.else_end; ++k) {
+    const Operation& op = ops[static_cast<size_t>(k)];
+    if (is_jump(op.op) && ((k < split && op.target > split) || (k >= split && op.target < split)))
+      return -1;
+  }
+  return split;
+}
+
 // Where the handlers never rejoin, what follows the body is its else or, the same code, the
 // code after the statement (decoded as the else, then moved out). 3.12+ places handler blocks
 // last, in the order they were compiled: a handler of that code placed before this one's was
 // compiled first, in the else. (Not for a statement in handler code, `cold`: the blocks that
 // push_cold_blocks_to_end (flowgraph.c) moves keep the order they were compiled in, a try
-// nested there keeps its handlers inline, after the else and before the code after it.)
+// nested there keeps its handlers inline, after the else and before the code after it.) That
+// code may end in the loop's jump back (jumps_back: a try past the loop's head, tomllib's loads).
 void CodeDecoder::read_except_sequential(int i, int end, TryExceptShape& s) const {
   const auto& ops = lifted_.ops;
-  if (profile_.cold_blocks_at_end && (role_ != CodeRole::Module || names_met_after_handler(s)) &&
-      !s.jumps_over && !s.jumps_back && !s.cold && s.back_join < 0 &&
-      (s.try_end < 0 || s.handler >= end) && s.else_end > s.body_end) {
+  bool names_after = role_ != CodeRole::Module || names_met_after_handler(s);
+  int split = !names_after && profile_.cold_blocks_at_end ? else_end_by_names(s) : -1;
+  if (profile_.cold_blocks_at_end && (names_after || split >= 0) && !s.jumps_over && !s.cold &&
+      s.back_join < 0 && (s.try_end < 0 || s.handler >= end) && s.else_end > s.body_end) {
     s.sequential = true;
     for (int k = s.handler; k < s.cleanup; ++k) {  // (not even to a loop's head or exit)
       const Operation& op = ops[static_cast<size_t>(k)];
@@ -999,14 +1052,24 @@ void CodeDecoder::read_except_sequential(int i, int end, TryExceptShape& s) cons
     const Operation& last = ops[static_cast<size_t>(s.body_end) - 1];
     bool jumps_out = s.body_end > i && last.op == Op::Jump && last.target == s.body_end;
     // (Nor with a try nested in the body: its handler may fall through into the else. A
-    // cleanup handler that is no try statement's, an inlined comprehension's, only re-raises.)
+    // cleanup handler that is no try statement's, an inlined comprehension's, only re-raises.
+    // One covering past the body encloses the statement, `try: try:` starting where it does,
+    // where every clause raises: a clause falling through goes on to the enclosing finally's
+    // copies, no rejoining that reads off the handler's jumps.)
+    bool clauses_raise = std::none_of(ops.begin() + s.handler, ops.begin() + s.cleanup,
+                                      [](const Operation& op) { return op.op == Op::PopExcept; });
     for (const HandlerRegion& region : flow_.regions) {
       s.sequential &=
           !(region.start >= s.body_end && region.start < s.else_end && region.target < s.handler &&
             flow_.reachable[static_cast<size_t>(region.start)]);
       s.sequential &= region.target == s.handler || region.start < i ||
-                      region.start >= s.body_end || jumps_out || only_reraises(ops, region.target);
+                      (clauses_raise && region.end > s.body_end) || region.start >= s.body_end ||
+                      jumps_out || only_reraises(ops, region.target);
     }
+  }
+  if (split >= 0 && s.sequential) {  // (the else ends there, the code after follows it)
+    s.else_end = s.try_end = split;
+    s.sequential = false;
   }
 }
 
@@ -1028,8 +1091,11 @@ bool CodeDecoder::in_except_clause_body(int k, int cleanup) const {
 
 // That code lies where the statement does, under the handler of what is around it (as the
 // cleanup block does): a return unwinding a with or finally around the statement on its way
-// out runs their exit code outside it.
-int CodeDecoder::after_pop_except(int p, int cleanup) const {
+// out runs their exit code outside it. Or, given the `original` of a copy there, under the
+// original's handler: a copy keeps the handler of its original's place (flowgraph.c's
+// label_exception_targets runs before inline_small_exit_blocks), a statement ending a try's
+// body copying the code after that try, outside its cover.
+int CodeDecoder::after_pop_except(int p, int cleanup, int original) const {
   const auto& ops = lifted_.ops;
   if (ops[static_cast<size_t>(p)].op != Op::PopExcept || flow_.handler_covering(p) == cleanup ||
       !in_except_clause_body(p - 1, cleanup)) {
@@ -1037,7 +1103,10 @@ int CodeDecoder::after_pop_except(int p, int cleanup) const {
   }
   int q = p + 1;
   if (q + 3 < cleanup && unbinds_clause_name(ops, q)) q += 3;
-  return flow_.handler_covering(q) == flow_.handler_covering(cleanup) ? q : -1;
+  int covering = flow_.handler_covering(q);
+  bool placed = covering == flow_.handler_covering(cleanup) ||
+                (original >= 0 && covering == flow_.handler_covering(original));
+  return placed ? q : -1;
 }
 
 // (The copy ends its clause: at the next clause's type test, the no-match RERAISE, a named
@@ -1086,11 +1155,14 @@ void CodeDecoder::read_except_tail_copy(int end, int exit, TryExceptShape& s) co
       s.tail_copy_length = length;
     }
     // (Or the original follows the region, where the statement's region goes on: the
-    // statement ends an if's then-branch, whose test jumps there.)
-    if (s.tail_copy < 0 && length > 0 && s.else_end == end && same_target(end, exit) &&
-        ends_except_clause(q + length, s.handler, s.cleanup) && is_line_copy(ops, q, end, length)) {
+    // statement ends an if's then-branch, whose test jumps there, or a try's body.)
+    int q_end = q >= 0 ? q : after_pop_except(p, s.cleanup, end);
+    int length_end = q_end < 0 ? 0 : copied_tail_length(q_end);
+    if (s.tail_copy < 0 && length_end > 0 && s.else_end == end && same_target(end, exit) &&
+        ends_except_clause(q_end + length_end, s.handler, s.cleanup) &&
+        is_line_copy(ops, q_end, end, length_end)) {
       s.tail_copy = end;
-      s.tail_copy_length = length;
+      s.tail_copy_length = length_end;
     }
     // (Or it straddles the region's end: the statements before its return end the region, the
     // return is the region's exit, the implicit `return None` an enclosing if reads as its join
@@ -1489,7 +1561,7 @@ int CodeDecoder::except_clause_decode_end(int body_begin, int clause_end, int en
   // through its POP_EXCEPT into it (the body cannot fall through, or jumps there too).
   int decode_end = clause_end;
   for (int p = body_begin; s.tail_copy >= 0 && p + s.tail_copy_length < clause_end; ++p) {
-    int q = after_pop_except(p, s.cleanup);
+    int q = after_pop_except(p, s.cleanup, s.tail_copy);
     if (q + s.tail_copy_length == clause_end &&
         is_line_copy(ops, q, s.tail_copy, s.tail_copy_length)) {
       decode_end = q;

@@ -11712,6 +11712,106 @@ CASES: list[Case] = [
         ([1, 5, 0, 2],),
         ([0, 0, 1],),
     ),
+    # 3.12+: a try past the loop's head whose clause leaves (a `break` to a copied return) and
+    # code after it with a try of its own, whose handler lies after this one's: compiled after
+    # the statement, not in its else (tomllib's loads; the jump back ends that code).
+    _case(
+        "while_try_except_break_after_code_then_nested_try",
+        """
+        def f(src):
+            pos = 0
+            while True:
+                pos += 1
+                try:
+                    char = src[pos]
+                except IndexError:
+                    break
+                if char == "[":
+                    try:
+                        second = src[pos + 1]
+                    except IndexError:
+                        second = None
+                    rec("second", second)
+                rec("char", char)
+            return pos
+        """,
+        ("ab[c",),
+        ("a[",),
+        ("",),
+    ),
+    # A try ending another try's body: its clause's way out is a copy of the code after the
+    # outer statement (inline_small_exit_blocks), kept under the handler of the original's
+    # place, outside the outer cover; a written `return b` there would be covered (mailbox's
+    # Maildir.add). b unbound: the original's NameError escapes the outer clause.
+    _case(
+        "nested_try_clause_exit_copies_code_after_outer_try",
+        """
+        def f(a):
+            try:
+                try:
+                    rec("body", a)
+                    if a > 1:
+                        raise KeyError(a)
+                    b = a
+                except KeyError:
+                    rec("clause")
+                else:
+                    rec("else", b)
+            except NameError:
+                rec("outer")
+                return -1
+            return b
+        """,
+        (1,),
+        (2,),
+    ),
+    _case(
+        "module_try_except_raises_else_then_code_names_order",
+        # Clauses that never rejoin, a written else, then code after the statement: the else's
+        # names numbered before the handler's, the code after's past them; the statement start
+        # where the numbering turns ends the else (expatreader, 3.12+; else_end_by_names)
+        """
+        import string
+        try:
+            from string import digits
+        except ImportError:
+            raise SystemError("no string")
+        else:
+            if not hasattr(string, "ascii_letters"):
+                raise SystemError("no letters")
+        from string import ascii_lowercase, hexdigits
+        LETTERS = [ascii_lowercase[:2], digits[:2], hexdigits[:1]]
+        rec("after", LETTERS)
+        """,
+        module=True,
+    ),
+    # 3.12+: `try: try:` starting at one operation, the outer try's cover starts where the inner
+    # one's body does: no try nested in that body, the code after the inner statement (its
+    # clauses never rejoin) stays after it, its handlers compiled after this one's (zipimport's
+    # _read_directory).
+    _case(
+        "try_finally_starts_with_try_except_raises_then_loop",
+        """
+        def f(items):
+            items = list(items)
+            try:
+                try:
+                    first = items.pop()
+                except IndexError:
+                    raise ValueError("empty")
+                while items:
+                    try:
+                        value = 10 // items.pop()
+                    except ZeroDivisionError:
+                        value = None
+                    rec("value", first, value)
+            finally:
+                rec("finally", len(items))
+            return first
+        """,
+        ([1, 0, 2],),
+        ([],),
+    ),
 ]
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
@@ -11729,6 +11829,10 @@ _NOT_YET: dict = {
         v: FALLBACK + "'try statement leaves its region' (3.10/3.11: the break's copy of the"
         " join after the try/finally's normal copy, the loop's body read without it)"
         for v in (10, 11)
+    },
+    "nested_try_clause_exit_copies_code_after_outer_try": {
+        10: WRONG + "(3.10: the clause's copy of the code after the outer try, past POP_EXCEPT"
+        " and the outer POP_BLOCK, read as the clause's own return, under the outer handler)",
     },
     "for_try_except_ends_in_with": {
         13: FALLBACK + "'POP_EXCEPT of a non-exception' (3.13: a with statement ending a clause"
