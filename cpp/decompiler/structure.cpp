@@ -1502,10 +1502,23 @@ int CodeDecoder::body_past_last_jump_back(int head, int exit, int end) const {
   int reach = open_statement_end(head, exit, end);
   bool open = reach > exit;
   for (int k = head; k < exit; ++k) reach = std::max(reach, forward(k));
+  // (Or one landing on it, an if's test over its `continue`, where no `break` ended the body:
+  // compiler_break emits a NOP with its line before its jump, which remove_redundant_jumps
+  // drops where the loop's exit follows; the NOP stays (remove_redundant_nops keeps one whose
+  // line the next operation's is not), so code after the loop starts on it; a break's jump kept
+  // (its line the NOP's) goes there too. The body then runs on, straight, to its return or
+  // raise.)
+  bool lands = exit > 0 && reach == exit && ops[static_cast<size_t>(exit)].nop_line < 0;
+  for (int k = 0; lands && k < static_cast<int>(ops.size()); ++k) {
+    const Operation& op = ops[static_cast<size_t>(k)];
+    lands = op.target != exit ||
+            (k >= head && k < exit && (op.op == Op::JumpIf || op.op == Op::JumpIfOrPop));
+  }
+  if (lands) ++reach;
   if (reach <= exit || exit <= 0 || falls_through(ops[static_cast<size_t>(exit) - 1].op))
     return exit;
   for (int k = exit; k < end; ++k) {
-    if (k > reach && !(open && falls_through(ops[static_cast<size_t>(k) - 1].op))) break;
+    if (k > reach && !((open || lands) && falls_through(ops[static_cast<size_t>(k) - 1].op))) break;
     const Operation& op = ops[static_cast<size_t>(k)];
     if (!flow_.reachable[static_cast<size_t>(k)] || op.op == Op::PushExcInfo) return exit;
     reach = std::max(reach, forward(k));
@@ -1704,8 +1717,7 @@ int CodeDecoder::cold_code_after_loop(int head, int last_jump, int loop_exit, in
   }
   if (k == size || ops[static_cast<size_t>(k)].op != Op::Jump) return -1;
   int goes_on = ops[static_cast<size_t>(k)].target;
-  if (goes_on != loop_exit && !(loop_exit == end && same_target(goes_on, region_exit)))
-    return -1;
+  if (goes_on != loop_exit && !(loop_exit == end && same_target(goes_on, region_exit))) return -1;
   // (Nothing else enters it.)
   for (int m = 0; m < size; ++m) {
     int t = ops[static_cast<size_t>(m)].target;

@@ -11639,6 +11639,24 @@ CASES: list[Case] = [
         ([5, 2, 0, 1], [0]),
         ([1], []),
     ),
+    # A `while 1:` body ending in `if t: continue` + a return: the test lands right after the
+    # jump back, on no break's NOP line, so the return is the body's (body_past_last_jump_back;
+    # os._spawnvef).
+    _case(
+        "while_true_if_continue_then_return_in_body",
+        """
+        def f(items):
+            items = list(items)
+            while 1:
+                value = items.pop()
+                if value < 0:
+                    rec("skip", value)
+                    continue
+                return rec("found", value * 2)
+        """,
+        ([1, -2, 3],),
+        ([5, -1, -2],),
+    ),
 ]
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
