@@ -233,6 +233,8 @@ class CodeDecoder {
   int cold_break_target(int head, int loop_exit, int end, int region_exit,
                         int break_target) const;  // 3.12+: breaks from cold handler code
   int cold_with_exit_break(int head, int last_jump, int end);  // 3.12+: to a with's cold exit
+  int cold_code_after_loop(int head, int last_jump, int loop_exit, int end, int region_exit,
+                           int* jump) const;
   bool leaves_try_except(int head, int p) const;  // 3.10: POP_EXCEPT/POP_BLOCK of a try/except
   void note_clause_break_copies(int head, int last_jump, int loop_exit, int end, int region_exit,
                                 int* clause_tail, int* clause_tail_length);  // 3.10

@@ -1521,10 +1521,23 @@ int CodeDecoder::body_past_last_jump_back(int head, int exit, int end) const {
   int reach = open_statement_end(head, exit, end);
   bool open = reach > exit;
   for (int k = head; k < exit; ++k) reach = std::max(reach, forward(k));
+  // (Or one landing on it, an if's test over its `continue`, where no `break` ended the body:
+  // compiler_break emits a NOP with its line before its jump, which remove_redundant_jumps
+  // drops where the loop's exit follows; the NOP stays (remove_redundant_nops keeps one whose
+  // line the next operation's is not), so code after the loop starts on it; a break's jump kept
+  // (its line the NOP's) goes there too. The body then runs on, straight, to its return or
+  // raise.)
+  bool lands = exit > 0 && reach == exit && ops[static_cast<size_t>(exit)].nop_line < 0;
+  for (int k = 0; lands && k < static_cast<int>(ops.size()); ++k) {
+    const Operation& op = ops[static_cast<size_t>(k)];
+    lands = op.target != exit ||
+            (k >= head && k < exit && (op.op == Op::JumpIf || op.op == Op::JumpIfOrPop));
+  }
+  if (lands) ++reach;
   if (reach <= exit || exit <= 0 || falls_through(ops[static_cast<size_t>(exit) - 1].op))
     return exit;
   for (int k = exit; k < end; ++k) {
-    if (k > reach && !(open && falls_through(ops[static_cast<size_t>(k) - 1].op))) break;
+    if (k > reach && !((open || lands) && falls_through(ops[static_cast<size_t>(k) - 1].op))) break;
     const Operation& op = ops[static_cast<size_t>(k)];
     if (!flow_.reachable[static_cast<size_t>(k)] || op.op == Op::PushExcInfo) return exit;
     reach = std::max(reach, forward(k));
@@ -1697,6 +1710,46 @@ int CodeDecoder::cold_break_target(int head, int loop_exit, int end, int region_
   }
   if (found >= 0 && same && (found <= end || resolve(found) == resolve(region_exit))) return found;
   return break_target;
+}
+
+// 3.12+: a `while True:` left only by breaks from except clauses, the code after it going on
+// past it (an enclosing if's join, the enclosing loop's next iteration): that code is reached
+// from the clauses only, so push_cold_blocks_to_end (flowgraph.c) placed it after their handler
+// code, its fall into what follows the loop made a jump back there. Where all the breaks go to
+// such code (its handler the loop's jump back's), its start, `*jump` its jump back; else -1.
+int CodeDecoder::cold_code_after_loop(int head, int last_jump, int loop_exit, int end,
+                                      int region_exit, int* jump) const {
+  const auto& ops = lifted_.ops;
+  int size = static_cast<int>(ops.size());
+  int start = -1;
+  int breaks = 0;
+  for (int target : handler_exits(head, loop_exit)) {
+    if (start >= 0 && target != start) return -1;
+    start = target;
+    ++breaks;
+  }
+  if (!profile_.cold_blocks_at_end || start < end || start >= size ||
+      falls_through(ops[static_cast<size_t>(start) - 1].op))
+    return -1;
+  // (Its end: the first way out that every forward jump before it stays within.)
+  int reach = start;
+  int k = start;
+  for (; k < size; ++k) {
+    const Operation& o = ops[static_cast<size_t>(k)];
+    if (flow_.handler_covering(k) != flow_.handler_covering(last_jump)) return -1;
+    if (!falls_through(o.op) && reach <= k) break;
+    if (is_jump(o.op) && o.target > k) reach = std::max(reach, o.target);
+  }
+  if (k == size || ops[static_cast<size_t>(k)].op != Op::Jump) return -1;
+  int goes_on = ops[static_cast<size_t>(k)].target;
+  if (goes_on != loop_exit && !(loop_exit == end && same_target(goes_on, region_exit))) return -1;
+  // (Nothing else enters it.)
+  for (int m = 0; m < size; ++m) {
+    int t = ops[static_cast<size_t>(m)].target;
+    if ((m < start || m > k) && t >= start && t <= k && --breaks < 0) return -1;
+  }
+  *jump = k;
+  return breaks == 0 ? start : -1;
 }
 
 // 3.12+: a loop ending the body of a with statement, left only by breaks from except clauses:
@@ -1927,6 +1980,12 @@ int CodeDecoder::decode_while_true(int head, int last_jump, int end, int region_
     break_target = cold_break_target(head, loop_exit, end, region_exit, break_target);
   if (!past && profile_.cold_blocks_at_end && break_target == end)
     break_target = cold_with_exit_break(head, last_jump, end);
+  int cold_jump = -1;  // the jump back ending the code after the loop, placed cold
+  int cold_after =
+      past || cold_exit || ends_in_break
+          ? -1
+          : cold_code_after_loop(head, last_jump, loop_exit, end, region_exit, &cold_jump);
+  if (cold_after >= 0) break_target = cold_after;
   int clause_tail = -1;  // the copy read as the code after the loop, where no original is kept
   int clause_tail_length = 0;
   if (profile_.block_stack && !past)
@@ -1961,6 +2020,10 @@ int CodeDecoder::decode_while_true(int head, int last_jump, int end, int region_
     std::fill(first, consumed_.begin() + tail_end, false);
     after_loop = decode_range(clause_break_tail_, tail_end, tail_end);
     std::copy(kept.begin(), kept.end(), consumed_.begin() + clause_break_tail_);
+  }
+  if (cold_after >= 0) {
+    after_loop = decode_range(cold_after, cold_jump, cold_jump);
+    mark_consumed(cold_after, cold_jump + 1);
   }
   emit_while_true(std::move(body), ends_in_break, while_true_spelled_true(head),
                   while_true_written(head, last_jump));

@@ -11812,6 +11812,87 @@ CASES: list[Case] = [
         ([1, 0, 2],),
         ([],),
     ),
+    # 3.12+: a `while True:` left only by its clauses' breaks, the code after it going on (an
+    # enclosing if's join, a for's next item): that code is cold, after the handler code, and
+    # ends in a jump back to where it goes on (cold_code_after_loop; concurrent.futures'
+    # flag_executor_shutting_down).
+    _case(
+        "while_true_clause_breaks_then_code_in_if_going_on",
+        """
+        def f(items, flag):
+            out = []
+            if flag:
+                items = list(items)
+                while True:
+                    try:
+                        out.append(10 // items.pop())
+                    except (ZeroDivisionError, IndexError):
+                        break
+                rec("after", out)
+            rec("end", flag)
+            return out
+        """,
+        ([5, 2, 0, 1], True),
+        ([], True),
+        ([1], False),
+    ),
+    _case(
+        "while_true_clause_breaks_then_code_in_for_body",
+        """
+        def f(groups):
+            out = []
+            for g in groups:
+                g = list(g)
+                while True:
+                    try:
+                        out.append(10 // g.pop())
+                    except ZeroDivisionError:
+                        break
+                    except IndexError:
+                        rec("empty")
+                        break
+                rec("group", len(g))
+            return out
+        """,
+        ([[1, 0, 2], [5]],),
+        ([],),
+    ),
+    _case(
+        "while_true_clause_breaks_then_code_ending_if_at_function_end",
+        """
+        def f(items, box):
+            box = list(box)
+            if box:
+                items = list(items)
+                while True:
+                    try:
+                        box.append(10 // items.pop())
+                    except (ZeroDivisionError, IndexError):
+                        break
+                box.append("after")
+            return box
+        """,
+        ([5, 2, 0, 1], [0]),
+        ([1], []),
+    ),
+    # A `while 1:` body ending in `if t: continue` + a return: the test lands right after the
+    # jump back, on no break's NOP line, so the return is the body's (body_past_last_jump_back;
+    # os._spawnvef).
+    _case(
+        "while_true_if_continue_then_return_in_body",
+        """
+        def f(items):
+            items = list(items)
+            while 1:
+                value = items.pop()
+                if value < 0:
+                    rec("skip", value)
+                    continue
+                return rec("found", value * 2)
+        """,
+        ([1, -2, 3],),
+        ([5, -1, -2],),
+    ),
 ]
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
