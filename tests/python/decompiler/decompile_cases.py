@@ -1400,6 +1400,25 @@ CASES: list[Case] = [
         ([], set(), ()),
     ),
     _case(
+        "and_membership_test_then_written_continue_in_if_branch",
+        # A written `continue` on a line of its own after an and ending in a membership test,
+        # in an if branch with an elif: its jump back starts a line the test's does not (3.13:
+        # symtable's Class.get_methods, read as `if not (...)` turned around)
+        """
+        def f(items, out):
+            for st in items:
+                if st[0] == 1:
+                    if st[1] == "g" and 0 in st[2]:
+                        continue
+                    out[st[1]] = 1
+                elif st[0] == 2:
+                    out[0] = 2
+            return out
+        """,
+        ([(1, "g", (0,)), (1, "g", ()), (1, "h", (0,)), (2, "x", ()), (3, "y", ())], {}),
+        ([], {}),
+    ),
+    _case(
         "name_order_of_imports_as_and_into_cells",
         # The name-order block lists a dotted module name with the names its import registers:
         # `import a.b as c` (a.b then b, 3.11+), `from a import x` where x is a cell
