@@ -217,6 +217,7 @@ class CodeDecoder {
   int decode_loop_at(int i, int end, int exit, int source, bool nested);  // a loop at i, or -1
   int decode_jump(int i, int end, int exit);
   bool jump_before_loop_end(int i, int target, int exit) const;
+  bool jump_back_copy_at(int at) const;  // 3.13: duplicate_exits_without_lineno's, a test's
   // 3.12+: a jump back to the loop's head leaving the try body it ends (a written `continue`)
   bool continue_leaves_try(int i, int target) const;
   bool lands_on_head_nop(int i, int target) const;  // 3.11+: a written `continue`

@@ -1419,6 +1419,31 @@ CASES: list[Case] = [
         ([], {}),
     ),
     _case(
+        "if_ending_then_branch_of_if_else_in_if_branch_ending_loop_body",
+        # 3.13: the nested if's test jumps to the copy of the line-less jump back that
+        # duplicate_exits_without_lineno gave it, right after the original its then-branch falls
+        # into: that original ends a branch jumping back on its own (glob's translate)
+        """
+        def f(parts, n):
+            results = []
+            for idx, part in enumerate(parts):
+                if part == "*":
+                    results.append(1)
+                elif part == "**":
+                    if idx < n:
+                        if parts[idx + 1] != "**":
+                            results.append(2)
+                    else:
+                        results.append(3)
+                else:
+                    results.append(4)
+            return results
+        """,
+        (["*", "**", "x", "**", "**", "**"], 4),
+        (["**", "*"], 0),
+        ([], 1),
+    ),
+    _case(
         "name_order_of_imports_as_and_into_cells",
         # The name-order block lists a dotted module name with the names its import registers:
         # `import a.b as c` (a.b then b, 3.11+), `from a import x` where x is a cell
