@@ -190,7 +190,12 @@ class CodeDecoder {
   bool statement_refused_ = false;
   ExprPtr captured_target_;   // the target stored into a loop/with/except pseudo value
   std::string handler_name_;  // the `as` name of the except clause being decoded
-  size_t clause_loops_ = 0;   // how many loops enclose the try of that clause (loops_.size())
+  // The `as` names of the except clauses enclosing that clause, and whether the store being read
+  // is the unbinding of one as a jump leaves it (unwinds_enclosing_clause).
+  std::vector<std::string> enclosing_clause_names_;
+  bool unbinds_enclosing_clause_ = false;
+  bool unwinds_enclosing_clause(int at) const;
+  size_t clause_loops_ = 0;  // how many loops enclose the try of that clause (loops_.size())
 
   // ---- structure.cpp: regions of operations to statements
   Body decode_range(int begin, int end, int exit);

@@ -1444,6 +1444,49 @@ CASES: list[Case] = [
         ([], 1),
     ),
     _case(
+        "continue_in_clause_nested_in_named_clause",
+        # compiler_unwind_fblock_stack: a `continue` leaving a clause nested in an
+        # `except ... as e` clause unbinds e after the POP_EXCEPTs, right before its jump back
+        # (pdb's main)
+        """
+        def f(items):
+            out = []
+            for x in items:
+                try:
+                    out.append(10 // x)
+                except ZeroDivisionError as e:
+                    try:
+                        out.append(int(str(x) + "z"))
+                    except ValueError:
+                        out.append(type(e).__name__)
+                        continue
+                out.append(x)
+            return out
+        """,
+        ([1, 0, 2, 0],),
+        ([],),
+    ),
+    _case(
+        "named_clause_writes_its_own_unbinding",
+        # `e = None; del e` written in the clause, under its handler, are statements: only the
+        # unbinding right after the clause's POP_EXCEPT is compiler_try_except's
+        """
+        def f(x, later):
+            try:
+                r = 10 // x
+            except ZeroDivisionError as e:
+                r = type(e).__name__
+                e = None
+                del e
+                if later:
+                    return r, e
+            return r
+        """,
+        (2, True),
+        (0, False),
+        (0, True),
+    ),
+    _case(
         "name_order_of_imports_as_and_into_cells",
         # The name-order block lists a dotted module name with the names its import registers:
         # `import a.b as c` (a.b then b, 3.11+), `from a import x` where x is a cell
