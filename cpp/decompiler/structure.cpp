@@ -2441,6 +2441,9 @@ bool CodeDecoder::jump_back_copy_at(int at) const {
   if (!profile_.copies_jump_back_exits || at < 1 || static_cast<size_t>(at) >= ops.size() ||
       ops[static_cast<size_t>(at)].op != Op::Jump || ops[static_cast<size_t>(at)].target >= at)
     return false;
+  // (Not after a with statement's exit call: its suppressing path goes to the original too,
+  // threaded to the head, which a `continue` written after the with would take instead.)
+  if (at >= 6 && is_exit_call(ops, at - 6)) return false;
   int jumper = -1;
   for (size_t k = 0; k < ops.size(); ++k) {
     if (is_jump(ops[k].op) && ops[k].target == at - 1) return false;  // (a copy itself)
