@@ -1115,6 +1115,8 @@ std::vector<std::pair<int, int>> CodeDecoder::decode_except_clauses(Stmt& stmt,
     int body_begin = read_except_clause_head(clause, k, shape.handlers_end, &clause_end);
     clause_ranges.emplace_back(body_begin, clause_end);
     handler_name_ = clause.name;
+    Restore<std::vector<std::string>> keep_enclosing(enclosing_clause_names_);
+    if (!saved_name.empty()) enclosing_clause_names_.push_back(saved_name);
     auto copy = shape.clause_copy.find(clause_end);
     clause.body = copy != shape.clause_copy.end()
                       ? decode_range(body_begin, copy->second, copy->second)

@@ -992,6 +992,12 @@ bool CodeDecoder::needs_inversion(const IfShape& s) {
   for (const ConditionItem& item : items) {
     if (item.target == then_begin && !item.turned) return false;
   }
+  // (Not where the jump back starts a line other than the last test's: normalize_jumps_in_block
+  // gives the JUMP_BACKWARD it adds the location of the jump it turns around, so one on a line
+  // of its own is a written `continue`, `if a and b in c:` then `continue` below it.)
+  if (int line = ops[static_cast<size_t>(then_begin)].line;
+      line >= 0 && line != line_at(ops, items.back().jump))
+    return false;
   // (Not where a chained comparison's cleanup lies before the label: it falls into a written
   // `continue`, `if not a < b < c: continue`; turned around, the cleanup jumps back itself and
   // is placed after the body.)

@@ -190,7 +190,12 @@ class CodeDecoder {
   bool statement_refused_ = false;
   ExprPtr captured_target_;   // the target stored into a loop/with/except pseudo value
   std::string handler_name_;  // the `as` name of the except clause being decoded
-  size_t clause_loops_ = 0;   // how many loops enclose the try of that clause (loops_.size())
+  // The `as` names of the except clauses enclosing that clause, and whether the store being read
+  // is the unbinding of one as a jump leaves it (unwinds_enclosing_clause).
+  std::vector<std::string> enclosing_clause_names_;
+  bool unbinds_enclosing_clause_ = false;
+  bool unwinds_enclosing_clause(int at) const;
+  size_t clause_loops_ = 0;  // how many loops enclose the try of that clause (loops_.size())
 
   // ---- structure.cpp: regions of operations to statements
   Body decode_range(int begin, int end, int exit);
@@ -217,6 +222,7 @@ class CodeDecoder {
   int decode_loop_at(int i, int end, int exit, int source, bool nested);  // a loop at i, or -1
   int decode_jump(int i, int end, int exit);
   bool jump_before_loop_end(int i, int target, int exit) const;
+  bool jump_back_copy_at(int at) const;  // 3.13: duplicate_exits_without_lineno's, a test's
   // 3.12+: a jump back to the loop's head leaving the try body it ends (a written `continue`)
   bool continue_leaves_try(int i, int target) const;
   bool lands_on_head_nop(int i, int target) const;  // 3.11+: a written `continue`

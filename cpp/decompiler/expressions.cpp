@@ -1157,9 +1157,12 @@ bool CodeDecoder::execute_store(const Operation& op, int i) {
     case Op::StoreName: {
       if (op.scope == Scope::Fast) swapped_tuple_assignment(i);
       // (The clause's own `name = None` is kept: only compiler_try_except's unbinding, the store
-      // right before `del name`, is the cleanup.)
+      // right before `del name` right after the clause's POP_EXCEPT, is the cleanup.)
       Restore<bool> keep(keep_handler_store_);
-      keep_handler_store_ = !unbinds_clause_name(lifted_.ops, i - 1);
+      keep_handler_store_ = !unbinds_clause_name(lifted_.ops, i - 1) || i < 2 ||
+                            lifted_.ops[static_cast<size_t>(i) - 2].op != Op::PopExcept;
+      Restore<bool> keep_enclosing(unbinds_enclosing_clause_);
+      unbinds_enclosing_clause_ = unwinds_enclosing_clause(i - 1);
       store(name_expr(op.text), pop_raw());
       return true;
     }
@@ -1190,11 +1193,13 @@ bool CodeDecoder::execute_store(const Operation& op, int i) {
       return true;
     }
     case Op::DeleteName:
-      // compiler_try_except's `name = None; del name` ending a named clause (a `del name` the
-      // clause writes is a statement).
-      if (!handler_name_.empty() && op.text == handler_name_ && i >= 2 &&
-          unbinds_clause_name(lifted_.ops, i - 2))
+      // compiler_try_except's `name = None; del name` ending a named clause after its POP_EXCEPT
+      // (a `name = None; del name` the clause writes, under its handler, is statements).
+      if (!handler_name_.empty() && op.text == handler_name_ && i >= 3 &&
+          unbinds_clause_name(lifted_.ops, i - 2) &&
+          lifted_.ops[static_cast<size_t>(i) - 3].op == Op::PopExcept)
         return true;
+      if (unwinds_enclosing_clause(i - 2)) return true;
       emit(make_stmt(StmtKind::Delete, {name_expr(op.text)}));
       return true;
     case Op::DeleteAttr:
@@ -2046,6 +2051,7 @@ void CodeDecoder::store(ExprPtr target, ExprPtr value) {
       is_none(value) && !keep_handler_store_) {
     return;
   }
+  if (unbinds_enclosing_clause_ && target->kind == ExprKind::Name && is_none(value)) return;
   // `a = b = v`: the value is still on the stack (a COPY) for the next target.
   bool is_chain = is_internal(value, "chain");
   if (!stack_.empty() && stack_.back() == value && value->kind != ExprKind::Internal) {

@@ -323,6 +323,24 @@ bool unbinds_clause_name(const std::vector<Operation>& ops, int at) {
          o[1].text == o[2].text;
 }
 
+// compiler_unwind_fblock_stack: a `continue`, `break` or `return` leaving a clause nested in the
+// clause of an enclosing `except ... as name` pops each handler (POP_EXCEPT), then unbinds that
+// name (`name = None; del name`) before its jump or return. The unbinding at `at`, of an
+// enclosing clause's name, right after a POP_EXCEPT and right before the jump or return (a
+// `del name` written after a nested try statement is followed by more code, at the least the
+// clause's own POP_EXCEPT).
+bool CodeDecoder::unwinds_enclosing_clause(int at) const {
+  const auto& ops = lifted_.ops;
+  if (at < 1 || !unbinds_clause_name(ops, at) || static_cast<size_t>(at) + 3 >= ops.size() ||
+      ops[static_cast<size_t>(at) - 1].op != Op::PopExcept)
+    return false;
+  const std::string& name = ops[static_cast<size_t>(at) + 1].text;
+  Op after = ops[static_cast<size_t>(at) + 3].op;
+  return (after == Op::Jump || after == Op::ReturnValue || after == Op::ReturnConst) &&
+         std::find(enclosing_clause_names_.begin(), enclosing_clause_names_.end(), name) !=
+             enclosing_clause_names_.end();
+}
+
 // The line of operation `k` (operations carry the line only where one starts).
 int line_at(const std::vector<Operation>& ops, int k) {
   for (; k >= 0; --k) {
@@ -1812,6 +1830,8 @@ Body CodeDecoder::decode_except_clause_body(int body_begin, int decode_end,
       }
     }
   }
+  Restore<std::vector<std::string>> keep_enclosing(enclosing_clause_names_);
+  if (!saved_name.empty()) enclosing_clause_names_.push_back(saved_name);
   handler_name_ = name;
   Body body;
   {

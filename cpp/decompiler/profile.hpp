@@ -149,6 +149,9 @@ class CompilerProfile {
   // without a line gets a copy placed right after the block (the last jump's copy first), its
   // line the jump's (propagate_line_numbers spreads it).
   bool copies_exits_with_jump_lines = minor_ >= 12;
+  // 3.13's duplicate_exits_without_lineno copies a line-less jump back too (an eval-breaker
+  // check, is_exit_or_eval_check_without_lineno) for each further jump to it.
+  bool copies_jump_back_exits = minor_ >= 13;
   // flowgraph.c optimize_basic_block (3.13+): of two STORE_FASTs of one local on one line, the
   // first becomes POP_TOP (`a, _, _ = t`).
   bool pops_overwritten_stores = minor_ >= 13;

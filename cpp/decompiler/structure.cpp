@@ -2505,18 +2505,47 @@ bool CodeDecoder::falls_into_exit(int end, int region_exit, int length) const {
 // 3.10 (threaded_jump_over_else_keeps_else_jump): only such a jump starting a line of its own is
 // a `continue` (compile.c's compiler_continue); a then-branch's jump over the else has no line
 // (compiler_if's ADDOP_JUMP_NOLINE), which optimize_basic_block threads to the head.
+// 3.13: likewise where the jump at the exit is the copy a test got (jump_back_copy_at).
 bool CodeDecoder::jump_before_loop_end(int i, int target, int exit) const {
   const auto& ops = lifted_.ops;
   bool written_line = profile_.threaded_jump_over_else_keeps_else_jump && i >= 1 &&
                       ops[static_cast<size_t>(i)].line >= 0 &&
                       ops[static_cast<size_t>(i)].line != line_at(ops, i - 1);
-  if ((!profile_.keeps_jump_before_loop_end && !written_line) || loops_.empty() || i + 1 != exit ||
-      target == exit || static_cast<size_t>(exit) >= ops.size())
+  if ((!profile_.keeps_jump_before_loop_end && !written_line && !jump_back_copy_at(exit)) ||
+      loops_.empty() || i + 1 != exit || target == exit || static_cast<size_t>(exit) >= ops.size())
     return false;
   const Operation& end_jump = ops[static_cast<size_t>(exit)];
   int head = loops_.back().continue_target;
   return end_jump.op == Op::Jump && head >= 0 && same_target(target, head) &&
          same_target(end_jump.target, head);
+}
+
+// 3.13 (copies_jump_back_exits): whether the jump back at `at` is the copy of a line-less jump
+// back that duplicate_exits_without_lineno gave the one test jumping to it, with that test's
+// line (the original, right before it, is fallen into, so a jump there ends a branch that jumps
+// back on its own: `if a: (if b: X)` then `else: Y` ending a loop body in an if branch).
+bool CodeDecoder::jump_back_copy_at(int at) const {
+  const auto& ops = lifted_.ops;
+  if (!profile_.copies_jump_back_exits || at < 1 || static_cast<size_t>(at) >= ops.size() ||
+      ops[static_cast<size_t>(at)].op != Op::Jump || ops[static_cast<size_t>(at)].target >= at)
+    return false;
+  // (Not after a with statement's exit call: its suppressing path goes to the original too,
+  // threaded to the head, which a `continue` written after the with would take instead.)
+  if (at >= 6 && is_exit_call(ops, at - 6)) return false;
+  int jumper = -1;
+  for (size_t k = 0; k < ops.size(); ++k) {
+    if (is_jump(ops[k].op) && ops[k].target == at - 1) return false;  // (a copy itself)
+    if (!is_jump(ops[k].op) || ops[k].target != at) continue;
+    if (jumper >= 0 || ops[k].op != Op::JumpIf) return false;
+    jumper = static_cast<int>(k);
+  }
+  // (Only one copy, right after the original, which only falls in: where tests of an and/or got
+  // one each, back to back, a `continue` written after the original would take their jumps.)
+  const Operation& after = ops[static_cast<size_t>(at) + 1 < ops.size() ? at + 1 : at];
+  if (at + 1 < static_cast<int>(ops.size()) && after.op == Op::Jump &&
+      after.target == ops[static_cast<size_t>(at)].target)
+    return false;
+  return jumper >= 0 && jumper < at && line_at(ops, at) == line_at(ops, jumper);
 }
 
 // 3.12+: a `continue` in a try body unwinds the try first (compiler_unwind_fblock_stack's

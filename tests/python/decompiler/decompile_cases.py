@@ -1477,6 +1477,93 @@ CASES: list[Case] = [
         ([], set(), ()),
     ),
     _case(
+        "and_membership_test_then_written_continue_in_if_branch",
+        # A written `continue` on a line of its own after an and ending in a membership test,
+        # in an if branch with an elif: its jump back starts a line the test's does not (3.13:
+        # symtable's Class.get_methods, read as `if not (...)` turned around)
+        """
+        def f(items, out):
+            for st in items:
+                if st[0] == 1:
+                    if st[1] == "g" and 0 in st[2]:
+                        continue
+                    out[st[1]] = 1
+                elif st[0] == 2:
+                    out[0] = 2
+            return out
+        """,
+        ([(1, "g", (0,)), (1, "g", ()), (1, "h", (0,)), (2, "x", ()), (3, "y", ())], {}),
+        ([], {}),
+    ),
+    _case(
+        "if_ending_then_branch_of_if_else_in_if_branch_ending_loop_body",
+        # 3.13: the nested if's test jumps to the copy of the line-less jump back that
+        # duplicate_exits_without_lineno gave it, right after the original its then-branch falls
+        # into: that original ends a branch jumping back on its own (glob's translate)
+        """
+        def f(parts, n):
+            results = []
+            for idx, part in enumerate(parts):
+                if part == "*":
+                    results.append(1)
+                elif part == "**":
+                    if idx < n:
+                        if parts[idx + 1] != "**":
+                            results.append(2)
+                    else:
+                        results.append(3)
+                else:
+                    results.append(4)
+            return results
+        """,
+        (["*", "**", "x", "**", "**", "**"], 4),
+        (["**", "*"], 0),
+        ([], 1),
+    ),
+    _case(
+        "continue_in_clause_nested_in_named_clause",
+        # compiler_unwind_fblock_stack: a `continue` leaving a clause nested in an
+        # `except ... as e` clause unbinds e after the POP_EXCEPTs, right before its jump back
+        # (pdb's main)
+        """
+        def f(items):
+            out = []
+            for x in items:
+                try:
+                    out.append(10 // x)
+                except ZeroDivisionError as e:
+                    try:
+                        out.append(int(str(x) + "z"))
+                    except ValueError:
+                        out.append(type(e).__name__)
+                        continue
+                out.append(x)
+            return out
+        """,
+        ([1, 0, 2, 0],),
+        ([],),
+    ),
+    _case(
+        "named_clause_writes_its_own_unbinding",
+        # `e = None; del e` written in the clause, under its handler, are statements: only the
+        # unbinding right after the clause's POP_EXCEPT is compiler_try_except's
+        """
+        def f(x, later):
+            try:
+                r = 10 // x
+            except ZeroDivisionError as e:
+                r = type(e).__name__
+                e = None
+                del e
+                if later:
+                    return r, e
+            return r
+        """,
+        (2, True),
+        (0, False),
+        (0, True),
+    ),
+    _case(
         "name_order_of_imports_as_and_into_cells",
         # The name-order block lists a dotted module name with the names its import registers:
         # `import a.b as c` (a.b then b, 3.11+), `from a import x` where x is a cell
