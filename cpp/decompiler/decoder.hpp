@@ -775,6 +775,7 @@ class CodeDecoder {
   bool line_held_by_copies(int i);  // 3.12+: ... but for copies of its exit block before it
   bool on_return_line(int i);
   bool unwinds_clause_before(int i) const;  // a return's value computed inside an except clause
+  bool loaded_past_enclosing_unwind(int i) const;  // 3.10: a clause's copy of the code after
   // `if test: A else: break` statements that were written `if test: A; continue` + `break`
   // (decode_condition), for decode_while_true.
   std::set<StmtPtr> written_continues_;  // (kept alive: no address reused)

@@ -1644,6 +1644,8 @@ bool CodeDecoder::execute_exit(const Operation& op, int i) {
       // copies, the code after a loop, was not found: no reading.)
       if (after_exit && !loads_constant && breaks_before(bare_exit_at_))
         throw DecodeFailure("a break's copy of the code after its loop");
+      if (profile_.block_stack && !loads_constant && loaded_past_enclosing_unwind(i))
+        throw DecodeFailure("a clause's copy of the code after its enclosing try");
       if (!loads_constant) stmt->keyword_line = op.line;
       // (A `pass` kept for its line before it, the NOP dropped at lift: `else: pass`.)
       const Operation& load = lifted_.ops[static_cast<size_t>(loads_constant ? i - 1 : i)];
@@ -1969,6 +1971,22 @@ bool CodeDecoder::unwinds_clause_before(int i) const {
     }
   }
   return false;
+}
+
+// 3.10: whether the value returned at i is loaded right after a clause's POP_EXCEPT and an
+// enclosing block's POP_BLOCK. compiler_return computes a written return's value before
+// compiler_unwind_fblock_stack unwinds (preserve_tos: the value is loaded before POP_EXCEPT), so
+// this is no return of the clause's: it is the code after the enclosing statement, a small exit
+// block extend_block copied into the clause's way out, and it runs outside that statement's
+// handler.
+bool CodeDecoder::loaded_past_enclosing_unwind(int i) const {
+  const auto& ops = lifted_.ops;
+  auto at = [&](int k) { return ops[static_cast<size_t>(k)].op; };
+  int k = i - 1;
+  while (k >= 0 && !ends_statement(at(k)) && !is_jump(at(k)) && at(k) != Op::PopBlock) --k;
+  if (k == i - 1 || k < 0 || at(k) != Op::PopBlock) return false;
+  while (k >= 0 && at(k) == Op::PopBlock) --k;
+  return k >= 0 && at(k) == Op::PopExcept;
 }
 
 void CodeDecoder::pop_top(ExprPtr value) {

@@ -11999,8 +11999,8 @@ _NOT_YET: dict = {
         for v in (10, 11)
     },
     "nested_try_clause_exit_copies_code_after_outer_try": {
-        10: WRONG + "(3.10: the clause's copy of the code after the outer try, past POP_EXCEPT"
-        " and the outer POP_BLOCK, read as the clause's own return, under the outer handler)",
+        10: FALLBACK + "'a clause's copy of the code after its enclosing try' (3.10: the copy,"
+        " loaded past POP_EXCEPT and the outer POP_BLOCK, is no return of the clause's)",
     },
     "for_try_except_ends_in_with": {
         13: FALLBACK + "'POP_EXCEPT of a non-exception' (3.13: a with statement ending a clause"
