@@ -11994,9 +11994,8 @@ _NOT_YET: dict = {
         " after a try/except)",
     },
     "else_while_true_try_finally_continue_then_break": {
-        v: FALLBACK + "'try statement leaves its region' (3.10/3.11: the break's copy of the"
-        " join after the try/finally's normal copy, the loop's body read without it)"
-        for v in (10, 11)
+        11: FALLBACK + "'try statement leaves its region' (3.11: the break's copy of the join"
+        " after the try/finally's normal copy, the loop's body read without it)",
     },
     "nested_try_clause_exit_copies_code_after_outer_try": {
         10: FALLBACK + "'a clause's copy of the code after its enclosing try' (3.10: the copy,"
