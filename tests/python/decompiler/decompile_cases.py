@@ -301,6 +301,32 @@ CASES: list[Case] = [
         ([],),
     ),
     _case(
+        "while_true_clause_nested_try_falls_off_or_else_continues",
+        """
+        def f(items, bad):
+            out = []
+            it = iter(items)
+            while True:
+                try:
+                    x = next(it)
+                    if x is None:
+                        break
+                    out.append(10 // x)
+                except KeyError:
+                    continue
+                except:
+                    try:
+                        out.append(rec("retry", bad[x]))
+                    except:
+                        out.append(rec("fell", x))
+                    else:
+                        continue
+            return out
+        """,
+        ([1, 0, 2, 0, None, 5], {0: "z"}),
+        ([0, "q"], {}),
+    ),
+    _case(
         "while_true_for_else_continue_then_break",
         """
         def f(items):
@@ -12198,6 +12224,14 @@ _AND_CHAIN = (
     " with the test's copy at its end as an if (the chain is not the test's last item)"
 )
 _CODE_NOT_YET: dict = {
+    "while_true_clause_nested_try_falls_off_or_else_continues": {
+        11: SAME_BEHAVIOUR_OTHER_CODE
+        + "3.11: the clauses' `continue`s (and the inner else's) read as falling off the try"
+        " ending the loop body",
+        13: SAME_BEHAVIOUR_OTHER_CODE
+        + "3.13: the inner clause's fall-off (POP_EXCEPT twice, JUMP_BACKWARD_NO_INTERRUPT to"
+        " the head) is read as a `continue` (idlelib.run main)",
+    },
     "nested_try_ending_if_branch_clause_exit_copies": {
         11: SAME_BEHAVIOUR_OTHER_CODE + "3.11's copies of the implicit `return None` into the"
         " branch and the clauses are read back as written returns",
