@@ -226,6 +226,7 @@ class CodeDecoder {
   // 3.12+: a jump back to the loop's head leaving the try body it ends (a written `continue`)
   bool continue_leaves_try(int i, int target) const;
   bool lands_on_head_nop(int i, int target) const;  // 3.11+: a written `continue`
+  bool interruptible_clause_exit(int i) const;      // 3.13+: a written `continue`
   int decode_for(int i, int end, int region_exit = -1);
   int decode_while_true(int head, int last_jump, int end, int region_exit);
   // 3.12+: the end of a with or try statement of the loop open across its last jump back

@@ -495,6 +495,8 @@ class Lifter {
     operation.nop_line = pending_nop_line_;
     pending_nop_line_ = -1;
     operation.target = ins.jump_target;  // a byte offset until run() converts it
+    operation.no_interrupt = op == Op::Jump && (ins.opname == "JUMP_BACKWARD_NO_INTERRUPT" ||
+                                                ins.opname == "JUMP_NO_INTERRUPT");
     return operation;
   }
 

@@ -134,6 +134,9 @@ struct Operation {
   int line = -1;
   int nop_line = -1;        // the line a NOP just before (dropped) started, if any
   bool target_nop = false;  // a jump landing on a NOP (dropped: the target is the op after it)
+  // A Jump the compiler emitted as JUMP_NO_INTERRUPT (JUMP_BACKWARD_NO_INTERRUPT once assembled):
+  // never a written `continue` or `break` (compiler_continue/compiler_break emit a plain JUMP).
+  bool no_interrupt = false;
 };
 
 // Whether `op` transfers control to its target (a jump, a conditional one, a for loop's exit).

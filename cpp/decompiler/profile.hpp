@@ -110,6 +110,10 @@ class CompilerProfile {
   // number into every jump to it, an exit block or not (a loop's jump back with its eval-breaker
   // check, a clause's exit).
   bool inlines_no_lineno_blocks = minor_ >= 13;
+  // compiler_try_except (3.13+) ends an except clause that falls off its end with
+  // `POP_EXCEPT; JUMP_NO_INTERRUPT end`; a written `continue` or `break` (compiler_continue,
+  // compiler_break) leaves with a plain JUMP. (3.12 and before: a plain jump for both.)
+  bool clause_exit_no_interrupt = minor_ >= 13;
   // 3.12: a test of a finally body's normal-path copy jumping to the copy's end, where a loop's
   // jump back follows, jumps there inverted over a copy of the jump back (no conditional jump
   // goes backward); 3.13 does not.

@@ -2578,6 +2578,28 @@ bool CodeDecoder::lands_on_head_nop(int i, int target) const {
          !own.target_nop && own.target == target && same_target(target, loop.continue_target);
 }
 
+// 3.13+: an except clause's way out, POP_EXCEPT (and the unbinding of its name) then a jump
+// back to the innermost loop's head, is a written `continue` where the jump is a plain one:
+// compiler_try_except leaves a clause falling off its end with JUMP_NO_INTERRUPT
+// (clause_exit_no_interrupt), compiler_continue with JUMP. (Where optimize_basic_block threads
+// a clause's fall-off through a jump back to the head, it too becomes a plain JUMP to the head:
+// the bytes a `continue` compiles to, where its POP_EXCEPT starts a line.)
+bool CodeDecoder::interruptible_clause_exit(int i) const {
+  const auto& ops = lifted_.ops;
+  if (!profile_.clause_exit_no_interrupt || loops_.empty() || i < 1) return false;
+  const Operation& jump = ops[static_cast<size_t>(i)];
+  if (jump.op != Op::Jump || jump.no_interrupt || jump.target >= i ||
+      jump.target != loops_.back().continue_target)
+    return false;
+  int pop = i >= 4 && unbinds_clause_name(ops, i - 3) ? i - 4 : i - 1;
+  // (compiler_continue unwinds the clause on the `continue`'s line: its POP_EXCEPT starts a line.
+  // The clause's own exit has none: a copy of it (inline_small_or_no_lineno_blocks), threaded
+  // to the head, keeps the line of what falls into it, as after a try/finally's normal copy.)
+  const Operation& unwind = ops[static_cast<size_t>(pop)];
+  return pop >= 1 && unwind.op == Op::PopExcept && unwind.line >= 0 &&
+         unwind.line != line_at(ops, pop - 1);
+}
+
 int CodeDecoder::decode_jump(int i, int end, int exit) {
   int target = lifted_.ops[static_cast<size_t>(i)].target;
   // The last operation of the region, but for handler blocks decoded with their statements.
@@ -2599,6 +2621,7 @@ int CodeDecoder::decode_jump(int i, int end, int exit) {
   }
   written_continue |= target < i && jumps_past_cold_test(target);
   written_continue |= target < i && lands_on_head_nop(i, target);
+  written_continue |= interruptible_clause_exit(i);
   written_continue |= target < i && last && jump_before_loop_end(i, target, exit);
   if (last && same_target(target, exit) && !written_continue) return end;
   // A jump to the innermost loop's bottom test placed as cold code (while_head's cold_tail) is

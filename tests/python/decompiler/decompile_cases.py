@@ -224,6 +224,108 @@ CASES: list[Case] = [
         ([], 2),
         ([3, 7], 2),
     ),
+    # 3.13: a clause's `continue` leaves with a plain JUMP back to the head, a clause falling
+    # off its end with JUMP_NO_INTERRUPT (compiler_try_except): the plain jump is the `continue`.
+    _case(
+        "while_true_try_clause_continue_else_if_break",
+        """
+        def f(chunks, fails):
+            sent = []
+            for chunk in chunks:
+                data = list(chunk)
+                while True:
+                    try:
+                        if fails and fails.pop():
+                            raise BlockingIOError
+                        n = rec("send", data[:2])
+                    except BlockingIOError:
+                        continue
+                    else:
+                        sent.append(n)
+                        if len(n) < len(data):
+                            data = data[len(n):]
+                        else:
+                            break
+            return sent
+        """,
+        (["abcde", "xy"], [0, 1, 0, 1]),
+        ([], []),
+        (["q"], [1, 1]),
+    ),
+    _case(
+        "while_true_try_clause_pass_or_continue",
+        """
+        def f(values):
+            out = []
+            it = iter(values)
+            while True:
+                try:
+                    v = next(it)
+                    w = 10 // v
+                except ZeroDivisionError:
+                    out.append("zero")
+                    continue
+                except TypeError:
+                    out.append("type")
+                except StopIteration:
+                    break
+                else:
+                    if w > 3:
+                        out.append(w)
+                out.append(rec("tail", v))
+            return out
+        """,
+        ([1, 0, "x", 5, 2],),
+        ([],),
+    ),
+    _case(
+        "for_try_clause_pass_or_continue_last",
+        """
+        def f(values):
+            out = []
+            for v in values:
+                try:
+                    out.append(10 // v)
+                except ZeroDivisionError:
+                    continue
+                except TypeError:
+                    pass
+            for v in values:
+                try:
+                    out.append(rec("div", 10 // v))
+                except (ZeroDivisionError, TypeError) as e:
+                    out.append(type(e).__name__)
+            return out
+        """,
+        ([1, 0, "x", 5],),
+        ([],),
+    ),
+    _case(
+        "while_true_clause_nested_try_falls_off_or_else_continues",
+        """
+        def f(items, bad):
+            out = []
+            it = iter(items)
+            while True:
+                try:
+                    x = next(it)
+                    if x is None:
+                        break
+                    out.append(10 // x)
+                except KeyError:
+                    continue
+                except:
+                    try:
+                        out.append(rec("retry", bad[x]))
+                    except:
+                        out.append(rec("fell", x))
+                    else:
+                        continue
+            return out
+        """,
+        ([1, 0, 2, 0, None, 5], {0: "z"}),
+        ([0, "q"], {}),
+    ),
     _case(
         "while_true_for_else_continue_then_break",
         """
@@ -12120,19 +12222,14 @@ _AND_CHAIN = (
     SAME_BEHAVIOUR_OTHER_CODE + "`while a < b < c and d:` reads as `if test: while True:`"
     " with the test's copy at its end as an if (the chain is not the test's last item)"
 )
-_CLAUSE_CONTINUE_AS_PASS = (
-    "3.13: the clause's `continue` (JUMP_BACKWARD) is read as falling off the try ending the"
-    " inner loop's body (JUMP_BACKWARD_NO_INTERRUPT): both reach the loop's head"
-)
 _CODE_NOT_YET: dict = {
-    "while_true_nested_try_clause_continue_else_if_break": {
-        13: SAME_BEHAVIOUR_OTHER_CODE + _CLAUSE_CONTINUE_AS_PASS,
-    },
-    "try_finally_while_true_nested_retry_continue": {
-        13: SAME_BEHAVIOUR_OTHER_CODE + _CLAUSE_CONTINUE_AS_PASS,
-    },
-    "loop_try_else_if_else_break": {
-        13: SAME_BEHAVIOUR_OTHER_CODE + _CLAUSE_CONTINUE_AS_PASS,
+    "while_true_clause_nested_try_falls_off_or_else_continues": {
+        11: SAME_BEHAVIOUR_OTHER_CODE
+        + "3.11: the clauses' `continue`s (and the inner else's) read as falling off the try"
+        " ending the loop body",
+        13: SAME_BEHAVIOUR_OTHER_CODE
+        + "3.13: the inner clause's fall-off (POP_EXCEPT twice, JUMP_BACKWARD_NO_INTERRUPT to"
+        " the head) is read as a `continue` (idlelib.run main)",
     },
     "nested_try_ending_if_branch_clause_exit_copies": {
         11: SAME_BEHAVIOUR_OTHER_CODE + "3.11's copies of the implicit `return None` into the"
