@@ -407,10 +407,14 @@ bool CodeDecoder::turned_over_jump_back(ConditionItem* item, int end) const {
   const int over = item->next;
   // (Only for a test whose region ends the loop body: in an if's branch, `if a and b: ...`
   // then `else: continue`, the if reads its own jumps back.)
+  // (A for body with no jump back of its own, every way back threaded into its tests
+  // (optimize_basic_block's jump threading, then remove_unreachable): up to the FOR_ITER's exit.)
   if (!profile_.conditional_jumps_forward_only || loops_.empty() || item->target != over + 1 ||
-      over + 1 >= end || item->turned || loops_.back().back_jump < 0 ||
-      end < loops_.back().back_jump)
+      over + 1 >= end || item->turned)
     return false;
+  const LoopContext& loop = loops_.back();
+  int body_end = loop.back_jump >= 0 ? loop.back_jump : loop.body_end;
+  if (body_end < 0 || end < body_end) return false;
   const Operation& back = ops[static_cast<size_t>(over)];
   if (back.op != Op::Jump || back.target >= over || back.line >= 0 ||
       resolve(back.target) != resolve(loops_.back().continue_target) ||

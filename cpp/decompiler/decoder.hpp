@@ -85,6 +85,9 @@ struct LoopContext {
   // 3.12+: a `while True` whose cold jump back only the clauses of a try ending the body reach
   // (cold_loop_break_exit): they go on with the next iteration.
   bool clauses_jump_back = false;
+  // A for loop's body end (its FOR_ITER's exit), for a body without a jump back of its own
+  // (every way back threaded into the body's tests); -1 if not known.
+  int body_end = -1;
 };
 
 // Whether `at` starts a named except clause's unbinding of its name, `name = None; del name`

@@ -2315,6 +2315,7 @@ Body CodeDecoder::decode_for_body(int i, const ExprPtr& iter, const ForShape& sh
   bool breaks_thread =
       loops_.empty() || lands < 0 || same_target(lands, loops_.back().continue_target);
   loops_.push_back({i, shape.break_target, back_jump, breaks_thread});
+  loops_.back().body_end = shape.exit;
   threaded_breaks_ = 0;
   Body body = decode_range(i + 1, shape.exit, i);
   loops_.pop_back();

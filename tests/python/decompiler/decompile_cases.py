@@ -11980,6 +11980,26 @@ CASES: list[Case] = [
         ([1, -2, 3],),
         ([5, -1, -2],),
     ),
+    # 3.12+: an `and` test in an elif ending a for body with no jump back of its own (every way
+    # back threaded into the tests): each item is turned around over a line-less JUMP_BACKWARD,
+    # read back as one test, not nested ifs (lib2to3's fixer_util._is_import_binding).
+    _case(
+        "for_body_elif_and_test_turned_no_own_jump_back",
+        """
+        def f(node, name):
+            for child in node:
+                if child[0] == 3:
+                    if child[1] == name:
+                        return child
+                elif child[0] == 4 and child[1] == name:
+                    return -child[0]
+            return None
+        """,
+        ([(3, "a"), (4, "b")], "b"),
+        ([(3, "a"), (4, "b")], "a"),
+        ([(4, "a"), (3, "b")], "c"),
+        ([], "x"),
+    ),
 ]
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
