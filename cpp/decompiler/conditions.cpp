@@ -891,6 +891,7 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
   if (int next = if_else_pass_over_jump(s); next >= 0) return next;
   if (int next = if_else_over_jump(s); next >= 0) return next;
   if (int next = if_else_ending_loop_body(s); next >= 0) return next;
+  if (int next = if_else_with_turned_test_in_then(s); next >= 0) return next;
   if (int next = if_else_pass_jumping_back(s); next >= 0) return next;
   if (int next = if_else_continue_ending_loop_body(s); next >= 0) return next;
   if (int next = if_else_returning_ending_loop_body(s); next >= 0) return next;
@@ -1416,6 +1417,38 @@ int CodeDecoder::if_else_ending_loop_body(const IfShape& s) {
     return end;
   }
   return -1;
+}
+
+// 3.12: an if/elif chain ending a loop body whose then-branch never falls off (a break, return or
+// raise last) but holds an if whose test, on falling off, goes to the end of the chain: that jump
+// (to the branch's jump over the else, to the loop's jump back) flowgraph.c threaded to the
+// loop head and normalize_jumps_in_block turned around, `POP_JUMP_IF_TRUE` over a JUMP_BACKWARD
+// starting no line entry (a written `continue` starts one). The code at the label is then the
+// else: read as code after the if, falling off the nested if would reach it, not the loop head
+// (`if not test: continue` in its place prints the continue on a line of its own).
+int CodeDecoder::if_else_with_turned_test_in_then(const IfShape& s) {
+  const auto& ops = lifted_.ops;
+  const std::optional<LoopContext>& loop = s.loop;
+  if (!profile_.conditional_jumps_forward_only || profile_.inlines_no_lineno_blocks || !loop ||
+      s.label - 1 <= s.then_begin || s.label >= s.end ||
+      !same_target(s.exit, loop->continue_target) ||
+      falls_through(ops[static_cast<size_t>(s.label) - 1].op))
+    return -1;
+  bool turned = false;
+  for (int k = s.then_begin; k < s.label; ++k) {
+    const Operation& o = ops[static_cast<size_t>(k)];
+    // (Nothing in the then-branch goes into the else.)
+    if (is_jump(o.op) && o.target >= s.label && o.target < s.end) return -1;
+    if (k + 2 >= s.label || o.op != Op::JumpIf || o.target != k + 2) continue;
+    const Operation& next = ops[static_cast<size_t>(k) + 1];
+    turned |= next.op == Op::Jump && same_target(next.target, loop->continue_target) &&
+              !starts_line_on_prefix(k + 1);
+  }
+  if (!turned) return -1;
+  Body then_body = decode_range(s.then_begin, s.label, s.exit);
+  Body else_body = decode_range(s.label, s.end, s.exit);
+  emit_if(s, std::move(then_body), std::move(else_body));
+  return s.end;
 }
 
 // An if/else ending a loop body whose else is only `pass`, the then-branch jumping back to the

@@ -662,6 +662,7 @@ class CodeDecoder {
   int if_else_pass_over_jump(const IfShape& s);  // ... over an else of only `pass`
   int if_else_threaded_join(const IfShape& s);   // 3.12: its jump over the else threaded
   int if_else_ending_loop_body(const IfShape& s);            // 3.12+: the then-branch jumps back
+  int if_else_with_turned_test_in_then(const IfShape& s);    // 3.12: a test in it turned back
   int if_else_pass_jumping_back(const IfShape& s);           // `else: pass`, its NOP, a jump back
   int if_else_continue_ending_loop_body(const IfShape& s);   // 3.10: `else: continue`
   int if_else_returning_ending_loop_body(const IfShape& s);  // 3.12+: ... or returns
