@@ -602,6 +602,7 @@ class CodeDecoder {
   Body decode_for_body(int i, const ExprPtr& iter, const ForShape& shape, int end, int region_exit,
                        ExprPtr* target);
   void close_for(const Stmt& stmt, bool after_loop, int threaded_breaks, int loop_exit, int end);
+  bool else_is_outer_jump_back(const ForShape& shape) const;
 
   // ---- conditions.cpp: condition chains, if statements and conditional expressions
   // Condition chains: `expr; jump-if` items that together form one boolean test.

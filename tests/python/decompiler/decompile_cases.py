@@ -12000,6 +12000,35 @@ CASES: list[Case] = [
         ([(4, "a"), (3, "b")], "c"),
         ([], "x"),
     ),
+    # 3.12: an if/elif chain ending a loop body whose then-branch ends in a break but holds an
+    # if falling off to the chain's end: its test, threaded to the loop head, is turned around
+    # over a line-less JUMP_BACKWARD; the code at the label is the else, no `continue` written
+    # (enum's EnumType._find_data_type_). The inner loop's else part is empty: the outer loop's
+    # own jump back follows it.
+    _case(
+        "for_elif_then_turned_test_then_break",
+        """
+        def f(bases, out):
+            for chain in bases:
+                c = None
+                for x in chain:
+                    out.append(x)
+                    if x is None:
+                        continue
+                    elif x > 0:
+                        if x > 5:
+                            out.append(x)
+                            break
+                    elif x < -3:
+                        out.append(c or x)
+                        break
+                    else:
+                        c = c or x
+            return out
+        """,
+        ([[1, None, 7, 2], [-1, -5, 3], [0, 9]], []),
+        ([[], [2, 3]], []),
+    ),
 ]
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
