@@ -12008,7 +12008,8 @@ CASES: list[Case] = [
     _case(
         "for_elif_then_turned_test_then_break",
         """
-        def f(bases, out):
+        def f(bases):
+            out = []
             for chain in bases:
                 c = None
                 for x in chain:
@@ -12026,8 +12027,8 @@ CASES: list[Case] = [
                         c = c or x
             return out
         """,
-        ([[1, None, 7, 2], [-1, -5, 3], [0, 9]], []),
-        ([[], [2, 3]], []),
+        ([[1, None, 7, 2], [-1, -5, 3], [0, 9]],),
+        ([[], [2, 3]],),
     ),
 ]
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
