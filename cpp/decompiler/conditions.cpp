@@ -547,7 +547,12 @@ std::vector<CodeDecoder::ConditionItem> CodeDecoder::collect_conditions(int j, i
   // later tests: `if a: pass`, its body a NOP the lift dropped, then `if b:`.)
   TurnedItems turned;
   while (k < end && items.size() < 64 && items.back().target != items.back().next) {
-    if (ConditionItem item = items.back(); turned_over_jump_back(&item, end)) {
+    // (In a for body with no jump back of its own, only into a next test on the item's line:
+    // one on another line is a statement of its own, `if a is not b:` then `assert c`.)
+    if (ConditionItem item = items.back();
+        turned_over_jump_back(&item, end) &&
+        (loops_.back().back_jump >= 0 ||
+         line_at(ops, item.next) == line_at(ops, items.back().jump))) {
       if (turned.originals.empty()) {
         turned.best = best;
         turned.best_stack = best_stack;
