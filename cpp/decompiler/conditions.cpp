@@ -407,10 +407,14 @@ bool CodeDecoder::turned_over_jump_back(ConditionItem* item, int end) const {
   const int over = item->next;
   // (Only for a test whose region ends the loop body: in an if's branch, `if a and b: ...`
   // then `else: continue`, the if reads its own jumps back.)
+  // (A for body with no jump back of its own, every way back threaded into its tests
+  // (optimize_basic_block's jump threading, then remove_unreachable): up to the FOR_ITER's exit.)
   if (!profile_.conditional_jumps_forward_only || loops_.empty() || item->target != over + 1 ||
-      over + 1 >= end || item->turned || loops_.back().back_jump < 0 ||
-      end < loops_.back().back_jump)
+      over + 1 >= end || item->turned)
     return false;
+  const LoopContext& loop = loops_.back();
+  int body_end = loop.back_jump >= 0 ? loop.back_jump : loop.body_end;
+  if (body_end < 0 || end < body_end) return false;
   const Operation& back = ops[static_cast<size_t>(over)];
   if (back.op != Op::Jump || back.target >= over || back.line >= 0 ||
       resolve(back.target) != resolve(loops_.back().continue_target) ||
@@ -543,7 +547,12 @@ std::vector<CodeDecoder::ConditionItem> CodeDecoder::collect_conditions(int j, i
   // later tests: `if a: pass`, its body a NOP the lift dropped, then `if b:`.)
   TurnedItems turned;
   while (k < end && items.size() < 64 && items.back().target != items.back().next) {
-    if (ConditionItem item = items.back(); turned_over_jump_back(&item, end)) {
+    // (In a for body with no jump back of its own, only into a next test on the item's line:
+    // one on another line is a statement of its own, `if a is not b:` then `assert c`.)
+    if (ConditionItem item = items.back();
+        turned_over_jump_back(&item, end) &&
+        (loops_.back().back_jump >= 0 ||
+         line_at(ops, item.next) == line_at(ops, items.back().jump))) {
       if (turned.originals.empty()) {
         turned.best = best;
         turned.best_stack = best_stack;
@@ -887,6 +896,7 @@ int CodeDecoder::decode_condition(int j, int end, int exit, int stmt_start) {
   if (int next = if_else_pass_over_jump(s); next >= 0) return next;
   if (int next = if_else_over_jump(s); next >= 0) return next;
   if (int next = if_else_ending_loop_body(s); next >= 0) return next;
+  if (int next = if_else_with_turned_test_in_then(s); next >= 0) return next;
   if (int next = if_else_pass_jumping_back(s); next >= 0) return next;
   if (int next = if_else_continue_ending_loop_body(s); next >= 0) return next;
   if (int next = if_else_returning_ending_loop_body(s); next >= 0) return next;
@@ -1412,6 +1422,38 @@ int CodeDecoder::if_else_ending_loop_body(const IfShape& s) {
     return end;
   }
   return -1;
+}
+
+// 3.12: an if/elif chain ending a loop body whose then-branch never falls off (a break, return or
+// raise last) but holds an if whose test, on falling off, goes to the end of the chain: that jump
+// (to the branch's jump over the else, to the loop's jump back) flowgraph.c threaded to the
+// loop head and normalize_jumps_in_block turned around, `POP_JUMP_IF_TRUE` over a JUMP_BACKWARD
+// starting no line entry (a written `continue` starts one). The code at the label is then the
+// else: read as code after the if, falling off the nested if would reach it, not the loop head
+// (`if not test: continue` in its place prints the continue on a line of its own).
+int CodeDecoder::if_else_with_turned_test_in_then(const IfShape& s) {
+  const auto& ops = lifted_.ops;
+  const std::optional<LoopContext>& loop = s.loop;
+  if (!profile_.conditional_jumps_forward_only || profile_.inlines_no_lineno_blocks || !loop ||
+      s.label - 1 <= s.then_begin || s.label >= s.end ||
+      !same_target(s.exit, loop->continue_target) ||
+      falls_through(ops[static_cast<size_t>(s.label) - 1].op))
+    return -1;
+  bool turned = false;
+  for (int k = s.then_begin; k < s.label; ++k) {
+    const Operation& o = ops[static_cast<size_t>(k)];
+    // (Nothing in the then-branch goes into the else.)
+    if (is_jump(o.op) && o.target >= s.label && o.target < s.end) return -1;
+    if (k + 2 >= s.label || o.op != Op::JumpIf || o.target != k + 2) continue;
+    const Operation& next = ops[static_cast<size_t>(k) + 1];
+    turned |= next.op == Op::Jump && same_target(next.target, loop->continue_target) &&
+              !starts_line_on_prefix(k + 1);
+  }
+  if (!turned) return -1;
+  Body then_body = decode_range(s.then_begin, s.label, s.exit);
+  Body else_body = decode_range(s.label, s.end, s.exit);
+  emit_if(s, std::move(then_body), std::move(else_body));
+  return s.end;
 }
 
 // An if/else ending a loop body whose else is only `pass`, the then-branch jumping back to the

@@ -85,6 +85,9 @@ struct LoopContext {
   // 3.12+: a `while True` whose cold jump back only the clauses of a try ending the body reach
   // (cold_loop_break_exit): they go on with the next iteration.
   bool clauses_jump_back = false;
+  // A for loop's body end (its FOR_ITER's exit), for a body without a jump back of its own
+  // (every way back threaded into the body's tests); -1 if not known.
+  int body_end = -1;
 };
 
 // Whether `at` starts a named except clause's unbinding of its name, `name = None; del name`
@@ -600,6 +603,7 @@ class CodeDecoder {
   Body decode_for_body(int i, const ExprPtr& iter, const ForShape& shape, int end, int region_exit,
                        ExprPtr* target);
   void close_for(const Stmt& stmt, bool after_loop, int threaded_breaks, int loop_exit, int end);
+  bool else_is_outer_jump_back(const ForShape& shape) const;
 
   // ---- conditions.cpp: condition chains, if statements and conditional expressions
   // Condition chains: `expr; jump-if` items that together form one boolean test.
@@ -660,6 +664,7 @@ class CodeDecoder {
   int if_else_pass_over_jump(const IfShape& s);  // ... over an else of only `pass`
   int if_else_threaded_join(const IfShape& s);   // 3.12: its jump over the else threaded
   int if_else_ending_loop_body(const IfShape& s);            // 3.12+: the then-branch jumps back
+  int if_else_with_turned_test_in_then(const IfShape& s);    // 3.12: a test in it turned back
   int if_else_pass_jumping_back(const IfShape& s);           // `else: pass`, its NOP, a jump back
   int if_else_continue_ending_loop_body(const IfShape& s);   // 3.10: `else: continue`
   int if_else_returning_ending_loop_body(const IfShape& s);  // 3.12+: ... or returns

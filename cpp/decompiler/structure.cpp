@@ -2315,6 +2315,7 @@ Body CodeDecoder::decode_for_body(int i, const ExprPtr& iter, const ForShape& sh
   bool breaks_thread =
       loops_.empty() || lands < 0 || same_target(lands, loops_.back().continue_target);
   loops_.push_back({i, shape.break_target, back_jump, breaks_thread});
+  loops_.back().body_end = shape.exit;
   threaded_breaks_ = 0;
   Body body = decode_range(i + 1, shape.exit, i);
   loops_.pop_back();
@@ -2325,6 +2326,17 @@ Body CodeDecoder::decode_for_body(int i, const ExprPtr& iter, const ForShape& sh
   pop();  // the iterator
   if (!*target) throw DecodeFailure("for loop without a target");
   return body;
+}
+
+// Whether the for loop's else part is only the enclosing loop's own jump back, starting no line
+// entry: falling off the loop reaches it (compiler_for's jump back has no location; a written
+// `else: continue` starts a line of its own). 3.12 enum's `_find_data_type_`.
+bool CodeDecoder::else_is_outer_jump_back(const ForShape& shape) const {
+  if (loops_.empty() || shape.loop_exit != shape.after + 1) return false;
+  const LoopContext& outer = loops_.back();
+  const Operation& jump = lifted_.ops[static_cast<size_t>(shape.after)];
+  return outer.body_end >= 0 && shape.after == outer.back_jump && jump.op == Op::Jump &&
+         jump.line < 0 && !starts_line_on_prefix(shape.after);
 }
 
 // After the for loop `stmt` (and the code after it, read from a break's copy): breaks threaded to
@@ -2377,7 +2389,7 @@ int CodeDecoder::decode_for(int i, int end, int region_exit) {
       consumed_[static_cast<size_t>(k)] = false;
     orelse = decode_range(shape.else_begin, shape.else_end, shape.loop_exit);
     mark_consumed(shape.else_begin, shape.else_end);
-  } else if (shape.loop_exit > shape.after) {
+  } else if (shape.loop_exit > shape.after && !else_is_outer_jump_back(shape)) {
     orelse = decode_range(shape.after, shape.loop_exit, shape.break_target);
   }
   ExprPtr source = is_internal(iter, "iter") ? iter->args[0] : iter;

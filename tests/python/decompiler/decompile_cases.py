@@ -12082,6 +12082,56 @@ CASES: list[Case] = [
         ([1, -2, 3],),
         ([5, -1, -2],),
     ),
+    # 3.12+: an `and` test in an elif ending a for body with no jump back of its own (every way
+    # back threaded into the tests): each item is turned around over a line-less JUMP_BACKWARD,
+    # read back as one test, not nested ifs (lib2to3's fixer_util._is_import_binding).
+    _case(
+        "for_body_elif_and_test_turned_no_own_jump_back",
+        """
+        def f(node, name):
+            for child in node:
+                if child[0] == 3:
+                    if child[1] == name:
+                        return child
+                elif child[0] == 4 and child[1] == name:
+                    return -child[0]
+            return None
+        """,
+        ([(3, "a"), (4, "b")], "b"),
+        ([(3, "a"), (4, "b")], "a"),
+        ([(4, "a"), (3, "b")], "c"),
+        ([], "x"),
+    ),
+    # 3.12: an if/elif chain ending a loop body whose then-branch ends in a break but holds an
+    # if falling off to the chain's end: its test, threaded to the loop head, is turned around
+    # over a line-less JUMP_BACKWARD; the code at the label is the else, no `continue` written
+    # (enum's EnumType._find_data_type_). The inner loop's else part is empty: the outer loop's
+    # own jump back follows it.
+    _case(
+        "for_elif_then_turned_test_then_break",
+        """
+        def f(bases):
+            out = []
+            for chain in bases:
+                c = None
+                for x in chain:
+                    out.append(x)
+                    if x is None:
+                        continue
+                    elif x > 0:
+                        if x > 5:
+                            out.append(x)
+                            break
+                    elif x < -3:
+                        out.append(c or x)
+                        break
+                    else:
+                        c = c or x
+            return out
+        """,
+        ([[1, None, 7, 2], [-1, -5, 3], [0, 9]],),
+        ([[], [2, 3]],),
+    ),
 ]
 # ---- what fails today (measured on the core as built): per case, the reason ----------------
 FALLBACK = "marked fallback region: "
