@@ -39,6 +39,13 @@ CASES = [
         "async def f(a):\n    async for x in a:\n        if x:\n            break\n        b(x)\n"
         "    else:\n        c()\n    d()\n",
     ),
+    # 3.13: a clause falling off leaves by JUMP_BACKWARD_NO_INTERRUPT, a written continue by a
+    # plain jump back (lift keeps the difference as Operation::no_interrupt).
+    (
+        "clause_continue_or_pass",
+        "def f(a):\n    while a:\n        try:\n            b()\n        except ValueError:\n"
+        "            continue\n        except KeyError:\n            pass\n",
+    ),
 ]
 
 

@@ -27,6 +27,7 @@ using glassbox::test::kCfgSamples;
 
 // One sample's function `f`, lifted, with its graph, dominators and loops.
 struct Analyzed {
+  int minor = 0;
   ObjectRef module;
   LiftedCode code;
   ControlFlowGraph cfg;
@@ -67,6 +68,7 @@ struct Analyzed {
 
 Analyzed analyze(const CfgSample& sample) {
   Analyzed out;
+  out.minor = sample.minor;
   out.module = read_marshal(from_hex(sample.hex), sample.minor);
   const glassbox::bytecode::CodeObject* function = nullptr;
   for (const ObjectRef& constant : out.module->code->consts) {
@@ -264,3 +266,19 @@ TEST(DecompilerCfg, LoopHeadsForTheDecoderAreNaturalLoopHeads) {
 }
 
 }  // namespace
+
+// Lift keeps 3.13's JUMP_BACKWARD_NO_INTERRUPT apart from a plain jump: compiler_try_except ends
+// a clause falling off with JUMP_NO_INTERRUPT, compiler_continue jumps plainly. Earlier versions
+// (and both jumps before 3.13) lift as plain jumps.
+TEST(DecompilerLift, ClauseFallOffKeepsNoInterrupt) {
+  for_each_version("clause_continue_or_pass", [](const Analyzed& a) {
+    std::vector<bool> leaving;  // each jump right after a clause's POP_EXCEPT: no_interrupt
+    for (size_t i = 1; i < a.code.ops.size(); ++i) {
+      const Operation& op = a.code.ops[i];
+      if (op.op == Op::Jump && a.code.ops[i - 1].op == Op::PopExcept)
+        leaving.push_back(op.no_interrupt);
+    }
+    std::vector<bool> expected{false, a.minor >= 13};  // the continue, then the pass
+    EXPECT_EQ(leaving, expected);
+  });
+}
