@@ -10,6 +10,7 @@
 
 #include "bytecode/repr.hpp"
 #include "decompiler/decoder.hpp"
+#include "decompiler/dominators.hpp"
 #include "decompiler/percent_format.hpp"
 #include "decompiler/printer.hpp"
 
@@ -1644,7 +1645,8 @@ bool CodeDecoder::execute_exit(const Operation& op, int i) {
       // copies, the code after a loop, was not found: no reading.)
       if (after_exit && !loads_constant && breaks_before(bare_exit_at_))
         throw DecodeFailure("a break's copy of the code after its loop");
-      if (profile_.block_stack && !loads_constant && loaded_past_enclosing_unwind(i))
+      if (profile_.block_stack && !loads_constant && loaded_past_enclosing_unwind(i) &&
+          !returns_bound_local(i))
         throw DecodeFailure("a clause's copy of the code after its enclosing try");
       if (!loads_constant) stmt->keyword_line = op.line;
       // (A `pass` kept for its line before it, the NOP dropped at lift: `else: pass`.)
@@ -1987,6 +1989,32 @@ bool CodeDecoder::loaded_past_enclosing_unwind(int i) const {
   if (k == i - 1 || k < 0 || at(k) != Op::PopBlock) return false;
   while (k >= 0 && at(k) == Op::PopBlock) --k;
   return k >= 0 && at(k) == Op::PopExcept;
+}
+
+// Whether the RETURN_VALUE at i returns a local that is bound wherever it runs: a lone
+// LOAD_FAST of a name stored in a block that dominates the return's, and deleted nowhere. Such a
+// return cannot raise, so no handler around it can tell where it stands.
+bool CodeDecoder::returns_bound_local(int i) const {
+  const auto& ops = lifted_.ops;
+  if (i < 1) return false;
+  const Operation& load = ops[static_cast<size_t>(i) - 1];
+  if (load.op != Op::LoadName || load.scope != Scope::Fast) return false;
+  auto same_local = [&](const Operation& o, Op kind) {
+    return o.op == kind && o.scope == Scope::Fast && o.text == load.text;
+  };
+  for (const Operation& o : ops) {
+    if (same_local(o, Op::DeleteName) || o.op == Op::LoadFastAndClear) return false;
+  }
+  ControlFlowGraph cfg = build_cfg(lifted_);
+  Dominators dom = find_dominators(cfg, PostDominators::Skip);
+  int block = cfg.block_of[static_cast<size_t>(i)];
+  for (int k = 0; k < i - 1; ++k) {
+    if (same_local(ops[static_cast<size_t>(k)], Op::StoreName) &&
+        cfg.block_of[static_cast<size_t>(k)] != block &&
+        dom.dominates(cfg.block_of[static_cast<size_t>(k)], block))
+      return true;
+  }
+  return false;
 }
 
 void CodeDecoder::pop_top(ExprPtr value) {
