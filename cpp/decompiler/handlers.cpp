@@ -962,22 +962,26 @@ bool only_reraises(const std::vector<Operation>& ops, int target) {
 
 }  // namespace
 
-// Module code (no name-order block): whether the names the code after the body [body_end,
-// else_end) meets first were met after the handler's, in co_names order. compiler_try_except
-// compiles the body, the else, then the handlers (the code after the statement last), and
-// compiler_add_o numbers names as met: names first met there (not before the body's end) all
-// numbered past those first met in the handler code are the code after the statement.
-bool CodeDecoder::names_met_after_handler(const TryExceptShape& s) const {
-  const auto& ops = lifted_.ops;
-  if (s.else_end <= s.body_end || s.cleanup <= s.handler) return false;
-  std::map<std::string, int> index;
-  for (size_t k = 0; k < code_.names.size(); ++k)
-    index.emplace(code_.names[k], static_cast<int>(k));
-  std::set<std::string> before;
-  for (int k = 0; k < s.body_end; ++k) {
-    if (uses_co_names(ops[static_cast<size_t>(k)])) before.insert(ops[static_cast<size_t>(k)].text);
+namespace {
+
+// co_names numbering of the names operations meet, leaving out those met before `end`
+// (compiler_add_o numbers a name where it is first met).
+struct NamesMetPast {
+  const std::vector<Operation>& ops;
+  std::map<std::string, int> index;  // name -> its co_names number
+  std::set<std::string> before;      // names met in [0, end)
+
+  NamesMetPast(const std::vector<std::string>& names, const std::vector<Operation>& operations,
+               int end)
+      : ops(operations) {
+    for (size_t k = 0; k < names.size(); ++k) index.emplace(names[k], static_cast<int>(k));
+    for (int k = 0; k < end; ++k) {
+      if (uses_co_names(ops[static_cast<size_t>(k)]))
+        before.insert(ops[static_cast<size_t>(k)].text);
+    }
   }
-  auto met = [&](int begin, int end) {
+  // The numbers of the names first met in [begin, end).
+  std::set<int> met(int begin, int end) const {
     std::set<int> found;
     for (int k = begin; k < end; ++k) {
       const Operation& op = ops[static_cast<size_t>(k)];
@@ -986,9 +990,21 @@ bool CodeDecoder::names_met_after_handler(const TryExceptShape& s) const {
         found.insert(at->second);
     }
     return found;
-  };
-  std::set<int> after = met(s.body_end, s.else_end);
-  std::set<int> handler = met(s.handler, s.cleanup);
+  }
+};
+
+}  // namespace
+
+// Module code (no name-order block): whether the names the code after the body [body_end,
+// else_end) meets first were met after the handler's, in co_names order. compiler_try_except
+// compiles the body, the else, then the handlers (the code after the statement last), and
+// compiler_add_o numbers names as met: names first met there (not before the body's end) all
+// numbered past those first met in the handler code are the code after the statement.
+bool CodeDecoder::names_met_after_handler(const TryExceptShape& s) const {
+  if (s.else_end <= s.body_end || s.cleanup <= s.handler) return false;
+  NamesMetPast names(code_.names, lifted_.ops, s.body_end);
+  std::set<int> after = names.met(s.body_end, s.else_end);
+  std::set<int> handler = names.met(s.handler, s.cleanup);
   for (auto k = after.begin(); k != after.end();) {
     bool both = handler.erase(*k) > 0;
     k = both ? after.erase(k) : std::next(k);
@@ -1003,19 +1019,10 @@ bool CodeDecoder::names_met_after_handler(const TryExceptShape& s) const {
 int CodeDecoder::else_end_by_names(const TryExceptShape& s) const {
   const auto& ops = lifted_.ops;
   if (s.else_end <= s.body_end || s.cleanup <= s.handler) return -1;
-  std::map<std::string, int> index;
-  for (size_t k = 0; k < code_.names.size(); ++k)
-    index.emplace(code_.names[k], static_cast<int>(k));
-  std::set<std::string> seen;
-  for (int k = 0; k < s.body_end; ++k) {
-    if (uses_co_names(ops[static_cast<size_t>(k)])) seen.insert(ops[static_cast<size_t>(k)].text);
-  }
-  std::set<int> handler;
-  for (int k = s.handler; k < s.cleanup; ++k) {
-    const Operation& op = ops[static_cast<size_t>(k)];
-    auto at = index.find(op.text);
-    if (uses_co_names(op) && !seen.count(op.text) && at != index.end()) handler.insert(at->second);
-  }
+  NamesMetPast names(code_.names, ops, s.body_end);
+  const std::map<std::string, int>& index = names.index;
+  std::set<std::string> seen = names.before;
+  std::set<int> handler = names.met(s.handler, s.cleanup);
   if (handler.empty()) return -1;
   int turn = -1;  // the first operation meeting a name numbered past the handlers'
   bool any_before = false;
