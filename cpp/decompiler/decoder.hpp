@@ -783,6 +783,7 @@ class CodeDecoder {
   bool unwinds_clause_before(int i) const;  // a return's value computed inside an except clause
   bool loaded_past_enclosing_unwind(int i) const;  // 3.10: a clause's copy of the code after
   bool returns_bound_local(int i) const;           // a return that cannot raise
+  void emit_raise(const Operation& op);            // raise, or assert False
   // `if test: A else: break` statements that were written `if test: A; continue` + `break`
   // (decode_condition), for decode_while_true.
   std::set<StmtPtr> written_continues_;  // (kept alive: no address reused)

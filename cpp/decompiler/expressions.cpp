@@ -1678,31 +1678,35 @@ bool CodeDecoder::execute_exit(const Operation& op, int i) {
       emit(stmt);
       return true;
     }
-    case Op::RaiseVarargs: {
-      std::vector<ExprPtr> parts(static_cast<size_t>(op.arg));
-      for (size_t k = parts.size(); k-- > 0;) parts[k] = pop();
-      // LOAD_ASSERTION_ERROR raised unconditionally: `assert False[, msg]` (a test that failed
-      // makes it `assert test[, msg]`, see decode_condition).
-      if (parts.size() == 1 && parts[0]->kind == ExprKind::Name && parts[0]->ref == 7) {
-        emit(make_stmt(StmtKind::Assert, {make_constant(assert_false_spelling())}));
-        return true;
-      }
-      if (parts.size() == 1 && parts[0]->kind == ExprKind::Call && parts[0]->args.size() == 2 &&
-          parts[0]->args[0]->ref == 7 && parts[0]->args[1]->kind != ExprKind::Keyword &&
-          parts[0]->args[1]->kind != ExprKind::Starred &&
-          parts[0]->args[1]->kind != ExprKind::DoubleStarred) {
-        emit(make_stmt(StmtKind::Assert,
-                       {make_constant(assert_false_spelling()), parts[0]->args[1]}));
-        return true;
-      }
-      emit(make_stmt(StmtKind::Raise, std::move(parts)));
+    case Op::RaiseVarargs:
+      emit_raise(op);
       return true;
-    }
     case Op::PrintExpr:
       throw DecodeFailure("interactive print");
     default:
       return false;
   }
+}
+
+// RAISE_VARARGS: `raise [exc [from cause]]`, or an `assert False[, msg]` (an AssertionError
+// raised unconditionally).
+void CodeDecoder::emit_raise(const Operation& op) {
+  std::vector<ExprPtr> parts(static_cast<size_t>(op.arg));
+  for (size_t k = parts.size(); k-- > 0;) parts[k] = pop();
+  // LOAD_ASSERTION_ERROR raised unconditionally: `assert False[, msg]` (a test that failed
+  // makes it `assert test[, msg]`, see decode_condition).
+  if (parts.size() == 1 && parts[0]->kind == ExprKind::Name && parts[0]->ref == 7) {
+    emit(make_stmt(StmtKind::Assert, {make_constant(assert_false_spelling())}));
+    return;
+  }
+  if (parts.size() == 1 && parts[0]->kind == ExprKind::Call && parts[0]->args.size() == 2 &&
+      parts[0]->args[0]->ref == 7 && parts[0]->args[1]->kind != ExprKind::Keyword &&
+      parts[0]->args[1]->kind != ExprKind::Starred &&
+      parts[0]->args[1]->kind != ExprKind::DoubleStarred) {
+    emit(make_stmt(StmtKind::Assert, {make_constant(assert_false_spelling()), parts[0]->args[1]}));
+    return;
+  }
+  emit(make_stmt(StmtKind::Raise, std::move(parts)));
 }
 
 // Imports.
