@@ -324,7 +324,8 @@ CASES: list[Case] = [
             return out
         """,
         ([1, 0, 2, 0, None, 5], {0: "z"}),
-        ([0, "q"], {}),
+        ([0, None], {}),
+        ([2, "q", None], {"q": 1}),
     ),
     _case(
         "while_true_for_else_continue_then_break",
