@@ -93,6 +93,7 @@ struct LoopContext {
 // Whether `at` starts a named except clause's unbinding of its name, `name = None; del name`
 // (three operations).
 bool unbinds_clause_name(const std::vector<Operation>& ops, int at);
+bool unbinds_after_pop_except(const std::vector<Operation>& ops, int at);
 // The line of operation `k` (operations carry the line only where one starts); -1 if none.
 int line_at(const std::vector<Operation>& ops, int k);
 // Whether `at` starts `__exit__(None, None, None)` and the POP_TOP of its result (3.11+).

@@ -1160,8 +1160,7 @@ bool CodeDecoder::execute_store(const Operation& op, int i) {
       // (The clause's own `name = None` is kept: only compiler_try_except's unbinding, the store
       // right before `del name` right after the clause's POP_EXCEPT, is the cleanup.)
       Restore<bool> keep(keep_handler_store_);
-      keep_handler_store_ = !unbinds_clause_name(lifted_.ops, i - 1) || i < 2 ||
-                            lifted_.ops[static_cast<size_t>(i) - 2].op != Op::PopExcept;
+      keep_handler_store_ = !unbinds_after_pop_except(lifted_.ops, i - 1);
       Restore<bool> keep_enclosing(unbinds_enclosing_clause_);
       unbinds_enclosing_clause_ = unwinds_enclosing_clause(i - 1);
       store(name_expr(op.text), pop_raw());
@@ -1196,9 +1195,8 @@ bool CodeDecoder::execute_store(const Operation& op, int i) {
     case Op::DeleteName:
       // compiler_try_except's `name = None; del name` ending a named clause after its POP_EXCEPT
       // (a `name = None; del name` the clause writes, under its handler, is statements).
-      if (!handler_name_.empty() && op.text == handler_name_ && i >= 3 &&
-          unbinds_clause_name(lifted_.ops, i - 2) &&
-          lifted_.ops[static_cast<size_t>(i) - 3].op == Op::PopExcept)
+      if (!handler_name_.empty() && op.text == handler_name_ &&
+          unbinds_after_pop_except(lifted_.ops, i - 2))
         return true;
       if (unwinds_enclosing_clause(i - 2)) return true;
       emit(make_stmt(StmtKind::Delete, {name_expr(op.text)}));

@@ -315,12 +315,19 @@ struct Retargeted {
 
 }  // namespace
 
-// Whether operations [a, a + n) and [b, b + n) are the same instructions (a copied tail).
+// Whether operations at `at` are `name = None; del name` (LOAD_CONST, STORE, DELETE of one name).
 bool unbinds_clause_name(const std::vector<Operation>& ops, int at) {
   if (at < 0 || static_cast<size_t>(at) + 2 >= ops.size()) return false;
   const Operation* o = &ops[static_cast<size_t>(at)];
   return o[0].op == Op::LoadConst && o[1].op == Op::StoreName && o[2].op == Op::DeleteName &&
          o[1].text == o[2].text;
+}
+
+// The same unbinding right after a POP_EXCEPT: the compiler's (compiler_try_except ending a
+// named clause, compiler_unwind_fblock leaving one), never one a clause writes under its handler.
+bool unbinds_after_pop_except(const std::vector<Operation>& ops, int at) {
+  return at >= 1 && unbinds_clause_name(ops, at) &&
+         ops[static_cast<size_t>(at) - 1].op == Op::PopExcept;
 }
 
 // compiler_unwind_fblock_stack: a `continue`, `break` or `return` leaving a clause nested in the
@@ -331,9 +338,7 @@ bool unbinds_clause_name(const std::vector<Operation>& ops, int at) {
 // clause's own POP_EXCEPT).
 bool CodeDecoder::unwinds_enclosing_clause(int at) const {
   const auto& ops = lifted_.ops;
-  if (at < 1 || !unbinds_clause_name(ops, at) || static_cast<size_t>(at) + 3 >= ops.size() ||
-      ops[static_cast<size_t>(at) - 1].op != Op::PopExcept)
-    return false;
+  if (!unbinds_after_pop_except(ops, at) || static_cast<size_t>(at) + 3 >= ops.size()) return false;
   const std::string& name = ops[static_cast<size_t>(at) + 1].text;
   Op after = ops[static_cast<size_t>(at) + 3].op;
   return (after == Op::Jump || after == Op::ReturnValue || after == Op::ReturnConst) &&
